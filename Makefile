@@ -1,0 +1,123 @@
+# vpscript: `make run` sets everything up and runs the main job on a shipped
+# example; `make test` does the same, then runs every test.
+
+PREFIX   ?= /usr/local
+CC       ?= cc
+CLANG    ?= clang
+LUA_INC  ?= $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
+LUA_LIB  ?= $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
+VERSION  := 0.1.0
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS   ?= -O2 -g
+ALL_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -DVP_VERSION='"$(VERSION)"' \
+             -DVP_DATADIR='"$(PREFIX)/share/vpscript"' -fPIC $(LUA_INC) $(CFLAGS)
+SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
+             -fno-sanitize-recover=undefined
+FUZZ_TIME ?= 15
+BENCH_FRAMES ?= 300000
+BENCH_NODES ?= 1000
+
+HOST_SRC := $(filter-out host/main.c,$(wildcard host/*.c))
+BIND_SRC := $(wildcard bindings/*.c)
+LIB_SRC  := $(HOST_SRC) $(BIND_SRC)
+HDRS     := $(wildcard host/*.h bindings/*.h)
+
+B        := build
+OBJ      := $(B)/obj
+ASAN     := $(B)/asan
+lib_objs  = $(patsubst %.c,$(1)/%.o,$(LIB_SRC))
+CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
+FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+LUA_FILES := $(wildcard stdlib/vp/*.lua scripts/*.lua tests/*.lua tests/*/*.lua examples/*.lua bench/*.lua)
+
+.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench lint install uninstall clean examples
+.DEFAULT_GOAL := all
+
+all: vpscript vp.so
+
+deps:
+	@sh tools/deps.sh
+
+$(OBJ)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(ASAN)/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+
+vpscript: $(OBJ)/host/main.o $(call lib_objs,$(OBJ))
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
+
+# Lua C modules leave the Lua API undefined: the interpreter provides it.
+vp.so: $(call lib_objs,$(OBJ))
+	$(CC) $(ALL_CFLAGS) -shared -o $@ $^ -lm
+
+$(ASAN)/vpscript: $(ASAN)/host/main.o $(call lib_objs,$(ASAN))
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
+
+$(B)/ctest/%: tests/c/%.c $(HOST_SRC) $(HDRS) tests/c/check.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Ihost -o $@ $< $(HOST_SRC) -lm
+
+# Fuzzers link the parser layer only: it never includes lua.h.
+$(B)/fuzz/%: tests/fuzz/%.c $(HOST_SRC) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -Ihost -fsanitize=fuzzer,address,undefined \
+	    -o $@ $< $(HOST_SRC) -lm
+
+examples: all
+	./vpscript examples/generate.lua examples
+
+run: deps all examples
+	./vpscript scripts/hitches.lua examples/sample.vprof
+
+ctest: $(CTESTS)
+	@for t in $(CTESTS); do echo "== $$t"; $$t || exit 1; done
+
+spec: all examples
+	./vpscript tests/run_busted.lua
+
+asan: deps $(ASAN)/vpscript vp.so examples
+	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    VPSCRIPT_BIN=$(ASAN)/vpscript $(ASAN)/vpscript tests/run_busted.lua
+
+fuzz-short: $(FUZZERS) all
+	@sh tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZERS)
+
+fuzz: $(FUZZERS) all
+	@sh tests/fuzz/run.sh $${FUZZ_TIME:-300} $(FUZZERS)
+
+test: deps all lint ctest spec
+	$(MAKE) --no-print-directory asan
+	$(MAKE) --no-print-directory fuzz-short FUZZ_TIME=$(FUZZ_TIME)
+	@echo "make test: all suites passed"
+
+lint: all
+	luacheck -q $(LUA_FILES)
+	$(MAKE) --no-print-directory -s $(B)/clang-check
+
+# The code must compile warning-free under clang as well as gcc.
+$(B)/clang-check: $(LIB_SRC) host/main.c $(HDRS)
+	@mkdir -p $(B)
+	@for f in $(LIB_SRC) host/main.c; do \
+	    $(CLANG) -std=c11 $(WARN) -D_DEFAULT_SOURCE -fsyntax-only $(LUA_INC) $$f || exit 1; done
+	@touch $@
+
+bench: all
+	@sh bench/run.sh $(BENCH_FRAMES) $(BENCH_NODES)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vpscript/scripts \
+	    $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp $(DESTDIR)$(PREFIX)/lib/lua/5.4
+	install -m 755 vpscript $(DESTDIR)$(PREFIX)/bin/vpscript
+	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/scripts/
+	install -m 644 stdlib/vp/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/
+	install -m 755 vp.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/vp.so
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/bin/vpscript $(DESTDIR)$(PREFIX)/share/vpscript \
+	    $(DESTDIR)$(PREFIX)/lib/lua/5.4/vp.so
+
+clean:
+	rm -rf $(B) vpscript vp.so

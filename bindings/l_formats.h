@@ -1,0 +1,33 @@
+/* Entry points each format binding provides to vp.c. */
+#ifndef VP_L_FORMATS_H
+#define VP_L_FORMATS_H
+
+#include <lua.h>
+
+/* Open `path` as this format: push the capture and return 1, or push
+ * `nil, message, code` and return 3. `opts` is the options table index
+ * (may be none or nil). */
+typedef int (*vp_l_open_fn)(lua_State *L, const char *path, int opts);
+/* Push a writer for `path` (opts as above); raise on failure. */
+typedef int (*vp_l_writer_fn)(lua_State *L, const char *path, int opts);
+/* Create the format's metatables. */
+typedef void (*vp_l_register_fn)(lua_State *L);
+
+#define VP_FORMAT_DECL(f)                                         \
+    int vp_l_open_##f(lua_State *L, const char *path, int opts);  \
+    int vp_l_writer_##f(lua_State *L, const char *path, int opts); \
+    void vp_l_register_##f(lua_State *L);
+
+VP_FORMAT_DECL(vprof)
+VP_FORMAT_DECL(devt)
+VP_FORMAT_DECL(dlag)
+VP_FORMAT_DECL(dm)
+VP_FORMAT_DECL(dw)
+
+/* The module entry point (vp.c). */
+int luaopen_vp(lua_State *L);
+
+void vp_l_register_series(lua_State *L);
+int vp_l_series_new(lua_State *L);
+
+#endif

@@ -1,0 +1,173 @@
+#include "series.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+vp_series *vp_series_new(size_t cap)
+{
+    vp_series *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    if (cap) {
+        s->v = malloc(cap * sizeof *s->v);
+        if (!s->v) {
+            free(s);
+            return NULL;
+        }
+        s->cap = cap;
+    }
+    s->refs = 1;
+    return s;
+}
+
+vp_series *vp_series_ref(vp_series *s)
+{
+    s->refs++;
+    return s;
+}
+
+void vp_series_unref(vp_series *s)
+{
+    if (!s || --s->refs)
+        return;
+    free(s->v);
+    free(s->sorted);
+    free(s);
+}
+
+static int series_reserve(vp_series *s, size_t n)
+{
+    if (n <= s->cap)
+        return 1;
+    size_t ncap = s->cap ? s->cap : 16;
+    while (ncap < n) {
+        if (ncap > ((size_t)-1) / 2 / sizeof(double))
+            return 0;
+        ncap *= 2;
+    }
+    double *v = realloc(s->v, ncap * sizeof *v);
+    if (!v)
+        return 0;
+    s->v = v;
+    s->cap = ncap;
+    return 1;
+}
+
+static void series_dirty(vp_series *s)
+{
+    free(s->sorted);
+    s->sorted = NULL;
+}
+
+int vp_series_push(vp_series *s, double x)
+{
+    if (s->n == s->cap && !series_reserve(s, s->n + 1))
+        return 0;
+    s->v[s->n++] = x;
+    if (s->sorted)
+        series_dirty(s);
+    return 1;
+}
+
+int vp_series_resize(vp_series *s, size_t n)
+{
+    if (!series_reserve(s, n))
+        return 0;
+    if (n > s->n)
+        memset(s->v + s->n, 0, (n - s->n) * sizeof *s->v);
+    s->n = n;
+    series_dirty(s);
+    return 1;
+}
+
+double vp_series_sum(const vp_series *s)
+{
+    /* Neumaier summation: a million small frame times must not drift. */
+    double sum = 0, comp = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        double x = s->v[i], t = sum + x;
+        if (fabs(sum) >= fabs(x))
+            comp += (sum - t) + x;
+        else
+            comp += (x - t) + sum;
+        sum = t;
+    }
+    return sum + comp;
+}
+
+double vp_series_mean(const vp_series *s)
+{
+    return s->n ? vp_series_sum(s) / (double)s->n : NAN;
+}
+
+double vp_series_min(const vp_series *s)
+{
+    return s->n ? s->v[vp_series_argmin(s)] : NAN;
+}
+
+double vp_series_max(const vp_series *s)
+{
+    return s->n ? s->v[vp_series_argmax(s)] : NAN;
+}
+
+size_t vp_series_argmax(const vp_series *s)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < s->n; i++)
+        if (s->v[i] > s->v[best])
+            best = i;
+    return best;
+}
+
+size_t vp_series_argmin(const vp_series *s)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < s->n; i++)
+        if (s->v[i] < s->v[best])
+            best = i;
+    return best;
+}
+
+double vp_series_stddev(const vp_series *s)
+{
+    if (!s->n)
+        return NAN;
+    double mean = vp_series_mean(s), acc = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        double d = s->v[i] - mean;
+        acc += d * d;
+    }
+    return sqrt(acc / (double)s->n);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    /* NaN sorts last so it never masquerades as a low percentile. */
+    if (isnan(x))
+        return isnan(y) ? 0 : 1;
+    if (isnan(y))
+        return -1;
+    return (x > y) - (x < y);
+}
+
+double vp_series_percentile(vp_series *s, double p)
+{
+    if (!s->n || !(p >= 0 && p <= 100))
+        return NAN;
+    if (!s->sorted) {
+        s->sorted = malloc(s->n * sizeof *s->sorted);
+        if (!s->sorted)
+            return NAN;
+        memcpy(s->sorted, s->v, s->n * sizeof *s->sorted);
+        qsort(s->sorted, s->n, sizeof *s->sorted, cmp_double);
+    }
+    /* p*n/100 rather than p/100*n, and a tolerance, so that p95 of 100
+     * values is rank 95 and not 96 through rounding. */
+    double r = ceil(p * (double)s->n / 100.0 - 1e-9);
+    size_t rank = r < 1 ? 1 : (size_t)r;
+    if (rank > s->n)
+        rank = s->n;
+    return s->sorted[rank - 1];
+}

@@ -1,0 +1,39 @@
+/* Numeric columns: a growable double array with the statistics every
+ * analysis needs. Reference counted, because a capture and the Lua values
+ * handed out for its columns share one array instead of copying it. */
+#ifndef VP_SERIES_H
+#define VP_SERIES_H
+
+#include <stddef.h>
+
+typedef struct vp_series {
+    double *v;
+    size_t n, cap;
+    double *sorted;   /* lazily built ascending copy for percentiles */
+    unsigned refs;
+} vp_series;
+
+/* A new series with refs = 1 and room for `cap` values; NULL on OOM. */
+vp_series *vp_series_new(size_t cap);
+vp_series *vp_series_ref(vp_series *s);
+void vp_series_unref(vp_series *s);
+
+/* Append; 0 on OOM. Invalidates the sorted cache. */
+int vp_series_push(vp_series *s, double x);
+/* Make the length n, padding with zeros; 0 on OOM. */
+int vp_series_resize(vp_series *s, size_t n);
+
+double vp_series_sum(const vp_series *s);
+double vp_series_mean(const vp_series *s);   /* NaN when empty */
+double vp_series_min(const vp_series *s);    /* NaN when empty */
+double vp_series_max(const vp_series *s);    /* NaN when empty */
+size_t vp_series_argmax(const vp_series *s); /* 0-based; 0 when empty */
+size_t vp_series_argmin(const vp_series *s);
+/* Population standard deviation (divides by n); NaN when empty. */
+double vp_series_stddev(const vp_series *s);
+/* Nearest-rank percentile, p in [0, 100]: the value at rank ceil(p/100*n)
+ * of the ascending order (rank 1 for p = 0). NaN when empty or p is out of
+ * range. The first call sorts a copy (O(n log n)); later calls are O(1). */
+double vp_series_percentile(vp_series *s, double p);
+
+#endif
