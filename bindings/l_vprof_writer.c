@@ -1,10 +1,316 @@
-/* Placeholder until the VProf writer lands. */
+/* vp.writer("vprof", path [, opts]): the Lua face of host/vprof_write.h.
+ * Tests and examples build captures with it, broken ones included (raw). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../host/vprof_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 
+#define WRITER_T "vp.vprof_writer"
+
+typedef struct lwriter {
+    vp_vprof_writer *w; /* NULL once closed */
+    uint64_t bytes;     /* file size at close */
+    vp_vprof_wtiming *times;
+    size_t times_cap;
+    vp_vprof_wopts opts;
+} lwriter;
+
+static lwriter *lwriter_check(lua_State *L)
+{
+    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
+    if (!lw->w)
+        luaL_error(L, "vprof writer is closed");
+    return lw;
+}
+
+static const char *lwriter_path(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, 1);
+    const char *p = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return p ? p : "?";
+}
+
+static int32_t check_i32(lua_State *L, int arg, const char *what)
+{
+    lua_Integer v = luaL_checkinteger(L, arg);
+    if (v < INT32_MIN || v > INT32_MAX)
+        luaL_error(L, "%s %I does not fit an int32", what, v);
+    return (int32_t)v;
+}
+
+static int lwriter_raise(lua_State *L, const vp_error *err)
+{
+    return luaL_error(L, "vprof writer %s: %s", lwriter_path(L, 1), err->msg);
+}
+
+/* w:group(name [, flags]) -> id */
+static int lwriter_group(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    const char *name = luaL_checkstring(L, 2);
+    lua_Integer flags = luaL_optinteger(L, 3, 0);
+    /* Flags are a bit set written as int32: accept the unsigned spelling too. */
+    if (flags < INT32_MIN || flags > (lua_Integer)UINT32_MAX)
+        return luaL_error(L, "group flags %I do not fit 32 bits", flags);
+    int32_t id;
+    vp_error err;
+    if (vp_vprof_writer_group(lw->w, name, (int32_t)(uint32_t)flags, &id, &err) != VP_OK)
+        return lwriter_raise(L, &err);
+    lua_pushinteger(L, id);
+    return 1;
+}
+
+/* w:default_groups(): the spec's 31 default groups, in ID order. */
+static int lwriter_default_groups(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    vp_error err;
+    for (int i = 0; i < VP_VPROF_WRITER_DEFAULTS; i++)
+        if (vp_vprof_writer_group(lw->w, vp_vprof_writer_defaults[i].name,
+                                  vp_vprof_writer_defaults[i].flags, NULL, &err) != VP_OK)
+            return lwriter_raise(L, &err);
+    return 0;
+}
+
+/* w:node(parent_id, name, group_id [, node_id]) -> node_id */
+static int lwriter_node(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    int32_t parent = check_i32(L, 2, "parent id");
+    const char *name = luaL_checkstring(L, 3);
+    int32_t group = check_i32(L, 4, "group id");
+    int32_t id;
+    vp_error err;
+    if (lua_isnoneornil(L, 5)) {
+        if (vp_vprof_writer_next_id(lw->w, &id, &err) != VP_OK)
+            return lwriter_raise(L, &err);
+    } else {
+        id = check_i32(L, 5, "node id");
+    }
+    if (vp_vprof_writer_node(lw->w, parent, name, group, id, NULL, &err) != VP_OK)
+        return lwriter_raise(L, &err);
+    lua_pushinteger(L, id);
+    return 1;
+}
+
+/* Microseconds from a Lua number: truncated, must be >= 0. */
+static uint64_t check_us(lua_State *L, int idx, lua_Integer node_id)
+{
+    int isnum;
+    lua_Number us = lua_tonumberx(L, idx, &isnum);
+    if (!isnum)
+        luaL_error(L, "w:frame: time of node %I must be a number, got %s", node_id,
+                   luaL_typename(L, idx));
+    if (!(us >= 0) || us >= 18446744073709551616.0)
+        luaL_error(L, "w:frame: time of node %I must be a finite number >= 0", node_id);
+    return (uint64_t)floor(us);
+}
+
+/* w:frame(tick [, times]); times[node_id] = us | {us = , calls = } */
+static int lwriter_frame(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    int32_t tick = check_i32(L, 2, "tick");
+    if (!lua_isnoneornil(L, 3))
+        luaL_checktype(L, 3, LUA_TTABLE);
+    size_t n = vp_vprof_writer_node_count(lw->w);
+    if (n > lw->times_cap) {
+        size_t cap = lw->times_cap ? lw->times_cap : 64;
+        while (cap < n)
+            cap *= 2;
+        vp_vprof_wtiming *t = realloc(lw->times, cap * sizeof *t);
+        if (!t)
+            return luaL_error(L, "w:frame: out of memory");
+        lw->times = t;
+        lw->times_cap = cap;
+    }
+    memset(lw->times, 0, n * sizeof *lw->times);
+    if (lua_istable(L, 3)) {
+        lua_pushnil(L);
+        while (lua_next(L, 3)) {
+            int isint;
+            lua_Integer id = lua_tointegerx(L, -2, &isint);
+            if (!isint || id < INT32_MIN || id > INT32_MAX)
+                return luaL_error(L, "w:frame: times keys must be node ids (int32), got %s",
+                                  luaL_typename(L, -2));
+            long slot = vp_vprof_writer_slot(lw->w, (int32_t)id);
+            if (slot < 0)
+                return luaL_error(L, "w:frame: times names node id %I, which was never added",
+                                  id);
+            vp_vprof_wtiming *t = &lw->times[slot];
+            if (lua_istable(L, -1)) {
+                lua_getfield(L, -1, "us");
+                t->time_us = lua_isnil(L, -1) ? 0 : check_us(L, -1, id);
+                lua_pop(L, 1);
+                lua_getfield(L, -1, "calls");
+                if (lua_isnil(L, -1)) {
+                    t->calls = 1;
+                } else {
+                    lua_Integer c = lua_tointegerx(L, -1, &isint);
+                    if (!isint || c < 0)
+                        return luaL_error(L, "w:frame: calls of node %I must be an integer >= 0",
+                                          id);
+                    t->calls = c > (lua_Integer)UINT32_MAX ? UINT32_MAX : (uint32_t)c;
+                }
+                lua_pop(L, 1);
+            } else {
+                t->time_us = check_us(L, -1, id);
+                t->calls = 1;
+            }
+            lua_pop(L, 1);
+        }
+    }
+    vp_error err;
+    if (vp_vprof_writer_frame(lw->w, tick, lw->times, &err) != VP_OK)
+        return lwriter_raise(L, &err);
+    return 0;
+}
+
+/* w:raw(bytes): appended as they are. */
+static int lwriter_raw(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    size_t n;
+    const char *s = luaL_checklstring(L, 2, &n);
+    vp_error err;
+    if (vp_vprof_writer_raw(lw->w, s, n, &err) != VP_OK)
+        return lwriter_raise(L, &err);
+    return 0;
+}
+
+static int lwriter_offset(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    lua_pushinteger(L, (lua_Integer)vp_vprof_writer_bytes(lw->w));
+    return 1;
+}
+
+/* Shared by close, __close and __gc; raises only for an explicit close. */
+static int lwriter_do_close(lua_State *L, int raise)
+{
+    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
+    free(lw->times);
+    lw->times = NULL;
+    lw->times_cap = 0;
+    if (lw->w) {
+        vp_error err;
+        vp_vprof_writer *w = lw->w;
+        lw->w = NULL;
+        if (vp_vprof_writer_close(w, &lw->bytes, &err) != VP_OK && raise)
+            return lwriter_raise(L, &err);
+    }
+    return 0;
+}
+
+static int lwriter_close(lua_State *L)
+{
+    lwriter_do_close(L, 1);
+    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
+    lua_pushinteger(L, (lua_Integer)lw->bytes);
+    return 1;
+}
+
+static int lwriter_gc(lua_State *L)
+{
+    return lwriter_do_close(L, 0);
+}
+
+static int lwriter_tostring(lua_State *L)
+{
+    luaL_checkudata(L, 1, WRITER_T);
+    lua_pushfstring(L, "<vprof writer %s>", lwriter_path(L, 1));
+    return 1;
+}
+
+static int lwriter_get(lua_State *L)
+{
+    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
+    const char *k = lua_tostring(L, 2);
+    if (!k)
+        return 0;
+    if (strcmp(k, "bytes") == 0)
+        lua_pushinteger(L, (lua_Integer)(lw->w ? vp_vprof_writer_bytes(lw->w) : lw->bytes));
+    else if (strcmp(k, "path") == 0)
+        lua_getiuservalue(L, 1, 1);
+    else if (strcmp(k, "closed") == 0)
+        lua_pushboolean(L, lw->w == NULL);
+    else if (strcmp(k, "root_id") == 0)
+        lua_pushinteger(L, lw->opts.root_id);
+    else if (strcmp(k, "escape_width") == 0)
+        lua_pushinteger(L, lw->opts.escape_width);
+    else if (strcmp(k, "group_base") == 0)
+        lua_pushinteger(L, lw->opts.group_base);
+    else if (strcmp(k, "version") == 0)
+        lua_pushinteger(L, lw->opts.version);
+    else if (lw->w && strcmp(k, "frames") == 0)
+        lua_pushinteger(L, (lua_Integer)vp_vprof_writer_frame_count(lw->w));
+    else if (lw->w && strcmp(k, "node_count") == 0)
+        lua_pushinteger(L, (lua_Integer)vp_vprof_writer_node_count(lw->w));
+    else if (lw->w && strcmp(k, "group_count") == 0)
+        lua_pushinteger(L, (lua_Integer)vp_vprof_writer_group_count(lw->w));
+    else
+        return 0;
+    return 1;
+}
+
+static void lwriter_register(lua_State *L);
+
+static int32_t opt_i32(lua_State *L, int opts, const char *key, int32_t def)
+{
+    lua_Integer v = vp_l_opt_int(L, opts, key, def);
+    if (v < INT32_MIN || v > INT32_MAX)
+        luaL_error(L, "vp.writer: option '%s' (%I) does not fit an int32", key, v);
+    return (int32_t)v;
+}
+
 int vp_l_writer_vprof(lua_State *L, const char *path, int opts)
 {
-    (void)path;
-    (void)opts;
-    return luaL_error(L, "vp.writer: the vprof writer is not built yet");
+    vp_vprof_wopts o;
+    vp_vprof_wopts_init(&o);
+    o.version = opt_i32(L, opts, "version", o.version);
+    o.root_id = opt_i32(L, opts, "root_id", o.root_id);
+    o.escape_width = (int)opt_i32(L, opts, "escape_width", o.escape_width);
+    o.group_base = opt_i32(L, opts, "group_base", o.group_base);
+    if (o.escape_width != 4 && o.escape_width != 8)
+        return luaL_error(L, "vp.writer: option 'escape_width' must be 4 or 8, got %d",
+                          o.escape_width);
+    if (o.group_base < 0)
+        return luaL_error(L, "vp.writer: option 'group_base' must be >= 0 (0 or 31), got %d",
+                          (int)o.group_base);
+    if (luaL_getmetatable(L, WRITER_T) == LUA_TNIL)
+        lwriter_register(L);
+    lua_pop(L, 1);
+    lwriter *lw = lua_newuserdatauv(L, sizeof *lw, 1);
+    memset(lw, 0, sizeof *lw);
+    lw->opts = o;
+    luaL_setmetatable(L, WRITER_T);
+    lua_pushstring(L, path);
+    lua_setiuservalue(L, -2, 1);
+    vp_error err;
+    lw->w = vp_vprof_writer_open(path, &o, &err);
+    if (!lw->w)
+        return luaL_error(L, "vp.writer: %s", err.msg);
+    return 1;
+}
+
+/* Registered on first use, so the binding needs no hook in vp.c. */
+static void lwriter_register(lua_State *L)
+{
+    static const luaL_Reg meta[] = {{"__gc", lwriter_gc},
+                                    {"__close", lwriter_gc},
+                                    {"__tostring", lwriter_tostring},
+                                    {NULL, NULL}};
+    static const luaL_Reg methods[] = {{"group", lwriter_group},
+                                       {"default_groups", lwriter_default_groups},
+                                       {"node", lwriter_node},
+                                       {"frame", lwriter_frame},
+                                       {"raw", lwriter_raw},
+                                       {"offset", lwriter_offset},
+                                       {"close", lwriter_close},
+                                       {NULL, NULL}};
+    vp_l_class(L, WRITER_T, meta, methods, lwriter_get);
 }
