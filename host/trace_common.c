@@ -1,0 +1,262 @@
+#include "trace_common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void vp_chunked_begin(vp_chunked *it)
+{
+    memset(it, 0, sizeof *it);
+}
+
+int vp_chunked_next(vp_chunked *it, vp_cursor *c, size_t min_elem, const char *what,
+                    vp_error *err)
+{
+    while (!it->done && it->left == 0) {
+        /* A new count byte follows only at the start and after a full block. */
+        if (it->started && it->last_count != 255) {
+            it->done = 1;
+            break;
+        }
+        uint64_t off = vp_cursor_off(c);
+        uint8_t count;
+        if (!vp_rd_u8(c, &count)) {
+            vp_fail(err, VP_ETRUNC, off,
+                    "expected the count byte of a block of %s (element %llu), found the end of "
+                    "the file",
+                    what, (unsigned long long)it->index + 1);
+            return -1;
+        }
+        it->started = 1;
+        it->count_off = off;
+        it->last_count = count;
+        /* Prove the whole block can be in the file before anyone allocates
+         * or decodes for it: no element is shorter than min_elem. */
+        if (min_elem && (uint64_t)count * min_elem > vp_cursor_left(c)) {
+            vp_fail(err, VP_ETRUNC, off,
+                    "block count %u of %s needs at least %llu bytes, only %zu left", count, what,
+                    (unsigned long long)count * min_elem, vp_cursor_left(c));
+            c->p--; /* leave the cursor on the count byte it names */
+            return -1;
+        }
+        it->left = count;
+    }
+    if (it->done)
+        return 0;
+    it->left--;
+    it->index++;
+    return 1;
+}
+
+vp_errcode vp_chunked_skip_fixed(vp_cursor *c, size_t elem_size, const char *what,
+                                 uint64_t *count, vp_error *err)
+{
+    vp_chunked it;
+    vp_chunked_begin(&it);
+    int r;
+    while ((r = vp_chunked_next(&it, c, elem_size, what, err)) > 0)
+        vp_skip(c, elem_size); /* cannot fail: the block was checked */
+    if (r < 0)
+        return err ? err->code : VP_ETRUNC;
+    *count = it.index;
+    return VP_OK;
+}
+
+vp_errcode vp_chunked_read_fixed(vp_cursor *c, size_t elem_size, const char *what, void *dst,
+                                 uint64_t max, uint64_t *count, vp_error *err)
+{
+    vp_chunked it;
+    vp_chunked_begin(&it);
+    uint8_t *out = dst;
+    int r;
+    while ((r = vp_chunked_next(&it, c, elem_size, what, err)) > 0) {
+        if (it.index > max)
+            return vp_fail(err, VP_EFORMAT, vp_cursor_off(c),
+                           "%s: more than the %llu elements expected", what,
+                           (unsigned long long)max);
+        vp_rd_bytes(c, out, elem_size);
+        out += elem_size;
+    }
+    if (r < 0)
+        return err ? err->code : VP_ETRUNC;
+    *count = it.index;
+    return VP_OK;
+}
+
+vp_errcode vp_bitfield_read(vp_cursor *c, uint64_t n, const char *what, const uint8_t **bits,
+                            size_t *len, vp_error *err)
+{
+    size_t need = vp_bitfield_size(n);
+    uint64_t off = vp_cursor_off(c);
+    if (need > vp_cursor_left(c))
+        return vp_fail(err, VP_ETRUNC, off,
+                       "%s: a bitfield of %llu entries needs %zu bytes, only %zu left", what,
+                       (unsigned long long)n, need, vp_cursor_left(c));
+    *bits = c->p;
+    *len = need;
+    c->p += need;
+    return VP_OK;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+static int wbuf_reserve(vp_wbuf *b, size_t n)
+{
+    if (b->oom)
+        return 0;
+    if (n <= b->cap - b->len)
+        return 1;
+    size_t ncap = b->cap ? b->cap : 256;
+    while (ncap - b->len < n) {
+        if (ncap > SIZE_MAX / 2) {
+            b->oom = 1;
+            return 0;
+        }
+        ncap *= 2;
+    }
+    uint8_t *p = realloc(b->data, ncap);
+    if (!p) {
+        b->oom = 1;
+        return 0;
+    }
+    b->data = p;
+    b->cap = ncap;
+    return 1;
+}
+
+void vp_wbuf_free(vp_wbuf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+void vp_wbuf_bytes(vp_wbuf *b, const void *p, size_t n)
+{
+    if (n && wbuf_reserve(b, n)) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+    }
+}
+
+void vp_wbuf_zero(vp_wbuf *b, size_t n)
+{
+    if (n && wbuf_reserve(b, n)) {
+        memset(b->data + b->len, 0, n);
+        b->len += n;
+    }
+}
+
+void vp_wbuf_u8(vp_wbuf *b, uint8_t v)
+{
+    vp_wbuf_bytes(b, &v, 1);
+}
+
+void vp_wbuf_u16(vp_wbuf *b, uint16_t v)
+{
+    uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    vp_wbuf_bytes(b, x, 2);
+}
+
+void vp_wbuf_u32(vp_wbuf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    vp_wbuf_bytes(b, x, 4);
+}
+
+void vp_wbuf_u64(vp_wbuf *b, uint64_t v)
+{
+    vp_wbuf_u32(b, (uint32_t)v);
+    vp_wbuf_u32(b, (uint32_t)(v >> 32));
+}
+
+void vp_wbuf_f32(vp_wbuf *b, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    vp_wbuf_u32(b, u);
+}
+
+void vp_wbuf_cstr(vp_wbuf *b, const char *s)
+{
+    vp_wbuf_bytes(b, s, strlen(s) + 1);
+}
+
+void vp_chunkw_init(vp_chunkw *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+vp_wbuf *vp_chunkw_elem(vp_chunkw *w)
+{
+    w->elem.len = 0;
+    return &w->elem;
+}
+
+void vp_chunkw_commit(vp_chunkw *w, vp_wbuf *out)
+{
+    vp_wbuf_bytes(&w->pending, w->elem.data, w->elem.len);
+    if (w->elem.oom)
+        w->pending.oom = 1;
+    w->elem.len = 0;
+    w->total++;
+    if (++w->in_block == 255) {
+        vp_wbuf_u8(out, 255);
+        vp_wbuf_bytes(out, w->pending.data, w->pending.len);
+        if (w->pending.oom)
+            out->oom = 1;
+        w->pending.len = 0;
+        w->in_block = 0;
+    }
+}
+
+void vp_chunkw_raw(vp_chunkw *w, const void *p, size_t n)
+{
+    vp_wbuf_bytes(&w->pending, p, n);
+}
+
+void vp_chunkw_finish(vp_chunkw *w, vp_wbuf *out)
+{
+    vp_wbuf_u8(out, (uint8_t)w->in_block);
+    vp_wbuf_bytes(out, w->pending.data, w->pending.len);
+    if (w->pending.oom || w->elem.oom)
+        out->oom = 1;
+    w->pending.len = 0;
+    w->pending.oom = 0;
+    w->in_block = 0;
+    w->total = 0;
+}
+
+void vp_chunkw_free(vp_chunkw *w)
+{
+    vp_wbuf_free(&w->pending);
+    vp_wbuf_free(&w->elem);
+    w->in_block = 0;
+    w->total = 0;
+}
+
+int vp_chunked_write(vp_wbuf *out, uint64_t n, int (*elem)(void *ud, vp_wbuf *out, uint64_t i),
+                     void *ud)
+{
+    uint64_t i = 0;
+    for (;;) {
+        uint64_t left = n - i;
+        unsigned count = left >= 255 ? 255 : (unsigned)left;
+        vp_wbuf_u8(out, (uint8_t)count);
+        for (unsigned k = 0; k < count; k++, i++)
+            if (elem && !elem(ud, out, i))
+                return 0;
+        if (count != 255)
+            return 1;
+    }
+}
+
+void vp_bitfield_write(vp_wbuf *out, uint64_t n, int (*get)(void *ud, uint64_t i), void *ud)
+{
+    size_t len = vp_bitfield_size(n);
+    size_t at = out->len;
+    vp_wbuf_zero(out, len);
+    if (!get || out->oom)
+        return;
+    for (uint64_t i = 0; i < n && (i >> 3) < len; i++)
+        if (get(ud, i))
+            out->data[at + (i >> 3)] |= (uint8_t)(1u << (i & 7));
+}

@@ -1,0 +1,138 @@
+/* Pieces shared by the four debug-trace formats (.devt, .dlag, .dm, .dw):
+ * the chunked array, the visibility bitfield, and the writer side of both.
+ *
+ * The chunked array, exactly as specs/format-notes.md states it:
+ *
+ *     do { count = u8; read count elements } while (count == 255)
+ *
+ * A count of 0 ends the array with no elements; 1..254 read that many and
+ * end it; 255 reads 255 and another count byte follows. So an empty array is
+ * `00`, exactly 255 elements are `FF` + 255 elements + `00`.
+ *
+ * The bitfield of N entries takes ((N >> 6) + 1) << 3 bytes: N/64 + 1
+ * little-endian 64-bit words, entry i being bit (i % 8) of byte i / 8.
+ *
+ * Readers: every block count is checked against the bytes left (count x the
+ * element's minimum size) before anything is read or allocated, and errors
+ * name the offset of the count byte and the array. */
+#ifndef VP_TRACE_COMMON_H
+#define VP_TRACE_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reader.h"
+#include "vp_error.h"
+
+/* ---- chunked array: reading ------------------------------------------ */
+
+/* Element-by-element walk over one chunked array. Zero-initialise (or call
+ * vp_chunked_begin), then call vp_chunked_next before each element. */
+typedef struct vp_chunked {
+    uint64_t index;      /* elements handed out so far */
+    uint64_t count_off;  /* file offset of the last count byte read */
+    unsigned left;       /* elements left in the current block */
+    unsigned last_count; /* the current block's count byte */
+    int started, done;
+} vp_chunked;
+
+void vp_chunked_begin(vp_chunked *it);
+
+/* Position the cursor on the next element: reads count bytes as needed.
+ * Returns 1 when an element follows at the cursor, 0 when the array has
+ * ended (its last count byte consumed), -1 on error (err filled: ETRUNC for
+ * a missing count byte or a block whose `count * min_elem` exceeds the bytes
+ * left). `what` names the elements in messages ("dm records"). */
+int vp_chunked_next(vp_chunked *it, vp_cursor *c, size_t min_elem, const char *what,
+                    vp_error *err);
+
+/* Walk a chunked array of fixed-size elements without decoding them: the
+ * cursor ends after the array and *count receives the element total. The
+ * total is what a caller may then allocate: every element was proven to be
+ * in the file. */
+vp_errcode vp_chunked_skip_fixed(vp_cursor *c, size_t elem_size, const char *what,
+                                 uint64_t *count, vp_error *err);
+
+/* Copy the elements of a fixed-size chunked array into `dst` (capacity
+ * `max` elements, e.g. from a prior vp_chunked_skip_fixed): the count bytes
+ * are dropped, elements land back to back. Fails with EFORMAT when the
+ * array holds more than `max`. *count receives the number copied. */
+vp_errcode vp_chunked_read_fixed(vp_cursor *c, size_t elem_size, const char *what, void *dst,
+                                 uint64_t max, uint64_t *count, vp_error *err);
+
+/* ---- bitfield: reading ------------------------------------------------ */
+
+/* Bytes of a bitfield of n entries: ((n >> 6) + 1) << 3. */
+static inline size_t vp_bitfield_size(uint64_t n)
+{
+    return (size_t)(((n >> 6) + 1) << 3);
+}
+
+/* Read (point at) a bitfield of n entries; ETRUNC naming `what` and the
+ * offset when the file ends inside it. */
+vp_errcode vp_bitfield_read(vp_cursor *c, uint64_t n, const char *what, const uint8_t **bits,
+                            size_t *len, vp_error *err);
+
+/* Entry i of a bitfield of `len` bytes (0 when i is past it). */
+static inline int vp_bitfield_get(const uint8_t *bits, size_t len, uint64_t i)
+{
+    return (i >> 3) < len ? (bits[i >> 3] >> (i & 7)) & 1 : 0;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+/* Growable little-endian output buffer. Allocation failure is sticky
+ * (`oom`): writers check it once when flushing. */
+typedef struct vp_wbuf {
+    uint8_t *data;
+    size_t len, cap;
+    int oom;
+} vp_wbuf;
+
+void vp_wbuf_free(vp_wbuf *b);
+void vp_wbuf_bytes(vp_wbuf *b, const void *p, size_t n);
+void vp_wbuf_zero(vp_wbuf *b, size_t n);
+void vp_wbuf_u8(vp_wbuf *b, uint8_t v);
+void vp_wbuf_u16(vp_wbuf *b, uint16_t v);
+void vp_wbuf_u32(vp_wbuf *b, uint32_t v);
+void vp_wbuf_u64(vp_wbuf *b, uint64_t v);
+void vp_wbuf_f32(vp_wbuf *b, float v);
+/* The string and its NUL. */
+void vp_wbuf_cstr(vp_wbuf *b, const char *s);
+
+/* Streaming chunked-array writer for when the total is not known up front:
+ * each element is written into `elem` (vp_chunkw_elem returns it), then
+ * committed with vp_chunkw_commit; every 255 committed elements the block is
+ * emitted to `out` as FF + elements; vp_chunkw_finish emits the last block
+ * with its count (00 when it is empty, which is also what ends an array
+ * whose length is a multiple of 255). */
+typedef struct vp_chunkw {
+    vp_wbuf pending; /* committed elements of the open block */
+    vp_wbuf elem;    /* the element being written */
+    unsigned in_block;
+    uint64_t total;
+} vp_chunkw;
+
+void vp_chunkw_init(vp_chunkw *w);
+/* The buffer to write the next element into (emptied). */
+vp_wbuf *vp_chunkw_elem(vp_chunkw *w);
+/* Count the element written into vp_chunkw_elem's buffer. */
+void vp_chunkw_commit(vp_chunkw *w, vp_wbuf *out);
+/* Bytes that belong inside the array but are no element (deliberately
+ * broken files): appended to the open block uncounted. */
+void vp_chunkw_raw(vp_chunkw *w, const void *p, size_t n);
+/* Emit the final block; the writer can be reused for another array. */
+void vp_chunkw_finish(vp_chunkw *w, vp_wbuf *out);
+void vp_chunkw_free(vp_chunkw *w);
+
+/* Count bytes of an array of n elements when the total is known: calls
+ * `elem(ud, out, i)` for each element after writing the count byte its
+ * block needs. elem returns 0 to abort (returned as 0). */
+int vp_chunked_write(vp_wbuf *out, uint64_t n, int (*elem)(void *ud, vp_wbuf *out, uint64_t i),
+                     void *ud);
+
+/* A bitfield of n entries with the entries for which get(ud, i) is true
+ * set; NULL get writes all zeros. */
+void vp_bitfield_write(vp_wbuf *out, uint64_t n, int (*get)(void *ud, uint64_t i), void *ud);
+
+#endif

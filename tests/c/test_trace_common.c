@@ -1,0 +1,153 @@
+/* The chunked array and bitfield rules of format-notes.md, both directions. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "trace_common.h"
+
+static int write_elem(void *ud, vp_wbuf *out, uint64_t i)
+{
+    (void)ud;
+    vp_wbuf_u16(out, (uint16_t)i);
+    return 1;
+}
+
+/* Framing of n 2-byte elements written with the known-total writer. */
+static void check_counts(uint64_t n, const uint8_t *expect_counts, size_t ncounts)
+{
+    vp_wbuf b = {0};
+    CHECK(vp_chunked_write(&b, n, write_elem, NULL));
+    CHECK_EQ(b.len, n * 2 + ncounts);
+
+    /* The streaming writer must produce the same bytes. */
+    vp_wbuf s = {0};
+    vp_chunkw w;
+    vp_chunkw_init(&w);
+    for (uint64_t i = 0; i < n; i++) {
+        write_elem(NULL, vp_chunkw_elem(&w), i);
+        vp_chunkw_commit(&w, &s);
+    }
+    vp_chunkw_finish(&w, &s);
+    vp_chunkw_free(&w);
+    CHECK_EQ(s.len, b.len);
+    CHECK(s.len == b.len && memcmp(s.data, b.data, b.len) == 0);
+
+    /* Count bytes sit at 0, 1 + 255*2, ... */
+    for (size_t k = 0; k < ncounts; k++)
+        CHECK_EQ(b.data[k * (1 + 255 * 2)], expect_counts[k]);
+
+    vp_cursor c;
+    vp_cursor_init(&c, b.data, b.len, 0);
+    uint64_t count = 0;
+    vp_error err;
+    CHECK_EQ(vp_chunked_skip_fixed(&c, 2, "things", &count, &err), VP_OK);
+    CHECK_EQ(count, n);
+    CHECK_EQ(vp_cursor_left(&c), 0);
+
+    uint16_t *dst = calloc(n + 1, sizeof *dst);
+    vp_cursor_init(&c, b.data, b.len, 0);
+    CHECK_EQ(vp_chunked_read_fixed(&c, 2, "things", dst, n, &count, &err), VP_OK);
+    CHECK_EQ(count, n);
+    int in_order = 1;
+    for (uint64_t i = 0; i < n; i++) {
+        uint8_t *p = (uint8_t *)&dst[i];
+        if ((uint16_t)(p[0] | p[1] << 8) != (uint16_t)i)
+            in_order = 0;
+    }
+    CHECK(in_order);
+    free(dst);
+    vp_wbuf_free(&b);
+    vp_wbuf_free(&s);
+}
+
+int main(void)
+{
+    static const uint8_t c0[] = {0}, c254[] = {254}, c255[] = {255, 0}, c300[] = {255, 45},
+                         c510[] = {255, 255, 0};
+    check_counts(0, c0, 1);
+    check_counts(1, (const uint8_t[]){1}, 1);
+    check_counts(254, c254, 1);
+    check_counts(255, c255, 2);
+    check_counts(300, c300, 2);
+    check_counts(510, c510, 3);
+
+    vp_error err;
+    uint64_t count;
+    vp_cursor c;
+
+    /* A count claiming more than the bytes left fails at the count byte. */
+    {
+        uint8_t buf[] = {0xAA, 3, 1, 2, 3, 4};
+        vp_cursor_init(&c, buf, sizeof buf, 100);
+        vp_skip(&c, 1);
+        CHECK_EQ(vp_chunked_skip_fixed(&c, 2, "samples", &count, &err), VP_ETRUNC);
+        CHECK_EQ(err.offset, 101);
+        CHECK_STR_CONTAINS(err.msg, "at byte 101: block count 3 of samples needs at least 6 bytes, only 4 left");
+    }
+    /* After a full block the next count byte is required. */
+    {
+        uint8_t buf[1 + 255];
+        memset(buf, 0, sizeof buf);
+        buf[0] = 255;
+        vp_cursor_init(&c, buf, sizeof buf, 0);
+        CHECK_EQ(vp_chunked_skip_fixed(&c, 1, "bytes", &count, &err), VP_ETRUNC);
+        CHECK_EQ(err.offset, 256);
+        CHECK_STR_CONTAINS(err.msg, "expected the count byte of a block of bytes (element 256)");
+    }
+    /* The empty input has no count byte at all. */
+    {
+        vp_cursor_init(&c, "", 0, 7);
+        CHECK_EQ(vp_chunked_skip_fixed(&c, 1, "bytes", &count, &err), VP_ETRUNC);
+        CHECK_EQ(err.offset, 7);
+    }
+    /* read_fixed refuses more than the caller's capacity. */
+    {
+        uint8_t buf[] = {3, 1, 2, 3};
+        uint8_t dst[2];
+        vp_cursor_init(&c, buf, sizeof buf, 0);
+        CHECK_EQ(vp_chunked_read_fixed(&c, 1, "bytes", dst, 2, &count, &err), VP_EFORMAT);
+    }
+    /* Element-by-element iteration with variable elements. */
+    {
+        uint8_t buf[] = {2, 1, 'a', 2, 'b', 'c', 0xEE};
+        vp_cursor_init(&c, buf, sizeof buf, 0);
+        vp_chunked it;
+        vp_chunked_begin(&it);
+        int n = 0;
+        while (vp_chunked_next(&it, &c, 1, "strings", &err) > 0) {
+            uint8_t len;
+            vp_rd_u8(&c, &len);
+            vp_skip(&c, len);
+            n++;
+        }
+        CHECK_EQ(n, 2);
+        CHECK_EQ(vp_cursor_off(&c), 6);
+    }
+
+    /* Bitfield sizes and bit order. */
+    CHECK_EQ(vp_bitfield_size(0), 8);
+    CHECK_EQ(vp_bitfield_size(63), 8);
+    CHECK_EQ(vp_bitfield_size(64), 16);
+    CHECK_EQ(vp_bitfield_size(65535), 8192);
+    {
+        vp_wbuf b = {0};
+        vp_bitfield_write(&b, 70, NULL, NULL);
+        CHECK_EQ(b.len, 16);
+        vp_wbuf_free(&b);
+        uint8_t buf[16] = {0x01, 0, 0, 0, 0, 0, 0, 0x80, 0x02};
+        const uint8_t *bits;
+        size_t len;
+        vp_cursor_init(&c, buf, sizeof buf, 0);
+        CHECK_EQ(vp_bitfield_read(&c, 70, "graph", &bits, &len, &err), VP_OK);
+        CHECK_EQ(len, 16);
+        CHECK(vp_bitfield_get(bits, len, 0));
+        CHECK(!vp_bitfield_get(bits, len, 1));
+        CHECK(vp_bitfield_get(bits, len, 63));
+        CHECK(vp_bitfield_get(bits, len, 65));
+        CHECK(!vp_bitfield_get(bits, len, 1000));
+        vp_cursor_init(&c, buf, 15, 40);
+        CHECK_EQ(vp_bitfield_read(&c, 70, "graph", &bits, &len, &err), VP_ETRUNC);
+        CHECK_STR_CONTAINS(err.msg, "at byte 40: graph: a bitfield of 70 entries needs 16 bytes, only 15 left");
+    }
+    return check_done("test_trace_common");
+}
