@@ -1,0 +1,403 @@
+-- vp.cli: argument parsing, help, fatal errors, opening captures and JSON
+-- output for vpscript scripts.
+--
+--   local cli = require "vp.cli"
+--   local opts, args = cli.parse(arg, {
+--     name = "hitches.lua", summary = "one line", usage = "[options] CAPTURE",
+--     description = "what it does; every definition",
+--     options = { {"--factor", type = "number", default = 2.5, metavar = "X", help = "..."} },
+--     positional = { {"CAPTURE", help = "capture file"} },
+--   })
+--   local cap = cli.open(args[1])
+--   if opts.json then cli.json(result) end
+--
+-- Option types: "flag" (true when given, else the default or false),
+-- "number", "integer", "string", "range" ("I:J", "I:", ":J" or "I" ->
+-- {first=, last=}, see cli.resolve_range). Extra checks: `choices = {...}`,
+-- `min =`, `max =`, `positive = true`. `--name=value` and `--name value` are
+-- both accepted; `--` ends the options. Option keys in the result drop the
+-- leading dashes and turn "-" into "_" (--min-excess-ms -> opts.min_excess_ms).
+-- Every script gets --json, --csv and -h/--help unless it declares them.
+--
+-- Fatal errors are raised as an error OBJECT {exit = code, message = msg}
+-- (see cli.fail); the vpscript host prints "vpscript: <message>" to stderr
+-- and exits with `exit`. --help prints to stdout and raises {exit = 0}.
+local cli = {}
+
+local error_mt = {
+  __tostring = function(e)
+    return e.message or ("exit " .. tostring(e.exit))
+  end,
+}
+
+--- cli.fail(code, fmt, ...): raise {exit = code, message = string.format(fmt, ...)}.
+-- Codes: 1 script error, 2 usage or unreadable/malformed input, 3 gate failed.
+function cli.fail(code, fmt, ...)
+  local msg = fmt
+  if select("#", ...) > 0 then msg = string.format(fmt, ...) end
+  error(setmetatable({ exit = code, message = msg }, error_mt), 2)
+end
+
+--- cli.exit(code): end the script with `code` and no message (raises {exit=code}).
+function cli.exit(code)
+  error(setmetatable({ exit = code }, error_mt), 2)
+end
+
+--- cli.is_exit(e): true when `e` is an error object raised by cli.fail/cli.exit.
+function cli.is_exit(e)
+  return getmetatable(e) == error_mt
+end
+
+local common_options = {
+  { "--json", type = "flag", help = "print one JSON document on stdout instead of a table" },
+  { "--csv", type = "flag", help = "print CSV (header line, then one line per row) instead of a table" },
+  { "--help", short = "-h", type = "flag", help = "show this help and exit" },
+}
+
+local function key_of(name)
+  return (name:gsub("^%-+", ""):gsub("%-", "_"))
+end
+
+local function metavar_of(o)
+  if o.metavar then return o.metavar end
+  if o.choices then return table.concat(o.choices, "|") end
+  if o.type == "number" then return "X" end
+  if o.type == "integer" then return "N" end
+  if o.type == "range" then return "I:J" end
+  return "VALUE"
+end
+
+-- The effective option list: the script's own, then the common ones it did
+-- not redefine.
+local function all_options(spec)
+  local list, seen = {}, {}
+  for _, o in ipairs(spec.options or {}) do
+    assert(type(o[1]) == "string" and o[1]:match("^%-%-[%w][%w%-]*$"),
+      "cli.parse: option names look like --name")
+    list[#list + 1] = o
+    seen[o[1]] = true
+  end
+  for _, o in ipairs(common_options) do
+    if not seen[o[1]] then list[#list + 1] = o end
+  end
+  return list
+end
+
+local function wrap(text, width, indent)
+  local out, line = {}, ""
+  for word in text:gmatch("%S+") do
+    if line ~= "" and #line + 1 + #word > width then
+      out[#out + 1] = line
+      line = word
+    else
+      line = line == "" and word or (line .. " " .. word)
+    end
+  end
+  if line ~= "" then out[#out + 1] = line end
+  return table.concat(out, "\n" .. string.rep(" ", indent))
+end
+
+local function default_text(o)
+  local d = o.default
+  if d == nil or o.type == "flag" then return "" end
+  if type(d) == "table" then return "" end
+  return " (default " .. tostring(d) .. ")"
+end
+
+--- cli.help(spec) -> string: the --help text.
+function cli.help(spec)
+  local out = {}
+  local name = spec.name or "script"
+  local usage = spec.usage
+  if not usage then
+    local parts = { "[options]" }
+    for _, p in ipairs(spec.positional or {}) do
+      local pn = p[1] .. (p.rest and " ..." or "")
+      parts[#parts + 1] = p.optional and ("[" .. pn .. "]") or pn
+    end
+    usage = table.concat(parts, " ")
+  end
+  out[#out + 1] = "usage: vpscript " .. name .. " " .. usage
+  if spec.summary then out[#out + 1] = "\n" .. spec.summary end
+  if spec.description then
+    out[#out + 1] = "\n" .. (spec.description:gsub("^\n+", ""):gsub("\n+$", ""))
+  end
+  if spec.positional and #spec.positional > 0 then
+    out[#out + 1] = "\narguments:"
+    for _, p in ipairs(spec.positional) do
+      out[#out + 1] = string.format("  %-22s %s", p[1], wrap(p.help or "", 54, 25))
+    end
+  end
+  out[#out + 1] = "\noptions:"
+  for _, o in ipairs(all_options(spec)) do
+    local left = (o.short and (o.short .. ", ") or "") .. o[1]
+    if o.type ~= "flag" then left = left .. " " .. metavar_of(o) end
+    local help = (o.help or "") .. default_text(o)
+    if #left > 22 then
+      out[#out + 1] = "  " .. left
+      out[#out + 1] = string.rep(" ", 25) .. wrap(help, 54, 25)
+    else
+      out[#out + 1] = string.format("  %-22s %s", left, wrap(help, 54, 25))
+    end
+  end
+  return table.concat(out, "\n") .. "\n"
+end
+
+local function hint(spec)
+  return string.format(" (try 'vpscript %s --help')", spec.name or "script")
+end
+
+--- cli.parse_range(s) -> {first = i|nil, last = j|nil} or nil, message.
+-- "I:J", "I:" (to the end), ":J" (from the start) or "I" (just I); 1-based.
+function cli.parse_range(s)
+  local a, b = s:match("^%s*(%d*)%s*:%s*(%d*)%s*$")
+  if not a then
+    a = s:match("^%s*(%d+)%s*$")
+    if not a then return nil, "expected I:J, I:, :J or I (1-based frame numbers)" end
+    b = a
+  end
+  local r = { first = tonumber(a), last = tonumber(b) }
+  if (r.first and r.first < 1) or (r.last and r.last < 1) then
+    return nil, "frame numbers start at 1"
+  end
+  if r.first and r.last and r.first > r.last then
+    return nil, "the range is empty (I > J)"
+  end
+  return r
+end
+
+--- cli.resolve_range(r, n, what) -> i, j: a parsed range clamped to 1..n;
+-- fails with exit 2 when it lies outside 1..n. r == nil means 1..n.
+function cli.resolve_range(r, n, what)
+  what = what or "frames"
+  if not r then return 1, n end
+  local i, j = r.first or 1, r.last or n
+  if n < 1 or i > n then
+    cli.fail(2, "%s %d:%d out of range: the capture has %d %s", what, i, j, n, what)
+  end
+  return i, math.min(j, n)
+end
+
+local function convert(o, raw, spec)
+  local name = o[1]
+  local function bad(expect)
+    cli.fail(2, "option %s: bad value '%s': %s%s", name, raw, expect, hint(spec))
+  end
+  local v
+  if o.type == "number" or o.type == "integer" then
+    v = tonumber(raw)
+    if not v or v ~= v or v == math.huge or v == -math.huge then bad("expected a number") end
+    if o.type == "integer" then
+      v = math.tointeger(v)
+      if not v then bad("expected an integer") end
+    end
+    if o.min and v < o.min then bad("must be at least " .. tostring(o.min)) end
+    if o.max and v > o.max then bad("must be at most " .. tostring(o.max)) end
+    if o.positive and v <= 0 then bad("must be greater than 0") end
+  elseif o.type == "range" then
+    local msg
+    v, msg = cli.parse_range(raw)
+    if not v then bad(msg) end
+  else
+    v = raw
+  end
+  if o.choices then
+    local ok = false
+    for _, c in ipairs(o.choices) do
+      if c == v then ok = true end
+    end
+    if not ok then bad("expected one of " .. table.concat(o.choices, ", ")) end
+  end
+  return v
+end
+
+--- cli.parse(arg, spec) -> opts, positional
+-- arg: the script's `arg` table (arg[1..n] are used) or any list of strings.
+function cli.parse(argv, spec)
+  argv = argv or {}
+  local options = all_options(spec)
+  local by_name = {}
+  for _, o in ipairs(options) do
+    by_name[o[1]] = o
+    if o.short then by_name[o.short] = o end
+  end
+  local opts, pos = {}, {}
+  for _, o in ipairs(options) do
+    local k = key_of(o[1])
+    if o.type == "flag" then
+      opts[k] = o.default or false
+    elseif o.multi then
+      opts[k] = {}
+    else
+      opts[k] = o.default
+    end
+  end
+
+  local i, n, only_pos = 1, #argv, false
+  while i <= n do
+    local a = argv[i]
+    if only_pos or a == "-" or a:sub(1, 1) ~= "-" then
+      pos[#pos + 1] = a
+    elseif a == "--" then
+      only_pos = true
+    else
+      local name, value = a:match("^(%-%-[^=]+)=(.*)$")
+      name = name or a
+      local o = by_name[name]
+      if not o then
+        cli.fail(2, "unknown option %s%s", name, hint(spec))
+      end
+      local k = key_of(o[1])
+      if o.type == "flag" then
+        if value then cli.fail(2, "option %s takes no value%s", o[1], hint(spec)) end
+        opts[k] = true
+        if k == "help" then
+          io.stdout:write(cli.help(spec))
+          io.stdout:flush()
+          cli.exit(0)
+        end
+      else
+        if not value then
+          i = i + 1
+          value = argv[i]
+          if value == nil then
+            cli.fail(2, "option %s needs a value (%s)%s", o[1], metavar_of(o), hint(spec))
+          end
+        end
+        local v = convert(o, value, spec)
+        if o.multi then
+          local list = opts[k]
+          list[#list + 1] = v
+        else
+          opts[k] = v
+        end
+      end
+    end
+    i = i + 1
+  end
+
+  if opts.json and opts.csv then
+    cli.fail(2, "--json and --csv exclude each other%s", hint(spec))
+  end
+
+  local pspec = spec.positional or {}
+  local max, min = 0, 0
+  for _, p in ipairs(pspec) do
+    if p.rest then max = math.huge else max = max + 1 end
+    if not p.optional then min = min + 1 end
+  end
+  if #pos < min then
+    cli.fail(2, "missing argument %s%s", pspec[#pos + 1][1], hint(spec))
+  end
+  if #pos > max then
+    cli.fail(2, "unexpected argument '%s'%s", pos[max + 1], hint(spec))
+  end
+  return opts, pos
+end
+
+--- cli.open(path [, opts]) -> cap: vp.open or fail with exit 2 and the
+-- reader's message. Warnings go to stderr as "vpscript: warning: <path>: ...".
+function cli.open(path, opts)
+  local vp = require "vp"
+  local cap, msg = vp.open(path, opts)
+  if not cap then
+    msg = tostring(msg or "cannot open")
+    if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
+    cli.fail(2, "%s", msg)
+  end
+  for _, w in ipairs(cap.warnings or {}) do
+    w = tostring(w)
+    if w:sub(1, #path) ~= path then w = path .. ": " .. w end
+    io.stderr:write("vpscript: warning: ", w, "\n")
+  end
+  return cap
+end
+
+-- JSON ---------------------------------------------------------------------
+
+local cjson = require("cjson").new()
+cjson.encode_invalid_numbers("null")
+cjson.encode_sparse_array(true)
+
+local array_mt = { __name = "vp.cli.array" }
+local EMPTY = "\1vp-empty-array\1"
+
+--- cli.array(t) -> t: mark a table as a JSON array so that, when empty, it
+-- is written as [] (cjson writes an empty table as {}).
+function cli.array(t)
+  return setmetatable(t or {}, array_mt)
+end
+
+cli.null = cjson.null
+
+local function prepare(v, depth)
+  if depth > 100 then error("cli.json: value nested too deeply (a cycle?)", 3) end
+  local tv = type(v)
+  if tv == "table" then
+    if getmetatable(v) == array_mt and next(v) == nil then return EMPTY end
+    local out = {}
+    for k, x in pairs(v) do out[k] = prepare(x, depth + 1) end
+    return out
+  elseif tv == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then return cjson.null end
+    return v
+  elseif tv == "userdata" and getmetatable(v) and v ~= cjson.null then
+    -- A vp.Series (or another column) becomes a list of numbers.
+    local ok, t = pcall(function() return v:totable() end)
+    if ok and type(t) == "table" then return prepare(cli.array(t), depth + 1) end
+    return tostring(v)
+  end
+  return v
+end
+
+--- cli.encode_json(value) -> string: NaN and infinities become null, lists
+-- marked with cli.array stay [] when empty, a vp.Series becomes a list.
+function cli.encode_json(value)
+  local s = cjson.encode(prepare(value, 0))
+  return (s:gsub('"\\u0001vp%-empty%-array\\u0001"', "[]"))
+end
+
+--- cli.json(value): print one JSON document (and a newline) on stdout.
+function cli.json(value)
+  io.stdout:write(cli.encode_json(value), "\n")
+end
+
+--- cli.decode_json(s) -> value (cjson.decode; null stays cli.null).
+function cli.decode_json(s)
+  return cjson.decode(s)
+end
+
+-- progress -----------------------------------------------------------------
+
+local function stderr_is_tty()
+  local ok, term = pcall(require, "term")
+  if ok and term and term.isatty then
+    local ok2, r = pcall(term.isatty, io.stderr)
+    return ok2 and r
+  end
+  return false
+end
+
+--- cli.progress(label, total) -> update(i), done(): a "label: 42 %" line on
+-- stderr, redrawn at most every 1 %, only when stderr is a terminal.
+function cli.progress(label, total)
+  if not stderr_is_tty() or not total or total <= 0 then
+    return function() end, function() end
+  end
+  local last = -1
+  local function update(i)
+    local pct = math.floor(100 * i / total)
+    if pct ~= last then
+      last = pct
+      io.stderr:write(string.format("\r%s: %3d %%", label, pct))
+      io.stderr:flush()
+    end
+  end
+  local function done()
+    io.stderr:write("\r", string.rep(" ", #label + 8), "\r")
+    io.stderr:flush()
+  end
+  return update, done
+end
+
+return cli
