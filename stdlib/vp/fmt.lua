@@ -1,0 +1,216 @@
+-- vp.fmt: human-readable numbers and aligned text tables.
+--
+--   fmt.int(12345)          "12,345"
+--   fmt.fixed(1234.5, 2)    "1,234.50"
+--   fmt.ms(12.3456)         "12.35"   (3 decimals below 10, 2 below 100, else 1)
+--   fmt.bytes(1536)         "1.5 KiB" (B, KiB, MiB, GiB, TiB; powers of 1024)
+--   fmt.pct(12.345)         "12.3 %"
+--   fmt.duration(83000)     "1 min 23 s" (argument in ms)
+--   fmt.value(v)            any value: integers with separators, floats
+--                           trimmed, booleans yes/no, nil/NaN "-"
+--   fmt.table(rows, columns [, opts]) -> string (see below)
+-- Missing values (nil, NaN) print as "-" everywhere.
+local fmt = {}
+
+local DASH = "-"
+
+local function missing(x)
+  return x == nil or x ~= x
+end
+
+--- fmt.group_digits("1234567.5") -> "1,234,567.5"
+function fmt.group_digits(s)
+  local sign, int, rest = s:match("^([%-+]?)(%d+)(.*)$")
+  if not int then return s end
+  local out = int:reverse():gsub("(%d%d%d)", "%1,"):reverse()
+  if out:sub(1, 1) == "," then out = out:sub(2) end
+  return sign .. out .. rest
+end
+
+function fmt.int(n)
+  if missing(n) then return DASH end
+  if n == math.huge then return "inf" end
+  if n == -math.huge then return "-inf" end
+  local i = math.tointeger(n) or math.floor(n + 0.5)
+  return fmt.group_digits(string.format("%d", i))
+end
+
+function fmt.fixed(x, decimals)
+  if missing(x) then return DASH end
+  if x == math.huge then return "inf" end
+  if x == -math.huge then return "-inf" end
+  local s = string.format("%." .. (decimals or 2) .. "f", x)
+  if s:match("^%-0%.?0*$") then s = s:sub(2) end -- no "-0.00"
+  return fmt.group_digits(s)
+end
+
+--- fmt.ms(x): milliseconds with sensible decimals (no unit).
+function fmt.ms(x)
+  if missing(x) then return DASH end
+  local a = math.abs(x)
+  if a < 10 then return fmt.fixed(x, 3) end
+  if a < 100 then return fmt.fixed(x, 2) end
+  return fmt.fixed(x, 1)
+end
+
+function fmt.pct(x, decimals)
+  if missing(x) then return DASH end
+  return fmt.fixed(x, decimals or 1) .. " %"
+end
+
+function fmt.bytes(n)
+  if missing(n) then return DASH end
+  local units = { "B", "KiB", "MiB", "GiB", "TiB" }
+  local u, v = 1, n
+  while math.abs(v) >= 1024 and u < #units do
+    v = v / 1024
+    u = u + 1
+  end
+  if u == 1 then return fmt.int(n) .. " B" end
+  local d = math.abs(v) < 10 and 2 or (math.abs(v) < 100 and 1 or 0)
+  local s = string.format("%." .. d .. "f", v)
+  if d > 0 then s = s:gsub("0+$", ""):gsub("%.$", "") end
+  return s .. " " .. units[u]
+end
+
+--- fmt.duration(ms): "850 ms", "12.3 s", "4 min 05 s", "2 h 03 min".
+function fmt.duration(ms)
+  if missing(ms) then return DASH end
+  if ms < 1000 then return fmt.ms(ms) .. " ms" end
+  local s = ms / 1000
+  if s < 60 then return string.format("%.1f s", s) end
+  local total = math.floor(s + 0.5)
+  if total < 3600 then
+    return string.format("%d min %02d s", total // 60, total % 60)
+  end
+  return string.format("%d h %02d min", total // 3600, (total % 3600) // 60)
+end
+
+--- fmt.number(x): a float trimmed to at most `decimals` (default 3) places.
+function fmt.number(x, decimals)
+  if missing(x) then return DASH end
+  if math.type(x) == "integer" then return fmt.int(x) end
+  if x == math.floor(x) and math.abs(x) < 2 ^ 53 then return fmt.int(x) end
+  local s = fmt.fixed(x, decimals or 3)
+  if s:find("%.") then s = s:gsub("0+$", ""):gsub("%.$", "") end
+  return s
+end
+
+function fmt.value(v)
+  if missing(v) then return DASH end
+  local t = type(v)
+  if t == "boolean" then return v and "yes" or "no" end
+  if t == "number" then return fmt.number(v) end
+  return tostring(v)
+end
+
+--- fmt.truncate(s, width): cut to `width` characters, keeping the END of the
+-- string (the informative part of a path) behind "...".
+function fmt.truncate(s, width)
+  if #s <= width then return s end
+  if width <= 3 then return s:sub(-width) end
+  return "..." .. s:sub(#s - width + 4)
+end
+
+local function pad(s, width, right)
+  local gap = width - #s
+  if gap <= 0 then return s end
+  if right then return string.rep(" ", gap) .. s end
+  return s .. string.rep(" ", gap)
+end
+
+--- fmt.table(rows, columns [, opts]) -> string
+-- rows: list of tables. columns: list of
+--   {key = "frame_ms", title = "frame ms", format = fmt.ms | function(v, row),
+--    align = "right" | "left"}  -- default: right when the values are numbers
+-- opts: {max_width = 100 (shrinks the widest left-aligned column, cutting
+--   its values at the front), indent = "  ", header = true, rule = true}
+-- Returns lines joined with "\n" (with a trailing newline; "" for no columns).
+function fmt.table(rows, columns, opts)
+  opts = opts or {}
+  local indent = opts.indent or ""
+  local cells, widths, right = {}, {}, {}
+  for c, col in ipairs(columns) do
+    widths[c] = opts.header == false and 0 or #(col.title or col.key or "")
+    local numeric = col.align == "right"
+    if col.align == nil then
+      for _, row in ipairs(rows) do
+        local v = row[col.key]
+        if v ~= nil then
+          numeric = type(v) == "number"
+          break
+        end
+      end
+    end
+    right[c] = numeric
+  end
+  for r, row in ipairs(rows) do
+    cells[r] = {}
+    for c, col in ipairs(columns) do
+      local v = row[col.key]
+      local s
+      if col.format then s = col.format(v, row) else s = fmt.value(v) end
+      s = tostring(s)
+      cells[r][c] = s
+      if #s > widths[c] then widths[c] = #s end
+    end
+  end
+  if opts.max_width and #columns > 0 then
+    local total = #indent + 2 * (#columns - 1)
+    for c = 1, #columns do total = total + widths[c] end
+    if total > opts.max_width then
+      local widest, wc = 0, nil
+      for c = 1, #columns do
+        if not right[c] and widths[c] > widest then widest, wc = widths[c], c end
+      end
+      if wc then
+        local new = math.max(8, widths[wc] - (total - opts.max_width))
+        widths[wc] = new
+        for r = 1, #cells do cells[r][wc] = fmt.truncate(cells[r][wc], new) end
+      end
+    end
+  end
+  local lines = {}
+  local function emit(vals)
+    local parts = {}
+    for c = 1, #columns do
+      local s = pad(vals[c], widths[c], right[c])
+      if c == #columns and not right[c] then s = s:gsub("%s+$", "") end
+      parts[c] = s
+    end
+    lines[#lines + 1] = indent .. table.concat(parts, "  ")
+  end
+  if opts.header ~= false then
+    local titles = {}
+    for c, col in ipairs(columns) do titles[c] = col.title or col.key end
+    emit(titles)
+    if opts.rule ~= false then
+      local rule = {}
+      for c = 1, #columns do rule[c] = string.rep("-", widths[c]) end
+      emit(rule)
+    end
+  end
+  for r = 1, #cells do emit(cells[r]) end
+  if #lines == 0 then return "" end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+--- fmt.kv(pairs [, indent]) -> string: "name   value" lines, names aligned.
+-- pairs: list of {name, value} (value formatted with fmt.value unless a string).
+function fmt.kv(list, indent)
+  indent = indent or ""
+  local w = 0
+  for _, p in ipairs(list) do
+    if #p[1] > w then w = #p[1] end
+  end
+  local out = {}
+  for _, p in ipairs(list) do
+    local v = p[2]
+    if type(v) ~= "string" then v = fmt.value(v) end
+    out[#out + 1] = indent .. pad(p[1], w, false) .. "  " .. v
+  end
+  if #out == 0 then return "" end
+  return table.concat(out, "\n") .. "\n"
+end
+
+return fmt

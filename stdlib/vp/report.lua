@@ -1,0 +1,95 @@
+-- vp.report: one output model, three renderings (--json, --csv, text).
+--
+--   report.emit(opts, {
+--     json = doc,                        -- the --json document
+--     title = "hitches: cap.vprof",       -- first text line (optional)
+--     header = { {"frames", 1234}, ... }, -- aligned name/value lines (optional)
+--     notes = { "a line", ... },          -- free text lines after the header
+--     sections = {                        -- tables
+--       {title = "hitches", columns = {...}, rows = {...}, empty = "no hitches"},
+--     },
+--     csv = {columns = {...}, rows = {...}}, -- --csv table (default: sections[1])
+--     max_width = 120,                    -- text table width limit
+--   })
+-- Columns are fmt.table columns ({key, title, format, align}); CSV uses the
+-- column keys as the header line and the RAW values (numbers unformatted,
+-- full precision; nil/NaN empty).
+local cli = require "vp.cli"
+local fmt = require "vp.fmt"
+
+local report = {}
+
+local function csv_number(x)
+  if x ~= x or x == math.huge or x == -math.huge then return "" end
+  if math.type(x) == "integer" then return tostring(x) end
+  local s = string.format("%.15g", x)
+  if tonumber(s) ~= x then s = string.format("%.17g", x) end
+  return s
+end
+
+--- report.csv_field(v) -> one CSV field (RFC 4180 quoting when needed).
+function report.csv_field(v)
+  if v == nil then return "" end
+  local t = type(v)
+  if t == "number" then return csv_number(v) end
+  if t == "boolean" then return v and "true" or "false" end
+  local s = tostring(v)
+  if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
+  return s
+end
+
+--- report.csv(columns, rows) -> string: header of column keys, then rows.
+function report.csv(columns, rows)
+  local lines = {}
+  local head = {}
+  for i, c in ipairs(columns) do head[i] = report.csv_field(c.csv or c.key) end
+  lines[1] = table.concat(head, ",")
+  for _, row in ipairs(rows) do
+    local f = {}
+    for i, c in ipairs(columns) do
+      local v = row[c.key]
+      if c.csv_value then v = c.csv_value(v, row) end
+      f[i] = report.csv_field(v)
+    end
+    lines[#lines + 1] = table.concat(f, ",")
+  end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+--- report.text(model) -> string: the readable rendering.
+function report.text(model)
+  local out = {}
+  if model.title then out[#out + 1] = model.title .. "\n" end
+  if model.header and #model.header > 0 then
+    out[#out + 1] = (model.title and "\n" or "") .. fmt.kv(model.header, "  ")
+  end
+  for _, line in ipairs(model.notes or {}) do out[#out + 1] = line .. "\n" end
+  for _, sec in ipairs(model.sections or {}) do
+    out[#out + 1] = "\n"
+    if sec.title then out[#out + 1] = sec.title .. "\n" end
+    if #sec.rows == 0 then
+      out[#out + 1] = "  " .. (sec.empty or "(none)") .. "\n"
+    else
+      out[#out + 1] = fmt.table(sec.rows, sec.columns,
+        { max_width = model.max_width or 120, indent = "  " })
+    end
+    for _, line in ipairs(sec.notes or {}) do out[#out + 1] = line .. "\n" end
+  end
+  return table.concat(out)
+end
+
+--- report.emit(opts, model): print the model as opts asks (--json, --csv or text).
+function report.emit(opts, model)
+  if opts.json then
+    cli.json(model.json)
+  elseif opts.csv then
+    local t = model.csv or (model.sections and model.sections[1])
+    if not t then cli.fail(2, "this script has no table to print as CSV") end
+    io.stdout:write(report.csv(t.columns, t.rows))
+  else
+    io.stdout:write(report.text(model))
+  end
+  io.stdout:flush()
+end
+
+return report

@@ -1,0 +1,190 @@
+-- tests/helpers.lua: shared helpers for the busted specs (`require "helpers"`;
+-- tests/run_busted.lua puts tests/ on package.path).
+--
+--   local h = require "helpers"
+--   local dir = h.tmpdir()                      -- removed at exit (h.cleanup)
+--   local path = h.vprof(dir .. "/a.vprof", {  -- a capture built with the writer
+--     groups = { "MyGroup" },                   -- custom groups after the defaults
+--     nodes = { {id = 1, parent = 0, name = "Frame", group = "Game"} },
+--     frames = { {tick = 1, [1] = 10000}, ... },  -- node id -> us or {us=, calls=}
+--   })
+--   local r = h.run("scripts/hitches.lua", path, "--json")  -- {code, stdout, stderr}
+--   local doc = h.run_json("scripts/hitches.lua", path)       -- decoded (asserts exit 0)
+local vp = require "vp"
+
+local h = {}
+
+--- The vpscript binary under test: $VPSCRIPT_BIN or ./vpscript.
+function h.bin()
+  return os.getenv("VPSCRIPT_BIN") or "./vpscript"
+end
+
+--- Shell-quote one word.
+function h.quote(s)
+  s = tostring(s)
+  if s:match("^[%w%./_:=,+%-]+$") then return s end
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+local tmpdirs = {}
+
+--- A fresh temporary directory (removed by h.cleanup()).
+function h.tmpdir()
+  local p = io.popen("mktemp -d /tmp/vpscript-test.XXXXXX")
+  local dir = p:read("l")
+  p:close()
+  assert(dir and dir ~= "", "mktemp -d failed")
+  tmpdirs[#tmpdirs + 1] = dir
+  return dir
+end
+
+--- Remove every directory made by h.tmpdir().
+function h.cleanup()
+  for i = #tmpdirs, 1, -1 do
+    os.execute("rm -rf " .. h.quote(tmpdirs[i]))
+    tmpdirs[i] = nil
+  end
+end
+
+function h.read_file(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+function h.write_file(path, data)
+  local f = assert(io.open(path, "wb"))
+  f:write(data)
+  f:close()
+  return path
+end
+
+--- Run the binary with the given words: {code =, stdout =, stderr =, cmd =}.
+-- The environment can be prefixed with opts {env = {NAME = value}, stdin = s}
+-- passed as a table as the LAST argument.
+function h.run(...)
+  local words = table.pack(...)
+  local opts = {}
+  if type(words[words.n]) == "table" then
+    opts = words[words.n]
+    words.n = words.n - 1
+  end
+  local parts = {}
+  for k, v in pairs(opts.env or {}) do parts[#parts + 1] = k .. "=" .. h.quote(v) end
+  parts[#parts + 1] = h.quote(h.bin())
+  for i = 1, words.n do parts[#parts + 1] = h.quote(words[i]) end
+  local errf = os.tmpname()
+  local cmd = table.concat(parts, " ") .. " 2>" .. h.quote(errf)
+  if opts.stdin then
+    local inf = os.tmpname()
+    h.write_file(inf, opts.stdin)
+    cmd = cmd .. " <" .. h.quote(inf)
+  else
+    cmd = cmd .. " </dev/null"
+  end
+  local p = assert(io.popen(cmd, "r"))
+  local out = p:read("a")
+  local _, how, code = p:close()
+  local err = h.read_file(errf)
+  os.remove(errf)
+  if how == "signal" then code = 128 + code end
+  return { code = code, stdout = out, stderr = err, cmd = cmd }
+end
+
+--- Run and decode stdout as JSON; fails the test unless the exit code is 0.
+function h.run_json(...)
+  local r = h.run(...)
+  if r.code ~= 0 then
+    error(string.format("%s\nexited %d\nstderr: %s", r.cmd, r.code, r.stderr), 2)
+  end
+  local cjson = require "cjson"
+  local ok, doc = pcall(cjson.decode, r.stdout)
+  if not ok then
+    error(string.format("%s\nstdout is not JSON (%s):\n%s", r.cmd, doc, r.stdout), 2)
+  end
+  return doc, r
+end
+
+--- Build a .vprof capture with the VProf writer.
+-- spec = {
+--   root_id = 0, escape_width = 4, group_base = 0, defaults = true,
+--   groups = { "Name" | {name, flags} ... },  -- declared after the 31 defaults
+--   nodes = { {id =, parent =, name =, group = name | id}, ... },  -- in order
+--   frames = { {tick = n, [node_id] = us | {us =, calls =}, add = {node specs}}, ... },
+-- }
+-- Nodes listed in `nodes` are declared before the first frame; a frame's
+-- `add` list declares nodes in that frame (they appear mid-capture).
+-- Returns path, {groups = name -> id}.
+function h.vprof(path, spec)
+  local w = vp.writer("vprof", path, {
+    root_id = spec.root_id or 0,
+    escape_width = spec.escape_width or 4,
+    group_base = spec.group_base or 0,
+  })
+  local gids = {}
+  if spec.defaults ~= false then
+    w:default_groups()
+    for i, name in ipairs(h.default_groups) do gids[name] = i - 1 end
+  end
+  for _, g in ipairs(spec.groups or {}) do
+    local name, flags = g, 0
+    if type(g) == "table" then name, flags = g[1], g[2] or 0 end
+    gids[name] = w:group(name, flags)
+  end
+  local function add_node(n)
+    local gid = n.group or "Unaccounted"
+    if type(gid) == "string" then gid = assert(gids[gid], "unknown group " .. gid) end
+    w:node(n.parent or spec.root_id or 0, n.name, gid, n.id)
+  end
+  for _, n in ipairs(spec.nodes or {}) do add_node(n) end
+  for _, f in ipairs(spec.frames or {}) do
+    for _, n in ipairs(f.add or {}) do add_node(n) end
+    local times = {}
+    for k, v in pairs(f) do
+      if math.type(k) == "integer" then times[k] = v end
+    end
+    w:frame(f.tick or 0, times)
+  end
+  w:close()
+  return path, gids
+end
+
+--- The 31 default budget groups, in ID order (spec table, section 4).
+h.default_groups = {
+  "Unaccounted", "World Rendering", "Displacement_Rendering", "Game", "Player", "NPCs",
+  "Server Animation", "Client_Animation", "Physics", "Static_Prop_Rendering",
+  "Other_Model_Rendering", "Fast Path Model Rendering", "Light_Cache", "Brush_Model_Rendering",
+  "Shadow_Rendering", "Detail_Prop_Rendering", "Particle/Effect_Rendering", "Ropes",
+  "Dynamic_Light_Rendering", "Networking", "Sound", "VGUI", "FileSystem", "Prediction",
+  "Interpolation", "Swap_Buffers", "Occlusion", "Overlays", "Tools", "Texture_Cache", "Replay",
+}
+
+--- True when vp.open can read .vprof files in this build (specs that need
+-- the reader use `(h.vprof_ready() and it or pending)`).
+function h.vprof_ready()
+  local dir = h.tmpdir()
+  local path = h.vprof(dir .. "/probe.vprof", {
+    nodes = { { id = 1, name = "Frame" } },
+    frames = { { tick = 1, [1] = 1000 } },
+  })
+  local cap = vp.open(path)
+  if cap then cap:close() end
+  return cap ~= nil
+end
+
+--- Find a row in a list by field value.
+function h.find(list, field, value)
+  for _, row in ipairs(list) do
+    if row[field] == value then return row end
+  end
+  return nil
+end
+
+--- Approximate comparison for floating results (exact values are planted in
+-- multiples of 4 us, so sums only carry binary rounding error).
+function h.near(a, b, eps)
+  return type(a) == "number" and type(b) == "number" and math.abs(a - b) <= (eps or 1e-9)
+end
+
+return h

@@ -1,0 +1,403 @@
+-- Specs for the Lua standard library: vp.cli, vp.stats, vp.fmt, vp.report.
+local vp = require "vp"
+local cli = require "vp.cli"
+local stats = require "vp.stats"
+local fmt = require "vp.fmt"
+local report = require "vp.report"
+
+local function range(a, b)
+  local t = {}
+  for i = a, b do t[#t + 1] = i end
+  return t
+end
+
+local function shuffled(t)
+  -- deterministic permutation (LCG) so failures reproduce
+  local out, seed = { table.unpack(t) }, 12345
+  for i = #out, 2, -1 do
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    local j = seed % i + 1
+    out[i], out[j] = out[j], out[i]
+  end
+  return out
+end
+
+-- Runs f and returns the error object it raised (fails when it did not raise).
+local function raised(f, ...)
+  local ok, e = pcall(f, ...)
+  assert.is_false(ok, "expected an error")
+  return e
+end
+
+local SPEC = {
+  name = "t.lua",
+  summary = "a test script",
+  description = "Definitions:\n  hitch = a slow frame",
+  options = {
+    { "--factor", type = "number", default = 2.5, help = "hitch factor" },
+    { "--window", type = "integer", default = 30, min = 1, help = "frames" },
+    { "--min-excess-ms", type = "number", default = 5, help = "ms" },
+    { "--sort", choices = { "time", "self" }, default = "time", help = "order" },
+    { "--frames", type = "range", help = "frame range" },
+    { "--tag", multi = true, help = "repeatable" },
+    { "--fold-hidden", type = "flag", help = "fold" },
+  },
+  positional = { { "CAPTURE", help = "capture file" } },
+}
+
+describe("vp.cli.parse", function()
+  it("applies defaults and returns positional arguments", function()
+    local o, p = cli.parse({ "a.vprof" }, SPEC)
+    assert.equal(2.5, o.factor)
+    assert.equal(30, o.window)
+    assert.equal(5, o.min_excess_ms)
+    assert.equal("time", o.sort)
+    assert.is_false(o.fold_hidden)
+    assert.is_false(o.json)
+    assert.is_false(o.csv)
+    assert.same({}, o.tag)
+    assert.same({ "a.vprof" }, p)
+  end)
+
+  it("accepts --name=value and --name value, flags and repeated options", function()
+    local o, p = cli.parse({ "--factor=3", "--window", "10", "x.vprof", "--json",
+      "--min-excess-ms", "-1.5", "--tag", "a", "--tag=b", "--fold-hidden" }, SPEC)
+    assert.equal(3, o.factor)
+    assert.equal(10, o.window)
+    assert.equal(math.type(10), math.type(o.window))
+    assert.equal(-1.5, o.min_excess_ms)
+    assert.is_true(o.json)
+    assert.is_true(o.fold_hidden)
+    assert.same({ "a", "b" }, o.tag)
+    assert.same({ "x.vprof" }, p)
+  end)
+
+  it("treats everything after -- and a lone - as positional", function()
+    local _, p = cli.parse({ "--", "--json" }, SPEC)
+    assert.same({ "--json" }, p)
+    _, p = cli.parse({ "-" }, SPEC)
+    assert.same({ "-" }, p)
+  end)
+
+  it("fails with exit 2 and a --help hint on an unknown option", function()
+    local e = raised(cli.parse, { "--nope", "a" }, SPEC)
+    assert.is_true(cli.is_exit(e))
+    assert.equal(2, e.exit)
+    assert.equal("unknown option --nope (try 'vpscript t.lua --help')", e.message)
+    assert.equal(e.message, tostring(e))
+  end)
+
+  it("fails with exit 2 on bad values", function()
+    local cases = {
+      { { "--factor", "abc", "a" }, "option --factor: bad value 'abc': expected a number" },
+      { { "--window", "2.5", "a" }, "option --window: bad value '2.5': expected an integer" },
+      { { "--window", "0", "a" }, "option --window: bad value '0': must be at least 1" },
+      { { "--sort", "peak", "a" }, "option --sort: bad value 'peak': expected one of time, self" },
+      { { "--frames", "9:3", "a" }, "option --frames: bad value '9:3': the range is empty (I > J)" },
+      { { "--factor", "nan", "a" }, "option --factor: bad value 'nan': expected a number" },
+      { { "a", "--factor" }, "option --factor needs a value (X)" },
+      { { "--json=yes", "a" }, "option --json takes no value" },
+      { { "--json", "--csv", "a" }, "--json and --csv exclude each other" },
+      { {}, "missing argument CAPTURE" },
+      { { "a", "b" }, "unexpected argument 'b'" },
+    }
+    for _, c in ipairs(cases) do
+      local e = raised(cli.parse, c[1], SPEC)
+      assert.equal(2, e.exit)
+      assert.equal(c[2] .. " (try 'vpscript t.lua --help')", e.message)
+    end
+  end)
+
+  it("parses frame ranges", function()
+    assert.same({ first = 3, last = 9 }, (cli.parse({ "--frames", "3:9", "a" }, SPEC)).frames)
+    assert.same({ first = 3 }, (cli.parse({ "--frames", "3:", "a" }, SPEC)).frames)
+    assert.same({ last = 9 }, (cli.parse({ "--frames=:9", "a" }, SPEC)).frames)
+    assert.same({ first = 4, last = 4 }, (cli.parse({ "--frames", "4", "a" }, SPEC)).frames)
+    assert.same({ 1, 100 }, { cli.resolve_range(nil, 100) })
+    assert.same({ 3, 100 }, { cli.resolve_range({ first = 3 }, 100) })
+    assert.same({ 3, 100 }, { cli.resolve_range({ first = 3, last = 500 }, 100) })
+    local e = raised(cli.resolve_range, { first = 101 }, 100)
+    assert.equal(2, e.exit)
+    assert.equal("frames 101:100 out of range: the capture has 100 frames", e.message)
+  end)
+
+  it("--help prints every option, default and the description, then exits 0", function()
+    local h = cli.help(SPEC)
+    assert.truthy(h:find("usage: vpscript t.lua [options] CAPTURE", 1, true))
+    assert.truthy(h:find("hitch = a slow frame", 1, true))
+    assert.truthy(h:find("--factor X", 1, true))
+    assert.truthy(h:find("(default 2.5)", 1, true))
+    assert.truthy(h:find("--sort time|self", 1, true))
+    for _, common in ipairs({ "--json", "--csv", "-h, --help" }) do
+      assert.truthy(h:find(common, 1, true), common)
+    end
+    -- parse("--help") writes the help to stdout and raises {exit = 0}
+    local real = io.stdout
+    local tmp = io.tmpfile()
+    io.stdout = tmp -- luacheck: ignore
+    local ok, e = pcall(cli.parse, { "--help" }, SPEC)
+    io.stdout = real -- luacheck: ignore
+    tmp:seek("set")
+    local printed = tmp:read("a")
+    tmp:close()
+    assert.is_false(ok)
+    assert.equal(0, e.exit)
+    assert.is_nil(e.message)
+    assert.equal(h, printed)
+  end)
+end)
+
+describe("vp.cli.fail", function()
+  it("raises an exit object with a formatted message", function()
+    local e = raised(cli.fail, 3, "gate %s failed: %d > %d", "p99", 20, 10)
+    assert.equal(3, e.exit)
+    assert.equal("gate p99 failed: 20 > 10", e.message)
+    assert.equal("gate p99 failed: 20 > 10", tostring(e))
+    assert.is_true(cli.is_exit(e))
+    assert.is_false(cli.is_exit("plain string"))
+  end)
+
+  it("cli.open fails with exit 2 and the reader's message for a missing file", function()
+    local e = raised(cli.open, "/nonexistent/dir/x.vprof")
+    assert.equal(2, e.exit)
+    assert.truthy(e.message:find("/nonexistent/dir/x.vprof", 1, true))
+  end)
+end)
+
+describe("vp.cli.json", function()
+  it("writes NaN and infinities as null, marked empty lists as []", function()
+    local s = cli.encode_json({ a = 0 / 0, b = math.huge, c = cli.array(), d = { 1, 2 } })
+    local d = cli.decode_json(s)
+    assert.equal(cli.null, d.a)
+    assert.equal(cli.null, d.b)
+    assert.truthy(s:find('"c":[]', 1, true))
+    assert.same({ 1, 2 }, d.d)
+  end)
+
+  it("writes a vp.Series as a list of numbers", function()
+    local s = cli.encode_json({ s = vp.Series({ 1.5, 2, 3 }) })
+    assert.same({ s = { 1.5, 2, 3 } }, cli.decode_json(s))
+  end)
+
+  it("keeps integers as integers and 14 significant digits", function()
+    assert.equal('[3,0.3,1234567890123]', cli.encode_json({ 3, 0.1 + 0.2, 1234567890123 }))
+  end)
+end)
+
+describe("vp.stats percentile (nearest rank)", function()
+  local one_to_100 = shuffled(range(1, 100))
+
+  it("p95 of 1..100 is 95, p99 is 99, p50 is 50", function()
+    assert.equal(95, stats.percentile(one_to_100, 95))
+    assert.equal(99, stats.percentile(one_to_100, 99))
+    assert.equal(50, stats.percentile(one_to_100, 50))
+    assert.equal(100, stats.percentile(one_to_100, 100))
+  end)
+
+  it("p0 is the minimum, p100 the maximum", function()
+    assert.equal(1, stats.percentile(one_to_100, 0))
+    assert.equal(7, stats.percentile({ 9, 7, 8 }, 0))
+    assert.equal(9, stats.percentile({ 9, 7, 8 }, 100))
+  end)
+
+  it("uses rank ceil(p/100*n) on small lists", function()
+    local t = { 40, 10, 30, 20 } -- sorted 10 20 30 40
+    assert.equal(10, stats.percentile(t, 25)) -- rank 1
+    assert.equal(20, stats.percentile(t, 26)) -- rank ceil(1.04) = 2
+    assert.equal(20, stats.percentile(t, 50)) -- rank 2 (nearest rank, no interpolation)
+    assert.equal(30, stats.percentile(t, 75))
+    assert.equal(40, stats.percentile(t, 99))
+    assert.equal(5, stats.percentile({ 5 }, 99.9))
+  end)
+
+  it("agrees with vp.Series:percentile for every p", function()
+    local data = {}
+    local seed = 7
+    for i = 1, 997 do
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      data[i] = (seed % 100000) / 7
+    end
+    local s = vp.Series(data)
+    for p = 0, 100, 0.5 do
+      assert.equal(s:percentile(p), stats.percentile(data, p), "p=" .. p)
+    end
+    assert.equal(s:percentile(95), stats.percentile(s, 95))
+  end)
+
+  it("returns nil on empty input and rejects p outside 0..100", function()
+    assert.is_nil(stats.percentile({}, 50))
+    assert.has_error(function() stats.percentile({ 1 }, 101) end)
+    assert.has_error(function() stats.percentile({ 1 }, -1) end)
+  end)
+end)
+
+describe("vp.stats", function()
+  it("mean, median, min, max, argmax", function()
+    assert.equal(2.5, stats.mean({ 1, 2, 3, 4 }))
+    assert.equal(2.5, stats.median({ 4, 1, 3, 2 }))
+    assert.equal(3, stats.median({ 5, 1, 3 }))
+    assert.equal(1, stats.min({ 4, 1, 3 }))
+    assert.equal(4, stats.max({ 4, 1, 3 }))
+    assert.same({ 2, 9 }, { stats.argmax({ 1, 9, 9, 3 }) })
+    assert.is_nil(stats.mean({}))
+    assert.is_nil(stats.median({}))
+  end)
+
+  it("stddev is the population standard deviation", function()
+    assert.equal(2, stats.stddev({ 2, 4, 4, 4, 5, 5, 7, 9 }))
+    assert.equal(0, stats.stddev({ 3 }))
+    assert.equal(2, stats.stddev(vp.Series({ 2, 4, 4, 4, 5, 5, 7, 9 })))
+  end)
+
+  it("mad is the median absolute deviation", function()
+    -- median 2; deviations 1 1 0 0 2 4 7 -> median 1
+    assert.equal(1, stats.mad({ 1, 1, 2, 2, 4, 6, 9 }))
+  end)
+
+  it("accepts a vp.Series", function()
+    local s = vp.Series({ 3, 1, 2 })
+    assert.equal(2, stats.mean(s))
+    assert.equal(2, stats.median(s))
+    assert.equal(3, stats.max(s))
+    assert.same({ 1, 3 }, { stats.argmax(s) })
+  end)
+
+  it("low_fps: 1000 / mean of the slowest floor(n*pct/100) frames, at least one", function()
+    local t = {}
+    for i = 1, 1000 do t[i] = 10 end
+    t[17], t[500], t[900] = 40, 60, 20 -- slowest 10: 60 40 20 and seven 10s
+    local fps, k = stats.low_fps(t, 1)
+    assert.equal(10, k)
+    assert.equal(1000 / ((60 + 40 + 20 + 70) / 10), fps)
+    fps, k = stats.low_fps(t, 0.1) -- one frame
+    assert.equal(1, k)
+    assert.equal(1000 / 60, fps)
+    fps, k = stats.low_fps({ 25, 50 }, 1) -- fewer than 100 frames: the slowest one
+    assert.equal(1, k)
+    assert.equal(20, fps)
+    assert.is_nil(stats.low_fps({}, 1))
+    assert.equal(math.huge, stats.low_fps({ 0, 0 }, 1))
+  end)
+
+  it("window keeps the median of the last N values", function()
+    local w = stats.window(3)
+    assert.is_nil(w.median())
+    w:push(5)
+    assert.equal(5, w.median())
+    w:push(1)
+    assert.equal(3, w.median())
+    w:push(9)
+    assert.equal(5, w.median())
+    w:push(2) -- window 1 9 2
+    assert.equal(2, w.median())
+    w:push(2) -- window 9 2 2
+    assert.equal(2, w.median())
+    w:push(10)
+    w:push(11) -- window 2 10 11
+    assert.equal(10, w.median())
+    assert.equal(3, w.count())
+  end)
+
+  it("window median equals the median of the last N values on long input", function()
+    local w, data, seed = stats.window(30), {}, 99
+    for i = 1, 500 do
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      data[i] = seed % 50
+      w:push(data[i])
+      local last = {}
+      for j = math.max(1, i - 29), i do last[#last + 1] = data[j] end
+      assert.equal(stats.median(last), w.median())
+    end
+  end)
+end)
+
+describe("vp.fmt", function()
+  it("formats numbers with thousands separators", function()
+    assert.equal("12,345", fmt.int(12345))
+    assert.equal("123,456", fmt.int(123456))
+    assert.equal("-1,234,567", fmt.int(-1234567))
+    assert.equal("999", fmt.int(999))
+    assert.equal("0", fmt.int(0))
+    assert.equal("1,234.50", fmt.fixed(1234.5, 2))
+    assert.equal("0.00", fmt.fixed(-0.001, 2))
+    assert.equal("-", fmt.int(nil))
+    assert.equal("-", fmt.fixed(0 / 0, 1))
+  end)
+
+  it("formats milliseconds with sensible decimals", function()
+    assert.equal("1.235", fmt.ms(1.2346))
+    assert.equal("12.35", fmt.ms(12.3456))
+    assert.equal("123.5", fmt.ms(123.45))
+    assert.equal("12,345.7", fmt.ms(12345.67))
+    assert.equal("0.000", fmt.ms(0))
+  end)
+
+  it("formats bytes in binary units", function()
+    assert.equal("512 B", fmt.bytes(512))
+    assert.equal("1.5 KiB", fmt.bytes(1536))
+    assert.equal("1 MiB", fmt.bytes(1048576))
+    assert.equal("12.3 MiB", fmt.bytes(12.3 * 1048576))
+    assert.equal("1 GiB", fmt.bytes(1073741824))
+    assert.equal("1,023 B", fmt.bytes(1023))
+  end)
+
+  it("formats percentages, durations and plain values", function()
+    assert.equal("12.3 %", fmt.pct(12.345))
+    assert.equal("850.0 ms", fmt.duration(850))
+    assert.equal("12.3 s", fmt.duration(12345))
+    assert.equal("4 min 05 s", fmt.duration(245000))
+    assert.equal("2 h 03 min", fmt.duration(2 * 3600000 + 3 * 60000))
+    assert.equal("yes", fmt.value(true))
+    assert.equal("1,234", fmt.value(1234))
+    assert.equal("0.125", fmt.value(0.125))
+    assert.equal("2.5", fmt.value(2.5))
+    assert.equal("-", fmt.value(nil))
+  end)
+
+  it("aligns table columns: numbers right, text left, under a header and rule", function()
+    local s = fmt.table({
+      { name = "Physics", ms = 12.5, n = 3 },
+      { name = "Game", ms = 1.25, n = 1234 },
+    }, {
+      { key = "name", title = "group" },
+      { key = "ms", title = "mean ms", format = fmt.ms },
+      { key = "n", title = "n" },
+    })
+    assert.equal(table.concat({
+      "group    mean ms      n",
+      "-------  -------  -----",
+      "Physics    12.50      3",
+      "Game       1.250  1,234",
+    }, "\n") .. "\n", s)
+  end)
+
+  it("shrinks the widest text column to max_width, keeping the end", function()
+    local s = fmt.table({ { p = "Root/CEngine::Frame/Physics/Simulate", v = 1 } },
+      { { key = "p", title = "path" }, { key = "v", title = "v" } }, { max_width = 20 })
+    for line in s:gmatch("[^\n]+") do assert.is_true(#line <= 20, line) end
+    assert.truthy(s:find("\n...ysics/Simulate  1\n", 1, true))
+  end)
+
+  it("kv aligns names", function()
+    assert.equal("a     1\nlong  yes\n", fmt.kv({ { "a", 1 }, { "long", true } }))
+  end)
+end)
+
+describe("vp.report", function()
+  local columns = { { key = "name", title = "name" }, { key = "v", title = "value", format = fmt.ms } }
+  local rows = { { name = "a,b", v = 0.1 + 0.2 }, { name = 'say "hi"', v = 0 / 0 }, { name = "c", v = 3 } }
+
+  it("csv: column keys as header, raw full-precision values, RFC 4180 quoting", function()
+    assert.equal('name,v\n"a,b",0.30000000000000004\n"say ""hi""",\nc,3\n', report.csv(columns, rows))
+  end)
+
+  it("text: title, header and aligned sections", function()
+    local s = report.text({ title = "t", header = { { "frames", 3 } },
+      sections = { { title = "rows", columns = columns, rows = rows }, { title = "none", columns = columns,
+        rows = {}, empty = "nothing here" } } })
+    assert.truthy(s:find("^t\n"))
+    assert.truthy(s:find("  frames  3\n", 1, true))
+    assert.truthy(s:find("  c         3.000\n", 1, true))
+    assert.truthy(s:find("none\n  nothing here\n", 1, true))
+  end)
+end)
