@@ -90,12 +90,13 @@ static inline int vp_rd_u32(vp_cursor *c, uint32_t *v)
 
 static inline int vp_rd_u64(vp_cursor *c, uint64_t *v)
 {
-    uint32_t lo, hi;
     if (!vp_cursor_has(c, 8))
         return 0;
-    vp_rd_u32(c, &lo);
-    vp_rd_u32(c, &hi);
-    *v = (uint64_t)hi << 32 | lo;
+    uint64_t x = 0;
+    for (int i = 7; i >= 0; i--)
+        x = x << 8 | c->p[i];
+    *v = x;
+    c->p += 8;
     return 1;
 }
 
