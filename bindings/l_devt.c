@@ -1,24 +1,670 @@
-/* Placeholder until the devt model lands: opening reports it clearly. */
+/* The .devt (event profiler) capture, its groups, and vp.writer("devt").
+ *
+ * cap: time, unknown, graph_duration, prefix, bitfield (the raw bytes),
+ *      bits (set entries, 0-based), group_count, event_count,
+ *      trailing_bytes; cap:groups(), cap:group(i|name), cap:events(),
+ *      cap:summary().
+ * group (pins the capture): index, name, total, count, file_offset, #group,
+ *      group:events(), group:event(i).
+ * events are plain tables: index, group, time1, time2, type, type_name,
+ *      type_uncertain. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../host/devt.h"
+#include "../host/devt_write.h"
 #include "l_common.h"
 #include "l_formats.h"
+
+#define DEVT_T "vp.devt"
+#define GROUP_T "vp.devt.group"
+#define WRITER_T "vp.devt.writer"
+
+typedef struct lgroup {
+    uint32_t g; /* 0-based */
+} lgroup;
+
+static void devt_free_model(void *m)
+{
+    vp_devt_free(m);
+}
+
+static vp_devt *devt_check(lua_State *L, int idx)
+{
+    return vp_lcap_check(L, idx, DEVT_T)->model;
+}
+
+static const char *cap_path(lua_State *L, int capidx)
+{
+    lua_getiuservalue(L, capidx, 1);
+    lua_getfield(L, -1, "path");
+    const char *p = lua_tostring(L, -1);
+    lua_pop(L, 2); /* the fields table keeps the string alive */
+    return p ? p : "?";
+}
+
+/* The group userdata for 0-based g, one per group (cached). */
+static void group_push(lua_State *L, int capidx, uint32_t g)
+{
+    capidx = lua_absindex(L, capidx);
+    vp_lcap_cache(L, capidx);
+    if (lua_rawgeti(L, -1, (lua_Integer)g + 1) == LUA_TUSERDATA) {
+        lua_remove(L, -2);
+        return;
+    }
+    lua_pop(L, 1);
+    lgroup *lg = vp_lchild_new(L, sizeof *lg, GROUP_T, capidx);
+    lg->g = g;
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, -3, (lua_Integer)g + 1);
+    lua_remove(L, -2);
+}
+
+static void event_push(lua_State *L, const vp_devt_event *ev, uint32_t g, uint64_t i)
+{
+    lua_createtable(L, 0, 7);
+    lua_pushinteger(L, (lua_Integer)i + 1);
+    lua_setfield(L, -2, "index");
+    lua_pushinteger(L, (lua_Integer)g + 1);
+    lua_setfield(L, -2, "group");
+    lua_pushinteger(L, ev->time1);
+    lua_setfield(L, -2, "time1");
+    lua_pushinteger(L, ev->time2);
+    lua_setfield(L, -2, "time2");
+    lua_pushinteger(L, ev->type);
+    lua_setfield(L, -2, "type");
+    const char *name = vp_devt_type_name(ev->type);
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushfstring(L, "type_%d", (int)ev->type);
+    lua_setfield(L, -2, "type_name");
+    lua_pushboolean(L, vp_devt_type_uncertain(ev->type));
+    lua_setfield(L, -2, "type_uncertain");
+}
+
+/* Push event i of group g or raise with the file and the reason. */
+static void event_get_push(lua_State *L, const vp_devt *d, int capidx, uint32_t g, uint64_t i)
+{
+    vp_devt_event ev;
+    vp_error err;
+    if (!vp_devt_event_get(d, g, i, &ev, &err))
+        vp_l_raise(L, cap_path(L, capidx), &err);
+    event_push(L, &ev, g, i);
+}
+
+/* ---- capture ------------------------------------------------------------ */
 
 int vp_l_open_devt(lua_State *L, const char *path, int opts)
 {
     (void)opts;
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: the devt format is not supported yet", path);
-    lua_pushliteral(L, "EFORMAT");
-    return 3;
+    vp_devt *d;
+    vp_error err;
+    if (vp_devt_open(&d, path, &err) != VP_OK)
+        return vp_l_fail(L, path, &err);
+    vp_lcap_new(L, DEVT_T, d, devt_free_model, "devt", path, d->map.size, &d->warnings);
+    int cap = lua_gettop(L);
+    lua_pushinteger(L, d->time);
+    vp_lcap_setfield(L, cap, "time");
+    lua_pushinteger(L, d->unknown);
+    vp_lcap_setfield(L, cap, "unknown");
+    lua_pushinteger(L, d->graph_duration);
+    vp_lcap_setfield(L, cap, "graph_duration");
+    lua_pushinteger(L, d->prefix);
+    vp_lcap_setfield(L, cap, "prefix");
+    const uint8_t *bits = vp_devt_bitfield(d);
+    lua_pushlstring(L, (const char *)bits, d->bitfield_len);
+    vp_lcap_setfield(L, cap, "bitfield");
+    lua_newtable(L);
+    lua_Integer nb = 0;
+    for (size_t i = 0; i < d->bitfield_len * 8; i++)
+        if (bits[i >> 3] >> (i & 7) & 1) {
+            lua_pushinteger(L, (lua_Integer)i);
+            lua_rawseti(L, -2, ++nb);
+        }
+    vp_lcap_setfield(L, cap, "bits");
+    lua_pushinteger(L, d->group_count);
+    vp_lcap_setfield(L, cap, "group_count");
+    lua_pushinteger(L, (lua_Integer)d->event_count);
+    vp_lcap_setfield(L, cap, "event_count");
+    lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
+    vp_lcap_setfield(L, cap, "trailing_bytes");
+    return 1;
+}
+
+/* Upvalues: capture, next group (0-based). */
+static int groups_iter(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    vp_devt *d = devt_check(L, -1);
+    lua_Integer g = lua_tointeger(L, lua_upvalueindex(2));
+    if (g >= (lua_Integer)d->group_count)
+        return 0;
+    lua_pushinteger(L, g + 1);
+    lua_replace(L, lua_upvalueindex(2));
+    group_push(L, -1, (uint32_t)g);
+    return 1;
+}
+
+static int cap_groups(lua_State *L)
+{
+    devt_check(L, 1);
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, 0);
+    lua_pushcclosure(L, groups_iter, 2);
+    return 1;
+}
+
+/* cap:group(i | name) -> group or nil */
+static int cap_group(lua_State *L)
+{
+    vp_devt *d = devt_check(L, 1);
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        lua_Integer i = luaL_checkinteger(L, 2);
+        if (i < 1 || i > (lua_Integer)d->group_count)
+            return 0;
+        group_push(L, 1, (uint32_t)(i - 1));
+        return 1;
+    }
+    const char *name = luaL_checkstring(L, 2);
+    for (uint32_t g = 0; g < d->group_count; g++) {
+        const char *gn = vp_devt_group_name(g);
+        if (gn && strcmp(gn, name) == 0) {
+            group_push(L, 1, g);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Upvalues: capture, group (0-based), event (0-based). Yields event, group. */
+static int events_iter(lua_State *L)
+{
+    lua_pushvalue(L, lua_upvalueindex(1));
+    int cap = lua_gettop(L);
+    vp_devt *d = devt_check(L, cap);
+    lua_Integer g = lua_tointeger(L, lua_upvalueindex(2));
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(3));
+    while (g < (lua_Integer)d->group_count && (uint64_t)i >= d->groups[g].count) {
+        g++;
+        i = 0;
+    }
+    if (g >= (lua_Integer)d->group_count)
+        return 0;
+    event_get_push(L, d, cap, (uint32_t)g, (uint64_t)i);
+    group_push(L, cap, (uint32_t)g);
+    lua_pushinteger(L, g);
+    lua_replace(L, lua_upvalueindex(2));
+    lua_pushinteger(L, i + 1);
+    lua_replace(L, lua_upvalueindex(3));
+    return 2;
+}
+
+static int cap_events(lua_State *L)
+{
+    devt_check(L, 1);
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, 0);
+    lua_pushinteger(L, 0);
+    lua_pushcclosure(L, events_iter, 3);
+    return 1;
+}
+
+static void row_add(lua_State *L, int list, const char *name)
+{
+    /* value on top */
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "name");
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "value");
+    lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
+}
+
+static int cap_summary(lua_State *L)
+{
+    vp_devt *d = devt_check(L, 1);
+    lua_newtable(L);
+    int list = lua_gettop(L);
+    lua_pushinteger(L, d->time);
+    row_add(L, list, "time");
+    lua_pushinteger(L, d->graph_duration);
+    row_add(L, list, "graph_duration");
+    lua_pushinteger(L, d->prefix);
+    row_add(L, list, "prefix");
+    lua_pushinteger(L, d->group_count);
+    row_add(L, list, "groups");
+    lua_pushinteger(L, (lua_Integer)d->event_count);
+    row_add(L, list, "events");
+    /* Per group, and the span of event times (time1) over the capture. */
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint32_t g = 0; g < d->group_count; g++) {
+        const char *gn = vp_devt_group_name(g);
+        char name[48];
+        if (gn)
+            snprintf(name, sizeof name, "events.%s", gn);
+        else
+            snprintf(name, sizeof name, "events.group_%u", g + 1);
+        lua_pushinteger(L, (lua_Integer)d->groups[g].count);
+        row_add(L, list, name);
+        for (uint64_t i = 0; i < d->groups[g].count; i++) {
+            vp_devt_event ev;
+            if (!vp_devt_event_get(d, g, i, &ev, NULL))
+                break;
+            if (ev.time1 < lo)
+                lo = ev.time1;
+            if (ev.time1 > hi)
+                hi = ev.time1;
+        }
+    }
+    if (d->event_count) {
+        lua_pushinteger(L, lo);
+        row_add(L, list, "first_time1");
+        lua_pushinteger(L, hi);
+        row_add(L, list, "last_time1");
+    }
+    if (d->trailing_bytes) {
+        lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
+        row_add(L, list, "trailing_bytes");
+    }
+    lua_pushinteger(L, (lua_Integer)d->warnings.count);
+    row_add(L, list, "warnings");
+    return 1;
+}
+
+static int cap_close(lua_State *L)
+{
+    vp_lcap_close(luaL_checkudata(L, 1, DEVT_T));
+    return 0;
+}
+
+static int cap_tostring(lua_State *L)
+{
+    vp_lcap *c = luaL_checkudata(L, 1, DEVT_T);
+    const char *path = cap_path(L, 1);
+    if (!c->model) {
+        lua_pushfstring(L, "<devt %s: closed>", path);
+        return 1;
+    }
+    vp_devt *d = c->model;
+    lua_pushfstring(L, "<devt %s: %d groups, %I events, graph_duration %d%s>", path,
+                    (int)d->group_count, (lua_Integer)d->event_count, (int)d->graph_duration,
+                    d->warnings.count ? ", with warnings" : "");
+    return 1;
+}
+
+/* ---- group -------------------------------------------------------------- */
+
+static lgroup *group_check(lua_State *L, int idx, vp_devt **d)
+{
+    void *m;
+    lgroup *lg = vp_lchild_check(L, idx, GROUP_T, &m);
+    *d = m;
+    return lg;
+}
+
+static int group_get(lua_State *L)
+{
+    vp_devt *d;
+    lgroup *lg = group_check(L, 1, &d);
+    const char *k = lua_tostring(L, 2);
+    if (!k)
+        return 0;
+    const vp_devt_group *gr = &d->groups[lg->g];
+    if (strcmp(k, "index") == 0)
+        lua_pushinteger(L, (lua_Integer)lg->g + 1);
+    else if (strcmp(k, "name") == 0) {
+        const char *gn = vp_devt_group_name(lg->g);
+        if (gn)
+            lua_pushstring(L, gn);
+        else
+            lua_pushfstring(L, "group_%d", (int)lg->g + 1);
+    } else if (strcmp(k, "total") == 0)
+        lua_pushinteger(L, gr->total);
+    else if (strcmp(k, "count") == 0)
+        lua_pushinteger(L, (lua_Integer)gr->count);
+    else if (strcmp(k, "file_offset") == 0)
+        lua_pushinteger(L, (lua_Integer)gr->offset);
+    else if (strcmp(k, "capture") == 0)
+        vp_lchild_pushcap(L, 1);
+    else
+        return 0;
+    return 1;
+}
+
+static int group_len(lua_State *L)
+{
+    vp_devt *d;
+    lgroup *lg = group_check(L, 1, &d);
+    lua_pushinteger(L, (lua_Integer)d->groups[lg->g].count);
+    return 1;
+}
+
+/* Upvalues: group, next event (0-based). */
+static int group_events_iter(lua_State *L)
+{
+    vp_devt *d;
+    lgroup *lg = group_check(L, lua_upvalueindex(1), &d);
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    if ((uint64_t)i >= d->groups[lg->g].count)
+        return 0;
+    vp_lchild_pushcap(L, lua_upvalueindex(1));
+    event_get_push(L, d, lua_gettop(L), lg->g, (uint64_t)i);
+    lua_pushinteger(L, i + 1);
+    lua_replace(L, lua_upvalueindex(2));
+    return 1;
+}
+
+static int group_events(lua_State *L)
+{
+    vp_devt *d;
+    group_check(L, 1, &d);
+    lua_pushvalue(L, 1);
+    lua_pushinteger(L, 0);
+    lua_pushcclosure(L, group_events_iter, 2);
+    return 1;
+}
+
+/* group:event(i) -> event or nil (1-based) */
+static int group_event(lua_State *L)
+{
+    vp_devt *d;
+    lgroup *lg = group_check(L, 1, &d);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    if (i < 1 || (uint64_t)i > d->groups[lg->g].count)
+        return 0;
+    vp_lchild_pushcap(L, 1);
+    event_get_push(L, d, lua_gettop(L), lg->g, (uint64_t)i - 1);
+    return 1;
+}
+
+static int group_tostring(lua_State *L)
+{
+    vp_devt *d;
+    lgroup *lg = group_check(L, 1, &d);
+    const vp_devt_group *gr = &d->groups[lg->g];
+    const char *gn = vp_devt_group_name(lg->g);
+    lua_pushfstring(L, "<devt group %d %s: %I events, total %d>", (int)lg->g + 1,
+                    gn ? gn : "(unnamed)", (lua_Integer)gr->count, (int)gr->total);
+    return 1;
+}
+
+/* ---- writer ------------------------------------------------------------- */
+
+typedef struct lwriter {
+    vp_devt_writer *w; /* NULL once closed */
+    size_t bytes;      /* file size at close */
+} lwriter;
+
+static lwriter *lwriter_check(lua_State *L)
+{
+    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
+    if (!lw->w)
+        luaL_error(L, "devt writer is closed");
+    return lw;
+}
+
+static const char *lwriter_path(lua_State *L)
+{
+    lua_getiuservalue(L, 1, 1);
+    const char *p = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    return p ? p : "?";
+}
+
+static uint32_t int_range(lua_State *L, int idx, const char *what, lua_Integer max)
+{
+    int ok;
+    lua_Integer v = lua_tointegerx(L, idx, &ok);
+    if (!ok)
+        luaL_error(L, "devt writer: %s must be an integer, got %s", what,
+                   luaL_typename(L, idx));
+    if (v < 0 || v > max)
+        luaL_error(L, "devt writer: %s %I is out of range 0..%I", what, v, max);
+    return (uint32_t)v;
+}
+
+/* Field `key` (or positional `pos` when > 0 and the key is absent) of the
+ * table at idx, as an unsigned integer up to max; def when absent. */
+static uint32_t tfield(lua_State *L, int idx, const char *key, int pos, lua_Integer max,
+                       uint32_t def)
+{
+    lua_getfield(L, idx, key);
+    if (lua_isnil(L, -1) && pos > 0) {
+        lua_pop(L, 1);
+        lua_rawgeti(L, idx, pos);
+    }
+    uint32_t v = lua_isnil(L, -1) ? def : int_range(L, -1, key, max);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* opts.chunks (list of count bytes) into a userdata buffer left on the
+ * stack (so an error cannot leak it); NULL, nothing pushed, if absent. */
+static uint8_t *chunks_opt(lua_State *L, int opts, size_t *n)
+{
+    *n = 0;
+    if (!lua_istable(L, opts))
+        return NULL;
+    if (lua_getfield(L, opts, "chunks") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return NULL;
+    }
+    luaL_checktype(L, -1, LUA_TTABLE);
+    int t = lua_gettop(L);
+    size_t len = (size_t)lua_rawlen(L, t);
+    uint8_t *c = lua_newuserdatauv(L, len ? len : 1, 0);
+    for (size_t k = 0; k < len; k++) {
+        lua_rawgeti(L, t, (lua_Integer)k + 1);
+        int ok;
+        lua_Integer v = lua_tointegerx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok || v < 0 || v > 255)
+            luaL_error(L, "devt writer: chunks[%d] must be a count byte 0..255", (int)k + 1);
+        c[k] = (uint8_t)v;
+    }
+    lua_remove(L, t);
+    *n = len;
+    return c;
+}
+
+/* w:group(events [, {total = n, chunks = {...}}]); an event is
+ * {time1 =, time2 =, type =} or {time1, time2, type}. */
+static int lwriter_group(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 3))
+        luaL_checktype(L, 3, LUA_TTABLE);
+    size_t n = (size_t)lua_rawlen(L, 2);
+    /* Built in a userdata so a Lua error cannot leak it. */
+    vp_devt_wevent *ev = lua_newuserdatauv(L, (n ? n : 1) * sizeof *ev, 0);
+    for (size_t i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        if (!lua_istable(L, -1))
+            return luaL_error(L, "devt writer: event %d must be a table", (int)i + 1);
+        int e = lua_gettop(L);
+        ev[i].time1 = tfield(L, e, "time1", 1, UINT32_MAX, 0);
+        ev[i].time2 = tfield(L, e, "time2", 2, UINT32_MAX, 0);
+        ev[i].type = (uint8_t)tfield(L, e, "type", 3, 255, 0);
+        lua_pop(L, 1);
+    }
+    vp_devt_wframing f = {0, 0, NULL, 0};
+    if (lua_istable(L, 3)) {
+        lua_getfield(L, 3, "total");
+        if (!lua_isnil(L, -1)) {
+            f.has_total = 1;
+            f.total = int_range(L, -1, "total", UINT32_MAX);
+        }
+        lua_pop(L, 1);
+    }
+    f.chunks = chunks_opt(L, 3, &f.nchunks);
+    vp_devt_writer_group(lw->w, ev, n, &f);
+    return 0;
+}
+
+static int lwriter_raw(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    size_t n;
+    const char *s = luaL_checklstring(L, 2, &n);
+    vp_devt_writer_raw(lw->w, s, n);
+    return 0;
+}
+
+static int lwriter_truncate(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, n >= 0, 2, "size must be >= 0");
+    vp_devt_writer_truncate(lw->w, (size_t)n);
+    return 0;
+}
+
+static int lwriter_offset(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    lua_pushinteger(L, (lua_Integer)vp_devt_writer_size(lw->w));
+    return 1;
+}
+
+/* w:data() -> the finished file as a string (the writer stays open) */
+static int lwriter_data(lua_State *L)
+{
+    lwriter *lw = lwriter_check(L);
+    size_t len;
+    vp_error err;
+    const uint8_t *p = vp_devt_writer_bytes(lw->w, &len, &err);
+    if (!p)
+        return luaL_error(L, "devt writer %s: %s", lwriter_path(L), err.msg);
+    lua_pushlstring(L, (const char *)p, len);
+    return 1;
+}
+
+static int lwriter_do_close(lua_State *L, int raise)
+{
+    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
+    if (!lw->w)
+        return 0;
+    vp_devt_writer *w = lw->w;
+    lw->w = NULL;
+    vp_error err;
+    const char *path = lwriter_path(L);
+    vp_errcode rc = vp_devt_writer_save(w, path, &err);
+    if (rc == VP_OK)
+        vp_devt_writer_bytes(w, &lw->bytes, NULL);
+    vp_devt_writer_free(w);
+    if (rc != VP_OK && raise)
+        return luaL_error(L, "devt writer: %s", err.msg);
+    return 0;
+}
+
+/* w:close() -> bytes written */
+static int lwriter_close(lua_State *L)
+{
+    lwriter_do_close(L, 1);
+    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
+    lua_pushinteger(L, (lua_Integer)lw->bytes);
+    return 1;
+}
+
+static int lwriter_gc(lua_State *L)
+{
+    return lwriter_do_close(L, 0);
+}
+
+static int lwriter_tostring(lua_State *L)
+{
+    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
+    lua_pushfstring(L, "<devt writer %s%s>", lwriter_path(L), lw->w ? "" : " (closed)");
+    return 1;
+}
+
+static int lwriter_get(lua_State *L)
+{
+    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
+    const char *k = lua_tostring(L, 2);
+    if (!k)
+        return 0;
+    if (strcmp(k, "path") == 0)
+        lua_getiuservalue(L, 1, 1);
+    else if (strcmp(k, "closed") == 0)
+        lua_pushboolean(L, lw->w == NULL);
+    else if (strcmp(k, "bytes") == 0)
+        lua_pushinteger(L, (lua_Integer)(lw->w ? vp_devt_writer_size(lw->w) : lw->bytes));
+    else
+        return 0;
+    return 1;
+}
+
+static uint32_t opt_u32(lua_State *L, int opts, const char *key, lua_Integer max)
+{
+    if (!lua_istable(L, opts))
+        return 0;
+    lua_getfield(L, opts, key);
+    uint32_t v = lua_isnil(L, -1) ? 0 : int_range(L, -1, key, max);
+    lua_pop(L, 1);
+    return v;
 }
 
 int vp_l_writer_devt(lua_State *L, const char *path, int opts)
 {
-    (void)path;
-    (void)opts;
-    return luaL_error(L, "vp.writer: the devt format is not supported yet");
+    vp_devt_wopts o;
+    memset(&o, 0, sizeof o);
+    o.time = opt_u32(L, opts, "time", UINT32_MAX);
+    o.unknown = opt_u32(L, opts, "unknown", UINT32_MAX);
+    o.graph_duration = opt_u32(L, opts, "graph_duration", UINT32_MAX);
+    o.prefix = (uint16_t)opt_u32(L, opts, "prefix", 0xFFFF);
+    if (lua_istable(L, opts)) {
+        lua_getfield(L, opts, "group_count");
+        if (!lua_isnil(L, -1)) {
+            o.has_group_count = 1;
+            o.group_count = int_range(L, -1, "group_count", UINT32_MAX);
+        }
+        lua_pop(L, 1);
+        o.bitfield = (const uint8_t *)vp_l_opt_str(L, opts, "bitfield", NULL);
+        if (o.bitfield) {
+            lua_getfield(L, opts, "bitfield");
+            o.bitfield_len = lua_rawlen(L, -1);
+            lua_pop(L, 1);
+        }
+    }
+    lwriter *lw = lua_newuserdatauv(L, sizeof *lw, 1);
+    memset(lw, 0, sizeof *lw);
+    luaL_setmetatable(L, WRITER_T);
+    lua_pushstring(L, path);
+    lua_setiuservalue(L, -2, 1);
+    lw->w = vp_devt_writer_new(&o);
+    if (!lw->w)
+        return luaL_error(L, "vp.writer: out of memory");
+    return 1;
 }
 
 void vp_l_register_devt(lua_State *L)
 {
-    (void)L;
+    static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
+                                        {"__close", cap_close},
+                                        {"__tostring", cap_tostring},
+                                        {NULL, NULL}};
+    static const luaL_Reg cap_methods[] = {{"groups", cap_groups},   {"group", cap_group},
+                                           {"events", cap_events},   {"summary", cap_summary},
+                                           {"close", cap_close},     {NULL, NULL}};
+    vp_l_class(L, DEVT_T, cap_meta, cap_methods, NULL);
+
+    static const luaL_Reg group_meta[] = {
+        {"__len", group_len}, {"__tostring", group_tostring}, {NULL, NULL}};
+    static const luaL_Reg group_methods[] = {
+        {"events", group_events}, {"event", group_event}, {NULL, NULL}};
+    vp_l_class(L, GROUP_T, group_meta, group_methods, group_get);
+
+    static const luaL_Reg w_meta[] = {{"__gc", lwriter_gc},
+                                      {"__close", lwriter_gc},
+                                      {"__tostring", lwriter_tostring},
+                                      {NULL, NULL}};
+    static const luaL_Reg w_methods[] = {{"group", lwriter_group},   {"raw", lwriter_raw},
+                                         {"truncate", lwriter_truncate},
+                                         {"offset", lwriter_offset}, {"data", lwriter_data},
+                                         {"close", lwriter_close},   {NULL, NULL}};
+    vp_l_class(L, WRITER_T, w_meta, w_methods, lwriter_get);
 }
