@@ -1,0 +1,52 @@
+/* libFuzzer harness: open any bytes as a VProf capture, then exercise every
+ * read path the bindings use (random frame reads, whole passes, paths). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vprof.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int count_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
+                    const uint64_t *self, const uint32_t *calls)
+{
+    (void)fi;
+    uint64_t *acc = ud;
+    for (uint32_t i = 0; i < ep->n; i++)
+        *acc += units[i] + self[i] + calls[i];
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    /* The first byte picks the escape width mode, so forced widths get
+     * fuzzed too; the rest is the file. */
+    if (size < 1)
+        return 0;
+    static const int widths[] = {0, 4, 8};
+    vp_vprof_opts opts = {.escape_width = widths[data[0] % 3]};
+    vp_vprof *m;
+    vp_error err;
+    if (vp_vprof_open_mem(data + 1, size - 1, &opts, &m, &err) != VP_OK)
+        return 0;
+    uint64_t acc = 0;
+    vp_vprof_pass(m, 0, m->frame_count ? m->frame_count - 1 : 0, count_cb, &acc, &err);
+    for (uint32_t fi = 0; fi < m->frame_count && fi < 8; fi++) {
+        uint32_t n = m->frame_nodes[fi];
+        void *mem = malloc(vp_vprof_fdata_size(n) + 1);
+        vp_vprof_fdata fd;
+        vp_vprof_fdata_init(&fd, n, mem);
+        vp_vprof_frame_read(m, fi, &fd, &err);
+        free(mem);
+    }
+    char path[512];
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        size_t len = vp_vprof_node_path(m, v, path, sizeof path);
+        if (len < sizeof path && vp_vprof_node_by_path(m, path, len) == VP_VPROF_NO_NODE)
+            abort(); /* every path must lead to some node (names may hold '/') */
+        (void)vp_vprof_visible_group(m, v);
+    }
+    vp_vprof_free(m);
+    return 0;
+}
