@@ -104,7 +104,16 @@ $(B)/clang-check: $(LIB_SRC) host/main.c $(HDRS)
 	    $(CLANG) -std=c11 $(WARN) -D_DEFAULT_SOURCE -fsyntax-only $(LUA_INC) $$f || exit 1; done
 	@touch $@
 
-bench: all
+# The generator links the writer only; the floor links nothing of ours.
+BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor
+$(B)/bench/gen_vprof: bench/gen_vprof.c host/vprof_write.c host/vp_error.c host/vprof_write.h host/vp_error.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/gen_vprof.c host/vprof_write.c host/vp_error.c
+$(B)/bench/floor: bench/floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/floor.c
+
+bench: all $(BENCH_BIN)
 	@sh bench/run.sh $(BENCH_FRAMES) $(BENCH_NODES)
 
 install: all
