@@ -1,0 +1,378 @@
+/* VProf reader tests on bytes laid out by hand from the spec (not by the
+ * writer), so a shared misreading cannot pass both. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "vprof.h"
+
+typedef struct {
+    uint8_t b[8192];
+    size_t n;
+} buf;
+
+static void u8(buf *f, unsigned v)
+{
+    f->b[f->n++] = (uint8_t)v;
+}
+
+static void le(buf *f, uint64_t v, int width)
+{
+    for (int i = 0; i < width; i++)
+        u8(f, (unsigned)(v >> (8 * i)) & 0xff);
+}
+
+static void str(buf *f, const char *s)
+{
+    size_t k = strlen(s) + 1;
+    memcpy(f->b + f->n, s, k);
+    f->n += k;
+}
+
+static void header(buf *f, int32_t root)
+{
+    le(f, 1, 4);
+    le(f, (uint32_t)root, 4);
+}
+
+static void start(buf *f, int32_t tick)
+{
+    u8(f, 0);
+    le(f, (uint32_t)tick, 4);
+}
+
+static void group(buf *f, const char *name, int32_t flags)
+{
+    u8(f, 2);
+    str(f, name);
+    le(f, (uint32_t)flags, 4);
+}
+
+static void node(buf *f, int32_t parent, const char *name, int32_t grp, int32_t id)
+{
+    u8(f, 1);
+    le(f, (uint32_t)parent, 4);
+    str(f, name);
+    le(f, (uint32_t)grp, 4);
+    le(f, (uint32_t)id, 4);
+}
+
+/* One timing record: calls and time in microseconds, with escapes. */
+static void timing(buf *f, unsigned calls, uint64_t us, int ew)
+{
+    if (calls >= 255) {
+        u8(f, 255);
+        le(f, calls > 65535 ? 65535 : calls, 2);
+    } else {
+        u8(f, calls);
+    }
+    uint64_t units = us / 4;
+    if (units >= 0xFFFF) {
+        le(f, 0xFFFF, 2);
+        le(f, units, ew);
+    } else {
+        le(f, units, 2);
+    }
+}
+
+static vp_vprof *open_buf(const buf *f, int ew, vp_error *err)
+{
+    vp_vprof_opts o = {.escape_width = ew};
+    vp_vprof *m = NULL;
+    vp_vprof_open_mem(f->b, f->n, &o, &m, err);
+    return m;
+}
+
+static void all_groups(buf *f)
+{
+    static const char *names[] = {"Unaccounted", "World Rendering", "Displacement_Rendering",
+                                  "Game", "Player", "NPCs", "Server Animation",
+                                  "Client_Animation", "Physics"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        group(f, names[i], i == 1 || i == 2 || i == 7 ? 1 : 6);
+}
+
+/* Two frames; frame 2 adds a second child under A, prepended. */
+static void test_tree_and_times(void)
+{
+    buf f = {.n = 0};
+    header(&f, 0);
+    start(&f, 100);
+    all_groups(&f);
+    node(&f, 0, "A", 8, 1);
+    node(&f, 1, "B", 3, 2);
+    u8(&f, 3);
+    timing(&f, 1, 0, 4);     /* root: ~0, calls 1, as real captures */
+    timing(&f, 1, 10000, 4); /* A */
+    timing(&f, 2, 4000, 4);  /* B */
+    u8(&f, 4);
+    start(&f, 100); /* ticks may repeat */
+    node(&f, 1, "C", 3, 3);
+    u8(&f, 3);
+    timing(&f, 1, 0, 4);
+    timing(&f, 1, 12000, 4); /* A */
+    timing(&f, 7, 5000, 4);  /* C: newest child comes first */
+    timing(&f, 2, 4000, 4);  /* B */
+    u8(&f, 4);
+
+    vp_error err;
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK_EQ(m->frame_count, 2);
+    CHECK_EQ(m->node_count, 4);
+    CHECK_EQ(m->group_base, 0);
+    CHECK_EQ(m->frame_tick[1], 100);
+    CHECK(m->frame_ms->v[0] == 10.0); /* root's children, not the root */
+    CHECK(m->frame_ms->v[1] == 12.0);
+    uint32_t a = vp_vprof_node_by_id(m, 1), c = vp_vprof_node_by_id(m, 3);
+    CHECK_EQ(m->nodes[a].first_child, c);
+    CHECK_EQ(m->nodes[c].first_frame, 1);
+    CHECK_EQ(m->nodes[c].depth, 2);
+
+    vp_vprof_fdata fd;
+    void *mem = malloc(vp_vprof_fdata_size(4));
+    vp_vprof_fdata_init(&fd, 4, mem);
+    CHECK_EQ(vp_vprof_frame_read(m, 1, &fd, &err), VP_OK);
+    CHECK_EQ(fd.units[c] * 4, 5000);
+    CHECK_EQ(fd.calls[c], 7);
+    CHECK_EQ(fd.self[a] * 4, 12000 - 5000 - 4000);
+    free(mem);
+
+    uint32_t phys = vp_vprof_group_by_id(m, 8), game = vp_vprof_group_by_id(m, 3);
+    CHECK(m->groups[phys].self_ms->v[0] == 6.0);
+    CHECK(m->groups[game].self_ms->v[1] == 9.0);
+    CHECK(strcmp(vp_vprof_name(m, m->groups[phys].name), "Physics") == 0);
+
+    char path[64];
+    vp_vprof_node_path(m, c, path, sizeof path);
+    CHECK(strcmp(path, "Root/A/C") == 0);
+    CHECK_EQ(vp_vprof_node_by_path(m, "Root/A/B", 8), vp_vprof_node_by_id(m, 2));
+    CHECK_EQ(vp_vprof_node_by_path(m, "A/C", 3), c);
+    CHECK_EQ(vp_vprof_node_by_path(m, "Root/A/X", 8), VP_VPROF_NO_NODE);
+    vp_vprof_free(m);
+}
+
+/* Children's sum above the parent's time clamps the parent's self at 0;
+ * a root that reports more than its children sets the frame time. */
+static void test_self_clamp_and_root_time(void)
+{
+    buf f = {.n = 0};
+    header(&f, 7);
+    start(&f, 1);
+    group(&f, "Unaccounted", 6);
+    node(&f, 7, "A", 0, 1);
+    node(&f, 1, "B", 0, 2);
+    u8(&f, 3);
+    timing(&f, 1, 20000, 4); /* root larger than its children */
+    timing(&f, 1, 4000, 4);
+    timing(&f, 1, 4008, 4);
+    u8(&f, 4);
+    vp_error err;
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK(m->frame_ms->v[0] == 20.0);
+    vp_vprof_fdata fd;
+    void *mem = malloc(vp_vprof_fdata_size(3));
+    vp_vprof_fdata_init(&fd, 3, mem);
+    vp_vprof_frame_read(m, 0, &fd, &err);
+    CHECK_EQ(fd.self[vp_vprof_node_by_id(m, 1)], 0);
+    CHECK_EQ(fd.self[0] * 4, 16000);
+    free(mem);
+    vp_vprof_free(m);
+}
+
+/* Escapes: calls exactly 255 escaped; times at and above 0xFFFF units in
+ * 4- and 8-byte escape fields; width detected. */
+static void test_escapes(int ew)
+{
+    buf f = {.n = 0};
+    header(&f, 0);
+    for (int fr = 0; fr < 3; fr++) {
+        start(&f, fr);
+        if (fr == 0) {
+            group(&f, "Unaccounted", 6);
+            node(&f, 0, "Big", 0, 1);
+            node(&f, 0, "Many", 0, 2);
+        }
+        u8(&f, 3);
+        timing(&f, 1, 0, ew);
+        timing(&f, 65535 + fr, 3, ew);                  /* Many: calls escape, clamps */
+        timing(&f, 255, (uint64_t)0xFFFF * 4 + fr * 400000, ew); /* Big */
+        u8(&f, 4);
+    }
+    vp_error err;
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "  %s\n", err.msg);
+        return;
+    }
+    CHECK_EQ(m->escape_width, ew);
+    CHECK_EQ(m->escapes_seen, 1);
+    CHECK_EQ(m->frame_count, 3);
+    CHECK(m->frame_ms->v[2] == (0xFFFF * 4 + 800000) / 1000.0);
+    vp_vprof_fdata fd;
+    void *mem = malloc(vp_vprof_fdata_size(3));
+    vp_vprof_fdata_init(&fd, 3, mem);
+    vp_vprof_frame_read(m, 1, &fd, &err);
+    CHECK_EQ(fd.calls[vp_vprof_node_by_id(m, 1)], 255);
+    CHECK_EQ(fd.calls[vp_vprof_node_by_id(m, 2)], 65535);
+    free(mem);
+    vp_vprof_free(m);
+}
+
+/* A file that declares only groups after the 31 defaults. */
+static void test_group_base_31(void)
+{
+    buf f = {.n = 0};
+    header(&f, 0);
+    start(&f, 1);
+    group(&f, "Scripting", 4);
+    node(&f, 0, "Lua", 31, 1);
+    node(&f, 0, "Phys", 8, 2);
+    node(&f, 0, "Odd", 77, 3);
+    u8(&f, 3);
+    for (int i = 0; i < 4; i++)
+        timing(&f, 1, 1000, 4);
+    u8(&f, 4);
+    vp_error err;
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK_EQ(m->group_base, 31);
+    uint32_t g = m->nodes[vp_vprof_node_by_id(m, 1)].group;
+    CHECK(strcmp(vp_vprof_name(m, m->groups[g].name), "Scripting") == 0);
+    g = m->nodes[vp_vprof_node_by_id(m, 2)].group;
+    CHECK(strcmp(vp_vprof_name(m, m->groups[g].name), "Physics") == 0);
+    g = m->nodes[vp_vprof_node_by_id(m, 3)].group;
+    CHECK(strcmp(vp_vprof_name(m, m->groups[g].name), "group#77") == 0);
+    CHECK_EQ(m->warnings.count, 1);
+    CHECK_STR_CONTAINS(m->warnings.items[0], "group id 77 is never declared");
+    vp_vprof_free(m);
+}
+
+static void test_errors(void)
+{
+    vp_error err;
+    buf f = {.n = 0};
+    header(&f, 0);
+    start(&f, 1);
+    node(&f, 9, "Orphan", 0, 1);
+    CHECK(open_buf(&f, 0, &err) == NULL);
+    CHECK_EQ(err.code, VP_EFORMAT);
+    CHECK_STR_CONTAINS(err.msg, "at byte 13: node 'Orphan' (id 1) names parent id 9");
+
+    f.n = 0;
+    header(&f, 0);
+    start(&f, 1);
+    u8(&f, 9);
+    CHECK(open_buf(&f, 0, &err) == NULL);
+    CHECK_STR_CONTAINS(err.msg, "at byte 13: expected Token_AddNode (1), Token_AddBudgetGroup "
+                                "(2) or Token_Timings (3)");
+
+    f.n = 0;
+    le(&f, 3, 4);
+    le(&f, 0, 4);
+    CHECK(open_buf(&f, 0, &err) == NULL);
+    CHECK_EQ(err.code, VP_EVERSION);
+
+    /* A name with no NUL before the end is a truncation. */
+    f.n = 0;
+    header(&f, 0);
+    start(&f, 1);
+    u8(&f, 2);
+    memcpy(f.b + f.n, "Unacc", 5);
+    f.n += 5;
+    CHECK(open_buf(&f, 0, &err) == NULL);
+    CHECK_EQ(err.code, VP_ETRUNC);
+    CHECK_STR_CONTAINS(err.msg, "Token_AddBudgetGroup record at byte 13");
+
+    /* Garbage after the last frame. */
+    f.n = 0;
+    header(&f, 0);
+    start(&f, 1);
+    u8(&f, 3);
+    timing(&f, 1, 0, 4);
+    u8(&f, 4);
+    u8(&f, 0x41);
+    CHECK(open_buf(&f, 0, &err) == NULL);
+    CHECK_STR_CONTAINS(err.msg, "at byte 18: expected Token_StartFrame (0) to begin frame 2");
+}
+
+/* A truncated last frame is dropped, with its new nodes, and reported. */
+static void test_truncated(void)
+{
+    buf f = {.n = 0};
+    header(&f, 0);
+    start(&f, 1);
+    group(&f, "Unaccounted", 6);
+    node(&f, 0, "A", 0, 1);
+    u8(&f, 3);
+    timing(&f, 1, 0, 4);
+    timing(&f, 1, 8000, 4);
+    u8(&f, 4);
+    size_t second = f.n;
+    start(&f, 2);
+    node(&f, 0, "Late", 0, 2);
+    u8(&f, 3);
+    timing(&f, 1, 0, 4);
+    vp_error err;
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK_EQ(m->frame_count, 1);
+    CHECK_EQ(m->truncated, 1);
+    CHECK_EQ(m->node_count, 2);
+    CHECK_EQ(vp_vprof_node_by_id(m, 2), VP_VPROF_NO_NODE);
+    char want[96];
+    snprintf(want, sizeof want, "frame 2 (which starts at byte %zu)", second);
+    CHECK(m->warnings.count >= 1);
+    CHECK_STR_CONTAINS(m->warnings.items[0], want);
+    vp_vprof_free(m);
+}
+
+static void test_zero_and_namesakes(void)
+{
+    buf f = {.n = 0};
+    header(&f, 0);
+    start(&f, 1);
+    group(&f, "Unaccounted", 6);
+    node(&f, 0, "S", 0, 1);
+    node(&f, 0, "S", 0, 2);
+    u8(&f, 3);
+    timing(&f, 1, 0, 4);
+    timing(&f, 0, 0, 4);
+    timing(&f, 0, 0, 4);
+    u8(&f, 4);
+    vp_error err;
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    CHECK_EQ(m->zero_timings, 1);
+    CHECK_EQ(m->node_count, 3);
+    char p[32];
+    vp_vprof_node_path(m, vp_vprof_node_by_id(m, 2), p, sizeof p);
+    CHECK(strcmp(p, "Root/S#2") == 0);
+    CHECK_EQ(vp_vprof_node_by_path(m, "Root/S", 6), vp_vprof_node_by_id(m, 1));
+    vp_vprof_free(m);
+}
+
+int main(void)
+{
+    test_tree_and_times();
+    test_self_clamp_and_root_time();
+    test_escapes(4);
+    test_escapes(8);
+    test_group_base_31();
+    test_errors();
+    test_truncated();
+    test_zero_and_namesakes();
+    return check_done("test_vprof");
+}
