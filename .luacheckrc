@@ -1,7 +1,7 @@
 -- luacheck configuration for vpscript (`make lint` runs `luacheck -q` on
 -- stdlib/, scripts/, tests/, examples/ and bench/).
 std = "lua54"
-max_line_length = 110
+max_line_length = 120
 exclude_files = { "build/**" }
 
 -- Specs run inside vpscript under busted: describe/it/assert/... are globals.

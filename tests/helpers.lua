@@ -160,19 +160,6 @@ h.default_groups = {
   "Interpolation", "Swap_Buffers", "Occlusion", "Overlays", "Tools", "Texture_Cache", "Replay",
 }
 
---- True when vp.open can read .vprof files in this build (specs that need
--- the reader use `(h.vprof_ready() and it or pending)`).
-function h.vprof_ready()
-  local dir = h.tmpdir()
-  local path = h.vprof(dir .. "/probe.vprof", {
-    nodes = { { id = 1, name = "Frame" } },
-    frames = { { tick = 1, [1] = 1000 } },
-  })
-  local cap = vp.open(path)
-  if cap then cap:close() end
-  return cap ~= nil
-end
-
 --- Find a row in a list by field value.
 function h.find(list, field, value)
   for _, row in ipairs(list) do

@@ -94,14 +94,15 @@ local function wrap(text, width, indent)
     end
   end
   if line ~= "" then out[#out + 1] = line end
-  return table.concat(out, "\n" .. string.rep(" ", indent))
+  return (table.concat(out, "\n" .. string.rep(" ", indent)):gsub("\1", " "))
 end
 
 local function default_text(o)
   local d = o.default
   if d == nil or o.type == "flag" then return "" end
   if type(d) == "table" then return "" end
-  return " (default " .. tostring(d) .. ")"
+  -- "\1" instead of spaces: wrap() never breaks inside "(default X)"
+  return " (default\1" .. tostring(d) .. ")"
 end
 
 --- cli.help(spec) -> string: the --help text.
@@ -156,7 +157,7 @@ function cli.parse_range(s)
     if not a then return nil, "expected I:J, I:, :J or I (1-based frame numbers)" end
     b = a
   end
-  local r = { first = tonumber(a), last = tonumber(b) }
+  local r = { first = tonumber(a), last = tonumber(b), text = s }
   if (r.first and r.first < 1) or (r.last and r.last < 1) then
     return nil, "frame numbers start at 1"
   end
@@ -173,7 +174,8 @@ function cli.resolve_range(r, n, what)
   if not r then return 1, n end
   local i, j = r.first or 1, r.last or n
   if n < 1 or i > n then
-    cli.fail(2, "%s %d:%d out of range: the capture has %d %s", what, i, j, n, what)
+    cli.fail(2, "%s %s out of range: the capture has %d %s", what,
+      r.text or string.format("%s:%s", r.first or "", r.last or ""), n, what)
   end
   return i, math.min(j, n)
 end
@@ -295,9 +297,10 @@ function cli.parse(argv, spec)
   return opts, pos
 end
 
---- cli.open(path [, opts]) -> cap: vp.open or fail with exit 2 and the
--- reader's message. Warnings go to stderr as "vpscript: warning: <path>: ...".
-function cli.open(path, opts)
+--- cli.open(path [, opts [, quiet]]) -> cap: vp.open or fail with exit 2 and
+-- the reader's message. Warnings go to stderr as "vpscript: warning: <path>: ..."
+-- unless `quiet` (for a script that prints cap.warnings itself).
+function cli.open(path, opts, quiet)
   local vp = require "vp"
   local cap, msg = vp.open(path, opts)
   if not cap then
@@ -305,7 +308,7 @@ function cli.open(path, opts)
     if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
     cli.fail(2, "%s", msg)
   end
-  for _, w in ipairs(cap.warnings or {}) do
+  for _, w in ipairs(quiet and {} or cap.warnings or {}) do
     w = tostring(w)
     if w:sub(1, #path) ~= path then w = path .. ": " .. w end
     io.stderr:write("vpscript: warning: ", w, "\n")

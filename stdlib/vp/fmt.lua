@@ -173,12 +173,8 @@ function fmt.table(rows, columns, opts)
   local lines = {}
   local function emit(vals)
     local parts = {}
-    for c = 1, #columns do
-      local s = pad(vals[c], widths[c], right[c])
-      if c == #columns and not right[c] then s = s:gsub("%s+$", "") end
-      parts[c] = s
-    end
-    lines[#lines + 1] = indent .. table.concat(parts, "  ")
+    for c = 1, #columns do parts[c] = pad(vals[c], widths[c], right[c]) end
+    lines[#lines + 1] = (indent .. table.concat(parts, "  ")):gsub("%s+$", "")
   end
   if opts.header ~= false then
     local titles = {}

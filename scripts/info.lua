@@ -1,0 +1,96 @@
+-- info.lua: a one-screen summary of any supported capture (format, size, the format's own summary, warnings)
+--
+-- Generic: every capture class provides cap:summary(), an ordered list of
+-- {name =, value =} rows (for VProf: frames, ticks, duration, nodes,
+-- groups, escape width, truncated, zero timings); this script only prints
+-- them. Rows whose name ends in "_ms" are shown as durations, "_bytes" as
+-- sizes; everything else as is (numbers with thousands separators).
+--
+-- usage: vpscript info.lua [options] CAPTURE
+--   --format FMT   force the format (see vp.formats()) instead of detecting it
+--   --json, --csv, --help
+--
+-- JSON (one document):
+--   { file, format, size, summary = { <name> = <value>, ... }, warnings = [ "..." ] }
+--   size in bytes; summary values are numbers, strings or booleans.
+local cli = require "vp.cli"
+local fmt = require "vp.fmt"
+local report = require "vp.report"
+
+local SPEC = {
+  name = "info.lua",
+  summary = "A one-screen summary of any supported capture file.",
+  description = [[
+Prints the detected format, the path and size, then the rows the format's
+reader provides (cap:summary(); for VProf: frames, tick range, duration = the
+sum of all frame times, nodes, groups, time escape width, truncation, whether
+the capture holds timings at all), then the reader's warnings.]],
+  options = {
+    { "--format", metavar = "FMT", help = "force the format instead of detecting it" },
+  },
+  positional = { { "CAPTURE", help = "a capture of any supported format" } },
+}
+
+local opts, args = cli.parse(arg, SPEC)
+local path = args[1]
+-- quiet: the warnings are part of this script's output
+local cap = cli.open(path, opts.format and { format = opts.format } or nil, true)
+
+local rows = {}
+if type(cap.summary) == "function" or pcall(function() return cap.summary end) then
+  local ok, r = pcall(function() return cap:summary() end)
+  if not ok then cli.fail(2, "%s: %s", path, tostring(r)) end
+  rows = r or {}
+end
+
+-- Generic presentation by name suffix: "x_ms" -> "x" shown as a duration,
+-- "x_bytes" -> "x" shown as a size; "_" reads as a space.
+local function show(name, v)
+  if type(v) == "number" then
+    local base = name:match("^(.*)_ms$")
+    if base then return base, fmt.duration(v) end
+    base = name:match("^(.*)_bytes$")
+    if base then return base, string.format("%s (%s bytes)", fmt.bytes(v), fmt.int(v)) end
+  end
+  return name, fmt.value(v)
+end
+
+local summary = {}
+local kv = {
+  { "format", tostring(cap.format) },
+  { "file", cap.path or path },
+  { "size", string.format("%s (%s bytes)", fmt.bytes(cap.size), fmt.int(cap.size)) },
+}
+local csv_rows = {
+  { name = "format", value = cap.format }, { name = "file", value = cap.path or path },
+  { name = "size", value = cap.size },
+}
+for _, row in ipairs(rows) do
+  local name, value = tostring(row.name), row.value
+  if value == nil then value = cli.null end
+  summary[name] = value
+  local label, text = show(name, value)
+  if value == cli.null then text = "-" end
+  kv[#kv + 1] = { (label:gsub("_", " ")), text }
+  csv_rows[#csv_rows + 1] = { name = name, value = value ~= cli.null and value or nil }
+end
+
+local warnings = cli.array()
+for i, w in ipairs(cap.warnings or {}) do warnings[i] = tostring(w) end
+
+local notes = {}
+if #warnings > 0 then
+  notes[1] = string.format("\nwarnings (%d)", #warnings)
+  for _, w in ipairs(warnings) do notes[#notes + 1] = "  " .. w end
+end
+
+report.emit(opts, {
+  json = {
+    file = cap.path or path, format = cap.format, size = cap.size,
+    summary = summary, warnings = warnings,
+  },
+  header = kv,
+  notes = notes,
+  csv = { columns = { { key = "name" }, { key = "value" } }, rows = csv_rows },
+})
+cap:close()
