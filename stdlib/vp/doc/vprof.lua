@@ -1,0 +1,131 @@
+-- vp.doc.vprof: documentation of the VProf model (captures, frames, nodes,
+-- groups). Read by vp.doc (the REPL's help() and tools/gen_api_doc.lua).
+local function m(name, sig, doc, example)
+  return { name = name, kind = "method", sig = sig, doc = doc, example = example }
+end
+
+local function f(name, doc, example)
+  return { name = name, kind = "field", doc = doc, example = example }
+end
+
+return {
+  {
+    class = "vp.vprof",
+    title = "VProf capture (.vprof)",
+    doc = "A Source engine VProf recording. Opening makes one pass that validates the file, "
+      .. "indexes every frame and computes frame times and per-group self times in C. "
+      .. "Frame time is the sum of the root's children's inclusive times (the root's own "
+      .. "time only when larger); self time is a node's time minus its children's, clamped "
+      .. "at 0. Frames are numbered 1.. by position; ticks may repeat or jump.",
+    members = {
+      f("format", '"vprof"', 'print(cap.format)'),
+      f("path", "the file the capture was opened from", "print(cap.path)"),
+      f("size", "file size in bytes", "print(cap.size)"),
+      f("warnings", "list of warning strings (truncation, no timings, undeclared groups, ...)",
+        "for _, w in ipairs(cap.warnings) do print(w) end"),
+      f("frame_count", "number of complete frames (also #cap)", "print(cap.frame_count, #cap)"),
+      f("node_count", "number of nodes, the root included", "print(cap.node_count)"),
+      f("group_count", "number of budget groups known (declared, default or named by a node)",
+        "print(cap.group_count)"),
+      f("root", "the root node (named Root, id from the header)", "print(cap.root.path)"),
+      f("truncated", "true when the file ended inside a frame; the complete frames are kept",
+        "if cap.truncated then print(cap.warnings[1]) end"),
+      f("zero_timings", "true when every node time of every frame is 0 (2013/TF2 captures)",
+        "print(cap.zero_timings)"),
+      f("escape_width", "4 or 8: size of the escaped time field (C unsigned long of the writer)",
+        "print(cap.escape_width)"),
+      f("escapes_seen", "true when some time needed the escape, so escape_width was observed",
+        "print(cap.escapes_seen)"),
+      f("first_group_id", "0 when the file declares every group, 31 when only custom ones",
+        "print(cap.first_group_id)"),
+      f("version", "format version from the header (1)", "print(cap.version)"),
+      f("root_node_id", "the root's node id from the header", "print(cap.root_node_id)"),
+      m("frame", "cap:frame(i) -> frame | nil", "frame i (1-based), random access through the index",
+        "print(cap:frame(1).frame_ms)"),
+      m("frames", "cap:frames([i [, j]]) -> iterator", "frames i..j in order (default all)",
+        "for fr in cap:frames(100, 200) do print(fr.index, fr.frame_ms) end"),
+      m("nodes", "cap:nodes() -> iterator", "every node in pre-order (the engine's sibling order)",
+        "for n in cap:nodes() do print(n.path) end"),
+      m("node", "cap:node(id | path) -> node | nil",
+        'a node by its id or path ("Root/CEngine::Frame/...", or relative to the root)',
+        'local n = cap:node("Root/CEngine::Frame")'),
+      m("groups", "cap:groups() -> iterator", "every budget group in id order",
+        "for g in cap:groups() do print(g.id, g.name) end"),
+      m("group", "cap:group(id | name) -> group | nil", "a budget group by id or name",
+        'print(cap:group("Physics").flags)'),
+      m("frame_times", "cap:frame_times() -> Series", "frame time (ms) of every frame",
+        "print(cap:frame_times():percentile(99))"),
+      m("series", 'cap:series(node, "time_ms"|"self_ms"|"calls") -> Series',
+        "one node's inclusive time, self time or calls per frame (0 where absent); one C pass",
+        'local s = cap:series("Root/CEngine::Frame", "self_ms")'),
+      m("group_self_ms", "cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}",
+        "self time (ms) per frame of every group that has nodes; fold_hidden counts hidden "
+          .. "groups towards the nearest visible ancestor's group",
+        "for g, s in pairs(cap:group_self_ms()) do print(g.name, s:mean()) end"),
+      m("node_stats", "cap:node_stats([i [, j]]) -> list",
+        "per node over frames i..j: {node, frames, calls, time_ms, self_ms, peak_ms, "
+          .. "peak_self_ms, peak_frame}; totals, in pre-order; one C pass",
+        "for _, r in ipairs(cap:node_stats()) do print(r.node.path, r.time_ms / #cap) end"),
+      m("summary", "cap:summary() -> {{name=, value=}, ...}", "the rows info.lua prints",
+        "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
+      m("close", "cap:close()", "release the file now; children then raise \"capture is closed\"",
+        "cap:close()"),
+    },
+  },
+  {
+    class = "vp.vprof.frame",
+    title = "VProf frame",
+    doc = "One frame of a capture; decoded on first use. Keeps its capture alive.",
+    members = {
+      f("index", "position in the capture, 1-based", "print(fr.index)"),
+      f("tick", "the game tick written with the frame", "print(fr.tick)"),
+      f("frame_ms", "frame time in ms", "print(fr.frame_ms)"),
+      f("offset", "byte offset of the frame in the file", "print(fr.offset)"),
+      f("node_count", "nodes that exist in this frame", "print(fr.node_count)"),
+      m("time_ms", "fr:time_ms(node) -> number", "inclusive time of a node (node, id or path); 0 if absent",
+        'print(fr:time_ms("Root/CEngine::Frame"))'),
+      m("self_ms", "fr:self_ms(node) -> number", "self time of a node; 0 if absent",
+        "print(fr:self_ms(cap.root))"),
+      m("calls", "fr:calls(node) -> integer", "calls of a node in this frame; 0 if absent",
+        "print(fr:calls(n))"),
+      m("nodes", "fr:nodes() -> iterator of node, time_ms, calls", "the frame's nodes in pre-order",
+        "for n, ms, calls in fr:nodes() do print(n.path, ms, calls) end"),
+    },
+  },
+  {
+    class = "vp.vprof.node",
+    title = "VProf node",
+    doc = "A node of the tree, keyed by the file's node id (same-named siblings stay separate; "
+      .. "the later ones get \"#2\", \"#3\" in their path). The same node is the same Lua value.",
+    members = {
+      f("id", "the file's node id", "print(n.id)"),
+      f("name", "the scope name", "print(n.name)"),
+      f("path", 'names from the root joined by "/"', "print(n.path)"),
+      f("parent", "the parent node, nil for the root", "print(n.parent and n.parent.name)"),
+      f("group", "the node's budget group", "print(n.group.name)"),
+      f("group_id", "the group id as written in the file", "print(n.group_id)"),
+      f("depth", "0 for the root", "print(n.depth)"),
+      f("first_frame", "the first frame (1-based) in which the node exists", "print(n.first_frame)"),
+      f("index", "order in which the node was added (root 0)", "print(n.index)"),
+      m("children", "n:children() -> iterator", "the node's children in the engine's order",
+        "for c in cap.root:children() do print(c.name) end"),
+    },
+  },
+  {
+    class = "vp.vprof.group",
+    title = "VProf budget group",
+    doc = "A budget group. Ids are positions in the file's group records, from 0 or from 31 "
+      .. "(then 0..30 are the engine's default groups).",
+    members = {
+      f("id", "positional group id", "print(g.id)"),
+      f("name", "group name", "print(g.name)"),
+      f("flags", "BUDGETFLAG_* bits (1 client, 2 server, 4 other, 32768 hidden)", "print(g.flags)"),
+      f("client", "flags has BUDGETFLAG_CLIENT", "print(g.client)"),
+      f("server", "flags has BUDGETFLAG_SERVER", "print(g.server)"),
+      f("other", "flags has BUDGETFLAG_OTHER", "print(g.other)"),
+      f("hidden", "flags has BUDGETFLAG_HIDDEN", "print(g.hidden)"),
+      f("declared", "true when the file has a record for it", "print(g.declared)"),
+      f("has_nodes", "true when at least one node is in the group", "print(g.has_nodes)"),
+    },
+  },
+}
