@@ -1,0 +1,283 @@
+-- lag.lua: lag profiler (.dlag) measurements: ping and loss first, statistics per measurement, spikes
+--
+-- The client's debuglag overlay over the whole export: per measurement
+-- (Client Frame, Socket RTT, Packet Downloss, ... by index) the sample
+-- count, min, mean, p50, p95, max and time span, and the samples that spike
+-- above the measurement's typical level. `--measurement NAME` prints one
+-- series sample by sample instead.
+--
+-- usage: vpscript lag.lua [options] CAPTURE
+--   --k X                 spike threshold: p50 + X x MAD (default 5)
+--   --measurement NAME    print that measurement's samples (a name from the
+--                         table, an index, or measurement_N)
+--   --limit N             spikes listed in the text output (default 20;
+--                         JSON lists them all)
+--   --json, --csv, --help
+--
+-- Definitions: see DESCRIPTION below (printed by --help) and docs/dlag.md.
+--
+-- JSON (one document), default mode:
+--   { file, format = "dlag", time, k, measurement_count, samples,
+--     traceroute_host, hop_count,
+--     network = [ <row> ],          -- the ping and loss measurements present,
+--                                   -- in the order listed in --help
+--     measurements = [ <row> ],     -- every measurement, by index
+--     spikes = [ {index, name, sample, time, value, threshold} ],
+--     hops = [ {index, address, name, samples, mean, max} ] }
+--   <row> = {index, name, page, samples, total, min, mean, p50, p95, max,
+--            first_time, last_time, time_span, mad, threshold, spikes}
+-- --measurement NAME:
+--   { file, format = "dlag", k, measurement = <row>,
+--     samples = [ {index, time, value, unknown, spike} ] }
+-- Statistics of a measurement without samples are null.
+local cli = require "vp.cli"
+local fmt = require "vp.fmt"
+local report = require "vp.report"
+local stats = require "vp.stats"
+
+-- The ping and loss figures, shown first.
+local NETWORK = {
+  "Socket RTT", "Client Application Ping", "Server Application Ping", "Packet Downloss",
+  "Packet Upploss", "Local Gateway", "Local Gateway dropped", "The Internets",
+  "The Internets dropped",
+}
+
+local DESCRIPTION = [[
+Definitions:
+  measurement   the file holds one block of samples per measurement, in
+                index order from 1. Names come from the overlay's table by
+                index (1 Client Frame .. 73 RPM; 59 repeats Total Objects);
+                beyond it a measurement is "measurement_N". The names are
+                positional: a build with fewer measurements shifts them.
+  page          the overlay page showing it: (index - 1) // 8.
+  min .. max    over the sample values; p50 and p95 are nearest rank (the
+                value at rank ceil(p/100 * n) of the ascending order).
+  time span     last sample time - first sample time, in the file's time
+                unit (assumed milliseconds; the spec does not say).
+  MAD           median absolute deviation: the median of |value - median|.
+  spike         a sample whose value is above p50 + k x MAD (--k, default
+                5). With MAD = 0 every sample above p50 is a spike.
+Ping and loss figures, shown first: ]] .. table.concat(NETWORK, ", ") .. "."
+
+local SPEC = {
+  name = "lag.lua",
+  summary = "Per-measurement statistics and spikes of a .dlag lag profiler export, ping and loss first.",
+  description = DESCRIPTION,
+  options = {
+    { "--k", type = "number", default = 5, min = 0, metavar = "X",
+      help = "spike threshold: a sample above p50 + X x MAD is a spike" },
+    { "--measurement", metavar = "NAME",
+      help = "print this measurement's samples (name, index or measurement_N)" },
+    { "--limit", type = "integer", default = 20, min = 0, metavar = "N",
+      help = "spikes listed in the text output (JSON lists all)" },
+  },
+  positional = { { "CAPTURE", help = "a .dlag lag profiler export" } },
+}
+
+local opts, args = cli.parse(arg, SPEC)
+local path = args[1]
+local cap = cli.open(path)
+if cap.format ~= "dlag" then
+  cli.fail(2, "%s: lag.lua reads .dlag lag profiler exports; this is a %s capture", path,
+    tostring(cap.format))
+end
+
+-- fmt.table passes (value, row): keep the row out of fmt.number's decimals.
+local function num(v) return fmt.number(v) end
+
+local function null(v)
+  if v == nil or v ~= v then return cli.null end
+  return v
+end
+
+-- Statistics of one measurement; also returns its values and times.
+local function measure(m)
+  local values, times = m:values(), m:times()
+  local row = { index = m.index, name = m.name, page = m.page, samples = #values, total = m.total,
+    spikes = 0 }
+  if #values > 0 then
+    row.min, row.max, row.mean = values:min(), values:max(), values:mean()
+    row.p50, row.p95 = values:percentile(50), values:percentile(95)
+    row.first_time, row.last_time = times:min(), times:max()
+    row.time_span = row.last_time - row.first_time
+    row.mad = stats.mad(values)
+    row.threshold = row.p50 + opts.k * row.mad
+  end
+  return row, values, times
+end
+
+local function row_doc(r)
+  local d = {}
+  for _, k in ipairs({ "index", "name", "page", "samples", "total", "min", "mean", "p50", "p95",
+    "max", "first_time", "last_time", "time_span", "mad", "threshold", "spikes" }) do
+    d[k] = null(r[k])
+  end
+  return d
+end
+
+local stat_columns = {
+  { key = "index", title = "#" },
+  { key = "name", title = "measurement", align = "left" },
+  { key = "page", title = "page" },
+  { key = "samples", title = "samples", format = fmt.int },
+  { key = "min", title = "min", format = num, align = "right" },
+  { key = "mean", title = "mean", format = num, align = "right" },
+  { key = "p50", title = "p50", format = num, align = "right" },
+  { key = "p95", title = "p95", format = num, align = "right" },
+  { key = "max", title = "max", format = num, align = "right" },
+  { key = "time_span", title = "span", format = fmt.int, align = "right" },
+  { key = "spikes", title = "spikes", format = fmt.int, align = "right" },
+}
+local csv_columns = {}
+for _, k in ipairs({ "index", "name", "page", "samples", "total", "min", "mean", "p50", "p95", "max",
+  "first_time", "last_time", "time_span", "mad", "threshold", "spikes" }) do
+  csv_columns[#csv_columns + 1] = { key = k }
+end
+
+local ok, err = pcall(function()
+  if opts.measurement then
+    local want = math.tointeger(tonumber(opts.measurement)) or opts.measurement
+    local m = cap:measurement(want)
+    if not m then
+      cli.fail(2, "%s: no measurement '%s' (the file has %d; names, indices 1..%d and measurement_N "
+        .. "are accepted)", path, opts.measurement, cap.measurement_count, cap.measurement_count)
+    end
+    local row = measure(m)
+    local samples = cli.array()
+    for s in m:samples() do
+      local spike = row.threshold ~= nil and s.value > row.threshold
+      if spike then row.spikes = row.spikes + 1 end
+      samples[#samples + 1] = { index = s.index, time = s.time, value = s.value, unknown = s.unknown,
+        spike = spike }
+    end
+    report.emit(opts, {
+      json = { file = cap.path or path, format = "dlag", k = opts.k, measurement = row_doc(row),
+        samples = samples },
+      title = string.format("lag: %s: measurement %d %s (page %d)", cap.path or path, row.index,
+        row.name, row.page),
+      header = {
+        { "samples", fmt.int(row.samples) },
+        { "min / mean / max", string.format("%s / %s / %s", fmt.number(row.min), fmt.number(row.mean),
+          fmt.number(row.max)) },
+        { "p50 / p95", string.format("%s / %s", fmt.number(row.p50), fmt.number(row.p95)) },
+        { "time span", row.time_span and string.format("%s (%s .. %s)", fmt.int(row.time_span),
+          fmt.int(row.first_time), fmt.int(row.last_time)) or "-" },
+        { "spike threshold", row.threshold and string.format("%s (p50 + %s x MAD %s)",
+          fmt.number(row.threshold), fmt.number(opts.k), fmt.number(row.mad)) or "-" },
+        { "spikes", fmt.int(row.spikes) },
+      },
+      sections = {
+        { title = "samples", rows = samples, empty = "no samples",
+          columns = {
+            { key = "index", title = "#" },
+            { key = "time", title = "time", format = fmt.int },
+            { key = "value", title = "value", format = num, align = "right" },
+            { key = "unknown", title = "unknown", format = fmt.int },
+            { key = "spike", title = "spike", format = function(v) return v and "SPIKE" or "" end,
+              align = "left" },
+          } },
+      },
+      csv = { rows = samples, columns = { { key = "index" }, { key = "time" }, { key = "value" },
+        { key = "unknown" }, { key = "spike" } } },
+    })
+    return
+  end
+
+  local rows, by_name = {}, {}
+  local spikes = cli.array()
+  for m in cap:measurements() do
+    local row, values, times = measure(m)
+    if row.threshold then
+      for i = 1, #values do
+        local v = values[i]
+        if v > row.threshold then
+          row.spikes = row.spikes + 1
+          spikes[#spikes + 1] = { index = row.index, name = row.name, sample = i, time = times[i],
+            value = v, threshold = row.threshold }
+        end
+      end
+    end
+    rows[#rows + 1] = row
+    if not by_name[row.name] then by_name[row.name] = row end
+  end
+  local network = {}
+  for _, name in ipairs(NETWORK) do
+    if by_name[name] then network[#network + 1] = by_name[name] end
+  end
+
+  local hops = cli.array()
+  for hop in cap:hops() do
+    local v = hop:values()
+    hops[#hops + 1] = { index = hop.index, address = hop.address, name = hop.name, samples = #v,
+      mean = #v > 0 and v:mean() or nil, max = #v > 0 and v:max() or nil }
+  end
+
+  local doc_rows, doc_net, doc_hops = cli.array(), cli.array(), cli.array()
+  for i, r in ipairs(rows) do doc_rows[i] = row_doc(r) end
+  for i, r in ipairs(network) do doc_net[i] = row_doc(r) end
+  for i, h in ipairs(hops) do
+    doc_hops[i] = { index = h.index, address = h.address, name = h.name, samples = h.samples,
+      mean = null(h.mean), max = null(h.max) }
+  end
+
+  local with = {}
+  for _, r in ipairs(rows) do
+    if r.samples > 0 then with[#with + 1] = r end
+  end
+  local shown = {}
+  for i = 1, math.min(#spikes, opts.limit) do shown[i] = spikes[i] end
+  local spike_notes = {}
+  if #spikes > #shown then
+    spike_notes[1] = string.format("  (%d more; --limit N shows more, --json lists all)", #spikes - #shown)
+  end
+
+  report.emit(opts, {
+    json = {
+      file = cap.path or path, format = "dlag", time = cap.time, k = opts.k,
+      measurement_count = cap.measurement_count, samples = cap.sample_count,
+      traceroute_host = cap.traceroute_host, hop_count = cap.hop_count,
+      network = doc_net, measurements = doc_rows, spikes = spikes, hops = doc_hops,
+    },
+    title = string.format("lag: %s", cap.path or path),
+    header = {
+      { "measurements", string.format("%s (%s with samples)", fmt.int(cap.measurement_count),
+        fmt.int(#with)) },
+      { "samples", fmt.int(cap.sample_count) },
+      { "graph states", fmt.int(cap.graph_state_count) },
+      { "traceroute", cap.traceroute_host ~= "" and string.format("%s, %d hops", cap.traceroute_host,
+        cap.hop_count) or string.format("off, %d tail records", cap.hop_count) },
+      { "spike rule", string.format("value > p50 + %s x MAD", fmt.number(opts.k)) },
+    },
+    sections = {
+      { title = "ping and loss", rows = network, columns = stat_columns,
+        empty = "none of the ping and loss measurements are in the file" },
+      { title = "measurements with samples (values in each measurement's own unit; span in file time)",
+        rows = with, columns = stat_columns, empty = "no samples" },
+      { title = string.format("spikes (%d)", #spikes), rows = shown, empty = "no spikes",
+        columns = {
+          { key = "index", title = "#" },
+          { key = "name", title = "measurement", align = "left" },
+          { key = "sample", title = "sample", format = fmt.int },
+          { key = "time", title = "time", format = fmt.int },
+          { key = "value", title = "value", format = num, align = "right" },
+          { key = "threshold", title = "threshold", format = num, align = "right" },
+        },
+        notes = spike_notes },
+      { title = "traceroute hops (tail records)", rows = hops, empty = "none",
+        columns = {
+          { key = "index", title = "#" },
+          { key = "address", title = "address", align = "left" },
+          { key = "name", title = "name", align = "left" },
+          { key = "samples", title = "samples", format = fmt.int },
+          { key = "mean", title = "mean", format = num, align = "right" },
+          { key = "max", title = "max", format = num, align = "right" },
+        } },
+    },
+    csv = { rows = rows, columns = csv_columns },
+  })
+end)
+if not ok then
+  if cli.is_exit(err) then error(err, 0) end
+  cli.fail(2, "%s", tostring(err))
+end
+cap:close()
