@@ -1,0 +1,166 @@
+-- vp.doc.laige: documentation of vp.laige and its two report models (the
+-- laige engine's profile report and budget report). Read by vp.doc (the
+-- REPL's help() and tools/gen_api_doc.lua).
+local STATS = "{n, min, mean, p50, p95, p99, max} (ms; nearest-rank percentiles) "
+  .. "or nil when the window is empty"
+
+return {
+  {
+    class = "vp.laige",
+    title = "laige report reader (module vp.laige)",
+    doc = "Reads the laige engine's reports in Lua (they are text): vp.open dispatches the formats "
+      .. "\"laige-profile\" and \"laige-budget\" here. Both models are Lua tables with a metatable; "
+      .. "an empty window is nil, `nan`/`inf` in text are numbers, unknown keys and lines go to "
+      .. "`extra` with a warning.",
+    members = {
+      {
+        name = "open", kind = "function",
+        sig = "laige.open(path [, opts [, format]]) -> cap | nil, message, code",
+        doc = "read a profile report (JSON or text) or a budget report; format \"laige-profile\" or "
+          .. "\"laige-budget\" (nil: from the content); errors name the line (text) or the byte (JSON): "
+          .. "\"<path>: line N: ...\" / \"<path>: at byte N (line L, column C): ...\", codes ENOENT, EISDIR, "
+          .. "EEMPTY, EFORMAT, ETRUNC, EVERSION",
+        example = 'local laige = require "vp.laige"\n'
+          .. 'local cap = assert(laige.open("examples/laige/profile.json"))\nprint(cap.tick_ms.p99)',
+      },
+      {
+        name = "metrics", kind = "function",
+        sig = "laige.metrics(cap) -> {name = number}",
+        doc = "the report's values under the metric catalogue's names: tick_ms.* and frame_ms.* "
+          .. "(n, min, mean, p50, p95, p99, max), counters.*, world.*, system.NAME.{p99_ms, p50_ms, p95_ms, "
+          .. "mean_ms, max_ms, budget_ms, budget_pct, last_ms, runs, warns, errors}, systems.count, "
+          .. "systems.over_budget; budget reports: budget.NAME.{after, before, target, pass}, overall "
+          .. "(1 PASS, 0 otherwise), frames.{listed, failed, total}, frame_ms.* over the frame lines. "
+          .. "A value the report lacks (empty window, NaN) is absent; also cap:metrics()",
+        example = 'for k, v in pairs(laige.metrics(cap)) do print(k, v) end',
+      },
+      {
+        name = "kind", kind = "function",
+        sig = "laige.kind(x) -> \"profile\" | \"budget\" | nil",
+        doc = "which laige model x is (nil for anything else)",
+        example = 'if laige.kind(cap) == "budget" then print(cap.overall) end',
+      },
+      {
+        name = "budget_pct", kind = "function",
+        sig = "laige.budget_pct(system) -> number | nil",
+        doc = "100 x the system window's p99 (or measured_p99_ms) / budget_ms; inf for a budget of 0 "
+          .. "with p99 > 0; nil when either is missing",
+        example = "for _, s in ipairs(cap.systems) do print(s.name, laige.budget_pct(s)) end",
+      },
+      {
+        name = "system_over", kind = "function",
+        sig = "laige.system_over(system) -> boolean",
+        doc = "the engine's rule: the window's p99 (or measured_p99_ms) > budget_ms",
+        example = "for _, s in ipairs(cap.systems) do if laige.system_over(s) then print(s.name) end end",
+      },
+      { name = "KNOWN_VERSION", kind = "field", doc = "the report version this reader implements (1); "
+        .. "newer versions are read as far as they are understood, with a warning" },
+      { name = "RESULTS", kind = "field", doc = "{\"PASS\", \"FAIL\", \"NO_SAMPLES\", \"NO_ENTRY\"}" },
+    },
+  },
+  {
+    class = "vp.laige_profile",
+    title = "laige profile report (format \"laige-profile\", JSON or text)",
+    doc = "One model for both forms: the same report in JSON and in text gives equal tables. The JSON "
+      .. "keys tick_time_ms, frame_time_ms and window_ms are tick_ms, frame_ms and window here. Counts "
+      .. "are integers, times floats, in both forms.",
+    members = {
+      { name = "format", kind = "field", doc = "\"laige-profile\"" },
+      { name = "form", kind = "field", doc = "\"json\" or \"text\": the form the file was in" },
+      { name = "path", kind = "field", doc = "the path given to open" },
+      { name = "size", kind = "field", doc = "file size in bytes" },
+      { name = "warnings", kind = "field", doc = "list of warning strings (unknown keys, missing fields, "
+        .. "a newer version ...); at most 200" },
+      { name = "version", kind = "field", doc = "the report's version number" },
+      { name = "counters", kind = "field", doc = "{ticks, frames, draw_calls, texture_binds, net_bytes} "
+        .. "(since-construction counts), nil when the report has none",
+        example = "print(cap.counters.ticks)" },
+      { name = "tick_ms", kind = "field", doc = "tick time window: " .. STATS,
+        example = "if cap.tick_ms then print(cap.tick_ms.p99) end" },
+      { name = "frame_ms", kind = "field", doc = "frame time window: " .. STATS },
+      { name = "world", kind = "field", doc = "{entities_alive, entities_total, entity_capacity, sim_allocs, "
+        .. "systems}" },
+      { name = "systems", kind = "field", doc = "list of {id, name, budget_ms, runs, last_ms, warns, errors, "
+        .. "window = " .. STATS .. "} in report order",
+        example = "for _, s in ipairs(cap.systems) do print(s.name, s.window and s.window.p99) end" },
+      { name = "extra", kind = "field", doc = "what the reader did not know: unknown top-level keys or "
+        .. "\"name:\" sections by name, unknown lines in the list part; sub-tables (counters, systems[i], "
+        .. "windows) get their own `extra` only when they had unknown keys" },
+      { name = "frame_count", kind = "field", doc = "0: a profile report has windows, not frames" },
+      {
+        name = "frame_times", kind = "method", sig = "cap:frame_times() -> nil",
+        doc = "nil: a profile report has no per-frame data (generic scripts say so)",
+      },
+      {
+        name = "summary", kind = "method", sig = "cap:summary() -> {{name =, value =}, ...}",
+        doc = "rows for info.lua: version, ticks, frames, tick and frame p50/p99, systems, over budget",
+        example = "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end",
+      },
+      { name = "metrics", kind = "method", sig = "cap:metrics() -> {name = number}",
+        doc = "laige.metrics(cap)" },
+      {
+        name = "close", kind = "method", sig = "cap:close()",
+        doc = "mark the capture closed (also __close); methods then raise \"capture is closed\"",
+      },
+      { name = "__tostring", kind = "operator", sig = "tostring(cap)",
+        doc = "one line: <laige-profile PATH: N ticks, N frames, N systems>" },
+    },
+  },
+  {
+    class = "vp.laige_budget",
+    title = "laige budget report (format \"laige-budget\")",
+    doc = "The engine's --budget-report: per-frame lines, the declared budgets, the systems against their "
+      .. "budgets, the over-budget list and the overall result. Results are PASS, FAIL, NO_SAMPLES, "
+      .. "NO_ENTRY.",
+    members = {
+      { name = "format", kind = "field", doc = "\"laige-budget\"" },
+      { name = "path", kind = "field", doc = "the path given to open" },
+      { name = "size", kind = "field", doc = "file size in bytes" },
+      { name = "warnings", kind = "field", doc = "list of warning strings" },
+      { name = "version", kind = "field", doc = "the report's version number" },
+      { name = "context", kind = "field", doc = "{workload, build, machine, warmup} (strings may be \"\")" },
+      { name = "frames_info", kind = "field", doc = "{n, total}: frame lines the engine wrote, frames run" },
+      {
+        name = "frames", kind = "field",
+        sig = "cap.frames[i] | cap:frames([i [, j]]) -> iterator",
+        doc = "list of {frame, ticks, tick_after, frame_ms, sim_allocs, overrun_warns, critical_errors, "
+          .. "result}; also callable as an iterator of frame views (i..j, 1-based)",
+        example = "for f in cap:frames() do print(f.index, f.frame_ms, f.result) end",
+      },
+      { name = "frame_count", kind = "field", doc = "number of frame lines (#cap.frames)" },
+      {
+        name = "frame", kind = "method",
+        sig = "cap:frame(i) -> {index, tick, frame, ticks, tick_after, frame_ms, ...}",
+        doc = "frame line i (1-based) with tick = tick_after; raises when i is out of range",
+        example = "print(cap:frame(1).frame_ms)",
+      },
+      {
+        name = "frame_times", kind = "method", sig = "cap:frame_times() -> Series",
+        doc = "the frame lines' frame_ms as a vp.Series (hitches.lua reads it)",
+        example = "print(cap:frame_times():percentile(99))",
+      },
+      { name = "failed_frames", kind = "method", sig = "cap:failed_frames() -> {frame view, ...}",
+        doc = "the frame lines whose result is not PASS" },
+      { name = "budgets", kind = "field",
+        doc = "list of {name, result, metric, unit, after, before, target, stats = " .. STATS
+          .. ", context}; a NO_ENTRY budget has only name and result",
+        example = "for _, b in ipairs(cap.budgets) do print(b.name, b.result, b.after, b.target) end" },
+      { name = "systems", kind = "field",
+        doc = "list of {id, name, budget_ms, runs, last_ms, measured_p99_ms, result, warns, errors, "
+          .. "window}" },
+      { name = "over_budget", kind = "field", doc = "list of {id, name, p99_ms, budget_ms}; empty for "
+        .. "`over_budget: none`" },
+      { name = "overall", kind = "field", doc = "\"PASS\" or \"FAIL\"; nil when the report has no overall "
+        .. "line (a warning says it may be cut short)" },
+      { name = "extra", kind = "field", doc = "unknown sections by name and unknown lines (list part)" },
+      { name = "summary", kind = "method", sig = "cap:summary() -> {{name =, value =}, ...}",
+        doc = "rows for info.lua" },
+      { name = "metrics", kind = "method", sig = "cap:metrics() -> {name = number}",
+        doc = "laige.metrics(cap)" },
+      { name = "close", kind = "method", sig = "cap:close()",
+        doc = "mark the capture closed (also __close); methods then raise \"capture is closed\"" },
+      { name = "__tostring", kind = "operator", sig = "tostring(cap)",
+        doc = "one line: <laige-budget PATH: N frames, N budgets, N over budget, overall R>" },
+    },
+  },
+}
