@@ -243,9 +243,9 @@ static int cap_summary(lua_State *L)
         const char *gn = vp_devt_group_name(g);
         char name[48];
         if (gn)
-            snprintf(name, sizeof name, "events.%s", gn);
+            snprintf(name, sizeof name, "events_%s", gn);
         else
-            snprintf(name, sizeof name, "events.group_%u", g + 1);
+            snprintf(name, sizeof name, "events_group_%u", g + 1);
         lua_pushinteger(L, (lua_Integer)d->groups[g].count);
         row_add(L, list, name);
         for (uint64_t i = 0; i < d->groups[g].count; i++) {

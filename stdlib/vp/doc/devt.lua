@@ -1,0 +1,102 @@
+-- vp.doc.devt: documentation of the .devt (event profiler) model and its
+-- writer. Read by vp.doc (the REPL's help() and tools/gen_api_doc.lua).
+local function m(name, sig, doc, example)
+  return { name = name, kind = "method", sig = sig, doc = doc, example = example }
+end
+
+local function f(name, doc, example)
+  return { name = name, kind = "field", doc = doc, example = example }
+end
+
+local function op(name, sig, doc, example)
+  return { name = name, kind = "operator", sig = sig, doc = doc, example = example }
+end
+
+return {
+  {
+    class = "vp.devt",
+    title = "event profiler export (.devt)",
+    doc = "The client's debugevent overlay exported with debugevent_export: a header, a visibility "
+      .. "bitfield and up to four groups of 9-byte events {time1, time2, type}. Opening validates "
+      .. "every group's framing once; events are decoded lazily. A group total that disagrees with "
+      .. "the events present, more than 4 groups, and bytes after the last group are warnings.",
+    members = {
+      f("format", '"devt"', "print(cap.format)"),
+      f("path", "the file the capture was opened from", "print(cap.path)"),
+      f("size", "file size in bytes", "print(cap.size)"),
+      f("warnings", "list of warning strings (total mismatches, extra groups, trailing bytes)",
+        "for _, w in ipairs(cap.warnings) do print(w) end"),
+      f("time", "u32 time from the header", "print(cap.time)"),
+      f("unknown", "the header's second u32, meaning unknown", "print(cap.unknown)"),
+      f("graph_duration", "u32, matches the debugevent.graphDuration setting", "print(cap.graph_duration)"),
+      f("prefix", "u16 entry count of the visibility bitfield", "print(cap.prefix)"),
+      f("bitfield", "the bitfield's raw bytes (((prefix >> 6) + 1) << 3 of them), as a string",
+        "print(#cap.bitfield)"),
+      f("bits", "0-based positions of the set bits of the bitfield", "print(table.concat(cap.bits, ' '))"),
+      f("group_count", "number of groups in the file (4 seen in practice)", "print(cap.group_count)"),
+      f("event_count", "events over all groups", "print(cap.event_count)"),
+      f("trailing_bytes", "bytes after the last group that were ignored (0 normally)",
+        "print(cap.trailing_bytes)"),
+      m("groups", "cap:groups() -> iterator", "every group in file order",
+        "for g in cap:groups() do print(g.index, g.name, #g) end"),
+      m("group", "cap:group(i | name) -> group | nil",
+        'a group by 1-based index or name ("frames", "updates", "weapon_inputs", "weapons")',
+        'print(#cap:group("frames"))'),
+      m("events", "cap:events() -> iterator of event, group",
+        "every event of every group in file order, with its group",
+        "for ev, g in cap:events() do print(g.name, ev.time1, ev.type_name) end"),
+      m("summary", "cap:summary() -> {{name =, value =}, ...}",
+        "rows for info.lua: time, graph_duration, prefix, groups, events, events per group, time1 range",
+        "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
+      m("close", "cap:close()", "release the file; later use of the capture or its groups raises",
+        "cap:close()"),
+    },
+  },
+  {
+    class = "vp.devt.group",
+    title = "event group of a .devt capture",
+    doc = "One of the four groups, which line up with the debugevent filters: frames, updates, "
+      .. "weapon inputs, weapons. A group keeps its capture alive; using it after cap:close() "
+      .. 'raises "capture is closed". Events are plain tables: index (1-based in the group), '
+      .. "group (1-based index), time1, time2 (u32; time1 is read as the event time in ms by "
+      .. "events.lua, an assumption), type (number), type_name, type_uncertain (true for 5..7: "
+      .. "later protocol definitions name 5 ReloadEnd and swap 6 and 7). Types past 10 are "
+      .. "named type_N.",
+    members = {
+      f("index", "1-based position in the file", "print(g.index)"),
+      f("name", '"frames", "updates", "weapon_inputs", "weapons", or "group_N" past the fourth',
+        "print(g.name)"),
+      f("total", "the u32 total written before the events (may disagree with count: a warning)",
+        "print(g.total, g.count)"),
+      f("count", "events actually present (also #g)", "print(g.count)"),
+      f("file_offset", "byte offset of the group's total in the file", "print(g.file_offset)"),
+      f("capture", "the capture this group belongs to", "print(g.capture.path)"),
+      op("#", "#g", "number of events in the group", "print(#g)"),
+      m("events", "g:events() -> iterator", "the group's events in file order",
+        "for ev in g:events() do print(ev.time1, ev.time2, ev.type, ev.type_name) end"),
+      m("event", "g:event(i) -> event | nil", "event i (1-based), random access",
+        "print(g:event(1).type_name)"),
+    },
+  },
+  {
+    class = "vp.devt.writer",
+    title = "writer for .devt files (vp.writer(\"devt\", path, opts))",
+    doc = "Builds a .devt in memory from the spec alone (tests, examples, broken files). opts: time, "
+      .. "unknown, graph_duration, prefix, bitfield (raw bytes; default zeros of the right size), "
+      .. "group_count (default: the number of groups written). The header is written before the "
+      .. "first group or raw bytes.",
+    members = {
+      m("group", "w:group(events [, {total =, chunks = {...}}])",
+        "append a group: u32 total (default #events) and the events as a chunked array; chunks "
+          .. "lists the count bytes to write instead of the exact rule",
+        "w:group({{time1 = 10, time2 = 12, type = 0}, {20, 21, 1}})"),
+      m("raw", "w:raw(bytes)", "append bytes as they are", 'w:raw("\\0\\0")'),
+      m("truncate", "w:truncate(n)", "cut the finished file to n bytes", "w:truncate(20)"),
+      m("offset", "w:offset() -> n", "bytes written so far: where the next write lands", "print(w:offset())"),
+      m("data", "w:data() -> string", "the finished bytes, without closing", "local bytes = w:data()"),
+      m("close", "w:close() -> bytes", "write the file; returns its size", "w:close()"),
+      f("path", "the file the writer writes", "print(w.path)"),
+      f("closed", "true after close", "print(w.closed)"),
+    },
+  },
+}

@@ -1,0 +1,151 @@
+-- vp.doc.dlag: documentation of the .dlag (lag profiler) model and its
+-- writer. Read by vp.doc (the REPL's help() and tools/gen_api_doc.lua).
+local function m(name, sig, doc, example)
+  return { name = name, kind = "method", sig = sig, doc = doc, example = example }
+end
+
+local function f(name, doc, example)
+  return { name = name, kind = "field", doc = doc, example = example }
+end
+
+local function op(name, sig, doc, example)
+  return { name = name, kind = "operator", sig = sig, doc = doc, example = example }
+end
+
+local sample_doc = "samples are plain tables: index (1-based), value (f32), time (u32, unit "
+  .. "unknown, probably ms), unknown (u32)"
+
+local function sample_members(who)
+  return {
+    op("#", "#" .. who, "number of samples", "print(#" .. who .. ")"),
+    m("samples", who .. ":samples() -> iterator", "the samples in file order; " .. sample_doc,
+      "for s in " .. who .. ":samples() do print(s.time, s.value) end"),
+    m("sample", who .. ":sample(i) -> sample | nil", "sample i (1-based), random access",
+      "print(" .. who .. ":sample(1).value)"),
+    m("values", who .. ":values() -> Series", "the sample values as a vp.Series (decoded in C)",
+      "print(" .. who .. ":values():percentile(95))"),
+    m("times", who .. ":times() -> Series", "the sample times as a vp.Series",
+      "local t = " .. who .. ":times(); print(t:max() - t:min())"),
+  }
+end
+
+local measurement_members = {
+  f("index", "1-based position in the file, which is the measurement index", "print(ms.index)"),
+  f("name", "name from the 73-entry table by index (1 Client Frame .. 73 RPM), else measurement_N",
+    "print(ms.name)"),
+  f("page", "overlay page: (index - 1) // 8", "print(ms.page)"),
+  f("total", "the u32 total written before the samples (may disagree with count: a warning)",
+    "print(ms.total)"),
+  f("count", "samples actually present (also #ms)", "print(ms.count)"),
+  f("file_offset", "byte offset of the measurement's total in the file", "print(ms.file_offset)"),
+  f("capture", "the capture this measurement belongs to", "print(ms.capture.path)"),
+}
+for _, x in ipairs(sample_members("ms")) do measurement_members[#measurement_members + 1] = x end
+
+local hop_members = {
+  f("index", "1-based position among the tail records", "print(hop.index)"),
+  f("address", 'the u8[4] read as a dotted IPv4 address ("10.0.0.1")', "print(hop.address)"),
+  f("address_bytes", "the same 4 bytes as a list of numbers", "print(hop.address_bytes[1])"),
+  f("name", "the record's NUL-terminated string (probably the hop's host name)", "print(hop.name)"),
+  f("unknown_u8_1", "the u8 after the string, meaning unknown", "print(hop.unknown_u8_1)"),
+  f("unknown_u32", "the u32 after it, meaning unknown", "print(hop.unknown_u32)"),
+  f("unknown_floats", "the 4 f32 after it as a list, meaning unknown", "print(hop.unknown_floats[1])"),
+  f("unknown_u8_2", "the record's last u8, meaning unknown", "print(hop.unknown_u8_2)"),
+  f("count", "samples present (also #hop)", "print(hop.count)"),
+  f("file_offset", "byte offset of the record in the file", "print(hop.file_offset)"),
+  f("capture", "the capture this record belongs to", "print(hop.capture.path)"),
+}
+for _, x in ipairs(sample_members("hop")) do hop_members[#hop_members + 1] = x end
+
+return {
+  {
+    class = "vp.dlag",
+    title = "lag profiler export (.dlag)",
+    doc = "The client's debuglag overlay exported with debuglag_export: one block of samples per "
+      .. "measurement in index order from 1, the graph states, the traceroute host and tail records "
+      .. "(probably traceroute hops) to the end of the file. Measurement names are positional "
+      .. "(the table has 73 entries; 1962 builds have 72 and 1946 builds 71, and which one 1946 lacks "
+      .. "is not known). Opening validates everything once; samples are decoded lazily. A tail record "
+      .. "that does not parse keeps the ones before it and becomes a warning (trailing_bytes).",
+    members = {
+      f("format", '"dlag"', "print(cap.format)"),
+      f("path", "the file the capture was opened from", "print(cap.path)"),
+      f("size", "file size in bytes", "print(cap.size)"),
+      f("warnings", "list of warning strings (total mismatches, an unreadable tail record)",
+        "for _, w in ipairs(cap.warnings) do print(w) end"),
+      f("time", "u32 time from the header", "print(cap.time)"),
+      f("measurement_count", "number of measurement blocks in the file", "print(cap.measurement_count)"),
+      f("sample_count", "samples over all measurements", "print(cap.sample_count)"),
+      f("graph_state_count", "number of graph states", "print(cap.graph_state_count)"),
+      f("traceroute_host", 'the traceroute host, "" when traceroute was off', "print(cap.traceroute_host)"),
+      f("hop_count", "number of tail records", "print(cap.hop_count)"),
+      f("trailing_bytes", "bytes at the end that did not make a complete tail record",
+        "print(cap.trailing_bytes)"),
+      m("measurements", "cap:measurements() -> iterator", "every measurement in index order",
+        "for ms in cap:measurements() do print(ms.index, ms.name, #ms) end"),
+      m("measurement", "cap:measurement(index | name) -> measurement | nil",
+        "by index, by name (exact, then ignoring case; the first match, so 59 needs its index), "
+          .. "or measurement_N",
+        'print(cap:measurement("Socket RTT"):values():mean())'),
+      m("graph_states", "cap:graph_states() -> iterator",
+        "graph states as tables: index, measurement_count, bitfield (raw bytes), bits (0-based set "
+          .. "positions), offset and scale ({x, y, z, w}), print_titles, unknown, file_offset",
+        "for gs in cap:graph_states() do print(gs.measurement_count, gs.scale.y) end"),
+      m("graph_state", "cap:graph_state(i) -> table | nil", "graph state i (1-based)",
+        "print(cap:graph_state(1).print_titles)"),
+      m("hops", "cap:hops() -> iterator", "the tail records (probably traceroute hops) in file order",
+        "for hop in cap:hops() do print(hop.address, hop.name, #hop) end"),
+      m("hop", "cap:hop(i) -> hop | nil", "tail record i (1-based)", "print(cap:hop(1).address)"),
+      m("summary", "cap:summary() -> {{name =, value =}, ...}",
+        "rows for info.lua: time, measurements, samples, graph states, traceroute host, hops",
+        "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
+      m("close", "cap:close()", "release the file; later use of the capture or its children raises",
+        "cap:close()"),
+    },
+  },
+  {
+    class = "vp.dlag.measurement",
+    title = "measurement of a .dlag capture",
+    doc = "One measurement's samples. Keeps its capture alive; using it after cap:close() raises "
+      .. '"capture is closed".',
+    members = measurement_members,
+  },
+  {
+    class = "vp.dlag.hop",
+    title = "tail record of a .dlag capture (probably a traceroute hop)",
+    doc = "{u8[4] address, chunked samples, NUL-terminated string, u8, u32, f32 x 4, u8}; the "
+      .. "fields whose meaning is not known are named unknown_*. Keeps its capture alive.",
+    members = hop_members,
+  },
+  {
+    class = "vp.dlag.writer",
+    title = "writer for .dlag files (vp.writer(\"dlag\", path, opts))",
+    doc = "Builds a .dlag in memory from the spec alone. opts: time, measurement_count (default: the "
+      .. "number written), complete (default true: finishing adds the empty graph-state array and "
+      .. "host that were not written). Parts go in file order; writing a later part completes the "
+      .. "skipped ones.",
+    members = {
+      m("measurement", "w:measurement(samples [, {total =, chunks = {...}}])",
+        "append the next measurement: u32 total (default #samples) and the samples "
+          .. "({value =, time =, unknown =} or {v, t, u}) as a chunked array",
+        "w:measurement({{value = 35.5, time = 1000, unknown = 0}})"),
+      m("graph_states", "w:graph_states(states [, {chunks = {...}}])",
+        "the graph-state array; a state is {measurement_count =, bitfield = bytes, offset = {x, y, "
+          .. "z, w}, scale = {...}, print_titles =, unknown =}",
+        "w:graph_states({{measurement_count = 72, scale = {1, 1, 1, 1}}})"),
+      m("traceroute_host", "w:traceroute_host(host [, {nul = false}])",
+        "the traceroute host string (nul = false leaves out its terminator)",
+        'w:traceroute_host("example.org")'),
+      m("hop", "w:hop{address =, samples =, chunks =, name =, unknown_u8_1 =, unknown_u32 =, "
+          .. "unknown_floats =, unknown_u8_2 =}", "append a tail record",
+        'w:hop{address = "10.0.0.1", name = "gw", samples = {{1.5, 10, 0}}}'),
+      m("raw", "w:raw(bytes)", "append bytes as they are", 'w:raw("\\255")'),
+      m("truncate", "w:truncate(n)", "cut the finished file to n bytes", "w:truncate(9)"),
+      m("offset", "w:offset() -> n", "bytes written so far: where the next write lands", "print(w:offset())"),
+      m("data", "w:data() -> string", "the finished bytes, without closing", "local bytes = w:data()"),
+      m("close", "w:close() -> bytes", "write the file; returns its size", "w:close()"),
+      f("path", "the file the writer writes", "print(w.path)"),
+      f("closed", "true after close", "print(w.closed)"),
+    },
+  },
+}
