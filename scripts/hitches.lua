@@ -110,38 +110,78 @@ end
 
 local frame_stats, low1, low01
 if n > 0 then
-  local sorted = stats.sorted(times)
+  -- From the C Series: its sorted copy is made once and cached.
   frame_stats = {
-    mean = stats.mean(ft),
-    p50 = stats.percentile_sorted(sorted, 50),
-    p95 = stats.percentile_sorted(sorted, 95),
-    p99 = stats.percentile_sorted(sorted, 99),
-    max = sorted[#sorted],
+    mean = ft:mean(), p50 = ft:percentile(50), p95 = ft:percentile(95), p99 = ft:percentile(99),
+    max = ft:max(),
   }
-  low1 = stats.low_fps(times, 1, sorted)
-  low01 = stats.low_fps(times, 0.1, sorted)
+  low1 = stats.low_fps(ft, 1)
+  low01 = stats.low_fps(ft, 0.1)
 end
 
--- Hitch detection: one pass with a sliding sorted window ---------------------
+-- Hitch detection -----------------------------------------------------------
+-- The median of every window costs a sorted-window update per frame. The
+-- window's minimum is cheaper (a monotonic deque) and bounds the median from
+-- below, so "t >= factor x min and t - min >= min_excess" is necessary for a
+-- hitch: only frames passing it get the exact median (a sort of <= window
+-- values). When that prefilter passes too many frames, one pass with the
+-- sorted window is cheaper and gives the same answer.
 
 local factor, window, min_excess = opts.factor, opts.window, opts.min_excess_ms
 local threshold = opts.threshold_ms
 local hitches = {}
-do
-  local w = stats.window(window)
+
+local function window_median(i) -- median of the frames before i (nil for frame 1)
+  local vals = {}
+  for j = math.max(1, i - window), i - 1 do vals[#vals + 1] = times[j] end
+  return stats.median(vals)
+end
+
+local function relative_hitch(t, b)
+  return t >= factor * b and t - b >= min_excess
+end
+
+if threshold then
   for i = 1, n do
-    local t = times[i]
-    local is_hitch
-    if threshold then
-      is_hitch = t > threshold
-    elseif i > 1 and t >= min_excess then
-      local b = w.median()
-      is_hitch = t >= factor * b and t - b >= min_excess
+    if times[i] > threshold then
+      hitches[#hitches + 1] = { frame = i, frame_ms = times[i], baseline_ms = window_median(i) }
     end
-    if is_hitch then
-      hitches[#hitches + 1] = { frame = i, frame_ms = t, baseline_ms = w.median() }
+  end
+else
+  local cands = {}
+  local dq, head, tail = {}, 1, 0 -- indices of the window, values increasing
+  local limit = n // 8 + 64
+  for i = 2, n do
+    local prev = times[i - 1]
+    while tail >= head and times[dq[tail]] >= prev do tail = tail - 1 end
+    tail = tail + 1
+    dq[tail] = i - 1
+    if dq[head] < i - window then head = head + 1 end
+    local t, mn = times[i], times[dq[head]]
+    if t >= min_excess and relative_hitch(t, mn) then
+      cands[#cands + 1] = i
+      if #cands > limit then break end
     end
-    w:push(t)
+  end
+  if #cands <= limit then
+    for _, i in ipairs(cands) do
+      local b = window_median(i)
+      if relative_hitch(times[i], b) then
+        hitches[#hitches + 1] = { frame = i, frame_ms = times[i], baseline_ms = b }
+      end
+    end
+  else
+    local w = stats.window(window)
+    for i = 1, n do
+      local t = times[i]
+      if i > 1 and t >= min_excess then
+        local b = w.median()
+        if relative_hitch(t, b) then
+          hitches[#hitches + 1] = { frame = i, frame_ms = t, baseline_ms = b }
+        end
+      end
+      w:push(t)
+    end
   end
 end
 

@@ -179,6 +179,45 @@ describe("hitches.lua", function()
     near(50, d.hitches[1].causes[1].excess_ms)
   end)
 
+  -- The definition, written plainly: the script's prefilter and its
+  -- sorted-window fallback must both give exactly this list.
+  local function reference_hitches(list, factor, window, min_excess)
+    local out = {}
+    for i = 2, #list do
+      local w = {}
+      for j = math.max(1, i - window), i - 1 do w[#w + 1] = list[j] end
+      table.sort(w)
+      local m = #w % 2 == 1 and w[(#w + 1) // 2] or (w[#w // 2] + w[#w // 2 + 1]) / 2
+      if list[i] >= factor * m and list[i] - m >= min_excess then out[#out + 1] = i end
+    end
+    return out
+  end
+
+  it("matches the plain definition on noisy and on alternating frame times", function()
+    local seed = 4242
+    local function rnd(k)
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % k
+    end
+    local noisy, alternating = {}, {}
+    for i = 1, 1500 do
+      -- 4 us steps so the writer stores the values exactly
+      noisy[i] = (2500 + rnd(1500)) * 0.004 -- 10..16 ms
+      if rnd(40) == 0 then noisy[i] = noisy[i] * (1.5 + rnd(4)) end
+      alternating[i] = i % 2 == 0 and 2 or 20 -- every other frame passes the cheap prefilter
+    end
+    alternating[700], alternating[701] = 100, 60
+    for _, case in ipairs({ { "noisy", noisy }, { "alternating", alternating } }) do
+      local p = build_times(dir .. "/" .. case[1] .. ".vprof", case[2])
+      local d = h.run_json("scripts/hitches.lua", "--json", p)
+      local want = reference_hitches(case[2], 2.5, 30, 5)
+      assert.is_true(#want > 0, case[1])
+      assert.same(want, paths(d.hitches, "frame"), case[1])
+      d = h.run_json("scripts/hitches.lua", "--json", "--window", "7", "--factor", "1.5", "--min-excess-ms", "1", p)
+      assert.same(reference_hitches(case[2], 1.5, 7, 1), paths(d.hitches, "frame"), case[1])
+    end
+  end)
+
   it("handles a capture without frames", function()
     local p = h.vprof(dir .. "/empty.vprof", { nodes = {}, frames = {} })
     local d = h.run_json("scripts/hitches.lua", "--json", p)

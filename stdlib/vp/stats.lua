@@ -177,13 +177,39 @@ end
 -- slowest max(1, floor(n * pct / 100)) frame times. Pass `sorted` (ascending)
 -- when you already have it. nil for no frames; math.huge when those frames
 -- all took 0 ms.
+-- Sum of the k largest values of a Series without sorting in Lua: the C
+-- Series finds the k-th largest value v (nearest rank n-k+1), one pass adds
+-- the values above v, and v fills the rest. nil when the rank arithmetic
+-- did not land exactly (the caller then sorts).
+local function series_top_sum(x, k)
+  local n = #x
+  local v = x:percentile(100 * (n - k + 1) / n)
+  local vals = x:totable()
+  local above, count, equal = 0, 0, 0
+  for i = 1, n do
+    local y = vals[i]
+    if y > v then
+      above, count = above + y, count + 1
+    elseif y == v then
+      equal = equal + 1
+    end
+  end
+  if count >= k or count + equal < k then return nil end
+  return above + (k - count) * v
+end
+
 function stats.low_fps(frame_ms, pct, sorted)
-  sorted = sorted or stats.sorted(frame_ms)
-  local n = #sorted
+  local n = #frame_ms
+  if sorted then n = #sorted end
   if n == 0 then return nil, 0 end
   local k = stats.slowest_count(n, pct)
-  local s = 0
-  for i = n - k + 1, n do s = s + sorted[i] end
+  local s
+  if not sorted and is_series(frame_ms) then s = series_top_sum(frame_ms, k) end
+  if not s then
+    sorted = sorted or stats.sorted(frame_ms)
+    s = 0
+    for i = n - k + 1, n do s = s + sorted[i] end
+  end
   local mean = s / k
   if mean <= 0 then return math.huge, k end
   return 1000 / mean, k
