@@ -1,0 +1,259 @@
+-- vp.doc: the one documentation table of the Lua API. Every module in
+-- stdlib/vp/doc/*.lua returns a list of classes
+--
+--   { class = "vp.dw",            -- the metatable __name ("vp" for the module)
+--     title = "weapon trace capture",
+--     doc = "optional paragraph",
+--     members = {
+--       { name = "traces", kind = "method", sig = "cap:traces() -> iterator",
+--         doc = "one line", example = "for t in cap:traces() do ... end" },
+--       { name = "max_size", kind = "field", doc = "one line" } } }
+--
+-- kind is "function" (module functions), "method", "field" or "operator"
+-- (#s, s[i]). The REPL's help() and the README's API reference
+-- (tools/gen_api_doc.lua) both read this table, so they cannot drift apart.
+--
+--   local doc = require "vp.doc"
+--   doc.classes()            every class, the vp module first
+--   doc.class("vp.Series")   one class (also "Series", case-insensitive)
+--   doc.find("percentile")   {{class = c, member = m}, ...}
+--   doc.of(value)            the class documenting a value, via its metatable
+--   doc.problems()           load and schema errors (an empty list when sound)
+local doc = {}
+
+local KINDS = { ["function"] = true, method = true, field = true, operator = true }
+doc.KINDS = KINDS
+
+-- Module files known to exist, for when lfs is missing and the directory
+-- cannot be listed.
+local KNOWN = { "vp", "vprof", "devt", "dlag", "dm", "dw", "laige" }
+
+local function here()
+  local src = debug.getinfo(1, "S").source
+  if src:sub(1, 1) == "@" then
+    return src:sub(2):match("^(.*)/[^/]*$") or "."
+  end
+  local path = package.searchpath("vp.doc", package.path)
+  return path and path:match("^(.*)/[^/]*$") or "."
+end
+
+--- doc.dir() -> the directory holding the documentation modules.
+function doc.dir()
+  return here() .. "/doc"
+end
+
+local function module_names(dir)
+  local names, seen = {}, {}
+  local ok, lfs = pcall(require, "lfs")
+  if ok and type(lfs) == "table" then
+    local okd, iter, state = pcall(lfs.dir, dir)
+    if okd then
+      for f in iter, state do
+        local n = f:match("^([%w_]+)%.lua$")
+        if n and not seen[n] then
+          names[#names + 1], seen[n] = n, true
+        end
+      end
+    end
+  else
+    for _, n in ipairs(KNOWN) do
+      local f = io.open(dir .. "/" .. n .. ".lua", "r")
+      if f then
+        f:close()
+        names[#names + 1] = n
+      end
+    end
+  end
+  table.sort(names, function(a, b)
+    if (a == "vp") ~= (b == "vp") then return a == "vp" end
+    return a < b
+  end)
+  return names
+end
+
+local function is_list(t)
+  if type(t) ~= "table" then return false end
+  local n = 0
+  for _ in pairs(t) do n = n + 1 end
+  return n == #t
+end
+
+--- doc.validate(list, where) -> {problem, ...}: schema errors of one module's
+-- return value (`where` names it in the messages).
+function doc.validate(list, where)
+  local out = {}
+  local function bad(fmt, ...)
+    out[#out + 1] = where .. ": " .. string.format(fmt, ...)
+  end
+  if not is_list(list) or #list == 0 then
+    bad("must return a non-empty list of classes")
+    return out
+  end
+  for ci, c in ipairs(list) do
+    local cname = type(c) == "table" and c.class
+    if type(cname) ~= "string" or cname == "" then
+      bad("class %d: `class` must be a non-empty string", ci)
+    elseif type(c.title) ~= "string" or c.title == "" then
+      bad("%s: `title` must be a non-empty string", cname)
+    elseif c.doc ~= nil and type(c.doc) ~= "string" then
+      bad("%s: `doc` must be a string", cname)
+    elseif not is_list(c.members) then
+      bad("%s: `members` must be a list", cname)
+    else
+      for mi, m in ipairs(c.members) do
+        local label = cname .. " member " .. mi
+        if type(m) ~= "table" then
+          bad("%s: not a table", label)
+        elseif type(m.name) ~= "string" or m.name == "" then
+          bad("%s: `name` must be a non-empty string", label)
+        elseif not KINDS[m.kind] then
+          bad("%s.%s: `kind` must be function, method, field or operator (got %s)",
+            cname, m.name, tostring(m.kind))
+        elseif m.kind ~= "operator" and not m.name:match("^[%a_][%w_]*$") then
+          bad("%s.%s: `name` must be a Lua identifier", cname, m.name)
+        elseif type(m.doc) ~= "string" or m.doc == "" or m.doc:find("\n") then
+          bad("%s.%s: `doc` must be one non-empty line", cname, m.name)
+        elseif m.sig ~= nil and type(m.sig) ~= "string" then
+          bad("%s.%s: `sig` must be a string", cname, m.name)
+        elseif m.kind ~= "field" and type(m.sig) ~= "string" then
+          bad("%s.%s: a %s needs `sig`", cname, m.name, m.kind)
+        elseif m.example ~= nil and type(m.example) ~= "string" then
+          bad("%s.%s: `example` must be a string", cname, m.name)
+        end
+      end
+    end
+  end
+  return out
+end
+
+local cache
+
+-- Load every module once. Classes documented in several modules are merged
+-- (a format may add functions to `vp`); a member documented twice is a
+-- problem, as is a module that fails to load or breaks the schema.
+local function load_all()
+  if cache then return cache end
+  local dir = doc.dir()
+  local state = { classes = {}, by_name = {}, modules = {}, problems = {} }
+  for _, name in ipairs(module_names(dir)) do
+    local path = dir .. "/" .. name .. ".lua"
+    local where = "vp/doc/" .. name .. ".lua"
+    local chunk, err = loadfile(path, "t")
+    local ok, list = false, err
+    if chunk then ok, list = pcall(chunk) end
+    if not ok then
+      state.problems[#state.problems + 1] = where .. ": " .. tostring(list)
+    else
+      local problems = doc.validate(list, where)
+      for _, p in ipairs(problems) do state.problems[#state.problems + 1] = p end
+      if #problems == 0 then
+        state.modules[#state.modules + 1] = name
+        for _, c in ipairs(list) do
+          local into = state.by_name[c.class]
+          if not into then
+            into = { class = c.class, title = c.title, doc = c.doc, members = {}, modules = {}, index = {} }
+            state.by_name[c.class] = into
+            state.classes[#state.classes + 1] = into
+          end
+          into.modules[#into.modules + 1] = name
+          for _, m in ipairs(c.members) do
+            if into.index[m.name] then
+              state.problems[#state.problems + 1] =
+                string.format("%s: %s.%s is documented twice", where, c.class, m.name)
+            else
+              into.members[#into.members + 1] = m
+              into.index[m.name] = m
+            end
+          end
+        end
+      end
+    end
+  end
+  cache = state
+  return state
+end
+
+--- doc.reload(): forget the loaded table (the next call reads the files again).
+function doc.reload()
+  cache = nil
+end
+
+--- doc.classes() -> every class, in module order (vp first).
+function doc.classes()
+  return load_all().classes
+end
+
+--- doc.modules() -> names of the documentation modules that loaded.
+function doc.modules()
+  return load_all().modules
+end
+
+--- doc.problems() -> {message, ...}: modules that failed to load or broke the schema.
+function doc.problems()
+  return load_all().problems
+end
+
+--- doc.class(name) -> class | nil: by exact name, then case-insensitively,
+-- then with "vp." in front ("Series" finds vp.Series).
+function doc.class(name)
+  if type(name) ~= "string" then return nil end
+  local s = load_all()
+  if s.by_name[name] then return s.by_name[name] end
+  local lname = name:lower()
+  for _, c in ipairs(s.classes) do
+    if c.class:lower() == lname or c.class:lower() == "vp." .. lname then return c end
+  end
+  return nil
+end
+
+--- doc.member(class, name) -> member | nil (class: a class table or name).
+function doc.member(class, name)
+  if type(class) == "string" then class = doc.class(class) end
+  return class and class.index[name] or nil
+end
+
+--- doc.fields(class) -> sorted list of the names of members of kind "field".
+function doc.fields(class)
+  if type(class) == "string" then class = doc.class(class) end
+  local out = {}
+  for _, m in ipairs(class and class.members or {}) do
+    if m.kind == "field" then out[#out + 1] = m.name end
+  end
+  table.sort(out)
+  return out
+end
+
+--- doc.of(value) -> class | nil: the class documenting a value: the vp
+-- module itself, or the class named by its metatable's __name.
+function doc.of(value)
+  local ok, vp = pcall(require, "vp")
+  if ok and rawequal(value, vp) then return doc.class("vp") end
+  local mt = getmetatable(value)
+  local name = type(mt) == "table" and rawget(mt, "__name")
+  return type(name) == "string" and doc.class(name) or nil
+end
+
+--- doc.find(query) -> {{class = c, member = m | nil}, ...}: "Class",
+-- "Class.member", "Class:member" or a bare member name (every class that
+-- has it), case-insensitive.
+function doc.find(query)
+  local out = {}
+  if type(query) ~= "string" or query == "" then return out end
+  local c = doc.class(query)
+  if c then return { { class = c } } end
+  local cname, mname = query:match("^(.-)[.:]([^.:]+)$")
+  if cname and cname ~= "" then
+    c = doc.class(cname)
+    local m = c and (c.index[mname] or c.index[mname:lower()])
+    if m then return { { class = c, member = m } } end
+  end
+  local lq = query:lower()
+  for _, k in ipairs(doc.classes()) do
+    for _, m in ipairs(k.members) do
+      if m.name:lower() == lq then out[#out + 1] = { class = k, member = m } end
+    end
+  end
+  return out
+end
+
+return doc
