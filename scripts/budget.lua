@@ -94,8 +94,12 @@ for g in pairs(listed) do
   local row = { group = g.name, id = g.id, flags = g.flags, hidden = g.hidden }
   if s and n > 0 then
     row.mean_ms = s:mean()
-    row.p50_ms, row.p95_ms, row.p99_ms = s:percentile(50), s:percentile(95), s:percentile(99)
     row.max_ms = s:max()
+    if s:min() == row.max_ms then -- constant (often all 0): skip the C sort
+      row.p50_ms, row.p95_ms, row.p99_ms = row.max_ms, row.max_ms, row.max_ms
+    else
+      row.p50_ms, row.p95_ms, row.p99_ms = s:percentile(50), s:percentile(95), s:percentile(99)
+    end
     row.max_frame = s:argmax()
     row.share_pct = total_ms > 0 and 100 * s:sum() / total_ms or nil
   elseif n > 0 then -- no time at all in the C pass: all zeros
