@@ -361,18 +361,34 @@ if is_vprof then
   columns[#columns + 1] = { key = "cause", title = "top cause (node path)", align = "left" }
 end
 
-local detail = { "\ncauses (excess over each one's own baseline)" }
+-- The text lists the causes worth reading: those with at least a tenth of
+-- the largest one's excess (the JSON has all of them, up to --causes).
+local function worth(list)
+  local out, floor = {}, list[1] and list[1].excess_ms / 10 or 0
+  for _, c in ipairs(list) do
+    if c.excess_ms >= floor then out[#out + 1] = c end
+  end
+  return out, #list - #out
+end
+
+local detail = { "\ncauses (excess over each one's own baseline; smaller ones in --json)" }
 if is_vprof and opts.causes > 0 then
   for _, h in ipairs(hitches) do
     if #h.causes > 0 or #h.groups > 0 then
       detail[#detail + 1] = string.format("\nframe %d%s: %s ms, baseline %s ms", h.frame,
         h.tick and (" (tick " .. h.tick .. ")") or "", fmt.ms(h.frame_ms), fmt.ms(h.baseline_ms))
-      for _, g in ipairs(h.groups) do
+      local groups, gmore = worth(h.groups)
+      for _, g in ipairs(groups) do
         detail[#detail + 1] = string.format("  group  %9s ms  %s", "+" .. fmt.ms(g.excess_ms), g.group)
       end
-      for _, c in ipairs(h.causes) do
+      local causes, cmore = worth(h.causes)
+      for _, c in ipairs(causes) do
         detail[#detail + 1] = string.format("  node   %9s ms  %s  [%s]  self %s ms", "+" .. fmt.ms(c.excess_ms),
           c.path, tostring(c.group), fmt.ms(c.self_ms))
+      end
+      if gmore + cmore > 0 then
+        detail[#detail + 1] = string.format("  (%d smaller group%s, %d smaller node%s)", gmore,
+          gmore == 1 and "" or "s", cmore, cmore == 1 and "" or "s")
       end
     end
   end
