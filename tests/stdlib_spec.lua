@@ -387,8 +387,10 @@ describe("vp.report", function()
   local columns = { { key = "name", title = "name" }, { key = "v", title = "value", format = fmt.ms } }
   local rows = { { name = "a,b", v = 0.1 + 0.2 }, { name = 'say "hi"', v = 0 / 0 }, { name = "c", v = 3 } }
 
-  it("csv: column keys as header, raw full-precision values, RFC 4180 quoting", function()
-    assert.equal('name,v\n"a,b",0.30000000000000004\n"say ""hi""",\nc,3\n', report.csv(columns, rows))
+  it("csv: column keys as header, raw values (14 digits), RFC 4180 quoting", function()
+    assert.equal('name,v\n"a,b",0.3\n"say ""hi""",\nc,3\n', report.csv(columns, rows))
+    assert.equal("1234567.125", report.csv_field(1234567.125))
+    assert.equal("12345678901234567", report.csv_field(12345678901234567))
   end)
 
   it("text: title, header and aligned sections", function()

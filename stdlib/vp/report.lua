@@ -13,7 +13,7 @@
 --   })
 -- Columns are fmt.table columns ({key, title, format, align}); CSV uses the
 -- column keys as the header line and the RAW values (numbers unformatted,
--- full precision; nil/NaN empty).
+-- 14 significant digits like the JSON; nil/NaN empty).
 local cli = require "vp.cli"
 local fmt = require "vp.fmt"
 
@@ -22,9 +22,9 @@ local report = {}
 local function csv_number(x)
   if x ~= x or x == math.huge or x == -math.huge then return "" end
   if math.type(x) == "integer" then return tostring(x) end
-  local s = string.format("%.15g", x)
-  if tonumber(s) ~= x then s = string.format("%.17g", x) end
-  return s
+  -- 14 significant digits, as the JSON output: sums of 4 us steps print as
+  -- 29.776, not 29.776000000000003
+  return string.format("%.14g", x)
 end
 
 --- report.csv_field(v) -> one CSV field (RFC 4180 quoting when needed).
