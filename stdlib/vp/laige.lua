@@ -358,13 +358,14 @@ local function parse_lines(ctx, data, prefix, handle)
       end
       if not version then
         local raw = body and body:match("^version=(%S*)$")
-        if not raw then
-          fail(terminated and "EFORMAT" or "ETRUNC",
-            string.format("line %d: expected '%s version=N' as the first line, found '%s'",
-              lineno, prefix, short(trimmed)))
-        end
-        if raw == "" and not terminated then
+        local head = prefix .. " version="
+        if not terminated and (raw == "" or (not raw and head:sub(1, #trimmed) == trimmed)) then
+          -- the file ends inside its version line
           fail("ETRUNC", string.format("line %d: the report ends in the middle of this line", lineno))
+        end
+        if not raw then
+          fail("EFORMAT", string.format("line %d: expected '%s version=N' as the first line, found '%s'",
+            lineno, prefix, short(trimmed)))
         end
         version = check_version(ctx, raw, "line " .. lineno)
         ctx.version_line = lineno
@@ -1063,7 +1064,7 @@ local function sniff(data)
   local s = data:sub(1, 4096)
   if s:sub(1, 3) == "\239\187\191" then s = s:sub(4) end
   s = s:match("^%s*(.*)$")
-  if s:sub(1, 1) == "{" then return "json" end
+  if s:sub(1, 1) == "{" or s:sub(1, 1) == "[" then return "json" end
   if s:sub(1, #"laige-budget-report") == "laige-budget-report" then return "budget" end
   if s:sub(1, #"laige-profile") == "laige-profile" then return "profile" end
   return nil
