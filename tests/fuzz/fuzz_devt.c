@@ -1,0 +1,44 @@
+/* libFuzzer harness: index any bytes as a .devt export, then read back
+ * every event of every group the way the binding does. Opening validated
+ * the framing, so a read that fails afterwards is a bug: abort. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "devt.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    vp_devt *d;
+    vp_error err;
+    if (vp_devt_parse(&d, data, size, &err) != VP_OK)
+        return 0;
+    if (d->bitfield_off + d->bitfield_len > size)
+        abort();
+    uint64_t events = 0, acc = 0;
+    for (uint32_t g = 0; g < d->group_count; g++) {
+        const vp_devt_group *gr = &d->groups[g];
+        if (gr->array_off < gr->offset || gr->end_off > size || gr->array_off >= gr->end_off)
+            abort();
+        for (uint64_t i = 0; i < gr->count; i++) {
+            vp_devt_event ev;
+            if (!vp_devt_event_get(d, g, i, &ev, &err))
+                abort();
+            acc += ev.time1 ^ ev.time2;
+            if (!vp_devt_type_name(ev.type) && ev.type < VP_DEVT_TYPE_COUNT)
+                abort();
+        }
+        /* One past the end must be refused, not read. */
+        vp_devt_event ev;
+        if (vp_devt_event_get(d, g, gr->count, &ev, &err))
+            abort();
+        (void)vp_devt_group_name(g);
+        events += gr->count;
+    }
+    if (events != d->event_count)
+        abort();
+    (void)acc;
+    vp_devt_free(d);
+    return 0;
+}

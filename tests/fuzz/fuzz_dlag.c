@@ -1,0 +1,71 @@
+/* libFuzzer harness: index any bytes as a .dlag export, then read back every
+ * sample, graph state and tail record the way the binding does. Opening
+ * validated the framing, so a read that fails afterwards is a bug: abort. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "dlag.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void samples_read(const vp_dlag *d, const vp_dlag_samples *s, size_t size)
+{
+    if (s->end_off > size || s->array_off >= s->end_off)
+        abort();
+    vp_error err;
+    vp_dlag_sample sm;
+    for (uint64_t i = 0; i < s->count; i++)
+        if (!vp_dlag_sample_get(d, s, i, &sm, &err))
+            abort();
+    if (vp_dlag_sample_get(d, s, s->count, &sm, &err))
+        abort();
+    for (int which = 0; which < 2; which++) {
+        vp_series *r = vp_dlag_series(d, s, which);
+        if (!r || r->n != s->count)
+            abort();
+        if (r->n)
+            (void)vp_series_percentile(r, 95);
+        vp_series_unref(r);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    vp_dlag *d;
+    vp_error err;
+    if (vp_dlag_parse(&d, data, size, &err) != VP_OK)
+        return 0;
+    uint64_t samples = 0;
+    for (uint32_t k = 0; k < d->measurement_count; k++) {
+        const vp_dlag_measurement *m = &d->measurements[k];
+        if (m->index != k + 1)
+            abort();
+        (void)vp_dlag_measurement_name(m->index);
+        (void)vp_dlag_measurement_page(m->index);
+        samples_read(d, &m->samples, size);
+        samples += m->samples.count;
+    }
+    if (samples != d->sample_count)
+        abort();
+    for (uint64_t i = 0; i < d->graph_state_count; i++) {
+        vp_dlag_graph_state gs;
+        if (!vp_dlag_graph_state_get(d, i, &gs, &err))
+            abort();
+        if (gs.bitfield_off + gs.bitfield_len > size)
+            abort();
+    }
+    if (d->host_off + d->host_len >= size)
+        abort();
+    for (uint64_t i = 0; i < d->hop_count; i++) {
+        vp_dlag_hop h;
+        if (!vp_dlag_hop_get(d, i, &h, &err))
+            abort();
+        if (h.name_off + h.name_len >= size)
+            abort();
+        samples_read(d, &h.samples, size);
+    }
+    if (d->hops_off + d->trailing_bytes > size)
+        abort();
+    vp_dlag_free(d);
+    return 0;
+}
