@@ -59,7 +59,7 @@ w:record { time = 1, groups = { [2] = group(1, true) } }
 w:close { trailing = "garbage!" }
 
 w = vp.writer("dm", path("noterm"))
-for i = 1, 255 do w:empty() end
+for _ = 1, 255 do w:empty() end
 w:close { terminate = false }
 
 local f = assert(io.open(path("basic"), "rb"))

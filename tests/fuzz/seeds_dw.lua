@@ -38,7 +38,9 @@ local function full(w, id, with_movement)
     server = {
       hit(1, 1),
       { type = 4, time = 1004, entity = { guid = 0x4d02 },
-        ragdoll = { guid = 0x4d02, transforms = { { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 } } } } },
+        ragdoll = { guid = 0x4d02, transforms = {
+          { { 1, 0, 0, 0 }, { 0, 1, 0, 0 }, { 0, 0, 1, 0 }, { 0, 0, 0, 1 } },
+        } } },
       hit(10, 5),
     },
   }
