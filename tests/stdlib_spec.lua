@@ -174,6 +174,12 @@ describe("vp.cli.json", function()
     assert.same({ 1, 2 }, d.d)
   end)
 
+  it("writes slashes unescaped and round-trips backslashes", function()
+    local s = cli.encode_json({ p = "a/b\\/c\\" })
+    assert.equal('{"p":"a/b\\\\/c\\\\"}', s)
+    assert.equal("a/b\\/c\\", cli.decode_json(s).p)
+  end)
+
   it("writes a vp.Series as a list of numbers", function()
     local s = cli.encode_json({ s = vp.Series({ 1.5, 2, 3 }) })
     assert.same({ s = { 1.5, 2, 3 } }, cli.decode_json(s))

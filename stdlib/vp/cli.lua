@@ -357,7 +357,10 @@ end
 -- marked with cli.array stay [] when empty, a vp.Series becomes a list.
 function cli.encode_json(value)
   local s = cjson.encode(prepare(value, 0))
-  return (s:gsub('"\\u0001vp%-empty%-array\\u0001"', "[]"))
+  s = s:gsub('"\\u0001vp%-empty%-array\\u0001"', "[]")
+  -- cjson escapes every "/" as "\/" (legal, but paths read badly). Each "/"
+  -- it writes is preceded by its own escape, so dropping them is exact.
+  return (s:gsub("\\/", "/"))
 end
 
 --- cli.json(value): print one JSON document (and a newline) on stdout.
