@@ -14,7 +14,8 @@
 #   open        vp.open alone (bench/open_only.lua): the frame index build
 #   hitches     ./vpscript scripts/hitches.lua FILE --json
 #   budget      ./vpscript scripts/budget.lua FILE --json
-# "x floor" is wall time over the floor's; GB/s is file bytes / wall time.
+# "x floor" is wall time over the floor's, "cpu x" CPU time over the floor's;
+# GB/s is file bytes / wall time.
 # On a shared machine wall time is noisy: compare CPU time too.
 # A script that does not exist yet is reported as "missing", one that fails
 # as "FAILED" with its stderr in build/bench/<name>.err; the run goes on.
@@ -55,10 +56,11 @@ cat "$file" >/dev/null
 cat "$file" >/dev/null
 
 floor_s=""
+floor_cpu=""
 echo
 printf 'bench: %s, %s bytes (%s frames x %s nodes), %s\n' "$file" "$bytes" "$frames" "$nodes" \
     "$(uname -m) $(nproc 2>/dev/null || echo '?') cpu"
-printf '%-10s %8s %8s %12s %7s %8s  %s\n' "what" "wall s" "cpu s" "peak RSS MB" "GB/s" "x floor" "command"
+printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "what" "wall s" "cpu s" "peak RSS MB" "GB/s" "x floor" "cpu x" "command"
 
 # run NAME DESCRIPTION CMD...: time CMD, print one row.
 run() {
@@ -72,12 +74,13 @@ run() {
         cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
         rss_mb=$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')
         gbs=$(awk -v b="$bytes" -v s="$wall" 'BEGIN { if (s > 0) printf "%.2f", b / s / 1e9; else print "inf" }')
-        if [ "$name" = floor ]; then floor_s=$wall; fi
+        if [ "$name" = floor ]; then floor_s=$wall; floor_cpu=$cpu; fi
         ratio=$(awk -v s="$wall" -v f="${floor_s:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
-        printf '%-10s %8s %8s %12s %7s %8s  %s\n' "$name" "$wall" "$cpu" "$rss_mb" "$gbs" "$ratio" "$desc"
+        cratio=$(awk -v s="$cpu" -v f="${floor_cpu:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
+        printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "$name" "$wall" "$cpu" "$rss_mb" "$gbs" "$ratio" "$cratio" "$desc"
     else
         rc=$?
-        printf '%-10s %8s %8s %12s %7s %8s  %s (exit %s, see %s)\n' "$name" FAILED - - - - "$desc" "$rc" "$err"
+        printf '%-10s %8s %8s %12s %7s %8s %8s  %s (exit %s, see %s)\n' "$name" FAILED - - - - - "$desc" "$rc" "$err"
     fi
 }
 
@@ -86,7 +89,7 @@ run_script() {
     if [ -f "scripts/$1.lua" ]; then
         run "$1" "vpscript scripts/$1.lua FILE --json" ./vpscript "scripts/$1.lua" "$file" --json
     else
-        printf '%-10s %8s %8s %12s %7s %8s  %s\n' "$1" missing - - - - "scripts/$1.lua does not exist yet"
+        printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "$1" missing - - - - - "scripts/$1.lua does not exist yet"
     fi
 }
 
