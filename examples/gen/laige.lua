@@ -365,4 +365,4 @@ do
   write("budget_fail.txt", budget_report(1681, 1800, frames, ticks, systems))
 end
 
-return "laige/profile.json, profile.txt, budget_pass.txt, budget_fail.txt"
+return dir .. "/profile.json, profile.txt, budget_pass.txt, budget_fail.txt"
