@@ -219,7 +219,8 @@ local system_columns = {
 if kind == "budget" then
   system_columns[#system_columns + 1] = { key = "result", title = "result", align = "left" }
 end
-system_columns[#system_columns + 1] = { key = "flags", title = "flags", format = flags_text, align = "left" }
+system_columns[#system_columns + 1] = { key = "flags", title = "flags", format = flags_text, align = "left",
+  csv_value = flags_text }
 
 -- Gate ---------------------------------------------------------------------------
 

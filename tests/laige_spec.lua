@@ -783,6 +783,18 @@ describe("laige.lua", function()
     assert.truthy(r.stdout:find("EngTickCounter", 1, true))
   end)
 
+  it("prints the systems (profile) or budgets (budget report) as CSV", function()
+    local r = h.run("scripts/laige.lua", "examples/laige/profile.txt", "--csv")
+    assert.equal(0, r.code)
+    local lines = {}
+    for l in r.stdout:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.equal("id,name,budget_ms,n,p50_ms,p99_ms,max_ms,budget_pct,runs,warns,errors,flags", lines[1])
+    assert.equal(6, #lines)
+    assert.equal("2,Collision,1,128,0.816028,1.30871,1.31502,130.871,600,0,0,OVER", lines[3])
+    r = h.run("scripts/laige.lua", "examples/laige/budget_fail.txt", "--csv")
+    assert.truthy(r.stdout:find("\nsim_tick_p99,FAIL,p99,9.61538,8,7.5,ms,512\n", 1, true), r.stdout)
+  end)
+
   it("states its definitions in --help", function()
     local r = h.run("scripts/laige.lua", "--help")
     assert.equal(0, r.code)
