@@ -368,7 +368,6 @@ local function parse_lines(ctx, data, prefix, handle)
             lineno, prefix, short(trimmed)))
         end
         version = check_version(ctx, raw, "line " .. lineno)
-        ctx.version_line = lineno
       else
         handle(lineno, line, body, terminated)
       end
