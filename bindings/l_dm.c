@@ -233,8 +233,6 @@ static int dm_summary(lua_State *L)
     vp_dm *d = dm_check(L, 1);
     int n = 0;
     lua_newtable(L);
-    lua_pushliteral(L, "dm");
-    add_row(L, &n, "format");
     lua_pushinteger(L, (lua_Integer)d->record_count);
     add_row(L, &n, "records");
     lua_pushinteger(L, (lua_Integer)d->empty_records);

@@ -251,8 +251,6 @@ static int dw_summary(lua_State *L)
     vp_dw *d = dw_check(L, 1);
     int n = 0;
     lua_newtable(L);
-    lua_pushliteral(L, "dw");
-    add_row(L, &n, "format");
     push_header_hex(L, d->header);
     add_row(L, &n, "header");
     lua_pushinteger(L, d->max_size);

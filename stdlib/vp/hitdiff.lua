@@ -1,0 +1,231 @@
+-- vp.hitdiff: client/server hit disagreement over a weapon trace (.dw).
+--
+--   local hitdiff = require "vp.hitdiff"
+--   local kind, info = hitdiff.classify(client_hits, server_hits, 0.5)
+--   local doc = hitdiff.analyze(cap, {tolerance = 0.5})   -- the --json document
+--
+-- The rules (DESIGN.md "Hit disagreement"), per trace, with C the client's
+-- hits and S the server's; the first rule that matches decides:
+--   1. C and S both empty: not compared;
+--   2. no_server_data (S empty), no_client_data (C empty);
+--   3. client_only_hit: C has a character hit, S has none;
+--   4. server_only_hit: S has a character hit, C has none;
+--   5. entity_mismatch: both hit a character, both name an entity guid, and
+--      the guids differ;
+--   6. outcome_mismatch: the terminal types differ;
+--   7. position_mismatch: the terminal positions are more than `tolerance`
+--      apart;
+--   8. agree.
+-- A character hit is a hit of type 3 Posefile_Hit, 4 Ragdoll_Hit or
+-- 10 Validated. The terminal hit of a side is its last hit of type 3, 4, 5,
+-- 6, 8 or 9. The entity guid a side names is the guid of the entity block of
+-- its last character hit that has one. A side without a terminal hit has the
+-- terminal type "none" (different from every type); when neither side has
+-- one, rule 7 has no positions to compare and the trace agrees.
+local hitdiff = {}
+
+hitdiff.KINDS = {
+  "no_server_data", "no_client_data", "client_only_hit", "server_only_hit",
+  "entity_mismatch", "outcome_mismatch", "position_mismatch", "agree",
+}
+
+local CHARACTER = { [3] = true, [4] = true, [10] = true }
+local TERMINAL = { [3] = true, [4] = true, [5] = true, [6] = true, [8] = true, [9] = true }
+hitdiff.CHARACTER_TYPES = { 3, 4, 10 }
+hitdiff.TERMINAL_TYPES = { 3, 4, 5, 6, 8, 9 }
+hitdiff.DEFAULT_TOLERANCE = 0.5
+
+--- hitdiff.is_character(hit) -> boolean
+function hitdiff.is_character(h)
+  return CHARACTER[h.type] == true
+end
+
+--- hitdiff.terminal(hits) -> the last hit of a terminal type, or nil.
+function hitdiff.terminal(hits)
+  for i = #hits, 1, -1 do
+    if TERMINAL[hits[i].type] then return hits[i] end
+  end
+  return nil
+end
+
+--- hitdiff.character_guid(hits) -> has_character, guid|nil: whether any hit
+-- is a character hit, and the entity guid of the last one with an entity block.
+function hitdiff.character_guid(hits)
+  local any, guid = false, nil
+  for _, h in ipairs(hits) do
+    if CHARACTER[h.type] then
+      any = true
+      if h.entity then guid = h.entity.guid end
+    end
+  end
+  return any, guid
+end
+
+--- hitdiff.distance(a, b) -> Euclidean distance of two {x, y, z} tables.
+function hitdiff.distance(a, b)
+  local dx, dy, dz = a.x - b.x, a.y - b.y, a.z - b.z
+  return math.sqrt(dx * dx + dy * dy + dz * dz)
+end
+
+--- hitdiff.classify(C, S, tolerance) -> kind|nil, info
+-- C, S: lists of hit tables (as trace:hit_list() returns). kind is nil for
+-- rule 1 (not compared). info = {client = terminal hit|nil, server = ...,
+-- distance = number|nil, client_guid, server_guid}.
+function hitdiff.classify(C, S, tolerance)
+  tolerance = tolerance or hitdiff.DEFAULT_TOLERANCE
+  local tc, ts = hitdiff.terminal(C), hitdiff.terminal(S)
+  local info = { client = tc, server = ts }
+  if tc and ts then info.distance = hitdiff.distance(tc.position, ts.position) end
+  if #C == 0 and #S == 0 then return nil, info end
+  if #S == 0 then return "no_server_data", info end
+  if #C == 0 then return "no_client_data", info end
+  local c_char, c_guid = hitdiff.character_guid(C)
+  local s_char, s_guid = hitdiff.character_guid(S)
+  info.client_guid, info.server_guid = c_guid, s_guid
+  if c_char and not s_char then return "client_only_hit", info end
+  if s_char and not c_char then return "server_only_hit", info end
+  if c_char and s_char and c_guid ~= nil and s_guid ~= nil and c_guid ~= s_guid then
+    return "entity_mismatch", info
+  end
+  local c_type = tc and tc.type or "none"
+  local s_type = ts and ts.type or "none"
+  if c_type ~= s_type then return "outcome_mismatch", info end
+  if info.distance and info.distance > tolerance then return "position_mismatch", info end
+  return "agree", info
+end
+
+local function new_counts()
+  local by_kind = {}
+  for _, k in ipairs(hitdiff.KINDS) do by_kind[k] = 0 end
+  return { traces = 0, compared = 0, agree = 0, disagree = 0, by_kind = by_kind }
+end
+
+local function count(c, kind)
+  c.traces = c.traces + 1
+  if kind then
+    c.compared = c.compared + 1
+    c.by_kind[kind] = c.by_kind[kind] + 1
+    if kind == "agree" then c.agree = c.agree + 1 else c.disagree = c.disagree + 1 end
+  end
+end
+
+local function rate(c)
+  if c.compared == 0 then return nil end
+  return 100 * c.disagree / c.compared
+end
+hitdiff.rate = rate
+
+-- A terminal hit as the JSON shows it.
+local function side_doc(h)
+  if not h then return nil end
+  local e = h.entity
+  return {
+    type = h.type, type_name = h.type_name, time = h.time,
+    position = { x = h.position.x, y = h.position.y, z = h.position.z },
+    guid = e and e.guid or nil, entity_id = e and e.entity_id or nil,
+    controller = e and e.controller or nil,
+  }
+end
+hitdiff.side_doc = side_doc
+
+local function nearest_rank(sorted, p)
+  local n = #sorted
+  if n == 0 then return nil end
+  local r = math.ceil(p * n / 100 - 1e-9)
+  if r < 1 then r = 1 end
+  if r > n then r = n end
+  return sorted[r]
+end
+
+--- hitdiff.analyze(cap, opts) -> result
+-- opts: tolerance (default 0.5). result (plain Lua values; nil where the
+-- JSON has null): {traces, compared, not_compared, agree, disagree,
+-- rate_pct, tolerance, by_kind, details, by_weapon, by_ammo, terminal_dt}.
+-- Raises on a corrupt capture (the iterators do).
+function hitdiff.analyze(cap, opts)
+  opts = opts or {}
+  local tol = opts.tolerance or hitdiff.DEFAULT_TOLERANCE
+  local total = new_counts()
+  local details = {}
+  local weapons, ammos, worder, aorder = {}, {}, {}, {}
+  local dts = {}
+  for t in cap:traces() do
+    local C, S = t:hit_list("client"), t:hit_list("server")
+    local kind, info = hitdiff.classify(C, S, tol)
+    count(total, kind)
+    local mv = t.movement
+    if mv then
+      local w = weapons[mv.weapon_template_id]
+      if not w then
+        w = new_counts()
+        w.weapon_template_id = mv.weapon_template_id
+        weapons[mv.weapon_template_id] = w
+        worder[#worder + 1] = mv.weapon_template_id
+      end
+      count(w, kind)
+      local a = ammos[t.ammo_type_id]
+      if not a then
+        a = new_counts()
+        a.ammo_type_id = t.ammo_type_id
+        ammos[t.ammo_type_id] = a
+        aorder[#aorder + 1] = t.ammo_type_id
+      end
+      count(a, kind)
+    end
+    if kind and info.client and info.server then
+      dts[#dts + 1] = info.server.time - info.client.time
+    end
+    if kind and kind ~= "agree" then
+      details[#details + 1] = {
+        trace_id = t.trace_id, index = t.index, slot = t.slot, kind = kind,
+        client = side_doc(info.client), server = side_doc(info.server),
+        distance = info.distance,
+        client_hits = #C, server_hits = #S,
+        weapon_template_id = mv and mv.weapon_template_id or nil,
+        ammo_type_id = t.ammo_type_id,
+      }
+    end
+  end
+
+  local function breakdown(map, order, key)
+    table.sort(order)
+    local list = {}
+    for _, id in ipairs(order) do
+      local c = map[id]
+      list[#list + 1] = {
+        [key] = id, traces = c.traces, compared = c.compared, agree = c.agree,
+        disagree = c.disagree, rate_pct = rate(c), by_kind = c.by_kind,
+      }
+    end
+    return list
+  end
+
+  local terminal_dt = { pairs = #dts }
+  if #dts > 0 then
+    local sorted, abs, sum, asum = {}, {}, 0, 0
+    for i, d in ipairs(dts) do
+      sorted[i], abs[i] = d, math.abs(d)
+      sum, asum = sum + d, asum + math.abs(d)
+    end
+    table.sort(sorted)
+    table.sort(abs)
+    terminal_dt.mean = sum / #dts
+    terminal_dt.p95 = nearest_rank(sorted, 95)
+    terminal_dt.min = sorted[1]
+    terminal_dt.max = sorted[#sorted]
+    terminal_dt.mean_abs = asum / #dts
+    terminal_dt.p95_abs = nearest_rank(abs, 95)
+  end
+
+  return {
+    traces = total.traces, compared = total.compared,
+    not_compared = total.traces - total.compared,
+    agree = total.agree, disagree = total.disagree, rate_pct = rate(total),
+    tolerance = tol, by_kind = total.by_kind, details = details,
+    by_weapon = breakdown(weapons, worder, "weapon_template_id"),
+    by_ammo = breakdown(ammos, aorder, "ammo_type_id"),
+    terminal_dt = terminal_dt,
+  }
+end
+
+return hitdiff
