@@ -100,7 +100,10 @@ static int vp_open(lua_State *L)
     lua_pushvalue(L, 2);
     lua_pushstring(L, f->name);
     lua_call(L, 3, 3);
-    return lua_isnil(L, -3) ? 3 : 1;
+    if (lua_isnil(L, -3))
+        return 3;
+    lua_pop(L, 2);
+    return 1;
 }
 
 /* vp.writer(format, path [, opts]) -> writer */
