@@ -28,7 +28,7 @@ ASAN     := $(B)/asan
 lib_objs  = $(patsubst %.c,$(1)/%.o,$(LIB_SRC))
 CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
-LUA_FILES := $(wildcard stdlib/vp/*.lua scripts/*.lua tests/*.lua tests/*/*.lua examples/*.lua bench/*.lua)
+LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
 .PHONY: all deps run test ctest spec asan fuzz fuzz-short bench lint install uninstall clean examples
 .DEFAULT_GOAL := all
@@ -118,10 +118,11 @@ bench: all $(BENCH_BIN)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vpscript/scripts \
-	    $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp $(DESTDIR)$(PREFIX)/lib/lua/5.4
+	    $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/doc $(DESTDIR)$(PREFIX)/lib/lua/5.4
 	install -m 755 vpscript $(DESTDIR)$(PREFIX)/bin/vpscript
 	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/scripts/
 	install -m 644 stdlib/vp/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/
+	install -m 644 stdlib/vp/doc/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/doc/
 	install -m 755 vp.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/vp.so
 
 uninstall:
