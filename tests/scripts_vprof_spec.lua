@@ -218,6 +218,38 @@ describe("hitches.lua", function()
     end
   end)
 
+  it("works on any capture with frame times: a laige budget report", function()
+    -- 40 frames of 5 ms, frame 35 at 20 ms; the report's frame= number is
+    -- what the laige model calls the tick
+    local lines = {
+      "laige-budget-report version=1",
+      "laige-budget-report context: workload=t build= machine= warmup=0",
+      "laige-budget-report frames: n=40 total=40",
+    }
+    for i = 1, 40 do
+      lines[#lines + 1] = string.format("laige-budget-report frame=%d ticks=1 tick_after=%d frame_ms=%d "
+        .. "sim_allocs=0 overrun_warns=0 critical_errors=0 result=PASS", 100 + i, 100 + i, i == 35 and 20 or 5)
+    end
+    lines[#lines + 1] = "laige-budget-report over_budget: none"
+    lines[#lines + 1] = "laige-budget-report overall=PASS"
+    local p = h.write_file(dir .. "/budget_report.txt", table.concat(lines, "\n") .. "\n")
+    local d = h.run_json("scripts/hitches.lua", "--json", p)
+    assert.equal("laige-budget", d.format)
+    assert.equal(40, d.frames)
+    near(5.375, d.frame_ms.mean)
+    near(20, d.frame_ms.p99) -- rank 40 of 40
+    near(5, d.frame_ms.p95)  -- rank 38
+    near(50, d.low_1pct_fps)
+    near(100 * 20 / 215, d.stutter_pct)
+    assert.equal(1, #d.hitches)
+    local hh = d.hitches[1]
+    assert.equal(35, hh.frame)
+    assert.equal(135, hh.tick)
+    near(5, hh.baseline_ms)
+    assert.same({}, hh.causes) -- node and group causes need a VProf capture
+    assert.same({}, hh.groups)
+  end)
+
   it("handles a capture without frames", function()
     local p = h.vprof(dir .. "/empty.vprof", { nodes = {}, frames = {} })
     local d = h.run_json("scripts/hitches.lua", "--json", p)
