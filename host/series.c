@@ -152,22 +152,82 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* NaN compares greater than every number, so it never masquerades as a
+ * low percentile. */
+static inline int less(double x, double y)
+{
+    return isnan(y) ? !isnan(x) : x < y;
+}
+
+static void swap(double *a, double *b)
+{
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Put the k-th smallest of v[0..n) at v[k] (quickselect, median-of-three
+ * pivot). A column queried for a few percentiles then costs O(n) each,
+ * not a sort. When partitioning stops shrinking the range fast enough (a
+ * pathological order), the rest is sorted, which bounds the worst case. */
+static void select_kth(double *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1;
+    unsigned budget = 64;
+    while (hi > lo) {
+        if (!budget--) {
+            qsort(v + lo, hi - lo + 1, sizeof *v, cmp_double);
+            return;
+        }
+        size_t mid = lo + (hi - lo) / 2;
+        if (less(v[mid], v[lo]))
+            swap(&v[mid], &v[lo]);
+        if (less(v[hi], v[lo]))
+            swap(&v[hi], &v[lo]);
+        if (less(v[hi], v[mid]))
+            swap(&v[hi], &v[mid]);
+        double pivot = v[mid];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (less(v[i], pivot))
+                i++;
+            while (less(pivot, v[j]))
+                j--;
+            if (i <= j) {
+                swap(&v[i], &v[j]);
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
 double vp_series_percentile(vp_series *s, double p)
 {
     if (!s->n || !(p >= 0 && p <= 100))
         return NAN;
-    if (!s->sorted) {
-        s->sorted = malloc(s->n * sizeof *s->sorted);
-        if (!s->sorted)
-            return NAN;
-        memcpy(s->sorted, s->v, s->n * sizeof *s->sorted);
-        qsort(s->sorted, s->n, sizeof *s->sorted, cmp_double);
-    }
     /* p*n/100 rather than p/100*n, and a tolerance, so that p95 of 100
      * values is rank 95 and not 96 through rounding. */
     double r = ceil(p * (double)s->n / 100.0 - 1e-9);
     size_t rank = r < 1 ? 1 : (size_t)r;
     if (rank > s->n)
         rank = s->n;
+    /* `sorted` holds a permutation of the values that successive selections
+     * leave ever more ordered; selecting in it is always correct. */
+    if (!s->sorted) {
+        s->sorted = malloc(s->n * sizeof *s->sorted);
+        if (!s->sorted)
+            return NAN;
+        memcpy(s->sorted, s->v, s->n * sizeof *s->sorted);
+    }
+    select_kth(s->sorted, s->n, rank - 1);
     return s->sorted[rank - 1];
 }

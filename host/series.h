@@ -9,7 +9,7 @@
 typedef struct vp_series {
     double *v;
     size_t n, cap;
-    double *sorted;   /* lazily built ascending copy for percentiles */
+    double *sorted;   /* lazily made copy that percentile selections reorder */
     unsigned refs;
 } vp_series;
 
@@ -20,6 +20,16 @@ void vp_series_unref(vp_series *s);
 
 /* Append; 0 on OOM. Invalidates the sorted cache. */
 int vp_series_push(vp_series *s, double x);
+/* vp_series_push without the call when there is room (hot loops). */
+static inline int vp_series_push_fast(vp_series *s, double x)
+{
+    if (s->n < s->cap && !s->sorted) {
+        s->v[s->n++] = x;
+        return 1;
+    }
+    return vp_series_push(s, x);
+}
+
 /* Make the length n, padding with zeros; 0 on OOM. */
 int vp_series_resize(vp_series *s, size_t n);
 
@@ -33,7 +43,7 @@ size_t vp_series_argmin(const vp_series *s);
 double vp_series_stddev(const vp_series *s);
 /* Nearest-rank percentile, p in [0, 100]: the value at rank ceil(p/100*n)
  * of the ascending order (rank 1 for p = 0). NaN when empty or p is out of
- * range. The first call sorts a copy (O(n log n)); later calls are O(1). */
+ * range. Each call is a selection in a cached copy: O(n). */
 double vp_series_percentile(vp_series *s, double p);
 
 #endif
