@@ -285,10 +285,10 @@ local model = {
     { title = "corrections (position jumps velocity x dt does not explain)", rows = crow,
       empty = "none",
       columns = {
-        { key = "time", title = "time ms", format = fmt.number },
+        { key = "time", title = "time ms", format = function(v) return fmt.number(v) end },
         { key = "record", title = "record", format = fmt.int },
-        { key = "size", title = "size", format = num },
-        { key = "dt_ms", title = "dt ms", format = fmt.number },
+        { key = "size", title = "size", format = function(v) return num(v) end },
+        { key = "dt_ms", title = "dt ms", format = function(v) return fmt.number(v) end },
         { key = "from", title = "from", align = "left" },
         { key = "expected", title = "expected", align = "left" },
         { key = "to", title = "to", align = "left" },
