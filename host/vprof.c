@@ -306,15 +306,15 @@ const vp_vprof_epoch *vp_vprof_epoch_for(vp_vprof *m, uint32_t n)
     }
     /* Pre-order walk without recursion (a hostile file can nest deeply).
      * Children lists are newest first, so the nodes not yet added at this
-     * count form a prefix of each list that is skipped. parent_pos doubles
-     * as pos-of-node scratch through `order`: a parent always precedes its
-     * children, so its position is known when a child is emitted. */
+     * count form a prefix of each list that is skipped. group[] doubles as
+     * pos-of-node scratch: a parent always precedes its children, so its
+     * position is known when a child is emitted. */
     uint32_t pos = 0, v = 0;
     uint32_t *posof = grp; /* reused below: filled before group[] is */
     for (;;) {
         order[pos] = v;
         posof[v] = pos;
-        pp[pos] = v == 0 ? 0 : posof[m->nodes[v].parent];
+        pp[pos] = v == 0 ? n : posof[m->nodes[v].parent];
         pos++;
         uint32_t c = m->nodes[v].first_child;
         while (c != VP_VPROF_NO_NODE && c >= n)
@@ -417,6 +417,74 @@ static uint32_t timings_decode(const uint8_t **pp, const uint8_t *end, uint32_t 
     return i;
 }
 
+/* The open pass's decoder: like timings_decode, but calls are only checked,
+ * and each time is also added to its parent's slot of csum (n + 1 slots,
+ * zeroed; the root's parent slot is n), so self times need no second walk
+ * over the tree. */
+static uint32_t timings_index(const uint8_t **pp, const uint8_t *end, uint32_t n, int ew,
+                              const uint32_t *parent_pos, uint64_t *units, uint64_t *csum,
+                              decode_stats *st)
+{
+    const uint8_t *p = *pp;
+    const size_t max_rec = 1 + 2 + 2 + 8;
+    uint32_t i = 0;
+    while (i < n && (size_t)(end - p) >= 4 * max_rec) {
+        /* Almost every record is the short form (calls < 255, time below
+         * 0xFFFF units): 3 bytes. Four of them are taken at fixed offsets,
+         * which breaks the chain of lengths the record-by-record loop has
+         * to follow; any escape drops to that loop for one record. */
+        if (i + 4 <= n && p[0] != 255 && p[3] != 255 && p[6] != 255 && p[9] != 255) {
+            uint64_t t0 = (uint64_t)p[1] | (uint64_t)p[2] << 8;
+            uint64_t t1 = (uint64_t)p[4] | (uint64_t)p[5] << 8;
+            uint64_t t2 = (uint64_t)p[7] | (uint64_t)p[8] << 8;
+            uint64_t t3 = (uint64_t)p[10] | (uint64_t)p[11] << 8;
+            if (t0 != 0xFFFF && t1 != 0xFFFF && t2 != 0xFFFF && t3 != 0xFFFF) {
+                units[i] = t0;
+                units[i + 1] = t1;
+                units[i + 2] = t2;
+                units[i + 3] = t3;
+                csum[parent_pos[i]] += t0;
+                csum[parent_pos[i + 1]] += t1;
+                csum[parent_pos[i + 2]] += t2;
+                csum[parent_pos[i + 3]] += t3;
+                p += 12;
+                i += 4;
+                continue;
+            }
+        }
+        if (p[0] == 255) {
+            st->anomalies += ((uint32_t)p[1] | (uint32_t)p[2] << 8) < 255;
+            p += 3;
+        } else {
+            p += 1;
+        }
+        uint64_t t = (uint64_t)p[0] | (uint64_t)p[1] << 8;
+        p += 2;
+        if (t == 0xFFFF) {
+            t = rd_le(p, ew);
+            p += ew;
+            st->escapes++;
+            st->anomalies += t < 0xFFFF;
+        }
+        units[i] = t;
+        csum[parent_pos[i]] += t;
+        i++;
+    }
+    /* Near the end of the buffer the checked decoder does the rest. */
+    uint32_t calls_scratch[64];
+    while (i < n) {
+        uint32_t k = n - i < 64 ? n - i : 64;
+        uint32_t got = timings_decode(&p, end, k, ew, units + i, calls_scratch, st);
+        for (uint32_t j = i; j < i + got; j++)
+            csum[parent_pos[j]] += units[j];
+        i += got;
+        if (got < k)
+            break;
+    }
+    *pp = p;
+    return i;
+}
+
 /* Self time by position: inclusive minus the children's inclusive times,
  * clamped at 0 (children can exceed their parent by timer truncation).
  * Returns the frame time: the root's children's sum, or the root's own
@@ -450,7 +518,8 @@ static int scratch_fit(scratch *s, uint32_t n, uint32_t groups)
         uint64_t *u = realloc(s->units, (size_t)n * sizeof *u);
         if (u)
             s->units = u;
-        uint64_t *sf = realloc(s->self, (size_t)n * sizeof *sf);
+        /* self doubles as the open pass's child-sum array: n + 1 slots. */
+        uint64_t *sf = realloc(s->self, ((size_t)n + 1) * sizeof *sf);
         if (sf)
             s->self = sf;
         uint32_t *c = realloc(s->calls, (size_t)n * sizeof *c);
@@ -780,7 +849,9 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_vprof_op
         epoch_nodes = n;
 
         uint64_t timings_off = vp_cursor_off(&c);
-        uint32_t got = timings_decode(&c.p, c.end, n, ew, s.units, s.calls, &a->st);
+        uint64_t *csum = s.self;
+        memset(csum, 0, ((size_t)n + 1) * sizeof *csum);
+        uint32_t got = timings_index(&c.p, c.end, n, ew, ep->parent_pos, s.units, csum, &a->st);
         if (got < n) {
             TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
                   "expected the timings of %u nodes from byte %llu, found %u",
@@ -806,15 +877,20 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_vprof_op
             goto frame_failed;
         }
 
-        for (uint32_t i = 0; i < n && !a->nonzero; i++)
-            a->nonzero = s.units[i] != 0;
-        uint64_t frame_units = self_by_pos(ep, s.units, s.self);
+        /* Frame time: the root's children's sum, or the root's own time when
+         * that is larger (format-notes: the root is ~0 in real captures). */
+        uint64_t frame_units = s.units[0] > csum[0] ? s.units[0] : csum[0];
         memset(s.gacc, 0, (size_t)m->group_count * sizeof *s.gacc);
-        for (uint32_t pos = 0; pos < n; pos++)
-            s.gacc[ep->group[pos]] += s.self[pos];
+        uint64_t any = 0;
+        for (uint32_t pos = 0; pos < n; pos++) {
+            uint64_t u = s.units[pos], cs = csum[pos];
+            any |= u;
+            s.gacc[ep->group[pos]] += u > cs ? u - cs : 0;
+        }
+        a->nonzero |= any != 0;
         for (uint32_t g = 0; g < m->group_count; g++)
             if (m->groups[g].self_ms &&
-                !vp_series_push(m->groups[g].self_ms, vp_vprof_ms(s.gacc[g])))
+                !vp_series_push_fast(m->groups[g].self_ms, vp_vprof_ms(s.gacc[g])))
                 goto oom;
         if (!frame_commit(m, frame_off, tick, n, frame_units))
             goto oom;

@@ -56,7 +56,8 @@ typedef struct vp_vprof_group {
 typedef struct vp_vprof_epoch {
     uint32_t n;          /* node count */
     uint32_t *order;     /* pos -> node index */
-    uint32_t *parent_pos;/* pos -> parent's pos (0 for the root itself) */
+    uint32_t *parent_pos;/* pos -> parent's pos; n for the root, so sums into
+                          * slot n (callers size such arrays n + 1) */
     uint32_t *group;     /* pos -> group index */
 } vp_vprof_epoch;
 
