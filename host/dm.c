@@ -197,9 +197,9 @@ static vp_errcode dm_parse(vp_dm *d, vp_error *err)
             /* A full block of 255 and then the end of the file. */
             d->truncated = 1;
             vp_warn(&d->warnings,
-                    "%s: the file ends without the record array's final count byte; kept the "
-                    "%" PRIu64 " complete records",
-                    e.msg, d->slot_count);
+                    "%s: the file ends without the record array's final count byte; kept %" PRIu64
+                    " complete record%s",
+                    e.msg, d->slot_count, d->slot_count == 1 ? "" : "s");
             break;
         }
         if (it.ch.count_off != last_count_off) {
@@ -221,8 +221,8 @@ static vp_errcode dm_parse(vp_dm *d, vp_error *err)
         if (rc != VP_OK) {
             d->truncated = 1;
             vp_warn(&d->warnings,
-                    "%s; the file is truncated%s: kept the %" PRIu64 " complete records",
-                    e.msg, overclaim ? overclaim_msg : "", d->slot_count);
+                    "%s; the file is truncated%s: kept %" PRIu64 " complete record%s", e.msg,
+                    overclaim ? overclaim_msg : "", d->slot_count, d->slot_count == 1 ? "" : "s");
             break;
         }
         stats_merge(&st, &one);

@@ -298,7 +298,6 @@ static vp_errcode dw_parse(vp_dw *d, vp_error *err)
         /* The slots do not stop 4 bytes before the end: either the footer
          * is missing or the file ends inside a slot. Read on to the end of
          * the file and keep every slot that is complete. */
-        uint64_t kept = d->slot_count;
         vp_error tail;
         rc = slots_run(d, &pos, size, "the end of the file", &ckcap, &st, &tail);
         if (rc == VP_ENOMEM) {
@@ -307,24 +306,16 @@ static vp_errcode dw_parse(vp_dw *d, vp_error *err)
         }
         d->slots_end = pos;
         d->truncated = 1;
-        if (rc == VP_OK) {
+        if (rc == VP_OK)
             vp_warn(&d->warnings,
                     "the file ends without the 4-byte footer (last_trace_counter): its %" PRIu64
                     " slots run to the last byte",
                     d->slot_count);
-        } else if (d->slot_count > kept || size < 9) {
+        else
             vp_warn(&d->warnings,
-                    "%s; the file is truncated and has no footer: kept the %" PRIu64
-                    " complete slots",
-                    tail.msg, d->slot_count);
-        } else {
-            /* Nothing more was readable: the first reading (against the
-             * footer) names the field that did not fit. */
-            vp_warn(&d->warnings,
-                    "%s; the file is truncated or its footer is missing: kept the %" PRIu64
-                    " complete slots",
-                    size >= 9 ? first.msg : tail.msg, d->slot_count);
-        }
+                    "%s; the file is truncated or its footer is missing: kept %" PRIu64
+                    " complete slot%s",
+                    tail.msg, d->slot_count, d->slot_count == 1 ? "" : "s");
     }
     d->client_hits = st.client_hits;
     d->server_hits = st.server_hits;
