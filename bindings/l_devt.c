@@ -288,8 +288,9 @@ static int cap_tostring(lua_State *L)
         return 1;
     }
     vp_devt *d = c->model;
-    lua_pushfstring(L, "<devt %s: %d groups, %I events, graph_duration %d%s>", path,
-                    (int)d->group_count, (lua_Integer)d->event_count, (int)d->graph_duration,
+    lua_pushfstring(L, "<devt %s: %I groups, %I events, graph_duration %I%s>", path,
+                    (lua_Integer)d->group_count, (lua_Integer)d->event_count,
+                    (lua_Integer)d->graph_duration,
                     d->warnings.count ? ", with warnings" : "");
     return 1;
 }
@@ -385,8 +386,8 @@ static int group_tostring(lua_State *L)
     lgroup *lg = group_check(L, 1, &d);
     const vp_devt_group *gr = &d->groups[lg->g];
     const char *gn = vp_devt_group_name(lg->g);
-    lua_pushfstring(L, "<devt group %d %s: %I events, total %d>", (int)lg->g + 1,
-                    gn ? gn : "(unnamed)", (lua_Integer)gr->count, (int)gr->total);
+    lua_pushfstring(L, "<devt group %I %s: %I events, total %I>", (lua_Integer)lg->g + 1,
+                    gn ? gn : "(unnamed)", (lua_Integer)gr->count, (lua_Integer)gr->total);
     return 1;
 }
 

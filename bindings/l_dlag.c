@@ -357,8 +357,8 @@ static int cap_tostring(lua_State *L)
         return 1;
     }
     vp_dlag *d = c->model;
-    lua_pushfstring(L, "<dlag %s: %d measurements, %I samples, %I graph states, %I hops%s>",
-                    path, (int)d->measurement_count, (lua_Integer)d->sample_count,
+    lua_pushfstring(L, "<dlag %s: %I measurements, %I samples, %I graph states, %I hops%s>",
+                    path, (lua_Integer)d->measurement_count, (lua_Integer)d->sample_count,
                     (lua_Integer)d->graph_state_count, (lua_Integer)d->hop_count,
                     d->warnings.count ? ", with warnings" : "");
     return 1;
@@ -494,8 +494,8 @@ static int meas_tostring(lua_State *L)
     vp_dlag *d = mp;
     const vp_dlag_measurement *m = &d->measurements[lm->k];
     measurement_name_push(L, m->index);
-    lua_pushfstring(L, "<dlag measurement %d %s (page %d): %I samples>", (int)m->index,
-                    lua_tostring(L, -1), (int)vp_dlag_measurement_page(m->index),
+    lua_pushfstring(L, "<dlag measurement %I %s (page %I): %I samples>", (lua_Integer)m->index,
+                    lua_tostring(L, -1), (lua_Integer)vp_dlag_measurement_page(m->index),
                     (lua_Integer)m->samples.count);
     return 1;
 }
