@@ -30,7 +30,7 @@ CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench lint install uninstall clean examples
+.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench lint install uninstall clean examples readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -68,6 +68,10 @@ $(B)/fuzz/%: tests/fuzz/%.c $(HOST_SRC) $(HDRS)
 
 examples: all
 	./vpscript examples/generate.lua examples
+
+# The README's generated parts (script samples, metric table, API reference).
+readme: all examples
+	./vpscript tools/gen_readme.lua
 
 run: deps all examples
 	./vpscript scripts/hitches.lua examples/sample.vprof
