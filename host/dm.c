@@ -24,8 +24,8 @@ static vp_errcode short_read(const dm_ctx *x, const vp_cursor *c, const char *fi
     else
         snprintf(where, sizeof where, "slot %" PRIu64, x->slot + 1);
     return vp_fail(err, VP_ETRUNC, vp_cursor_off(c),
-                   "%s: expected %s (%" PRIu64 " bytes), only %zu left before the end of the file",
-                   where, field, need, vp_cursor_left(c));
+                   "%s: expected %s (%" PRIu64 " byte%s), only %zu left before the end of the file",
+                   where, field, need, need == 1 ? "" : "s", vp_cursor_left(c));
 }
 
 static void rd_vec3(vp_cursor *c, float v[3])

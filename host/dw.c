@@ -41,8 +41,8 @@ static vp_errcode short_read(const dw_ctx *x, const vp_cursor *c, const char *fi
     char where[96];
     ctx_where(x, where, sizeof where);
     return vp_fail(err, VP_ETRUNC, vp_cursor_off(c),
-                   "%s: expected %s (%" PRIu64 " bytes), only %zu left before %s", where, field,
-                   need, vp_cursor_left(c), x->bound);
+                   "%s: expected %s (%" PRIu64 " byte%s), only %zu left before %s", where, field,
+                   need, need == 1 ? "" : "s", vp_cursor_left(c), x->bound);
 }
 
 static vp_errcode count_too_big(const dw_ctx *x, uint64_t off, const char *field, unsigned count,
