@@ -64,6 +64,9 @@ static volatile sig_atomic_t g_running;
 static volatile sig_atomic_t g_sigint;
 /* stdout's reader went away. */
 static volatile sig_atomic_t g_pipe;
+/* SIGINT was ignored when we started (a background job of a script): then
+ * it stays ignored, as for any well-behaved program. */
+static int g_sigint_ignored;
 /* Why the stop hook fires: 1 interrupt, 2 closed pipe. */
 static volatile sig_atomic_t g_stop_reason;
 
@@ -101,6 +104,12 @@ static void hook_arm(void)
     lua_State *L = g_L;
     if (L && g_running)
         lua_sethook(L, hook_stop, LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE | LUA_MASKCOUNT, 1);
+}
+
+static void sigint_set(void (*handler)(int))
+{
+    if (!g_sigint_ignored)
+        signal_set(SIGINT, handler);
 }
 
 static void on_sigint_run(int sig)
@@ -256,13 +265,13 @@ static int chunk_call(lua_State *L, int narg, int nres)
     lua_pushcfunction(L, msg_handler);
     lua_insert(L, base);
     g_stop_reason = g_pipe ? 2 : 0;
-    signal_set(SIGINT, on_sigint_run);
+    sigint_set(on_sigint_run);
     g_running = 1;
     if (g_pipe)
         hook_arm();
     int status = lua_pcall(L, narg, nres, base);
     g_running = 0;
-    signal_set(SIGINT, SIG_DFL);
+    sigint_set(SIG_DFL);
     /* A signal that came after the chunk's last instruction must not stop
      * the next one; a hook the script set for itself is its own business. */
     if (lua_gethook(L) == hook_stop)
@@ -758,7 +767,7 @@ static char *line_read_tty(const char *prompt, int *intr)
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigprocmask(SIG_BLOCK, &block, &old);
-    signal_set(SIGINT, on_sigint_read);
+    sigint_set(on_sigint_read);
     g_sigint = 0;
     g_rl_line = NULL;
     g_rl_done = 0;
@@ -784,7 +793,7 @@ static char *line_read_tty(const char *prompt, int *intr)
         }
         rl_callback_read_char();
     }
-    signal_set(SIGINT, SIG_DFL);
+    sigint_set(SIG_DFL);
     sigprocmask(SIG_SETMASK, &old, NULL);
     return g_rl_line;
 }
@@ -793,13 +802,13 @@ static char *line_read_plain(const char *prompt, int *intr)
 {
     fputs(prompt, stdout);
     fflush(stdout);
-    signal_set(SIGINT, on_sigint_read);
+    sigint_set(on_sigint_read);
     g_sigint = 0;
     *intr = 0;
     char *line = NULL;
     size_t cap = 0;
     ssize_t n = getline(&line, &cap, stdin);
-    signal_set(SIGINT, SIG_DFL);
+    sigint_set(SIG_DFL);
     if (n < 0) {
         free(line);
         if (g_sigint) {
@@ -1172,6 +1181,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: cannot create the Lua state: not enough memory\n", PROGNAME);
         return EXIT_SCRIPT;
     }
+    struct sigaction old;
+    g_sigint_ignored = sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler == SIG_IGN;
     g_L = L;
     atexit(at_exit_detach);
     signal_set(SIGPIPE, on_sigpipe);
