@@ -1,0 +1,159 @@
+-- vp.mwu: the Mann-Whitney U test (two-sided, normal approximation with
+-- tie correction) and the Holm adjustment for several tests at once.
+--
+--   local mwu = require "vp.mwu"
+--   local r = mwu.test(cap_a:frame_times(), cap_b:frame_times())
+--   print(r.p, r.prob_b_greater)        -- p-value, P(a frame of B > a frame of A)
+--   local adj = mwu.holm({0.001, 0.04, 0.2})   -- family-wise adjusted p-values
+--
+-- Definitions (docs/compare.md states them for users):
+--   ranks       the values of both samples in one ascending order, ranks
+--               1..n (n = n_a + n_b); tied values all get the mean of the
+--               ranks they span.
+--   U           U_b = R_b - n_b (n_b + 1) / 2, R_b = the sum of B's ranks:
+--               the number of (a, b) pairs with b > a, ties counting 1/2.
+--   z           (U_b - n_a n_b / 2 -+ 1/2) / sigma, the 1/2 a continuity
+--               correction towards the mean (z = 0 when |U_b - mean| <= 1/2);
+--               sigma^2 = n_a n_b / 12 * ((n + 1) - sum(t^3 - t) / (n (n - 1)))
+--               where t runs over the sizes of the groups of tied values.
+--   p           two-sided: erfc(|z| / sqrt 2) = 2 (1 - Phi(|z|)); 1 when
+--               sigma = 0 (every value tied).
+--   prob_b_greater  U_b / (n_a n_b): the probability that a value drawn from
+--               B exceeds one drawn from A (ties count half); 0.5 = no shift.
+-- The test assumes independent values. Consecutive frames are correlated,
+-- so on frame series the p-value is optimistic; vpscript pairs it with an
+-- effect-size floor (check.lua's min_effect) rather than trusting p alone.
+local stats = require "vp.stats"
+
+local mwu = {}
+
+local SQRT_PI = math.sqrt(math.pi)
+
+-- erfc for x >= 0 through the series of erf with positive terms only
+-- (erf x = 2/sqrt(pi) e^(-x^2) sum 2^k x^(2k+1) / (1*3*...*(2k+1))): no
+-- cancellation inside the sum, and 1 - erf loses little while erfc > 0.004.
+local function erfc_series(x)
+  local x2 = x * x
+  local term = x
+  local sum = x
+  local k = 0
+  repeat
+    k = k + 1
+    term = term * 2 * x2 / (2 * k + 1)
+    sum = sum + term
+  until term < sum * 1e-17 or k > 500
+  return 1 - 2 / SQRT_PI * math.exp(-x2) * sum
+end
+
+-- erfc for larger x through its continued fraction
+--   erfc x = e^(-x^2) / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) / (x + ...))))
+-- evaluated forwards with the modified Lentz method.
+local function erfc_cf(x)
+  local tiny = 1e-300
+  local f = x
+  local c, d = x, 0
+  for k = 1, 1000 do
+    local a = k / 2
+    d = x + a * d
+    if d == 0 then d = tiny end
+    c = x + a / c
+    if c == 0 then c = tiny end
+    d = 1 / d
+    local delta = c * d
+    f = f * delta
+    if math.abs(delta - 1) < 1e-16 then break end
+  end
+  return math.exp(-x * x) / SQRT_PI / f
+end
+
+--- mwu.erfc(x) -> the complementary error function 1 - erf(x).
+-- Relative error below 1e-13 over the range a p-value needs.
+function mwu.erfc(x)
+  if x ~= x then return x end
+  if x < 0 then return 2 - mwu.erfc(-x) end
+  if x < 2 then return erfc_series(x) end
+  if x > 27 then return 0 end -- below the smallest double
+  return erfc_cf(x)
+end
+
+--- mwu.p_two_sided(z) -> 2 (1 - Phi(|z|)) for a standard normal z.
+function mwu.p_two_sided(z)
+  return math.min(1, mwu.erfc(math.abs(z) / math.sqrt(2)))
+end
+
+local function sorted_of(x)
+  if type(x) == "table" and x.sorted then return x end
+  return stats.sorted(x)
+end
+
+--- mwu.test(a, b) -> result | nil, message
+-- a, b: vp.Series or lists of numbers (NaN values are left out). A table
+-- {sorted = true, ...} is taken as already in ascending order.
+-- result = {n_a, n_b, u_a, u_b, r_b (rank sum of B), mean_u, sigma, z, p,
+--           prob_b_greater, ties (sum of t^3 - t)}
+function mwu.test(a, b)
+  local sa, sb = sorted_of(a), sorted_of(b)
+  local na, nb = #sa, #sb
+  if na == 0 or nb == 0 then return nil, "an empty sample" end
+  local n = na + nb
+  -- Merge the two ascending lists; each run of equal values (from either
+  -- side) shares the mean of the ranks it spans.
+  local i, j, rank = 1, 1, 0
+  local rb, ties = 0, 0
+  while i <= na or j <= nb do
+    local v
+    if j > nb or (i <= na and sa[i] <= sb[j]) then v = sa[i] else v = sb[j] end
+    local ta, tb = 0, 0
+    while i <= na and sa[i] == v do i, ta = i + 1, ta + 1 end
+    while j <= nb and sb[j] == v do j, tb = j + 1, tb + 1 end
+    local t = ta + tb
+    local mean_rank = rank + (t + 1) / 2
+    rank = rank + t
+    rb = rb + tb * mean_rank
+    if t > 1 then ties = ties + (t * t * t - t) end
+  end
+  local u_b = rb - nb * (nb + 1) / 2
+  local u_a = na * nb - u_b
+  local mean_u = na * nb / 2
+  local var = na * nb / 12 * ((n + 1) - ties / (n * (n - 1)))
+  local sigma = var > 0 and math.sqrt(var) or 0
+  local z, p = 0, 1
+  if sigma > 0 then
+    local d = u_b - mean_u
+    if math.abs(d) > 0.5 then
+      d = d - (d > 0 and 0.5 or -0.5)
+      z = d / sigma
+    end
+    p = mwu.p_two_sided(z)
+  end
+  return {
+    n_a = na, n_b = nb, u_a = u_a, u_b = u_b, r_b = rb, mean_u = mean_u, sigma = sigma,
+    z = z, p = p, prob_b_greater = u_b / (na * nb), ties = ties,
+  }
+end
+
+--- mwu.holm(ps) -> list of Holm-adjusted p-values, in the order given.
+-- Holm's step-down method: with the m p-values ascending, the k-th
+-- smallest becomes max over j <= k of min(1, (m - j + 1) p_j). Declaring
+-- "adjusted p < alpha" keeps the chance of any false alarm among the m
+-- tests at most alpha. nil entries stay nil and do not count in m.
+function mwu.holm(ps)
+  local idx = {}
+  for k, p in pairs(ps) do
+    if type(p) == "number" then idx[#idx + 1] = k end
+  end
+  table.sort(idx, function(x, y)
+    if ps[x] ~= ps[y] then return ps[x] < ps[y] end
+    return x < y
+  end)
+  local m, out, running = #idx, {}, 0
+  for rank, k in ipairs(idx) do
+    local adj = math.min(1, (m - rank + 1) * ps[k])
+    if adj < running then adj = running end
+    running = adj
+    out[k] = adj
+  end
+  return out
+end
+
+return mwu

@@ -1,0 +1,134 @@
+-- vp.mwu: the Mann-Whitney U test against a brute-force count of pairs
+-- (independent of the merge-rank implementation), erfc against reference
+-- values, the tie and continuity corrections by hand, and Holm's method.
+local vp = require "vp"
+local mwu = require "vp.mwu"
+
+-- U_b by definition: pairs (a, b) with b > a, ties counting 1/2.
+local function brute_u(a, b)
+  local u = 0
+  for _, x in ipairs(a) do
+    for _, y in ipairs(b) do
+      if y > x then u = u + 1 elseif y == x then u = u + 0.5 end
+    end
+  end
+  return u
+end
+
+local function brute_ties(a, b)
+  local count = {}
+  for _, x in ipairs(a) do count[x] = (count[x] or 0) + 1 end
+  for _, x in ipairs(b) do count[x] = (count[x] or 0) + 1 end
+  local t = 0
+  for _, c in pairs(count) do t = t + c * c * c - c end
+  return t
+end
+
+local function lcg(seed)
+  local x = seed
+  return function(n)
+    x = (x * 1103515245 + 12345) % 2147483648
+    return x % n
+  end
+end
+
+local function rel(a, b) return math.abs(a - b) / math.max(math.abs(b), 1e-300) end
+
+describe("vp.mwu", function()
+  it("erfc matches reference values to 1e-13 (relative), both signs", function()
+    -- erfc(x) for x = 0, 0.5, 1, 2, 3, 5, 10 (from the C library's erfc)
+    local ref = {
+      { 0, 1 }, { 0.5, 0.47950012218695348 }, { 1, 0.15729920705028513 },
+      { 2, 0.0046777349810472658 }, { 3, 2.2090496998585441e-05 }, { 5, 1.5374597944280349e-12 },
+      { 10, 2.0884875837625447e-45 },
+    }
+    for _, r in ipairs(ref) do
+      assert.is_true(rel(mwu.erfc(r[1]), r[2]) < 1e-13, "erfc(" .. r[1] .. ")")
+      assert.is_true(rel(mwu.erfc(-r[1]), 2 - r[2]) < 1e-13, "erfc(-" .. r[1] .. ")")
+    end
+    assert.equal(0, mwu.erfc(40))
+    -- z = 1.959964 is the two-sided 5 % point
+    assert.is_true(math.abs(mwu.p_two_sided(1.959963984540054) - 0.05) < 1e-12)
+  end)
+
+  it("U, the tie term and z agree with the definitions on random samples with ties", function()
+    local r = lcg(7)
+    for _ = 1, 25 do
+      local a, b = {}, {}
+      for i = 1, 1 + r(40) do a[i] = r(8) end
+      for i = 1, 1 + r(40) do b[i] = r(8) + 1 end
+      local t = assert(mwu.test(a, b))
+      local na, nb = #a, #b
+      assert.equal(brute_u(a, b), t.u_b)
+      assert.equal(na * nb - t.u_b, t.u_a)
+      local ties = brute_ties(a, b)
+      assert.equal(ties, t.ties)
+      local n = na + nb
+      local sigma = math.sqrt(na * nb / 12 * ((n + 1) - ties / (n * (n - 1))))
+      local d = t.u_b - na * nb / 2
+      local z = 0
+      if sigma > 0 and math.abs(d) > 0.5 then z = (d - (d > 0 and 0.5 or -0.5)) / sigma end
+      assert.is_true(math.abs(z - t.z) < 1e-12)
+      if sigma > 0 then
+        assert.is_true(rel(t.p, mwu.erfc(math.abs(z) / math.sqrt(2))) < 1e-12)
+      else
+        assert.equal(1, t.p)
+      end
+      assert.is_true(math.abs(t.prob_b_greater - t.u_b / (na * nb)) < 1e-15)
+    end
+  end)
+
+  it("a small case by hand: A = {1, 2, 3}, B = {3, 4, 5, 6}", function()
+    -- ranks: 1 2 3.5 | 3.5 5 6 7; R_b = 21.5, U_b = 21.5 - 10 = 11.5
+    -- ties: one pair: t^3 - t = 6; sigma^2 = 12/12 * (8 - 6/42) = 7.857142...
+    -- z = (11.5 - 6 - 0.5) / sqrt(7.857142857) = 1.78377...
+    local t = mwu.test({ 1, 2, 3 }, vp.Series({ 3, 4, 5, 6 }))
+    assert.equal(21.5, t.r_b)
+    assert.equal(11.5, t.u_b)
+    assert.equal(6, t.ties)
+    assert.is_true(math.abs(t.z - 5 / math.sqrt(8 - 6 / 42)) < 1e-12)
+    assert.is_true(math.abs(t.p - 0.0744618314) < 1e-9)
+  end)
+
+  it("identical samples give p = 1; every value tied gives p = 1 and sigma 0", function()
+    local t = mwu.test({ 1, 2, 3, 4 }, { 4, 3, 2, 1 })
+    assert.equal(1, t.p)
+    assert.equal(0.5, t.prob_b_greater)
+    local c = mwu.test({ 5, 5, 5 }, { 5, 5 })
+    assert.equal(0, c.sigma)
+    assert.equal(1, c.p)
+  end)
+
+  it("a clear shift is significant, in either direction", function()
+    local a, b = {}, {}
+    for i = 1, 200 do
+      a[i] = i % 17
+      b[i] = i % 17 + 4
+    end
+    local up = mwu.test(a, b)
+    assert.is_true(up.p < 1e-10)
+    assert.is_true(up.prob_b_greater > 0.5)
+    local down = mwu.test(b, a)
+    assert.is_true(math.abs(down.p - up.p) < 1e-15 * math.max(1, up.p) + 1e-300)
+    assert.is_true(down.prob_b_greater < 0.5)
+  end)
+
+  it("an empty sample is an error value, NaN values are left out", function()
+    local t, msg = mwu.test({}, { 1 })
+    assert.is_nil(t)
+    assert.matches("empty", msg)
+    local r = mwu.test({ 1, 0 / 0, 2 }, { 3, 4 })
+    assert.equal(2, r.n_a)
+  end)
+
+  it("Holm: step-down adjusted p-values in the given order, monotone, capped at 1", function()
+    local adj = mwu.holm({ 0.01, 0.04, 0.03, 0.5 })
+    -- sorted 0.01 0.03 0.04 0.5 -> 0.04, 0.09, max(0.09, 0.08) = 0.09, max(0.5, 0.09) = 0.5
+    assert.is_true(math.abs(adj[1] - 0.04) < 1e-15)
+    assert.is_true(math.abs(adj[3] - 0.09) < 1e-15)
+    assert.is_true(math.abs(adj[2] - 0.09) < 1e-15)
+    assert.is_true(math.abs(adj[4] - 0.5) < 1e-15)
+    assert.same({ 0.7 }, mwu.holm({ 0.7 }))
+    assert.equal(1, mwu.holm({ 0.6, 0.9 })[1])
+  end)
+end)
