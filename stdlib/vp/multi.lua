@@ -1,0 +1,479 @@
+-- vp.multi: run a script over many capture files (and directories).
+--
+-- A script that reads one capture changes ONE line to accept many:
+--
+--   local opts, args = cli.parse(arg, SPEC)                  -- before
+--   local opts, args = require("vp.multi").parse(arg, SPEC)  -- after
+--
+-- multi.parse adds `--jobs N` to SPEC and lets the capture argument repeat
+-- (the positional marked `files = true`, else the last one). With a single
+-- file it returns exactly what cli.parse returns and the script goes on as
+-- before. With several files, or any directory, it runs the script once per
+-- file in a child process (`<vpscript> <script> [options] -- [fixed args]
+-- FILE`), at most --jobs at a time, prints their outputs in input order and
+-- ends the script with the combined exit status; it never returns then:
+--   text    "==> FILE <==" then that file's output, a blank line between files
+--   --json  one JSON document per line (NDJSON), in input order; a file that
+--           failed gives {"file": FILE, "error": "<message>", "exit": N}
+--   --csv   one table: a `file` column first, the header line once
+--   stderr  each child's stderr, replayed in input order
+--   exit    2 when any file failed (unreadable, malformed, script error),
+--           else 3 when any failed a gate, else 0
+-- Directories are walked recursively (LuaFileSystem), names in byte order,
+-- entries starting with "." skipped; a file is taken when its extension is
+-- one of vp.formats()' extensions, except that .json and .txt files (laige
+-- reports) are taken only when vp.detect recognises their content. Files
+-- named explicitly are always taken (a bad one is reported, not skipped).
+--
+-- An option whose output is a file (check.lua's --junit) declares
+-- `merge = function(parts, dest)`: each child then writes its own part and
+-- merge gets {{file =, path =, exit =, error =}, ...} in input order to
+-- combine them into `dest` (error: the child's message when it failed).
+--
+-- Because serial and parallel runs go through the same children, --jobs N
+-- only changes how long a run takes, never what it prints.
+local cli = require "vp.cli"
+
+local multi = {}
+
+-- Extensions shared with text formats that are recognised by content.
+local GENERIC_EXT = { [".json"] = true, [".txt"] = true }
+
+local function quote(s)
+  s = tostring(s)
+  if s:match("^[%w%./_:=,+%-@]+$") then return s end
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+multi.quote = quote
+
+-- Host ---------------------------------------------------------------------------
+
+local function lfs_or_nil()
+  local ok, lfs = pcall(require, "lfs")
+  if ok and type(lfs) == "table" then return lfs end
+  return nil
+end
+
+--- multi.interpreter([argv]) -> {program, interpreter options...}: the
+-- command that runs Lua scripts the way this one runs (vpscript or lua5.4,
+-- with the same -e/-l options before the script).
+function multi.interpreter(argv)
+  argv = argv or _G.arg or {}
+  local lo = 0
+  while argv[lo - 1] ~= nil do lo = lo - 1 end
+  local out = {}
+  local lfs = lfs_or_nil()
+  local exe = lfs and lfs.symlinkattributes and lfs.symlinkattributes("/proc/self/exe", "target")
+  if type(exe) ~= "string" or exe == "" then exe = lo < 0 and argv[lo] or "vpscript" end
+  out[1] = exe
+  for i = lo + 1, -1 do out[#out + 1] = argv[i] end
+  return out
+end
+
+--- multi.data_dir() -> the directory holding stdlib/ and scripts/ (from
+-- where vp.cli was found), or nil.
+function multi.data_dir()
+  local p = package.searchpath("vp.cli", package.path)
+  if not p then return nil end
+  return p:match("^(.*)/stdlib/vp/cli%.lua$")
+end
+
+--- multi.script_path(name) -> the shipped script's path, or nil, message.
+function multi.script_path(name)
+  local dir = multi.data_dir()
+  if not dir then return nil, "the shipped scripts directory is unknown" end
+  local p = dir .. "/scripts/" .. name
+  local f = io.open(p, "r")
+  if not f then return nil, "no shipped script " .. name .. " (looked in " .. dir .. "/scripts)" end
+  f:close()
+  return p
+end
+
+local function read_all(path)
+  local f = io.open(path, "rb")
+  if not f then return "" end
+  local s = f:read("a") or ""
+  f:close()
+  return s
+end
+
+local function mktemp_dir()
+  local p = io.popen("mktemp -d \"${TMPDIR:-/tmp}/vpscript.XXXXXX\" 2>/dev/null")
+  local dir = p and p:read("l")
+  if p then p:close() end
+  if not dir or dir == "" then cli.fail(1, "cannot create a temporary directory (mktemp -d)") end
+  return dir
+end
+
+local function remove_dir(dir)
+  if dir and dir:match("/vpscript%.[%w]+$") then os.execute("rm -rf " .. quote(dir)) end
+end
+
+--- multi.error_message(stderr_text) -> the last "vpscript: ..." error line
+-- (not a warning), without the prefix, or nil.
+function multi.error_message(err)
+  local msg
+  for line in (err or ""):gmatch("[^\n]+") do
+    local m = line:match("^vpscript: (.*)$")
+    if m and not m:match("^warning: ") then msg = m end
+  end
+  return msg
+end
+
+--- multi.run_script(path, args) -> {code, stdout, stderr}: run a Lua script
+-- file in a child interpreter (the same program as this one) and wait.
+function multi.run_script(path, args)
+  local words = multi.interpreter()
+  local parts = {}
+  for i, w in ipairs(words) do parts[i] = quote(w) end
+  parts[#parts + 1] = quote(path)
+  for _, a in ipairs(args or {}) do parts[#parts + 1] = quote(a) end
+  local errf = os.tmpname()
+  local cmd = table.concat(parts, " ") .. " 2>" .. quote(errf) .. " </dev/null"
+  local p = assert(io.popen(cmd, "r"))
+  local out = p:read("a")
+  local _, how, code = p:close()
+  local err = read_all(errf)
+  os.remove(errf)
+  if how == "signal" then code = 128 + code end
+  return { code = code, stdout = out, stderr = err }
+end
+
+-- Files ----------------------------------------------------------------------------
+
+local function extension_sets()
+  local vp = require "vp"
+  local exts = {}
+  for _, f in ipairs(vp.formats()) do
+    for _, e in ipairs(f.extensions or {}) do exts[e:lower()] = true end
+  end
+  return exts
+end
+
+--- multi.wanted(path [, exts]) -> true when a directory walk takes this file.
+function multi.wanted(path, exts)
+  exts = exts or extension_sets()
+  local ext = path:match("(%.[^./]+)$")
+  if not ext then return false end
+  ext = ext:lower()
+  if not exts[ext] then return false end
+  if GENERIC_EXT[ext] then
+    local vp = require "vp"
+    return vp.detect(path) ~= nil
+  end
+  return true
+end
+
+--- multi.expand(paths) -> list of files: files as given, directories walked
+-- (recursively, sorted, hidden entries skipped, capture files only).
+function multi.expand(paths)
+  local lfs = lfs_or_nil()
+  local exts = extension_sets()
+  local out, seen_dirs = {}, {}
+  local function walk(dir)
+    local a = lfs.attributes(dir)
+    local key = a and (tostring(a.dev) .. ":" .. tostring(a.ino))
+    if not key or seen_dirs[key] then return end -- unreadable or a symlink loop
+    seen_dirs[key] = true
+    local ok, iter, state = pcall(lfs.dir, dir)
+    if not ok then
+      cli.fail(2, "%s: cannot list the directory: %s", dir, tostring(iter))
+    end
+    local names = {}
+    for name in iter, state do
+      if name:sub(1, 1) ~= "." then names[#names + 1] = name end
+    end
+    table.sort(names)
+    for _, name in ipairs(names) do
+      local p = (dir:sub(-1) == "/" and dir or dir .. "/") .. name
+      local mode = lfs.attributes(p, "mode")
+      if mode == "directory" then
+        walk(p)
+      elseif mode == "file" and multi.wanted(p, exts) then
+        out[#out + 1] = p
+      end
+    end
+  end
+  for _, p in ipairs(paths) do
+    local mode = lfs and lfs.attributes(p, "mode")
+    if mode == "directory" then
+      walk(p)
+    else
+      out[#out + 1] = p
+    end
+  end
+  return out
+end
+
+local function is_dir(p)
+  local lfs = lfs_or_nil()
+  return lfs ~= nil and lfs.attributes(p, "mode") == "directory"
+end
+
+-- Options ----------------------------------------------------------------------------
+
+local JOBS_OPTION = { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
+  help = "with several files: run N of them at a time, in parallel processes" }
+
+local COMMON = {
+  { "--json", type = "flag" }, { "--csv", type = "flag" },
+}
+
+local function key_of(name)
+  return (name:gsub("^%-+", ""):gsub("%-", "_"))
+end
+
+local function value_text(o, v)
+  if o.type == "range" and type(v) == "table" then
+    return v.text or string.format("%s:%s", v.first or "", v.last or "")
+  end
+  if math.type(v) == "float" then
+    local s = string.format("%.17g", v)
+    local short = string.format("%.15g", v)
+    if tonumber(short) == v then s = short end
+    return s
+  end
+  return tostring(v)
+end
+
+-- Which positional takes the files, and make it repeatable. Idempotent.
+local function prepare(spec)
+  if spec._vp_multi then return spec._vp_multi end
+  local pos = spec.positional or {}
+  local k = #pos
+  for i, p in ipairs(pos) do
+    if p.files then k = i end
+  end
+  assert(k >= 1, "vp.multi: the spec has no positional argument for the files")
+  local p = pos[k]
+  p.rest = true
+  if not p.optional and not (p.help or ""):match("director") then
+    p.help = (p.help or "capture file") .. "; several files or directories run one by one"
+  end
+  local has_jobs = false
+  spec.options = spec.options or {}
+  for _, o in ipairs(spec.options) do
+    if o[1] == "--jobs" then has_jobs = true end
+  end
+  if not has_jobs then spec.options[#spec.options + 1] = JOBS_OPTION end
+  spec._vp_multi = { files_at = k }
+  return spec._vp_multi
+end
+
+--- multi.child_options(opts, spec, parts) -> list of option words that
+-- reproduce `opts` (everything but --help and --jobs); options with a
+-- `merge` get the path parts[key] instead of their value.
+function multi.child_options(opts, spec, parts)
+  local words = {}
+  local list = {}
+  for _, o in ipairs(spec.options or {}) do list[#list + 1] = o end
+  for _, o in ipairs(COMMON) do
+    local seen = false
+    for _, x in ipairs(list) do
+      if x[1] == o[1] then seen = true end
+    end
+    if not seen then list[#list + 1] = o end
+  end
+  for _, o in ipairs(list) do
+    local name = o[1]
+    local k = key_of(name)
+    local v = opts[k]
+    if name == "--help" or name == "--jobs" then
+      v = nil
+    elseif parts and parts[k] then
+      v = parts[k]
+    end
+    if o.type == "flag" then
+      if v == true and v ~= o.default then words[#words + 1] = name end
+    elseif o.multi and type(v) == "table" then
+      for _, x in ipairs(v) do words[#words + 1] = name .. "=" .. value_text(o, x) end
+    elseif v ~= nil and (v ~= o.default or (parts and parts[k])) then
+      words[#words + 1] = name .. "=" .. value_text(o, v)
+    end
+  end
+  return words
+end
+
+-- Running -------------------------------------------------------------------------
+
+local function have_xargs()
+  local ok = os.execute("command -v xargs >/dev/null 2>&1")
+  return ok == true or ok == 0
+end
+
+-- Run shell commands cmds[i] with at most `jobs` at a time; on_done(i) is
+-- called for each finished one (any order). Each job's stdout, stderr and
+-- status land in dir/i.out, dir/i.err, dir/i.rc.
+local function run_pool(dir, cmds, jobs, on_done)
+  for i, c in ipairs(cmds) do
+    local f = assert(io.open(string.format("%s/%d.sh", dir, i), "w"))
+    f:write(c, string.format(" >%s 2>%s </dev/null\n", quote(dir .. "/" .. i .. ".out"),
+      quote(dir .. "/" .. i .. ".err")))
+    f:close()
+  end
+  local body = 'sh "$1/$2.sh"; echo $? >"$1/$2.rc"; echo "$2"'
+  if jobs > 1 and have_xargs() then
+    local list = dir .. "/list"
+    local f = assert(io.open(list, "w"))
+    for i = 1, #cmds do f:write(i, "\n") end
+    f:close()
+    local cmd = string.format("xargs -P %d -I{} sh -c %s sh %s {} <%s", jobs, quote(body),
+      quote(dir), quote(list))
+    local p = assert(io.popen(cmd, "r"))
+    for line in p:lines() do
+      local i = math.tointeger(tonumber(line))
+      if i then on_done(i) end
+    end
+    p:close()
+  else
+    for i = 1, #cmds do
+      os.execute(string.format("sh -c %s sh %s %d >/dev/null", quote(body), quote(dir), i))
+      on_done(i)
+    end
+  end
+end
+
+local function csv_prefix(file, text, first)
+  local lines = {}
+  local head = true
+  local field = file
+  if field:find('[,"\r\n]') then field = '"' .. field:gsub('"', '""') .. '"' end
+  for line in text:gmatch("[^\n]*\n?") do
+    if line ~= "" then
+      local body = line:gsub("\n$", "")
+      if head then
+        if first then lines[#lines + 1] = "file," .. body end
+        head = false
+      else
+        lines[#lines + 1] = field .. "," .. body
+      end
+    end
+  end
+  if #lines == 0 then return "" end
+  return table.concat(lines, "\n") .. "\n"
+end
+
+--- multi.run(files, opts, spec, fixed [, argv]) -> never returns: runs the
+-- script once per file, prints, and ends with the combined exit status.
+function multi.run(files, opts, spec, fixed, argv)
+  argv = argv or _G.arg or {}
+  local script = argv[0]
+  if not script or script == "-" or script == "" then
+    cli.fail(2, "several files need the script as a file (it was read from standard input)")
+  end
+  local interp = multi.interpreter(argv)
+  local dir = mktemp_dir()
+  local merges = {}
+  for _, o in ipairs(spec.options or {}) do
+    local k = key_of(o[1])
+    if o.merge and opts[k] ~= nil then merges[#merges + 1] = { key = k, option = o, dest = opts[k] } end
+  end
+  local cmds = {}
+  for i, file in ipairs(files) do
+    local parts
+    if #merges > 0 then
+      parts = {}
+      for _, m in ipairs(merges) do parts[m.key] = string.format("%s/%d.%s", dir, i, m.key) end
+    end
+    local words = {}
+    for _, w in ipairs(interp) do words[#words + 1] = quote(w) end
+    words[#words + 1] = quote(script)
+    for _, w in ipairs(multi.child_options(opts, spec, parts)) do words[#words + 1] = quote(w) end
+    words[#words + 1] = "--"
+    for _, w in ipairs(fixed) do words[#words + 1] = quote(w) end
+    words[#words + 1] = quote(file)
+    cmds[i] = table.concat(words, " ")
+  end
+
+  local done, next_out = {}, 1
+  local csv_header = false
+  local results = {}
+  local failed, gated = 0, 0
+  local function flush()
+    while done[next_out] do
+      local i = next_out
+      local file = files[i]
+      local out = read_all(string.format("%s/%d.out", dir, i))
+      local err = read_all(string.format("%s/%d.err", dir, i))
+      local code = math.tointeger(tonumber((read_all(string.format("%s/%d.rc", dir, i)):match("%d+")))) or 1
+      results[i] = { file = file, exit = code }
+      if code ~= 0 and code ~= 3 then
+        results[i].error = multi.error_message(err) or string.format("%s: exited with status %d", file, code)
+      end
+      if opts.json then
+        io.stdout:write(out)
+        if out ~= "" and out:sub(-1) ~= "\n" then io.stdout:write("\n") end
+        if results[i].error then
+          io.stdout:write(cli.encode_json({ file = file, error = results[i].error, exit = code }), "\n")
+        end
+      elseif opts.csv then
+        local text = csv_prefix(file, out, not csv_header)
+        if text ~= "" then csv_header = true end
+        io.stdout:write(text)
+      else
+        if i > 1 then io.stdout:write("\n") end
+        io.stdout:write("==> ", file, " <==\n", out)
+        if out ~= "" and out:sub(-1) ~= "\n" then io.stdout:write("\n") end
+      end
+      io.stdout:flush()
+      if err ~= "" then
+        io.stderr:write(err)
+        if err:sub(-1) ~= "\n" then io.stderr:write("\n") end
+        io.stderr:flush()
+      end
+      if code == 3 then
+        gated = gated + 1
+      elseif code ~= 0 then
+        failed = failed + 1
+      end
+      next_out = next_out + 1
+    end
+  end
+
+  local ok, e = pcall(run_pool, dir, cmds, opts.jobs or 1, function(i)
+    done[i] = true
+    flush()
+  end)
+  if ok then
+    for _, m in ipairs(merges) do
+      local parts = {}
+      for i, r in ipairs(results) do
+        parts[i] = { file = r.file, exit = r.exit, error = r.error,
+          path = string.format("%s/%d.%s", dir, i, m.key) }
+      end
+      ok, e = pcall(m.option.merge, parts, m.dest)
+      if not ok then break end
+    end
+  end
+  remove_dir(dir)
+  if not ok then error(e, 0) end
+  local n = #files
+  if failed > 0 then
+    cli.fail(2, "%d of %d file%s failed", failed, n, n == 1 and "" or "s")
+  elseif gated > 0 then
+    cli.fail(3, "%d of %d file%s failed the gate", gated, n, n == 1 and "" or "s")
+  end
+  cli.exit(0)
+end
+
+--- multi.parse(arg, spec) -> opts, positional (as cli.parse) when one file
+-- is given; with several files or a directory, runs them all and ends the
+-- script (see the top of this file).
+function multi.parse(argv, spec)
+  local info = prepare(spec)
+  local opts, pos = cli.parse(argv, spec)
+  local k = info.files_at
+  local given = {}
+  for i = k, #pos do given[#given + 1] = pos[i] end
+  if #given == 1 and not is_dir(given[1]) then return opts, pos end
+  if #given == 0 then return opts, pos end -- an optional files argument left out
+  local files = multi.expand(given)
+  if #files == 0 then
+    cli.fail(2, "no capture files in %s", table.concat(given, ", "))
+  end
+  local fixed = {}
+  for i = 1, k - 1 do fixed[i] = pos[i] end
+  multi.run(files, opts, spec, fixed, argv)
+end
+
+return multi
