@@ -352,6 +352,8 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
     set_int(L, "time_since_last_jump", g->time_since_last_jump);
     set_int(L, "have_collision", g->have_collision);
     if (g->have_collision) {
+        set_int(L, "arrow_count", g->arrow_count);
+        set_int(L, "float_count", g->float_count);
         lua_createtable(L, g->arrow_count, 0);
         for (unsigned i = 0; i < g->arrow_count; i++) {
             float o[3], dir[3];

@@ -68,7 +68,8 @@ return {
       .. "looks like the movement state), have_ext; with the extended block (have_ext == 1): "
       .. "unknown_1 (u16), velocity, unknown_2, unknown_3 (u8), jetpack_energy (u16), ground_time "
       .. "(i16: positive on the ground, negative in the air), time_since_last_jump (i16), "
-      .. "have_collision, arrows = list of {origin, direction} and floats = list of numbers when "
+      .. "have_collision, arrow_count, arrows = list of {origin, direction}, float_count and floats = "
+      .. "list of numbers when "
       .. "have_collision ~= 0, unknown_4, unknown_5 (Vec3f), unknown_6 (u8).",
     members = {
       f("index", "1-based position among the records with data", "print(r.index)"),
