@@ -18,6 +18,8 @@
 --   hitches      list of 1-based frames where Game takes +40 ms
 --   extra        list of extra leaf names under CEngine::Frame (group Game)
 --   group_name   name of the custom group holding "Custom" (default "Custom")
+--   sound_spike  a 1-based frame where Sound takes 1 ms more (the draws are
+--                unchanged, so with the same seed only that frame differs)
 local h = require "helpers"
 
 local fx = {}
@@ -77,6 +79,10 @@ function fx.vprof(path, o)
         f[id] = t
         sum = sum + t
       end
+    end
+    if o.sound_spike == i then
+      f[5] = f[5] + 1000
+      sum = sum + 1000
     end
     local game = draw(means[4])
     if hitch[i] then game = game + 40000 end

@@ -1,0 +1,357 @@
+-- check.lua through the binary: absolute limits, regressions against a
+-- baseline (a planted slower group fails; planted noise, changes under
+-- min_effect and changes the significance test rejects do not), exit codes
+-- 0/3/2, malformed and hostile rules files (the message names the rule),
+-- the sandbox, JSON, and JUnit XML read back with a real XML parser
+-- (lua-expat), names with XML metacharacters and bytes that are not UTF-8.
+local h = require "helpers"
+local fx = require "gate_fixtures"
+local lxp = require "lxp"
+
+-- Parse XML with expat into a tree of {tag =, attr =, text =, children = {...}}.
+local function parse_xml(text)
+  local root = { children = {} }
+  local stack = { root }
+  local parser = lxp.new({
+    StartElement = function(_, tag, attr)
+      local node = { tag = tag, attr = attr, children = {}, text = "" }
+      local top = stack[#stack]
+      top.children[#top.children + 1] = node
+      stack[#stack + 1] = node
+    end,
+    EndElement = function() stack[#stack] = nil end,
+    CharacterData = function(_, s)
+      local top = stack[#stack]
+      top.text = (top.text or "") .. s
+    end,
+  })
+  local ok, msg, line = parser:parse(text)
+  assert(ok, string.format("XML does not parse: %s (line %s)", tostring(msg), tostring(line)))
+  assert(parser:parse())
+  parser:close()
+  return root.children[1]
+end
+
+local function kids(node, tag)
+  local out = {}
+  for _, c in ipairs(node.children) do
+    if c.tag == tag then out[#out + 1] = c end
+  end
+  return out
+end
+
+describe("check.lua", function()
+  local dir, base, slow
+  local function rules(name, text) return fx.rules(dir, name, text) end
+  local function run(...) return h.run("scripts/check.lua", ...) end
+  local function json(...)
+    local r = run(...)
+    local ok, doc = pcall(require("cjson").decode, r.stdout)
+    assert(ok, "stdout is not JSON: " .. r.stdout .. "\nstderr: " .. r.stderr)
+    return doc, r
+  end
+
+  setup(function()
+    dir = h.tmpdir()
+    base = fx.vprof(dir .. "/base.vprof", { seed = 1 })
+    slow = fx.vprof(dir .. "/slow.vprof", { seed = 21, physics_us = 2600 })
+  end)
+  teardown(h.cleanup)
+
+  describe("absolute limits", function()
+    it("exit 0 when every rule passes, with the measured values", function()
+      local rf = rules("pass.lua", [[
+        return {
+          { metric = "frame_ms.p99", max = 20 },
+          { metric = "low_1pct_fps", min = 45 },
+          { metric = "hitches", max = 0 },
+          { metric = "group.World Rendering.mean_ms", max = 7, name = "render budget" },
+        }]])
+      local doc, r = json(rf, base, "--json")
+      assert.equal(0, r.code, r.stderr)
+      assert.equal("pass", doc.status)
+      assert.equal(4, doc.passed)
+      assert.equal(0, doc.failed)
+      assert.equal("render budget", doc.results[4].name)
+      assert.equal("group.World Rendering.mean_ms", doc.results[4].metric)
+      assert.is_true(doc.results[1].value > 9 and doc.results[1].value < 13)
+      assert.equal(20, doc.results[1].limits.max)
+    end)
+
+    it("exit 3 when one fails; the message has the measured and the allowed value", function()
+      local rf = rules("fail.lua", [[
+        return {
+          { metric = "frame_ms.p99", max = 5 },
+          { metric = "low_1pct_fps", min = 45 },
+          { metric = "frame_ms.mean", min = 30 },
+        }]])
+      local doc, r = json(rf, base, "--json")
+      assert.equal(3, r.code)
+      assert.equal("fail", doc.status)
+      assert.equal(2, doc.failed)
+      local v = doc.results[1].value
+      assert.equal(string.format("frame_ms.p99 = %.2f ms, above the maximum 5.000 ms", v), doc.results[1].message)
+      assert.matches("^frame_ms%.mean = [%d.]+ ms, below the minimum 30%.00 ms$", doc.results[3].message)
+      assert.equal("pass", doc.results[2].status)
+      assert.matches("vpscript: .*base%.vprof: 2 of 3 rules failed", r.stderr)
+      local t = run(rf, base)
+      assert.equal(3, t.code)
+      assert.matches("FAIL rule 1: frame_ms%.p99 = ", t.stdout)
+    end)
+
+    it("a hitch planted in the capture fails hitches max 0", function()
+      local hitch = fx.vprof(dir .. "/hitch.vprof", { seed = 23, hitches = { 400 } })
+      local rf = rules("hitch.lua", "return { { metric = 'hitches', max = 0 }, { metric = 'stutter_pct', max = 1 } }")
+      local doc, r = json(rf, hitch, "--json")
+      assert.equal(3, r.code)
+      assert.equal(1, doc.results[1].value)
+      assert.equal("fail", doc.results[1].status)
+      assert.equal("pass", doc.results[2].status)
+      assert.equal(0, run(rf, base).code)
+    end)
+
+    it("a higher disagreement rate in a weapon trace fails hitdiff.rate_pct max 1", function()
+      local good = fx.dw(dir .. "/good.dw", { traces = 200, disagree = 1 })
+      local bad = fx.dw(dir .. "/bad.dw", { traces = 200, disagree = 9 })
+      local rf = rules("dw.lua", "return { { metric = 'hitdiff.rate_pct', max = 1 }, "
+        .. "{ metric = 'hitdiff.position_mismatch', max = 5 } }")
+      assert.equal(0, run(rf, good).code)
+      local doc, r = json(rf, bad, "--json")
+      assert.equal(3, r.code)
+      assert.equal(4.5, doc.results[1].value)
+      assert.equal("hitdiff.rate_pct = 4.5 %, above the maximum 1 %", doc.results[1].message)
+      assert.equal("fail", doc.results[2].status)
+    end)
+
+    it("laige budget reports: overall and budgets", function()
+      local rf = rules("laige.lua", [[
+        return {
+          { metric = "overall", min = 1 },
+          { metric = "systems.over_budget", max = 0 },
+          { metric = "budget.sim_tick_p99.after", max = 8 },
+        }]])
+      assert.equal(0, run(rf, "examples/laige/budget_pass.txt").code)
+      local doc, r = json(rf, "examples/laige/budget_fail.txt", "--json")
+      assert.equal(3, r.code, r.stderr)
+      assert.equal(3, doc.failed)
+      assert.equal("laige-budget", doc.format)
+    end)
+  end)
+
+  describe("regressions against a baseline", function()
+    local rf
+    setup(function()
+      rf = rules("regress.lua", [[
+        return {
+          { metric = "group.Physics.mean_ms", max_regress_pct = 10, min_effect = 0.2, significant = true },
+          { metric = "frame_ms.p95", max_regress_pct = 10 },
+          { metric = "low_1pct_fps", max_regress_pct = 10 },
+        }]])
+    end)
+
+    it("fail on a planted slower group", function()
+      local doc, r = json(rf, slow, "--baseline", base, "--json")
+      assert.equal(3, r.code, r.stderr)
+      local g = doc.results[1]
+      assert.equal("fail", g.status)
+      assert.is_true(g.regress_pct > 25 and g.regress_pct < 35)
+      assert.is_true(g.p_value < 1e-10)
+      assert.is_true(g.baseline > 1.9 and g.baseline < 2.1)
+      assert.matches("^group%.Physics%.mean_ms 2%.%d+ ms %-> 2%.%d+ ms %(%+0%.%d+ ms, %+%d+%.%d %%, p [<=] [^)]+%): "
+        .. "worse by %d+%.%d %%, more than the allowed 10 %%$", g.message)
+      -- Physics is a fifth of the frame: frame p95 and 1 % low move ~6 %, under 10 %
+      assert.equal("pass", doc.results[2].status, doc.results[2].message)
+      assert.is_true(doc.results[2].regress_pct > 3)
+      assert.equal("pass", doc.results[3].status, doc.results[3].message)
+      assert.equal(1, doc.failed)
+      assert.equal(base, doc.baseline)
+    end)
+
+    for _, seed in ipairs({ 31, 32, 33, 34 }) do
+      it("pass on planted noise (seed " .. seed .. ")", function()
+        local n = fx.vprof(dir .. "/n" .. seed .. ".vprof", { seed = seed })
+        local doc, r = json(rf, n, "--baseline", base, "--json")
+        assert.equal(0, r.code, r.stdout)
+        for _, res in ipairs(doc.results) do
+          assert.equal("pass", res.status, res.message)
+          assert.is_true(math.abs(res.regress_pct) < 3, res.message)
+        end
+      end)
+    end
+
+    it("ignore a regression smaller than min_effect", function()
+      -- Render +10 %: 0.6 ms per frame; min_effect 1 ms calls that noise, 0.2 ms does not
+      local b = fx.vprof(dir .. "/render.vprof", { seed = 41, render_us = 6600 })
+      local r1 = rules("effect.lua", [[
+        return { { metric = "group.World Rendering.mean_ms", max_regress_pct = 5, min_effect = 1 } }]])
+      local doc, r = json(r1, b, "--baseline", base, "--json")
+      assert.equal(0, r.code)
+      assert.is_true(doc.results[1].regress_pct > 5)
+      assert.matches("below min_effect 1%.000 ms$", doc.results[1].message)
+      local r2 = rules("effect2.lua", [[
+        return { { metric = "group.World Rendering.mean_ms", max_regress_pct = 5, min_effect = 0.2 } }]])
+      assert.equal(3, run(r2, b, "--baseline", base).code)
+    end)
+
+    it("ignore a regression the significance test does not support", function()
+      -- max of Sound: one frame spiked by 1 ms; the distribution is the same
+      local spiky = fx.vprof(dir .. "/spike.vprof", { seed = 1, sound_spike = 300 })
+      local plain = rules("max.lua", "return { { metric = 'group.Sound.max_ms', max_regress_pct = 50 } }")
+      local sig = rules("maxsig.lua",
+        "return { { metric = 'group.Sound.max_ms', max_regress_pct = 50, significant = true } }")
+      assert.equal(3, run(plain, spiky, "--baseline", base).code)
+      local doc, r = json(sig, spiky, "--baseline", base, "--json")
+      assert.equal(0, r.code)
+      assert.is_true(doc.results[1].p_value > 0.5)
+      assert.matches("but not significant %(p >= 0%.01%)$", doc.results[1].message)
+    end)
+
+    it("divide totals by the frames when the captures' frame counts differ", function()
+      local one = fx.vprof(dir .. "/one.vprof", { seed = 42, frames = 600, hitches = { 300 } })
+      local two = fx.vprof(dir .. "/two.vprof", { seed = 43, frames = 1200, hitches = { 300, 900 } })
+      local rf2 = rules("norm.lua", "return { { metric = 'hitches', max_regress_pct = 0 } }")
+      local doc, r = json(rf2, two, "--baseline", one, "--json")
+      assert.equal(0, r.code, r.stdout)
+      assert.is_true(doc.results[1].normalised)
+      assert.equal(0, doc.results[1].regress_pct)
+      local three = fx.vprof(dir .. "/three.vprof", { seed = 44, frames = 1200, hitches = { 300, 600, 900 } })
+      assert.equal(3, run(rf2, three, "--baseline", one).code)
+    end)
+  end)
+
+  describe("rules files", function()
+    local function expect_2(text, pattern, ...)
+      local rf = rules("bad.lua", text)
+      local r = run(rf, base, ...)
+      assert.equal(2, r.code, r.stdout .. r.stderr)
+      assert.matches(pattern, r.stderr)
+      assert.equal("", r.stdout)
+      return r
+    end
+
+    it("an unknown metric: exit 2 naming the rule", function()
+      expect_2("return { { metric = 'frame_ms.p99', max = 20 }, { metric = 'frame_ms.p98', max = 20 } }",
+        "bad%.lua: rule 2 %(frame_ms%.p98%): unknown metric 'frame_ms%.p98'")
+    end)
+
+    it("malformed files and rules: exit 2 with the problem", function()
+      expect_2("return {", "bad%.lua:%d+:")
+      expect_2("return 'frame_ms.p99'", "expected the file to return a list of rules, got string")
+      expect_2("return {}", "the list of rules is empty")
+      expect_2("return { 'frame_ms.p99' }", "rule 1: expected a table")
+      expect_2("return { { metric = 'hitches', maxx = 1 } }", "rule 1 %(hitches%): unknown field 'maxx'")
+      expect_2("return { { metric = 'hitches' } }", "rule 1 %(hitches%): nothing to check")
+      expect_2("return { { max = 1 } }", "rule 1: the field 'metric' is missing")
+      expect_2("return { { metric = 'hitches', max = '1' } }", "max must be a finite number")
+      expect_2("return { { metric = 'hitches', max = 0/0 } }", "max must be a finite number")
+      expect_2("return { { metric = 'hitches', max = 1 }, rules = 1 }", "found the key rules")
+      expect_2("return { { metric = 'hitches', max_regress_pct = 5 } }",
+        "rule 1 %(hitches%): max_regress_pct needs a baseline")
+      expect_2("return { { metric = 'hitches', max_regress_pct = 5, significant = true } }",
+        "significant = true needs a metric with per%-frame values", "--baseline", base)
+      expect_2("return { { metric = 'frames', max_regress_pct = 5 } }", "frames has no better direction",
+        "--baseline", base)
+      expect_2("return { { metric = 'hitches', max = 1, min_effect = 1 } }",
+        "min_effect only goes with max_regress_pct")
+      expect_2("error('boom')", "bad%.lua: error while running: .*boom")
+    end)
+
+    it("a metric of another format: exit 2; restricted with format =, skipped", function()
+      expect_2("return { { metric = 'hitdiff.rate_pct', max = 1 } }",
+        "rule 1 %(hitdiff%.rate_pct%): metric hitdiff%.rate_pct does not apply to vprof captures")
+      local rf = rules("fmt.lua", "return { { metric = 'hitdiff.rate_pct', max = 1, format = 'dw' }, "
+        .. "{ metric = 'frame_ms.p99', max = 100, format = { 'vprof', 'laige-budget' } } }")
+      local doc, r = json(rf, base, "--json")
+      assert.equal(0, r.code)
+      assert.equal("skip", doc.results[1].status)
+      assert.equal("pass", doc.results[2].status)
+      expect_2("return { { metric = 'hitdiff.rate_pct', max = 1, format = 'vprof' } }",
+        "does not apply to vprof captures")
+    end)
+
+    it("runs in a sandbox: no io, os, require or load; loops are cut off", function()
+      expect_2("os.execute('touch " .. dir .. "/pwned') return {}", "error while running: .*os")
+      assert.is_nil(io.open(dir .. "/pwned", "r"))
+      expect_2("io.open('/etc/passwd') return {}", "error while running: .*io")
+      expect_2("require('os') return {}", "error while running: .*require")
+      expect_2("load('return 1')() return {}", "error while running: .*load")
+      expect_2("while true do end", "runs too long")
+      -- what is there works
+      local rf = rules("ok.lua", [[
+        local limits = {}
+        for _, s in ipairs({ "p95", "p99" }) do
+          limits[#limits + 1] = { metric = string.format("frame_ms.%s", s), max = math.floor(40.5) }
+        end
+        return limits]])
+      assert.equal(0, run(rf, base).code)
+    end)
+
+    it("a metric the capture cannot give fails, or is skipped when optional", function()
+      local rf = rules("missing.lua", "return { { metric = 'group.Nope.mean_ms', max = 1 } }")
+      local doc, r = json(rf, base, "--json")
+      assert.equal(3, r.code)
+      assert.equal("group.Nope.mean_ms: not measured: no budget group named 'Nope' with nodes", doc.results[1].message)
+      local opt = rules("optional.lua", "return { { metric = 'group.Nope.mean_ms', max = 1, optional = true } }")
+      doc, r = json(opt, base, "--json")
+      assert.equal(0, r.code)
+      assert.equal("skip", doc.results[1].status)
+      assert.equal(1, doc.skipped)
+    end)
+  end)
+
+  describe("JUnit XML", function()
+    it("one testcase per rule, failures with measured and allowed values, read back by expat", function()
+      local rf = rules("junit.lua", [[
+        return {
+          { metric = "frame_ms.p99", max = 5 },
+          { metric = "frame_ms.p99", max = 50, name = "p99 & friends <ok> \"quoted\" 'single'" },
+          { metric = "group.Physics.mean_ms", max_regress_pct = 10, significant = true },
+          { metric = "group.Nope.mean_ms", max = 1, optional = true },
+        }]])
+      local out = dir .. "/report.xml"
+      local r = run(rf, slow, "--baseline", base, "--junit", out)
+      assert.equal(3, r.code)
+      local root = parse_xml(h.read_file(out))
+      assert.equal("testsuites", root.tag)
+      assert.equal("4", root.attr.tests)
+      assert.equal("2", root.attr.failures)
+      assert.equal("1", root.attr.skipped)
+      local suites = kids(root, "testsuite")
+      assert.equal(1, #suites)
+      assert.equal(slow, suites[1].attr.name)
+      local cases = kids(suites[1], "testcase")
+      assert.equal(4, #cases)
+      assert.equal("rule 2: p99 & friends <ok> \"quoted\" 'single'", cases[2].attr.name)
+      local f1 = kids(cases[1], "failure")[1]
+      assert.equal("max", f1.attr.type)
+      assert.matches("^frame_ms%.p99 = [%d.]+ ms, above the maximum 5%.000 ms$", f1.attr.message)
+      assert.matches("measured: [%d.]+ ms", f1.text)
+      assert.matches("allowed: at most 5 ms", f1.text)
+      assert.equal(0, #kids(cases[2], "failure"))
+      local f3 = kids(cases[3], "failure")[1]
+      assert.equal("regression", f3.attr.type)
+      assert.matches("allowed: regression at most 10 %% and significant at alpha 0%.01", f3.text)
+      assert.matches("baseline: 2%.%d+ ms", f3.text)
+      assert.equal(1, #kids(cases[4], "skipped"))
+      local props = kids(kids(suites[1], "properties")[1], "property")
+      local p = {}
+      for _, x in ipairs(props) do p[x.attr.name] = x.attr.value end
+      assert.equal(base, p.baseline)
+      assert.equal(rf, p.rules)
+    end)
+
+    it("names with XML metacharacters, control characters and bytes that are not UTF-8 stay readable", function()
+      local odd = "Odd <&>\"' \1\255 group"
+      local path = fx.vprof(dir .. "/odd.vprof", { seed = 2, group_name = odd })
+      local rf = rules("odd.lua", string.format("return { { metric = %q, max = 0.01 } }",
+        "group." .. odd .. ".mean_ms"))
+      local out = dir .. "/odd.xml"
+      local r = run(rf, path, "--junit", out)
+      assert.equal(3, r.code, r.stderr)
+      local root = parse_xml(h.read_file(out))
+      local case = kids(kids(root, "testsuite")[1], "testcase")[1]
+      assert.equal("rule 1: group.Odd <&>\"' ?\u{FFFD} group.mean_ms", case.attr.name)
+      assert.matches("above the maximum", kids(case, "failure")[1].attr.message)
+    end)
+  end)
+end)

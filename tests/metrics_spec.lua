@@ -1,0 +1,332 @@
+-- vp.metrics: the catalogue's shape, name lookup (patterns with spaces,
+-- slashes and dots in NAME), values on captures with hand-planted numbers
+-- (VProf, weapon traces, lag traces, laige reports), per-frame
+-- distributions, work done only for the names asked, the change helper,
+-- and the README table generated from the catalogue.
+local vp = require "vp"
+local h = require "helpers"
+local fx = require "gate_fixtures"
+local metrics = require "vp.metrics"
+
+local function near(a, b, eps)
+  assert(type(a) == "number", "expected a number, got " .. tostring(a))
+  if math.abs(a - b) > (eps or 1e-9) then
+    error(string.format("expected %.12g, got %.12g", b, a), 2)
+  end
+end
+
+-- 10 frames. Frame > {Physics, Render}, Late added in frame 6.
+--   Physics: 3 ms x 9, 12 ms in frame 10, 2 calls per frame
+--   Render: 5 ms
+--   Late: 2 ms, 4 calls, frames 6..10 (absent before)
+-- frame time = Physics + Render + Late.
+local function build_small(path)
+  local frames = {}
+  for i = 1, 10 do
+    local phys = i == 10 and 12000 or 3000
+    local late = i >= 6 and 2000 or 0
+    local f = { tick = i, [1] = phys + 5000 + late, [2] = { us = phys, calls = 2 }, [3] = 5000 }
+    if i >= 6 then f[4] = { us = late, calls = 4 } end
+    if i == 6 then f.add = { { id = 4, parent = 1, name = "Late", group = "Late.Group/x y" } } end
+    frames[i] = f
+  end
+  return h.vprof(path, {
+    groups = { "Late.Group/x y" },
+    nodes = {
+      { id = 1, parent = 0, name = "Frame", group = "Game" },
+      { id = 2, parent = 1, name = "Physics", group = "Physics" },
+      { id = 3, parent = 1, name = "Render", group = "World Rendering" },
+    },
+    frames = frames,
+  })
+end
+
+describe("vp.metrics", function()
+  local dir
+  setup(function() dir = h.tmpdir() end)
+  teardown(h.cleanup)
+
+  describe("the catalogue", function()
+    it("gives every metric a unit, a polarity, a definition and known formats; names are unique", function()
+      local known = {}
+      for _, f in ipairs(vp.formats()) do known[f.name] = true end
+      local seen = {}
+      local list = metrics.list()
+      assert.is_true(#list > 50)
+      for _, e in ipairs(list) do
+        assert.is_nil(seen[e.name], "duplicate " .. e.name)
+        seen[e.name] = true
+        assert.is_true(type(e.unit) == "string" and e.unit ~= "", e.name)
+        assert.is_truthy(({ lower = 1, higher = 1, none = 1, depends = 1 })[e.polarity], e.name)
+        assert.is_true(type(e.doc) == "string" and #e.doc > 10, e.name)
+        assert.is_true(#e.formats > 0, e.name)
+        for _, f in ipairs(e.formats) do assert.is_true(known[f], e.name .. ": " .. f) end
+        assert.equal(e.pattern, e.name:find("%u") ~= nil, e.name)
+        if e.distribution then
+          for _, f in ipairs(e.distribution_formats) do assert.is_true(known[f], e.name) end
+        end
+      end
+      for _, want in ipairs({ "frame_ms.p50", "frame_ms.p95", "frame_ms.p99", "frame_ms.mean", "frame_ms.max",
+        "hitches", "stutter_pct", "low_1pct_fps", "low_01pct_fps", "group.NAME.mean_ms", "group.NAME.p99_ms",
+        "group.NAME.max_ms", "node.PATH.mean_ms", "node.PATH.p99_ms", "node.PATH.calls_per_frame",
+        "hitdiff.rate_pct", "hitdiff.KIND", "lag.NAME.p95", "tick_ms.p99", "system.NAME.p99_ms",
+        "budget.NAME.after", "overall" }) do
+        assert.is_true(seen[want], want)
+      end
+    end)
+
+    it("says which way is better", function()
+      assert.equal("lower", metrics.polarity(metrics.lookup("frame_ms.p99")))
+      assert.equal("higher", metrics.polarity(metrics.lookup("low_1pct_fps")))
+      assert.equal("higher", metrics.polarity(metrics.lookup("overall")))
+      assert.equal("none", metrics.polarity(metrics.lookup("frames")))
+      local e, p = metrics.lookup("lag.Socket RTT.p95")
+      assert.equal("lower", metrics.polarity(e, p))
+      e, p = metrics.lookup("lag.Game Bytes Sent.p95")
+      assert.equal("none", metrics.polarity(e, p))
+    end)
+
+    it("matches pattern names whose NAME has spaces, slashes and dots", function()
+      local e, p = metrics.lookup("group.Particle/Effect_Rendering.p99_ms")
+      assert.equal("group.NAME.p99_ms", e.name)
+      assert.equal("Particle/Effect_Rendering", p)
+      e, p = metrics.lookup("group.a.b c.mean_ms")
+      assert.equal("group.NAME.mean_ms", e.name)
+      assert.equal("a.b c", p)
+      e, p = metrics.lookup("node.Root/CEngine::Frame/Physics.calls_per_frame")
+      assert.equal("node.PATH.calls_per_frame", e.name)
+      assert.equal("Root/CEngine::Frame/Physics", p)
+      e, p = metrics.lookup("hitdiff.position_mismatch")
+      assert.equal("hitdiff.KIND", e.name)
+      assert.equal("position_mismatch", p)
+      assert.equal("hitdiff.rate_pct", (metrics.lookup("hitdiff.rate_pct")).name)
+      assert.equal("events.GROUP.TYPE.count", (metrics.lookup("events.frames.Frame.count")).name)
+      assert.equal("group.X.share_pct", metrics.entry_name(metrics.lookup("group.NAME.share_pct"), "X"))
+    end)
+
+    it("rejects unknown names with a message", function()
+      for _, bad in ipairs({ "frame_ms.p98", "group..mean_ms", "hitdiff.bogus", "group.Physics", "node.x.y" }) do
+        local e, msg = metrics.lookup(bad)
+        assert.is_nil(e, bad)
+        assert.equal("unknown metric '" .. bad .. "' (see docs/metrics-table.md or metrics.list())", msg)
+      end
+      local e, msg = metrics.lookup("")
+      assert.is_nil(e)
+      assert.matches("non%-empty string", msg)
+    end)
+  end)
+
+  describe("on a VProf capture with planted values", function()
+    local cap
+    setup(function() cap = assert(vp.open(build_small(dir .. "/small.vprof"))) end)
+    teardown(function() cap:close() end)
+
+    it("frame time statistics and low FPS", function()
+      -- frame times: 8 x5, 10 x4 (frames 6..9), 19 (frame 10)
+      local v = metrics.compute(cap, { "frames", "frame_ms.mean", "frame_ms.p50", "frame_ms.p99", "frame_ms.max",
+        "low_1pct_fps", "low_01pct_fps" })
+      assert.equal(10, v.frames)
+      near(v["frame_ms.mean"], (5 * 8 + 4 * 10 + 19) / 10)
+      near(v["frame_ms.p50"], 8)
+      near(v["frame_ms.p99"], 19)
+      near(v["frame_ms.max"], 19)
+      near(v.low_1pct_fps, 1000 / 19)
+      near(v.low_01pct_fps, 1000 / 19)
+    end)
+
+    it("group self time per frame, by name, including a custom group with dots, slashes and spaces", function()
+      local v, problems = metrics.compute(cap, { "group.Physics.mean_ms", "group.Physics.p50_ms",
+        "group.Physics.p99_ms", "group.Physics.max_ms", "group.Late.Group/x y.mean_ms",
+        "group.World Rendering.share_pct", "group.Nothing.mean_ms" })
+      near(v["group.Physics.mean_ms"], (9 * 3 + 12) / 10)
+      near(v["group.Physics.p50_ms"], 3)
+      near(v["group.Physics.p99_ms"], 12)
+      near(v["group.Physics.max_ms"], 12)
+      near(v["group.Late.Group/x y.mean_ms"], 1.0) -- 2 ms in 5 of 10 frames
+      near(v["group.World Rendering.share_pct"], 100 * 50 / 99)
+      assert.is_nil(v["group.Nothing.mean_ms"])
+      assert.matches("no budget group named 'Nothing'", problems["group.Nothing.mean_ms"])
+    end)
+
+    it("node metrics per frame over all frames (0 where the node is absent), by full or relative path", function()
+      local v = metrics.compute(cap, { "node.Root/Frame/Late.mean_ms", "node.Frame/Late.calls_per_frame",
+        "node.Root/Frame/Physics.calls_per_frame", "node.Root/Frame/Physics.max_ms",
+        "node.Root/Frame/Physics.p99_ms", "node.Root/Frame/Physics.p95_ms", "node.Root/Frame.self_ms" })
+      near(v["node.Root/Frame/Late.mean_ms"], 1.0)
+      near(v["node.Frame/Late.calls_per_frame"], 2.0) -- 4 calls in 5 of 10 frames
+      near(v["node.Root/Frame/Physics.calls_per_frame"], 2)
+      near(v["node.Root/Frame/Physics.max_ms"], 12)
+      near(v["node.Root/Frame/Physics.p99_ms"], 12)
+      near(v["node.Root/Frame/Physics.p95_ms"], 12) -- rank 10 of 10
+      near(v["node.Root/Frame.self_ms"], 0)
+      local _, problems = metrics.compute(cap, { "node.Root/Nope.mean_ms" })
+      assert.matches("no node 'Root/Nope'", problems["node.Root/Nope.mean_ms"])
+    end)
+
+    it("per-frame distributions behind frame, group and node metrics", function()
+      local s = assert(metrics.distribution(cap, "frame_ms.p99"))
+      assert.same(cap:frame_times():totable(), s:totable())
+      local g = assert(metrics.distribution(cap, "group.Physics.max_ms"))
+      assert.same({ 3, 3, 3, 3, 3, 3, 3, 3, 3, 12 }, g:totable())
+      local c = assert(metrics.distribution(cap, "node.Root/Frame/Late.calls_per_frame"))
+      assert.same({ 0, 0, 0, 0, 0, 4, 4, 4, 4, 4 }, c:totable())
+      local t = assert(metrics.distribution(cap, "node.Root/Frame/Late.p99_ms"))
+      assert.same({ 0, 0, 0, 0, 0, 2, 2, 2, 2, 2 }, t:totable())
+      local none, msg = metrics.distribution(cap, "hitches")
+      assert.is_nil(none)
+      assert.matches("no per%-frame distribution", msg)
+      assert.equal(metrics.distribution_key("group.Physics.mean_ms"), metrics.distribution_key("group.Physics.p99_ms"))
+      assert.are_not.equal(metrics.distribution_key("group.Physics.mean_ms"),
+        metrics.distribution_key("group.Render.mean_ms"))
+    end)
+
+    it("refuses metrics of another format", function()
+      local v, problems = metrics.compute(cap, { "hitdiff.rate_pct", "tick_ms.p99", "bogus.metric" })
+      assert.is_nil(next(v))
+      assert.matches("does not apply to vprof captures", problems["hitdiff.rate_pct"])
+      assert.matches("does not apply to vprof captures", problems["tick_ms.p99"])
+      assert.matches("unknown metric", problems["bogus.metric"])
+    end)
+
+    it("lists what the capture has, grouped by group and node (the root left out)", function()
+      local names = {}
+      for _, r in ipairs(metrics.available(cap)) do names[r.name] = r.entity or true end
+      assert.equal("group:Physics", names["group.Physics.mean_ms"])
+      assert.equal("node:Root/Frame/Late", names["node.Root/Frame/Late.p99_ms"])
+      assert.is_true(names["frame_ms.p99"])
+      assert.is_nil(names["node.Root.mean_ms"])
+      assert.is_nil(names["group.Replay.mean_ms"]) -- no nodes
+      local light = {}
+      for _, r in ipairs(metrics.available(cap, { series_pass = false })) do light[r.name] = true end
+      assert.is_nil(light["node.Root/Frame/Late.p99_ms"])
+      assert.is_true(light["node.Root/Frame/Late.mean_ms"])
+    end)
+  end)
+
+  it("hitches and stutter come from hitches.lua, run only when asked, once per capture", function()
+    local path = fx.vprof(dir .. "/hitch.vprof", { seed = 3, frames = 300, hitches = { 100, 200 } })
+    local cap = assert(vp.open(path))
+    local calls = 0
+    local real = metrics.script_document
+    metrics.script_document = function(...)
+      calls = calls + 1
+      return real(...)
+    end
+    local ok, err = pcall(function()
+      metrics.compute(cap, { "frame_ms.p99", "group.Physics.mean_ms", "node.Root/CEngine::Frame.mean_ms",
+        "low_1pct_fps" })
+      assert.equal(0, calls)
+      local v = metrics.compute(cap, { "hitches", "stutter_pct" })
+      assert.equal(2, v.hitches)
+      local doc = h.run_json("scripts/hitches.lua", path, "--json")
+      assert.equal(#doc.hitches, v.hitches)
+      near(v.stutter_pct, doc.stutter_pct, 1e-12)
+      -- by hand: the two hitch frames' share of the total frame time
+      local ft = cap:frame_times()
+      near(v.stutter_pct, 100 * (ft[100] + ft[200]) / ft:sum(), 1e-9)
+    end)
+    metrics.script_document = real
+    cap:close()
+    assert(ok, err)
+  end)
+
+  it("weapon trace disagreement by kind, and a per-trace distribution for the rate", function()
+    local cap = assert(vp.open(fx.dw(dir .. "/t.dw", { traces = 40, disagree = 6 })))
+    local v = metrics.compute(cap, { "hitdiff.rate_pct", "hitdiff.traces", "hitdiff.compared",
+      "hitdiff.disagree", "hitdiff.agree", "hitdiff.position_mismatch", "hitdiff.no_server_data" })
+    near(v["hitdiff.rate_pct"], 15)
+    assert.equal(40, v["hitdiff.traces"])
+    assert.equal(40, v["hitdiff.compared"])
+    assert.equal(6, v["hitdiff.disagree"])
+    assert.equal(34, v["hitdiff.agree"])
+    assert.equal(6, v["hitdiff.position_mismatch"])
+    assert.equal(0, v["hitdiff.no_server_data"])
+    local s = assert(metrics.distribution(cap, "hitdiff.rate_pct"))
+    assert.equal(40, #s)
+    near(s:mean() * 100, 15)
+    cap:close()
+  end)
+
+  it("lag measurements by name, statistics of their samples", function()
+    local outdir = dir .. "/ex"
+    os.execute("mkdir -p " .. h.quote(outdir))
+    assert.equal(0, h.run("examples/generate.lua", outdir).code)
+    local cap = assert(vp.open(outdir .. "/sample.dlag"))
+    local checked = 0
+    for m in cap:measurements() do
+      local vals = m:values()
+      if #vals > 0 and m.name == "Socket RTT" then
+        local v = metrics.compute(cap, { "lag.Socket RTT.p95", "lag.Socket RTT.max", "lag.Socket RTT.samples" })
+        near(v["lag.Socket RTT.p95"], vals:percentile(95))
+        near(v["lag.Socket RTT.max"], vals:max())
+        assert.equal(#vals, v["lag.Socket RTT.samples"])
+        assert.same(vals:totable(), metrics.distribution(cap, "lag.Socket RTT.mean"):totable())
+        checked = checked + 1
+      end
+    end
+    assert.equal(1, checked)
+    cap:close()
+  end)
+
+  it("laige reports: the same values from the JSON and the text profile, budget report values", function()
+    local laige = require "vp.laige"
+    local pj = assert(laige.open("examples/laige/profile.json", nil, "laige-profile"))
+    local pt = assert(laige.open("examples/laige/profile.txt", nil, "laige-profile"))
+    local names = {}
+    for _, r in ipairs(metrics.available(pj)) do names[#names + 1] = r.name end
+    assert.is_true(#names > 30)
+    local vj, pj_problems = metrics.compute(pj, names)
+    local vt = metrics.compute(pt, names)
+    assert.same(vj, vt)
+    assert.is_nil(next(pj_problems))
+    assert.is_number(vj["tick_ms.p99"])
+    local b = assert(laige.open("examples/laige/budget_fail.txt", nil, "laige-budget"))
+    local v = metrics.compute(b, { "overall", "budget.sim_tick_p99.after", "budget.sim_tick_p99.pass",
+      "system.Collision.p99_ms", "systems.over_budget", "frames", "frame_ms.p99" })
+    assert.equal(0, v.overall)
+    near(v["budget.sim_tick_p99.after"], 9.61538)
+    assert.equal(0, v["budget.sim_tick_p99.pass"])
+    near(v["system.Collision.p99_ms"], 1.42069)
+    assert.equal(1, v["systems.over_budget"])
+    assert.equal(120, v.frames)
+    near(v["frame_ms.p99"], b:frame_times():percentile(99))
+    local pass = assert(laige.open("examples/laige/budget_pass.txt", nil, "laige-budget"))
+    assert.equal(1, metrics.value(pass, "overall"))
+  end)
+
+  it("delta: polarity, per-frame normalisation of totals, and a change from 0", function()
+    local d = metrics.delta("frame_ms.p99", 10, 12)
+    assert.equal("worse", d.direction)
+    near(d.change_pct, 20)
+    near(d.worse_pct, 20)
+    d = metrics.delta("low_1pct_fps", 50, 40)
+    assert.equal("worse", d.direction)
+    near(d.worse_pct, 20)
+    d = metrics.delta("hitches", 2, 4, 1000, 2000) -- the same rate per frame
+    assert.is_true(d.normalised)
+    assert.equal("same", d.direction)
+    assert.equal(2, d.a_raw)
+    assert.equal(4, d.b_raw)
+    assert.equal("count/frame", d.unit)
+    d = metrics.delta("hitches", 0, 1, 100, 100)
+    assert.is_false(d.normalised)
+    assert.is_nil(d.change_pct)
+    assert.equal(math.huge, d.worse_pct)
+    d = metrics.delta("frames", 100, 200)
+    assert.equal("changed", d.direction)
+    assert.equal(0, d.worse_pct)
+  end)
+
+  it("the README's metric table is the one the catalogue generates", function()
+    local r = h.run("tools/gen_metrics_doc.lua")
+    assert.equal(0, r.code, r.stderr)
+    local f = assert(io.open("docs/metrics-table.md", "rb"))
+    local committed = f:read("a")
+    f:close()
+    assert.equal(r.stdout, committed, "docs/metrics-table.md is stale: run vpscript tools/gen_metrics_doc.lua "
+      .. "docs/metrics-table.md")
+    for _, e in ipairs(metrics.list()) do
+      assert.truthy(committed:find("`" .. e.name .. "`", 1, true), e.name)
+    end
+  end)
+end)
