@@ -219,7 +219,10 @@ static int dw_trace(lua_State *L)
     vp_dw_iter_seek_trace(d, &it, (uint64_t)i - 1);
     vp_dw_trace t;
     vp_error err;
-    if (vp_dw_iter_next(d, &it, &t, &err) <= 0 || !t.used) {
+    int n = vp_dw_iter_next(d, &it, &t, &err);
+    if (n <= 0 || !t.used) {
+        if (n >= 0)
+            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "trace %d could not be found again", (int)i);
         lua_getiuservalue(L, 1, 1);
         lua_getfield(L, -1, "path");
         return vp_l_raise(L, lua_tostring(L, -1), &err);
