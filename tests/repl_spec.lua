@@ -1,0 +1,354 @@
+-- The REPL: vp.repl's pieces (pretty printer, completion, help, tracebacks)
+-- directly, then the whole thing driven through a pseudo-terminal the way a
+-- person uses it (tests/pty/drive.py types, presses Tab and Ctrl-C, and
+-- reads the screen).
+local h = require "helpers"
+local repl = require "vp.repl"
+local cjson = require "cjson"
+local lfs = require "lfs"
+local vp = require "vp"
+
+local q = h.quote
+
+-- A small capture: Root > CEngine::Frame > Physics, five frames.
+local function make_capture(path)
+  local frames = {}
+  for i = 1, 5 do frames[i] = { tick = 100 + i, [1] = 10000 + i * 1000, [2] = 4000 } end
+  return h.vprof(path, {
+    nodes = { { id = 1, parent = 0, name = "CEngine::Frame", group = "Game" },
+              { id = 2, parent = 1, name = "Physics", group = "Physics" } },
+    frames = frames,
+  })
+end
+
+describe("vp.repl", function()
+  describe("format", function()
+    it("sorts keys, lists the sequence first, quotes strings", function()
+      assert.are.equal('{ 10, 20, x = 1, y = "a\\nb" }', repl.format({ 10, 20, y = "a\nb", x = 1 }))
+      assert.are.equal('{ [1.5] = true, ["a b"] = 2, z = 3 }', repl.format({ z = 3, ["a b"] = 2, [1.5] = true }))
+      assert.are.equal('"tab\\tquote\\"back\\\\ctl\\001"', repl.format('tab\tquote"back\\ctl\1'))
+      assert.are.equal("{}", repl.format({}))
+      assert.are.equal("nil", repl.format(nil))
+      assert.are.equal("3.0", repl.format(3.0))
+      assert.are.equal("3", repl.format(3))
+    end)
+
+    it("limits depth and width and marks cycles", function()
+      assert.are.equal("{ a = { b = { c = {...} } } }", repl.format({ a = { b = { c = { d = 1 } } } }))
+      assert.are.equal("{ a = {...} }", repl.format({ a = { 1 } }, { depth = 1 }))
+      local long = {}
+      for i = 1, 60 do long[i] = i end
+      local s = repl.format(long)
+      assert.matches("%.%.%. %(10 more%)", s)
+      assert.is_falsy(s:find("51", 1, true))
+      local t = { name = "t" }
+      t.self = t
+      t.child = { parent = t }
+      assert.are.equal('{ child = { parent = <cycle> }, name = "t", self = <cycle> }', repl.format(t))
+    end)
+
+    it("breaks long tables over indented lines", function()
+      local t = {}
+      for i = 1, 12 do t["key_number_" .. i] = i end
+      local s = repl.format(t)
+      assert.matches("^{\n  key_number_1 = 1,\n  key_number_10 = 10,\n", s)
+      assert.matches("\n}$", s)
+      local nested = repl.format({ inner = t })
+      assert.matches("^{\n  inner = {\n    key_number_1 = 1,", nested)
+    end)
+
+    it("shows userdata through __tostring and functions by where they are defined", function()
+      assert.matches("^<Series n=3 mean=2 ", repl.format(vp.Series { 1, 2, 3 }))
+      assert.are.equal("<function: builtin>", repl.format(print))
+      assert.matches("^<function [^:]*repl_spec.lua:%d+>$", repl.format(function() end))
+      local obj = setmetatable({}, { __tostring = function() return "custom" end })
+      assert.are.equal("{ obj = custom }", repl.format({ obj = obj }))
+    end)
+  end)
+
+  describe("complete", function()
+    local env = {
+      print = print, pairs = pairs, vp = vp, series = vp.Series { 1 },
+      tbl = { alpha = 1, alps = 2, beta = { gamma = 3 } },
+      str = "text",
+    }
+
+    local function names(line)
+      local start, list = repl.complete(line, env)
+      return start, table.concat(list, " ")
+    end
+
+    it("completes globals and keywords", function()
+      assert.are.same({ 1, "pairs print" }, { names("p") })
+      assert.are.same({ 5, "return" }, { names("x = ret") })
+      assert.are.same({ 9, "tbl" }, { names("if x == tb") })
+    end)
+
+    it("completes table fields along a chain", function()
+      assert.are.same({ 5, "alpha alps" }, { names("tbl.al") })
+      assert.are.same({ 10, "gamma" }, { names("tbl.beta.g") })
+      assert.are.same({ 4, "Series detect formats open version writer" }, { names("vp.") })
+      assert.are.same({ 9, "" }, { names("nosuch.x") })
+    end)
+
+    it("completes methods through the metatable's __methods, and string methods", function()
+      local start, list = names("series:m")
+      assert.are.equal(8, start)
+      assert.are.equal("max mean min", list)
+      assert.are.same({ 5, "upper" }, { names("str:up") })
+      -- `:` offers only callables; `.` offers fields too
+      assert.are.same({ 5, "" }, { names("tbl:al") })
+    end)
+
+    it("offers nothing after a call, in a comment or in a number", function()
+      assert.are.same({ 10, "" }, { names("print().x") })
+      assert.are.same({ 9, "" }, { names("-- tbl.a") })
+      assert.are.same({ 4, "" }, { names("1.5") })
+    end)
+
+    it("hides __ names unless asked for", function()
+      local e = { t = setmetatable({}, { __index = { __secret = 1, visible = 2 } }) }
+      assert.are.same({ "visible" }, select(2, repl.complete("t.", e)))
+      assert.are.same({ "__secret" }, select(2, repl.complete("t.__", e)))
+    end)
+
+    it("completes file names inside a string and closes the string", function()
+      local dir = h.tmpdir()
+      h.write_file(dir .. "/alpha_capture.vprof", "x")
+      lfs.mkdir(dir .. "/alpha_dir")
+      h.write_file(dir .. "/.hidden", "x")
+      local line = 'vp.open("' .. dir .. "/alp"
+      local start, list = repl.complete(line, env)
+      local _
+      assert.are.equal(#line - 2, start)
+      assert.are.same({ "alpha_capture.vprof", "alpha_dir/" }, list)
+      _, list = repl.complete("vp.open('" .. dir .. "/alpha_c", env)
+      assert.are.same({ "alpha_capture.vprof'" }, list)
+      _, list = repl.complete('x = "' .. dir .. "/", env)
+      assert.are.same({ "alpha_capture.vprof", "alpha_dir/" }, list)
+      _, list = repl.complete('x = "' .. dir .. "/.h", env)
+      assert.are.same({ '.hidden"' }, list)
+      h.cleanup()
+    end)
+
+    it("completes capture methods and fields, and node fields from the doc table", function()
+      local dir = h.tmpdir()
+      local cap = assert(vp.open(make_capture(dir .. "/c.vprof")))
+      local e = { cap = cap }
+      -- `:` offers methods only: frame_count is a field
+      local _, list = repl.complete("cap:fr", e)
+      assert.are.same({ "frame", "frame_times", "frames" }, list)
+      _, list = repl.complete("cap.fra", e)
+      assert.are.same({ "frame", "frame_count", "frame_times", "frames" }, list)
+      _, list = repl.complete("cap.root.na", e)
+      assert.are.same({ "name" }, list)
+      cap:close()
+      h.cleanup()
+    end)
+  end)
+
+  describe("error_text", function()
+    it("drops the interpreter's own frames and keeps a short traceback", function()
+      assert.are.equal("repl:1: boom", repl.error_text(
+        "repl:1: boom\nstack traceback:\n\t[C]: in function 'error'\n\trepl:1: in main chunk\n\t[C]: in ?"))
+      local deep = "repl:1: deep\nstack traceback:\n\t[C]: in function 'error'\n"
+      for i = 1, 10 do deep = deep .. "\trepl:1: in upvalue 'f" .. i .. "'\n" end
+      deep = deep .. "\trepl:1: in main chunk\n\t[C]: in ?"
+      local s = repl.error_text(deep)
+      assert.matches("^repl:1: deep\nstack traceback:\n  repl:1: in upvalue 'f1'\n", s)
+      assert.matches("%.%.%. %(5 more%)$", s)
+      assert.is_falsy(s:find("[C]: in ?", 1, true))
+      assert.are.equal("plain", repl.error_text("plain"))
+    end)
+  end)
+
+  describe("help", function()
+    it("describes a class, a member and an object", function()
+      local s = repl.help_text(vp.Series { 1 })
+      assert.matches("^vp%.Series: numeric column", s)
+      assert.matches("\nmethods:\n", s)
+      assert.matches("s:percentile%(p%) %-> number%s+nearest%-rank", s)
+      s = repl.help_text("vp.Series.percentile")
+      assert.matches("^s:percentile%(p%) %-> number    %[vp%.Series method%]", s)
+      assert.matches("example:\n  local ft = cap:frame_times%(%)", s)
+      s = repl.help_text(vp.open)
+      assert.matches("^vp%.open%(path", s)
+      s = repl.help_text(vp.Series { 1 }.mean)
+      assert.matches("^s:mean%(%) %-> number", s)
+      assert.matches("^vp: the vp module", repl.help_text(vp))
+      assert.matches("^vp: the vp module", repl.help_text("vp"))
+      assert.matches('^no documentation for "zzz"', repl.help_text("zzz"))
+      assert.matches("^a table with 2 entries", repl.help_text({ a = 1, b = 2 }))
+    end)
+
+    it("lists the documented classes and open captures in help()", function()
+      local s = repl.help_text()
+      assert.matches("help%(obj%)", s)
+      assert.matches("\n  vp%.Series%s+numeric column", s)
+    end)
+  end)
+end)
+
+-- The pseudo-terminal sessions ------------------------------------------------
+
+describe("vpscript REPL on a terminal", function()
+  local dir, cap_path, counter = nil, nil, 0
+
+  setup(function()
+    dir = h.tmpdir()
+    cap_path = make_capture(dir .. "/sample.vprof")
+  end)
+  teardown(function() h.cleanup() end)
+
+  -- Run one session; returns the driver's result (ok, error, transcript,
+  -- screen, status) and fails the test when a step did not happen.
+  local function session(args, steps, env)
+    counter = counter + 1
+    local steps_file = h.write_file(dir .. "/steps" .. counter .. ".json", cjson.encode(steps))
+    env = env or {}
+    env.VPSCRIPT_HISTORY = env.VPSCRIPT_HISTORY or (dir .. "/history" .. counter)
+    local parts = {}
+    for k, v in pairs(env) do parts[#parts + 1] = k .. "=" .. q(v) end
+    parts[#parts + 1] = "python3 tests/pty/drive.py " .. q(steps_file) .. " -- " .. q(h.bin())
+    for _, a in ipairs(args) do parts[#parts + 1] = q(a) end
+    local p = assert(io.popen(table.concat(parts, " ") .. " 2>&1"))
+    local out = p:read("a")
+    p:close()
+    local ok, r = pcall(cjson.decode, out)
+    assert(ok, "pty driver failed: " .. out)
+    if not r.ok then
+      error(r.error .. "\n--- screen ---\n" .. table.concat(r.screen, "\n"), 2)
+    end
+    return r
+  end
+
+  local function screen_has(r, line)
+    for _, l in ipairs(r.screen) do
+      if l == line then return true end
+    end
+    return false
+  end
+
+  -- Input is typed once the prompt is drawn, as a person would: type-ahead
+  -- reaches a terminal still in cooked mode, where Ctrl-D is not a key.
+  local P, P2 = { "expect", "vp> " }, { "expect", "... " }
+  local function typed(text) return { "send", text .. "\r" } end
+  local BYE = { "send", "\4" }
+  local WAIT = { "wait" }
+
+  it("starts on a bare `vpscript` and exits with Ctrl-D", function()
+    local r = session({}, { { "expect", "help() for help, Ctrl-D to exit" }, P, BYE, WAIT })
+    assert.are.equal(0, r.status)
+  end)
+
+  it("opens the captures given, one line each, and goes on after one that fails", function()
+    local missing = dir .. "/missing.vprof"
+    local r = session({ "-i", cap_path, missing }, {
+      { "expect", "cap1 = <vprof " }, { "expect", "(also cap)" },
+      P, typed("cap.frame_count, cap == cap1, cap2"), { "expect", "5\ttrue\tnil" },
+      P, BYE, WAIT })
+    assert.are.equal(0, r.status)
+    assert.is_truthy(r.transcript:find("vpscript: " .. missing .. ": ", 1, true))
+    local one = session({ "-i", cap_path }, {
+      { "expect", "cap = <vprof " }, P, typed("cap1"), { "expect", "nil" }, P, BYE, WAIT })
+    assert.is_truthy(one.transcript:find("cap = " .. tostring(assert(vp.open(cap_path))), 1, true))
+  end)
+
+  it("completes methods, fields, globals and file names with Tab", function()
+    local r = session({ "-i", cap_path }, {
+      P,
+      -- the common prefix first, then the list on the next Tab
+      { "send", "cap:fr\t" }, { "expect_line", "vp> cap:frame" },
+      { "send", "\t" }, { "expect", "frame_times" }, { "expect_line", "vp> cap:frame" },
+      typed("_times()"), { "expect", "<Series n=5 " },
+      P, { "send", "cap.root.na\t" }, { "expect_line", "vp> cap.root.name" },
+      typed(""), { "expect", '"Root"' },
+      P, { "send", "vp.op\t" }, { "expect_line", "vp> vp.open" }, { "send", "\21" },
+      { "send", "vp.\t" }, { "expect", "formats" }, { "expect_line", "vp> vp." }, { "send", "\21" },
+      { "send", "pri\t" }, { "expect_line", "vp> print" }, { "send", "\21" },
+      { "send", 'x = vp.open("' .. dir .. "/sam\t" },
+      { "expect_line", 'vp> x = vp.open("' .. dir .. '/sample.vprof"' },
+      typed(")"), P, typed("x.format"), { "expect", '"vprof"' },
+      P, BYE, WAIT })
+    assert.are.equal(0, r.status)
+    -- the listing shows the names, not whole expressions
+    assert.is_true(screen_has(r, "frame        frame_times  frames"), table.concat(r.screen, "\n"))
+  end)
+
+  it("continues unfinished chunks on the next line and prints values", function()
+    local r = session({}, {
+      P, typed("function twice(v)"), P2, typed("return v * 2"), P2, typed("end"),
+      P, typed("twice(21)"), { "expect", "42" },
+      P, typed("{1,"), P2, typed("2}"), { "expect", "{ 1, 2 }" },
+      P, typed("=vp.Series{1, 2, 3}"), { "expect", "<Series n=3 mean=2 " },
+      P, typed("{b = 1, a = {1, 2}}"), { "expect", "{ a = { 1, 2 }, b = 1 }" },
+      P, BYE, WAIT })
+    assert.are.equal(0, r.status)
+    assert.is_true(screen_has(r, "... return v * 2"))
+  end)
+
+  it("interrupts a running statement with Ctrl-C and drops a pending chunk", function()
+    local r = session({}, {
+      P, typed("while true do end"), { "sleep", 0.5 }, { "send", "\3" }, { "expect", "interrupted" },
+      P, typed("1 + 1"), { "expect", "2" },
+      P, typed("for i = 1, 3 do"), P2, { "send", "\3" },
+      P, typed("print('after' .. 'wards')"), { "expect", "afterwards" },
+      P, { "send", "\3" },
+      P, typed("2 + 3"), { "expect", "5" },
+      P, BYE, WAIT })
+    assert.are.equal(0, r.status)
+    local _, n = r.transcript:gsub("afterwards", "")
+    assert.are.equal(1, n)
+  end)
+
+  it("prints errors with a short traceback and carries on", function()
+    local r = session({}, {
+      P, typed("error('boom')"), { "expect", "repl:1: boom" },
+      P, typed("nosuch.field"), { "expect", "attempt to index a nil value (global 'nosuch')" },
+      P, typed("local function g() error('deep') end g()"),
+      { "expect", "repl:1: deep" }, { "expect", "stack traceback:" }, { "expect", "in local 'g'" },
+      P, typed("x = = 1"), { "expect", "unexpected symbol near '='" },
+      P, typed("require('vp.cli').fail(3, 'a gate failed')"), { "expect", "vpscript: a gate failed" },
+      P, typed("6 * 7"), { "expect", "42" },
+      P, BYE, WAIT })
+    assert.are.equal(0, r.status)
+    assert.is_falsy(r.transcript:find("[C]: in ?", 1, true))
+  end)
+
+  it("keeps history across sessions, bounded in size", function()
+    local hist = dir .. "/shared_history"
+    local lines = {}
+    for i = 1, 1500 do lines[i] = "old_" .. i end
+    h.write_file(hist, table.concat(lines, "\n") .. "\n")
+    session({}, { P, typed("answer = 6 * 7"), P, BYE, WAIT }, { VPSCRIPT_HISTORY = hist })
+    local kept = {}
+    for l in h.read_file(hist):gmatch("[^\n]+") do kept[#kept + 1] = l end
+    assert.are.equal(1000, #kept)
+    assert.are.equal("answer = 6 * 7", kept[#kept])
+    assert.are.equal("old_1500", kept[#kept - 1])
+    local r = session({}, {
+      P,
+      { "send", "\27[A" }, { "expect_line", "vp> answer = 6 * 7" },
+      { "send", "\27[A" }, { "expect_line", "vp> old_1500" },
+      { "send", "\27[B" }, { "expect_line", "vp> answer = 6 * 7" }, typed(""),
+      P, typed("answer"), { "expect", "42" },
+      P, BYE, WAIT }, { VPSCRIPT_HISTORY = hist })
+    assert.are.equal(0, r.status)
+  end)
+
+  it("uses ~/.vpscript_history when VPSCRIPT_HISTORY is not set", function()
+    local home = dir .. "/home"
+    lfs.mkdir(home)
+    session({}, { P, typed("from_home = 1"), P, BYE, WAIT }, { HOME = home, VPSCRIPT_HISTORY = "" })
+    assert.are.equal("from_home = 1\n", h.read_file(home .. "/.vpscript_history"))
+  end)
+
+  it("shows help for objects and names", function()
+    local r = session({ "-i", cap_path }, {
+      P, typed("help(cap)"), { "expect", "vp.vprof: " }, { "expect", "methods:" }, { "expect", "frame_times" },
+      P, typed("help('percentile')"), { "expect", "nearest-rank" },
+      P, typed("help()"), { "expect", "open captures:" }, { "expect", "documented classes:" },
+      P, BYE, WAIT })
+    assert.are.equal(0, r.status)
+  end)
+end)
