@@ -296,14 +296,17 @@ end
 
 -- Running -------------------------------------------------------------------------
 
-local function have_xargs()
-  local ok = os.execute("command -v xargs >/dev/null 2>&1")
+local function have(cmd)
+  local ok = os.execute("command -v " .. cmd .. " >/dev/null 2>&1")
   return ok == true or ok == 0
 end
 
 -- Run shell commands cmds[i] with at most `jobs` at a time; on_done(i) is
 -- called for each finished one (any order). Each job's stdout, stderr and
--- status land in dir/i.out, dir/i.err, dir/i.rc.
+-- status land in dir/i.out, dir/i.err, dir/i.rc. The pool runs in its own
+-- session (setsid) and reports its process id first, so that when on_done
+-- raises (a closed stdout, Ctrl-C) the whole pool is stopped before the
+-- directory goes away.
 local function run_pool(dir, cmds, jobs, on_done)
   for i, c in ipairs(cmds) do
     local f = assert(io.open(string.format("%s/%d.sh", dir, i), "w"))
@@ -311,26 +314,35 @@ local function run_pool(dir, cmds, jobs, on_done)
       quote(dir .. "/" .. i .. ".err")))
     f:close()
   end
+  local list = dir .. "/list"
+  local f = assert(io.open(list, "w"))
+  for i = 1, #cmds do f:write(i, "\n") end
+  f:close()
   local body = 'sh "$1/$2.sh"; echo $? >"$1/$2.rc"; echo "$2"'
-  if jobs > 1 and have_xargs() then
-    local list = dir .. "/list"
-    local f = assert(io.open(list, "w"))
-    for i = 1, #cmds do f:write(i, "\n") end
-    f:close()
-    local cmd = string.format("xargs -P %d -I{} sh -c %s sh %s {} <%s", jobs, quote(body),
-      quote(dir), quote(list))
-    local p = assert(io.popen(cmd, "r"))
+  local pool = assert(io.open(dir .. "/pool.sh", "w"))
+  pool:write("echo $$\n")
+  if have("xargs") then
+    pool:write(string.format("exec xargs -P %d -I{} sh -c %s sh %s {} <%s\n", jobs, quote(body), quote(dir),
+      quote(list)))
+  else
+    pool:write(string.format("while read -r i; do sh -c %s sh %s \"$i\"; done <%s\n", quote(body),
+      quote(dir), quote(list)))
+  end
+  pool:close()
+  local session = have("setsid")
+  local p = assert(io.popen((session and "exec setsid sh " or "exec sh ") .. quote(dir .. "/pool.sh"), "r"))
+  local pid = math.tointeger(tonumber(p:read("l")))
+  local ok, err = pcall(function()
     for line in p:lines() do
       local i = math.tointeger(tonumber(line))
       if i then on_done(i) end
     end
-    p:close()
-  else
-    for i = 1, #cmds do
-      os.execute(string.format("sh -c %s sh %s %d >/dev/null", quote(body), quote(dir), i))
-      on_done(i)
-    end
+  end)
+  if not ok and pid then
+    os.execute(string.format("kill -s TERM -- %s%d 2>/dev/null", session and "-" or "", pid))
   end
+  p:close()
+  if not ok then error(err, 0) end
 end
 
 local function csv_prefix(file, text, first)
