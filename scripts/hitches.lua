@@ -80,7 +80,7 @@ local SPEC = {
   positional = { { "CAPTURE", help = "a .vprof capture, or a laige budget report" } },
 }
 
-local opts, args = cli.parse(arg, SPEC)
+local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 local cap = cli.open(path)
 

@@ -31,7 +31,7 @@ the capture holds timings at all), then the reader's warnings.]],
   positional = { { "CAPTURE", help = "a capture of any supported format" } },
 }
 
-local opts, args = cli.parse(arg, SPEC)
+local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 -- quiet: the warnings are part of this script's output
 local cap = cli.open(path, opts.format and { format = opts.format } or nil, true)
