@@ -1,0 +1,214 @@
+-- vp.multi and the scripts that use it: directories walked and filtered by
+-- extension (and .json/.txt by content), NDJSON with --json, a bad file
+-- reported without stopping the others, exit codes (2 when a file failed,
+-- 3 when only gates failed), --jobs N giving exactly the serial output,
+-- merged JUnit, and the one-file case left as it was.
+local h = require "helpers"
+local fx = require "gate_fixtures"
+local cjson = require "cjson"
+local multi = require "vp.multi"
+local cli = require "vp.cli"
+
+local function lines(s)
+  local out = {}
+  for l in s:gmatch("[^\n]+") do out[#out + 1] = l end
+  return out
+end
+
+describe("vp.multi", function()
+  local dir, tree, base, rules_pass, rules_gate
+  setup(function()
+    dir = h.tmpdir()
+    tree = dir .. "/tree"
+    os.execute("mkdir -p " .. h.quote(tree .. "/sub/deeper") .. " " .. h.quote(tree .. "/.hidden"))
+    base = fx.vprof(dir .. "/base.vprof", { seed = 1, frames = 400 })
+    fx.vprof(tree .. "/b.vprof", { seed = 2, frames = 400 })
+    fx.vprof(tree .. "/a.vprof", { seed = 3, frames = 400, hitches = { 200 } })
+    fx.vprof(tree .. "/sub/c.vprof", { seed = 4, frames = 400, physics_us = 2600 })
+    fx.vprof(tree .. "/sub/deeper/d.VPROF", { seed = 5, frames = 400 })
+    fx.vprof(tree .. "/.hidden/e.vprof", { seed = 6, frames = 400 })
+    fx.dw(tree .. "/sub/t.dw", { traces = 20, disagree = 1 })
+    h.write_file(tree .. "/sub/broken.vprof", "this is not a capture")
+    h.write_file(tree .. "/notes.txt", "just some notes\n")
+    h.write_file(tree .. "/data.json", '{"a": 1}\n')
+    h.write_file(tree .. "/README", "no extension\n")
+    h.write_file(tree .. "/.dot.vprof", "hidden\n")
+    h.write_file(tree .. "/sub/profile.txt", h.read_file("examples/laige/profile.txt"))
+    h.write_file(tree .. "/sub/report.json", h.read_file("examples/laige/profile.json"))
+    rules_pass = fx.rules(dir, "pass.lua", "return { { metric = 'frame_ms.p99', max = 100, format = 'vprof' } }")
+    rules_gate = fx.rules(dir, "gate.lua", "return { { metric = 'hitches', max = 0, format = 'vprof' } }")
+  end)
+  teardown(h.cleanup)
+
+  it("walks directories: sorted, recursive, hidden entries and unknown files left out, text reports by content",
+    function()
+      local files = multi.expand({ tree })
+      local rel = {}
+      for i, f in ipairs(files) do rel[i] = f:sub(#tree + 2) end
+      assert.same({ "a.vprof", "b.vprof", "sub/broken.vprof", "sub/c.vprof", "sub/deeper/d.VPROF",
+        "sub/profile.txt", "sub/report.json", "sub/t.dw" }, rel)
+      -- files named explicitly are taken as given, in the given order
+      local given = multi.expand({ tree .. "/notes.txt", tree .. "/a.vprof", dir .. "/nope.vprof" })
+      assert.same({ tree .. "/notes.txt", tree .. "/a.vprof", dir .. "/nope.vprof" }, given)
+    end)
+
+  it("rebuilds the options a child needs from the parsed ones", function()
+    local spec = {
+      name = "x.lua",
+      options = {
+        { "--factor", type = "number", default = 2.5 },
+        { "--window", type = "integer", default = 30 },
+        { "--frames", type = "range" },
+        { "--flag", type = "flag" },
+        { "--name" },
+      },
+      positional = { { "CAPTURE" } },
+    }
+    local argv = { "--factor", "0.1", "--frames=3:9", "--flag", "--name", "--odd value", "--json", "f" }
+    local opts = cli.parse(argv, spec)
+    local words = multi.child_options(opts, spec)
+    words[#words + 1] = "f"
+    local again = cli.parse(words, spec)
+    assert.equal(0.1, again.factor)
+    assert.equal(30, again.window)
+    assert.equal(3, again.frames.first)
+    assert.equal(9, again.frames.last)
+    assert.is_true(again.flag)
+    assert.equal("--odd value", again.name)
+    assert.is_true(again.json)
+    for _, w in ipairs(words) do assert.is_nil(w:match("^%-%-window"), "defaults are not repeated") end
+  end)
+
+  describe("through the scripts", function()
+    it("--json prints one line per file (NDJSON), a bad file as an error line, and exits 2", function()
+      local r = h.run("scripts/check.lua", rules_pass, tree, "--json")
+      assert.equal(2, r.code)
+      local out = lines(r.stdout)
+      assert.equal(8, #out)
+      local docs = {}
+      for i, l in ipairs(out) do docs[i] = cjson.decode(l) end
+      assert.equal(tree .. "/a.vprof", docs[1].file)
+      assert.equal("pass", docs[1].status)
+      assert.equal(tree .. "/sub/broken.vprof", docs[3].file)
+      assert.equal(2, docs[3].exit)
+      assert.matches("^" .. (tree .. "/sub/broken.vprof"):gsub("%p", "%%%0") .. ": at byte %d+: ", docs[3].error)
+      assert.equal("skip", docs[8].results[1].status) -- the .dw: a vprof-only rule
+      assert.equal("laige-profile", docs[6].format)
+      -- the others were all checked
+      for i, d in ipairs(docs) do
+        if i ~= 3 then assert.is_nil(d.error, d.file) end
+      end
+      assert.matches("vpscript: " .. (tree .. "/sub/broken.vprof"):gsub("%p", "%%%0") .. ": at byte", r.stderr)
+      assert.matches("vpscript: 1 of 8 files failed\n$", r.stderr)
+    end)
+
+    it("exits 3 when no file failed but a gate did", function()
+      local r = h.run("scripts/check.lua", rules_gate, tree .. "/a.vprof", tree .. "/b.vprof", "--json")
+      assert.equal(3, r.code, r.stderr)
+      local out = lines(r.stdout)
+      assert.equal(2, #out)
+      assert.equal("fail", cjson.decode(out[1]).status)
+      assert.equal("pass", cjson.decode(out[2]).status)
+      assert.matches("vpscript: 1 of 2 files failed the gate\n$", r.stderr)
+      local ok = h.run("scripts/check.lua", rules_gate, tree .. "/b.vprof", tree .. "/sub/c.vprof")
+      assert.equal(0, ok.code, ok.stderr)
+    end)
+
+    it("--jobs N prints exactly what a serial run prints (stdout, stderr, exit code)", function()
+      for _, args in ipairs({
+        { "scripts/check.lua", rules_pass, tree, "--json" },
+        { "scripts/hitches.lua", tree },
+        { "scripts/info.lua", tree, "--csv" },
+        { "scripts/compare.lua", base, tree .. "/a.vprof", tree .. "/b.vprof", tree .. "/sub/c.vprof", "--json" },
+      }) do
+        local serial = h.run(table.unpack(args))
+        local copy = { table.unpack(args) }
+        copy[#copy + 1] = "--jobs"
+        copy[#copy + 1] = "4"
+        local parallel = h.run(table.unpack(copy))
+        assert.equal(serial.code, parallel.code, args[1])
+        if args[#args] == "--json" then
+          -- key order in a JSON object differs from one process to the next
+          -- (Lua's string hashes are seeded per process): compare documents
+          local a, b = lines(serial.stdout), lines(parallel.stdout)
+          assert.equal(#a, #b, args[1])
+          for i = 1, #a do assert.same(cjson.decode(a[i]), cjson.decode(b[i]), args[1]) end
+        else
+          assert.equal(serial.stdout, parallel.stdout, args[1])
+        end
+        assert.equal(serial.stderr, parallel.stderr, args[1])
+        assert.is_true(#serial.stdout > 100, args[1])
+      end
+    end)
+
+    it("text output names each file; CSV gets a file column and one header", function()
+      local r = h.run("scripts/hitches.lua", tree .. "/a.vprof", tree .. "/b.vprof")
+      assert.equal(0, r.code, r.stderr)
+      assert.matches("^==> " .. (tree .. "/a.vprof"):gsub("%p", "%%%0") .. " <==\nhitches: ", r.stdout)
+      assert.matches("\n\n==> " .. (tree .. "/b.vprof"):gsub("%p", "%%%0") .. " <==\nhitches: ", r.stdout)
+      local csv = h.run("scripts/budget.lua", tree .. "/a.vprof", tree .. "/b.vprof", "--csv")
+      assert.equal(0, csv.code, csv.stderr)
+      local l = lines(csv.stdout)
+      assert.matches("^file,group,", l[1])
+      local heads = 0
+      for _, x in ipairs(l) do
+        if x:match("^file,") then heads = heads + 1 end
+      end
+      assert.equal(1, heads)
+      assert.matches("^" .. (tree .. "/b.vprof"):gsub("%p", "%%%0") .. ",", l[#l])
+    end)
+
+    it("each of several captures is compared with the same baseline", function()
+      local r = h.run("scripts/compare.lua", base, tree .. "/a.vprof", tree .. "/sub/c.vprof", "--json")
+      assert.equal(0, r.code, r.stderr)
+      local out = lines(r.stdout)
+      assert.equal(2, #out)
+      local first, second = cjson.decode(out[1]), cjson.decode(out[2])
+      assert.equal(base, first.a.file)
+      assert.equal(tree .. "/a.vprof", first.b.file)
+      assert.equal(tree .. "/sub/c.vprof", second.b.file)
+      local found
+      for _, m in ipairs(second.metrics) do
+        if m.metric == "group.Physics.mean_ms" then found = m end
+      end
+      assert.is_true(found.significant)
+    end)
+
+    it("--junit over several captures merges one suite per capture; a failed capture is an error case", function()
+      local out = dir .. "/all.xml"
+      local r = h.run("scripts/check.lua", rules_gate, tree .. "/a.vprof", tree .. "/sub/broken.vprof",
+        tree .. "/b.vprof", "--junit", out, "--jobs", "2")
+      assert.equal(2, r.code)
+      local xml = h.read_file(out)
+      local lxp = require "lxp"
+      local suites, errors, failures = {}, 0, 0
+      local p = lxp.new({
+        StartElement = function(_, tag, attr)
+          if tag == "testsuite" then suites[#suites + 1] = attr.name end
+          if tag == "error" then errors = errors + 1 end
+          if tag == "failure" then failures = failures + 1 end
+        end,
+      })
+      assert(p:parse(xml))
+      assert(p:parse())
+      p:close()
+      assert.same({ tree .. "/a.vprof", tree .. "/sub/broken.vprof", tree .. "/b.vprof" }, suites)
+      assert.equal(1, errors)
+      assert.equal(1, failures)
+      assert.matches('<testsuites name="vpscript check" tests="3" failures="1" errors="1" skipped="0">', xml)
+    end)
+
+    it("one file behaves as before: a single document, the script's own exit code", function()
+      local r = h.run("scripts/hitches.lua", tree .. "/a.vprof", "--json")
+      assert.equal(0, r.code)
+      assert.equal(1, #lines(r.stdout))
+      local bad = h.run("scripts/hitches.lua", tree .. "/sub/broken.vprof", "--json")
+      assert.equal(2, bad.code)
+      assert.equal("", bad.stdout)
+      local empty = h.tmpdir()
+      local none = h.run("scripts/info.lua", empty)
+      assert.equal(2, none.code)
+      assert.matches("no capture files in", none.stderr)
+    end)
+  end)
+end)
