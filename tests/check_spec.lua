@@ -299,6 +299,44 @@ describe("check.lua", function()
     end)
   end)
 
+  describe("the shipped examples", function()
+    it("every rules file is valid against the example capture of its format (exit 0 or 3, never 2)", function()
+      local exdir = dir .. "/examples"
+      os.execute("mkdir -p " .. h.quote(exdir))
+      assert.equal(0, h.run("examples/generate.lua", exdir).code)
+      local cases = {
+        { "vprof.lua", exdir .. "/sample.vprof" }, { "dw.lua", exdir .. "/sample.dw" },
+        { "dlag.lua", exdir .. "/sample.dlag" }, { "devt.lua", exdir .. "/sample.devt" },
+        { "dm.lua", exdir .. "/sample.dm" }, { "laige.lua", "examples/laige" },
+        { "vprof_regress.lua", exdir .. "/sample.vprof", "--baseline", exdir .. "/sample.vprof" },
+      }
+      for _, c in ipairs(cases) do
+        local r = run("examples/rules/" .. c[1], table.unpack(c, 2))
+        assert.is_true(r.code == 0 or r.code == 3, c[1] .. ": " .. r.stderr)
+        assert.is_nil(r.stderr:match("rule %d"), c[1] .. ": " .. r.stderr)
+      end
+      -- the planted disagreements of sample.dw fail its gate; a capture
+      -- against itself never regresses
+      assert.equal(3, run("examples/rules/dw.lua", exdir .. "/sample.dw").code)
+      assert.equal(0, run("examples/rules/vprof_regress.lua", exdir .. "/sample.vprof", "--baseline",
+        exdir .. "/sample.vprof").code)
+    end)
+
+    it("the CI workflow calls the scripts with options they have", function()
+      local yml = h.read_file("examples/ci/vpscript-gate.yml")
+      local calls = 0
+      for script, rest in yml:gmatch('"%$VPSCRIPT" (%w+%.lua) ([^\n]*)') do
+        local help = h.run("scripts/" .. script, "--help").stdout
+        for opt in rest:gmatch("(%-%-[%w%-]+)") do
+          assert.truthy(help:find(opt, 1, true), script .. " has no " .. opt)
+        end
+        calls = calls + 1
+      end
+      assert.equal(3, calls)
+      assert.matches("make %-C vpscript deps", yml)
+    end)
+  end)
+
   describe("JUnit XML", function()
     it("one testcase per rule, failures with measured and allowed values, read back by expat", function()
       local rf = rules("junit.lua", [[

@@ -1,0 +1,16 @@
+-- Regression rules for VProf captures against a baseline from the last good
+-- build: `vpscript check.lua examples/rules/vprof_regress.lua NEW.vprof
+-- --baseline GOOD.vprof`. A rule fails only when the metric got worse by
+-- more than max_regress_pct AND by at least min_effect (in the metric's
+-- unit) AND, with significant = true, the Mann-Whitney U test of the
+-- per-frame values says the change is not noise (p < alpha, default 0.01).
+return {
+  { metric = "frame_ms.mean", max_regress_pct = 5, min_effect = 0.3, significant = true },
+  { metric = "frame_ms.p99", max_regress_pct = 10, min_effect = 1, significant = true },
+  { metric = "low_1pct_fps", max_regress_pct = 10, min_effect = 2 },
+  { metric = "group.Physics.mean_ms", max_regress_pct = 10, min_effect = 0.2, significant = true },
+  { metric = "group.World Rendering.mean_ms", max_regress_pct = 10, min_effect = 0.3, significant = true,
+    optional = true },
+  -- a count: divided by the frames when the two captures differ in length
+  { metric = "hitches", max_regress_pct = 50, min_effect = 0.001 },
+}
