@@ -1,0 +1,108 @@
+-- vp.doc.metrics: documentation of the stdlib modules behind compare.lua and
+-- check.lua (vp.metrics, vp.mwu, vp.multi, vp.junit). Read by vp.doc (the
+-- REPL's help() and tools/gen_api_doc.lua).
+local function fn(name, sig, doc, example)
+  return { name = name, kind = "function", sig = sig, doc = doc, example = example }
+end
+
+return {
+  {
+    class = "vp.metrics",
+    title = "the metric catalogue",
+    doc = "Every metric compare.lua and check.lua know, by name, with its unit, polarity (lower or "
+      .. "higher is better, or none), definition, formats and per-frame distribution; the table in "
+      .. "docs/metrics-table.md is generated from it. Pattern names (group.NAME.mean_ms, "
+      .. "node.PATH.p99_ms, ...) take a group, node path, system, budget or measurement name. "
+      .. "Only the names asked are computed; frame, group and node metrics come from the C passes.",
+    members = {
+      fn("compute", "metrics.compute(cap, names) -> values, problems",
+        "values[name] = number for each name measured; problems[name] = why not (unknown name, "
+          .. "another format's metric, no such group in this capture, no frames, ...)",
+        'local m = require "vp.metrics"\nlocal v = m.compute(cap, {"frame_ms.p99", "group.Physics.mean_ms"})\n'
+          .. 'print(v["frame_ms.p99"])'),
+      fn("value", "metrics.value(cap, name) -> number | nil, why", "one metric of a capture",
+        'print(require("vp.metrics").value(cap, "low_1pct_fps"))'),
+      fn("distribution", "metrics.distribution(cap, name) -> Series | nil, why",
+        "the per-frame (per-sample, per-trace) values a metric summarises, for significance tests",
+        'local s = require("vp.metrics").distribution(cap, "group.Physics.mean_ms")\nprint(#s, s:mean())'),
+      fn("list", "metrics.list() -> {{name, unit, polarity, formats, doc, pattern, distribution, per}, ...}",
+        "the whole catalogue in order (what docs/metrics-table.md shows)",
+        'for _, e in ipairs(require("vp.metrics").list()) do print(e.name, e.unit, e.polarity) end'),
+      fn("lookup", "metrics.lookup(name) -> entry, param | nil, message",
+        "the catalogue entry of a metric name and its NAME part",
+        'local e, group = require("vp.metrics").lookup("group.World Rendering.p99_ms")  -- group = "World Rendering"'),
+      fn("available", "metrics.available(cap [, {series_pass = false}]) -> {{name =, entity =}, ...}",
+        "every metric this capture has (per group, node, system, ...); series_pass = false leaves out node "
+          .. "percentiles, which cost one C pass per node",
+        'for _, r in ipairs(require("vp.metrics").available(cap)) do print(r.name) end'),
+      fn("delta", "metrics.delta(name, a, b [, per_a, per_b]) -> change",
+        "the change from a to b: {a, b, change, change_pct, worse_pct (positive = worse), direction, "
+          .. "normalised, unit}; totals are divided by per_a/per_b (frames, ...) when those differ",
+        'local d = require("vp.metrics").delta("frame_ms.p99", 16, 18)  -- d.direction == "worse"'),
+      fn("polarity", "metrics.polarity(entry, param) -> \"lower\" | \"higher\" | \"none\"",
+        "which way the metric is better", 'local m = require "vp.metrics"\nprint(m.polarity(m.lookup("overall")))'),
+      fn("open", "metrics.open(path) -> cap", "open a capture as the scripts do (exit 2 with the reader's "
+        .. "message on failure, warnings on stderr)", 'local cap = require("vp.metrics").open("a.vprof")'),
+    },
+  },
+  {
+    class = "vp.mwu",
+    title = "Mann-Whitney U test",
+    doc = "Two-sided Mann-Whitney U test by the normal approximation, with the tie correction and a "
+      .. "continuity correction, and Holm's adjustment for a family of tests. Assumes independent "
+      .. "values: on frame series the p-value is optimistic.",
+    members = {
+      fn("test", "mwu.test(a, b) -> {u_a, u_b, z, p, prob_b_greater, ties, ...} | nil, message",
+        "a and b are Series or lists; prob_b_greater = U_b / (n_a n_b), the chance a value of b "
+          .. "exceeds one of a (0.5: no shift)",
+        'local r = require("vp.mwu").test(cap_a:frame_times(), cap_b:frame_times())\nprint(r.p, r.prob_b_greater)'),
+      fn("holm", "mwu.holm(ps) -> adjusted", "Holm step-down adjusted p-values, in the given order",
+        'print(table.unpack(require("vp.mwu").holm({0.01, 0.04, 0.03})))'),
+      fn("erfc", "mwu.erfc(x) -> number", "the complementary error function",
+        'print(require("vp.mwu").erfc(1))'),
+      fn("p_two_sided", "mwu.p_two_sided(z) -> p", "2 (1 - Phi(|z|))",
+        'print(require("vp.mwu").p_two_sided(1.96))'),
+    },
+  },
+  {
+    class = "vp.multi",
+    title = "many files per run",
+    doc = "Lets a script take several files and directories: `local opts, args = "
+      .. "require(\"vp.multi\").parse(arg, SPEC)` instead of cli.parse. One file: as before. Several: "
+      .. "one child process per file (--jobs N at a time), outputs in input order, NDJSON with --json, "
+      .. "a bad file reported as {file, error, exit} without stopping the others; exit 2 when a file "
+      .. "failed, else 3 when a gate failed.",
+    members = {
+      fn("parse", "multi.parse(arg, spec) -> opts, positional",
+        "cli.parse plus --jobs and a repeatable capture argument (the positional with files = true, "
+          .. "else the last); runs every file and ends the script when there are several",
+        'local opts, args = require("vp.multi").parse(arg, SPEC)'),
+      fn("expand", "multi.expand(paths) -> files",
+        "files as given, directories walked (sorted, hidden entries skipped, capture extensions; "
+          .. ".json and .txt only when vp.detect recognises them)",
+        'for _, f in ipairs(require("vp.multi").expand({"captures/"})) do print(f) end'),
+      fn("run_script", "multi.run_script(path, args) -> {code, stdout, stderr}",
+        "run a Lua script in a child interpreter (the same program as this one) and wait",
+        'local r = require("vp.multi").run_script("scripts/hitches.lua", {"--json", "a.vprof"})'),
+      fn("script_path", "multi.script_path(name) -> path | nil, message", "a shipped script's path",
+        'print(require("vp.multi").script_path("hitches.lua"))'),
+    },
+  },
+  {
+    class = "vp.junit",
+    title = "JUnit XML for check.lua",
+    doc = "One testsuite per capture, one testcase per rule; everything escaped, control characters "
+      .. "and bytes that are not UTF-8 replaced, so odd node names cannot break a CI report.",
+    members = {
+      fn("suite", "junit.suite(check_doc) -> {xml, tests, failures, errors, skipped}",
+        "the <testsuite> for one check.lua JSON document",
+        'local s = require("vp.junit").suite(doc)'),
+      fn("write", "junit.write(path, suite | {suite, ...})", "write the whole document",
+        'require("vp.junit").write("report.xml", s)'),
+      fn("merge", "junit.merge(parts, dest)", "combine per-capture documents (vp.multi parts) into one",
+        'require("vp.junit").merge({{file = "a.vprof", path = "/tmp/1.junit"}}, "all.xml")'),
+      fn("escape", "junit.escape(s) -> string", "text safe in XML content and quoted attributes",
+        'print(require("vp.junit").escape("a < b & \\"c\\""))'),
+    },
+  },
+}
