@@ -601,7 +601,8 @@ static int script_try(char *out, size_t n, const char *dir, const char *name, co
     if (k <= 0 || (size_t)k >= n)
         return 0;
     if (t->len < sizeof t->text) {
-        int w = snprintf(t->text + t->len, sizeof t->text - t->len, "%s%s", t->len ? ", " : "", out);
+        int w = snprintf(t->text + t->len, sizeof t->text - t->len, "%s%s",
+                         t->len ? ", " : "", out);
         t->len = w > 0 ? t->len + (size_t)w : t->len;
         if (t->len >= sizeof t->text)
             t->len = sizeof t->text;
@@ -673,7 +674,9 @@ static int script_run(lua_State *L, const host_paths *p, const host_opts *o, int
     if (o->script && !o->stdin_script) {
         tried_list t;
         if (!script_find(p, argv[o->script], !o->has_E, path, sizeof path, &t)) {
-            fprintf(stderr, "%s: cannot find script '%s' (tried %s%s); 'vpscript --list' shows the shipped scripts\n",
+            fprintf(stderr,
+                    "%s: cannot find script '%s' (tried %s%s); "
+                    "'vpscript --list' shows the shipped scripts\n",
                     PROGNAME, argv[o->script], t.text, t.len >= sizeof t.text ? "..." : "");
             return EXIT_USAGE;
         }
@@ -749,6 +752,8 @@ static void history_finish(void)
 
 static char *g_rl_line;
 static int g_rl_done;
+/* The line being read continues an unfinished chunk. */
+static int g_continuation;
 
 static void on_rl_line(char *line)
 {
@@ -829,6 +834,7 @@ static char *line_read(lua_State *L, int tty, int first, int *intr)
     if (!prompt)
         prompt = first ? "vp> " : "... ";
     fflush(stdout);
+    g_continuation = !first;
     char *line = tty ? line_read_tty(prompt, intr) : line_read_plain(prompt, intr);
     lua_pop(L, 1);
     if (line && tty)
@@ -983,6 +989,11 @@ static int complete_key(int count, int key)
     lua_State *L = g_L;
     if (!L)
         return 0;
+    /* Tab in the blanks that start a continuation line indents it. */
+    if (g_continuation && (size_t)rl_point == strspn(rl_line_buffer, " \t")) {
+        rl_insert_text("  ");
+        return 0;
+    }
     int top = lua_gettop(L);
     if (!repl_fn(L, "complete")) {
         rl_ding();
@@ -998,11 +1009,7 @@ static int complete_key(int count, int key)
     size_t n = lua_rawlen(L, -1);
     if (start < 0 || start > rl_point || n == 0) {
         lua_settop(L, top);
-        if (n == 0 && start == rl_point && rl_point > 0 &&
-            rl_line_buffer[strspn(rl_line_buffer, " \t")] == '\0')
-            rl_insert_text("  ");
-        else
-            rl_ding();
+        rl_ding();
         return 0;
     }
     char **m = calloc(n + 2, sizeof *m);
@@ -1028,15 +1035,15 @@ static int complete_key(int count, int key)
     }
     lua_settop(L, top);
     size_t wlen = (size_t)(rl_point - start);
-    if (got > 0 && (got == 1 || lcp > wlen)) {
-        char save = m[1][got == 1 ? strlen(m[1]) : lcp];
-        m[1][got == 1 ? strlen(m[1]) : lcp] = '\0';
+    char *ins = NULL;
+    if (got > 0 && (got == 1 || lcp > wlen) &&
+        (ins = strndup(m[1], got == 1 ? strlen(m[1]) : lcp)) != NULL) {
         rl_begin_undo_group();
         rl_delete_text((int)start, rl_point);
         rl_point = (int)start;
-        rl_insert_text(m[1]);
+        rl_insert_text(ins);
         rl_end_undo_group();
-        m[1][got == 1 ? strlen(m[1]) : lcp] = save;
+        free(ins);
     } else if (got > 1 && (m[0] = strndup(m[1], lcp)) != NULL) {
         rl_display_match_list(m, (int)got, (int)maxlen);
         rl_forced_update_display();
@@ -1139,7 +1146,8 @@ static int host_pmain(lua_State *L)
     }
     if (code == 0) {
         if (repl)
-            code = repl_run(L, o->script ? argc - o->script : 0, argv + (o->script ? o->script : argc));
+            code = repl_run(L, o->script ? argc - o->script : 0,
+                            argv + (o->script ? o->script : argc));
         else if (o->script || (!o->has_e && !o->has_v))
             code = script_run(L, p, o, argc, argv);
     }

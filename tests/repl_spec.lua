@@ -281,10 +281,14 @@ describe("vpscript REPL on a terminal", function()
       P, typed("twice(21)"), { "expect", "42" },
       P, typed("{1,"), P2, typed("2}"), { "expect", "{ 1, 2 }" },
       P, typed("=vp.Series{1, 2, 3}"), { "expect", "<Series n=3 mean=2 " },
+      -- Tab at the start of a continuation line indents instead of completing
+      P, typed("function one()"), P2, { "send", "\treturn 1" }, { "expect_line", "...   return 1" },
+      typed(""), P2, typed("end"), P, typed("one()"), { "expect", "1" },
       P, typed("{b = 1, a = {1, 2}}"), { "expect", "{ a = { 1, 2 }, b = 1 }" },
       P, BYE, WAIT })
     assert.are.equal(0, r.status)
     assert.is_true(screen_has(r, "... return v * 2"))
+    assert.is_true(screen_has(r, "...   return 1"))
   end)
 
   it("interrupts a running statement with Ctrl-C and drops a pending chunk", function()
