@@ -263,7 +263,7 @@ local function show(v, unit)
   if v == nil or v ~= v then return "-" end
   if v == math.huge then return "inf" end
   local s
-  if unit == "ms" then s = fmt.ms(v) else s = fmt.number(v, 4) end
+  if unit == "ms" then s = fmt.ms(v) else s = fmt.number(v, 3) end
   if unit == "%" then return s .. " %" end
   if unit and unit ~= "count" and unit ~= "value" and unit ~= "1 = PASS" then return s .. " " .. unit end
   return s

@@ -14,7 +14,8 @@
 --   --limit N        rows per section in the text and Markdown output
 --                    (default 30; 0 = all); JSON and CSV list everything
 --   --all            also list the metrics that did not change
---   --match PATTERN  only metrics whose name contains PATTERN (a Lua pattern)
+--   --match PATTERN  only metrics whose name contains PATTERN (a Lua pattern;
+--                    repeat the option for several)
 --   --markdown       print Markdown (for a code review) instead of a table
 --   --jobs N         with several B files: N at a time
 --   --json, --csv, --help
@@ -84,7 +85,8 @@ local SPEC = {
     { "--limit", type = "integer", default = 30, min = 0, metavar = "N",
       help = "rows per section in text and Markdown output; 0 = all" },
     { "--all", type = "flag", help = "also list metrics that did not change" },
-    { "--match", metavar = "PATTERN", help = "only metrics whose name contains this Lua pattern" },
+    { "--match", metavar = "PATTERN", multi = true,
+      help = "only metrics whose name contains this Lua pattern (repeat for several: any of them)" },
     { "--markdown", type = "flag", help = "print Markdown tables (for a code review)" },
   },
   positional = {
@@ -97,9 +99,9 @@ local opts, args = multi.parse(arg, SPEC)
 if opts.markdown and (opts.json or opts.csv) then
   cli.fail(2, "--markdown excludes --json and --csv (try 'vpscript compare.lua --help')")
 end
-if opts.match then
-  local ok, err = pcall(string.find, "", opts.match)
-  if not ok then cli.fail(2, "option --match: bad pattern '%s': %s", opts.match, tostring(err)) end
+for _, pat in ipairs(opts.match) do
+  local ok, err = pcall(string.find, "", pat)
+  if not ok then cli.fail(2, "option --match: bad pattern '%s': %s", pat, tostring(err)) end
 end
 
 local path_a, path_b = args[1], args[2]
@@ -107,7 +109,11 @@ local cap_a = metrics.open(path_a)
 local cap_b = metrics.open(path_b)
 
 local function matches(name)
-  return not opts.match or name:find(opts.match) ~= nil
+  if #opts.match == 0 then return true end
+  for _, pat in ipairs(opts.match) do
+    if name:find(pat) then return true end
+  end
+  return false
 end
 
 -- Which metrics each side has ----------------------------------------------------------
