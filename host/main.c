@@ -51,7 +51,7 @@ typedef struct host_paths {
 
 typedef struct host_opts {
     int script;      /* argv index of the script (or first REPL file), 0: none */
-    int has_e;       /* -e or -l given: no implicit REPL */
+    int has_e;       /* -e given: no implicit REPL or stdin script */
     int has_i, has_v, has_E, has_W, has_help, has_list;
     int stdin_script; /* the script is "-" */
 } host_opts;
@@ -494,7 +494,8 @@ static int args_parse(int argc, char **argv, host_opts *o)
         } else if (strcmp(a, "--list") == 0) {
             o->has_list = 1;
         } else if (a[1] == 'e' || a[1] == 'l') {
-            o->has_e = 1;
+            /* As for lua, -e means "nothing more to do"; -l does not. */
+            o->has_e |= a[1] == 'e';
             if (a[2] == '\0' && (++i >= argc || argv[i][0] == '-')) {
                 usage_error("'%s' needs an argument", a);
                 return EXIT_USAGE;

@@ -93,6 +93,9 @@ describe("vpscript host", function()
       assert.are.equal("42\n", r.stdout)
       r = h.run("-l", "m=mymod", "-e", "print(m.v, mymod)", env)
       assert.are.equal("42\tnil\n", r.stdout)
+      -- unlike -e, -l alone still leaves standard input to run, as in lua
+      r = h.run("-l", "m=mymod", { env = env.env, stdin = "print('stdin sees', m.v)" })
+      assert.are.equal("stdin sees\t42\n", r.stdout)
       -- a module that is not there: usage error, the search list, no traceback
       r = h.run("-l", "no_such_module", "-e", "print('not reached')", env)
       assert.are.equal(2, r.code)
