@@ -1165,8 +1165,13 @@ static int stdout_finish(int code)
     if (fflush(stdout) != 0 || ferror(stdout)) {
         if (g_pipe || errno == EPIPE)
             return code ? code : EXIT_PIPE;
-        fprintf(stderr, "%s: error writing output: %s\n", PROGNAME,
-                errno ? strerror(errno) : "write failed");
+        /* print() flushes each line itself, so the failing write (and its
+         * errno) may be long gone: ferror still remembers it. */
+        if (errno)
+            fprintf(stderr, "%s: error writing to standard output: %s\n", PROGNAME,
+                    strerror(errno));
+        else
+            fprintf(stderr, "%s: error writing to standard output\n", PROGNAME);
         return code ? code : EXIT_SCRIPT;
     }
     return (code == 0 && g_pipe) ? EXIT_PIPE : code;

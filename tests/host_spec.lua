@@ -301,6 +301,17 @@ describe("vpscript host", function()
       assert.are.equal(4, h.run("-e", "io.write('x') os.exit(4, true)").code)
     end)
 
+    it("a failed write to stdout is reported and is not a success", function()
+      local err = dir .. "/full.err"
+      local _, code = sh(q(h.bin()) .. " -e " .. q("io.write('x')") .. " >/dev/full 2>" .. q(err))
+      assert.are.equal(1, code)
+      assert.are.equal("vpscript: error writing to standard output: No space left on device\n",
+        h.read_file(err))
+      _, code = sh(q(h.bin()) .. " -e " .. q("print('x')") .. " >/dev/full 2>" .. q(err))
+      assert.are.equal(1, code)
+      assert.matches("^vpscript: error writing to standard output", h.read_file(err))
+    end)
+
     it("a gate failure from a script file: exit 3", function()
       local script = h.write_file(dir .. "/gate.lua",
         "local cli = require 'vp.cli'\nprint('checking')\ncli.fail(3, '1 of 2 rules failed')\n")
