@@ -1,29 +1,40 @@
--- gen_readme.lua: regenerate the generated parts of README.md.
+-- gen_readme.lua: regenerate the generated parts of README.md and docs/*.md.
 --
---   vpscript tools/gen_readme.lua [--check] [README]
+--   vpscript tools/gen_readme.lua [--check] [FILE...]
 --
--- README.md keeps its prose by hand; the parts between
+-- Without FILE: README.md and every docs/*.md. The prose is kept by hand;
+-- the parts between
 --   <!-- BEGIN GENERATED: KIND ARGS -->  and  <!-- END GENERATED -->
 -- are rebuilt from their one source:
 --   run ARGS...   the output of `vpscript ARGS...` on the shipped examples
 --   run:N ARGS... the same, cut after N lines
 --   api           the Lua API reference, from the documentation table (vp.doc)
 --   metrics       the metric catalogue (vp.metrics)
--- With --check nothing is written: the exit status is 1 when the README is
--- stale (a spec runs this so the README cannot drift from the code).
+-- With --check nothing is written: the exit status is 1 when a file is stale
+-- (a spec runs this so the documentation cannot drift from the code).
 local doc = require "vp.doc"
 
 local check = false
-local path = "README.md"
+local paths = {}
 for _, a in ipairs(arg) do
   if a == "--check" then
     check = true
   elseif a == "-h" or a == "--help" then
-    print("usage: vpscript tools/gen_readme.lua [--check] [README]")
+    print("usage: vpscript tools/gen_readme.lua [--check] [FILE...]")
     os.exit(0)
   else
-    path = a
+    paths[#paths + 1] = a
   end
+end
+if #paths == 0 then
+  paths[1] = "README.md"
+  local lfs = require "lfs"
+  local docs = {}
+  for f in lfs.dir("docs") do
+    if f:match("%.md$") then docs[#docs + 1] = "docs/" .. f end
+  end
+  table.sort(docs)
+  for _, f in ipairs(docs) do paths[#paths + 1] = f end
 end
 
 local function quote(s)
@@ -60,23 +71,6 @@ local function md_escape(s)
   return (tostring(s or ""):gsub("|", "\\|"):gsub("\n", " "))
 end
 
-local function api()
-  local out = {}
-  for _, c in ipairs(doc.classes()) do
-    out[#out + 1] = ("### %s\n"):format(c.title and (c.title .. " (`" .. c.class .. "`)") or c.class)
-    if c.doc then out[#out + 1] = c.doc .. "\n" end
-    for _, m in ipairs(c.members or {}) do
-      local sig = m.sig or m.name
-      out[#out + 1] = ("- `%s` (%s): %s"):format(sig, m.kind, m.doc or "")
-      if m.example then
-        out[#out + 1] = "\n  ```lua\n  " .. m.example:gsub("\n", "\n  ") .. "\n  ```"
-      end
-    end
-    out[#out + 1] = ""
-  end
-  return table.concat(out, "\n"):gsub("%s+$", "")
-end
-
 local function metrics()
   local ok, cat = pcall(require, "vp.metrics")
   if not ok or type(cat) ~= "table" or type(cat.list) ~= "function" then
@@ -95,40 +89,45 @@ local function generate(kind, args)
   if kind == "run" then return run(args) end
   local head = kind:match("^run:(%d+)$")
   if head then return run(args, tonumber(head)) end
-  if kind == "api" then return api() end
+  if kind == "api" then return (doc.markdown():gsub("%s+$", "")) end
   if kind == "metrics" then return metrics() end
   error(("README: unknown generated section '%s'"):format(kind))
 end
 
-local f = assert(io.open(path, "rb"))
-local text = f:read("a")
-f:close()
-
-local out, pos, sections = {}, 1, 0
-while true do
-  local s, e, spec = text:find("<!%-%- BEGIN GENERATED: ([^\n]-) %-%->\n", pos)
-  if not s then break end
-  local es, ee = text:find("<!%-%- END GENERATED %-%->", e + 1)
-  if not es then error(("README: section '%s' has no END marker"):format(spec)) end
-  local kind, args = spec:match("^(%S+)%s*(.*)$")
-  out[#out + 1] = text:sub(pos, e)
-  out[#out + 1] = generate(kind, args) .. "\n"
-  out[#out + 1] = text:sub(es, ee)
-  pos = ee + 1
-  sections = sections + 1
-end
-out[#out + 1] = text:sub(pos)
-local new = table.concat(out)
-
-if check then
-  if new ~= text then
-    io.stderr:write(("vpscript: %s is stale: run `make readme`\n"):format(path))
-    os.exit(1)
+local function regenerate(text)
+  local out, pos, sections = {}, 1, 0
+  while true do
+    local s, e, spec = text:find("<!%-%- BEGIN GENERATED: ([^\n]-) %-%->\n", pos)
+    if not s then break end
+    local es, ee = text:find("<!%-%- END GENERATED %-%->", e + 1)
+    if not es then error(("section '%s' has no END marker"):format(spec)) end
+    local kind, args = spec:match("^(%S+)%s*(.*)$")
+    out[#out + 1] = text:sub(pos, e)
+    out[#out + 1] = generate(kind, args) .. "\n"
+    out[#out + 1] = text:sub(es, ee)
+    pos = ee + 1
+    sections = sections + 1
   end
-  print(("%s: %d generated sections up to date"):format(path, sections))
-else
-  local w = assert(io.open(path, "wb"))
-  w:write(new)
-  w:close()
-  print(("%s: %d generated sections written"):format(path, sections))
+  out[#out + 1] = text:sub(pos)
+  return table.concat(out), sections
 end
+
+local stale = 0
+for _, path in ipairs(paths) do
+  local f = assert(io.open(path, "rb"))
+  local text = f:read("a")
+  f:close()
+  local new, sections = regenerate(text)
+  if check then
+    if new ~= text then
+      io.stderr:write(("vpscript: %s is stale: run `make readme`\n"):format(path))
+      stale = stale + 1
+    end
+  elseif new ~= text then
+    local w = assert(io.open(path, "wb"))
+    w:write(new)
+    w:close()
+    print(("%s: %d generated sections written"):format(path, sections))
+  end
+end
+if stale > 0 then os.exit(1) end

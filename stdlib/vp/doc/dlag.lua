@@ -1,5 +1,5 @@
 -- vp.doc.dlag: documentation of the .dlag (lag profiler) model and its
--- writer. Read by vp.doc (the REPL's help() and tools/gen_api_doc.lua).
+-- writer. Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
 local function m(name, sig, doc, example)
   return { name = name, kind = "method", sig = sig, doc = doc, example = example }
 end

@@ -1,6 +1,6 @@
 -- vp.doc.laige: documentation of vp.laige and its two report models (the
 -- laige engine's profile report and budget report). Read by vp.doc (the
--- REPL's help() and tools/gen_api_doc.lua).
+-- REPL's help() and tools/gen_readme.lua).
 local STATS = "{n, min, mean, p50, p95, p99, max} (ms; nearest-rank percentiles) "
   .. "or nil when the window is empty"
 

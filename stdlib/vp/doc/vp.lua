@@ -1,5 +1,5 @@
 -- vp.doc.vp: documentation of the `vp` module functions and of vp.Series.
--- Read by vp.doc (the REPL's help() and tools/gen_api_doc.lua).
+-- Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
 return {
   {
     class = "vp",

@@ -1,5 +1,5 @@
 -- vp.doc.vprof_writer: documentation of the VProf writer (vp.writer("vprof", ...)).
--- Read by vp.doc (the REPL's help() and tools/gen_api_doc.lua).
+-- Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
 return {
   {
     class = "vp.vprof_writer",
