@@ -304,10 +304,10 @@ end
 -- Run shell commands cmds[i] with at most `jobs` at a time; on_done(i) is
 -- called for each finished one (any order). Each job's stdout, stderr and
 -- status land in dir/i.out, dir/i.err, dir/i.rc. The pool runs in its own
--- session (setsid) and reports its process id first, so that when on_done
--- raises (a closed stdout, Ctrl-C) the whole pool is stopped before the
--- directory goes away.
-local function run_pool(dir, cmds, jobs, on_done)
+-- session (setsid) and reports its process id first; `pool` receives the
+-- pipe and that id so that the caller can stop the whole pool when this
+-- raises (a closed stdout, Ctrl-C) before the directory goes away.
+local function run_pool(dir, cmds, jobs, on_done, pool)
   for i, c in ipairs(cmds) do
     local f = assert(io.open(string.format("%s/%d.sh", dir, i), "w"))
     f:write(c, string.format(" >%s 2>%s </dev/null\n", quote(dir .. "/" .. i .. ".out"),
@@ -319,30 +319,50 @@ local function run_pool(dir, cmds, jobs, on_done)
   for i = 1, #cmds do f:write(i, "\n") end
   f:close()
   local body = 'sh "$1/$2.sh"; echo $? >"$1/$2.rc"; echo "$2"'
-  local pool = assert(io.open(dir .. "/pool.sh", "w"))
-  pool:write("echo $$\n")
+  local script = assert(io.open(dir .. "/pool.sh", "w"))
+  script:write("echo $$\n")
   if have("xargs") then
-    pool:write(string.format("exec xargs -P %d -I{} sh -c %s sh %s {} <%s\n", jobs, quote(body), quote(dir),
+    script:write(string.format("exec xargs -P %d -I{} sh -c %s sh %s {} <%s\n", jobs, quote(body), quote(dir),
       quote(list)))
   else
-    pool:write(string.format("while read -r i; do sh -c %s sh %s \"$i\"; done <%s\n", quote(body),
+    script:write(string.format("while read -r i; do sh -c %s sh %s \"$i\"; done <%s\n", quote(body),
       quote(dir), quote(list)))
   end
-  pool:close()
-  local session = have("setsid")
-  local p = assert(io.popen((session and "exec setsid sh " or "exec sh ") .. quote(dir .. "/pool.sh"), "r"))
-  local pid = math.tointeger(tonumber(p:read("l")))
-  local ok, err = pcall(function()
-    for line in p:lines() do
-      local i = math.tointeger(tonumber(line))
-      if i then on_done(i) end
-    end
-  end)
-  if not ok and pid then
-    os.execute(string.format("kill -s TERM -- %s%d 2>/dev/null", session and "-" or "", pid))
+  script:close()
+  pool.session = have("setsid")
+  pool.p = assert(io.popen((pool.session and "exec setsid sh " or "exec sh ") .. quote(dir .. "/pool.sh"), "r"))
+  pool.pid = math.tointeger(tonumber(pool.p:read("l")))
+  for line in pool.p:lines() do
+    local i = math.tointeger(tonumber(line))
+    if i then on_done(i) end
   end
+  local p = pool.p
+  pool.p = nil
   p:close()
-  if not ok then error(err, 0) end
+end
+
+-- Stop a pool that run_pool left running (it raised): signal its process
+-- group (or the pool process alone without setsid), then reap it.
+local function stop_pool(pool)
+  if not pool.p then return end
+  if pool.pid then
+    os.execute(string.format("kill -s TERM -- %s%d 2>/dev/null", pool.session and "-" or "", pool.pid))
+  end
+  pcall(pool.p.close, pool.p)
+  pool.p = nil
+end
+
+-- pcall that also absorbs the host's pending stop. On Ctrl-C or a closed
+-- stdout the host raises a stop at the next Lua instruction; when the
+-- signal first made a C call fail (a read interrupted: EINTR), that error
+-- comes first and the stop would fire in the caller, outside any pcall,
+-- skipping its cleanup. Here it fires inside the outer pcall instead.
+local function protected(f, ...)
+  local args = table.pack(...)
+  return pcall(function()
+    local ok, e = pcall(f, table.unpack(args, 1, args.n))
+    if not ok then error(e, 0) end
+  end)
 end
 
 local function csv_prefix(file, text, first)
@@ -442,10 +462,14 @@ function multi.run(files, opts, spec, fixed, argv)
     end
   end
 
-  local ok, e = pcall(run_pool, dir, cmds, opts.jobs or 1, function(i)
+  -- An interrupt or a closed stdout raises wherever the script is; the
+  -- pool is stopped here, outside run_pool, once no stop is pending.
+  local pool = {}
+  local ok, e = protected(run_pool, dir, cmds, opts.jobs or 1, function(i)
     done[i] = true
     flush()
-  end)
+  end, pool)
+  if not ok then stop_pool(pool) end
   if ok then
     for _, m in ipairs(merges) do
       local parts = {}
