@@ -9,7 +9,7 @@ LUA_LIB  ?= $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 VERSION  := 0.1.0
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS   ?= -O2 -g
-ALL_CFLAGS = -std=c11 -pthread $(WARN) -D_DEFAULT_SOURCE -DVP_VERSION='"$(VERSION)"' \
+ALL_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -DVP_VERSION='"$(VERSION)"' \
              -DVP_DATADIR='"$(PREFIX)/share/vpscript"' -fPIC $(LUA_INC) $(CFLAGS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
@@ -63,7 +63,7 @@ $(B)/ctest/%: tests/c/%.c $(HOST_SRC) $(HDRS) tests/c/check.h
 # Fuzzers link the parser layer only: it never includes lua.h.
 $(B)/fuzz/%: tests/fuzz/%.c $(HOST_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -pthread -D_DEFAULT_SOURCE -g -O1 -Ihost -fsanitize=fuzzer,address,undefined \
+	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -Ihost -fsanitize=fuzzer,address,undefined \
 	    -o $@ $< $(HOST_SRC) -lm
 
 examples: all

@@ -889,9 +889,6 @@ int vp_l_open_vprof(lua_State *L, const char *path, int opts)
     o.escape_width = (int)vp_l_opt_int(L, opts, "escape_width", 0);
     if (o.escape_width != 0 && o.escape_width != 4 && o.escape_width != 8)
         return luaL_error(L, "vp.open: escape_width must be 4 or 8");
-    o.threads = (int)vp_l_opt_int(L, opts, "threads", 0);
-    if (o.threads < 0 || o.threads > 2)
-        return luaL_error(L, "vp.open: threads must be 1 or 2 (0 decides by size)");
     progress_state ps = {path, {0, 0}, 0};
     if (isatty(2) && vp_l_opt_bool(L, opts, "progress", 1)) {
         clock_gettime(CLOCK_MONOTONIC, &ps.start);

@@ -7,8 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pthread.h>
-
 #include "reader.h"
 
 enum {
@@ -368,31 +366,8 @@ static uint32_t timings_decode(const uint8_t **pp, const uint8_t *end, uint32_t 
     const uint8_t *p = *pp;
     const size_t max_rec = 1 + 2 + 2 + 8;
     uint32_t i = 0;
-    /* While four worst-case records fit, no read needs a bounds check. */
-    while (i < n && (size_t)(end - p) >= 4 * max_rec) {
-        /* Almost every record is the short form (calls < 255, time below
-         * 0xFFFF units): 3 bytes. Four are taken at fixed offsets, which
-         * breaks the chain of record lengths the loop below must follow;
-         * an escape anywhere in them drops to that loop for one record. */
-        if (i + 4 <= n && p[0] != 255 && p[3] != 255 && p[6] != 255 && p[9] != 255) {
-            uint64_t t0 = (uint64_t)p[1] | (uint64_t)p[2] << 8;
-            uint64_t t1 = (uint64_t)p[4] | (uint64_t)p[5] << 8;
-            uint64_t t2 = (uint64_t)p[7] | (uint64_t)p[8] << 8;
-            uint64_t t3 = (uint64_t)p[10] | (uint64_t)p[11] << 8;
-            if (t0 != 0xFFFF && t1 != 0xFFFF && t2 != 0xFFFF && t3 != 0xFFFF) {
-                units[i] = t0;
-                units[i + 1] = t1;
-                units[i + 2] = t2;
-                units[i + 3] = t3;
-                calls[i] = p[0];
-                calls[i + 1] = p[3];
-                calls[i + 2] = p[6];
-                calls[i + 3] = p[9];
-                p += 12;
-                i += 4;
-                continue;
-            }
-        }
+    /* Fast path: while a whole worst-case record fits, skip bounds checks. */
+    for (; i < n && (size_t)(end - p) >= max_rec; i++) {
         uint32_t c = p[0];
         if (c == 255) {
             c = (uint32_t)p[1] | (uint32_t)p[2] << 8;
@@ -404,14 +379,13 @@ static uint32_t timings_decode(const uint8_t **pp, const uint8_t *end, uint32_t 
         uint64_t t = (uint64_t)p[0] | (uint64_t)p[1] << 8;
         p += 2;
         if (t == 0xFFFF) {
-            t = rd_le(p, ew);
+            t = ew == 4 ? rd_le(p, 4) : rd_le(p, 8);
             p += ew;
             st->escapes++;
             st->anomalies += t < 0xFFFF;
         }
         units[i] = t;
         calls[i] = c;
-        i++;
     }
     for (; i < n; i++) {
         if (end - p < 3)
@@ -443,6 +417,74 @@ static uint32_t timings_decode(const uint8_t **pp, const uint8_t *end, uint32_t 
     return i;
 }
 
+/* The open pass's decoder: like timings_decode, but calls are only checked,
+ * and each time is also added to its parent's slot of csum (n + 1 slots,
+ * zeroed; the root's parent slot is n), so self times need no second walk
+ * over the tree. */
+static uint32_t timings_index(const uint8_t **pp, const uint8_t *end, uint32_t n, int ew,
+                              const uint32_t *parent_pos, uint64_t *units, uint64_t *csum,
+                              decode_stats *st)
+{
+    const uint8_t *p = *pp;
+    const size_t max_rec = 1 + 2 + 2 + 8;
+    uint32_t i = 0;
+    while (i < n && (size_t)(end - p) >= 4 * max_rec) {
+        /* Almost every record is the short form (calls < 255, time below
+         * 0xFFFF units): 3 bytes. Four of them are taken at fixed offsets,
+         * which breaks the chain of lengths the record-by-record loop has
+         * to follow; any escape drops to that loop for one record. */
+        if (i + 4 <= n && p[0] != 255 && p[3] != 255 && p[6] != 255 && p[9] != 255) {
+            uint64_t t0 = (uint64_t)p[1] | (uint64_t)p[2] << 8;
+            uint64_t t1 = (uint64_t)p[4] | (uint64_t)p[5] << 8;
+            uint64_t t2 = (uint64_t)p[7] | (uint64_t)p[8] << 8;
+            uint64_t t3 = (uint64_t)p[10] | (uint64_t)p[11] << 8;
+            if (t0 != 0xFFFF && t1 != 0xFFFF && t2 != 0xFFFF && t3 != 0xFFFF) {
+                units[i] = t0;
+                units[i + 1] = t1;
+                units[i + 2] = t2;
+                units[i + 3] = t3;
+                csum[parent_pos[i]] += t0;
+                csum[parent_pos[i + 1]] += t1;
+                csum[parent_pos[i + 2]] += t2;
+                csum[parent_pos[i + 3]] += t3;
+                p += 12;
+                i += 4;
+                continue;
+            }
+        }
+        if (p[0] == 255) {
+            st->anomalies += ((uint32_t)p[1] | (uint32_t)p[2] << 8) < 255;
+            p += 3;
+        } else {
+            p += 1;
+        }
+        uint64_t t = (uint64_t)p[0] | (uint64_t)p[1] << 8;
+        p += 2;
+        if (t == 0xFFFF) {
+            t = rd_le(p, ew);
+            p += ew;
+            st->escapes++;
+            st->anomalies += t < 0xFFFF;
+        }
+        units[i] = t;
+        csum[parent_pos[i]] += t;
+        i++;
+    }
+    /* Near the end of the buffer the checked decoder does the rest. */
+    uint32_t calls_scratch[64];
+    while (i < n) {
+        uint32_t k = n - i < 64 ? n - i : 64;
+        uint32_t got = timings_decode(&p, end, k, ew, units + i, calls_scratch, st);
+        for (uint32_t j = i; j < i + got; j++)
+            csum[parent_pos[j]] += units[j];
+        i += got;
+        if (got < k)
+            break;
+    }
+    *pp = p;
+    return i;
+}
+
 /* Self time by position: inclusive minus the children's inclusive times,
  * clamped at 0 (children can exceed their parent by timer truncation).
  * Returns the frame time: the root's children's sum, or the root's own
@@ -462,29 +504,38 @@ static uint64_t self_by_pos(const vp_vprof_epoch *ep, const uint64_t *units, uin
 
 /* ---- the open pass --------------------------------------------------- */
 
-/* Per-pass decoding buffers of vp_vprof_pass. */
 typedef struct scratch {
     uint64_t *units, *self;
     uint32_t *calls;
     uint32_t cap;
+    uint64_t *gacc;
+    uint32_t gcap;
 } scratch;
 
-static int scratch_fit(scratch *s, uint32_t n)
+static int scratch_fit(scratch *s, uint32_t n, uint32_t groups)
 {
-    if (n <= s->cap)
-        return 1;
-    uint64_t *u = realloc(s->units, (size_t)n * sizeof *u);
-    if (u)
-        s->units = u;
-    uint64_t *sf = realloc(s->self, (size_t)n * sizeof *sf);
-    if (sf)
-        s->self = sf;
-    uint32_t *c = realloc(s->calls, (size_t)n * sizeof *c);
-    if (c)
-        s->calls = c;
-    if (!u || !sf || !c)
-        return 0;
-    s->cap = n;
+    if (n > s->cap) {
+        uint64_t *u = realloc(s->units, (size_t)n * sizeof *u);
+        if (u)
+            s->units = u;
+        /* self doubles as the open pass's child-sum array: n + 1 slots. */
+        uint64_t *sf = realloc(s->self, ((size_t)n + 1) * sizeof *sf);
+        if (sf)
+            s->self = sf;
+        uint32_t *c = realloc(s->calls, (size_t)n * sizeof *c);
+        if (c)
+            s->calls = c;
+        if (!u || !sf || !c)
+            return 0;
+        s->cap = n;
+    }
+    if (groups > s->gcap) {
+        uint64_t *g = realloc(s->gacc, (size_t)groups * sizeof *g);
+        if (!g)
+            return 0;
+        s->gacc = g;
+        s->gcap = groups;
+    }
     return 1;
 }
 
@@ -493,6 +544,7 @@ static void scratch_free(scratch *s)
     free(s->units);
     free(s->self);
     free(s->calls);
+    free(s->gacc);
 }
 
 typedef enum { PARSE_CLEAN, PARSE_TRUNC, PARSE_ERROR } parse_status;
@@ -594,263 +646,19 @@ static vp_errcode group_record(vp_vprof *m, const char *name, size_t len, int32_
     return VP_OK;
 }
 
-/* ---- the open pass's summing stage ------------------------------------ */
-
-/* Reading a frame (following record lengths, the structure records, the
- * index) and summing it (frame time, group self times) are two stages.
- * On a large file they run on two threads joined by a ring of decoded
- * frames, so the sums cost no wall time; on a small one the reader calls
- * the summer directly. */
-
-/* The tree's shape as the summer needs it for one node count; immutable once
- * handed over. Shapes are freed by the summer as it moves past them. */
-typedef struct shape {
-    uint32_t n, ngroups;
-    uint32_t *parent_pos, *group; /* point into the same allocation */
-    struct shape *next;           /* the next newer shape */
-} shape;
-
-typedef struct fslot {
-    uint32_t n, cap;
-    uint64_t *units;
-    shape *shape;
-} fslot;
-
-#define RING 64
-/* The reader wakes a waiting summer every this many frames. */
-#define RING_BATCH 16
-
-typedef struct summer {
-    /* Summing state: the summer's alone until it is joined. */
-    vp_series *frame_ms;
-    vp_series **cols; /* per group index: self ms per frame */
-    uint32_t ncols;
-    uint64_t *csum, *gacc;
-    uint32_t csum_cap, gacc_cap;
-    shape *cur, *oldest;
-    uint32_t frames;
-    int nonzero;
-    /* Hand-over. */
-    shape *newest; /* the reader's */
-    int threaded, failed, closed;
-    uint64_t put, take;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t can_put, can_take;
-    fslot ring[RING];
-} summer;
-
-static shape *shape_new(summer *sm, const vp_vprof_epoch *ep, uint32_t ngroups)
+/* Make sure every group that has a node present at this node count has a
+ * self-time column, zero-filled for the frames before it appeared. */
+static int columns_fit(vp_vprof *m, uint32_t from_node, uint32_t to_node)
 {
-    shape *sh = malloc(sizeof *sh + 2 * (size_t)ep->n * sizeof(uint32_t));
-    if (!sh)
-        return NULL;
-    sh->n = ep->n;
-    sh->ngroups = ngroups;
-    sh->parent_pos = (uint32_t *)(sh + 1);
-    sh->group = sh->parent_pos + ep->n;
-    sh->next = NULL;
-    memcpy(sh->parent_pos, ep->parent_pos, (size_t)ep->n * sizeof(uint32_t));
-    memcpy(sh->group, ep->group, (size_t)ep->n * sizeof(uint32_t));
-    /* Linked before the first frame that uses it is handed over, so the
-     * hand-over orders this write before the summer reads it. */
-    if (sm->newest)
-        sm->newest->next = sh;
-    else
-        sm->oldest = sh;
-    sm->newest = sh;
-    return sh;
-}
-
-static int summer_reshape(summer *sm, shape *sh)
-{
-    while (sm->oldest != sh) {
-        shape *next = sm->oldest->next;
-        free(sm->oldest);
-        sm->oldest = next;
-    }
-    sm->cur = sh;
-    if (sh->n + 1 > sm->csum_cap) {
-        uint64_t *c = realloc(sm->csum, ((size_t)sh->n + 1) * sizeof *c);
-        if (!c)
-            return 0;
-        sm->csum = c;
-        sm->csum_cap = sh->n + 1;
-    }
-    if (sh->ngroups > sm->gacc_cap) {
-        uint64_t *g = realloc(sm->gacc, (size_t)sh->ngroups * sizeof *g);
-        vp_series **cols = g ? realloc(sm->cols, (size_t)sh->ngroups * sizeof *cols) : NULL;
-        if (g)
-            sm->gacc = g;
-        if (!cols)
-            return 0;
-        sm->cols = cols;
-        memset(cols + sm->ncols, 0, (size_t)(sh->ngroups - sm->ncols) * sizeof *cols);
-        sm->ncols = sm->gacc_cap = sh->ngroups;
-    }
-    /* A group's column starts when its first node does, zero before. */
-    for (uint32_t pos = 0; pos < sh->n; pos++) {
-        vp_series **col = &sm->cols[sh->group[pos]];
-        if (*col)
+    for (uint32_t i = from_node; i < to_node; i++) {
+        vp_vprof_group *g = &m->groups[m->nodes[i].group];
+        if (g->self_ms)
             continue;
-        *col = vp_series_new((size_t)sm->frames + 1024);
-        if (!*col || !vp_series_resize(*col, sm->frames))
+        g->self_ms = vp_series_new(m->frame_count + 64);
+        if (!g->self_ms || !vp_series_resize(g->self_ms, m->frame_count))
             return 0;
     }
     return 1;
-}
-
-/* Frame time and group self times of one decoded frame. */
-static int summer_frame(summer *sm, const fslot *sl)
-{
-    shape *sh = sl->shape;
-    if (sh != sm->cur && !summer_reshape(sm, sh))
-        return 0;
-    uint32_t n = sh->n;
-    const uint64_t *u = sl->units;
-    uint64_t *csum = sm->csum, *gacc = sm->gacc;
-    /* Children's sums (the root's parent slot is n), then self times,
-     * clamped at 0, summed per group. */
-    memset(csum, 0, ((size_t)n + 1) * sizeof *csum);
-    for (uint32_t pos = 0; pos < n; pos++)
-        csum[sh->parent_pos[pos]] += u[pos];
-    memset(gacc, 0, (size_t)sh->ngroups * sizeof *gacc);
-    uint64_t any = 0;
-    for (uint32_t pos = 0; pos < n; pos++) {
-        uint64_t cs = csum[pos];
-        any |= u[pos];
-        gacc[sh->group[pos]] += u[pos] > cs ? u[pos] - cs : 0;
-    }
-    sm->nonzero |= any != 0;
-    /* Frame time: the root's children's sum, or the root's own time when
-     * that is larger (format-notes: the root is ~0 in real captures). */
-    uint64_t frame_units = u[0] > csum[0] ? u[0] : csum[0];
-    if (!vp_series_push_fast(sm->frame_ms, vp_vprof_ms(frame_units)))
-        return 0;
-    for (uint32_t g = 0; g < sh->ngroups; g++)
-        if (sm->cols[g] && !vp_series_push_fast(sm->cols[g], vp_vprof_ms(gacc[g])))
-            return 0;
-    sm->frames++;
-    return 1;
-}
-
-static void *summer_main(void *arg)
-{
-    summer *sm = arg;
-    pthread_mutex_lock(&sm->mu);
-    for (;;) {
-        while (sm->take == sm->put && !sm->closed)
-            pthread_cond_wait(&sm->can_take, &sm->mu);
-        if (sm->take == sm->put)
-            break;
-        uint64_t from = sm->take, upto = sm->put;
-        pthread_mutex_unlock(&sm->mu);
-        int ok = 1;
-        for (uint64_t k = from; k < upto && ok; k++)
-            ok = summer_frame(sm, &sm->ring[k % RING]);
-        pthread_mutex_lock(&sm->mu);
-        sm->take = upto;
-        pthread_cond_signal(&sm->can_put);
-        if (!ok) {
-            sm->failed = 1;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&sm->mu);
-    return NULL;
-}
-
-static void summer_start(summer *sm, vp_vprof *m, int threaded)
-{
-    memset(sm, 0, sizeof *sm);
-    sm->frame_ms = m->frame_ms;
-    if (!threaded)
-        return;
-    pthread_mutex_init(&sm->mu, NULL);
-    pthread_cond_init(&sm->can_put, NULL);
-    pthread_cond_init(&sm->can_take, NULL);
-    sm->threaded = pthread_create(&sm->thread, NULL, summer_main, sm) == 0;
-    if (!sm->threaded) {
-        pthread_mutex_destroy(&sm->mu);
-        pthread_cond_destroy(&sm->can_put);
-        pthread_cond_destroy(&sm->can_take);
-    }
-}
-
-/* The slot to decode the next frame into, or NULL when summing failed. */
-static fslot *summer_slot(summer *sm)
-{
-    if (!sm->threaded)
-        return sm->failed ? NULL : &sm->ring[0];
-    pthread_mutex_lock(&sm->mu);
-    while (sm->put - sm->take >= RING && !sm->failed)
-        pthread_cond_wait(&sm->can_put, &sm->mu);
-    fslot *sl = sm->failed ? NULL : &sm->ring[sm->put % RING];
-    pthread_mutex_unlock(&sm->mu);
-    return sl;
-}
-
-static int slot_fit(fslot *sl, uint32_t n)
-{
-    if (n <= sl->cap)
-        return 1;
-    uint64_t *u = realloc(sl->units, (size_t)n * sizeof *u);
-    if (!u)
-        return 0;
-    sl->units = u;
-    sl->cap = n;
-    return 1;
-}
-
-/* Hand a filled slot over; 0 when summing failed. */
-static int summer_put(summer *sm)
-{
-    if (!sm->threaded) {
-        if (!summer_frame(sm, &sm->ring[0]))
-            sm->failed = 1;
-        return !sm->failed;
-    }
-    pthread_mutex_lock(&sm->mu);
-    sm->put++;
-    if (sm->put % RING_BATCH == 0)
-        pthread_cond_signal(&sm->can_take);
-    int ok = !sm->failed;
-    pthread_mutex_unlock(&sm->mu);
-    return ok;
-}
-
-/* Finish summing, move the columns into the model, free the rest.
- * Returns 0 when summing failed. */
-static int summer_finish(summer *sm, vp_vprof *m, int *nonzero)
-{
-    if (sm->threaded) {
-        pthread_mutex_lock(&sm->mu);
-        sm->closed = 1;
-        pthread_cond_signal(&sm->can_take);
-        pthread_mutex_unlock(&sm->mu);
-        pthread_join(sm->thread, NULL);
-        pthread_mutex_destroy(&sm->mu);
-        pthread_cond_destroy(&sm->can_put);
-        pthread_cond_destroy(&sm->can_take);
-    }
-    for (uint32_t g = 0; g < sm->ncols; g++) {
-        if (g < m->group_count && !m->groups[g].self_ms)
-            m->groups[g].self_ms = sm->cols[g];
-        else
-            vp_series_unref(sm->cols[g]);
-    }
-    for (shape *sh = sm->oldest; sh;) {
-        shape *next = sh->next;
-        free(sh);
-        sh = next;
-    }
-    for (int i = 0; i < RING; i++)
-        free(sm->ring[i].units);
-    free(sm->cols);
-    free(sm->csum);
-    free(sm->gacc);
-    *nonzero = sm->nonzero;
-    return !sm->failed;
 }
 
 /* Undo the structure added by a frame that turned out to be incomplete:
@@ -882,7 +690,7 @@ static int rollback(vp_vprof *m, uint32_t nodes, uint32_t groups)
     return 1;
 }
 
-static int frame_commit(vp_vprof *m, uint64_t off, int32_t tick, uint32_t n)
+static int frame_commit(vp_vprof *m, uint64_t off, int32_t tick, uint32_t n, uint64_t frame_units)
 {
     uint32_t old_cap = m->frame_cap;
     if (!grow((void **)&m->frame_off, &m->frame_cap, m->frame_count + 1, sizeof *m->frame_off))
@@ -904,7 +712,7 @@ static int frame_commit(vp_vprof *m, uint64_t off, int32_t tick, uint32_t n)
     m->frame_tick[m->frame_count] = tick;
     m->frame_nodes[m->frame_count] = n;
     m->frame_count++;
-    return 1;
+    return vp_series_push(m->frame_ms, vp_vprof_ms(frame_units));
 }
 
 #define TRUNC(...) snprintf(a->trunc_msg, sizeof a->trunc_msg, __VA_ARGS__)
@@ -915,14 +723,9 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_vprof_op
     m->escape_width = ew;
     vp_cursor c;
     vp_cursor_init(&c, map->data, (size_t)map->size, 0);
-    uint32_t declared = 0;
+    scratch s = {0};
+    uint32_t declared = 0, epoch_nodes = 0;
     uint64_t next_release = VP_MAP_RELEASE_STEP;
-    summer sm;
-    int summing = 0, truncated_at_frame = 0;
-    uint32_t keep_nodes = 0, keep_groups = 0;
-    shape *cur_shape = NULL;
-    uint32_t *calls = NULL;
-    uint32_t calls_cap = 0;
     uint64_t size = map->size;
 
     if (!vp_rd_i32(&c, &m->version) || !vp_rd_i32(&c, &m->root_id)) {
@@ -952,9 +755,6 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_vprof_op
     if (m->nodes[0].name == UINT32_MAX)
         goto oom;
     m->node_count = 1;
-    int threads = opts ? opts->threads : 0;
-    summer_start(&sm, m, threads == 2 || (threads == 0 && size >= VP_VPROF_THREADED_BYTES));
-    summing = 1;
 
     while (vp_cursor_left(&c)) {
         uint64_t frame_off = vp_cursor_off(&c);
@@ -1041,18 +841,17 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_vprof_op
             m->nodes[0].group_id = 0;
             if (m->nodes[0].group == VP_VPROF_NO_NODE)
                 goto oom;
+            epoch_nodes = 0;
         }
-        if (!cur_shape || cur_shape->n != n) {
-            const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
-            if (!ep || !(cur_shape = shape_new(&sm, ep, m->group_count)))
-                goto oom;
-        }
-        fslot *sl = summer_slot(&sm);
-        if (!sl || !slot_fit(sl, n) || !grow((void **)&calls, &calls_cap, n, sizeof *calls))
+        const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
+        if (!ep || !columns_fit(m, epoch_nodes, n) || !scratch_fit(&s, n, m->group_count))
             goto oom;
+        epoch_nodes = n;
 
         uint64_t timings_off = vp_cursor_off(&c);
-        uint32_t got = timings_decode(&c.p, c.end, n, ew, sl->units, calls, &a->st);
+        uint64_t *csum = s.self;
+        memset(csum, 0, ((size_t)n + 1) * sizeof *csum);
+        uint32_t got = timings_index(&c.p, c.end, n, ew, ep->parent_pos, s.units, csum, &a->st);
         if (got < n) {
             TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
                   "expected the timings of %u nodes from byte %llu, found %u",
@@ -1078,11 +877,22 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_vprof_op
             goto frame_failed;
         }
 
-        if (!frame_commit(m, frame_off, tick, n))
-            goto oom;
-        sl->n = n;
-        sl->shape = cur_shape;
-        if (!summer_put(&sm))
+        /* Frame time: the root's children's sum, or the root's own time when
+         * that is larger (format-notes: the root is ~0 in real captures). */
+        uint64_t frame_units = s.units[0] > csum[0] ? s.units[0] : csum[0];
+        memset(s.gacc, 0, (size_t)m->group_count * sizeof *s.gacc);
+        uint64_t any = 0;
+        for (uint32_t pos = 0; pos < n; pos++) {
+            uint64_t u = s.units[pos], cs = csum[pos];
+            any |= u;
+            s.gacc[ep->group[pos]] += u > cs ? u - cs : 0;
+        }
+        a->nonzero |= any != 0;
+        for (uint32_t g = 0; g < m->group_count; g++)
+            if (m->groups[g].self_ms &&
+                !vp_series_push_fast(m->groups[g].self_ms, vp_vprof_ms(s.gacc[g])))
+                goto oom;
+        if (!frame_commit(m, frame_off, tick, n, frame_units))
             goto oom;
 
         if (vp_cursor_off(&c) >= next_release) {
@@ -1094,29 +904,17 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_vprof_op
         continue;
 
     frame_failed:
-        if (a->status == PARSE_TRUNC) {
-            truncated_at_frame = 1;
-            keep_nodes = nodes_before;
-            keep_groups = groups_before;
-        }
+        if (a->status == PARSE_TRUNC && !rollback(m, nodes_before, groups_before))
+            goto oom;
         break;
     }
-    goto done;
+    vp_map_release((vp_map *)map, size);
+    scratch_free(&s);
+    return;
 oom:
+    scratch_free(&s);
     vp_fail(&a->err, VP_ENOMEM, UINT64_MAX, "out of memory");
     a->status = PARSE_ERROR;
-done:
-    if (summing && !summer_finish(&sm, m, &a->nonzero) && a->status != PARSE_ERROR) {
-        vp_fail(&a->err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        a->status = PARSE_ERROR;
-    }
-    /* The summer has stopped: the structure of the cut frame can go. */
-    if (truncated_at_frame && a->status == PARSE_TRUNC && !rollback(m, keep_nodes, keep_groups)) {
-        vp_fail(&a->err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        a->status = PARSE_ERROR;
-    }
-    free(calls);
-    vp_map_release((vp_map *)map, size);
 }
 
 /* Which of two readings of the same file makes more sense. */
@@ -1476,7 +1274,7 @@ vp_errcode vp_vprof_pass(vp_vprof *m, uint32_t first, uint32_t last, vp_vprof_pa
     for (uint32_t fi = first; fi <= last; fi++) {
         uint32_t n = m->frame_nodes[fi];
         const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
-        if (!ep || !scratch_fit(&s, n)) {
+        if (!ep || !scratch_fit(&s, n, 0)) {
             rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
             break;
         }

@@ -92,13 +92,8 @@ typedef struct vp_vprof {
     vp_vprof_epoch epoch;
 } vp_vprof;
 
-/* Files at least this large are opened with the summing stage on a second
- * thread (see vprof.c). */
-#define VP_VPROF_THREADED_BYTES (8u << 20)
-
 typedef struct vp_vprof_opts {
     int escape_width; /* 0: detect; 4 or 8: force */
-    int threads;      /* 0: by size; 1: one thread; 2: two threads */
     /* Called now and then during the open pass (done <= total bytes). */
     void (*progress)(void *ud, uint64_t done, uint64_t total);
     void *progress_ud;

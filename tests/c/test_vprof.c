@@ -7,7 +7,7 @@
 #include "vprof.h"
 
 typedef struct {
-    uint8_t b[1 << 20];
+    uint8_t b[8192];
     size_t n;
 } buf;
 
@@ -73,14 +73,6 @@ static void timing(buf *f, unsigned calls, uint64_t us, int ew)
     } else {
         le(f, units, 2);
     }
-}
-
-static vp_vprof *open_buf_threads(const buf *f, int ew, int threads, vp_error *err)
-{
-    vp_vprof_opts o = {.escape_width = ew, .threads = threads};
-    vp_vprof *m = NULL;
-    vp_vprof_open_mem(f->b, f->n, &o, &m, err);
-    return m;
 }
 
 static vp_vprof *open_buf(const buf *f, int ew, vp_error *err)
@@ -372,76 +364,8 @@ static void test_zero_and_namesakes(void)
     vp_vprof_free(m);
 }
 
-/* The summing stage gives the same columns on its own thread as inline,
- * across new nodes, new groups, escapes and a cut last frame. */
-static void test_threads_agree(void)
-{
-    static buf f;
-    f.n = 0;
-    header(&f, 0);
-    unsigned seed = 12345;
-    int nodes = 1, groups = 0;
-    for (int fr = 0; fr < 3000; fr++) {
-        start(&f, fr / 3);
-        if (fr == 0) {
-            group(&f, "Unaccounted", 6);
-            groups = 1;
-        }
-        if (fr % 97 == 0 && groups < 40) {
-            char name[16];
-            snprintf(name, sizeof name, "G%d", groups);
-            group(&f, name, groups % 5 == 0 ? 0x8000 : 1);
-            groups++;
-        }
-        if (fr % 50 == 0 && nodes < 120) {
-            for (int k = 0; k < 3; k++) {
-                seed = seed * 1103515245u + 12345u;
-                char name[16];
-                snprintf(name, sizeof name, "N%d", nodes);
-                node(&f, (int32_t)((seed >> 8) % (unsigned)nodes), name,
-                     (int32_t)((seed >> 4) % (unsigned)groups), nodes);
-                nodes++;
-            }
-        }
-        u8(&f, 3);
-        for (int i = 0; i < nodes; i++) {
-            seed = seed * 1103515245u + 12345u;
-            unsigned r = seed >> 8;
-            timing(&f, r % 7 == 0 ? 300 : r % 5, r % 101 == 0 ? 400000 : (r % 9000), 4);
-        }
-        u8(&f, 4);
-    }
-    f.n -= 5; /* cut the last frame */
-    vp_error err;
-    vp_vprof *a = open_buf_threads(&f, 0, 1, &err), *b = open_buf_threads(&f, 0, 2, &err);
-    CHECK(a && b);
-    if (!a || !b)
-        return;
-    CHECK_EQ(a->frame_count, 2999);
-    CHECK_EQ(b->frame_count, a->frame_count);
-    CHECK_EQ(b->truncated, 1);
-    CHECK_EQ(b->group_count, a->group_count);
-    CHECK(memcmp(a->frame_ms->v, b->frame_ms->v, a->frame_count * sizeof(double)) == 0);
-    int same = 1, columns = 0;
-    for (uint32_t g = 0; g < a->group_count; g++) {
-        vp_series *x = a->groups[g].self_ms, *y = b->groups[g].self_ms;
-        if (!x || !y) {
-            same &= !x && !y;
-            continue;
-        }
-        columns++;
-        same &= x->n == a->frame_count && y->n == x->n &&
-                memcmp(x->v, y->v, x->n * sizeof(double)) == 0;
-    }
-    CHECK(same);
-    CHECK(columns > 10);
-    vp_vprof_free(a);
-    vp_vprof_free(b);
-}
-
 int main(void)
 {
-    test_threads_agree();
     test_tree_and_times();
     test_self_clamp_and_root_time();
     test_escapes(4);
