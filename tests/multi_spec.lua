@@ -198,6 +198,22 @@ describe("vp.multi", function()
       assert.matches('<testsuites name="vpscript check" tests="3" failures="1" errors="1" skipped="0">', xml)
     end)
 
+    it("a reader that goes away stops every job and leaves no temporary files", function()
+      local many = dir .. "/many"
+      local tmp = dir .. "/tmp"
+      os.execute("mkdir -p " .. h.quote(many) .. " " .. h.quote(tmp))
+      local src = h.read_file(tree .. "/b.vprof")
+      for i = 1, 24 do h.write_file(string.format("%s/c%02d.vprof", many, i), src) end
+      local cmd = string.format("TMPDIR=%s %s scripts/info.lua %s --jobs 3 2>%s | head -n 2 >/dev/null; sleep 1",
+        h.quote(tmp), h.quote(h.bin()), h.quote(many), h.quote(dir .. "/pipe.err"))
+      os.execute(cmd)
+      local p = io.popen("ls -A " .. h.quote(tmp))
+      local left = p:read("a")
+      p:close()
+      assert.equal("", left)
+      assert.equal("", h.read_file(dir .. "/pipe.err"))
+    end)
+
     it("one file behaves as before: a single document, the script's own exit code", function()
       local r = h.run("scripts/hitches.lua", tree .. "/a.vprof", "--json")
       assert.equal(0, r.code)
