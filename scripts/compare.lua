@@ -10,7 +10,7 @@
 --   --alpha X        significance level (default 0.01)
 --   --nodes N        VProf nodes whose percentiles and significance are
 --                    computed: the N with the largest change of mean time
---                    per frame (default 20; 0 = every node)
+--                    per frame (default 10; 0 = every node)
 --   --limit N        rows per section in the text and Markdown output
 --                    (default 30; 0 = all); JSON and CSV list everything
 --   --all            also list the metrics that did not change
@@ -80,7 +80,7 @@ local SPEC = {
   options = {
     { "--alpha", type = "number", default = 0.01, min = 0, max = 1, metavar = "X",
       help = "significance level (Holm-adjusted Mann-Whitney U p-values)" },
-    { "--nodes", type = "integer", default = 20, min = 0, metavar = "N",
+    { "--nodes", type = "integer", default = 10, min = 0, metavar = "N",
       help = "VProf nodes tested and given percentiles: the N whose mean time changed most (0 = all)" },
     { "--limit", type = "integer", default = 30, min = 0, metavar = "N",
       help = "rows per section in text and Markdown output; 0 = all" },

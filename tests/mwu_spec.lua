@@ -78,6 +78,24 @@ describe("vp.mwu", function()
     end
   end)
 
+  it("the counting path (Series, lists) and the merge path (sorted lists) agree", function()
+    local r = lcg(11)
+    for _ = 1, 10 do
+      local a, b = {}, {}
+      for i = 1, 50 + r(200) do a[i] = r(30) * 0.004 end
+      for i = 1, 50 + r(200) do b[i] = r(33) * 0.004 end
+      local x = mwu.test(vp.Series(a), b)
+      table.sort(a)
+      table.sort(b)
+      a.sorted, b.sorted = true, true
+      local y = mwu.test(a, b)
+      assert.equal(x.u_b, y.u_b)
+      assert.equal(x.ties, y.ties)
+      assert.equal(x.p, y.p)
+      assert.equal(brute_u(a, b), x.u_b)
+    end
+  end)
+
   it("a small case by hand: A = {1, 2, 3}, B = {3, 4, 5, 6}", function()
     -- ranks: 1 2 3.5 | 3.5 5 6 7; R_b = 21.5, U_b = 21.5 - 10 = 11.5
     -- ties: one pair: t^3 - t = 6; sigma^2 = 12/12 * (8 - 6/42) = 7.857142...

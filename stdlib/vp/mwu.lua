@@ -86,32 +86,69 @@ local function sorted_of(x)
   return stats.sorted(x)
 end
 
+-- Value -> count of a sample (NaN left out), and the sample size. Frame
+-- times are quantised (VProf: 4 us units; many groups are 0 in most
+-- frames), so there are usually far fewer distinct values than frames and
+-- counting them beats sorting every value.
+local function counts_of(x)
+  local vals = stats.values(x)
+  local c, n = {}, 0
+  for i = 1, #vals do
+    local v = vals[i]
+    if v == v then
+      c[v] = (c[v] or 0) + 1
+      n = n + 1
+    end
+  end
+  return c, n
+end
+
 --- mwu.test(a, b) -> result | nil, message
--- a, b: vp.Series or lists of numbers (NaN values are left out). A table
--- {sorted = true, ...} is taken as already in ascending order.
+-- a, b: vp.Series or lists of numbers (NaN values are left out). Two tables
+-- marked {sorted = true, ...} are taken as already in ascending order.
 -- result = {n_a, n_b, u_a, u_b, r_b (rank sum of B), mean_u, sigma, z, p,
 --           prob_b_greater, ties (sum of t^3 - t)}
 function mwu.test(a, b)
-  local sa, sb = sorted_of(a), sorted_of(b)
-  local na, nb = #sa, #sb
-  if na == 0 or nb == 0 then return nil, "an empty sample" end
-  local n = na + nb
-  -- Merge the two ascending lists; each run of equal values (from either
-  -- side) shares the mean of the ranks it spans.
-  local i, j, rank = 1, 1, 0
-  local rb, ties = 0, 0
-  while i <= na or j <= nb do
-    local v
-    if j > nb or (i <= na and sa[i] <= sb[j]) then v = sa[i] else v = sb[j] end
-    local ta, tb = 0, 0
-    while i <= na and sa[i] == v do i, ta = i + 1, ta + 1 end
-    while j <= nb and sb[j] == v do j, tb = j + 1, tb + 1 end
+  local rb, ties, rank = 0, 0, 0
+  local na, nb
+  -- Each distinct value, in ascending order, holds a run of tied values
+  -- (from either side) that share the mean of the ranks they span.
+  local function run(ta, tb)
     local t = ta + tb
     local mean_rank = rank + (t + 1) / 2
     rank = rank + t
     rb = rb + tb * mean_rank
     if t > 1 then ties = ties + (t * t * t - t) end
   end
+  if type(a) == "table" and a.sorted and type(b) == "table" and b.sorted then
+    local sa, sb = sorted_of(a), sorted_of(b)
+    na, nb = #sa, #sb
+    local i, j = 1, 1
+    while i <= na or j <= nb do
+      local v
+      if j > nb or (i <= na and sa[i] <= sb[j]) then v = sa[i] else v = sb[j] end
+      local ta, tb = 0, 0
+      while i <= na and sa[i] == v do i, ta = i + 1, ta + 1 end
+      while j <= nb and sb[j] == v do j, tb = j + 1, tb + 1 end
+      run(ta, tb)
+    end
+  else
+    local ca, cb
+    ca, na = counts_of(a)
+    cb, nb = counts_of(b)
+    local keys = {}
+    for v in pairs(ca) do keys[#keys + 1] = v end
+    for v in pairs(cb) do
+      if not ca[v] then keys[#keys + 1] = v end
+    end
+    table.sort(keys)
+    for k = 1, #keys do
+      local v = keys[k]
+      run(ca[v] or 0, cb[v] or 0)
+    end
+  end
+  if na == 0 or nb == 0 then return nil, "an empty sample" end
+  local n = na + nb
   local u_b = rb - nb * (nb + 1) / 2
   local u_a = na * nb - u_b
   local mean_u = na * nb / 2
