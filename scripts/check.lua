@@ -244,8 +244,8 @@ local rules = validate(load_rules())
 
 -- Captures ----------------------------------------------------------------------------------
 
-local cap = metrics.open(path)
-local base = opts.baseline and metrics.open(opts.baseline) or nil
+local cap = cli.open(path)
+local base = opts.baseline and cli.open(opts.baseline) or nil
 
 for _, r in ipairs(rules) do
   if not r.format or r.format[cap.format] then

@@ -105,8 +105,8 @@ for _, pat in ipairs(opts.match) do
 end
 
 local path_a, path_b = args[1], args[2]
-local cap_a = metrics.open(path_a)
-local cap_b = metrics.open(path_b)
+local cap_a = cli.open(path_a)
+local cap_b = cli.open(path_b)
 
 local function matches(name)
   if #opts.match == 0 then return true end

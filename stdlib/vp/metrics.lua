@@ -999,26 +999,4 @@ function metrics.delta(name, a, b, per_a, per_b)
   return out
 end
 
---- metrics.open(path) -> cap: cli.open (exit 2 with the reader's message on
--- failure, warnings on stderr). laige reports are read through vp.laige
--- directly, which is where vp.open sends them (and vp.open currently drops
--- the capture it gets back from there).
-function metrics.open(path)
-  local vp = require "vp"
-  local fmt = vp.detect(path)
-  if not (fmt and fmt:match("^laige%-")) then return cli.open(path) end
-  local cap, msg = require("vp.laige").open(path, nil, fmt)
-  if not cap then
-    msg = tostring(msg or "cannot open")
-    if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
-    cli.fail(2, "%s", msg)
-  end
-  for _, w in ipairs(cap.warnings or {}) do
-    w = tostring(w)
-    if w:sub(1, #path) ~= path then w = path .. ": " .. w end
-    io.stderr:write("vpscript: warning: ", w, "\n")
-  end
-  return cap
-end
-
 return metrics
