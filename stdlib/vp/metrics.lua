@@ -999,4 +999,10 @@ function metrics.delta(name, a, b, per_a, per_b)
   return out
 end
 
+--- metrics.open(path) -> cap: open a capture as the scripts do (cli.open:
+-- exit 2 with the reader's message on failure, warnings on stderr).
+function metrics.open(path)
+  return cli.open(path)
+end
+
 return metrics

@@ -41,6 +41,8 @@ return {
         'local d = require("vp.metrics").delta("frame_ms.p99", 16, 18)  -- d.direction == "worse"'),
       fn("polarity", "metrics.polarity(entry, param) -> \"lower\" | \"higher\" | \"none\"",
         "which way the metric is better", 'local m = require "vp.metrics"\nprint(m.polarity(m.lookup("overall")))'),
+      fn("open", "metrics.open(path) -> cap", "open a capture as the scripts do (exit 2 with the reader's "
+        .. "message on failure, warnings on stderr)", 'local cap = require("vp.metrics").open("a.vprof")'),
     },
   },
   {
