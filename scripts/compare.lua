@@ -143,19 +143,23 @@ for _, r in ipairs(ia.list) do
 end
 
 -- Entities (and fixed metrics) found on one side only: listed with their values.
+local order_of = {} -- entity row -> its metric names in catalogue order (for the text)
 local function only_in(this, other, cap)
   local out = cli.array()
   for _, ent in ipairs(this.order) do
     if not other.by_entity[ent] then
       local kind, name = ent:match("^([^:]+):(.*)$")
-      local vals, any = {}, false
+      local vals, names = {}, {}
       for _, m in ipairs(this.by_entity[ent]) do
         if matches(m) then
           vals[m] = metrics.value(cap, m) or cli.null
-          any = true
+          names[#names + 1] = m
         end
       end
-      if any then out[#out + 1] = { kind = kind, name = name, metrics = vals } end
+      if #names > 0 then
+        out[#out + 1] = { kind = kind, name = name, metrics = vals }
+        order_of[out[#out]] = names
+      end
     end
   end
   for _, r in ipairs(this.list) do
@@ -381,9 +385,12 @@ end
 
 local function entity_value_text(e)
   local parts = {}
-  local names = {}
-  for m in pairs(e.metrics) do names[#names + 1] = m end
-  table.sort(names)
+  local names = order_of[e]
+  if not names then
+    names = {}
+    for m in pairs(e.metrics) do names[#names + 1] = m end
+    table.sort(names)
+  end
   for _, m in ipairs(names) do
     local v = e.metrics[m]
     local short = m:sub(#m - (m:reverse():find("%.") or (#m + 1)) + 2)
