@@ -1,5 +1,6 @@
 #include "l_common.h"
 
+#include <stdio.h>
 #include <string.h>
 
 vp_lcap *vp_lcap_new(lua_State *L, const char *tname, void *model, void (*free_model)(void *),
@@ -111,25 +112,42 @@ static int class_index(lua_State *L)
     return 1;
 }
 
-void vp_l_class(lua_State *L, const char *tname, const luaL_Reg *meta, const luaL_Reg *methods,
-                lua_CFunction getter)
+/* Every function registered gets `up` as upvalue 1 when it is not NULL. */
+static void class_register(lua_State *L, const char *tname, const luaL_Reg *meta,
+                           const luaL_Reg *methods, lua_CFunction getter, void *up)
 {
+    int nup = up ? 1 : 0;
     luaL_newmetatable(L, tname);
-    if (meta)
-        luaL_setfuncs(L, meta, 0);
+    if (meta) {
+        if (up)
+            lua_pushlightuserdata(L, up);
+        luaL_setfuncs(L, meta, nup);
+    }
     lua_newtable(L);
-    if (methods)
-        luaL_setfuncs(L, methods, 0);
+    if (methods) {
+        if (up)
+            lua_pushlightuserdata(L, up);
+        luaL_setfuncs(L, methods, nup);
+    }
     /* Expose the methods table so help() and completion can list it. */
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, "__methods");
-    if (getter)
-        lua_pushcfunction(L, getter);
-    else
+    if (getter) {
+        if (up)
+            lua_pushlightuserdata(L, up);
+        lua_pushcclosure(L, getter, nup);
+    } else {
         lua_pushnil(L);
+    }
     lua_pushcclosure(L, class_index, 2);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
+}
+
+void vp_l_class(lua_State *L, const char *tname, const luaL_Reg *meta, const luaL_Reg *methods,
+                lua_CFunction getter)
+{
+    class_register(L, tname, meta, methods, getter, NULL);
 }
 
 int vp_l_fail(lua_State *L, const char *path, const vp_error *err)
@@ -200,4 +218,306 @@ const char *vp_l_opt_str(lua_State *L, int idx, const char *key, const char *def
     /* The string stays alive in the options table, which the caller holds. */
     lua_pop(L, 1);
     return v;
+}
+
+/* ---- captures: helpers for tostring, summary and errors ------------------ */
+
+const char *vp_lcap_path(lua_State *L, int capidx)
+{
+    lua_getiuservalue(L, capidx, 1);
+    lua_getfield(L, -1, "path");
+    const char *p = lua_tostring(L, -1);
+    lua_pop(L, 2); /* the fields table keeps the string alive */
+    return p ? p : "?";
+}
+
+const char *vp_lcap_basename(lua_State *L, int capidx)
+{
+    const char *path = vp_lcap_path(L, capidx);
+    const char *base = strrchr(path, '/');
+    return base ? base + 1 : path;
+}
+
+int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err)
+{
+    return vp_l_raise(L, vp_lcap_path(L, capidx), err);
+}
+
+void vp_l_push_count(lua_State *L, uint64_t n)
+{
+    char raw[32], out[48];
+    int len = snprintf(raw, sizeof raw, "%llu", (unsigned long long)n);
+    int o = 0;
+    for (int i = 0; i < len; i++) {
+        if (i && (len - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = raw[i];
+    }
+    lua_pushlstring(L, out, (size_t)o);
+}
+
+void vp_l_row_add(lua_State *L, int list, const char *name)
+{
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, name);
+    lua_setfield(L, -2, "name");
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "value");
+    lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
+}
+
+void vp_l_set_int(lua_State *L, const char *k, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    lua_setfield(L, -2, k);
+}
+
+void vp_l_set_vec3(lua_State *L, const char *k, const float v[3])
+{
+    vp_l_push_vec(L, v, NULL);
+    lua_setfield(L, -2, k);
+}
+
+void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char *const *keys)
+{
+    obj = lua_absindex(L, obj);
+    for (int i = 0; keys[i]; i++) {
+        lua_pushcfunction(L, getter);
+        lua_pushvalue(L, obj);
+        lua_pushstring(L, keys[i]);
+        lua_call(L, 2, 1);
+        lua_setfield(L, -2, keys[i]);
+    }
+}
+
+int vp_l_fail_first_warning(lua_State *L, const char *path, vp_errcode code,
+                            const vp_warnings *w)
+{
+    vp_error e = {.code = code, .offset = UINT64_MAX};
+    snprintf(e.msg, sizeof e.msg, "%s", w->count ? w->items[0] : "truncated");
+    return vp_l_fail(L, path, &e);
+}
+
+/* ---- tables handed to writers --------------------------------------------- */
+
+int vp_l_key_in(const char *k, const char *const *list)
+{
+    for (int i = 0; list[i]; i++)
+        if (strcmp(k, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+void vp_l_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        if (lua_type(L, -1) != LUA_TSTRING || !vp_l_key_in(lua_tostring(L, -1), allowed)) {
+            const char *k = luaL_tolstring(L, -1, NULL);
+            luaL_error(L, "%s: unknown field '%s'", what, k);
+        }
+    }
+}
+
+int vp_l_has_any(lua_State *L, int idx, const char *const *keys)
+{
+    for (int i = 0; keys[i]; i++) {
+        int t = lua_getfield(L, idx, keys[i]);
+        lua_pop(L, 1);
+        if (t != LUA_TNIL)
+            return 1;
+    }
+    return 0;
+}
+
+lua_Integer vp_l_int_field(lua_State *L, int idx, const char *k, lua_Integer def, lua_Integer lo,
+                           lua_Integer hi, const char *what)
+{
+    lua_getfield(L, idx, k);
+    lua_Integer v = def;
+    if (!lua_isnil(L, -1)) {
+        int ok;
+        v = lua_tointegerx(L, -1, &ok);
+        if (!ok)
+            luaL_error(L, "%s: field '%s' must be an integer", what, k);
+        if (v < lo || v > hi)
+            luaL_error(L, "%s: field '%s' = %I is out of range", what, k, v);
+    }
+    lua_pop(L, 1);
+    return v;
+}
+
+void vp_l_vec_field(lua_State *L, int idx, const char *k, float *v, int n, const char *what)
+{
+    static const char *const names[] = {"x", "y", "z", "w"};
+    lua_getfield(L, idx, k);
+    if (lua_isnil(L, -1)) {
+        memset(v, 0, (size_t)n * sizeof *v);
+    } else {
+        if (!lua_istable(L, -1))
+            luaL_error(L, "%s: field '%s' must be a vector table {x=, y=, z=}", what, k);
+        for (int i = 0; i < n; i++) {
+            if (lua_getfield(L, -1, names[i]) == LUA_TNIL) {
+                lua_pop(L, 1);
+                lua_rawgeti(L, -1, i + 1);
+            }
+            int ok = 1;
+            v[i] = lua_isnil(L, -1) ? 0.0f : (float)lua_tonumberx(L, -1, &ok);
+            if (!ok)
+                luaL_error(L, "%s: field '%s.%s' must be a number", what, k, names[i]);
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 1);
+}
+
+void *vp_l_anchored(lua_State *L, int anchor, size_t n)
+{
+    void *p = lua_newuserdatauv(L, n ? n : 1, 0);
+    lua_rawseti(L, anchor, (lua_Integer)lua_rawlen(L, anchor) + 1);
+    return p;
+}
+
+/* ---- writers ----------------------------------------------------------------- */
+
+vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
+                           const char *path)
+{
+    if (size < sizeof(vp_lwriter))
+        size = sizeof(vp_lwriter);
+    vp_lwriter *lw = lua_newuserdatauv(L, size, 1);
+    memset(lw, 0, size);
+    lw->ops = ops;
+    luaL_setmetatable(L, ops->tname);
+    lua_pushstring(L, path);
+    lua_setiuservalue(L, -2, 1);
+    return lw;
+}
+
+vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname)
+{
+    vp_lwriter *lw = luaL_checkudata(L, 1, tname);
+    if (!lw->w)
+        luaL_error(L, "%s is closed", lw->ops->name);
+    return lw;
+}
+
+const char *vp_lwriter_path(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, 1);
+    const char *p = lua_tostring(L, -1);
+    lua_pop(L, 1); /* the user value keeps the string alive */
+    return p ? p : "?";
+}
+
+vp_errcode vp_lwriter_finish(lua_State *L, vp_lwriter *lw, vp_error *err)
+{
+    if (!lw->w)
+        return VP_OK;
+    void *w = lw->w;
+    lw->w = NULL;
+    vp_errcode rc = lw->ops->close(w, vp_lwriter_path(L, 1), &lw->bytes, err);
+    if (lw->ops->free)
+        lw->ops->free(w);
+    return rc;
+}
+
+int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err)
+{
+    return luaL_error(L, "%s %s: %s", lw->ops->name, vp_lwriter_path(L, 1), err->msg);
+}
+
+int vp_lwriter_field(lua_State *L, const vp_lwriter *lw, const char *k)
+{
+    if (strcmp(k, "path") == 0)
+        lua_getiuservalue(L, 1, 1);
+    else if (strcmp(k, "closed") == 0)
+        lua_pushboolean(L, lw->w == NULL);
+    else if (strcmp(k, "bytes") == 0)
+        lua_pushinteger(L, (lua_Integer)(lw->w ? lw->ops->size(lw->w) : lw->bytes));
+    else
+        return 0;
+    return 1;
+}
+
+void vp_lwriter_class(lua_State *L, const vp_lwriter_ops *ops, const luaL_Reg *meta,
+                      const luaL_Reg *methods, lua_CFunction getter)
+{
+    class_register(L, ops->tname, meta, methods, getter, (void *)ops);
+}
+
+/* The class of a generic member: its upvalue, set by vp_lwriter_class. */
+static const vp_lwriter_ops *lwriter_ops(lua_State *L)
+{
+    const vp_lwriter_ops *ops = lua_touserdata(L, lua_upvalueindex(1));
+    if (!ops)
+        luaL_error(L, "writer member called outside its class");
+    return ops;
+}
+
+int vp_lwriter_gc(lua_State *L)
+{
+    vp_lwriter *lw = luaL_checkudata(L, 1, lwriter_ops(L)->tname);
+    vp_error err;
+    vp_lwriter_finish(L, lw, &err);
+    return 0;
+}
+
+int vp_lwriter_close(lua_State *L)
+{
+    const vp_lwriter_ops *ops = lwriter_ops(L);
+    vp_lwriter *lw = luaL_checkudata(L, 1, ops->tname);
+    vp_error err;
+    if (vp_lwriter_finish(L, lw, &err) != VP_OK)
+        return luaL_error(L, "%s: %s", ops->name, err.msg);
+    lua_pushinteger(L, (lua_Integer)lw->bytes);
+    return 1;
+}
+
+int vp_lwriter_tell(lua_State *L)
+{
+    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
+    lua_pushinteger(L, (lua_Integer)lw->ops->size(lw->w));
+    return 1;
+}
+
+int vp_lwriter_raw(lua_State *L)
+{
+    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
+    size_t n;
+    const char *s = luaL_checklstring(L, 2, &n);
+    vp_error err;
+    if (lw->ops->raw(lw->w, s, n, &err) != VP_OK)
+        return vp_lwriter_raise(L, lw, &err);
+    return 0;
+}
+
+int vp_lwriter_raw_at(lua_State *L)
+{
+    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
+    size_t n;
+    const char *s = luaL_checklstring(L, 2, &n);
+    uint64_t off = lw->ops->size(lw->w);
+    vp_error err;
+    if (lw->ops->raw(lw->w, s, n, &err) != VP_OK)
+        return luaL_error(L, "w:raw: %s", err.msg);
+    lua_pushinteger(L, (lua_Integer)off);
+    return 1;
+}
+
+int vp_lwriter_tostring(lua_State *L)
+{
+    const vp_lwriter_ops *ops = lwriter_ops(L);
+    vp_lwriter *lw = luaL_checkudata(L, 1, ops->tname);
+    lua_pushfstring(L, "<%s %s%s>", ops->name, vp_lwriter_path(L, 1), lw->w ? "" : " (closed)");
+    return 1;
+}
+
+int vp_lwriter_get(lua_State *L)
+{
+    vp_lwriter *lw = luaL_checkudata(L, 1, lwriter_ops(L)->tname);
+    const char *k = lua_tostring(L, 2);
+    return k ? vp_lwriter_field(L, lw, k) : 0;
 }

@@ -80,6 +80,117 @@ int vp_l_opt_bool(lua_State *L, int idx, const char *key, int def);
 lua_Integer vp_l_opt_int(lua_State *L, int idx, const char *key, lua_Integer def);
 const char *vp_l_opt_str(lua_State *L, int idx, const char *key, const char *def);
 
+/* ---- captures: helpers for tostring, summary and errors ------------------ */
+
+/* The path of the capture at capidx ("?" when it has none); the fields
+ * table keeps the string alive. */
+const char *vp_lcap_path(lua_State *L, int capidx);
+/* The file name of that path, without its directories. */
+const char *vp_lcap_basename(lua_State *L, int capidx);
+/* Raise err prefixed with the path of the capture at capidx. */
+int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err);
+
+/* Push "1,234": counts in summaries and tostring are read by people. */
+void vp_l_push_count(lua_State *L, uint64_t n);
+/* Append {name = name, value = <top of the stack, popped>} to the list at
+ * `list` (a summary row). */
+void vp_l_row_add(lua_State *L, int list, const char *name);
+/* Fields of the table at the top of the stack. */
+void vp_l_set_int(lua_State *L, const char *k, lua_Integer v);
+void vp_l_set_vec3(lua_State *L, const char *k, const float v[3]);
+/* Copy the properties `keys` of the object at obj, as its getter reads
+ * them, into the table at the top of the stack (totable()). */
+void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char *const *keys);
+/* A strict open refuses what a lenient one keeps with a warning: fail with
+ * the first warning (or "truncated") as the message, as vp_l_fail does. */
+int vp_l_fail_first_warning(lua_State *L, const char *path, vp_errcode code,
+                            const vp_warnings *w);
+
+/* ---- tables handed to writers ---------------------------------------------
+ * `what` names the table in messages ("w:record", "dm group"). */
+
+int vp_l_key_in(const char *k, const char *const *list);
+/* Raise on a key of the table at idx that is not in `allowed` (NULL-ended):
+ * a typo in a test must not silently write a default. */
+void vp_l_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed);
+/* Whether the table at idx has any of `keys`. */
+int vp_l_has_any(lua_State *L, int idx, const char *const *keys);
+/* Integer field k in lo..hi, def when absent. */
+lua_Integer vp_l_int_field(lua_State *L, int idx, const char *k, lua_Integer def, lua_Integer lo,
+                           lua_Integer hi, const char *what);
+/* Vector field k, {x=, y=, z=[, w=]} or {a, b, c[, d]}, n components;
+ * zeros when absent. */
+void vp_l_vec_field(lua_State *L, int idx, const char *k, float *v, int n, const char *what);
+/* A new uninitialised buffer of n bytes (a userdata) kept alive by the
+ * anchor table at `anchor` until the writer call returns. */
+void *vp_l_anchored(lua_State *L, int anchor, size_t n);
+
+/* ---- writers ----------------------------------------------------------------
+ * vp.writer(format, path) returns a writer userdata: a vp_lwriter (the
+ * first member of a larger struct when a binding needs more state) whose
+ * user value 1 is the path. The format's host writer is reached through
+ * vp_lwriter_ops, so closing, collection and the common members are
+ * written once. */
+
+typedef struct vp_lwriter_ops {
+    const char *tname; /* metatable name */
+    const char *name;  /* "devt writer": in messages and tostring */
+    /* Finish the file as close() without options does; *bytes receives the
+     * file size. `free` then releases the host writer (NULL: close does). */
+    vp_errcode (*close)(void *w, const char *path, uint64_t *bytes, vp_error *err);
+    void (*free)(void *w);
+    /* Bytes so far: the offset the next write lands at. */
+    uint64_t (*size)(void *w);
+    /* Append bytes as they are (deliberately broken files). */
+    vp_errcode (*raw)(void *w, const void *p, size_t n, vp_error *err);
+} vp_lwriter_ops;
+
+typedef struct vp_lwriter {
+    void *w; /* the host writer; NULL once closed */
+    const vp_lwriter_ops *ops;
+    uint64_t bytes; /* the file size, once closed */
+} vp_lwriter;
+
+/* Push a zeroed writer userdata of `size` bytes (at least a vp_lwriter) of
+ * class ops->tname holding `path`. The caller sets ->w. */
+vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
+                           const char *path);
+/* Argument 1 as an open writer of class tname; raises "<name> is closed". */
+vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname);
+/* The path of the writer at idx ("?" when it has none). */
+const char *vp_lwriter_path(lua_State *L, int idx);
+/* Finish and release the host writer of lw, which is argument 1, once:
+ * VP_OK when it was closed already. */
+vp_errcode vp_lwriter_finish(lua_State *L, vp_lwriter *lw, vp_error *err);
+/* Raise "<name> <path>: <message>" for lw, argument 1. */
+int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err);
+/* Push property k that every writer has (path; closed; bytes: the size so
+ * far, the file size once closed) and return 1; 0 for other keys. lw is
+ * argument 1. */
+int vp_lwriter_field(lua_State *L, const vp_lwriter *lw, const char *k);
+
+/* Register writer class ops->tname as vp_l_class does, every function of
+ * meta, methods and getter getting ops as its upvalue: the generic members
+ * below find their class there, so they belong in these lists only. */
+void vp_lwriter_class(lua_State *L, const vp_lwriter_ops *ops, const luaL_Reg *meta,
+                      const luaL_Reg *methods, lua_CFunction getter);
+
+/* __gc, __close: finish the file as close() would; errors are dropped, as
+ * Lua's own files do when collected (nobody is there to see them). */
+int vp_lwriter_gc(lua_State *L);
+/* w:close() -> file size; raises "<name>: <message>". */
+int vp_lwriter_close(lua_State *L);
+/* w:tell() / w:offset() -> the offset the next write lands at. */
+int vp_lwriter_tell(lua_State *L);
+/* w:raw(bytes); raises as vp_lwriter_raise. */
+int vp_lwriter_raw(lua_State *L);
+/* w:raw(bytes) -> the offset they start at; raises "w:raw: <message>". */
+int vp_lwriter_raw_at(lua_State *L);
+/* "<name path>", "<name path (closed)>". */
+int vp_lwriter_tostring(lua_State *L);
+/* The getter of vp_lwriter_field. */
+int vp_lwriter_get(lua_State *L);
+
 #define VP_SERIES_T "vp.Series"
 
 #endif

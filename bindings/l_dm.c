@@ -24,39 +24,6 @@ static void dm_free(void *m)
     vp_dm_free(m);
 }
 
-static void push_count(lua_State *L, uint64_t n)
-{
-    char raw[32], out[48];
-    int len = snprintf(raw, sizeof raw, "%llu", (unsigned long long)n);
-    int o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
-            out[o++] = ',';
-        out[o++] = raw[i];
-    }
-    lua_pushlstring(L, out, (size_t)o);
-}
-
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
-    lua_setfield(L, -2, k);
-}
-
-static void set_vec3(lua_State *L, const char *k, const float v[3])
-{
-    vp_l_push_vec(L, v, NULL);
-    lua_setfield(L, -2, k);
-}
-
-/* Raise with the capture's path (upvalue or argument at capidx). */
-static int raise_at(lua_State *L, int capidx, const vp_error *err)
-{
-    lua_getiuservalue(L, capidx, 1);
-    lua_getfield(L, -1, "path");
-    return vp_l_raise(L, lua_tostring(L, -1), err);
-}
-
 /* ---- capture ----------------------------------------------------------- */
 
 static int dm_close(lua_State *L)
@@ -68,11 +35,7 @@ static int dm_close(lua_State *L)
 static int dm_tostring(lua_State *L)
 {
     vp_lcap *c = luaL_checkudata(L, 1, DM_T);
-    lua_getiuservalue(L, 1, 1);
-    lua_getfield(L, -1, "path");
-    const char *path = lua_tostring(L, -1);
-    const char *base = path ? strrchr(path, '/') : NULL;
-    base = base ? base + 1 : (path ? path : "?");
+    const char *base = vp_lcap_basename(L, 1);
     if (!c->model) {
         lua_pushfstring(L, "<dm %s (closed)>", base);
         return 1;
@@ -83,15 +46,15 @@ static int dm_tostring(lua_State *L)
     luaL_addstring(&b, "<dm ");
     luaL_addstring(&b, base);
     luaL_addstring(&b, ": ");
-    push_count(L, d->record_count);
+    vp_l_push_count(L, d->record_count);
     luaL_addvalue(&b);
     luaL_addstring(&b, d->record_count == 1 ? " record, " : " records, ");
-    push_count(L, d->group_count);
+    vp_l_push_count(L, d->group_count);
     luaL_addvalue(&b);
     luaL_addstring(&b, " groups");
     if (d->empty_records) {
         luaL_addstring(&b, ", ");
-        push_count(L, d->empty_records);
+        vp_l_push_count(L, d->empty_records);
         luaL_addvalue(&b);
         luaL_addstring(&b, " empty");
     }
@@ -126,7 +89,7 @@ static int dm_iter(lua_State *L)
         vp_error err;
         int n = vp_dm_iter_next(d, it, &r, &err);
         if (n < 0)
-            return raise_at(L, lua_upvalueindex(1), &err);
+            return vp_lcap_raise(L, lua_upvalueindex(1), &err);
         if (n == 0)
             return 0;
         int data = r.have_data == 1;
@@ -195,20 +158,10 @@ static int dm_record(lua_State *L)
         if (n == 0 || (n > 0 && r.have_data != 1))
             vp_fail(&err, VP_EFORMAT, UINT64_MAX, "record %d could not be found again",
                     (int)i);
-        return raise_at(L, 1, &err);
+        return vp_lcap_raise(L, 1, &err);
     }
     push_record(L, &r, 1);
     return 1;
-}
-
-static void add_row(lua_State *L, int *n, const char *name)
-{
-    lua_createtable(L, 0, 2);
-    lua_pushstring(L, name);
-    lua_setfield(L, -2, "name");
-    lua_insert(L, -2);
-    lua_setfield(L, -2, "value");
-    lua_rawseti(L, -2, ++*n);
 }
 
 /* "0 1 5" : the group bits present in the file. */
@@ -231,30 +184,30 @@ static void push_bits(lua_State *L, uint32_t bits)
 static int dm_summary(lua_State *L)
 {
     vp_dm *d = dm_check(L, 1);
-    int n = 0;
     lua_newtable(L);
+    int list = lua_gettop(L);
     lua_pushinteger(L, (lua_Integer)d->record_count);
-    add_row(L, &n, "records");
+    vp_l_row_add(L, list, "records");
     lua_pushinteger(L, (lua_Integer)d->empty_records);
-    add_row(L, &n, "empty records");
+    vp_l_row_add(L, list, "empty records");
     lua_pushinteger(L, (lua_Integer)d->group_count);
-    add_row(L, &n, "groups");
+    vp_l_row_add(L, list, "groups");
     push_bits(L, d->bits_seen);
-    add_row(L, &n, "group bits");
+    vp_l_row_add(L, list, "group bits");
     lua_pushinteger(L, (lua_Integer)d->ext_groups);
-    add_row(L, &n, "extended groups");
+    vp_l_row_add(L, list, "extended groups");
     lua_pushinteger(L, (lua_Integer)d->collision_groups);
-    add_row(L, &n, "collision groups");
+    vp_l_row_add(L, list, "collision groups");
     if (d->record_count) {
         lua_pushinteger(L, d->time_min);
-        add_row(L, &n, "first time");
+        vp_l_row_add(L, list, "first time");
         lua_pushinteger(L, d->time_max);
-        add_row(L, &n, "last time");
+        vp_l_row_add(L, list, "last time");
     }
     lua_pushboolean(L, d->truncated);
-    add_row(L, &n, "truncated");
+    vp_l_row_add(L, list, "truncated");
     lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
-    add_row(L, &n, "trailing bytes");
+    vp_l_row_add(L, list, "trailing bytes");
     return 1;
 }
 
@@ -306,11 +259,10 @@ int vp_l_open_dm(lua_State *L, const char *path, int opts)
     if (vp_dm_open(path, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
     if (strict && (d->truncated || d->trailing_bytes)) {
-        vp_error e = {.code = d->truncated ? VP_ETRUNC : VP_EFORMAT, .offset = UINT64_MAX};
-        snprintf(e.msg, sizeof e.msg, "%s",
-                 d->warnings.count ? d->warnings.items[0] : "truncated");
+        int r = vp_l_fail_first_warning(L, path, d->truncated ? VP_ETRUNC : VP_EFORMAT,
+                                        &d->warnings);
         vp_dm_free(d);
-        return vp_l_fail(L, path, &e);
+        return r;
     }
     vp_lcap_new(L, DM_T, d, dm_free, "dm", path, d->map.size, &d->warnings);
     dm_set_fields(L, lua_gettop(L), d);
@@ -330,37 +282,37 @@ static vp_dm_record *record_check(lua_State *L, int idx, vp_dm **d)
 static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsigned index)
 {
     lua_createtable(L, 0, 24);
-    set_int(L, "bit", g->bit);
-    set_int(L, "index", (lua_Integer)index + 1);
-    set_int(L, "offset", (lua_Integer)g->off);
-    set_int(L, "size", (lua_Integer)g->size);
-    set_int(L, "short_time", g->short_time);
-    set_vec3(L, "position", g->position);
+    vp_l_set_int(L, "bit", g->bit);
+    vp_l_set_int(L, "index", (lua_Integer)index + 1);
+    vp_l_set_int(L, "offset", (lua_Integer)g->off);
+    vp_l_set_int(L, "size", (lua_Integer)g->size);
+    vp_l_set_int(L, "short_time", g->short_time);
+    vp_l_set_vec3(L, "position", g->position);
     vp_l_push_vec(L, g->orientation, &g->orientation[3]);
     lua_setfield(L, -2, "orientation");
-    set_vec3(L, "direction", g->direction);
-    set_int(L, "state", g->state);
-    set_int(L, "have_ext", g->have_ext);
+    vp_l_set_vec3(L, "direction", g->direction);
+    vp_l_set_int(L, "state", g->state);
+    vp_l_set_int(L, "have_ext", g->have_ext);
     if (g->have_ext != 1)
         return;
-    set_int(L, "unknown_1", g->unknown_1);
-    set_vec3(L, "velocity", g->velocity);
-    set_int(L, "unknown_2", g->unknown_2);
-    set_int(L, "unknown_3", g->unknown_3);
-    set_int(L, "jetpack_energy", g->jetpack_energy);
-    set_int(L, "ground_time", g->ground_time);
-    set_int(L, "time_since_last_jump", g->time_since_last_jump);
-    set_int(L, "have_collision", g->have_collision);
+    vp_l_set_int(L, "unknown_1", g->unknown_1);
+    vp_l_set_vec3(L, "velocity", g->velocity);
+    vp_l_set_int(L, "unknown_2", g->unknown_2);
+    vp_l_set_int(L, "unknown_3", g->unknown_3);
+    vp_l_set_int(L, "jetpack_energy", g->jetpack_energy);
+    vp_l_set_int(L, "ground_time", g->ground_time);
+    vp_l_set_int(L, "time_since_last_jump", g->time_since_last_jump);
+    vp_l_set_int(L, "have_collision", g->have_collision);
     if (g->have_collision) {
-        set_int(L, "arrow_count", g->arrow_count);
-        set_int(L, "float_count", g->float_count);
+        vp_l_set_int(L, "arrow_count", g->arrow_count);
+        vp_l_set_int(L, "float_count", g->float_count);
         lua_createtable(L, g->arrow_count, 0);
         for (unsigned i = 0; i < g->arrow_count; i++) {
             float o[3], dir[3];
             vp_dm_arrow_at(d, g, i, o, dir);
             lua_createtable(L, 0, 2);
-            set_vec3(L, "origin", o);
-            set_vec3(L, "direction", dir);
+            vp_l_set_vec3(L, "origin", o);
+            vp_l_set_vec3(L, "direction", dir);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
         lua_setfield(L, -2, "arrows");
@@ -371,9 +323,9 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
         }
         lua_setfield(L, -2, "floats");
     }
-    set_vec3(L, "unknown_4", g->unknown_4);
-    set_vec3(L, "unknown_5", g->unknown_5);
-    set_int(L, "unknown_6", g->unknown_6);
+    vp_l_set_vec3(L, "unknown_4", g->unknown_4);
+    vp_l_set_vec3(L, "unknown_5", g->unknown_5);
+    vp_l_set_int(L, "unknown_6", g->unknown_6);
 }
 
 /* Group iterator. Upvalues: record, state {off, bit (next to look at),
@@ -396,7 +348,7 @@ static int group_iter(lua_State *L)
     vp_error err;
     if (vp_dm_group_at(d, s->off, s->bit, &g, &err) != VP_OK) {
         vp_lchild_pushcap(L, lua_upvalueindex(1));
-        return raise_at(L, lua_gettop(L), &err);
+        return vp_lcap_raise(L, lua_gettop(L), &err);
     }
     push_group(L, d, &g, s->index);
     s->off += g.size;
@@ -518,13 +470,7 @@ static int record_totable(lua_State *L)
                                        "time",      "bitfield", "group_count", "bits", NULL};
     lua_settop(L, 1);
     lua_createtable(L, 0, 10);
-    for (int i = 0; keys[i]; i++) {
-        lua_pushcfunction(L, record_get);
-        lua_pushvalue(L, 1);
-        lua_pushstring(L, keys[i]);
-        lua_call(L, 2, 1);
-        lua_setfield(L, 2, keys[i]);
-    }
+    vp_l_getter_fields(L, 1, record_get, keys);
     push_groups(L, d, r, 0);
     lua_setfield(L, 2, "groups");
     return 1;
@@ -552,104 +498,24 @@ static int record_eq(lua_State *L)
 
 /* ---- writer ------------------------------------------------------------ */
 
-typedef struct dm_lwriter {
-    vp_dm_writer *w;
-} dm_lwriter;
-
-static dm_lwriter *writer_check(lua_State *L)
+static vp_errcode dm_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
 {
-    dm_lwriter *lw = luaL_checkudata(L, 1, DM_WRITER_T);
-    if (!lw->w)
-        luaL_error(L, "dm writer is closed");
-    return lw;
+    (void)path;
+    return vp_dm_writer_close(w, 1, NULL, 0, bytes, err);
 }
 
-static int key_in(const char *k, const char *const *list)
+static uint64_t dm_wsize(void *w)
 {
-    for (int i = 0; list[i]; i++)
-        if (strcmp(k, list[i]) == 0)
-            return 1;
-    return 0;
+    return vp_dm_writer_offset(w);
 }
 
-/* Raise on a string key of table idx not in `allowed` (typos in tests must
- * not write defaults silently). Non-string keys are the caller's business. */
-static void check_keys(lua_State *L, int idx, const char *what, const char *const *allowed)
+static vp_errcode dm_wraw(void *w, const void *p, size_t n, vp_error *err)
 {
-    idx = lua_absindex(L, idx);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING || !key_in(lua_tostring(L, -1), allowed)) {
-            const char *k = luaL_tolstring(L, -1, NULL);
-            luaL_error(L, "%s: unknown field '%s'", what, k);
-        }
-    }
+    return vp_dm_writer_raw(w, p, n, err);
 }
 
-static int has_any(lua_State *L, int idx, const char *const *keys)
-{
-    for (int i = 0; keys[i]; i++) {
-        int t = lua_getfield(L, idx, keys[i]);
-        lua_pop(L, 1);
-        if (t != LUA_TNIL)
-            return 1;
-    }
-    return 0;
-}
-
-static lua_Integer int_field(lua_State *L, int idx, const char *k, lua_Integer def,
-                             lua_Integer lo, lua_Integer hi, const char *what)
-{
-    lua_getfield(L, idx, k);
-    lua_Integer v = def;
-    if (!lua_isnil(L, -1)) {
-        int ok;
-        v = lua_tointegerx(L, -1, &ok);
-        if (!ok)
-            luaL_error(L, "%s: field '%s' must be an integer", what, k);
-        if (v < lo || v > hi)
-            luaL_error(L, "%s: field '%s' = %I is out of range", what, k, v);
-    }
-    lua_pop(L, 1);
-    return v;
-}
-
-/* {x=, y=, z=[, w=]} or {a, b, c[, d]} at the top of the stack. */
-static void vec_top(lua_State *L, float *v, int n, const char *what, const char *k)
-{
-    static const char *const names[] = {"x", "y", "z", "w"};
-    if (!lua_istable(L, -1))
-        luaL_error(L, "%s: field '%s' must be a vector table {x=, y=, z=}", what, k);
-    for (int i = 0; i < n; i++) {
-        if (lua_getfield(L, -1, names[i]) == LUA_TNIL) {
-            lua_pop(L, 1);
-            lua_rawgeti(L, -1, i + 1);
-        }
-        int ok = 1;
-        v[i] = lua_isnil(L, -1) ? 0.0f : (float)lua_tonumberx(L, -1, &ok);
-        if (!ok)
-            luaL_error(L, "%s: field '%s.%s' must be a number", what, k, names[i]);
-        lua_pop(L, 1);
-    }
-}
-
-static void vec_field(lua_State *L, int idx, const char *k, float *v, int n, const char *what)
-{
-    lua_getfield(L, idx, k);
-    if (lua_isnil(L, -1))
-        memset(v, 0, (size_t)n * sizeof *v);
-    else
-        vec_top(L, v, n, what, k);
-    lua_pop(L, 1);
-}
-
-static void *anchored(lua_State *L, int anchor, size_t n)
-{
-    void *p = lua_newuserdatauv(L, n ? n : 1, 0);
-    lua_rawseti(L, anchor, (lua_Integer)lua_rawlen(L, anchor) + 1);
-    return p;
-}
+static const vp_lwriter_ops dm_wops = {DM_WRITER_T, "dm writer", dm_wclose, NULL, dm_wsize,
+                                       dm_wraw};
 
 static void group_from_table(lua_State *L, int idx, vp_dm_wgroup *g, int anchor)
 {
@@ -670,41 +536,41 @@ static void group_from_table(lua_State *L, int idx, vp_dm_wgroup *g, int anchor)
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (!k || !(key_in(k, base_keys) || key_in(k, ext_keys) || key_in(k, read_keys)))
+        if (!k || !(vp_l_key_in(k, base_keys) || vp_l_key_in(k, ext_keys) || vp_l_key_in(k, read_keys)))
             luaL_error(L, "%s: unknown field '%s'", what, luaL_tolstring(L, -1, NULL));
     }
     vp_dm_wgroup_init(g);
-    g->short_time = (uint16_t)int_field(L, idx, "short_time", 0, 0, UINT16_MAX, what);
-    vec_field(L, idx, "position", g->position, 3, what);
-    vec_field(L, idx, "orientation", g->orientation, 4, what);
-    vec_field(L, idx, "direction", g->direction, 3, what);
-    g->state = (uint16_t)int_field(L, idx, "state", 0, 0, UINT16_MAX, what);
-    g->have_ext = (uint8_t)int_field(L, idx, "have_ext", has_any(L, idx, ext_keys), 0, 255, what);
+    g->short_time = (uint16_t)vp_l_int_field(L, idx, "short_time", 0, 0, UINT16_MAX, what);
+    vp_l_vec_field(L, idx, "position", g->position, 3, what);
+    vp_l_vec_field(L, idx, "orientation", g->orientation, 4, what);
+    vp_l_vec_field(L, idx, "direction", g->direction, 3, what);
+    g->state = (uint16_t)vp_l_int_field(L, idx, "state", 0, 0, UINT16_MAX, what);
+    g->have_ext = (uint8_t)vp_l_int_field(L, idx, "have_ext", vp_l_has_any(L, idx, ext_keys), 0, 255, what);
     if (g->have_ext != 1)
         return;
-    g->unknown_1 = (uint16_t)int_field(L, idx, "unknown_1", 0, 0, UINT16_MAX, what);
-    vec_field(L, idx, "velocity", g->velocity, 3, what);
-    g->unknown_2 = (uint8_t)int_field(L, idx, "unknown_2", 0, 0, 255, what);
-    g->unknown_3 = (uint8_t)int_field(L, idx, "unknown_3", 0, 0, 255, what);
-    g->jetpack_energy = (uint16_t)int_field(L, idx, "jetpack_energy", 0, 0, UINT16_MAX, what);
-    g->ground_time = (int16_t)int_field(L, idx, "ground_time", 0, INT16_MIN, INT16_MAX, what);
+    g->unknown_1 = (uint16_t)vp_l_int_field(L, idx, "unknown_1", 0, 0, UINT16_MAX, what);
+    vp_l_vec_field(L, idx, "velocity", g->velocity, 3, what);
+    g->unknown_2 = (uint8_t)vp_l_int_field(L, idx, "unknown_2", 0, 0, 255, what);
+    g->unknown_3 = (uint8_t)vp_l_int_field(L, idx, "unknown_3", 0, 0, 255, what);
+    g->jetpack_energy = (uint16_t)vp_l_int_field(L, idx, "jetpack_energy", 0, 0, UINT16_MAX, what);
+    g->ground_time = (int16_t)vp_l_int_field(L, idx, "ground_time", 0, INT16_MIN, INT16_MAX, what);
     g->time_since_last_jump =
-        (int16_t)int_field(L, idx, "time_since_last_jump", 0, INT16_MIN, INT16_MAX, what);
-    g->have_collision = (uint8_t)int_field(L, idx, "have_collision",
-                                           has_any(L, idx, coll_keys), 0, 255, what);
+        (int16_t)vp_l_int_field(L, idx, "time_since_last_jump", 0, INT16_MIN, INT16_MAX, what);
+    g->have_collision = (uint8_t)vp_l_int_field(L, idx, "have_collision",
+                                           vp_l_has_any(L, idx, coll_keys), 0, 255, what);
     if (g->have_collision) {
         lua_getfield(L, idx, "arrows");
         size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
         if (n > 255)
             luaL_error(L, "%s: at most 255 arrows (u8 count)", what);
-        float *a = anchored(L, anchor, n * 6 * sizeof *a);
+        float *a = vp_l_anchored(L, anchor, n * 6 * sizeof *a);
         for (size_t i = 0; i < n; i++) {
             lua_rawgeti(L, -1, (lua_Integer)i + 1);
             if (!lua_istable(L, -1))
                 luaL_error(L, "%s: arrow %d must be {origin=, direction=}", what, (int)i + 1);
             int at = lua_gettop(L);
-            vec_field(L, at, "origin", a + i * 6, 3, what);
-            vec_field(L, at, "direction", a + i * 6 + 3, 3, what);
+            vp_l_vec_field(L, at, "origin", a + i * 6, 3, what);
+            vp_l_vec_field(L, at, "direction", a + i * 6 + 3, 3, what);
             lua_pop(L, 1);
         }
         lua_pop(L, 1);
@@ -714,7 +580,7 @@ static void group_from_table(lua_State *L, int idx, vp_dm_wgroup *g, int anchor)
         n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
         if (n > 255)
             luaL_error(L, "%s: at most 255 floats (u8 count)", what);
-        float *f = anchored(L, anchor, n * sizeof *f);
+        float *f = vp_l_anchored(L, anchor, n * sizeof *f);
         for (size_t i = 0; i < n; i++) {
             lua_rawgeti(L, -1, (lua_Integer)i + 1);
             int ok;
@@ -726,32 +592,32 @@ static void group_from_table(lua_State *L, int idx, vp_dm_wgroup *g, int anchor)
         lua_pop(L, 1);
         g->floats = f;
         g->nfloats = n;
-        g->arrow_count = (int)int_field(L, idx, "arrow_count", -1, -1, 255, what);
-        g->float_count = (int)int_field(L, idx, "float_count", -1, -1, 255, what);
+        g->arrow_count = (int)vp_l_int_field(L, idx, "arrow_count", -1, -1, 255, what);
+        g->float_count = (int)vp_l_int_field(L, idx, "float_count", -1, -1, 255, what);
     }
-    vec_field(L, idx, "unknown_4", g->unknown_4, 3, what);
-    vec_field(L, idx, "unknown_5", g->unknown_5, 3, what);
-    g->unknown_6 = (uint8_t)int_field(L, idx, "unknown_6", 0, 0, 255, what);
+    vp_l_vec_field(L, idx, "unknown_4", g->unknown_4, 3, what);
+    vp_l_vec_field(L, idx, "unknown_5", g->unknown_5, 3, what);
+    g->unknown_6 = (uint8_t)vp_l_int_field(L, idx, "unknown_6", 0, 0, 255, what);
 }
 
 /* w:record{time=, groups={[bit]=group}, bitfield=, have_data=} -> offset */
 static int writer_record(lua_State *L)
 {
     static const char *const keys[] = {"time", "groups", "bitfield", "have_data", NULL};
-    dm_lwriter *lw = writer_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, DM_WRITER_T);
     luaL_checktype(L, 2, LUA_TTABLE);
-    check_keys(L, 2, "w:record", keys);
+    vp_l_check_keys(L, 2, "w:record", keys);
     lua_settop(L, 2);
     lua_newtable(L); /* 3: anchor */
     vp_dm_wrecord r;
     memset(&r, 0, sizeof r);
     const char *what = "w:record";
-    r.have_data = (uint8_t)int_field(L, 2, "have_data", 1, 0, 255, what);
-    r.time = (uint32_t)int_field(L, 2, "time", 0, 0, UINT32_MAX, what);
+    r.have_data = (uint8_t)vp_l_int_field(L, 2, "have_data", 1, 0, 255, what);
+    r.time = (uint32_t)vp_l_int_field(L, 2, "time", 0, 0, UINT32_MAX, what);
     lua_getfield(L, 2, "groups");
     int gi = lua_gettop(L);
     uint32_t bits = 0;
-    vp_dm_wgroup *gs = anchored(L, 3, 32 * sizeof *gs);
+    vp_dm_wgroup *gs = vp_l_anchored(L, 3, 32 * sizeof *gs);
     size_t n = 0;
     if (!lua_isnil(L, gi)) {
         if (!lua_istable(L, gi))
@@ -774,7 +640,7 @@ static int writer_record(lua_State *L)
             lua_pop(L, 1);
         }
     }
-    r.bitfield = (uint32_t)int_field(L, 2, "bitfield", bits, 0, UINT32_MAX, what);
+    r.bitfield = (uint32_t)vp_l_int_field(L, 2, "bitfield", bits, 0, UINT32_MAX, what);
     r.groups = gs;
     r.ngroups = n;
     uint64_t off = vp_dm_writer_offset(lw->w);
@@ -787,7 +653,7 @@ static int writer_record(lua_State *L)
 
 static int writer_empty(lua_State *L)
 {
-    dm_lwriter *lw = writer_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, DM_WRITER_T);
     uint64_t off = vp_dm_writer_offset(lw->w);
     vp_error err;
     if (vp_dm_writer_empty(lw->w, &err) != VP_OK)
@@ -796,29 +662,9 @@ static int writer_empty(lua_State *L)
     return 1;
 }
 
-static int writer_raw(lua_State *L)
-{
-    dm_lwriter *lw = writer_check(L);
-    size_t n;
-    const char *s = luaL_checklstring(L, 2, &n);
-    uint64_t off = vp_dm_writer_offset(lw->w);
-    vp_error err;
-    if (vp_dm_writer_raw(lw->w, s, n, &err) != VP_OK)
-        return luaL_error(L, "w:raw: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
-}
-
-static int writer_tell(lua_State *L)
-{
-    dm_lwriter *lw = writer_check(L);
-    lua_pushinteger(L, (lua_Integer)vp_dm_writer_offset(lw->w));
-    return 1;
-}
-
 static int writer_count(lua_State *L)
 {
-    dm_lwriter *lw = writer_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, DM_WRITER_T);
     lua_pushinteger(L, (lua_Integer)vp_dm_writer_records(lw->w));
     return 1;
 }
@@ -827,12 +673,12 @@ static int writer_count(lua_State *L)
 static int writer_close(lua_State *L)
 {
     static const char *const keys[] = {"terminate", "trailing", NULL};
-    dm_lwriter *lw = luaL_checkudata(L, 1, DM_WRITER_T);
+    vp_lwriter *lw = luaL_checkudata(L, 1, DM_WRITER_T);
     if (!lw->w)
         return 0;
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        check_keys(L, 2, "w:close", keys);
+        vp_l_check_keys(L, 2, "w:close", keys);
     }
     int terminate = vp_l_opt_bool(L, 2, "terminate", 1);
     size_t ntrail = 0;
@@ -851,21 +697,9 @@ static int writer_close(lua_State *L)
     return 1;
 }
 
-static int writer_gc(lua_State *L)
-{
-    dm_lwriter *lw = luaL_checkudata(L, 1, DM_WRITER_T);
-    if (lw->w) {
-        vp_error err;
-        vp_dm_writer *w = lw->w;
-        lw->w = NULL;
-        vp_dm_writer_close(w, 1, NULL, 0, NULL, &err);
-    }
-    return 0;
-}
-
 static int writer_tostring(lua_State *L)
 {
-    dm_lwriter *lw = luaL_checkudata(L, 1, DM_WRITER_T);
+    vp_lwriter *lw = luaL_checkudata(L, 1, DM_WRITER_T);
     if (!lw->w)
         lua_pushliteral(L, "<dm writer (closed)>");
     else
@@ -877,15 +711,13 @@ int vp_l_writer_dm(lua_State *L, const char *path, int opts)
 {
     if (lua_istable(L, opts)) {
         static const char *const none[] = {NULL};
-        check_keys(L, opts, "vp.writer dm options", none);
+        vp_l_check_keys(L, opts, "vp.writer dm options", none);
     }
     vp_error err;
     vp_dm_writer *w = vp_dm_writer_open(path, &err);
     if (!w)
         return luaL_error(L, "vp.writer: %s", err.msg);
-    dm_lwriter *lw = lua_newuserdatauv(L, sizeof *lw, 0);
-    lw->w = w;
-    luaL_setmetatable(L, DM_WRITER_T);
+    vp_lwriter_new(L, &dm_wops, sizeof(vp_lwriter), path)->w = w;
     return 1;
 }
 
@@ -910,13 +742,13 @@ void vp_l_register_dm(lua_State *L)
                                            {NULL, NULL}};
     vp_l_class(L, DM_RECORD_T, rec_meta, rec_methods, record_get);
 
-    static const luaL_Reg w_meta[] = {{"__gc", writer_gc},
-                                      {"__close", writer_gc},
+    static const luaL_Reg w_meta[] = {{"__gc", vp_lwriter_gc},
+                                      {"__close", vp_lwriter_gc},
                                       {"__tostring", writer_tostring},
                                       {NULL, NULL}};
     static const luaL_Reg w_methods[] = {{"record", writer_record}, {"empty", writer_empty},
-                                         {"raw", writer_raw},       {"tell", writer_tell},
+                                         {"raw", vp_lwriter_raw_at}, {"tell", vp_lwriter_tell},
                                          {"count", writer_count},   {"close", writer_close},
                                          {NULL, NULL}};
-    vp_l_class(L, DM_WRITER_T, w_meta, w_methods, NULL);
+    vp_lwriter_class(L, &dm_wops, w_meta, w_methods, NULL);
 }

@@ -25,20 +25,6 @@ static void dw_free(void *m)
     vp_dw_free(m);
 }
 
-/* "1,234": counts in messages and summaries are read by people. */
-static void push_count(lua_State *L, uint64_t n)
-{
-    char raw[32], out[48];
-    int len = snprintf(raw, sizeof raw, "%llu", (unsigned long long)n);
-    int o = 0;
-    for (int i = 0; i < len; i++) {
-        if (i && (len - i) % 3 == 0)
-            out[o++] = ',';
-        out[o++] = raw[i];
-    }
-    lua_pushlstring(L, out, (size_t)o);
-}
-
 static void push_guid_fields(lua_State *L, uint64_t guid)
 {
     lua_pushinteger(L, (lua_Integer)guid);
@@ -49,21 +35,9 @@ static void push_guid_fields(lua_State *L, uint64_t guid)
     lua_setfield(L, -2, "controller");
 }
 
-static void set_vec3(lua_State *L, const char *k, const float v[3])
-{
-    vp_l_push_vec(L, v, NULL);
-    lua_setfield(L, -2, k);
-}
-
 static void set_bytes(lua_State *L, const char *k, const uint8_t *p, size_t n)
 {
     lua_pushlstring(L, (const char *)p, n);
-    lua_setfield(L, -2, k);
-}
-
-static void set_int(lua_State *L, const char *k, lua_Integer v)
-{
-    lua_pushinteger(L, v);
     lua_setfield(L, -2, k);
 }
 
@@ -93,11 +67,7 @@ static int dw_close(lua_State *L)
 static int dw_tostring(lua_State *L)
 {
     vp_lcap *c = luaL_checkudata(L, 1, DW_T);
-    lua_getiuservalue(L, 1, 1);
-    lua_getfield(L, -1, "path");
-    const char *path = lua_tostring(L, -1);
-    const char *base = path ? strrchr(path, '/') : NULL;
-    base = base ? base + 1 : (path ? path : "?");
+    const char *base = vp_lcap_basename(L, 1);
     if (!c->model) {
         lua_pushfstring(L, "<dw %s (closed)>", base);
         return 1;
@@ -108,16 +78,16 @@ static int dw_tostring(lua_State *L)
     luaL_addstring(&b, "<dw ");
     luaL_addstring(&b, base);
     luaL_addstring(&b, ": ");
-    push_count(L, d->trace_count);
+    vp_l_push_count(L, d->trace_count);
     luaL_addvalue(&b);
     luaL_addstring(&b, d->trace_count == 1 ? " trace, " : " traces, ");
-    push_count(L, d->slot_count);
+    vp_l_push_count(L, d->slot_count);
     luaL_addvalue(&b);
     luaL_addstring(&b, " slots, ");
-    push_count(L, d->client_hits);
+    vp_l_push_count(L, d->client_hits);
     luaL_addvalue(&b);
     luaL_addstring(&b, " client / ");
-    push_count(L, d->server_hits);
+    vp_l_push_count(L, d->server_hits);
     luaL_addvalue(&b);
     luaL_addstring(&b, " server hits");
     if (d->truncated)
@@ -151,11 +121,8 @@ static int dw_iter(lua_State *L)
     vp_error err;
     for (;;) {
         int r = vp_dw_iter_next(d, it, &t, &err);
-        if (r < 0) {
-            lua_getiuservalue(L, lua_upvalueindex(1), 1);
-            lua_getfield(L, -1, "path");
-            return vp_l_raise(L, lua_tostring(L, -1), &err);
-        }
+        if (r < 0)
+            return vp_lcap_raise(L, lua_upvalueindex(1), &err);
         if (r == 0)
             return 0;
         if (all) {
@@ -223,23 +190,10 @@ static int dw_trace(lua_State *L)
     if (n <= 0 || !t.used) {
         if (n >= 0)
             vp_fail(&err, VP_EFORMAT, UINT64_MAX, "trace %d could not be found again", (int)i);
-        lua_getiuservalue(L, 1, 1);
-        lua_getfield(L, -1, "path");
-        return vp_l_raise(L, lua_tostring(L, -1), &err);
+        return vp_lcap_raise(L, 1, &err);
     }
     push_trace(L, &t, 1);
     return 1;
-}
-
-static void add_row(lua_State *L, int *n, const char *name)
-{
-    /* value on top */
-    lua_createtable(L, 0, 2);
-    lua_pushstring(L, name);
-    lua_setfield(L, -2, "name");
-    lua_insert(L, -2);
-    lua_setfield(L, -2, "value");
-    lua_rawseti(L, -2, ++*n);
 }
 
 static void push_header_hex(lua_State *L, const uint8_t h[4])
@@ -252,35 +206,35 @@ static void push_header_hex(lua_State *L, const uint8_t h[4])
 static int dw_summary(lua_State *L)
 {
     vp_dw *d = dw_check(L, 1);
-    int n = 0;
     lua_newtable(L);
+    int list = lua_gettop(L);
     push_header_hex(L, d->header);
-    add_row(L, &n, "header");
+    vp_l_row_add(L, list, "header");
     lua_pushinteger(L, d->max_size);
-    add_row(L, &n, "max_size");
+    vp_l_row_add(L, list, "max_size");
     lua_pushinteger(L, (lua_Integer)d->slot_count);
-    add_row(L, &n, "slots");
+    vp_l_row_add(L, list, "slots");
     lua_pushinteger(L, (lua_Integer)d->trace_count);
-    add_row(L, &n, "traces");
+    vp_l_row_add(L, list, "traces");
     lua_pushinteger(L, (lua_Integer)d->empty_slots);
-    add_row(L, &n, "empty slots");
+    vp_l_row_add(L, list, "empty slots");
     lua_pushinteger(L, (lua_Integer)d->client_hits);
-    add_row(L, &n, "client hits");
+    vp_l_row_add(L, list, "client hits");
     lua_pushinteger(L, (lua_Integer)d->server_hits);
-    add_row(L, &n, "server hits");
+    vp_l_row_add(L, list, "server hits");
     lua_pushinteger(L, (lua_Integer)d->movement_blocks);
-    add_row(L, &n, "movement blocks");
+    vp_l_row_add(L, list, "movement blocks");
     if (d->have_footer) {
         lua_pushinteger(L, d->last_trace_counter);
-        add_row(L, &n, "last trace counter");
+        vp_l_row_add(L, list, "last trace counter");
         lua_pushboolean(L, d->last_trace_counter < d->trace_count);
-        add_row(L, &n, "counter wrapped");
+        vp_l_row_add(L, list, "counter wrapped");
     } else {
         lua_pushliteral(L, "missing");
-        add_row(L, &n, "last trace counter");
+        vp_l_row_add(L, list, "last trace counter");
     }
     lua_pushboolean(L, d->truncated);
-    add_row(L, &n, "truncated");
+    vp_l_row_add(L, list, "truncated");
     return 1;
 }
 
@@ -347,10 +301,9 @@ int vp_l_open_dw(lua_State *L, const char *path, int opts)
         return vp_l_fail(L, path, &err);
     if (strict && d->truncated) {
         /* The first warning names the offset and the field. */
-        vp_error e = {.code = VP_ETRUNC, .offset = UINT64_MAX};
-        snprintf(e.msg, sizeof e.msg, "%s", d->warnings.count ? d->warnings.items[0] : "truncated");
+        int r = vp_l_fail_first_warning(L, path, VP_ETRUNC, &d->warnings);
         vp_dw_free(d);
-        return vp_l_fail(L, path, &e);
+        return r;
     }
     vp_lcap_new(L, DW_T, d, dw_free, "dw", path, d->map.size, &d->warnings);
     dw_set_fields(L, lua_gettop(L), d);
@@ -372,22 +325,22 @@ static void push_movement(lua_State *L, const vp_dw *d, uint64_t off)
     vp_dw_movement m;
     vp_dw_movement_at(d, off, &m);
     lua_createtable(L, 0, 20);
-    set_int(L, "offset", (lua_Integer)off);
+    vp_l_set_int(L, "offset", (lua_Integer)off);
     set_bytes(L, "unknown_00", m.unknown_00, 4);
-    set_vec3(L, "ray_start", m.ray_start);
-    set_vec3(L, "ray_end", m.ray_end);
+    vp_l_set_vec3(L, "ray_start", m.ray_start);
+    vp_l_set_vec3(L, "ray_end", m.ray_end);
     set_num(L, "weapon_range", m.weapon_range);
-    set_int(L, "unknown_20", m.unknown_20);
+    vp_l_set_int(L, "unknown_20", m.unknown_20);
     set_bytes(L, "unknown_22", m.unknown_22, sizeof m.unknown_22);
     set_bytes(L, "unknown_44", m.unknown_44, sizeof m.unknown_44);
-    set_int(L, "bullet", m.bullet);
+    vp_l_set_int(L, "bullet", m.bullet);
     set_bytes(L, "unknown_49", m.unknown_49, sizeof m.unknown_49);
-    set_vec3(L, "unknown_4c", m.unknown_4c);
-    set_int(L, "damage_per_round", m.damage_per_round);
+    vp_l_set_vec3(L, "unknown_4c", m.unknown_4c);
+    vp_l_set_int(L, "damage_per_round", m.damage_per_round);
     set_bytes(L, "unknown_5c", m.unknown_5c, sizeof m.unknown_5c);
-    set_vec3(L, "unknown_68", m.unknown_68);
-    set_int(L, "weapon_template_id", m.weapon_template_id);
-    set_int(L, "slot_index", m.slot_index);
+    vp_l_set_vec3(L, "unknown_68", m.unknown_68);
+    vp_l_set_int(L, "weapon_template_id", m.weapon_template_id);
+    vp_l_set_int(L, "slot_index", m.slot_index);
     set_bytes(L, "unknown_79", m.unknown_79, sizeof m.unknown_79);
 }
 
@@ -397,33 +350,33 @@ static void push_hit(lua_State *L, const vp_dw *d, const vp_dw_hit *h, const cha
     lua_createtable(L, 0, 18);
     lua_pushstring(L, side);
     lua_setfield(L, -2, "side");
-    set_int(L, "index", (lua_Integer)index + 1);
-    set_int(L, "offset", (lua_Integer)h->off);
-    set_int(L, "type", h->type);
+    vp_l_set_int(L, "index", (lua_Integer)index + 1);
+    vp_l_set_int(L, "offset", (lua_Integer)h->off);
+    vp_l_set_int(L, "type", h->type);
     push_type_name(L, h->type);
     lua_setfield(L, -2, "type_name");
-    set_int(L, "trace_id", h->trace_id);
-    set_int(L, "time", h->time);
-    set_int(L, "unknown_09", h->unknown_09);
-    set_vec3(L, "position", h->position);
-    set_vec3(L, "direction", h->direction);
-    set_int(L, "physics_material", h->physics_material);
-    set_int(L, "have_entity", h->have_entity);
+    vp_l_set_int(L, "trace_id", h->trace_id);
+    vp_l_set_int(L, "time", h->time);
+    vp_l_set_int(L, "unknown_09", h->unknown_09);
+    vp_l_set_vec3(L, "position", h->position);
+    vp_l_set_vec3(L, "direction", h->direction);
+    vp_l_set_int(L, "physics_material", h->physics_material);
+    vp_l_set_int(L, "have_entity", h->have_entity);
     if (h->have_entity) {
         lua_createtable(L, 0, 7);
         push_guid_fields(L, h->entity.guid);
-        set_vec3(L, "position", h->entity.position);
+        vp_l_set_vec3(L, "position", h->entity.position);
         vp_l_push_vec(L, h->entity.rotation, &h->entity.rotation[3]);
         lua_setfield(L, -2, "rotation");
-        set_int(L, "unknown_24", h->entity.unknown_24);
-        set_int(L, "unknown_25", h->entity.unknown_25);
+        vp_l_set_int(L, "unknown_24", h->entity.unknown_24);
+        vp_l_set_int(L, "unknown_25", h->entity.unknown_25);
         lua_setfield(L, -2, "entity");
     }
-    set_int(L, "have_ragdoll", h->have_ragdoll);
+    vp_l_set_int(L, "have_ragdoll", h->have_ragdoll);
     if (h->have_ragdoll) {
         lua_createtable(L, 0, 5);
         push_guid_fields(L, h->ragdoll_guid);
-        set_int(L, "count", h->ragdoll_count);
+        vp_l_set_int(L, "count", h->ragdoll_count);
         lua_createtable(L, h->ragdoll_count, 0);
         for (unsigned i = 0; i < h->ragdoll_count; i++) {
             float m[16];
@@ -470,9 +423,7 @@ static int hit_iter(lua_State *L)
     vp_error err;
     if (vp_dw_hit_at(d, s->off, &h, &err) != VP_OK) {
         vp_lchild_pushcap(L, lua_upvalueindex(1));
-        lua_getiuservalue(L, -1, 1);
-        lua_getfield(L, -1, "path");
-        return vp_l_raise(L, lua_tostring(L, -1), &err);
+        return vp_lcap_raise(L, lua_gettop(L), &err);
     }
     push_hit(L, d, &h, s->side ? "server" : "client", s->i);
     s->off += h.size;
@@ -548,13 +499,7 @@ static int trace_totable(lua_State *L)
                                        "client_count", "server_count", NULL};
     lua_settop(L, 1);
     lua_createtable(L, 0, 14);
-    for (int i = 0; keys[i]; i++) {
-        lua_pushcfunction(L, trace_get);
-        lua_pushvalue(L, 1);
-        lua_pushstring(L, keys[i]);
-        lua_call(L, 2, 1);
-        lua_setfield(L, 2, keys[i]);
-    }
+    vp_l_getter_fields(L, 1, trace_get, keys);
     if (t->movement_off) {
         push_movement(L, d, t->movement_off);
         lua_setfield(L, 2, "movement");
@@ -627,55 +572,24 @@ static int trace_eq(lua_State *L)
 
 /* ---- writer ------------------------------------------------------------ */
 
-typedef struct dw_lwriter {
-    vp_dw_writer *w;
-} dw_lwriter;
-
-static dw_lwriter *writer_check(lua_State *L)
+static vp_errcode dw_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
 {
-    dw_lwriter *lw = luaL_checkudata(L, 1, DW_WRITER_T);
-    if (!lw->w)
-        luaL_error(L, "dw writer is closed");
-    return lw;
+    (void)path;
+    return vp_dw_writer_close(w, 1, (uint32_t)vp_dw_writer_traces(w), bytes, err);
 }
 
-/* Raise on a key of table `idx` that is not in `allowed`: a typo in a test
- * must not silently write a default. */
-static void check_keys(lua_State *L, int idx, const char *what, const char *const *allowed)
+static uint64_t dw_wsize(void *w)
 {
-    idx = lua_absindex(L, idx);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        int ok = 0;
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            const char *k = lua_tostring(L, -1);
-            for (int i = 0; allowed[i] && !ok; i++)
-                ok = strcmp(k, allowed[i]) == 0;
-        }
-        if (!ok) {
-            const char *k = luaL_tolstring(L, -1, NULL);
-            luaL_error(L, "%s: unknown field '%s'", what, k);
-        }
-    }
+    return vp_dw_writer_bytes(w);
 }
 
-static lua_Integer int_field(lua_State *L, int idx, const char *k, lua_Integer def,
-                             lua_Integer lo, lua_Integer hi, const char *what)
+static vp_errcode dw_wraw(void *w, const void *p, size_t n, vp_error *err)
 {
-    lua_getfield(L, idx, k);
-    lua_Integer v = def;
-    if (!lua_isnil(L, -1)) {
-        int ok;
-        v = lua_tointegerx(L, -1, &ok);
-        if (!ok)
-            luaL_error(L, "%s: field '%s' must be an integer", what, k);
-        if (v < lo || v > hi)
-            luaL_error(L, "%s: field '%s' = %I is out of range", what, k, v);
-    }
-    lua_pop(L, 1);
-    return v;
+    return vp_dw_writer_raw(w, p, n, err);
 }
+
+static const vp_lwriter_ops dw_wops = {DW_WRITER_T, "dw writer", dw_wclose, NULL, dw_wsize,
+                                       dw_wraw};
 
 static float num_field(lua_State *L, int idx, const char *k, const char *what)
 {
@@ -689,32 +603,6 @@ static float num_field(lua_State *L, int idx, const char *k, const char *what)
     }
     lua_pop(L, 1);
     return (float)v;
-}
-
-/* A vector field: {x=, y=, z=[, w=]} or {a, b, c[, d]}. */
-static void vec_field(lua_State *L, int idx, const char *k, float *v, int n, const char *what)
-{
-    static const char *const names[] = {"x", "y", "z", "w"};
-    lua_getfield(L, idx, k);
-    if (lua_isnil(L, -1)) {
-        for (int i = 0; i < n; i++)
-            v[i] = 0;
-    } else {
-        if (!lua_istable(L, -1))
-            luaL_error(L, "%s: field '%s' must be a vector table {x=, y=, z=}", what, k);
-        for (int i = 0; i < n; i++) {
-            if (lua_getfield(L, -1, names[i]) == LUA_TNIL) {
-                lua_pop(L, 1);
-                lua_rawgeti(L, -1, i + 1);
-            }
-            int ok = 1;
-            v[i] = lua_isnil(L, -1) ? 0.0f : (float)lua_tonumberx(L, -1, &ok);
-            if (!ok)
-                luaL_error(L, "%s: field '%s.%s' must be a number", what, k, names[i]);
-            lua_pop(L, 1);
-        }
-    }
-    lua_pop(L, 1);
 }
 
 /* Unknown bytes: a string of at most n bytes, zero-padded. */
@@ -742,9 +630,9 @@ static uint64_t guid_of(lua_State *L, int idx, const char *what)
     int has_guid = !lua_isnil(L, -1);
     lua_pop(L, 1);
     if (has_guid)
-        return (uint64_t)int_field(L, idx, "guid", 0, LUA_MININTEGER, LUA_MAXINTEGER, what);
-    uint64_t id = (uint64_t)int_field(L, idx, "entity_id", 0, 0, (lua_Integer)1 << 56, what);
-    uint64_t ctl = (uint64_t)int_field(L, idx, "controller", 0, 0, 255, what);
+        return (uint64_t)vp_l_int_field(L, idx, "guid", 0, LUA_MININTEGER, LUA_MAXINTEGER, what);
+    uint64_t id = (uint64_t)vp_l_int_field(L, idx, "entity_id", 0, 0, (lua_Integer)1 << 56, what);
+    uint64_t ctl = (uint64_t)vp_l_int_field(L, idx, "controller", 0, 0, 255, what);
     return id << 8 | ctl;
 }
 
@@ -771,15 +659,6 @@ static int hit_type_of(lua_State *L, int idx, const char *what)
     return t;
 }
 
-/* A new userdata of n bytes kept alive by the anchor table at `anchor`
- * until the trace is written. */
-static void *anchored(lua_State *L, int anchor, size_t n)
-{
-    void *p = lua_newuserdatauv(L, n ? n : 1, 0);
-    lua_rawseti(L, anchor, (lua_Integer)lua_rawlen(L, anchor) + 1);
-    return p;
-}
-
 /* Read one hit table at idx into h (ragdoll floats anchored). */
 static void hit_from_table(lua_State *L, int idx, vp_dw_whit *h, uint32_t trace_id, int anchor)
 {
@@ -794,42 +673,42 @@ static void hit_from_table(lua_State *L, int idx, vp_dw_whit *h, uint32_t trace_
     const char *what = "dw hit";
     idx = lua_absindex(L, idx);
     luaL_checktype(L, idx, LUA_TTABLE);
-    check_keys(L, idx, what, keys);
+    vp_l_check_keys(L, idx, what, keys);
     vp_dw_whit_init(h);
     h->type = (uint8_t)hit_type_of(L, idx, what);
-    h->trace_id = (uint32_t)int_field(L, idx, "trace_id", trace_id, 0, UINT32_MAX, what);
-    h->time = (uint32_t)int_field(L, idx, "time", 0, 0, UINT32_MAX, what);
-    h->unknown_09 = (uint16_t)int_field(L, idx, "unknown_09", 0, 0, UINT16_MAX, what);
-    vec_field(L, idx, "position", h->position, 3, what);
-    vec_field(L, idx, "direction", h->direction, 3, what);
+    h->trace_id = (uint32_t)vp_l_int_field(L, idx, "trace_id", trace_id, 0, UINT32_MAX, what);
+    h->time = (uint32_t)vp_l_int_field(L, idx, "time", 0, 0, UINT32_MAX, what);
+    h->unknown_09 = (uint16_t)vp_l_int_field(L, idx, "unknown_09", 0, 0, UINT16_MAX, what);
+    vp_l_vec_field(L, idx, "position", h->position, 3, what);
+    vp_l_vec_field(L, idx, "direction", h->direction, 3, what);
     h->physics_material =
-        (uint32_t)int_field(L, idx, "physics_material", 0, 0, UINT32_MAX, what);
+        (uint32_t)vp_l_int_field(L, idx, "physics_material", 0, 0, UINT32_MAX, what);
 
     lua_getfield(L, idx, "entity");
     int has_entity = lua_istable(L, -1);
     if (has_entity) {
         int e = lua_gettop(L);
-        check_keys(L, e, "dw hit entity", ekeys);
+        vp_l_check_keys(L, e, "dw hit entity", ekeys);
         h->entity_guid = guid_of(L, e, "dw hit entity");
-        vec_field(L, e, "position", h->entity_position, 3, "dw hit entity");
-        vec_field(L, e, "rotation", h->entity_rotation, 4, "dw hit entity");
-        h->entity_unknown_24 = (int8_t)int_field(L, e, "unknown_24", 0, -128, 127, "dw hit entity");
-        h->entity_unknown_25 = (uint8_t)int_field(L, e, "unknown_25", 0, 0, 255, "dw hit entity");
+        vp_l_vec_field(L, e, "position", h->entity_position, 3, "dw hit entity");
+        vp_l_vec_field(L, e, "rotation", h->entity_rotation, 4, "dw hit entity");
+        h->entity_unknown_24 = (int8_t)vp_l_int_field(L, e, "unknown_24", 0, -128, 127, "dw hit entity");
+        h->entity_unknown_25 = (uint8_t)vp_l_int_field(L, e, "unknown_25", 0, 0, 255, "dw hit entity");
     }
     lua_pop(L, 1);
-    h->have_entity = (uint8_t)int_field(L, idx, "have_entity", has_entity, 0, 255, what);
+    h->have_entity = (uint8_t)vp_l_int_field(L, idx, "have_entity", has_entity, 0, 255, what);
 
     lua_getfield(L, idx, "ragdoll");
     int has_ragdoll = lua_istable(L, -1);
     if (has_ragdoll) {
         int r = lua_gettop(L);
-        check_keys(L, r, "dw hit ragdoll", rkeys);
+        vp_l_check_keys(L, r, "dw hit ragdoll", rkeys);
         h->ragdoll_guid = guid_of(L, r, "dw hit ragdoll");
         lua_getfield(L, r, "transforms");
         size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
         if (n > 255)
             luaL_error(L, "dw hit ragdoll: at most 255 transforms (u8 count)");
-        float *f = anchored(L, anchor, n * 16 * sizeof *f);
+        float *f = vp_l_anchored(L, anchor, n * 16 * sizeof *f);
         for (size_t i = 0; i < n; i++) {
             lua_rawgeti(L, -1, (lua_Integer)i + 1);
             if (!lua_istable(L, -1))
@@ -854,12 +733,12 @@ static void hit_from_table(lua_State *L, int idx, vp_dw_whit *h, uint32_t trace_
         lua_pop(L, 1); /* transforms */
         h->ragdoll = f;
         h->ragdoll_n = n;
-        h->ragdoll_count = (int)int_field(L, r, "count", -1, -1, 255, "dw hit ragdoll");
+        h->ragdoll_count = (int)vp_l_int_field(L, r, "count", -1, -1, 255, "dw hit ragdoll");
         lua_pop(L, 1); /* ragdoll table */
-        h->have_ragdoll = (uint8_t)int_field(L, idx, "have_ragdoll", 1, 0, 255, what);
+        h->have_ragdoll = (uint8_t)vp_l_int_field(L, idx, "have_ragdoll", 1, 0, 255, what);
     } else {
         lua_pop(L, 1);
-        h->have_ragdoll = (uint8_t)int_field(L, idx, "have_ragdoll", 0, 0, 255, what);
+        h->have_ragdoll = (uint8_t)vp_l_int_field(L, idx, "have_ragdoll", 0, 0, 255, what);
         if (h->have_ragdoll)
             luaL_error(L, "dw hit: have_ragdoll without a ragdoll table");
     }
@@ -874,24 +753,24 @@ static void movement_from_table(lua_State *L, int idx, vp_dw_wmovement *m)
         "unknown_79", "offset",     NULL};
     const char *what = "dw movement";
     idx = lua_absindex(L, idx);
-    check_keys(L, idx, what, keys);
+    vp_l_check_keys(L, idx, what, keys);
     bytes_field(L, idx, "unknown_00", m->unknown_00, 4, what);
-    vec_field(L, idx, "ray_start", m->ray_start, 3, what);
-    vec_field(L, idx, "ray_end", m->ray_end, 3, what);
+    vp_l_vec_field(L, idx, "ray_start", m->ray_start, 3, what);
+    vp_l_vec_field(L, idx, "ray_end", m->ray_end, 3, what);
     m->weapon_range = num_field(L, idx, "weapon_range", what);
-    m->unknown_20 = (uint16_t)int_field(L, idx, "unknown_20", 0, 0, UINT16_MAX, what);
+    m->unknown_20 = (uint16_t)vp_l_int_field(L, idx, "unknown_20", 0, 0, UINT16_MAX, what);
     bytes_field(L, idx, "unknown_22", m->unknown_22, sizeof m->unknown_22, what);
     bytes_field(L, idx, "unknown_44", m->unknown_44, sizeof m->unknown_44, what);
-    m->bullet = (uint8_t)int_field(L, idx, "bullet", 0, 0, 255, what);
+    m->bullet = (uint8_t)vp_l_int_field(L, idx, "bullet", 0, 0, 255, what);
     bytes_field(L, idx, "unknown_49", m->unknown_49, sizeof m->unknown_49, what);
-    vec_field(L, idx, "unknown_4c", m->unknown_4c, 3, what);
+    vp_l_vec_field(L, idx, "unknown_4c", m->unknown_4c, 3, what);
     m->damage_per_round =
-        (uint32_t)int_field(L, idx, "damage_per_round", 0, 0, UINT32_MAX, what);
+        (uint32_t)vp_l_int_field(L, idx, "damage_per_round", 0, 0, UINT32_MAX, what);
     bytes_field(L, idx, "unknown_5c", m->unknown_5c, sizeof m->unknown_5c, what);
-    vec_field(L, idx, "unknown_68", m->unknown_68, 3, what);
+    vp_l_vec_field(L, idx, "unknown_68", m->unknown_68, 3, what);
     m->weapon_template_id =
-        (uint32_t)int_field(L, idx, "weapon_template_id", 0, 0, UINT32_MAX, what);
-    m->slot_index = (uint8_t)int_field(L, idx, "slot_index", 0, 0, 255, what);
+        (uint32_t)vp_l_int_field(L, idx, "weapon_template_id", 0, 0, UINT32_MAX, what);
+    m->slot_index = (uint8_t)vp_l_int_field(L, idx, "slot_index", 0, 0, 255, what);
     bytes_field(L, idx, "unknown_79", m->unknown_79, sizeof m->unknown_79, what);
 }
 
@@ -911,7 +790,7 @@ static vp_dw_whit *hits_from_list(lua_State *L, int tidx, const char *key, size_
     size_t len = lua_rawlen(L, list);
     if (len > 255)
         luaL_error(L, "w:trace: at most 255 %s hits (u8 count)", key);
-    vp_dw_whit *hs = anchored(L, anchor, len * sizeof *hs);
+    vp_dw_whit *hs = vp_l_anchored(L, anchor, len * sizeof *hs);
     for (size_t i = 0; i < len; i++) {
         lua_rawgeti(L, list, (lua_Integer)i + 1);
         if (!lua_istable(L, -1))
@@ -930,18 +809,18 @@ static int writer_trace(lua_State *L)
     static const char *const keys[] = {"used",   "unknown_01",   "trace_id",     "ammo_type_id",
                                        "movement", "client",     "server",       "client_count",
                                        "server_count", NULL};
-    dw_lwriter *lw = writer_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, DW_WRITER_T);
     luaL_checktype(L, 2, LUA_TTABLE);
-    check_keys(L, 2, "w:trace", keys);
+    vp_l_check_keys(L, 2, "w:trace", keys);
     vp_dw_wtrace t;
     vp_dw_wtrace_init(&t);
     const char *what = "w:trace";
-    t.used = (uint8_t)int_field(L, 2, "used", 1, 0, 255, what);
-    t.unknown_01 = (uint8_t)int_field(L, 2, "unknown_01", 0, 0, 255, what);
-    t.trace_id = (uint32_t)int_field(L, 2, "trace_id", 0, 0, UINT32_MAX, what);
-    t.ammo_type_id = (uint32_t)int_field(L, 2, "ammo_type_id", 0, 0, UINT32_MAX, what);
-    t.client_count = (int)int_field(L, 2, "client_count", -1, -1, 255, what);
-    t.server_count = (int)int_field(L, 2, "server_count", -1, -1, 255, what);
+    t.used = (uint8_t)vp_l_int_field(L, 2, "used", 1, 0, 255, what);
+    t.unknown_01 = (uint8_t)vp_l_int_field(L, 2, "unknown_01", 0, 0, 255, what);
+    t.trace_id = (uint32_t)vp_l_int_field(L, 2, "trace_id", 0, 0, UINT32_MAX, what);
+    t.ammo_type_id = (uint32_t)vp_l_int_field(L, 2, "ammo_type_id", 0, 0, UINT32_MAX, what);
+    t.client_count = (int)vp_l_int_field(L, 2, "client_count", -1, -1, 255, what);
+    t.server_count = (int)vp_l_int_field(L, 2, "server_count", -1, -1, 255, what);
     lua_getfield(L, 2, "movement");
     if (lua_istable(L, -1)) {
         if (t.ammo_type_id == 0)
@@ -965,7 +844,7 @@ static int writer_trace(lua_State *L)
 
 static int writer_empty_slot(lua_State *L)
 {
-    dw_lwriter *lw = writer_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, DW_WRITER_T);
     uint64_t off = vp_dw_writer_bytes(lw->w);
     vp_error err;
     if (vp_dw_writer_empty(lw->w, &err) != VP_OK)
@@ -974,40 +853,20 @@ static int writer_empty_slot(lua_State *L)
     return 1;
 }
 
-static int writer_raw(lua_State *L)
-{
-    dw_lwriter *lw = writer_check(L);
-    size_t n;
-    const char *s = luaL_checklstring(L, 2, &n);
-    uint64_t off = vp_dw_writer_bytes(lw->w);
-    vp_error err;
-    if (vp_dw_writer_raw(lw->w, s, n, &err) != VP_OK)
-        return luaL_error(L, "w:raw: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
-}
-
-static int writer_tell(lua_State *L)
-{
-    dw_lwriter *lw = writer_check(L);
-    lua_pushinteger(L, (lua_Integer)vp_dw_writer_bytes(lw->w));
-    return 1;
-}
-
 /* w:close{last_trace_counter = N, footer = true} -> bytes */
 static int writer_close(lua_State *L)
 {
-    dw_lwriter *lw = luaL_checkudata(L, 1, DW_WRITER_T);
+    vp_lwriter *lw = luaL_checkudata(L, 1, DW_WRITER_T);
     if (!lw->w)
         return 0;
     static const char *const keys[] = {"last_trace_counter", "footer", NULL};
     if (!lua_isnoneornil(L, 2)) {
         luaL_checktype(L, 2, LUA_TTABLE);
-        check_keys(L, 2, "w:close", keys);
+        vp_l_check_keys(L, 2, "w:close", keys);
     }
     int footer = vp_l_opt_bool(L, 2, "footer", 1);
     lua_Integer counter = lua_istable(L, 2)
-                              ? int_field(L, 2, "last_trace_counter",
+                              ? vp_l_int_field(L, 2, "last_trace_counter",
                                           (lua_Integer)(uint32_t)vp_dw_writer_traces(lw->w), 0,
                                           UINT32_MAX, "w:close")
                               : (lua_Integer)(uint32_t)vp_dw_writer_traces(lw->w);
@@ -1021,23 +880,9 @@ static int writer_close(lua_State *L)
     return 1;
 }
 
-static int writer_gc(lua_State *L)
-{
-    dw_lwriter *lw = luaL_checkudata(L, 1, DW_WRITER_T);
-    if (lw->w) {
-        /* Dropped without close: finish the file as close() would, the way
-         * Lua's own files flush when collected. */
-        vp_error err;
-        vp_dw_writer *w = lw->w;
-        lw->w = NULL;
-        vp_dw_writer_close(w, 1, (uint32_t)vp_dw_writer_traces(w), NULL, &err);
-    }
-    return 0;
-}
-
 static int writer_tostring(lua_State *L)
 {
-    dw_lwriter *lw = luaL_checkudata(L, 1, DW_WRITER_T);
+    vp_lwriter *lw = luaL_checkudata(L, 1, DW_WRITER_T);
     if (!lw->w)
         lua_pushliteral(L, "<dw writer (closed)>");
     else
@@ -1051,7 +896,7 @@ int vp_l_writer_dw(lua_State *L, const char *path, int opts)
     static const char *const keys[] = {"header", "max_size", NULL};
     uint8_t header[4] = {0, 0, 0, 0};
     if (lua_istable(L, opts)) {
-        check_keys(L, opts, "vp.writer dw options", keys);
+        vp_l_check_keys(L, opts, "vp.writer dw options", keys);
         lua_getfield(L, opts, "header");
         if (lua_type(L, -1) == LUA_TSTRING) {
             size_t n;
@@ -1076,14 +921,12 @@ int vp_l_writer_dw(lua_State *L, const char *path, int opts)
         lua_pop(L, 1);
     }
     lua_Integer max_size =
-        lua_istable(L, opts) ? int_field(L, opts, "max_size", 0, 0, 255, "vp.writer dw") : 0;
+        lua_istable(L, opts) ? vp_l_int_field(L, opts, "max_size", 0, 0, 255, "vp.writer dw") : 0;
     vp_error err;
     vp_dw_writer *w = vp_dw_writer_open(path, header, (uint8_t)max_size, &err);
     if (!w)
         return luaL_error(L, "vp.writer: %s", err.msg);
-    dw_lwriter *lw = lua_newuserdatauv(L, sizeof *lw, 0);
-    lw->w = w;
-    luaL_setmetatable(L, DW_WRITER_T);
+    vp_lwriter_new(L, &dw_wops, sizeof(vp_lwriter), path)->w = w;
     return 1;
 }
 
@@ -1109,12 +952,12 @@ void vp_l_register_dw(lua_State *L)
                                              {NULL, NULL}};
     vp_l_class(L, DW_TRACE_T, trace_meta, trace_methods, trace_get);
 
-    static const luaL_Reg w_meta[] = {{"__gc", writer_gc},
-                                      {"__close", writer_gc},
+    static const luaL_Reg w_meta[] = {{"__gc", vp_lwriter_gc},
+                                      {"__close", vp_lwriter_gc},
                                       {"__tostring", writer_tostring},
                                       {NULL, NULL}};
     static const luaL_Reg w_methods[] = {{"trace", writer_trace}, {"empty_slot", writer_empty_slot},
-                                         {"raw", writer_raw},     {"tell", writer_tell},
+                                         {"raw", vp_lwriter_raw_at}, {"tell", vp_lwriter_tell},
                                          {"close", writer_close}, {NULL, NULL}};
-    vp_l_class(L, DW_WRITER_T, w_meta, w_methods, NULL);
+    vp_lwriter_class(L, &dw_wops, w_meta, w_methods, NULL);
 }
