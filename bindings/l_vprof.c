@@ -76,30 +76,39 @@ static void push_group(lua_State *L, int cap_idx, uint32_t gi)
     push_interned(L, cap_idx, "groups", GROUP_T, gi);
 }
 
-/* A node argument: a node of this capture, a node id or a path. */
-static uint32_t check_node_arg(lua_State *L, int arg, int cap_idx, vp_vprof *m)
+/* A node value at idx: a node of this capture, a node id or a path. Returns
+ * VP_VPROF_NO_NODE when there is no such node; raises on a wrong type. */
+static uint32_t node_lookup(lua_State *L, int idx, int cap_idx, vp_vprof *m)
 {
-    lnode *n = luaL_testudata(L, arg, NODE_T);
+    lnode *n = luaL_testudata(L, idx, NODE_T);
     if (n) {
-        lua_getiuservalue(L, arg, 1);
+        lua_getiuservalue(L, idx, 1);
         int same = lua_rawequal(L, -1, cap_idx);
         lua_pop(L, 1);
         if (!same)
-            luaL_argerror(L, arg, "node belongs to another capture");
+            luaL_error(L, "node %s belongs to another capture", luaL_tolstring(L, idx, NULL));
         return n->idx;
     }
-    uint32_t idx = VP_VPROF_NO_NODE;
-    if (lua_type(L, arg) == LUA_TNUMBER) {
-        lua_Integer id = luaL_checkinteger(L, arg);
-        if (id >= INT32_MIN && id <= INT32_MAX)
-            idx = vp_vprof_node_by_id(m, (int32_t)id);
-    } else if (lua_type(L, arg) == LUA_TSTRING) {
-        size_t len;
-        const char *p = lua_tolstring(L, arg, &len);
-        idx = vp_vprof_node_by_path(m, p, len);
-    } else {
-        luaL_typeerror(L, arg, "node, node id or path");
+    if (lua_type(L, idx) == LUA_TNUMBER) {
+        int isint;
+        lua_Integer id = lua_tointegerx(L, idx, &isint);
+        if (isint && id >= INT32_MIN && id <= INT32_MAX)
+            return vp_vprof_node_by_id(m, (int32_t)id);
+        return VP_VPROF_NO_NODE;
     }
+    if (lua_type(L, idx) == LUA_TSTRING) {
+        size_t len;
+        const char *p = lua_tolstring(L, idx, &len);
+        return vp_vprof_node_by_path(m, p, len);
+    }
+    luaL_error(L, "expected a node, node id or path, got %s", luaL_typename(L, idx));
+    return VP_VPROF_NO_NODE;
+}
+
+/* A node argument; raises when the capture has no such node. */
+static uint32_t check_node_arg(lua_State *L, int arg, int cap_idx, vp_vprof *m)
+{
+    uint32_t idx = node_lookup(L, arg, cap_idx, m);
     if (idx == VP_VPROF_NO_NODE)
         luaL_argerror(L, arg, lua_pushfstring(L, "no node %s in this capture", luaL_tolstring(L, arg, NULL)));
     return idx;
@@ -558,56 +567,85 @@ static void pass_or_raise(lua_State *L, vp_vprof *m, uint32_t first, uint32_t la
     }
 }
 
+/* One pass filling a Series per requested node: each node's position is
+ * looked up again only when the tree grows (a new epoch). */
 typedef struct {
-    vp_series *s;
-    uint32_t node;
-    int field; /* 0 time, 1 self, 2 calls */
+    vp_series **out;
+    const uint32_t *nodes;
+    uint32_t *pos; /* per requested node: position in the epoch, or NO_NODE */
+    uint32_t count;
+    int field;     /* 0 time, 1 self, 2 calls */
+    uint32_t ep_n;
+    int oom;
 } series_pass;
 
-typedef struct {
-    series_pass base;
-    uint32_t ep_n; /* the node position is looked up again when this changes */
-    uint32_t pos; /* VP_VPROF_NO_NODE when absent */
-} series_pass_cached;
-
-static int series_cached_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep,
-                            const uint64_t *units, const uint64_t *self, const uint32_t *calls)
+static int series_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
+                     const uint64_t *self, const uint32_t *calls)
 {
-    series_pass_cached *sp = ud;
+    series_pass *sp = ud;
     (void)fi;
     if (ep->n != sp->ep_n) {
         sp->ep_n = ep->n;
-        sp->pos = VP_VPROF_NO_NODE;
+        for (uint32_t k = 0; k < sp->count; k++)
+            sp->pos[k] = VP_VPROF_NO_NODE;
         for (uint32_t pos = 0; pos < ep->n; pos++)
-            if (ep->order[pos] == sp->base.node) {
-                sp->pos = pos;
-                break;
-            }
+            for (uint32_t k = 0; k < sp->count; k++)
+                if (ep->order[pos] == sp->nodes[k])
+                    sp->pos[k] = pos;
     }
-    double v = 0;
-    if (sp->pos != VP_VPROF_NO_NODE) {
-        uint32_t pos = sp->pos;
-        v = sp->base.field == 2 ? (double)calls[pos]
-                                : vp_vprof_ms(sp->base.field == 1 ? self[pos] : units[pos]);
+    for (uint32_t k = 0; k < sp->count; k++) {
+        uint32_t pos = sp->pos[k];
+        double v = 0;
+        if (pos != VP_VPROF_NO_NODE)
+            v = sp->field == 2 ? (double)calls[pos]
+                               : vp_vprof_ms(sp->field == 1 ? self[pos] : units[pos]);
+        if (!vp_series_push_fast(sp->out[k], v)) {
+            sp->oom = 1;
+            return 1;
+        }
     }
-    return !vp_series_push(sp->base.s, v);
+    return 0;
 }
 
+/* cap:series(node | {node, ...}, field) -> Series | {Series, ...} */
 static int cap_series(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
-    uint32_t node = check_node_arg(L, 2, 1, m);
     static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
     int field = luaL_checkoption(L, 3, "time_ms", fields);
-    vp_series *s = vp_series_new(m->frame_count);
-    if (!s)
+    int many = lua_type(L, 2) == LUA_TTABLE;
+    lua_Integer count = many ? luaL_len(L, 2) : 1;
+    luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
+    lua_settop(L, 3);
+    /* Scratch and results live in Lua values, so an error frees them. */
+    uint32_t *scratch = lua_newuserdatauv(L, 2 * (size_t)count * sizeof(uint32_t) + 1, 0);
+    vp_series **out = lua_newuserdatauv(L, (size_t)count * sizeof *out + 1, 0);
+    lua_createtable(L, (int)count, 0);
+    int results = lua_gettop(L);
+    for (lua_Integer k = 1; k <= count; k++) {
+        if (many) {
+            lua_rawgeti(L, 2, k);
+            scratch[k - 1] = node_lookup(L, lua_gettop(L), 1, m);
+            if (scratch[k - 1] == VP_VPROF_NO_NODE)
+                return luaL_error(L, "cap:series: node %d of the list: no node %s in this capture",
+                                  (int)k, luaL_tolstring(L, -1, NULL));
+            lua_pop(L, 1);
+        } else {
+            scratch[k - 1] = check_node_arg(L, 2, 1, m);
+        }
+        out[k - 1] = vp_series_new(m->frame_count);
+        if (!out[k - 1])
+            return luaL_error(L, "out of memory");
+        vp_l_push_series(L, out[k - 1]);
+        lua_rawseti(L, results, k);
+    }
+    series_pass sp = {out, scratch, scratch + count, (uint32_t)count, field, UINT32_MAX, 0};
+    if (m->frame_count && count)
+        pass_or_raise(L, m, 0, m->frame_count - 1, series_cb, &sp);
+    if (sp.oom)
         return luaL_error(L, "out of memory");
-    vp_l_push_series(L, s); /* owned by Lua from here: freed even if we raise */
-    series_pass_cached sp = {{s, node, field}, UINT32_MAX, VP_VPROF_NO_NODE};
-    if (m->frame_count)
-        pass_or_raise(L, m, 0, m->frame_count - 1, series_cached_cb, &sp);
-    if (s->n != m->frame_count)
-        return luaL_error(L, "out of memory");
+    if (!many)
+        lua_rawgeti(L, results, 1);
     return 1;
 }
 

@@ -55,8 +55,9 @@ return {
         'print(cap:group("Physics").flags)'),
       m("frame_times", "cap:frame_times() -> Series", "frame time (ms) of every frame",
         "print(cap:frame_times():percentile(99))"),
-      m("series", 'cap:series(node, "time_ms"|"self_ms"|"calls") -> Series',
-        "one node's inclusive time, self time or calls per frame (0 where absent); one C pass",
+      m("series", 'cap:series(node | {node, ...}, "time_ms"|"self_ms"|"calls") -> Series | {Series, ...}',
+        "a node's inclusive time, self time or calls per frame (0 where absent); given a list "
+          .. "of nodes, a list of Series from the same single C pass",
         'local s = cap:series("Root/CEngine::Frame", "self_ms")'),
       m("group_self_ms", "cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}",
         "self time (ms) per frame of every group that has nodes; fold_hidden counts hidden "
