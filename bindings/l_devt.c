@@ -491,7 +491,7 @@ static int lwriter_group(lua_State *L)
         ev[i].type = (uint8_t)tfield(L, e, "type", 3, 255, 0);
         lua_pop(L, 1);
     }
-    vp_devt_wframing f = {0, 0, NULL, 0};
+    vp_wframing f = {0, 0, NULL, 0};
     if (lua_istable(L, 3)) {
         lua_getfield(L, 3, "total");
         if (!lua_isnil(L, -1)) {

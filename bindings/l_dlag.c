@@ -669,7 +669,7 @@ static vp_dlag_wsample *samples_opt(lua_State *L, int idx, size_t *n)
 
 /* opts.total and opts.chunks into f; the chunk bytes live in a userdata left
  * on the stack (nothing pushed when absent). */
-static void framing_opt(lua_State *L, int opts, vp_dlag_wframing *f)
+static void framing_opt(lua_State *L, int opts, vp_wframing *f)
 {
     memset(f, 0, sizeof *f);
     if (!lua_istable(L, opts))
@@ -712,7 +712,7 @@ static int lwriter_measurement(lua_State *L)
         luaL_checktype(L, 3, LUA_TTABLE);
     size_t n;
     vp_dlag_wsample *s = samples_opt(L, 2, &n);
-    vp_dlag_wframing f;
+    vp_wframing f;
     framing_opt(L, 3, &f);
     vp_error err;
     if (vp_dlag_writer_measurement(lw->w, s, n, &f, &err) != VP_OK)
@@ -747,7 +747,7 @@ static int lwriter_graph_states(lua_State *L)
         gs[i].unknown = (uint8_t)tfield(L, e, "unknown", 0, 255, 0);
         lua_pop(L, 1);
     }
-    vp_dlag_wframing f;
+    vp_wframing f;
     framing_opt(L, 3, &f);
     vp_error err;
     if (vp_dlag_writer_graph_states(lw->w, gs, n, &f, &err) != VP_OK)

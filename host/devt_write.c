@@ -1,7 +1,5 @@
 #include "devt_write.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,13 +10,10 @@
 struct vp_devt_writer {
     vp_devt_wopts o;
     uint8_t *bitfield; /* owned copy of o.bitfield */
-    vp_wbuf buf;
+    vp_wfile file;
     int header_done;
     size_t group_count_at; /* where the header's group_count sits */
     uint32_t groups;
-    int has_cut;
-    size_t cut;
-    vp_wbuf out; /* finished copy handed out by _bytes */
 };
 
 vp_devt_writer *vp_devt_writer_new(const vp_devt_wopts *o)
@@ -43,8 +38,7 @@ void vp_devt_writer_free(vp_devt_writer *w)
 {
     if (!w)
         return;
-    vp_wbuf_free(&w->buf);
-    vp_wbuf_free(&w->out);
+    vp_wfile_free(&w->file);
     free(w->bitfield);
     free(w);
 }
@@ -54,110 +48,66 @@ static void header_emit(vp_devt_writer *w)
     if (w->header_done)
         return;
     w->header_done = 1;
-    vp_wbuf_u32(&w->buf, w->o.time);
-    vp_wbuf_u32(&w->buf, w->o.unknown);
-    vp_wbuf_u32(&w->buf, w->o.graph_duration);
-    vp_wbuf_u16(&w->buf, w->o.prefix);
+    vp_wbuf *b = &w->file.buf;
+    vp_wbuf_u32(b, w->o.time);
+    vp_wbuf_u32(b, w->o.unknown);
+    vp_wbuf_u32(b, w->o.graph_duration);
+    vp_wbuf_u16(b, w->o.prefix);
     if (w->o.bitfield)
-        vp_wbuf_bytes(&w->buf, w->o.bitfield, w->o.bitfield_len);
+        vp_wbuf_bytes(b, w->o.bitfield, w->o.bitfield_len);
     else
-        /* N entries take N/64 + 1 little-endian 64-bit words. */
-        vp_wbuf_zero(&w->buf, ((size_t)(w->o.prefix / 64) + 1) * 8);
-    w->group_count_at = w->buf.len;
-    vp_wbuf_u32(&w->buf, 0); /* filled in when the bytes are taken */
+        vp_bitfield_write(b, w->o.prefix, NULL, NULL);
+    w->group_count_at = b->len;
+    vp_wbuf_u32(b, 0); /* filled in when the bytes are taken */
 }
 
-static void event_put(vp_wbuf *b, const vp_devt_wevent *e)
+static int event_put(void *ud, vp_wbuf *b, uint64_t i)
 {
+    const vp_devt_wevent *e = (const vp_devt_wevent *)ud + i;
     vp_wbuf_u32(b, e->time1);
     vp_wbuf_u32(b, e->time2);
     vp_wbuf_u8(b, e->type);
+    return 1;
 }
 
 void vp_devt_writer_group(vp_devt_writer *w, const vp_devt_wevent *ev, size_t n,
-                          const vp_devt_wframing *f)
+                          const vp_wframing *f)
 {
     header_emit(w);
     w->groups++;
-    vp_wbuf_u32(&w->buf, f && f->has_total ? f->total : (uint32_t)n);
-    size_t i = 0;
-    if (f && f->chunks) {
-        for (size_t k = 0; k < f->nchunks; k++) {
-            vp_wbuf_u8(&w->buf, f->chunks[k]);
-            for (unsigned j = 0; j < f->chunks[k] && i < n; j++)
-                event_put(&w->buf, &ev[i++]);
-        }
-        while (i < n)
-            event_put(&w->buf, &ev[i++]);
-        return;
-    }
-    /* Blocks of 255 while at least 255 are left, then the rest (maybe 0):
-     * the block that is not full is what ends the array. */
-    for (;;) {
-        size_t left = n - i;
-        unsigned count = left >= 255 ? 255 : (unsigned)left;
-        vp_wbuf_u8(&w->buf, (uint8_t)count);
-        for (unsigned j = 0; j < count; j++)
-            event_put(&w->buf, &ev[i++]);
-        if (count < 255)
-            break;
-    }
+    vp_wbuf_u32(&w->file.buf, f && f->has_total ? f->total : (uint32_t)n);
+    /* event_put only reads the events. */
+    vp_chunked_write_framed(&w->file.buf, n, f, event_put, (void *)ev);
 }
 
 void vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n)
 {
     header_emit(w);
-    vp_wbuf_bytes(&w->buf, p, n);
+    vp_wbuf_bytes(&w->file.buf, p, n);
 }
 
 void vp_devt_writer_truncate(vp_devt_writer *w, size_t n)
 {
-    w->has_cut = 1;
-    w->cut = n;
+    vp_wfile_truncate(&w->file, n);
 }
 
 size_t vp_devt_writer_size(vp_devt_writer *w)
 {
     header_emit(w);
-    return w->buf.len;
+    return w->file.buf.len;
 }
 
 const uint8_t *vp_devt_writer_bytes(vp_devt_writer *w, size_t *len, vp_error *err)
 {
     header_emit(w);
-    w->out.len = 0;
-    vp_wbuf_bytes(&w->out, w->buf.data, w->buf.len);
-    if (w->buf.oom || w->out.oom) {
-        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory building the .devt file");
-        return NULL;
-    }
+    vp_wfile_copy(&w->file);
     uint32_t gc = w->o.has_group_count ? w->o.group_count : w->groups;
-    uint8_t *p = w->out.data + w->group_count_at;
-    p[0] = (uint8_t)gc;
-    p[1] = (uint8_t)(gc >> 8);
-    p[2] = (uint8_t)(gc >> 16);
-    p[3] = (uint8_t)(gc >> 24);
-    *len = w->has_cut && w->cut < w->out.len ? w->cut : w->out.len;
-    return w->out.data;
+    return vp_wfile_done(&w->file, w->group_count_at, gc, "the .devt file", len, err);
 }
 
 vp_errcode vp_devt_writer_save(vp_devt_writer *w, const char *path, vp_error *err)
 {
     size_t len;
     const uint8_t *p = vp_devt_writer_bytes(w, &len, err);
-    if (!p)
-        return VP_ENOMEM;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot create %s: %s", path, strerror(errno));
-    size_t put = len ? fwrite(p, 1, len, f) : 0;
-    int e = errno;
-    if (fclose(f) != 0) {
-        if (put == len)
-            e = errno;
-        put = len + 1;
-    }
-    if (put != len)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", path, strerror(e));
-    return VP_OK;
+    return p ? vp_wfile_save(path, p, len, err) : VP_ENOMEM;
 }

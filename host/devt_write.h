@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace_common.h"
 #include "vp_error.h"
 
 typedef struct vp_devt_writer vp_devt_writer;
@@ -33,25 +34,13 @@ typedef struct vp_devt_wevent {
     uint8_t type;
 } vp_devt_wevent;
 
-/* How to frame one chunked array. Default (all zero): the exact rule, total
- * = the element count. `chunks` lists the count bytes to write instead;
- * elements fill the blocks in order, a block whose count exceeds the
- * elements left gets only those, and elements left after the last listed
- * block follow it uncounted. */
-typedef struct vp_devt_wframing {
-    int has_total;
-    uint32_t total;
-    const uint8_t *chunks;
-    size_t nchunks;
-} vp_devt_wframing;
-
 vp_devt_writer *vp_devt_writer_new(const vp_devt_wopts *o);
 void vp_devt_writer_free(vp_devt_writer *w);
 
-/* Append a group: u32 total, then the events as a chunked array. f may be
- * NULL (defaults). */
+/* Append a group: u32 total, then the events as a chunked array framed by
+ * f (see vp_wframing; NULL: the defaults). */
 void vp_devt_writer_group(vp_devt_writer *w, const vp_devt_wevent *ev, size_t n,
-                          const vp_devt_wframing *f);
+                          const vp_wframing *f);
 
 /* Append bytes as they are. */
 void vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n);

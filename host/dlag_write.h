@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "trace_common.h"
 #include "vp_error.h"
 
 typedef struct vp_dlag_writer vp_dlag_writer;
@@ -29,14 +30,6 @@ typedef struct vp_dlag_wsample {
     uint32_t time, unknown;
 } vp_dlag_wsample;
 
-/* How to frame one chunked array: see vp_devt_wframing (same rules). */
-typedef struct vp_dlag_wframing {
-    int has_total;
-    uint32_t total;
-    const uint8_t *chunks;
-    size_t nchunks;
-} vp_dlag_wframing;
-
 typedef struct vp_dlag_wgraph_state {
     uint16_t measurement_count;
     const uint8_t *bitfield; /* NULL: zeros of the right size */
@@ -49,7 +42,7 @@ typedef struct vp_dlag_whop {
     uint8_t address[4];
     const vp_dlag_wsample *samples;
     size_t nsamples;
-    vp_dlag_wframing framing;
+    vp_wframing framing;
     const char *name;
     uint8_t unknown_u8_1;
     uint32_t unknown_u32;
@@ -63,10 +56,10 @@ void vp_dlag_writer_free(vp_dlag_writer *w);
 /* Each returns VP_OK, or EFORMAT when the part comes after a later one
  * (the message says which). */
 vp_errcode vp_dlag_writer_measurement(vp_dlag_writer *w, const vp_dlag_wsample *s, size_t n,
-                                      const vp_dlag_wframing *f, vp_error *err);
+                                      const vp_wframing *f, vp_error *err);
 /* The whole graph-state array (only the count bytes of f are used). */
 vp_errcode vp_dlag_writer_graph_states(vp_dlag_writer *w, const vp_dlag_wgraph_state *gs,
-                                       size_t n, const vp_dlag_wframing *f, vp_error *err);
+                                       size_t n, const vp_wframing *f, vp_error *err);
 /* The traceroute host; nul = 0 leaves out its terminator. */
 vp_errcode vp_dlag_writer_host(vp_dlag_writer *w, const char *host, int nul, vp_error *err);
 vp_errcode vp_dlag_writer_hop(vp_dlag_writer *w, const vp_dlag_whop *h, vp_error *err);

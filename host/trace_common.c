@@ -1,5 +1,7 @@
 #include "trace_common.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,4 +261,76 @@ void vp_bitfield_write(vp_wbuf *out, uint64_t n, int (*get)(void *ud, uint64_t i
     for (uint64_t i = 0; i < n && (i >> 3) < len; i++)
         if (get(ud, i))
             out->data[at + (i >> 3)] |= (uint8_t)(1u << (i & 7));
+}
+
+int vp_chunked_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
+                            int (*elem)(void *ud, vp_wbuf *out, uint64_t i), void *ud)
+{
+    if (!f || !f->chunks)
+        return vp_chunked_write(out, n, elem, ud);
+    uint64_t i = 0;
+    for (size_t k = 0; k < f->nchunks; k++) {
+        vp_wbuf_u8(out, f->chunks[k]);
+        for (unsigned j = 0; j < f->chunks[k] && i < n; j++, i++)
+            if (elem && !elem(ud, out, i))
+                return 0;
+    }
+    for (; i < n; i++)
+        if (elem && !elem(ud, out, i))
+            return 0;
+    return 1;
+}
+
+void vp_wfile_free(vp_wfile *f)
+{
+    vp_wbuf_free(&f->buf);
+    vp_wbuf_free(&f->out);
+    f->has_cut = 0;
+    f->cut = 0;
+}
+
+void vp_wfile_truncate(vp_wfile *f, size_t n)
+{
+    f->has_cut = 1;
+    f->cut = n;
+}
+
+vp_wbuf *vp_wfile_copy(vp_wfile *f)
+{
+    f->out.len = 0;
+    vp_wbuf_bytes(&f->out, f->buf.data, f->buf.len);
+    return &f->out;
+}
+
+const uint8_t *vp_wfile_done(vp_wfile *f, size_t count_at, uint32_t count, const char *what,
+                             size_t *len, vp_error *err)
+{
+    if (f->buf.oom || f->out.oom) {
+        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory building %s", what);
+        return NULL;
+    }
+    uint8_t *p = f->out.data + count_at;
+    p[0] = (uint8_t)count;
+    p[1] = (uint8_t)(count >> 8);
+    p[2] = (uint8_t)(count >> 16);
+    p[3] = (uint8_t)(count >> 24);
+    *len = f->has_cut && f->cut < f->out.len ? f->cut : f->out.len;
+    return f->out.data;
+}
+
+vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, vp_error *err)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot create %s: %s", path, strerror(errno));
+    size_t put = len ? fwrite(p, 1, len, f) : 0;
+    int e = errno;
+    if (fclose(f) != 0) {
+        if (put == len)
+            e = errno;
+        put = len + 1;
+    }
+    if (put != len)
+        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", path, strerror(e));
+    return VP_OK;
 }

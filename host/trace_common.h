@@ -135,4 +135,44 @@ int vp_chunked_write(vp_wbuf *out, uint64_t n, int (*elem)(void *ud, vp_wbuf *ou
  * set; NULL get writes all zeros. */
 void vp_bitfield_write(vp_wbuf *out, uint64_t n, int (*get)(void *ud, uint64_t i), void *ud);
 
+/* How to frame one chunked array when writing. Default (all zero): the
+ * exact rule, total = the element count. `chunks` lists the count bytes to
+ * write instead; elements fill the blocks in order, a block whose count
+ * exceeds the elements left gets only those, and elements left after the
+ * last listed block follow it uncounted. `total` is for the formats whose
+ * arrays follow a u32 total. */
+typedef struct vp_wframing {
+    int has_total;
+    uint32_t total;
+    const uint8_t *chunks;
+    size_t nchunks;
+} vp_wframing;
+
+/* vp_chunked_write, framed by f (NULL: the exact rule). */
+int vp_chunked_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
+                            int (*elem)(void *ud, vp_wbuf *out, uint64_t i), void *ud);
+
+/* A file built in memory, for writers that fill in a count once the parts
+ * are written and that cut the result short on request (broken files). */
+typedef struct vp_wfile {
+    vp_wbuf buf; /* the file as written so far */
+    vp_wbuf out; /* the finished copy handed out */
+    int has_cut;
+    size_t cut;
+} vp_wfile;
+
+void vp_wfile_free(vp_wfile *f);
+/* Cut the finished copy to n bytes (applied last). */
+void vp_wfile_truncate(vp_wfile *f, size_t n);
+/* Start the finished copy: `out` holds buf again; the writer may complete
+ * it (parts a real export would have) before vp_wfile_done. */
+vp_wbuf *vp_wfile_copy(vp_wfile *f);
+/* End the finished copy: the u32 at count_at set to count, the cut
+ * applied. Valid until the next vp_wfile_copy. NULL with ENOMEM ("out of
+ * memory building <what>") when memory ran out on the way. */
+const uint8_t *vp_wfile_done(vp_wfile *f, size_t count_at, uint32_t count, const char *what,
+                             size_t *len, vp_error *err);
+/* Write p[0..len) to a new file at path; EIO naming the path. */
+vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, vp_error *err);
+
 #endif
