@@ -278,6 +278,17 @@ void vp_l_set_vec3(lua_State *L, const char *k, const float v[3])
     lua_setfield(L, -2, k);
 }
 
+void vp_l_push_bits(lua_State *L, const uint8_t *bits, size_t len)
+{
+    lua_newtable(L);
+    lua_Integer n = 0;
+    for (size_t i = 0; i < len * 8; i++)
+        if (bits[i >> 3] >> (i & 7) & 1) {
+            lua_pushinteger(L, (lua_Integer)i);
+            lua_rawseti(L, -2, ++n);
+        }
+}
+
 void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char *const *keys)
 {
     obj = lua_absindex(L, obj);
@@ -378,6 +389,71 @@ void *vp_l_anchored(lua_State *L, int anchor, size_t n)
     void *p = lua_newuserdatauv(L, n ? n : 1, 0);
     lua_rawseti(L, anchor, (lua_Integer)lua_rawlen(L, anchor) + 1);
     return p;
+}
+
+uint32_t vp_l_uint_range(lua_State *L, int idx, const char *who, const char *what,
+                         lua_Integer max)
+{
+    int ok;
+    lua_Integer v = lua_tointegerx(L, idx, &ok);
+    if (!ok)
+        luaL_error(L, "%s: %s must be an integer, got %s", who, what, luaL_typename(L, idx));
+    if (v < 0 || v > max)
+        luaL_error(L, "%s: %s %I is out of range 0..%I", who, what, v, max);
+    return (uint32_t)v;
+}
+
+int vp_l_field_or_index(lua_State *L, int idx, const char *key, int pos)
+{
+    int t = lua_getfield(L, idx, key);
+    if (t == LUA_TNIL && pos > 0) {
+        lua_pop(L, 1);
+        t = lua_rawgeti(L, idx, pos);
+    }
+    return t;
+}
+
+uint32_t vp_l_uint_field(lua_State *L, int idx, const char *who, const char *key, int pos,
+                         lua_Integer max, uint32_t def)
+{
+    vp_l_field_or_index(L, idx, key, pos);
+    uint32_t v = lua_isnil(L, -1) ? def : vp_l_uint_range(L, -1, who, key, max);
+    lua_pop(L, 1);
+    return v;
+}
+
+void vp_l_framing_opt(lua_State *L, int opts, const char *who, vp_wframing *f)
+{
+    memset(f, 0, sizeof *f);
+    if (!lua_istable(L, opts))
+        return;
+    opts = lua_absindex(L, opts);
+    lua_getfield(L, opts, "total");
+    if (!lua_isnil(L, -1)) {
+        f->has_total = 1;
+        f->total = vp_l_uint_range(L, -1, who, "total", UINT32_MAX);
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, opts, "chunks") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    luaL_checktype(L, -1, LUA_TTABLE);
+    int t = lua_gettop(L);
+    size_t len = (size_t)lua_rawlen(L, t);
+    uint8_t *c = lua_newuserdatauv(L, len ? len : 1, 0);
+    for (size_t k = 0; k < len; k++) {
+        lua_rawgeti(L, t, (lua_Integer)k + 1);
+        int ok;
+        lua_Integer v = lua_tointegerx(L, -1, &ok);
+        lua_pop(L, 1);
+        if (!ok || v < 0 || v > 255)
+            luaL_error(L, "%s: chunks[%d] must be a count byte 0..255", who, (int)k + 1);
+        c[k] = (uint8_t)v;
+    }
+    lua_remove(L, t);
+    f->chunks = c;
+    f->nchunks = len;
 }
 
 /* ---- writers ----------------------------------------------------------------- */
@@ -504,6 +580,27 @@ int vp_lwriter_raw_at(lua_State *L)
     if (lw->ops->raw(lw->w, s, n, &err) != VP_OK)
         return luaL_error(L, "w:raw: %s", err.msg);
     lua_pushinteger(L, (lua_Integer)off);
+    return 1;
+}
+
+int vp_lwriter_truncate(lua_State *L)
+{
+    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, n >= 0, 2, "size must be >= 0");
+    lw->ops->truncate(lw->w, (size_t)n);
+    return 0;
+}
+
+int vp_lwriter_data(lua_State *L)
+{
+    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
+    size_t len;
+    vp_error err;
+    const uint8_t *p = lw->ops->bytes(lw->w, &len, &err);
+    if (!p)
+        return vp_lwriter_raise(L, lw, &err);
+    lua_pushlstring(L, (const char *)p, len);
     return 1;
 }
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "../host/series.h"
+#include "../host/trace_common.h"
 #include "../host/vp_error.h"
 
 typedef struct vp_lcap {
@@ -98,6 +99,8 @@ void vp_l_row_add(lua_State *L, int list, const char *name);
 /* Fields of the table at the top of the stack. */
 void vp_l_set_int(lua_State *L, const char *k, lua_Integer v);
 void vp_l_set_vec3(lua_State *L, const char *k, const float v[3]);
+/* Push the list of the entries set in a bitfield of `len` bytes (0-based). */
+void vp_l_push_bits(lua_State *L, const uint8_t *bits, size_t len);
 /* Copy the properties `keys` of the object at obj, as its getter reads
  * them, into the table at the top of the stack (totable()). */
 void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char *const *keys);
@@ -125,6 +128,24 @@ void vp_l_vec_field(lua_State *L, int idx, const char *k, float *v, int n, const
  * anchor table at `anchor` until the writer call returns. */
 void *vp_l_anchored(lua_State *L, int anchor, size_t n);
 
+/* The devt and dlag writers take records as {key = v} or {v1, v2, ...};
+ * `who` starts their messages ("devt writer"). */
+
+/* The value at idx as an integer in 0..max; `what` names it. */
+uint32_t vp_l_uint_range(lua_State *L, int idx, const char *who, const char *what,
+                         lua_Integer max);
+/* Push field `key` of the table at idx, or its entry `pos` (> 0) when the
+ * key is absent; returns the type pushed. */
+int vp_l_field_or_index(lua_State *L, int idx, const char *key, int pos);
+/* That field as vp_l_uint_range; def when absent. */
+uint32_t vp_l_uint_field(lua_State *L, int idx, const char *who, const char *key, int pos,
+                         lua_Integer max, uint32_t def);
+/* opts.total and opts.chunks (count bytes 0..255) of the table at opts
+ * (none or nil: the defaults) into f. The count bytes live in a userdata
+ * left on the stack, so an error cannot leak them (nothing is pushed when
+ * there are none). */
+void vp_l_framing_opt(lua_State *L, int opts, const char *who, vp_wframing *f);
+
 /* ---- writers ----------------------------------------------------------------
  * vp.writer(format, path) returns a writer userdata: a vp_lwriter (the
  * first member of a larger struct when a binding needs more state) whose
@@ -143,6 +164,10 @@ typedef struct vp_lwriter_ops {
     uint64_t (*size)(void *w);
     /* Append bytes as they are (deliberately broken files). */
     vp_errcode (*raw)(void *w, const void *p, size_t n, vp_error *err);
+    /* Writers that build the file in memory (NULL otherwise): cut the
+     * result to n bytes; the finished bytes so far. */
+    void (*truncate)(void *w, size_t n);
+    const uint8_t *(*bytes)(void *w, size_t *len, vp_error *err);
 } vp_lwriter_ops;
 
 typedef struct vp_lwriter {
@@ -186,6 +211,11 @@ int vp_lwriter_tell(lua_State *L);
 int vp_lwriter_raw(lua_State *L);
 /* w:raw(bytes) -> the offset they start at; raises "w:raw: <message>". */
 int vp_lwriter_raw_at(lua_State *L);
+/* w:truncate(n): cut the file to n bytes when it is written. */
+int vp_lwriter_truncate(lua_State *L);
+/* w:data() -> the file as it would be written now (the writer stays
+ * open); raises as vp_lwriter_raise. */
+int vp_lwriter_data(lua_State *L);
 /* "<name path>", "<name path (closed)>". */
 int vp_lwriter_tostring(lua_State *L);
 /* The getter of vp_lwriter_field. */

@@ -35,15 +35,6 @@ static vp_devt *devt_check(lua_State *L, int idx)
     return vp_lcap_check(L, idx, DEVT_T)->model;
 }
 
-static const char *cap_path(lua_State *L, int capidx)
-{
-    lua_getiuservalue(L, capidx, 1);
-    lua_getfield(L, -1, "path");
-    const char *p = lua_tostring(L, -1);
-    lua_pop(L, 2); /* the fields table keeps the string alive */
-    return p ? p : "?";
-}
-
 /* The group userdata for 0-based g, one per group (cached). */
 static void group_push(lua_State *L, int capidx, uint32_t g)
 {
@@ -90,7 +81,7 @@ static void event_get_push(lua_State *L, const vp_devt *d, int capidx, uint32_t 
     vp_devt_event ev;
     vp_error err;
     if (!vp_devt_event_get(d, g, i, &ev, &err))
-        vp_l_raise(L, cap_path(L, capidx), &err);
+        vp_lcap_raise(L, capidx, &err);
     event_push(L, &ev, g, i);
 }
 
@@ -116,13 +107,7 @@ int vp_l_open_devt(lua_State *L, const char *path, int opts)
     const uint8_t *bits = vp_devt_bitfield(d);
     lua_pushlstring(L, (const char *)bits, d->bitfield_len);
     vp_lcap_setfield(L, cap, "bitfield");
-    lua_newtable(L);
-    lua_Integer nb = 0;
-    for (size_t i = 0; i < d->bitfield_len * 8; i++)
-        if (bits[i >> 3] >> (i & 7) & 1) {
-            lua_pushinteger(L, (lua_Integer)i);
-            lua_rawseti(L, -2, ++nb);
-        }
+    vp_l_push_bits(L, bits, d->bitfield_len);
     vp_lcap_setfield(L, cap, "bits");
     lua_pushinteger(L, d->group_count);
     vp_lcap_setfield(L, cap, "group_count");
@@ -211,32 +196,21 @@ static int cap_events(lua_State *L)
     return 1;
 }
 
-static void row_add(lua_State *L, int list, const char *name)
-{
-    /* value on top */
-    lua_createtable(L, 0, 2);
-    lua_pushstring(L, name);
-    lua_setfield(L, -2, "name");
-    lua_insert(L, -2);
-    lua_setfield(L, -2, "value");
-    lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
-}
-
 static int cap_summary(lua_State *L)
 {
     vp_devt *d = devt_check(L, 1);
     lua_newtable(L);
     int list = lua_gettop(L);
     lua_pushinteger(L, d->time);
-    row_add(L, list, "time");
+    vp_l_row_add(L, list, "time");
     lua_pushinteger(L, d->graph_duration);
-    row_add(L, list, "graph_duration");
+    vp_l_row_add(L, list, "graph_duration");
     lua_pushinteger(L, d->prefix);
-    row_add(L, list, "prefix");
+    vp_l_row_add(L, list, "prefix");
     lua_pushinteger(L, d->group_count);
-    row_add(L, list, "groups");
+    vp_l_row_add(L, list, "groups");
     lua_pushinteger(L, (lua_Integer)d->event_count);
-    row_add(L, list, "events");
+    vp_l_row_add(L, list, "events");
     /* Per group, and the span of event times (time1) over the capture. */
     uint32_t lo = UINT32_MAX, hi = 0;
     for (uint32_t g = 0; g < d->group_count; g++) {
@@ -247,7 +221,7 @@ static int cap_summary(lua_State *L)
         else
             snprintf(name, sizeof name, "events_group_%u", g + 1);
         lua_pushinteger(L, (lua_Integer)d->groups[g].count);
-        row_add(L, list, name);
+        vp_l_row_add(L, list, name);
         for (uint64_t i = 0; i < d->groups[g].count; i++) {
             vp_devt_event ev;
             if (!vp_devt_event_get(d, g, i, &ev, NULL))
@@ -260,16 +234,16 @@ static int cap_summary(lua_State *L)
     }
     if (d->event_count) {
         lua_pushinteger(L, lo);
-        row_add(L, list, "first_time1");
+        vp_l_row_add(L, list, "first_time1");
         lua_pushinteger(L, hi);
-        row_add(L, list, "last_time1");
+        vp_l_row_add(L, list, "last_time1");
     }
     if (d->trailing_bytes) {
         lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
-        row_add(L, list, "trailing_bytes");
+        vp_l_row_add(L, list, "trailing_bytes");
     }
     lua_pushinteger(L, (lua_Integer)d->warnings.count);
-    row_add(L, list, "warnings");
+    vp_l_row_add(L, list, "warnings");
     return 1;
 }
 
@@ -282,7 +256,7 @@ static int cap_close(lua_State *L)
 static int cap_tostring(lua_State *L)
 {
     vp_lcap *c = luaL_checkudata(L, 1, DEVT_T);
-    const char *path = cap_path(L, 1);
+    const char *path = vp_lcap_path(L, 1);
     if (!c->model) {
         lua_pushfstring(L, "<devt %s: closed>", path);
         return 1;
@@ -393,88 +367,54 @@ static int group_tostring(lua_State *L)
 
 /* ---- writer ------------------------------------------------------------- */
 
-typedef struct lwriter {
-    vp_devt_writer *w; /* NULL once closed */
-    size_t bytes;      /* file size at close */
-} lwriter;
+#define WHO "devt writer"
 
-static lwriter *lwriter_check(lua_State *L)
+static vp_errcode devt_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
 {
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    if (!lw->w)
-        luaL_error(L, "devt writer is closed");
-    return lw;
+    return vp_devt_writer_save(w, path, bytes, err);
 }
 
-static const char *lwriter_path(lua_State *L)
+static void devt_wfree(void *w)
 {
-    lua_getiuservalue(L, 1, 1);
-    const char *p = lua_tostring(L, -1);
-    lua_pop(L, 1);
-    return p ? p : "?";
+    vp_devt_writer_free(w);
 }
 
-static uint32_t int_range(lua_State *L, int idx, const char *what, lua_Integer max)
+static uint64_t devt_wsize(void *w)
 {
-    int ok;
-    lua_Integer v = lua_tointegerx(L, idx, &ok);
-    if (!ok)
-        luaL_error(L, "devt writer: %s must be an integer, got %s", what,
-                   luaL_typename(L, idx));
-    if (v < 0 || v > max)
-        luaL_error(L, "devt writer: %s %I is out of range 0..%I", what, v, max);
-    return (uint32_t)v;
+    return vp_devt_writer_size(w);
 }
 
-/* Field `key` (or positional `pos` when > 0 and the key is absent) of the
- * table at idx, as an unsigned integer up to max; def when absent. */
-static uint32_t tfield(lua_State *L, int idx, const char *key, int pos, lua_Integer max,
-                       uint32_t def)
+static vp_errcode devt_wraw(void *w, const void *p, size_t n, vp_error *err)
 {
-    lua_getfield(L, idx, key);
-    if (lua_isnil(L, -1) && pos > 0) {
-        lua_pop(L, 1);
-        lua_rawgeti(L, idx, pos);
-    }
-    uint32_t v = lua_isnil(L, -1) ? def : int_range(L, -1, key, max);
-    lua_pop(L, 1);
-    return v;
+    (void)err;
+    vp_devt_writer_raw(w, p, n);
+    return VP_OK;
 }
 
-/* opts.chunks (list of count bytes) into a userdata buffer left on the
- * stack (so an error cannot leak it); NULL, nothing pushed, if absent. */
-static uint8_t *chunks_opt(lua_State *L, int opts, size_t *n)
+static void devt_wtruncate(void *w, size_t n)
 {
-    *n = 0;
-    if (!lua_istable(L, opts))
-        return NULL;
-    if (lua_getfield(L, opts, "chunks") == LUA_TNIL) {
-        lua_pop(L, 1);
-        return NULL;
-    }
-    luaL_checktype(L, -1, LUA_TTABLE);
-    int t = lua_gettop(L);
-    size_t len = (size_t)lua_rawlen(L, t);
-    uint8_t *c = lua_newuserdatauv(L, len ? len : 1, 0);
-    for (size_t k = 0; k < len; k++) {
-        lua_rawgeti(L, t, (lua_Integer)k + 1);
-        int ok;
-        lua_Integer v = lua_tointegerx(L, -1, &ok);
-        lua_pop(L, 1);
-        if (!ok || v < 0 || v > 255)
-            luaL_error(L, "devt writer: chunks[%d] must be a count byte 0..255", (int)k + 1);
-        c[k] = (uint8_t)v;
-    }
-    lua_remove(L, t);
-    *n = len;
-    return c;
+    vp_devt_writer_truncate(w, n);
 }
+
+static const uint8_t *devt_wbytes(void *w, size_t *len, vp_error *err)
+{
+    return vp_devt_writer_bytes(w, len, err);
+}
+
+static const vp_lwriter_ops devt_wops = {.tname = WRITER_T,
+                                         .name = WHO,
+                                         .close = devt_wclose,
+                                         .free = devt_wfree,
+                                         .size = devt_wsize,
+                                         .raw = devt_wraw,
+                                         .truncate = devt_wtruncate,
+                                         .bytes = devt_wbytes};
 
 /* w:group(events [, {total = n, chunks = {...}}]); an event is
  * {time1 =, time2 =, type =} or {time1, time2, type}. */
 static int lwriter_group(lua_State *L)
 {
-    lwriter *lw = lwriter_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
     luaL_checktype(L, 2, LUA_TTABLE);
     if (!lua_isnoneornil(L, 3))
         luaL_checktype(L, 3, LUA_TTABLE);
@@ -484,119 +424,17 @@ static int lwriter_group(lua_State *L)
     for (size_t i = 0; i < n; i++) {
         lua_rawgeti(L, 2, (lua_Integer)i + 1);
         if (!lua_istable(L, -1))
-            return luaL_error(L, "devt writer: event %d must be a table", (int)i + 1);
+            return luaL_error(L, WHO ": event %d must be a table", (int)i + 1);
         int e = lua_gettop(L);
-        ev[i].time1 = tfield(L, e, "time1", 1, UINT32_MAX, 0);
-        ev[i].time2 = tfield(L, e, "time2", 2, UINT32_MAX, 0);
-        ev[i].type = (uint8_t)tfield(L, e, "type", 3, 255, 0);
+        ev[i].time1 = vp_l_uint_field(L, e, WHO, "time1", 1, UINT32_MAX, 0);
+        ev[i].time2 = vp_l_uint_field(L, e, WHO, "time2", 2, UINT32_MAX, 0);
+        ev[i].type = (uint8_t)vp_l_uint_field(L, e, WHO, "type", 3, 255, 0);
         lua_pop(L, 1);
     }
-    vp_wframing f = {0, 0, NULL, 0};
-    if (lua_istable(L, 3)) {
-        lua_getfield(L, 3, "total");
-        if (!lua_isnil(L, -1)) {
-            f.has_total = 1;
-            f.total = int_range(L, -1, "total", UINT32_MAX);
-        }
-        lua_pop(L, 1);
-    }
-    f.chunks = chunks_opt(L, 3, &f.nchunks);
+    vp_wframing f;
+    vp_l_framing_opt(L, 3, WHO, &f);
     vp_devt_writer_group(lw->w, ev, n, &f);
     return 0;
-}
-
-static int lwriter_raw(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    size_t n;
-    const char *s = luaL_checklstring(L, 2, &n);
-    vp_devt_writer_raw(lw->w, s, n);
-    return 0;
-}
-
-static int lwriter_truncate(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    lua_Integer n = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, n >= 0, 2, "size must be >= 0");
-    vp_devt_writer_truncate(lw->w, (size_t)n);
-    return 0;
-}
-
-static int lwriter_offset(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    lua_pushinteger(L, (lua_Integer)vp_devt_writer_size(lw->w));
-    return 1;
-}
-
-/* w:data() -> the finished file as a string (the writer stays open) */
-static int lwriter_data(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    size_t len;
-    vp_error err;
-    const uint8_t *p = vp_devt_writer_bytes(lw->w, &len, &err);
-    if (!p)
-        return luaL_error(L, "devt writer %s: %s", lwriter_path(L), err.msg);
-    lua_pushlstring(L, (const char *)p, len);
-    return 1;
-}
-
-static int lwriter_do_close(lua_State *L, int raise)
-{
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    if (!lw->w)
-        return 0;
-    vp_devt_writer *w = lw->w;
-    lw->w = NULL;
-    vp_error err;
-    const char *path = lwriter_path(L);
-    vp_errcode rc = vp_devt_writer_save(w, path, &err);
-    if (rc == VP_OK)
-        vp_devt_writer_bytes(w, &lw->bytes, NULL);
-    vp_devt_writer_free(w);
-    if (rc != VP_OK && raise)
-        return luaL_error(L, "devt writer: %s", err.msg);
-    return 0;
-}
-
-/* w:close() -> bytes written */
-static int lwriter_close(lua_State *L)
-{
-    lwriter_do_close(L, 1);
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    lua_pushinteger(L, (lua_Integer)lw->bytes);
-    return 1;
-}
-
-static int lwriter_gc(lua_State *L)
-{
-    return lwriter_do_close(L, 0);
-}
-
-static int lwriter_tostring(lua_State *L)
-{
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    lua_pushfstring(L, "<devt writer %s%s>", lwriter_path(L), lw->w ? "" : " (closed)");
-    return 1;
-}
-
-static int lwriter_get(lua_State *L)
-{
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    const char *k = lua_tostring(L, 2);
-    if (!k)
-        return 0;
-    if (strcmp(k, "path") == 0)
-        lua_getiuservalue(L, 1, 1);
-    else if (strcmp(k, "closed") == 0)
-        lua_pushboolean(L, lw->w == NULL);
-    else if (strcmp(k, "bytes") == 0)
-        lua_pushinteger(L, (lua_Integer)(lw->w ? vp_devt_writer_size(lw->w) : lw->bytes));
-    else
-        return 0;
-    return 1;
 }
 
 static uint32_t opt_u32(lua_State *L, int opts, const char *key, lua_Integer max)
@@ -604,7 +442,7 @@ static uint32_t opt_u32(lua_State *L, int opts, const char *key, lua_Integer max
     if (!lua_istable(L, opts))
         return 0;
     lua_getfield(L, opts, key);
-    uint32_t v = lua_isnil(L, -1) ? 0 : int_range(L, -1, key, max);
+    uint32_t v = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, key, max);
     lua_pop(L, 1);
     return v;
 }
@@ -621,7 +459,7 @@ int vp_l_writer_devt(lua_State *L, const char *path, int opts)
         lua_getfield(L, opts, "group_count");
         if (!lua_isnil(L, -1)) {
             o.has_group_count = 1;
-            o.group_count = int_range(L, -1, "group_count", UINT32_MAX);
+            o.group_count = vp_l_uint_range(L, -1, WHO, "group_count", UINT32_MAX);
         }
         lua_pop(L, 1);
         o.bitfield = (const uint8_t *)vp_l_opt_str(L, opts, "bitfield", NULL);
@@ -631,11 +469,7 @@ int vp_l_writer_devt(lua_State *L, const char *path, int opts)
             lua_pop(L, 1);
         }
     }
-    lwriter *lw = lua_newuserdatauv(L, sizeof *lw, 1);
-    memset(lw, 0, sizeof *lw);
-    luaL_setmetatable(L, WRITER_T);
-    lua_pushstring(L, path);
-    lua_setiuservalue(L, -2, 1);
+    vp_lwriter *lw = vp_lwriter_new(L, &devt_wops, sizeof *lw, path);
     lw->w = vp_devt_writer_new(&o);
     if (!lw->w)
         return luaL_error(L, "vp.writer: out of memory");
@@ -659,13 +493,13 @@ void vp_l_register_devt(lua_State *L)
         {"events", group_events}, {"event", group_event}, {NULL, NULL}};
     vp_l_class(L, GROUP_T, group_meta, group_methods, group_get);
 
-    static const luaL_Reg w_meta[] = {{"__gc", lwriter_gc},
-                                      {"__close", lwriter_gc},
-                                      {"__tostring", lwriter_tostring},
+    static const luaL_Reg w_meta[] = {{"__gc", vp_lwriter_gc},
+                                      {"__close", vp_lwriter_gc},
+                                      {"__tostring", vp_lwriter_tostring},
                                       {NULL, NULL}};
-    static const luaL_Reg w_methods[] = {{"group", lwriter_group},   {"raw", lwriter_raw},
-                                         {"truncate", lwriter_truncate},
-                                         {"offset", lwriter_offset}, {"data", lwriter_data},
-                                         {"close", lwriter_close},   {NULL, NULL}};
-    vp_l_class(L, WRITER_T, w_meta, w_methods, lwriter_get);
+    static const luaL_Reg w_methods[] = {{"group", lwriter_group},   {"raw", vp_lwriter_raw},
+                                         {"truncate", vp_lwriter_truncate},
+                                         {"offset", vp_lwriter_tell}, {"data", vp_lwriter_data},
+                                         {"close", vp_lwriter_close}, {NULL, NULL}};
+    vp_lwriter_class(L, &devt_wops, w_meta, w_methods, vp_lwriter_get);
 }

@@ -46,15 +46,6 @@ static vp_dlag *dlag_check(lua_State *L, int idx)
     return vp_lcap_check(L, idx, DLAG_T)->model;
 }
 
-static const char *cap_path(lua_State *L, int capidx)
-{
-    lua_getiuservalue(L, capidx, 1);
-    lua_getfield(L, -1, "path");
-    const char *p = lua_tostring(L, -1);
-    lua_pop(L, 2); /* the fields table keeps the string alive */
-    return p ? p : "?";
-}
-
 static void measurement_name_push(lua_State *L, uint32_t index)
 {
     const char *name = vp_dlag_measurement_name(index);
@@ -83,7 +74,7 @@ static void child_push(lua_State *L, int capidx, const char *tname, lua_Integer 
         vp_dlag_hop h;
         vp_error err;
         if (!vp_dlag_hop_get(d, value, &h, &err))
-            vp_l_raise(L, cap_path(L, capidx), &err);
+            vp_lcap_raise(L, capidx, &err);
         lhop *lh = vp_lchild_new(L, sizeof *lh, HOP_T, capidx);
         lh->i = value;
         lh->h = h;
@@ -121,23 +112,12 @@ static void sample_push(lua_State *L, const vp_dlag_sample *s, uint64_t i)
     lua_setfield(L, -2, "unknown");
 }
 
-static void bits_push(lua_State *L, const uint8_t *bits, size_t len)
-{
-    lua_newtable(L);
-    lua_Integer n = 0;
-    for (size_t i = 0; i < len * 8; i++)
-        if (bits[i >> 3] >> (i & 7) & 1) {
-            lua_pushinteger(L, (lua_Integer)i);
-            lua_rawseti(L, -2, ++n);
-        }
-}
-
 static void graph_state_push(lua_State *L, const vp_dlag *d, int capidx, uint64_t i)
 {
     vp_dlag_graph_state gs;
     vp_error err;
     if (!vp_dlag_graph_state_get(d, i, &gs, &err))
-        vp_l_raise(L, cap_path(L, capidx), &err);
+        vp_lcap_raise(L, capidx, &err);
     lua_createtable(L, 0, 8);
     lua_pushinteger(L, (lua_Integer)i + 1);
     lua_setfield(L, -2, "index");
@@ -146,7 +126,7 @@ static void graph_state_push(lua_State *L, const vp_dlag *d, int capidx, uint64_
     const uint8_t *bits = vp_dlag_bytes(d, gs.bitfield_off);
     lua_pushlstring(L, (const char *)bits, gs.bitfield_len);
     lua_setfield(L, -2, "bitfield");
-    bits_push(L, bits, gs.bitfield_len);
+    vp_l_push_bits(L, bits, gs.bitfield_len);
     lua_setfield(L, -2, "bits");
     vec4_push(L, gs.offset_v);
     lua_setfield(L, -2, "offset");
@@ -297,48 +277,37 @@ static int cap_hop(lua_State *L)
     return 1;
 }
 
-static void row_add(lua_State *L, int list, const char *name)
-{
-    /* the value is on top */
-    lua_createtable(L, 0, 2);
-    lua_pushstring(L, name);
-    lua_setfield(L, -2, "name");
-    lua_insert(L, -2);
-    lua_setfield(L, -2, "value");
-    lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
-}
-
 static int cap_summary(lua_State *L)
 {
     vp_dlag *d = dlag_check(L, 1);
     lua_newtable(L);
     int list = lua_gettop(L);
     lua_pushinteger(L, d->time);
-    row_add(L, list, "time");
+    vp_l_row_add(L, list, "time");
     lua_pushinteger(L, d->measurement_count);
-    row_add(L, list, "measurements");
+    vp_l_row_add(L, list, "measurements");
     uint32_t with = 0;
     for (uint32_t k = 0; k < d->measurement_count; k++)
         with += d->measurements[k].samples.count > 0;
     lua_pushinteger(L, with);
-    row_add(L, list, "measurements_with_samples");
+    vp_l_row_add(L, list, "measurements_with_samples");
     lua_pushinteger(L, (lua_Integer)d->sample_count);
-    row_add(L, list, "samples");
+    vp_l_row_add(L, list, "samples");
     lua_pushinteger(L, (lua_Integer)d->graph_state_count);
-    row_add(L, list, "graph_states");
+    vp_l_row_add(L, list, "graph_states");
     if (d->host_len)
         lua_pushlstring(L, (const char *)vp_dlag_bytes(d, d->host_off), d->host_len);
     else
         lua_pushliteral(L, "(off)");
-    row_add(L, list, "traceroute_host");
+    vp_l_row_add(L, list, "traceroute_host");
     lua_pushinteger(L, (lua_Integer)d->hop_count);
-    row_add(L, list, "hops");
+    vp_l_row_add(L, list, "hops");
     if (d->trailing_bytes) {
         lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
-        row_add(L, list, "trailing_bytes");
+        vp_l_row_add(L, list, "trailing_bytes");
     }
     lua_pushinteger(L, (lua_Integer)d->warnings.count);
-    row_add(L, list, "warnings");
+    vp_l_row_add(L, list, "warnings");
     return 1;
 }
 
@@ -351,7 +320,7 @@ static int cap_close(lua_State *L)
 static int cap_tostring(lua_State *L)
 {
     vp_lcap *c = luaL_checkudata(L, 1, DLAG_T);
-    const char *path = cap_path(L, 1);
+    const char *path = vp_lcap_path(L, 1);
     if (!c->model) {
         lua_pushfstring(L, "<dlag %s: closed>", path);
         return 1;
@@ -388,7 +357,7 @@ static void sample_get_push(lua_State *L, int owner, const vp_dlag *d, const vp_
     vp_error err;
     if (!vp_dlag_sample_get(d, s, i, &sm, &err)) {
         vp_lchild_pushcap(L, owner);
-        vp_l_raise(L, cap_path(L, lua_gettop(L)), &err);
+        vp_lcap_raise(L, lua_gettop(L), &err);
     }
     sample_push(L, &sm, i);
 }
@@ -563,72 +532,56 @@ static int hop_tostring(lua_State *L)
 
 /* ---- writer ------------------------------------------------------------- */
 
-typedef struct lwriter {
-    vp_dlag_writer *w; /* NULL once closed */
-    size_t bytes;      /* file size at close */
-} lwriter;
+#define WHO "dlag writer"
 
-static lwriter *lwriter_check(lua_State *L)
+static vp_errcode dlag_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
 {
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    if (!lw->w)
-        luaL_error(L, "dlag writer is closed");
-    return lw;
+    return vp_dlag_writer_save(w, path, bytes, err);
 }
 
-static const char *lwriter_path(lua_State *L)
+static void dlag_wfree(void *w)
 {
-    lua_getiuservalue(L, 1, 1);
-    const char *p = lua_tostring(L, -1);
-    lua_pop(L, 1);
-    return p ? p : "?";
+    vp_dlag_writer_free(w);
 }
 
-static int lwriter_raise(lua_State *L, const vp_error *err)
+static uint64_t dlag_wsize(void *w)
 {
-    return luaL_error(L, "dlag writer %s: %s", lwriter_path(L), err->msg);
+    return vp_dlag_writer_size(w);
 }
 
-static uint32_t int_range(lua_State *L, int idx, const char *what, lua_Integer max)
+static vp_errcode dlag_wraw(void *w, const void *p, size_t n, vp_error *err)
 {
-    int ok;
-    lua_Integer v = lua_tointegerx(L, idx, &ok);
-    if (!ok)
-        luaL_error(L, "dlag writer: %s must be an integer, got %s", what,
-                   luaL_typename(L, idx));
-    if (v < 0 || v > max)
-        luaL_error(L, "dlag writer: %s %I is out of range 0..%I", what, v, max);
-    return (uint32_t)v;
+    (void)err;
+    vp_dlag_writer_raw(w, p, n);
+    return VP_OK;
 }
 
-/* Push field `key` of the table at idx, or its positional entry `pos`
- * (> 0) when the key is absent. */
-static int tget(lua_State *L, int idx, const char *key, int pos)
+static void dlag_wtruncate(void *w, size_t n)
 {
-    int t = lua_getfield(L, idx, key);
-    if (t == LUA_TNIL && pos > 0) {
-        lua_pop(L, 1);
-        t = lua_rawgeti(L, idx, pos);
-    }
-    return t;
+    vp_dlag_writer_truncate(w, n);
 }
 
-static uint32_t tfield(lua_State *L, int idx, const char *key, int pos, lua_Integer max,
-                       uint32_t def)
+static const uint8_t *dlag_wbytes(void *w, size_t *len, vp_error *err)
 {
-    tget(L, idx, key, pos);
-    uint32_t v = lua_isnil(L, -1) ? def : int_range(L, -1, key, max);
-    lua_pop(L, 1);
-    return v;
+    return vp_dlag_writer_bytes(w, len, err);
 }
+
+static const vp_lwriter_ops dlag_wops = {.tname = WRITER_T,
+                                         .name = WHO,
+                                         .close = dlag_wclose,
+                                         .free = dlag_wfree,
+                                         .size = dlag_wsize,
+                                         .raw = dlag_wraw,
+                                         .truncate = dlag_wtruncate,
+                                         .bytes = dlag_wbytes};
 
 static float tfloat(lua_State *L, int idx, const char *key, int pos)
 {
-    tget(L, idx, key, pos);
+    vp_l_field_or_index(L, idx, key, pos);
     int ok = 1;
     lua_Number v = lua_isnil(L, -1) ? 0 : lua_tonumberx(L, -1, &ok);
     if (!ok)
-        luaL_error(L, "dlag writer: %s must be a number", key);
+        luaL_error(L, WHO ": %s must be a number", key);
     lua_pop(L, 1);
     return (float)v;
 }
@@ -643,7 +596,7 @@ static void tvec4(lua_State *L, int idx, const char *key, float *out)
         for (int j = 0; j < 4; j++)
             out[j] = tfloat(L, v, names[j], j + 1);
     } else if (!lua_isnil(L, -1)) {
-        luaL_error(L, "dlag writer: %s must be a table of 4 numbers", key);
+        luaL_error(L, WHO ": %s must be a table of 4 numbers", key);
     }
     lua_pop(L, 1);
 }
@@ -657,66 +610,30 @@ static vp_dlag_wsample *samples_opt(lua_State *L, int idx, size_t *n)
     vp_dlag_wsample *s = lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *s, 0);
     for (size_t i = 0; i < *n; i++) {
         if (lua_rawgeti(L, idx, (lua_Integer)i + 1) != LUA_TTABLE)
-            luaL_error(L, "dlag writer: sample %d must be a table", (int)i + 1);
+            luaL_error(L, WHO ": sample %d must be a table", (int)i + 1);
         int e = lua_gettop(L);
         s[i].value = tfloat(L, e, "value", 1);
-        s[i].time = tfield(L, e, "time", 2, UINT32_MAX, 0);
-        s[i].unknown = tfield(L, e, "unknown", 3, UINT32_MAX, 0);
+        s[i].time = vp_l_uint_field(L, e, WHO, "time", 2, UINT32_MAX, 0);
+        s[i].unknown = vp_l_uint_field(L, e, WHO, "unknown", 3, UINT32_MAX, 0);
         lua_pop(L, 1);
     }
     return s;
 }
 
-/* opts.total and opts.chunks into f; the chunk bytes live in a userdata left
- * on the stack (nothing pushed when absent). */
-static void framing_opt(lua_State *L, int opts, vp_wframing *f)
-{
-    memset(f, 0, sizeof *f);
-    if (!lua_istable(L, opts))
-        return;
-    opts = lua_absindex(L, opts);
-    lua_getfield(L, opts, "total");
-    if (!lua_isnil(L, -1)) {
-        f->has_total = 1;
-        f->total = int_range(L, -1, "total", UINT32_MAX);
-    }
-    lua_pop(L, 1);
-    if (lua_getfield(L, opts, "chunks") == LUA_TNIL) {
-        lua_pop(L, 1);
-        return;
-    }
-    luaL_checktype(L, -1, LUA_TTABLE);
-    int t = lua_gettop(L);
-    size_t len = (size_t)lua_rawlen(L, t);
-    uint8_t *c = lua_newuserdatauv(L, len ? len : 1, 0);
-    for (size_t k = 0; k < len; k++) {
-        lua_rawgeti(L, t, (lua_Integer)k + 1);
-        int ok;
-        lua_Integer v = lua_tointegerx(L, -1, &ok);
-        lua_pop(L, 1);
-        if (!ok || v < 0 || v > 255)
-            luaL_error(L, "dlag writer: chunks[%d] must be a count byte 0..255", (int)k + 1);
-        c[k] = (uint8_t)v;
-    }
-    lua_remove(L, t);
-    f->chunks = c;
-    f->nchunks = len;
-}
-
 /* w:measurement(samples [, {total =, chunks =}]) */
 static int lwriter_measurement(lua_State *L)
 {
-    lwriter *lw = lwriter_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
     luaL_checktype(L, 2, LUA_TTABLE);
     if (!lua_isnoneornil(L, 3))
         luaL_checktype(L, 3, LUA_TTABLE);
     size_t n;
     vp_dlag_wsample *s = samples_opt(L, 2, &n);
     vp_wframing f;
-    framing_opt(L, 3, &f);
+    vp_l_framing_opt(L, 3, WHO, &f);
     vp_error err;
     if (vp_dlag_writer_measurement(lw->w, s, n, &f, &err) != VP_OK)
-        return lwriter_raise(L, &err);
+        return vp_lwriter_raise(L, lw, &err);
     return 0;
 }
 
@@ -724,7 +641,7 @@ static int lwriter_measurement(lua_State *L)
  * bitfield = bytes, offset = vec4, scale = vec4, print_titles =, unknown =} */
 static int lwriter_graph_states(lua_State *L)
 {
-    lwriter *lw = lwriter_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
     luaL_checktype(L, 2, LUA_TTABLE);
     if (!lua_isnoneornil(L, 3))
         luaL_checktype(L, 3, LUA_TTABLE);
@@ -732,10 +649,11 @@ static int lwriter_graph_states(lua_State *L)
     vp_dlag_wgraph_state *gs = lua_newuserdatauv(L, (n ? n : 1) * sizeof *gs, 0);
     for (size_t i = 0; i < n; i++) {
         if (lua_rawgeti(L, 2, (lua_Integer)i + 1) != LUA_TTABLE)
-            return luaL_error(L, "dlag writer: graph state %d must be a table", (int)i + 1);
+            return luaL_error(L, WHO ": graph state %d must be a table", (int)i + 1);
         int e = lua_gettop(L);
         memset(&gs[i], 0, sizeof gs[i]);
-        gs[i].measurement_count = (uint16_t)tfield(L, e, "measurement_count", 0, 0xFFFF, 0);
+        gs[i].measurement_count =
+            (uint16_t)vp_l_uint_field(L, e, WHO, "measurement_count", 0, 0xFFFF, 0);
         if (lua_getfield(L, e, "bitfield") != LUA_TNIL) {
             /* The string stays referenced by the states table during the call. */
             gs[i].bitfield = (const uint8_t *)luaL_checklstring(L, -1, &gs[i].bitfield_len);
@@ -743,27 +661,27 @@ static int lwriter_graph_states(lua_State *L)
         lua_pop(L, 1);
         tvec4(L, e, "offset", gs[i].offset);
         tvec4(L, e, "scale", gs[i].scale);
-        gs[i].print_titles = (uint8_t)tfield(L, e, "print_titles", 0, 255, 0);
-        gs[i].unknown = (uint8_t)tfield(L, e, "unknown", 0, 255, 0);
+        gs[i].print_titles = (uint8_t)vp_l_uint_field(L, e, WHO, "print_titles", 0, 255, 0);
+        gs[i].unknown = (uint8_t)vp_l_uint_field(L, e, WHO, "unknown", 0, 255, 0);
         lua_pop(L, 1);
     }
     vp_wframing f;
-    framing_opt(L, 3, &f);
+    vp_l_framing_opt(L, 3, WHO, &f);
     vp_error err;
     if (vp_dlag_writer_graph_states(lw->w, gs, n, &f, &err) != VP_OK)
-        return lwriter_raise(L, &err);
+        return vp_lwriter_raise(L, lw, &err);
     return 0;
 }
 
 /* w:traceroute_host(host [, {nul = false}]) */
 static int lwriter_host(lua_State *L)
 {
-    lwriter *lw = lwriter_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
     const char *host = luaL_checkstring(L, 2);
     int nul = vp_l_opt_bool(L, 3, "nul", 1);
     vp_error err;
     if (vp_dlag_writer_host(lw->w, host, nul, &err) != VP_OK)
-        return lwriter_raise(L, &err);
+        return vp_lwriter_raise(L, lw, &err);
     return 0;
 }
 
@@ -786,34 +704,34 @@ static int address_parse(const char *s, uint8_t *out)
  *       unknown_u8_2 =} */
 static int lwriter_hop(lua_State *L)
 {
-    lwriter *lw = lwriter_check(L);
+    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
     luaL_checktype(L, 2, LUA_TTABLE);
     vp_dlag_whop h;
     memset(&h, 0, sizeof h);
     int t = lua_getfield(L, 2, "address");
     if (t == LUA_TSTRING) {
         if (!address_parse(lua_tostring(L, -1), h.address))
-            return luaL_error(L, "dlag writer: address '%s' is not a.b.c.d",
-                              lua_tostring(L, -1));
+            return luaL_error(L, WHO ": address '%s' is not a.b.c.d", lua_tostring(L, -1));
     } else if (t == LUA_TTABLE) {
         int a = lua_gettop(L);
         for (int j = 0; j < 4; j++) {
             lua_rawgeti(L, a, j + 1);
-            h.address[j] = (uint8_t)(lua_isnil(L, -1) ? 0 : int_range(L, -1, "address byte", 255));
+            h.address[j] =
+                (uint8_t)(lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, "address byte", 255));
             lua_pop(L, 1);
         }
     } else if (t != LUA_TNIL) {
-        return luaL_error(L, "dlag writer: address must be a string or a table of 4 bytes");
+        return luaL_error(L, WHO ": address must be a string or a table of 4 bytes");
     }
     lua_pop(L, 1);
     lua_getfield(L, 2, "samples");
     h.samples = samples_opt(L, -1, &h.nsamples);
-    framing_opt(L, 2, &h.framing);
+    vp_l_framing_opt(L, 2, WHO, &h.framing);
     if (lua_getfield(L, 2, "name") != LUA_TNIL)
         h.name = luaL_checkstring(L, -1); /* kept alive by the argument table */
     lua_pop(L, 1);
-    h.unknown_u8_1 = (uint8_t)tfield(L, 2, "unknown_u8_1", 0, 255, 0);
-    h.unknown_u32 = tfield(L, 2, "unknown_u32", 0, UINT32_MAX, 0);
+    h.unknown_u8_1 = (uint8_t)vp_l_uint_field(L, 2, WHO, "unknown_u8_1", 0, 255, 0);
+    h.unknown_u32 = vp_l_uint_field(L, 2, WHO, "unknown_u32", 0, UINT32_MAX, 0);
     if (lua_getfield(L, 2, "unknown_floats") == LUA_TTABLE) {
         int v = lua_gettop(L);
         for (int j = 0; j < 4; j++) {
@@ -823,102 +741,11 @@ static int lwriter_hop(lua_State *L)
         }
     }
     lua_pop(L, 1);
-    h.unknown_u8_2 = (uint8_t)tfield(L, 2, "unknown_u8_2", 0, 255, 0);
+    h.unknown_u8_2 = (uint8_t)vp_l_uint_field(L, 2, WHO, "unknown_u8_2", 0, 255, 0);
     vp_error err;
     if (vp_dlag_writer_hop(lw->w, &h, &err) != VP_OK)
-        return lwriter_raise(L, &err);
+        return vp_lwriter_raise(L, lw, &err);
     return 0;
-}
-
-static int lwriter_raw(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    size_t n;
-    const char *s = luaL_checklstring(L, 2, &n);
-    vp_dlag_writer_raw(lw->w, s, n);
-    return 0;
-}
-
-static int lwriter_truncate(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    lua_Integer n = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, n >= 0, 2, "size must be >= 0");
-    vp_dlag_writer_truncate(lw->w, (size_t)n);
-    return 0;
-}
-
-static int lwriter_offset(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    lua_pushinteger(L, (lua_Integer)vp_dlag_writer_size(lw->w));
-    return 1;
-}
-
-static int lwriter_data(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    size_t len;
-    vp_error err;
-    const uint8_t *p = vp_dlag_writer_bytes(lw->w, &len, &err);
-    if (!p)
-        return lwriter_raise(L, &err);
-    lua_pushlstring(L, (const char *)p, len);
-    return 1;
-}
-
-static int lwriter_do_close(lua_State *L, int raise)
-{
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    if (!lw->w)
-        return 0;
-    vp_dlag_writer *w = lw->w;
-    lw->w = NULL;
-    vp_error err;
-    vp_errcode rc = vp_dlag_writer_save(w, lwriter_path(L), &err);
-    if (rc == VP_OK)
-        vp_dlag_writer_bytes(w, &lw->bytes, NULL);
-    vp_dlag_writer_free(w);
-    if (rc != VP_OK && raise)
-        return luaL_error(L, "dlag writer: %s", err.msg);
-    return 0;
-}
-
-static int lwriter_close(lua_State *L)
-{
-    lwriter_do_close(L, 1);
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    lua_pushinteger(L, (lua_Integer)lw->bytes);
-    return 1;
-}
-
-static int lwriter_gc(lua_State *L)
-{
-    return lwriter_do_close(L, 0);
-}
-
-static int lwriter_tostring(lua_State *L)
-{
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    lua_pushfstring(L, "<dlag writer %s%s>", lwriter_path(L), lw->w ? "" : " (closed)");
-    return 1;
-}
-
-static int lwriter_get(lua_State *L)
-{
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    const char *k = lua_tostring(L, 2);
-    if (!k)
-        return 0;
-    if (strcmp(k, "path") == 0)
-        lua_getiuservalue(L, 1, 1);
-    else if (strcmp(k, "closed") == 0)
-        lua_pushboolean(L, lw->w == NULL);
-    else if (strcmp(k, "bytes") == 0)
-        lua_pushinteger(L, (lua_Integer)(lw->w ? vp_dlag_writer_size(lw->w) : lw->bytes));
-    else
-        return 0;
-    return 1;
 }
 
 int vp_l_writer_dlag(lua_State *L, const char *path, int opts)
@@ -927,21 +754,17 @@ int vp_l_writer_dlag(lua_State *L, const char *path, int opts)
     memset(&o, 0, sizeof o);
     if (lua_istable(L, opts)) {
         lua_getfield(L, opts, "time");
-        o.time = lua_isnil(L, -1) ? 0 : int_range(L, -1, "time", UINT32_MAX);
+        o.time = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, "time", UINT32_MAX);
         lua_pop(L, 1);
         lua_getfield(L, opts, "measurement_count");
         if (!lua_isnil(L, -1)) {
             o.has_measurement_count = 1;
-            o.measurement_count = int_range(L, -1, "measurement_count", UINT32_MAX);
+            o.measurement_count = vp_l_uint_range(L, -1, WHO, "measurement_count", UINT32_MAX);
         }
         lua_pop(L, 1);
         o.no_complete = !vp_l_opt_bool(L, opts, "complete", 1);
     }
-    lwriter *lw = lua_newuserdatauv(L, sizeof *lw, 1);
-    memset(lw, 0, sizeof *lw);
-    luaL_setmetatable(L, WRITER_T);
-    lua_pushstring(L, path);
-    lua_setiuservalue(L, -2, 1);
+    vp_lwriter *lw = vp_lwriter_new(L, &dlag_wops, sizeof *lw, path);
     lw->w = vp_dlag_writer_new(&o);
     if (!lw->w)
         return luaL_error(L, "vp.writer: out of memory");
@@ -974,19 +797,19 @@ void vp_l_register_dlag(lua_State *L)
         {"__len", owner_len}, {"__tostring", hop_tostring}, {NULL, NULL}};
     vp_l_class(L, HOP_T, hop_meta, sample_methods, hop_get);
 
-    static const luaL_Reg w_meta[] = {{"__gc", lwriter_gc},
-                                      {"__close", lwriter_gc},
-                                      {"__tostring", lwriter_tostring},
+    static const luaL_Reg w_meta[] = {{"__gc", vp_lwriter_gc},
+                                      {"__close", vp_lwriter_gc},
+                                      {"__tostring", vp_lwriter_tostring},
                                       {NULL, NULL}};
     static const luaL_Reg w_methods[] = {{"measurement", lwriter_measurement},
                                          {"graph_states", lwriter_graph_states},
                                          {"traceroute_host", lwriter_host},
                                          {"hop", lwriter_hop},
-                                         {"raw", lwriter_raw},
-                                         {"truncate", lwriter_truncate},
-                                         {"offset", lwriter_offset},
-                                         {"data", lwriter_data},
-                                         {"close", lwriter_close},
+                                         {"raw", vp_lwriter_raw},
+                                         {"truncate", vp_lwriter_truncate},
+                                         {"offset", vp_lwriter_tell},
+                                         {"data", vp_lwriter_data},
+                                         {"close", vp_lwriter_close},
                                          {NULL, NULL}};
-    vp_l_class(L, WRITER_T, w_meta, w_methods, lwriter_get);
+    vp_lwriter_class(L, &dlag_wops, w_meta, w_methods, vp_lwriter_get);
 }

@@ -514,8 +514,11 @@ static vp_errcode dm_wraw(void *w, const void *p, size_t n, vp_error *err)
     return vp_dm_writer_raw(w, p, n, err);
 }
 
-static const vp_lwriter_ops dm_wops = {DM_WRITER_T, "dm writer", dm_wclose, NULL, dm_wsize,
-                                       dm_wraw};
+static const vp_lwriter_ops dm_wops = {.tname = DM_WRITER_T,
+                                       .name = "dm writer",
+                                       .close = dm_wclose,
+                                       .size = dm_wsize,
+                                       .raw = dm_wraw};
 
 static void group_from_table(lua_State *L, int idx, vp_dm_wgroup *g, int anchor)
 {
@@ -536,7 +539,8 @@ static void group_from_table(lua_State *L, int idx, vp_dm_wgroup *g, int anchor)
     while (lua_next(L, idx)) {
         lua_pop(L, 1);
         const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (!k || !(vp_l_key_in(k, base_keys) || vp_l_key_in(k, ext_keys) || vp_l_key_in(k, read_keys)))
+        if (!k || !(vp_l_key_in(k, base_keys) || vp_l_key_in(k, ext_keys) ||
+                    vp_l_key_in(k, read_keys)))
             luaL_error(L, "%s: unknown field '%s'", what, luaL_tolstring(L, -1, NULL));
     }
     vp_dm_wgroup_init(g);
@@ -545,7 +549,8 @@ static void group_from_table(lua_State *L, int idx, vp_dm_wgroup *g, int anchor)
     vp_l_vec_field(L, idx, "orientation", g->orientation, 4, what);
     vp_l_vec_field(L, idx, "direction", g->direction, 3, what);
     g->state = (uint16_t)vp_l_int_field(L, idx, "state", 0, 0, UINT16_MAX, what);
-    g->have_ext = (uint8_t)vp_l_int_field(L, idx, "have_ext", vp_l_has_any(L, idx, ext_keys), 0, 255, what);
+    g->have_ext = (uint8_t)vp_l_int_field(L, idx, "have_ext", vp_l_has_any(L, idx, ext_keys), 0,
+                                          255, what);
     if (g->have_ext != 1)
         return;
     g->unknown_1 = (uint16_t)vp_l_int_field(L, idx, "unknown_1", 0, 0, UINT16_MAX, what);

@@ -588,8 +588,11 @@ static vp_errcode dw_wraw(void *w, const void *p, size_t n, vp_error *err)
     return vp_dw_writer_raw(w, p, n, err);
 }
 
-static const vp_lwriter_ops dw_wops = {DW_WRITER_T, "dw writer", dw_wclose, NULL, dw_wsize,
-                                       dw_wraw};
+static const vp_lwriter_ops dw_wops = {.tname = DW_WRITER_T,
+                                       .name = "dw writer",
+                                       .close = dw_wclose,
+                                       .size = dw_wsize,
+                                       .raw = dw_wraw};
 
 static float num_field(lua_State *L, int idx, const char *k, const char *what)
 {
@@ -692,8 +695,10 @@ static void hit_from_table(lua_State *L, int idx, vp_dw_whit *h, uint32_t trace_
         h->entity_guid = guid_of(L, e, "dw hit entity");
         vp_l_vec_field(L, e, "position", h->entity_position, 3, "dw hit entity");
         vp_l_vec_field(L, e, "rotation", h->entity_rotation, 4, "dw hit entity");
-        h->entity_unknown_24 = (int8_t)vp_l_int_field(L, e, "unknown_24", 0, -128, 127, "dw hit entity");
-        h->entity_unknown_25 = (uint8_t)vp_l_int_field(L, e, "unknown_25", 0, 0, 255, "dw hit entity");
+        h->entity_unknown_24 =
+            (int8_t)vp_l_int_field(L, e, "unknown_24", 0, -128, 127, "dw hit entity");
+        h->entity_unknown_25 =
+            (uint8_t)vp_l_int_field(L, e, "unknown_25", 0, 0, 255, "dw hit entity");
     }
     lua_pop(L, 1);
     h->have_entity = (uint8_t)vp_l_int_field(L, idx, "have_entity", has_entity, 0, 255, what);

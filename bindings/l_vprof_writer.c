@@ -11,27 +11,37 @@
 #define WRITER_T "vp.vprof_writer"
 
 typedef struct lwriter {
-    vp_vprof_writer *w; /* NULL once closed */
-    uint64_t bytes;     /* file size at close */
+    vp_lwriter base; /* base.w: the vp_vprof_writer */
     vp_vprof_wtiming *times;
     size_t times_cap;
     vp_vprof_wopts opts;
 } lwriter;
 
-static lwriter *lwriter_check(lua_State *L)
+static vp_errcode vprof_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
 {
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    if (!lw->w)
-        luaL_error(L, "vprof writer is closed");
-    return lw;
+    (void)path;
+    return vp_vprof_writer_close(w, bytes, err);
 }
 
-static const char *lwriter_path(lua_State *L, int idx)
+static uint64_t vprof_wsize(void *w)
 {
-    lua_getiuservalue(L, idx, 1);
-    const char *p = lua_tostring(L, -1);
-    lua_pop(L, 1);
-    return p ? p : "?";
+    return vp_vprof_writer_bytes(w);
+}
+
+static vp_errcode vprof_wraw(void *w, const void *p, size_t n, vp_error *err)
+{
+    return vp_vprof_writer_raw(w, p, n, err);
+}
+
+static const vp_lwriter_ops vprof_wops = {.tname = WRITER_T,
+                                          .name = "vprof writer",
+                                          .close = vprof_wclose,
+                                          .size = vprof_wsize,
+                                          .raw = vprof_wraw};
+
+static lwriter *lwriter_check(lua_State *L)
+{
+    return (lwriter *)vp_lwriter_check(L, WRITER_T);
 }
 
 static int32_t check_i32(lua_State *L, int arg, const char *what)
@@ -40,11 +50,6 @@ static int32_t check_i32(lua_State *L, int arg, const char *what)
     if (v < INT32_MIN || v > INT32_MAX)
         luaL_error(L, "%s %I does not fit an int32", what, v);
     return (int32_t)v;
-}
-
-static int lwriter_raise(lua_State *L, const vp_error *err)
-{
-    return luaL_error(L, "vprof writer %s: %s", lwriter_path(L, 1), err->msg);
 }
 
 /* w:group(name [, flags]) -> id */
@@ -58,8 +63,8 @@ static int lwriter_group(lua_State *L)
         return luaL_error(L, "group flags %I do not fit 32 bits", flags);
     int32_t id;
     vp_error err;
-    if (vp_vprof_writer_group(lw->w, name, (int32_t)(uint32_t)flags, &id, &err) != VP_OK)
-        return lwriter_raise(L, &err);
+    if (vp_vprof_writer_group(lw->base.w, name, (int32_t)(uint32_t)flags, &id, &err) != VP_OK)
+        return vp_lwriter_raise(L, &lw->base, &err);
     lua_pushinteger(L, id);
     return 1;
 }
@@ -70,9 +75,9 @@ static int lwriter_default_groups(lua_State *L)
     lwriter *lw = lwriter_check(L);
     vp_error err;
     for (int i = 0; i < VP_VPROF_WRITER_DEFAULTS; i++)
-        if (vp_vprof_writer_group(lw->w, vp_vprof_writer_defaults[i].name,
+        if (vp_vprof_writer_group(lw->base.w, vp_vprof_writer_defaults[i].name,
                                   vp_vprof_writer_defaults[i].flags, NULL, &err) != VP_OK)
-            return lwriter_raise(L, &err);
+            return vp_lwriter_raise(L, &lw->base, &err);
     return 0;
 }
 
@@ -86,13 +91,13 @@ static int lwriter_node(lua_State *L)
     int32_t id;
     vp_error err;
     if (lua_isnoneornil(L, 5)) {
-        if (vp_vprof_writer_next_id(lw->w, &id, &err) != VP_OK)
-            return lwriter_raise(L, &err);
+        if (vp_vprof_writer_next_id(lw->base.w, &id, &err) != VP_OK)
+            return vp_lwriter_raise(L, &lw->base, &err);
     } else {
         id = check_i32(L, 5, "node id");
     }
-    if (vp_vprof_writer_node(lw->w, parent, name, group, id, NULL, &err) != VP_OK)
-        return lwriter_raise(L, &err);
+    if (vp_vprof_writer_node(lw->base.w, parent, name, group, id, NULL, &err) != VP_OK)
+        return vp_lwriter_raise(L, &lw->base, &err);
     lua_pushinteger(L, id);
     return 1;
 }
@@ -117,7 +122,7 @@ static int lwriter_frame(lua_State *L)
     int32_t tick = check_i32(L, 2, "tick");
     if (!lua_isnoneornil(L, 3))
         luaL_checktype(L, 3, LUA_TTABLE);
-    size_t n = vp_vprof_writer_node_count(lw->w);
+    size_t n = vp_vprof_writer_node_count(lw->base.w);
     if (n > lw->times_cap) {
         size_t cap = lw->times_cap ? lw->times_cap : 64;
         while (cap < n)
@@ -137,7 +142,7 @@ static int lwriter_frame(lua_State *L)
             if (!isint || id < INT32_MIN || id > INT32_MAX)
                 return luaL_error(L, "w:frame: times keys must be node ids (int32), got %s",
                                   luaL_typename(L, -2));
-            long slot = vp_vprof_writer_slot(lw->w, (int32_t)id);
+            long slot = vp_vprof_writer_slot(lw->base.w, (int32_t)id);
             if (slot < 0)
                 return luaL_error(L, "w:frame: times names node id %I, which was never added",
                                   id);
@@ -165,28 +170,9 @@ static int lwriter_frame(lua_State *L)
         }
     }
     vp_error err;
-    if (vp_vprof_writer_frame(lw->w, tick, lw->times, &err) != VP_OK)
-        return lwriter_raise(L, &err);
+    if (vp_vprof_writer_frame(lw->base.w, tick, lw->times, &err) != VP_OK)
+        return vp_lwriter_raise(L, &lw->base, &err);
     return 0;
-}
-
-/* w:raw(bytes): appended as they are. */
-static int lwriter_raw(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    size_t n;
-    const char *s = luaL_checklstring(L, 2, &n);
-    vp_error err;
-    if (vp_vprof_writer_raw(lw->w, s, n, &err) != VP_OK)
-        return lwriter_raise(L, &err);
-    return 0;
-}
-
-static int lwriter_offset(lua_State *L)
-{
-    lwriter *lw = lwriter_check(L);
-    lua_pushinteger(L, (lua_Integer)vp_vprof_writer_bytes(lw->w));
-    return 1;
 }
 
 /* Shared by close, __close and __gc; raises only for an explicit close. */
@@ -196,13 +182,9 @@ static int lwriter_do_close(lua_State *L, int raise)
     free(lw->times);
     lw->times = NULL;
     lw->times_cap = 0;
-    if (lw->w) {
-        vp_error err;
-        vp_vprof_writer *w = lw->w;
-        lw->w = NULL;
-        if (vp_vprof_writer_close(w, &lw->bytes, &err) != VP_OK && raise)
-            return lwriter_raise(L, &err);
-    }
+    vp_error err;
+    if (vp_lwriter_finish(L, &lw->base, &err) != VP_OK && raise)
+        return vp_lwriter_raise(L, &lw->base, &err);
     return 0;
 }
 
@@ -210,7 +192,7 @@ static int lwriter_close(lua_State *L)
 {
     lwriter_do_close(L, 1);
     lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    lua_pushinteger(L, (lua_Integer)lw->bytes);
+    lua_pushinteger(L, (lua_Integer)lw->base.bytes);
     return 1;
 }
 
@@ -222,7 +204,7 @@ static int lwriter_gc(lua_State *L)
 static int lwriter_tostring(lua_State *L)
 {
     luaL_checkudata(L, 1, WRITER_T);
-    lua_pushfstring(L, "<vprof writer %s>", lwriter_path(L, 1));
+    lua_pushfstring(L, "<vprof writer %s>", vp_lwriter_path(L, 1));
     return 1;
 }
 
@@ -232,13 +214,9 @@ static int lwriter_get(lua_State *L)
     const char *k = lua_tostring(L, 2);
     if (!k)
         return 0;
-    if (strcmp(k, "bytes") == 0)
-        lua_pushinteger(L, (lua_Integer)(lw->w ? vp_vprof_writer_bytes(lw->w) : lw->bytes));
-    else if (strcmp(k, "path") == 0)
-        lua_getiuservalue(L, 1, 1);
-    else if (strcmp(k, "closed") == 0)
-        lua_pushboolean(L, lw->w == NULL);
-    else if (strcmp(k, "root_id") == 0)
+    if (vp_lwriter_field(L, &lw->base, k))
+        return 1;
+    if (strcmp(k, "root_id") == 0)
         lua_pushinteger(L, lw->opts.root_id);
     else if (strcmp(k, "escape_width") == 0)
         lua_pushinteger(L, lw->opts.escape_width);
@@ -246,12 +224,12 @@ static int lwriter_get(lua_State *L)
         lua_pushinteger(L, lw->opts.group_base);
     else if (strcmp(k, "version") == 0)
         lua_pushinteger(L, lw->opts.version);
-    else if (lw->w && strcmp(k, "frames") == 0)
-        lua_pushinteger(L, (lua_Integer)vp_vprof_writer_frame_count(lw->w));
-    else if (lw->w && strcmp(k, "node_count") == 0)
-        lua_pushinteger(L, (lua_Integer)vp_vprof_writer_node_count(lw->w));
-    else if (lw->w && strcmp(k, "group_count") == 0)
-        lua_pushinteger(L, (lua_Integer)vp_vprof_writer_group_count(lw->w));
+    else if (lw->base.w && strcmp(k, "frames") == 0)
+        lua_pushinteger(L, (lua_Integer)vp_vprof_writer_frame_count(lw->base.w));
+    else if (lw->base.w && strcmp(k, "node_count") == 0)
+        lua_pushinteger(L, (lua_Integer)vp_vprof_writer_node_count(lw->base.w));
+    else if (lw->base.w && strcmp(k, "group_count") == 0)
+        lua_pushinteger(L, (lua_Integer)vp_vprof_writer_group_count(lw->base.w));
     else
         return 0;
     return 1;
@@ -284,15 +262,11 @@ int vp_l_writer_vprof(lua_State *L, const char *path, int opts)
     if (luaL_getmetatable(L, WRITER_T) == LUA_TNIL)
         lwriter_register(L);
     lua_pop(L, 1);
-    lwriter *lw = lua_newuserdatauv(L, sizeof *lw, 1);
-    memset(lw, 0, sizeof *lw);
+    lwriter *lw = (lwriter *)vp_lwriter_new(L, &vprof_wops, sizeof *lw, path);
     lw->opts = o;
-    luaL_setmetatable(L, WRITER_T);
-    lua_pushstring(L, path);
-    lua_setiuservalue(L, -2, 1);
     vp_error err;
-    lw->w = vp_vprof_writer_open(path, &o, &err);
-    if (!lw->w)
+    lw->base.w = vp_vprof_writer_open(path, &o, &err);
+    if (!lw->base.w)
         return luaL_error(L, "vp.writer: %s", err.msg);
     return 1;
 }
@@ -308,9 +282,9 @@ static void lwriter_register(lua_State *L)
                                        {"default_groups", lwriter_default_groups},
                                        {"node", lwriter_node},
                                        {"frame", lwriter_frame},
-                                       {"raw", lwriter_raw},
-                                       {"offset", lwriter_offset},
+                                       {"raw", vp_lwriter_raw},
+                                       {"offset", vp_lwriter_tell},
                                        {"close", lwriter_close},
                                        {NULL, NULL}};
-    vp_l_class(L, WRITER_T, meta, methods, lwriter_get);
+    vp_lwriter_class(L, &vprof_wops, meta, methods, lwriter_get);
 }

@@ -105,9 +105,10 @@ const uint8_t *vp_devt_writer_bytes(vp_devt_writer *w, size_t *len, vp_error *er
     return vp_wfile_done(&w->file, w->group_count_at, gc, "the .devt file", len, err);
 }
 
-vp_errcode vp_devt_writer_save(vp_devt_writer *w, const char *path, vp_error *err)
+vp_errcode vp_devt_writer_save(vp_devt_writer *w, const char *path, uint64_t *bytes,
+                              vp_error *err)
 {
-    size_t len;
+    size_t len = 0;
     const uint8_t *p = vp_devt_writer_bytes(w, &len, err);
-    return p ? vp_wfile_save(path, p, len, err) : VP_ENOMEM;
+    return vp_wfile_save(path, p, len, bytes, err);
 }

@@ -55,7 +55,9 @@ size_t vp_devt_writer_size(vp_devt_writer *w);
  * next call on w. NULL with err on OOM. */
 const uint8_t *vp_devt_writer_bytes(vp_devt_writer *w, size_t *len, vp_error *err);
 
-/* Write the finished bytes to `path`. */
-vp_errcode vp_devt_writer_save(vp_devt_writer *w, const char *path, vp_error *err);
+/* Write the finished bytes to `path`; *bytes (may be NULL) receives their
+ * count. */
+vp_errcode vp_devt_writer_save(vp_devt_writer *w, const char *path, uint64_t *bytes,
+                               vp_error *err);
 
 #endif

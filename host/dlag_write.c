@@ -166,9 +166,10 @@ const uint8_t *vp_dlag_writer_bytes(vp_dlag_writer *w, size_t *len, vp_error *er
     return vp_wfile_done(&w->file, 4, mc, "the .dlag file", len, err);
 }
 
-vp_errcode vp_dlag_writer_save(vp_dlag_writer *w, const char *path, vp_error *err)
+vp_errcode vp_dlag_writer_save(vp_dlag_writer *w, const char *path, uint64_t *bytes,
+                              vp_error *err)
 {
-    size_t len;
+    size_t len = 0;
     const uint8_t *p = vp_dlag_writer_bytes(w, &len, err);
-    return p ? vp_wfile_save(path, p, len, err) : VP_ENOMEM;
+    return vp_wfile_save(path, p, len, bytes, err);
 }

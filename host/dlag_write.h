@@ -71,6 +71,8 @@ size_t vp_dlag_writer_size(vp_dlag_writer *w);
 /* Finished bytes (parts completed, count filled in, cut applied), valid
  * until the next call on w. */
 const uint8_t *vp_dlag_writer_bytes(vp_dlag_writer *w, size_t *len, vp_error *err);
-vp_errcode vp_dlag_writer_save(vp_dlag_writer *w, const char *path, vp_error *err);
+/* Write them to `path`; *bytes (may be NULL) receives their count. */
+vp_errcode vp_dlag_writer_save(vp_dlag_writer *w, const char *path, uint64_t *bytes,
+                               vp_error *err);
 
 #endif

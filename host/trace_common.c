@@ -318,8 +318,11 @@ const uint8_t *vp_wfile_done(vp_wfile *f, size_t count_at, uint32_t count, const
     return f->out.data;
 }
 
-vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, vp_error *err)
+vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, uint64_t *bytes,
+                         vp_error *err)
 {
+    if (!p)
+        return VP_ENOMEM;
     FILE *f = fopen(path, "wb");
     if (!f)
         return vp_fail(err, VP_EIO, UINT64_MAX, "cannot create %s: %s", path, strerror(errno));
@@ -332,5 +335,7 @@ vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, vp_erro
     }
     if (put != len)
         return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", path, strerror(e));
+    if (bytes)
+        *bytes = len;
     return VP_OK;
 }

@@ -172,7 +172,10 @@ vp_wbuf *vp_wfile_copy(vp_wfile *f);
  * memory building <what>") when memory ran out on the way. */
 const uint8_t *vp_wfile_done(vp_wfile *f, size_t count_at, uint32_t count, const char *what,
                              size_t *len, vp_error *err);
-/* Write p[0..len) to a new file at path; EIO naming the path. */
-vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, vp_error *err);
+/* Write p[0..len), what vp_wfile_done returned, to a new file at path (EIO
+ * naming the path); *bytes (may be NULL) receives len. p NULL: building the
+ * bytes failed, err says why, ENOMEM is returned. */
+vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, uint64_t *bytes,
+                         vp_error *err);
 
 #endif
