@@ -16,9 +16,13 @@
 --                 max_frame, share_pct} ] }     -- sorted by mean_ms, descending
 -- Statistics are null when the capture has no frames; share_pct is null
 -- when the total frame time is 0.
+-- The analysis is stdlib/vp/budget.lua (budget.analyze; the metric
+-- catalogue reads its budget.group_stats); this script parses the options
+-- and renders.
 local cli = require "vp.cli"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
+local budget = require "vp.budget"
 
 local DESCRIPTION = [[
 Definitions:
@@ -59,69 +63,17 @@ if cap.format ~= "vprof" then
   cli.fail(2, "%s: budget.lua reads VProf captures; this is a %s capture", path, tostring(cap.format))
 end
 
-local ft = cap:frame_times()
-local n = #ft
-local total_ms = ft:sum()
-local series = cap:group_self_ms({ fold_hidden = opts.fold_hidden })
+local doc, info = budget.analyze(cap, { fold_hidden = opts.fold_hidden, file = path })
+local n, total_ms = doc.frames, info.total_ms
 
--- Which groups have nodes: the group each non-root node's self time goes to.
-local listed = {}
-do
-  local effective = {} -- node -> the group its self time counts towards
-  for node in cap:nodes() do -- pre-order: a parent comes before its children
-    local g, parent = node.group, node.parent
-    if opts.fold_hidden and g and g.hidden and parent then
-      g = effective[parent] or g
-    end
-    effective[node] = g
-    if parent ~= nil and g then listed[g] = true end
-  end
-end
--- Defensive: any group the C pass gave time to is listed too (e.g. the root's
--- own time, when larger than its children's).
-for g, s in pairs(series) do
-  if not listed[g] and s:sum() > 0 then listed[g] = true end
-end
-
-local function null(v)
-  if v == nil or v ~= v then return cli.null end
-  return v
-end
-
+-- The rows for the text and CSV: the document's nulls as nil.
 local rows = {}
-for g in pairs(listed) do
-  local s = series[g]
-  local row = { group = g.name, id = g.id, flags = g.flags, hidden = g.hidden }
-  if s and n > 0 then
-    row.mean_ms = s:mean()
-    row.max_ms = s:max()
-    if s:min() == row.max_ms then -- constant (often all 0): skip the C sort
-      row.p50_ms, row.p95_ms, row.p99_ms = row.max_ms, row.max_ms, row.max_ms
-    else
-      row.p50_ms, row.p95_ms, row.p99_ms = s:percentile(50), s:percentile(95), s:percentile(99)
-    end
-    row.max_frame = s:argmax()
-    row.share_pct = total_ms > 0 and 100 * s:sum() / total_ms or nil
-  elseif n > 0 then -- no time at all in the C pass: all zeros
-    row.mean_ms, row.p50_ms, row.p95_ms, row.p99_ms, row.max_ms = 0, 0, 0, 0, 0
-    row.max_frame = 1
-    row.share_pct = total_ms > 0 and 0 or nil
+for i, g in ipairs(doc.groups) do
+  local r = { hidden = info.hidden[g.id] }
+  for k, v in pairs(g) do
+    if v ~= cli.null then r[k] = v end
   end
-  rows[#rows + 1] = row
-end
-table.sort(rows, function(a, b)
-  local ma, mb = a.mean_ms or 0, b.mean_ms or 0
-  if ma ~= mb then return ma > mb end
-  return a.id < b.id
-end)
-
-local doc_groups = cli.array()
-for i, r in ipairs(rows) do
-  doc_groups[i] = {
-    group = r.group, id = r.id, flags = r.flags,
-    mean_ms = null(r.mean_ms), p50_ms = null(r.p50_ms), p95_ms = null(r.p95_ms), p99_ms = null(r.p99_ms),
-    max_ms = null(r.max_ms), max_frame = null(r.max_frame), share_pct = null(r.share_pct),
-  }
+  rows[i] = r
 end
 
 local function flag_text(_, r)
@@ -139,7 +91,7 @@ local share_sum = 0
 for _, r in ipairs(rows) do share_sum = share_sum + (r.share_pct or 0) end
 
 report.emit(opts, {
-  json = { file = cap.path or path, frames = n, groups = doc_groups },
+  json = doc,
   title = string.format("budget: %s", cap.path or path),
   header = {
     { "frames", fmt.int(n) },

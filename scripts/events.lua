@@ -22,10 +22,12 @@
 -- Statistics that do not exist (no events, a single event, a zero span)
 -- are null; frame_pacing is null when the capture has fewer than two Frame
 -- events.
+-- The analysis is stdlib/vp/events.lua (events.analyze, which the metric
+-- catalogue uses too); this script parses the options and renders.
 local cli = require "vp.cli"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
-local stats = require "vp.stats"
+local events = require "vp.events"
 
 local DESCRIPTION = [[
 Definitions:
@@ -64,101 +66,27 @@ if cap.format ~= "devt" then
     tostring(cap.format))
 end
 
-local function null(v)
-  if v == nil or v ~= v then return cli.null end
-  return v
-end
+local ok, doc = pcall(events.analyze, cap, { file = path })
+if not ok then cli.fail(2, "%s", tostring(doc)) end
 
--- One pass over the events: time1 per (group, type), and the Frame times.
-local buckets, order = {}, {}
-local frame_times = {}
-local first, last
-local n_events = 0
-local ok, err = pcall(function()
-  for ev, g in cap:events() do
-    n_events = n_events + 1
-    local key = ev.group * 256 + ev.type
-    local b = buckets[key]
-    if not b then
-      b = { group = ev.group, group_name = g.name, type = ev.type, type_name = ev.type_name,
-        type_uncertain = ev.type_uncertain, times = {} }
-      buckets[key] = b
-      order[#order + 1] = key
-    end
-    local t = ev.time1
-    b.times[#b.times + 1] = t
-    if ev.type == 0 then frame_times[#frame_times + 1] = t end
-    if not first or t < first then first = t end
-    if not last or t > last then last = t end
+-- Text --------------------------------------------------------------------
+
+-- A document table with its nulls as nil, for the text and CSV.
+local function plain(t)
+  if t == cli.null then return nil end
+  local out = {}
+  for k, v in pairs(t) do
+    if v ~= cli.null then out[k] = v end
   end
-end)
-if not ok then cli.fail(2, "%s", tostring(err)) end
-table.sort(order)
-
-local span = first and (last - first) or nil
-
--- Successive differences of the sorted times.
-local function intervals(times)
-  local s = {}
-  for i = 1, #times do s[i] = times[i] end
-  table.sort(s)
-  local d = {}
-  for i = 2, #s do d[i - 1] = s[i] - s[i - 1] end
-  return d
+  return out
 end
 
 local rows = {}
-for _, key in ipairs(order) do
-  local b = buckets[key]
-  local d = intervals(b.times)
-  local p = stats.percentiles(d, { 50, 95 })
-  rows[#rows + 1] = {
-    group = b.group, group_name = b.group_name, type = b.type, type_name = b.type_name,
-    type_uncertain = b.type_uncertain, count = #b.times,
-    rate_per_s = (span and span > 0) and #b.times / (span / 1000) or nil,
-    interval_p50_ms = p[50], interval_p95_ms = p[95], interval_max_ms = stats.max(d),
-  }
-end
-
-local pacing
-do
-  local d = intervals(frame_times)
-  if #d > 0 then
-    local p = stats.percentiles(d, { 50, 95, 99 })
-    local mean = stats.mean(d)
-    pacing = {
-      frames = #frame_times, intervals = #d, interval_mean_ms = mean,
-      interval_p50_ms = p[50], interval_p95_ms = p[95], interval_p99_ms = p[99],
-      interval_max_ms = stats.max(d),
-      mean_fps = mean > 0 and 1000 / mean or nil,
-      low_1pct_fps = (stats.low_fps(d, 1)),
-    }
-    if pacing.low_1pct_fps == math.huge then pacing.low_1pct_fps = nil end
-  end
-end
-
-local doc_rows = cli.array()
-for i, r in ipairs(rows) do
-  doc_rows[i] = {
-    group = r.group, group_name = r.group_name, type = r.type, type_name = r.type_name,
-    type_uncertain = r.type_uncertain, count = r.count, rate_per_s = null(r.rate_per_s),
-    interval_p50_ms = null(r.interval_p50_ms), interval_p95_ms = null(r.interval_p95_ms),
-    interval_max_ms = null(r.interval_max_ms),
-  }
-end
-local doc_pacing = cli.null
-if pacing then
-  doc_pacing = {}
-  for k, v in pairs(pacing) do doc_pacing[k] = null(v) end
-  for _, k in ipairs({ "mean_fps", "low_1pct_fps" }) do doc_pacing[k] = null(pacing[k]) end
-end
-
-local doc = {
-  file = cap.path or path, format = "devt", time = cap.time, graph_duration = cap.graph_duration,
-  groups = cap.group_count, events = n_events, time_field = "time1", time_unit = "ms",
-  first_time = null(first), last_time = null(last), span_ms = null(span),
-  by_type = doc_rows, frame_pacing = doc_pacing,
-}
+for i, r in ipairs(doc.by_type) do rows[i] = plain(r) end
+local pacing = plain(doc.frame_pacing)
+local n_events = doc.events
+local top = plain(doc)
+local first, last, span = top.first_time, top.last_time, top.span_ms
 
 local function type_text(_, r)
   return r.type_name .. (r.type_uncertain and " ?" or "")

@@ -30,17 +30,13 @@
 --   { file, format = "dlag", k, measurement = <row>,
 --     samples = [ {index, time, value, unknown, spike} ] }
 -- Statistics of a measurement without samples are null.
+-- The analysis is stdlib/vp/lag.lua (lag.analyze, lag.measurement_doc; the
+-- metric catalogue reads its lag.summary); this script parses the options
+-- and renders.
 local cli = require "vp.cli"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
-local stats = require "vp.stats"
-
--- The ping and loss figures, shown first.
-local NETWORK = {
-  "Socket RTT", "Client Application Ping", "Server Application Ping", "Packet Downloss",
-  "Packet Upploss", "Local Gateway", "Local Gateway dropped", "The Internets",
-  "The Internets dropped",
-}
+local lag = require "vp.lag"
 
 local DESCRIPTION = [[
 Definitions:
@@ -57,7 +53,7 @@ Definitions:
   MAD           median absolute deviation: the median of |value - median|.
   spike         a sample whose value is above p50 + k x MAD (--k, default
                 5). With MAD = 0 every sample above p50 is a spike.
-Ping and loss figures, shown first: ]] .. table.concat(NETWORK, ", ") .. "."
+Ping and loss figures, shown first: ]] .. table.concat(lag.NETWORK, ", ") .. "."
 
 local SPEC = {
   name = "lag.lua",
@@ -85,34 +81,20 @@ end
 -- fmt.table passes (value, row): keep the row out of fmt.number's decimals.
 local function num(v) return fmt.number(v) end
 
-local function null(v)
-  if v == nil or v ~= v then return cli.null end
-  return v
+-- A document table with its nulls as nil, for the text and CSV.
+local function plain(t)
+  if t == cli.null then return nil end
+  local out = {}
+  for k, v in pairs(t) do
+    if v ~= cli.null then out[k] = v end
+  end
+  return out
 end
 
--- Statistics of one measurement; also returns its values and times.
-local function measure(m)
-  local values, times = m:values(), m:times()
-  local row = { index = m.index, name = m.name, page = m.page, samples = #values, total = m.total,
-    spikes = 0 }
-  if #values > 0 then
-    row.min, row.max, row.mean = values:min(), values:max(), values:mean()
-    row.p50, row.p95 = values:percentile(50), values:percentile(95)
-    row.first_time, row.last_time = times:min(), times:max()
-    row.time_span = row.last_time - row.first_time
-    row.mad = stats.mad(values)
-    row.threshold = row.p50 + opts.k * row.mad
-  end
-  return row, values, times
-end
-
-local function row_doc(r)
-  local d = {}
-  for _, k in ipairs({ "index", "name", "page", "samples", "total", "min", "mean", "p50", "p95",
-    "max", "first_time", "last_time", "time_span", "mad", "threshold", "spikes" }) do
-    d[k] = null(r[k])
-  end
-  return d
+local function plain_list(list)
+  local out = {}
+  for i, r in ipairs(list) do out[i] = plain(r) end
+  return out
 end
 
 local stat_columns = {
@@ -129,10 +111,7 @@ local stat_columns = {
   { key = "spikes", title = "spikes", format = fmt.int, align = "right" },
 }
 local csv_columns = {}
-for _, k in ipairs({ "index", "name", "page", "samples", "total", "min", "mean", "p50", "p95", "max",
-  "first_time", "last_time", "time_span", "mad", "threshold", "spikes" }) do
-  csv_columns[#csv_columns + 1] = { key = k }
-end
+for _, k in ipairs(lag.ROW_KEYS) do csv_columns[#csv_columns + 1] = { key = k } end
 
 local ok, err = pcall(function()
   if opts.measurement then
@@ -142,17 +121,10 @@ local ok, err = pcall(function()
       cli.fail(2, "%s: no measurement '%s' (the file has %d; names, indices 1..%d and measurement_N "
         .. "are accepted)", path, opts.measurement, cap.measurement_count, cap.measurement_count)
     end
-    local row = measure(m)
-    local samples = cli.array()
-    for s in m:samples() do
-      local spike = row.threshold ~= nil and s.value > row.threshold
-      if spike then row.spikes = row.spikes + 1 end
-      samples[#samples + 1] = { index = s.index, time = s.time, value = s.value, unknown = s.unknown,
-        spike = spike }
-    end
+    local doc = lag.measurement_doc(cap, m, { k = opts.k, file = path })
+    local row, samples = plain(doc.measurement), doc.samples
     report.emit(opts, {
-      json = { file = cap.path or path, format = "dlag", k = opts.k, measurement = row_doc(row),
-        samples = samples },
+      json = doc,
       title = string.format("lag: %s: measurement %d %s (page %d)", cap.path or path, row.index,
         row.name, row.page),
       header = {
@@ -183,42 +155,9 @@ local ok, err = pcall(function()
     return
   end
 
-  local rows, by_name = {}, {}
-  local spikes = cli.array()
-  for m in cap:measurements() do
-    local row, values, times = measure(m)
-    if row.threshold then
-      for i = 1, #values do
-        local v = values[i]
-        if v > row.threshold then
-          row.spikes = row.spikes + 1
-          spikes[#spikes + 1] = { index = row.index, name = row.name, sample = i, time = times[i],
-            value = v, threshold = row.threshold }
-        end
-      end
-    end
-    rows[#rows + 1] = row
-    if not by_name[row.name] then by_name[row.name] = row end
-  end
-  local network = {}
-  for _, name in ipairs(NETWORK) do
-    if by_name[name] then network[#network + 1] = by_name[name] end
-  end
-
-  local hops = cli.array()
-  for hop in cap:hops() do
-    local v = hop:values()
-    hops[#hops + 1] = { index = hop.index, address = hop.address, name = hop.name, samples = #v,
-      mean = #v > 0 and v:mean() or nil, max = #v > 0 and v:max() or nil }
-  end
-
-  local doc_rows, doc_net, doc_hops = cli.array(), cli.array(), cli.array()
-  for i, r in ipairs(rows) do doc_rows[i] = row_doc(r) end
-  for i, r in ipairs(network) do doc_net[i] = row_doc(r) end
-  for i, h in ipairs(hops) do
-    doc_hops[i] = { index = h.index, address = h.address, name = h.name, samples = h.samples,
-      mean = null(h.mean), max = null(h.max) }
-  end
+  local doc = lag.analyze(cap, { k = opts.k, file = path })
+  local rows, network, hops = plain_list(doc.measurements), plain_list(doc.network), plain_list(doc.hops)
+  local spikes = doc.spikes
 
   local with = {}
   for _, r in ipairs(rows) do
@@ -232,12 +171,7 @@ local ok, err = pcall(function()
   end
 
   report.emit(opts, {
-    json = {
-      file = cap.path or path, format = "dlag", time = cap.time, k = opts.k,
-      measurement_count = cap.measurement_count, samples = cap.sample_count,
-      traceroute_host = cap.traceroute_host, hop_count = cap.hop_count,
-      network = doc_net, measurements = doc_rows, spikes = spikes, hops = doc_hops,
-    },
+    json = doc,
     title = string.format("lag: %s", cap.path or path),
     header = {
       { "measurements", string.format("%s (%s with samples)", fmt.int(cap.measurement_count),

@@ -27,10 +27,12 @@
 --                    list = [ {time, record, size, dt_ms, from = {x,y,z},
 --                              to = {x,y,z}, expected = {x,y,z}} ]} }
 -- --csv prints the corrections.
+-- The analysis is stdlib/vp/movement.lua (movement.analyze, which the metric
+-- catalogue uses too); this script parses the options and renders.
 local cli = require "vp.cli"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
-local stats = require "vp.stats"
+local movement = require "vp.movement"
 
 local DESCRIPTION = [[
 Samples: the group recorded under --bit in every record that has it, sorted
@@ -84,161 +86,30 @@ if cap.format ~= "dm" then
     tostring(cap.format))
 end
 
-local function null(v)
-  if v == nil or v ~= v then return cli.null end
-  return v
+local ok, doc = pcall(movement.analyze, cap, {
+  bit = opts.bit, min_correction = opts.min_correction, max_gap_ms = opts.max_gap_ms,
+  time_scale = opts.time_scale, file = path,
+})
+if not ok then
+  if cli.is_exit(doc) then error(doc, 0) end
+  cli.fail(2, "%s", tostring(doc))
 end
-
--- The bit to follow.
-local bits = cli.array()
-local best, best_n
-for b = 0, 19 do
-  local n = cap.groups_by_bit[b]
-  if n then
-    bits[#bits + 1] = { bit = b, groups = n }
-    if not best_n or n > best_n then best, best_n = b, n end
-  end
-end
-local bit = opts.bit or best
-if opts.bit and not cap.groups_by_bit[opts.bit] then
-  local present = {}
-  for i, b in ipairs(bits) do present[i] = tostring(b.bit) end
-  cli.fail(2, "%s: no record has a group under bit %d (bits present: %s)", path, opts.bit,
-    #present > 0 and table.concat(present, " ") or "none")
-end
-
--- Collect the samples.
-local samples = {}
-local ok, err = pcall(function()
-  if not bit then return end
-  for r in cap:records() do
-    local g = r:group(bit)
-    if g then
-      samples[#samples + 1] = {
-        time = r.time * opts.time_scale, record = r.index, p = g.position,
-        v = g.velocity, ground_time = g.ground_time, tslj = g.time_since_last_jump,
-        energy = g.jetpack_energy,
-      }
-    end
-  end
-end)
-if not ok then cli.fail(2, "%s", tostring(err)) end
-table.sort(samples, function(a, b)
-  if a.time ~= b.time then return a.time < b.time end
-  return a.record < b.record
-end)
-
-local function sub(a, b) return { x = a.x - b.x, y = a.y - b.y, z = a.z - b.z } end
-local function len(a) return math.sqrt(a.x * a.x + a.y * a.y + a.z * a.z) end
-
-local function state_of(s)
-  if not s.ground_time or s.ground_time == 0 then return "unknown" end
-  return s.ground_time > 0 and "ground" or "air"
-end
-
-local distance = 0
-local vel_speeds, pos_speeds = {}, {}
-local time_in = { ground = 0, air = 0, unknown = 0 }
-local jumps, takeoffs, landings = 0, 0, 0
-local used, recharged, e_samples = 0, 0, 0
-local e_first, e_last, e_min, e_max
-local corrections, checked = {}, 0
-local ext_samples = 0
-
-for i, s in ipairs(samples) do
-  if s.v then
-    ext_samples = ext_samples + 1
-    vel_speeds[#vel_speeds + 1] = len(s.v)
-  end
-  if s.energy then
-    e_samples = e_samples + 1
-    e_first = e_first or s.energy
-    e_last = s.energy
-    e_min = math.min(e_min or s.energy, s.energy)
-    e_max = math.max(e_max or s.energy, s.energy)
-  end
-  local prev = samples[i - 1]
-  if prev then
-    local dt = s.time - prev.time
-    local step = len(sub(s.p, prev.p))
-    distance = distance + step
-    if dt > 0 then pos_speeds[#pos_speeds + 1] = step / (dt / 1000) end
-    local st = state_of(prev)
-    time_in[st] = time_in[st] + dt
-    local a, b = state_of(prev), state_of(s)
-    if a == "ground" and b == "air" then takeoffs = takeoffs + 1 end
-    if a == "air" and b == "ground" then landings = landings + 1 end
-    if prev.tslj and s.tslj and s.tslj < prev.tslj then jumps = jumps + 1 end
-    if prev.energy and s.energy then
-      local d = s.energy - prev.energy
-      if d < 0 then used = used - d else recharged = recharged + d end
-    end
-    if prev.v and s.v and dt > 0 and dt <= opts.max_gap_ms then
-      checked = checked + 1
-      local t = dt / 1000
-      local expected = {
-        x = prev.p.x + (prev.v.x + s.v.x) / 2 * t,
-        y = prev.p.y + (prev.v.y + s.v.y) / 2 * t,
-        z = prev.p.z + (prev.v.z + s.v.z) / 2 * t,
-      }
-      local size = len(sub(s.p, expected))
-      if size > opts.min_correction then
-        corrections[#corrections + 1] = {
-          time = s.time, record = s.record, size = size, dt_ms = dt,
-          from = prev.p, to = s.p, expected = expected,
-        }
-      end
-    end
-  end
-end
-
-local first = samples[1] and samples[1].time
-local last = samples[#samples] and samples[#samples].time
-local duration = first and (last - first) or nil
-
-local function dist_stats(list)
-  local p = stats.percentiles(list, { 50, 95 })
-  return { mean = #list > 0 and stats.mean(list) or nil, p50 = p[50], p95 = p[95],
-    max = #list > 0 and stats.max(list) or nil }
-end
-local vs, ps = dist_stats(vel_speeds), dist_stats(pos_speeds)
-local overall = (duration and duration > 0) and distance / (duration / 1000) or nil
-
-local total_size, max_size = 0, nil
-local clist = cli.array()
-for i, c in ipairs(corrections) do
-  total_size = total_size + c.size
-  max_size = math.max(max_size or c.size, c.size)
-  clist[i] = { time = c.time, record = c.record, size = c.size, dt_ms = c.dt_ms, from = c.from,
-    to = c.to, expected = c.expected }
-end
-
-local function pct(x)
-  if not duration or duration <= 0 then return nil end
-  return 100 * x / duration
-end
-
-local doc = {
-  file = cap.path or path, format = "dm", bit = null(bit), bits = bits,
-  records = cap.record_count, samples = #samples, ext_samples = ext_samples,
-  time_scale = opts.time_scale, first_time = null(first), last_time = null(last),
-  duration_ms = null(duration), distance = distance,
-  speed_velocity = { samples = #vel_speeds, mean = null(vs.mean), p50 = null(vs.p50),
-    p95 = null(vs.p95), max = null(vs.max) },
-  speed_position = { pairs = #pos_speeds,
-    overall = null(overall),
-    mean = null(ps.mean), p50 = null(ps.p50), p95 = null(ps.p95), max = null(ps.max) },
-  ground_ms = time_in.ground, air_ms = time_in.air, unknown_ms = time_in.unknown,
-  ground_pct = null(pct(time_in.ground)), air_pct = null(pct(time_in.air)),
-  jumps = jumps, takeoffs = takeoffs, landings = landings,
-  jetpack = { samples = e_samples, first = null(e_first), last = null(e_last), min = null(e_min),
-    max = null(e_max), used = used, recharged = recharged },
-  corrections = { count = #corrections, total_size = total_size, max_size = null(max_size),
-    min_correction = opts.min_correction, max_gap_ms = opts.max_gap_ms, checked_pairs = checked,
-    list = clist },
-}
 
 -- Text --------------------------------------------------------------------
+
+-- A document table with its nulls as nil, for the text and CSV.
+local function plain(t)
+  if t == cli.null then return nil end
+  local out = {}
+  for k, v in pairs(t) do
+    if v ~= cli.null then out[k] = v end
+  end
+  return out
+end
+
+local top, vs, ps = plain(doc), plain(doc.speed_velocity), plain(doc.speed_position)
+local jet, corr = plain(doc.jetpack), plain(doc.corrections)
+local bit, duration = top.bit, top.duration_ms
 
 local function num(v, d) return fmt.number(v, d or 2) end
 local function speeds(s)
@@ -250,7 +121,7 @@ local function xyz(p)
 end
 
 local crow = {}
-for i, c in ipairs(corrections) do
+for i, c in ipairs(corr.list) do
   crow[i] = {
     time = c.time, record = c.record, size = c.size, dt_ms = c.dt_ms,
     from = xyz(c.from), to = xyz(c.to), expected = xyz(c.expected),
@@ -264,22 +135,21 @@ local model = {
   title = string.format("movement: %s", cap.path or path),
   header = {
     { "group bit", bit and string.format("%d (%s groups; bits present: %d)", bit,
-      fmt.int(cap.groups_by_bit[bit] or 0), #bits) or "- (no groups)" },
-    { "samples", string.format("%s (%s with the extended block)", fmt.int(#samples),
-      fmt.int(ext_samples)) },
+      fmt.int(cap.groups_by_bit[bit] or 0), #doc.bits) or "- (no groups)" },
+    { "samples", string.format("%s (%s with the extended block)", fmt.int(doc.samples),
+      fmt.int(doc.ext_samples)) },
     { "duration", duration and fmt.duration(duration) or "-" },
-    { "distance", num(distance) .. " units" },
-    { "speed from velocity", #vel_speeds > 0 and speeds(vs) or "-" },
-    { "speed from positions", #pos_speeds > 0 and (speeds(ps) .. ", overall " .. num(overall)) or "-" },
-    { "on ground", string.format("%s (%s)", fmt.duration(time_in.ground),
-      fmt.pct(pct(time_in.ground))) },
-    { "in air", string.format("%s (%s)", fmt.duration(time_in.air), fmt.pct(pct(time_in.air))) },
-    { "unknown", fmt.duration(time_in.unknown) },
-    { "jumps", string.format("%d (takeoffs %d, landings %d)", jumps, takeoffs, landings) },
-    { "jetpack energy", e_samples > 0 and string.format("used %s, recharged %s (%s .. %s)",
-      fmt.int(used), fmt.int(recharged), fmt.int(e_first), fmt.int(e_last)) or "-" },
+    { "distance", num(doc.distance) .. " units" },
+    { "speed from velocity", vs.samples > 0 and speeds(vs) or "-" },
+    { "speed from positions", ps.pairs > 0 and (speeds(ps) .. ", overall " .. num(ps.overall)) or "-" },
+    { "on ground", string.format("%s (%s)", fmt.duration(doc.ground_ms), fmt.pct(top.ground_pct)) },
+    { "in air", string.format("%s (%s)", fmt.duration(doc.air_ms), fmt.pct(top.air_pct)) },
+    { "unknown", fmt.duration(doc.unknown_ms) },
+    { "jumps", string.format("%d (takeoffs %d, landings %d)", doc.jumps, doc.takeoffs, doc.landings) },
+    { "jetpack energy", jet.samples > 0 and string.format("used %s, recharged %s (%s .. %s)",
+      fmt.int(jet.used), fmt.int(jet.recharged), fmt.int(jet.first), fmt.int(jet.last)) or "-" },
     { "corrections", string.format("%d of %s checked pairs (> %s units), largest %s",
-      #corrections, fmt.int(checked), num(opts.min_correction), num(max_size)) },
+      corr.count, fmt.int(corr.checked_pairs), num(corr.min_correction), num(corr.max_size)) },
   },
   sections = {
     { title = "corrections (position jumps velocity x dt does not explain)", rows = crow,

@@ -1,0 +1,114 @@
+-- vp.budget: budget-group self time per frame over a whole VProf capture:
+-- the analysis behind scripts/budget.lua, and the statistics of a group the
+-- metric catalogue's group.NAME.* read (one definition for both).
+--
+--   local budget = require "vp.budget"
+--   local doc = budget.analyze(cap, {fold_hidden = true})  -- the --json document
+--   for g, s in pairs(cap:group_self_ms()) do
+--     print(g.name, budget.group_stats(s, cap:frame_times():sum()).p99_ms)
+--   end
+--
+-- The definitions (self time, group self time, percentiles, max frame,
+-- share) are stated in budget.lua's --help and docs/metrics.md.
+local cli = require "vp.cli"
+
+local budget = {}
+
+local function null(v)
+  if v == nil or v ~= v then return cli.null end
+  return v
+end
+
+--- budget.group_stats(series, total_ms) -> {mean_ms, p50_ms, p95_ms,
+-- p99_ms, max_ms, max_frame, share_pct}: the statistics of a group's
+-- per-frame self time (a Series, one value per frame). All nil when there
+-- are no frames; share_pct (100 x the group's time / total_ms, the summed
+-- frame times) nil when total_ms is 0.
+function budget.group_stats(s, total_ms)
+  local out = {}
+  if #s == 0 then return out end
+  out.mean_ms = s:mean()
+  out.max_ms = s:max()
+  if s:min() == out.max_ms then -- constant (often all 0): skip the C sort
+    out.p50_ms, out.p95_ms, out.p99_ms = out.max_ms, out.max_ms, out.max_ms
+  else
+    out.p50_ms, out.p95_ms, out.p99_ms = s:percentile(50), s:percentile(95), s:percentile(99)
+  end
+  out.max_frame = s:argmax()
+  out.share_pct = total_ms > 0 and 100 * s:sum() / total_ms or nil
+  return out
+end
+
+--- budget.analyze(cap, params) -> doc, info
+-- doc: exactly the document `budget.lua --json` prints: {file, frames,
+-- groups = [ {group, id, flags, mean_ms, p50_ms, p95_ms, p99_ms, max_ms,
+-- max_frame, share_pct} ]} (sorted by mean_ms, descending; null where a
+-- statistic does not exist). info = {total_ms = the frame times summed,
+-- hidden = {[group id] = true for hidden groups}}.
+-- params (all optional): fold_hidden (count a node of a hidden group towards
+-- its nearest visible ancestor's group), file (the name used when cap.path
+-- is unset). Raises on a capture that is not VProf.
+function budget.analyze(cap, params)
+  params = params or {}
+  if cap.format ~= "vprof" then
+    error(string.format("vp.budget: a vprof capture is needed, not %s", tostring(cap.format)), 2)
+  end
+  local ft = cap:frame_times()
+  local n = #ft
+  local total_ms = ft:sum()
+  local series = cap:group_self_ms({ fold_hidden = params.fold_hidden })
+
+  -- Which groups have nodes: the group each non-root node's self time goes to.
+  local listed = {}
+  do
+    local effective = {} -- node -> the group its self time counts towards
+    for node in cap:nodes() do -- pre-order: a parent comes before its children
+      local g, parent = node.group, node.parent
+      if params.fold_hidden and g and g.hidden and parent then
+        g = effective[parent] or g
+      end
+      effective[node] = g
+      if parent ~= nil and g then listed[g] = true end
+    end
+  end
+  -- Defensive: any group the C pass gave time to is listed too (e.g. the root's
+  -- own time, when larger than its children's).
+  for g, s in pairs(series) do
+    if not listed[g] and s:sum() > 0 then listed[g] = true end
+  end
+
+  local rows, hidden = {}, {}
+  for g in pairs(listed) do
+    local s = series[g]
+    local row
+    if s and n > 0 then
+      row = budget.group_stats(s, total_ms)
+    elseif n > 0 then -- no time at all in the C pass: all zeros
+      row = { mean_ms = 0, p50_ms = 0, p95_ms = 0, p99_ms = 0, max_ms = 0, max_frame = 1,
+        share_pct = total_ms > 0 and 0 or nil }
+    else
+      row = {}
+    end
+    row.group, row.id, row.flags = g.name, g.id, g.flags
+    if g.hidden then hidden[g.id] = true end
+    rows[#rows + 1] = row
+  end
+  table.sort(rows, function(a, b)
+    local ma, mb = a.mean_ms or 0, b.mean_ms or 0
+    if ma ~= mb then return ma > mb end
+    return a.id < b.id
+  end)
+
+  local groups = cli.array()
+  for i, r in ipairs(rows) do
+    groups[i] = {
+      group = r.group, id = r.id, flags = r.flags,
+      mean_ms = null(r.mean_ms), p50_ms = null(r.p50_ms), p95_ms = null(r.p95_ms), p99_ms = null(r.p99_ms),
+      max_ms = null(r.max_ms), max_frame = null(r.max_frame), share_pct = null(r.share_pct),
+    }
+  end
+  return { file = cap.path or params.file, frames = n, groups = groups },
+    { total_ms = total_ms, hidden = hidden }
+end
+
+return budget

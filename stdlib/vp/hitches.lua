@@ -1,0 +1,283 @@
+-- vp.hitches: frame time statistics and the hitch frames of a capture, each
+-- with its causes: the analysis behind scripts/hitches.lua and the metric
+-- catalogue's `hitches` and `stutter_pct` (one definition for both).
+--
+--   local hitches = require "vp.hitches"
+--   local doc = hitches.analyze(cap, {factor = 2.5, window = 30})  -- the --json document
+--   print(#doc.hitches, doc.stutter_pct)
+--
+-- Reads any capture that has per-frame times (cap:frame_times()): VProf
+-- recordings, and laige budget reports' per-frame lines. Causes (nodes and
+-- budget groups) are found for VProf captures only. The definitions (hitch
+-- rule, baseline, stutter %, causes) are stated in hitches.lua's --help and
+-- docs/metrics.md.
+--
+-- Performance: whole-capture work happens in C (frame_times, group_self_ms);
+-- per hitch only the hitch frame and its window frames are decoded.
+local cli = require "vp.cli"
+local stats = require "vp.stats"
+
+local hitches = {}
+
+hitches.DEFAULTS = { factor = 2.5, window = 30, min_excess_ms = 5, causes = 5 }
+
+local function null(v)
+  if v == nil then return cli.null end
+  return v
+end
+
+-- Hitch detection -------------------------------------------------------------
+-- The median of every window costs a sorted-window update per frame. The
+-- window's minimum is cheaper (a monotonic deque) and bounds the median from
+-- below, so "t >= factor x min and t - min >= min_excess" is necessary for a
+-- hitch: only frames passing it get the exact median (a sort of <= window
+-- values). When that prefilter passes too many frames, one pass with the
+-- sorted window is cheaper and gives the same answer.
+local function detect(times, factor, window, min_excess, threshold)
+  local n = #times
+  local found = {}
+
+  local function window_median(i) -- median of the frames before i (nil for frame 1)
+    local vals = {}
+    for j = math.max(1, i - window), i - 1 do vals[#vals + 1] = times[j] end
+    return stats.median(vals)
+  end
+
+  local function relative_hitch(t, b)
+    return t >= factor * b and t - b >= min_excess
+  end
+
+  if threshold then
+    for i = 1, n do
+      if times[i] > threshold then
+        found[#found + 1] = { frame = i, frame_ms = times[i], baseline_ms = window_median(i) }
+      end
+    end
+    return found
+  end
+  local cands = {}
+  local dq, head, tail = {}, 1, 0 -- indices of the window, values increasing
+  local limit = n // 8 + 64
+  for i = 2, n do
+    local prev = times[i - 1]
+    while tail >= head and times[dq[tail]] >= prev do tail = tail - 1 end
+    tail = tail + 1
+    dq[tail] = i - 1
+    if dq[head] < i - window then head = head + 1 end
+    local t, mn = times[i], times[dq[head]]
+    if t >= min_excess and relative_hitch(t, mn) then
+      cands[#cands + 1] = i
+      if #cands > limit then break end
+    end
+  end
+  if #cands <= limit then
+    for _, i in ipairs(cands) do
+      local b = window_median(i)
+      if relative_hitch(times[i], b) then
+        found[#found + 1] = { frame = i, frame_ms = times[i], baseline_ms = b }
+      end
+    end
+  else
+    local w = stats.window(window)
+    for i = 1, n do
+      local t = times[i]
+      if i > 1 and t >= min_excess then
+        local b = w.median()
+        if relative_hitch(t, b) then
+          found[#found + 1] = { frame = i, frame_ms = t, baseline_ms = b }
+        end
+      end
+      w:push(t)
+    end
+  end
+  return found
+end
+
+-- Causes ------------------------------------------------------------------------
+
+local function by_excess(a, b)
+  if a.excess_ms ~= b.excess_ms then return a.excess_ms > b.excess_ms end
+  return (a.path or a.group) < (b.path or b.group)
+end
+
+-- Finds the causes of every hitch (VProf): fills h.causes and h.groups.
+local function find_causes(cap, list, window, limit, progress)
+  local function window_of(i)
+    return math.max(1, i - window), i - 1 -- empty (first > last) for frame 1
+  end
+
+  -- Frames decoded for the current hitch's window; consecutive hitches share
+  -- most of their windows, so keep the previous set.
+  local frame_cache, frame_cache_prev = {}, {}
+  local function get_frame(i)
+    local f = frame_cache[i] or frame_cache_prev[i]
+    if not f then f = cap:frame(i) end
+    frame_cache[i] = f
+    return f
+  end
+
+  local function node_causes(h)
+    local out = cli.array()
+    if limit == 0 then return out end
+    local frame = get_frame(h.frame)
+    local cands = {}
+    for node in frame:nodes() do
+      local s = frame:self_ms(node)
+      if s > 0 then cands[#cands + 1] = { node = node, self_ms = s } end
+    end
+    table.sort(cands, function(a, b) return a.self_ms > b.self_ms end)
+    local first, last = window_of(h.frame)
+    local found = {}
+    for _, c in ipairs(cands) do
+      -- excess <= self time (baselines are >= 0): nothing further can make the list
+      if #found >= limit and c.self_ms <= found[limit].excess_ms then break end
+      local vals = {}
+      for j = first, last do vals[#vals + 1] = get_frame(j):self_ms(c.node) end
+      local base = stats.median(vals) or 0
+      local excess = c.self_ms - base
+      if excess > 1e-9 then
+        local node = c.node
+        found[#found + 1] = {
+          node = node.name, path = node.path, group = node.group and node.group.name or cli.null,
+          self_ms = c.self_ms, excess_ms = excess,
+        }
+        table.sort(found, by_excess)
+        if #found > limit then found[#found] = nil end
+      end
+    end
+    for i, c in ipairs(found) do out[i] = c end
+    return out
+  end
+
+  local group_series = #list > 0 and cap:group_self_ms() or {} -- computed once, only when needed
+  local function group_causes(h)
+    local out = cli.array()
+    if limit == 0 then return out end
+    local first, last = window_of(h.frame)
+    local found = {}
+    for g, s in pairs(group_series) do
+      local self_ms = s[h.frame] or 0
+      if self_ms > 0 then
+        local vals = {}
+        for j = first, last do vals[#vals + 1] = s[j] end
+        local excess = self_ms - (stats.median(vals) or 0)
+        if excess > 1e-9 then found[#found + 1] = { group = g.name, excess_ms = excess } end
+      end
+    end
+    table.sort(found, by_excess)
+    for i = 1, math.min(limit, #found) do out[i] = found[i] end
+    return out
+  end
+
+  local update, done = function() end, function() end
+  if progress then update, done = cli.progress("hitches: causes", #list) end
+  for k, h in ipairs(list) do
+    frame_cache_prev, frame_cache = frame_cache, {}
+    h.causes = node_causes(h)
+    h.groups = group_causes(h)
+    update(k)
+  end
+  done()
+end
+
+--- hitches.analyze(cap, params) -> doc, info
+-- doc: exactly the document `hitches.lua --json` prints (cli.null where the
+-- JSON has null, cli.array lists): {file, format, frames, frame_ms = {mean,
+-- p50, p95, p99, max} | null, low_1pct_fps, low_01pct_fps, stutter_pct,
+-- params = {factor, window, min_excess_ms, threshold_ms}, hitches = [ {frame,
+-- tick, frame_ms, baseline_ms, causes = [...], groups = [...]} ]}.
+-- info = {total_ms = the frame times summed}.
+-- params (all optional): factor (2.5), window (30), min_excess_ms (5),
+-- threshold_ms (the absolute rule instead), causes (5: listed per hitch),
+-- file (the name the document gives when cap.path is unset), progress
+-- (true: a progress line on a terminal's stderr while causes are found).
+-- Raises cli.fail(2, ...) when the capture has no per-frame times, and the
+-- reader's error on corrupt data.
+function hitches.analyze(cap, params)
+  params = params or {}
+  local factor = params.factor or hitches.DEFAULTS.factor
+  local window = params.window or hitches.DEFAULTS.window
+  local min_excess = params.min_excess_ms or hitches.DEFAULTS.min_excess_ms
+  local limit = params.causes or hitches.DEFAULTS.causes
+  local threshold = params.threshold_ms
+  local file = cap.path or params.file
+
+  -- Generic: any capture with cap:frame_times() works. A reader error while
+  -- decoding (corrupt data) is malformed input: exit 2 with its message.
+  local ft, err
+  if type(cap.frame_times) ~= "function" then
+    err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
+  else
+    local ok
+    ok, ft = pcall(cap.frame_times, cap)
+    if not ok then
+      ft, err = nil, tostring(ft)
+    elseif ft == nil then
+      err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
+    end
+  end
+  if err then cli.fail(2, "%s: %s", tostring(file), err) end
+
+  local times = stats.values(ft) -- a Lua list: the scan is the hot loop
+  local n = #times
+  local is_vprof = cap.format == "vprof"
+
+  local frame_stats, low1, low01
+  if n > 0 then
+    -- From the C Series: its sorted copy is made once and cached.
+    frame_stats = {
+      mean = ft:mean(), p50 = ft:percentile(50), p95 = ft:percentile(95), p99 = ft:percentile(99),
+      max = ft:max(),
+    }
+    low1 = stats.low_fps(ft, 1)
+    low01 = stats.low_fps(ft, 0.1)
+  end
+
+  local list = detect(times, factor, window, min_excess, threshold)
+
+  local total_ms = stats.sum(ft)
+  local hitch_ms = 0
+  for _, h in ipairs(list) do hitch_ms = hitch_ms + h.frame_ms end
+  local stutter_pct = 0
+  if hitch_ms > 0 and total_ms > 0 then stutter_pct = 100 * hitch_ms / total_ms end
+
+  -- The tick of frame i when the capture has random access to frames.
+  local function tick_of(i)
+    local ok, t = pcall(function()
+      local f = cap:frame(i)
+      return f and f.tick
+    end)
+    if ok and math.type(t) then return t end
+    return nil
+  end
+  for _, h in ipairs(list) do h.tick = tick_of(h.frame) end
+
+  if is_vprof then
+    find_causes(cap, list, window, limit, params.progress)
+  else
+    for _, h in ipairs(list) do h.causes, h.groups = cli.array(), cli.array() end
+  end
+
+  local doc_hitches = cli.array()
+  for i, h in ipairs(list) do
+    doc_hitches[i] = {
+      frame = h.frame, tick = null(h.tick), frame_ms = h.frame_ms, baseline_ms = null(h.baseline_ms),
+      causes = h.causes, groups = h.groups,
+    }
+  end
+
+  local doc = {
+    file = file,
+    format = cap.format,
+    frames = n,
+    frame_ms = frame_stats or cli.null,
+    low_1pct_fps = null(low1),
+    low_01pct_fps = null(low01),
+    stutter_pct = stutter_pct,
+    params = { factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = null(threshold) },
+    hitches = doc_hitches,
+  }
+  return doc, { total_ms = total_ms }
+end
+
+return hitches
