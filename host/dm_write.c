@@ -1,18 +1,15 @@
 #include "dm_write.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace_common.h"
 
 struct vp_dm_writer {
-    FILE *f;
+    vp_wstream file;
     vp_wbuf out; /* emitted blocks not yet flushed */
     vp_chunkw chunks;
-    uint64_t flushed, records;
-    char *path;
+    uint64_t records;
 };
 
 void vp_dm_wgroup_init(vp_dm_wgroup *g)
@@ -24,27 +21,20 @@ void vp_dm_wgroup_init(vp_dm_wgroup *g)
 
 static vp_errcode dm_flush(vp_dm_writer *w, vp_error *err)
 {
-    if (w->out.oom || w->chunks.pending.oom || w->chunks.elem.oom)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "%s: out of memory", w->path);
-    if (w->out.len && fwrite(w->out.data, 1, w->out.len, w->f) != w->out.len)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "%s: write failed: %s", w->path, strerror(errno));
-    w->flushed += w->out.len;
-    w->out.len = 0;
-    return VP_OK;
+    /* Memory running out in the open block is as fatal as in the output. */
+    if (w->chunks.pending.oom || w->chunks.elem.oom)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "%s: out of memory", w->file.path);
+    return vp_wstream_flush(&w->file, &w->out, err);
 }
 
 vp_dm_writer *vp_dm_writer_open(const char *path, vp_error *err)
 {
     vp_dm_writer *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = strdup(path))) {
-        free(w);
+    if (!w) {
         vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
         return NULL;
     }
-    w->f = fopen(path, "wb");
-    if (!w->f) {
-        vp_fail(err, VP_EIO, UINT64_MAX, "%s: cannot create: %s", path, strerror(errno));
-        free(w->path);
+    if (vp_wstream_open(&w->file, path, err) != VP_OK) {
         free(w);
         return NULL;
     }
@@ -133,7 +123,7 @@ uint64_t vp_dm_writer_records(const vp_dm_writer *w)
 uint64_t vp_dm_writer_offset(const vp_dm_writer *w)
 {
     /* The open block is written as its count byte, then its records. */
-    return w->flushed + w->out.len + 1 + w->chunks.pending.len;
+    return w->file.flushed + w->out.len + 1 + w->chunks.pending.len;
 }
 
 vp_errcode vp_dm_writer_close(vp_dm_writer *w, int terminate, const void *trailing, size_t ntrail,
@@ -143,13 +133,9 @@ vp_errcode vp_dm_writer_close(vp_dm_writer *w, int terminate, const void *traili
         vp_chunkw_finish(&w->chunks, &w->out);
     vp_wbuf_bytes(&w->out, trailing, ntrail);
     vp_errcode rc = dm_flush(w, err);
-    if (fclose(w->f) != 0 && rc == VP_OK)
-        rc = vp_fail(err, VP_EIO, UINT64_MAX, "%s: close failed: %s", w->path, strerror(errno));
-    if (bytes)
-        *bytes = w->flushed;
+    rc = vp_wstream_close(&w->file, rc, bytes, err);
     vp_chunkw_free(&w->chunks);
     vp_wbuf_free(&w->out);
-    free(w->path);
     free(w);
     return rc;
 }

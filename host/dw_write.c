@@ -1,17 +1,14 @@
 #include "dw_write.h"
 
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace_common.h"
 
 struct vp_dw_writer {
-    FILE *f;
+    vp_wstream file;
     vp_wbuf buf;
-    uint64_t flushed, traces;
-    char *path;
+    uint64_t traces;
 };
 
 /* Flush when this much is buffered: traces are small, files are not. */
@@ -31,35 +28,21 @@ void vp_dw_whit_init(vp_dw_whit *h)
     h->ragdoll_count = -1;
 }
 
-static vp_errcode dw_flush(vp_dw_writer *w, vp_error *err)
-{
-    if (w->buf.oom)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "%s: out of memory", w->path);
-    if (w->buf.len && fwrite(w->buf.data, 1, w->buf.len, w->f) != w->buf.len)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "%s: write failed: %s", w->path, strerror(errno));
-    w->flushed += w->buf.len;
-    w->buf.len = 0;
-    return VP_OK;
-}
-
 static vp_errcode maybe_flush(vp_dw_writer *w, vp_error *err)
 {
-    return w->buf.len >= DW_FLUSH_AT || w->buf.oom ? dw_flush(w, err) : VP_OK;
+    return w->buf.len >= DW_FLUSH_AT || w->buf.oom ? vp_wstream_flush(&w->file, &w->buf, err)
+                                                   : VP_OK;
 }
 
 vp_dw_writer *vp_dw_writer_open(const char *path, const uint8_t header[4], uint8_t max_size,
                                 vp_error *err)
 {
     vp_dw_writer *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = strdup(path))) {
-        free(w);
+    if (!w) {
         vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
         return NULL;
     }
-    w->f = fopen(path, "wb");
-    if (!w->f) {
-        vp_fail(err, VP_EIO, UINT64_MAX, "%s: cannot create: %s", path, strerror(errno));
-        free(w->path);
+    if (vp_wstream_open(&w->file, path, err) != VP_OK) {
         free(w);
         return NULL;
     }
@@ -182,13 +165,12 @@ uint64_t vp_dw_writer_traces(const vp_dw_writer *w)
 
 uint64_t vp_dw_writer_bytes(const vp_dw_writer *w)
 {
-    return w->flushed + w->buf.len;
+    return w->file.flushed + w->buf.len;
 }
 
 static void writer_free(vp_dw_writer *w)
 {
     vp_wbuf_free(&w->buf);
-    free(w->path);
     free(w);
 }
 
@@ -197,11 +179,8 @@ vp_errcode vp_dw_writer_close(vp_dw_writer *w, int footer, uint32_t last_trace_c
 {
     if (footer)
         vp_wbuf_u32(&w->buf, last_trace_counter);
-    vp_errcode rc = dw_flush(w, err);
-    if (fclose(w->f) != 0 && rc == VP_OK)
-        rc = vp_fail(err, VP_EIO, UINT64_MAX, "%s: close failed: %s", w->path, strerror(errno));
-    if (bytes)
-        *bytes = w->flushed;
+    vp_errcode rc = vp_wstream_flush(&w->file, &w->buf, err);
+    rc = vp_wstream_close(&w->file, rc, bytes, err);
     writer_free(w);
     return rc;
 }
@@ -210,6 +189,6 @@ void vp_dw_writer_abort(vp_dw_writer *w)
 {
     if (!w)
         return;
-    fclose(w->f);
+    vp_wstream_abort(&w->file);
     writer_free(w);
 }

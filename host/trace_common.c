@@ -339,3 +339,47 @@ vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, uint64_
         *bytes = len;
     return VP_OK;
 }
+
+vp_errcode vp_wstream_open(vp_wstream *s, const char *path, vp_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (!(s->path = strdup(path)))
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    s->f = fopen(path, "wb");
+    if (!s->f) {
+        vp_fail(err, VP_EIO, UINT64_MAX, "%s: cannot create: %s", path, strerror(errno));
+        free(s->path);
+        s->path = NULL;
+        return VP_EIO;
+    }
+    return VP_OK;
+}
+
+vp_errcode vp_wstream_flush(vp_wstream *s, vp_wbuf *b, vp_error *err)
+{
+    if (b->oom)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "%s: out of memory", s->path);
+    if (b->len && fwrite(b->data, 1, b->len, s->f) != b->len)
+        return vp_fail(err, VP_EIO, UINT64_MAX, "%s: write failed: %s", s->path, strerror(errno));
+    s->flushed += b->len;
+    b->len = 0;
+    return VP_OK;
+}
+
+vp_errcode vp_wstream_close(vp_wstream *s, vp_errcode rc, uint64_t *bytes, vp_error *err)
+{
+    if (fclose(s->f) != 0 && rc == VP_OK)
+        rc = vp_fail(err, VP_EIO, UINT64_MAX, "%s: close failed: %s", s->path, strerror(errno));
+    if (bytes)
+        *bytes = s->flushed;
+    free(s->path);
+    memset(s, 0, sizeof *s);
+    return rc;
+}
+
+void vp_wstream_abort(vp_wstream *s)
+{
+    fclose(s->f);
+    free(s->path);
+    memset(s, 0, sizeof *s);
+}

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "reader.h"
 #include "vp_error.h"
@@ -172,6 +173,28 @@ vp_wbuf *vp_wfile_copy(vp_wfile *f);
  * memory building <what>") when memory ran out on the way. */
 const uint8_t *vp_wfile_done(vp_wfile *f, size_t count_at, uint32_t count, const char *what,
                              size_t *len, vp_error *err);
+/* A file written as it goes (the .dm and .dw writers): the writer buffers
+ * in a vp_wbuf and hands the bytes over now and then. Messages name the
+ * path. */
+typedef struct vp_wstream {
+    FILE *f;
+    char *path;
+    uint64_t flushed; /* bytes handed to the file */
+} vp_wstream;
+
+/* Create (truncate) path: ENOMEM "out of memory", EIO "<path>: cannot
+ * create: <why>"; nothing is left to release on failure. */
+vp_errcode vp_wstream_open(vp_wstream *s, const char *path, vp_error *err);
+/* Hand b's bytes to the file and empty b: ENOMEM when b ran out of memory
+ * on the way, EIO when the write fails. */
+vp_errcode vp_wstream_flush(vp_wstream *s, vp_wbuf *b, vp_error *err);
+/* Close the file after the last flush, which returned rc; a failing close
+ * is reported when nothing failed before. *bytes (may be NULL) receives the
+ * file size. Releases s. */
+vp_errcode vp_wstream_close(vp_wstream *s, vp_errcode rc, uint64_t *bytes, vp_error *err);
+/* Close and release without reporting anything (error paths). */
+void vp_wstream_abort(vp_wstream *s);
+
 /* Write p[0..len), what vp_wfile_done returned, to a new file at path (EIO
  * naming the path); *bytes (may be NULL) receives len. p NULL: building the
  * bytes failed, err says why, ENOMEM is returned. */
