@@ -230,6 +230,128 @@ describe("vp.metrics", function()
     assert(ok, err)
   end)
 
+  it("node percentiles of several nodes come from one C pass, equal to one pass per node", function()
+    local cap = assert(vp.open(fx.vprof(dir .. "/nodes.vprof", { seed = 5, frames = 200, extra = { "A", "B" } })))
+    local methods = rawget(getmetatable(cap), "__methods")
+    local real, passes = methods.series, 0
+    methods.series = function(...)
+      passes = passes + 1
+      return real(...)
+    end
+    local ok, err = pcall(function()
+      local names = {}
+      for _, r in ipairs(metrics.available(cap)) do
+        if r.name:match("^node%..*%.p9[59]_ms$") then names[#names + 1] = r.name end
+      end
+      assert.is_true(#names >= 14)
+      names[#names + 1] = "node.Root/Nope.p99_ms"
+      local v, problems = metrics.compute(cap, names)
+      assert.equal(1, passes)
+      assert.matches("no node 'Root/Nope'", problems["node.Root/Nope.p99_ms"])
+      for _, name in ipairs(names) do
+        local path, stat = name:match("^node%.(.+)%.p(%d+)_ms$")
+        if path ~= "Root/Nope" then
+          near(v[name], real(cap, path, "time_ms"):percentile(tonumber(stat)))
+        end
+      end
+      -- the distribution behind them is the Series of that pass
+      local s = assert(metrics.distribution(cap, "node.Root/CEngine::Frame/A.p99_ms"))
+      assert.equal(1, passes)
+      assert.same(real(cap, "Root/CEngine::Frame/A", "time_ms"):totable(), s:totable())
+    end)
+    methods.series = real
+    cap:close()
+    assert(ok, err)
+  end)
+
+  it("never starts a child process: script-backed metrics come from the analysis modules in-process", function()
+    local outdir = dir .. "/nochild"
+    os.execute("mkdir -p " .. h.quote(outdir))
+    assert.equal(0, h.run("examples/generate.lua", outdir).code)
+    local hitchy = fx.vprof(dir .. "/hitchy.vprof", { seed = 3, frames = 300, hitches = { 100, 200 } })
+    local multi = require "vp.multi"
+    local real = { popen = io.popen, execute = os.execute, run_script = multi.run_script }
+    local spawned = {}
+    -- luacheck: push ignore 122
+    io.popen = function(cmd) spawned[#spawned + 1] = cmd; return nil, "no child processes here" end
+    os.execute = function(cmd) spawned[#spawned + 1] = cmd; return nil, "exit", 1 end
+    multi.run_script = function(path) spawned[#spawned + 1] = path; return { code = 1, stdout = "", stderr = "" } end
+    local ok, err = pcall(function()
+      for _, path in ipairs({ hitchy, outdir .. "/sample.dw", outdir .. "/sample.devt", outdir .. "/sample.dm",
+        outdir .. "/sample.dlag", "examples/laige/budget_fail.txt" }) do
+        local cap = assert(vp.open(path))
+        local names = {}
+        for _, r in ipairs(metrics.available(cap)) do names[#names + 1] = r.name end
+        local v = metrics.compute(cap, names)
+        for _, want in ipairs(({
+          vprof = { "hitches", "stutter_pct" }, dw = { "hitdiff.rate_pct" },
+          devt = { "events.frame_interval.p95_ms", "events.mean_fps", "events.span_ms" },
+          dm = { "movement.corrections", "movement.distance", "movement.air_pct" },
+          ["laige-budget"] = { "hitches", "stutter_pct" },
+        })[cap.format] or {}) do
+          assert.is_number(v[want], path .. ": " .. want)
+        end
+        cap:close()
+      end
+    end)
+    io.popen, os.execute, multi.run_script = real.popen, real.execute, real.run_script
+    -- luacheck: pop
+    assert(ok, err)
+    assert.same({}, spawned)
+  end)
+
+  it("event, movement, group and lag metrics are the scripts' figures", function()
+    local outdir = dir .. "/same"
+    os.execute("mkdir -p " .. h.quote(outdir))
+    assert.equal(0, h.run("examples/generate.lua", outdir).code)
+    local devt = assert(vp.open(outdir .. "/sample.devt"))
+    local ev = h.run_json("scripts/events.lua", outdir .. "/sample.devt", "--json")
+    local v = metrics.compute(devt, { "events.frame_interval.p95_ms", "events.low_1pct_fps", "events.span_ms",
+      "events.frames.Frame.count" })
+    -- (the JSON carries 14 significant digits)
+    near(v["events.frame_interval.p95_ms"], ev.frame_pacing.interval_p95_ms, 1e-9)
+    near(v["events.low_1pct_fps"], ev.frame_pacing.low_1pct_fps, 1e-9)
+    near(v["events.span_ms"], ev.span_ms, 1e-9)
+    assert.equal(h.find(ev.by_type, "type_name", "Frame").count, v["events.frames.Frame.count"])
+    devt:close()
+
+    local dm = assert(vp.open(outdir .. "/sample.dm"))
+    local mv = h.run_json("scripts/movement.lua", outdir .. "/sample.dm", "--json")
+    v = metrics.compute(dm, { "movement.corrections", "movement.correction_max", "movement.distance",
+      "movement.speed_p95" })
+    assert.equal(mv.corrections.count, v["movement.corrections"])
+    near(v["movement.correction_max"], mv.corrections.max_size, 1e-9)
+    near(v["movement.distance"], mv.distance, 1e-9)
+    near(v["movement.speed_p95"], mv.speed_velocity.p95, 1e-9)
+    dm:close()
+
+    local vpf = assert(vp.open(outdir .. "/sample.vprof"))
+    local bd = h.run_json("scripts/budget.lua", outdir .. "/sample.vprof", "--json")
+    local checked = 0
+    for _, g in ipairs(bd.groups) do
+      local base = "group." .. g.group .. "."
+      v = metrics.compute(vpf, { base .. "mean_ms", base .. "p50_ms", base .. "p99_ms", base .. "max_ms",
+        base .. "share_pct" })
+      if v[base .. "mean_ms"] then
+        checked = checked + 1
+        for _, k in ipairs({ "mean_ms", "p50_ms", "p99_ms", "max_ms", "share_pct" }) do
+          near(v[base .. k], g[k], 1e-9)
+        end
+      end
+    end
+    assert.is_true(checked > 5)
+    vpf:close()
+
+    local dlag = assert(vp.open(outdir .. "/sample.dlag"))
+    local lg = h.run_json("scripts/lag.lua", outdir .. "/sample.dlag", "--json")
+    local row = h.find(lg.measurements, "name", "Socket RTT")
+    v = metrics.compute(dlag, { "lag.Socket RTT.mean", "lag.Socket RTT.p50", "lag.Socket RTT.p95",
+      "lag.Socket RTT.min", "lag.Socket RTT.max", "lag.Socket RTT.samples" })
+    for _, k in ipairs({ "mean", "p50", "p95", "min", "max" }) do near(v["lag.Socket RTT." .. k], row[k], 1e-9) end
+    assert.equal(row.samples, v["lag.Socket RTT.samples"])
+    dlag:close()
+  end)
+
   it("weapon trace disagreement by kind, and a per-trace distribution for the rate", function()
     local cap = assert(vp.open(fx.dw(dir .. "/t.dw", { traces = 40, disagree = 6 })))
     local v = metrics.compute(cap, { "hitdiff.rate_pct", "hitdiff.traces", "hitdiff.compared",

@@ -16,16 +16,17 @@
 -- Work is done only for the names asked: a frame-time metric reads the
 -- frame-time Series the reader built at open; group metrics read the
 -- per-group self-time Series (also built at open); node metrics make one C
--- pass for all nodes (cap:node_stats) and one C pass per node for its
--- percentiles (cap:series). Nothing iterates frames x nodes in Lua.
+-- pass for all nodes (cap:node_stats), and their percentiles one more C pass
+-- for all the nodes metrics.compute is asked about together (cap:series
+-- with a list of nodes). Nothing iterates frames x nodes in Lua.
 --
--- Metrics whose analysis lives in a shipped script (hitches, stutter_pct:
--- hitches.lua; hitdiff.*: hitdiff.lua; events.*: events.lua) come from that
--- script's --json document, so their definitions cannot drift from the
--- script's: from the module vp.<name> when it exists and exposes
--- analyse(cap) or analyze(cap) -> document (vp.hitdiff does), else by
--- running the script with --json on the capture's file in a child process
--- (once per capture, cached).
+-- Where a shipped script computes the same figure, the catalogue calls the
+-- script's analysis module in-process, so a metric and the script cannot
+-- disagree: hitches, stutter_pct from vp.hitches; hitdiff.* from vp.hitdiff;
+-- events.* from vp.events; movement.* from vp.movement (each analyze(cap),
+-- run once per capture, with the script's default options); group.NAME.*
+-- from vp.budget.group_stats; lag.NAME.* from vp.lag.summary. No child
+-- process is ever started.
 local stats = require "vp.stats"
 local cli = require "vp.cli"
 
@@ -116,17 +117,46 @@ local function vprof_node(ctx, path)
   return nil
 end
 
+-- Per-frame Series of a node's field, by field and full path.
 local function node_series(ctx, path, field)
   ctx.node_series = ctx.node_series or {}
-  local key = field .. "\0" .. path
+  local r = vprof_node(ctx, path)
+  if not r then return nil end
+  local key = field .. "\0" .. r.node.path
   local s = ctx.node_series[key]
   if not s then
-    local r = vprof_node(ctx, path)
-    if not r then return nil end
     s = ctx.cap:series(r.node, field)
     ctx.node_series[key] = s
   end
   return s
+end
+
+-- The node Series the series-pass metrics in `entries` ({param, field}) need, from one C
+-- pass per field (cap:series with a list of nodes) instead of one per node.
+-- Unknown nodes are left for metrics.value to report.
+local function prefetch_node_series(ctx, entries)
+  ctx.node_series = ctx.node_series or {}
+  local want, fields = {}, {}
+  for _, x in ipairs(entries) do
+    local r = vprof_node(ctx, x.param)
+    local key = r and (x.field .. "\0" .. r.node.path)
+    if key and not ctx.node_series[key] and not want[key] then
+      want[key] = true
+      local list = fields[x.field]
+      if not list then
+        list = {}
+        fields[x.field] = list
+        fields[#fields + 1] = x.field
+      end
+      list[#list + 1] = r
+    end
+  end
+  for _, field in ipairs(fields) do
+    local list, nodes = fields[field], {}
+    for i, r in ipairs(list) do nodes[i] = r.node end
+    local series = ctx.cap:series(nodes, field)
+    for i, r in ipairs(list) do ctx.node_series[field .. "\0" .. r.node.path] = series[i] end
+  end
 end
 
 -- dlag: measurements by name ("NAME#2" for a repeated name) -> measurement
@@ -156,49 +186,37 @@ local function lag_values(ctx, name)
   return v or nil
 end
 
--- Script-backed analyses ----------------------------------------------------------
-
-local modules = {}
-
-local function analysis_module(name)
-  if modules[name] == nil then
-    local ok, mod = pcall(require, "vp." .. name)
-    local fn = ok and type(mod) == "table" and (mod.analyse or mod.analyze)
-    modules[name] = type(fn) == "function" and fn or false
+-- dlag: the statistics of a measurement's samples (vp.lag.summary, as lag.lua)
+local function lag_summary(ctx, name)
+  ctx.lag_summary = ctx.lag_summary or {}
+  local s = ctx.lag_summary[name]
+  if s == nil then
+    local v = lag_values(ctx, name)
+    s = v and require("vp.lag").summary(v) or false
+    ctx.lag_summary[name] = s
   end
-  return modules[name] or nil
+  return s or nil
 end
 
---- metrics.script_document(cap, name) -> the --json document of the shipped
--- analysis `name` ("hitches", "hitdiff", "events") for this capture, or nil,
--- message. Cached per capture.
+-- Script analyses ------------------------------------------------------------------
+
+-- The analysis module of each shipped script whose figures are metrics.
+local ANALYSES = { hitches = "vp.hitches", hitdiff = "vp.hitdiff", events = "vp.events", movement = "vp.movement" }
+
+--- metrics.script_document(cap, name) -> the result of the shipped
+-- analysis `name` ("hitches", "hitdiff", "events", "movement") for this
+-- capture with the script's default options: its module's analyze(cap),
+-- run in-process once per capture (for hitches, events and movement the
+-- script's --json document), or nil, message.
 function metrics.script_document(cap, name)
   local ctx = ctx_of(cap)
   ctx.docs = ctx.docs or {}
   local d = ctx.docs[name]
   if d == nil then
-    local analyse = analysis_module(name)
-    if analyse then
-      local ok, doc = pcall(analyse, cap)
-      d = ok and { doc = doc } or { err = tostring(cli.is_exit(doc) and doc.message or doc) }
-    else
-      local multi = require "vp.multi"
-      local path, msg = multi.script_path(name .. ".lua")
-      if not path then
-        d = { err = msg }
-      elseif type(cap.path) ~= "string" then
-        d = { err = "the capture has no file path to run " .. name .. ".lua on" }
-      else
-        local r = multi.run_script(path, { "--json", "--", cap.path })
-        if r.code ~= 0 then
-          d = { err = string.format("%s.lua: %s", name, multi.error_message(r.stderr)
-            or ("exited with status " .. tostring(r.code))) }
-        else
-          local ok, doc = pcall(cli.decode_json, r.stdout)
-          d = ok and { doc = doc } or { err = name .. ".lua printed no JSON document" }
-        end
-      end
-    end
+    local module = ANALYSES[name]
+    if not module then return nil, "no analysis named '" .. tostring(name) .. "'" end
+    local ok, doc = pcall(function() return require(module).analyze(cap) end)
+    d = ok and { doc = doc } or { err = tostring(cli.is_exit(doc) and doc.message or doc) }
     ctx.docs[name] = d
   end
   if d.err then return nil, d.err end
@@ -327,11 +345,11 @@ add {
 -- VProf budget groups ------------------------------------------------------------------
 
 local GROUP_STATS = {
-  { "mean_ms", "mean", "mean self time per frame" },
-  { "p50_ms", "p50", "median self time per frame (nearest rank)" },
-  { "p95_ms", "p95", "95th percentile self time per frame (nearest rank)" },
-  { "p99_ms", "p99", "99th percentile self time per frame (nearest rank)" },
-  { "max_ms", "max", "largest self time in one frame" },
+  { "mean_ms", "mean self time per frame" },
+  { "p50_ms", "median self time per frame (nearest rank)" },
+  { "p95_ms", "95th percentile self time per frame (nearest rank)" },
+  { "p99_ms", "99th percentile self time per frame (nearest rank)" },
+  { "max_ms", "largest self time in one frame" },
 }
 
 local function group_names(ctx)
@@ -339,21 +357,34 @@ local function group_names(ctx)
   return ctx.group_names
 end
 
+-- One statistic of a group's per-frame self time, as budget.lua computes it
+-- (vp.budget.group_stats, once per group).
+local function group_stat(ctx, name, key)
+  local g = vprof_groups(ctx)[name]
+  if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
+  if not g.stats then
+    local ft = frame_times(ctx)
+    g.stats = require("vp.budget").group_stats(g.series, ft and ft:sum() or 0)
+  end
+  local v = g.stats[key]
+  if v ~= nil then return v end
+  if #g.series == 0 then return nil, "no frames" end
+  return nil, "the total frame time is 0"
+end
+
+local function group_series(ctx, name)
+  local g = vprof_groups(ctx)[name]
+  return g and g.series
+end
+
 for _, gs in ipairs(GROUP_STATS) do
   add {
     name = "group.NAME." .. gs[1], match = "^group%.(.+)%." .. gs[1]:gsub("_", "%%_") .. "$",
     kind = "group", unit = "ms", polarity = "lower", formats = VPROF, names = group_names,
-    doc = "budget group NAME: " .. gs[3] .. " (the sum of its nodes' self times; 0 in frames "
-      .. "where it has none)",
-    get = function(ctx, name)
-      local g = vprof_groups(ctx)[name]
-      if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
-      return series_stat(g.series, gs[2])
-    end,
-    dist = function(ctx, name)
-      local g = vprof_groups(ctx)[name]
-      return g and g.series
-    end,
+    doc = "budget group NAME: " .. gs[2] .. " (the sum of its nodes' self times; 0 in frames "
+      .. "where it has none; as budget.lua)",
+    get = function(ctx, name) return group_stat(ctx, name, gs[1]) end,
+    dist = group_series,
   }
 end
 
@@ -362,17 +393,8 @@ add {
   unit = "%", polarity = "none", formats = VPROF, names = group_names,
   doc = "budget group NAME: 100 x its self time summed over all frames / the total frame time "
     .. "(a share: it moves when other groups do, so it has no better direction)",
-  get = function(ctx, name)
-    local g = vprof_groups(ctx)[name]
-    if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
-    local total = frame_times(ctx):sum()
-    if total <= 0 then return nil, "the total frame time is 0" end
-    return 100 * g.series:sum() / total
-  end,
-  dist = function(ctx, name)
-    local g = vprof_groups(ctx)[name]
-    return g and g.series
-  end,
+  get = function(ctx, name) return group_stat(ctx, name, "share_pct") end,
+  dist = group_series,
 }
 
 -- VProf nodes --------------------------------------------------------------------------
@@ -400,10 +422,12 @@ local NODE = {
       if ctx.cap.frame_count == 0 then return nil, "no frames" end
       return r.peak_ms
     end },
-  { "p95_ms", "95th percentile inclusive time per frame (nearest rank; one C pass per node)", "time_ms",
+  { "p95_ms", "95th percentile inclusive time per frame (nearest rank; the nodes asked together "
+    .. "share one C pass)", "time_ms",
     function(ctx, r) return series_stat(node_series(ctx, r.node.path, "time_ms"), "p95") end,
     nil, true },
-  { "p99_ms", "99th percentile inclusive time per frame (nearest rank; one C pass per node)", "time_ms",
+  { "p99_ms", "99th percentile inclusive time per frame (nearest rank; the nodes asked together "
+    .. "share one C pass)", "time_ms",
     function(ctx, r) return series_stat(node_series(ctx, r.node.path, "time_ms"), "p99") end,
     nil, true },
 }
@@ -413,7 +437,7 @@ for _, ns in ipairs(NODE) do
   add {
     name = "node.PATH." .. ns[1], match = "^node%.(.+)%." .. ns[1]:gsub("_", "%%_") .. "$",
     kind = "node", unit = ns[5] or "ms", polarity = "lower", formats = VPROF, names = node_paths,
-    series_pass = ns[6] or nil,
+    series_pass = ns[6] or nil, series_field = ns[6] and field or nil,
     doc = "node PATH (\"Root/CEngine::Frame/...\", by path, not name): " .. ns[2],
     get = function(ctx, path)
       local r = vprof_node(ctx, path)
@@ -639,10 +663,10 @@ for _, st in ipairs({ { "mean", "mean" }, { "p50", "median (nearest rank)" }, { 
       .. " of its samples, in the measurement's own unit; lower is better for latency, "
       .. "loss, lateness and drops, neither for the rest",
     get = function(ctx, name)
-      local v = lag_values(ctx, name)
-      if not v then return nil, "no lag measurement '" .. name .. "'" end
-      if #v == 0 then return nil, "no samples" end
-      return series_stat(v, st[1])
+      local s = lag_summary(ctx, name)
+      if not s then return nil, "no lag measurement '" .. name .. "'" end
+      if s.samples == 0 then return nil, "no samples" end
+      return s[st[1]]
     end,
     dist = function(ctx, name) return lag_values(ctx, name) end,
   }
@@ -652,9 +676,9 @@ add {
   unit = "count", polarity = "none", formats = DLAG, names = lag_names,
   doc = "lag measurement NAME: number of samples",
   get = function(ctx, name)
-    local v = lag_values(ctx, name)
-    if not v then return nil, "no lag measurement '" .. name .. "'" end
-    return #v
+    local s = lag_summary(ctx, name)
+    if not s then return nil, "no lag measurement '" .. name .. "'" end
+    return s.samples
   end,
 }
 
@@ -861,6 +885,15 @@ end
 -- cannot give (no such group, no frames, ...).
 function metrics.compute(cap, names)
   local values, problems = {}, {}
+  -- Node percentiles: one C pass for all the nodes asked (per field).
+  local passes = {}
+  for _, name in ipairs(names) do
+    local e, param = metrics.lookup(name)
+    if e and e.series_pass and metrics.applies(e, cap.format) then
+      passes[#passes + 1] = { param = param, field = e.series_field }
+    end
+  end
+  if #passes > 1 then pcall(prefetch_node_series, ctx_of(cap), passes) end
   for _, name in ipairs(names) do
     local v, why = metrics.value(cap, name)
     if v ~= nil then values[name] = v else problems[name] = why end
@@ -900,7 +933,8 @@ end
 --- metrics.available(cap [, opts]) -> list of {name =, entity = "kind:NAME" | nil}
 -- Every metric this capture has, fixed ones first, then per group, node,
 -- system, ... in the capture's order. opts.series_pass = false leaves out
--- node metrics that need one C pass per node (node.PATH.p95_ms, p99_ms).
+-- the node metrics that need a C pass over every frame (node.PATH.p95_ms,
+-- p99_ms; metrics.compute makes one such pass for all the nodes it is given).
 function metrics.available(cap, opts)
   opts = opts or {}
   local ctx = ctx_of(cap)

@@ -13,7 +13,10 @@ return {
       .. "higher is better, or none), definition, formats and per-frame distribution; the table in "
       .. "docs/metrics-table.md is generated from it. Pattern names (group.NAME.mean_ms, "
       .. "node.PATH.p99_ms, ...) take a group, node path, system, budget or measurement name. "
-      .. "Only the names asked are computed; frame, group and node metrics come from the C passes.",
+      .. "Only the names asked are computed; frame, group and node metrics come from the C passes. "
+      .. "Figures a shipped script also reports come from that script's analysis module, in-process "
+      .. "(hitches: vp.hitches, hitdiff.*: vp.hitdiff, events.*: vp.events, movement.*: vp.movement, "
+      .. "group.*: vp.budget, lag.*: vp.lag), so a metric and the script agree.",
     members = {
       fn("compute", "metrics.compute(cap, names) -> values, problems",
         "values[name] = number for each name measured; problems[name] = why not (unknown name, "
@@ -33,7 +36,7 @@ return {
         'local e, group = require("vp.metrics").lookup("group.World Rendering.p99_ms")  -- group = "World Rendering"'),
       fn("available", "metrics.available(cap [, {series_pass = false}]) -> {{name =, entity =}, ...}",
         "every metric this capture has (per group, node, system, ...); series_pass = false leaves out node "
-          .. "percentiles, which cost one C pass per node",
+          .. "percentiles, which cost a C pass over every frame (one for all the nodes compute() is given)",
         'for _, r in ipairs(require("vp.metrics").available(cap)) do print(r.name) end'),
       fn("delta", "metrics.delta(name, a, b [, per_a, per_b]) -> change",
         "the change from a to b: {a, b, change, change_pct, worse_pct (positive = worse), direction, "
@@ -41,6 +44,10 @@ return {
         'local d = require("vp.metrics").delta("frame_ms.p99", 16, 18)  -- d.direction == "worse"'),
       fn("polarity", "metrics.polarity(entry, param) -> \"lower\" | \"higher\" | \"none\"",
         "which way the metric is better", 'local m = require "vp.metrics"\nprint(m.polarity(m.lookup("overall")))'),
+      fn("script_document", "metrics.script_document(cap, name) -> doc | nil, message",
+        "the analysis \"hitches\", \"hitdiff\", \"events\" or \"movement\" of this capture with the "
+          .. "script's default options (its module's analyze(cap)), once per capture",
+        'print(#require("vp.metrics").script_document(cap, "hitches").hitches)'),
       fn("open", "metrics.open(path) -> cap", "open a capture as the scripts do (exit 2 with the reader's "
         .. "message on failure, warnings on stderr)", 'local cap = require("vp.metrics").open("a.vprof")'),
     },
