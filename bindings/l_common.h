@@ -96,7 +96,7 @@ void vp_l_push_count(lua_State *L, uint64_t n);
 /* Append {name = name, value = <top of the stack, popped>} to the list at
  * `list` (a summary row). */
 void vp_l_row_add(lua_State *L, int list, const char *name);
-/* Fields of the table at the top of the stack. */
+/* Set field k of the table at the top of the stack. */
 void vp_l_set_int(lua_State *L, const char *k, lua_Integer v);
 void vp_l_set_vec3(lua_State *L, const char *k, const float v[3]);
 /* Push the list of the entries set in a bitfield of `len` bytes (0-based). */
@@ -112,6 +112,7 @@ int vp_l_fail_first_warning(lua_State *L, const char *path, vp_errcode code,
 /* ---- tables handed to writers ---------------------------------------------
  * `what` names the table in messages ("w:record", "dm group"). */
 
+/* Whether k is in the NULL-ended list. */
 int vp_l_key_in(const char *k, const char *const *list);
 /* Raise on a key of the table at idx that is not in `allowed` (NULL-ended):
  * a typo in a test must not silently write a default. */
