@@ -3,7 +3,8 @@
 -- The engine's budget panel (showbudget) over a whole VProf capture instead
 -- of the last 30 frames.
 --
--- usage: vpscript budget.lua [options] CAPTURE
+-- usage: vpscript budget.lua [options] CAPTURE...   (several files or directories: one run each,
+--        see vp.multi; --json then prints one document per line)
 --   --fold-hidden   count a node in a hidden group towards the group of its
 --                   nearest ancestor in a visible group
 --   --json, --csv, --help

@@ -4,7 +4,8 @@
 -- kind of event happened in each of the four groups (frames, updates,
 -- weapon inputs, weapons), how regularly, and how evenly frames were paced.
 --
--- usage: vpscript events.lua [options] CAPTURE
+-- usage: vpscript events.lua [options] CAPTURE...   (several files or directories: one run each,
+--        see vp.multi; --json then prints one document per line)
 --   --json, --csv, --help
 --
 -- Definitions: see DESCRIPTION below (printed by --help) and docs/devt.md.
@@ -58,7 +59,7 @@ local SPEC = {
   positional = { { "CAPTURE", help = "a .devt event profiler export" } },
 }
 
-local opts, args = cli.parse(arg, SPEC)
+local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 local cap = cli.open(path)
 if cap.format ~= "devt" then

@@ -4,7 +4,8 @@
 -- recordings, and laige budget reports' per-frame lines. Causes (nodes and
 -- budget groups) are reported for VProf captures only.
 --
--- usage: vpscript hitches.lua [options] CAPTURE
+-- usage: vpscript hitches.lua [options] CAPTURE...   (several files or directories: one run each,
+--        see vp.multi; --json then prints one document per line)
 --   --factor X          a hitch is at least X times its baseline (default 2.5)
 --   --window N          baseline = median of the N preceding frames (default 30)
 --   --min-excess-ms X   ... and at least X ms above the baseline (default 5)

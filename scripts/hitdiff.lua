@@ -7,7 +7,8 @@
 -- template and ammo type where the movement block is present, and measures
 -- the time between the two sides' terminal hits.
 --
--- usage: vpscript hitdiff.lua [options] CAPTURE
+-- usage: vpscript hitdiff.lua [options] CAPTURE...   (several files or directories: one run each,
+--        see vp.multi; --json then prints one document per line)
 --   --tolerance X   terminal positions further apart than X disagree (0.5)
 --   --details       list every disagreeing trace in the text output
 --   --json, --csv, --help
@@ -77,7 +78,7 @@ local SPEC = {
   positional = { { "CAPTURE", help = "a .dw weapon trace" } },
 }
 
-local opts, args = cli.parse(arg, SPEC)
+local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 local cap = cli.open(path)
 if cap.format ~= "dw" then

@@ -6,7 +6,8 @@
 -- them. Rows whose name ends in "_ms" are shown as durations, "_bytes" as
 -- sizes; everything else as is (numbers with thousands separators).
 --
--- usage: vpscript info.lua [options] CAPTURE
+-- usage: vpscript info.lua [options] CAPTURE...   (several files or directories: one run each,
+--        see vp.multi; --json then prints one document per line)
 --   --format FMT   force the format (see vp.formats()) instead of detecting it
 --   --json, --csv, --help
 --

@@ -6,7 +6,8 @@
 -- above the measurement's typical level. `--measurement NAME` prints one
 -- series sample by sample instead.
 --
--- usage: vpscript lag.lua [options] CAPTURE
+-- usage: vpscript lag.lua [options] CAPTURE...   (several files or directories: one run each,
+--        see vp.multi; --json then prints one document per line)
 --   --k X                 spike threshold: p50 + X x MAD (default 5)
 --   --measurement NAME    print that measurement's samples (a name from the
 --                         table, an index, or measurement_N)
@@ -70,7 +71,7 @@ local SPEC = {
   positional = { { "CAPTURE", help = "a .dlag lag profiler export" } },
 }
 
-local opts, args = cli.parse(arg, SPEC)
+local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 local cap = cli.open(path)
 if cap.format ~= "dlag" then

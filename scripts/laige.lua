@@ -1,6 +1,7 @@
 -- laige.lua: laige engine profile and budget reports: statistics, systems over budget, failed frames, a gate
 --
--- usage: vpscript laige.lua [options] REPORT
+-- usage: vpscript laige.lua [options] REPORT...   (several files or directories: one run each,
+--        see vp.multi; --json then prints one document per line)
 --   --sort p99|budget|name|id   order of the systems table (default p99)
 --   --gate                      exit 3 when the report says overall=FAIL, a
 --                               system is over its budget, or a budget report
@@ -80,7 +81,7 @@ local SPEC = {
   positional = { { "REPORT", help = "a laige profile report (JSON or text) or budget report" } },
 }
 
-local opts, args = cli.parse(arg, SPEC)
+local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 -- laige.open reads only laige reports and says so for anything else.
 local cap, err = laige.open(path)

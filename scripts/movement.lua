@@ -7,7 +7,8 @@
 -- records (sorted by time) and derives the movement figures; see
 -- DESCRIPTION (printed by --help) for every definition.
 --
--- usage: vpscript movement.lua [options] CAPTURE
+-- usage: vpscript movement.lua [options] CAPTURE...   (several files or directories: one run each,
+--        see vp.multi; --json then prints one document per line)
 --   --bit N              group bit to follow (default: the bit with the most groups)
 --   --min-correction X   smallest unexplained position jump reported (0.5 units)
 --   --max-gap-ms X       pairs further apart than this are not checked (1000)
@@ -78,7 +79,7 @@ local SPEC = {
   positional = { { "CAPTURE", help = "a .dm movement trace" } },
 }
 
-local opts, args = cli.parse(arg, SPEC)
+local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 local cap = cli.open(path)
 if cap.format ~= "dm" then

@@ -5,7 +5,8 @@
 -- carries "#2", "#3"), over the whole capture or a frame range, computed in
 -- one C pass (cap:node_stats).
 --
--- usage: vpscript top.lua [options] CAPTURE
+-- usage: vpscript top.lua [options] CAPTURE...   (several files or directories: one run each,
+--        see vp.multi; --json then prints one document per line)
 --   --sort time|self|avg|peak|peakavg   order (default time)
 --   --limit N        rows to show (default 25; 0 = all)
 --   --frames I:J     only frames I..J (1-based, inclusive; "I:" and ":J" too)

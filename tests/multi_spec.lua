@@ -214,6 +214,90 @@ describe("vp.multi", function()
       assert.equal("", h.read_file(dir .. "/pipe.err"))
     end)
 
+    describe("events, hitdiff, lag, laige and movement take several files", function()
+      local ex
+      setup(function()
+        ex = dir .. "/ex"
+        os.execute("mkdir -p " .. h.quote(ex))
+        assert.equal(0, h.run("examples/generate.lua", ex).code)
+        for _, f in ipairs({ "sample.devt", "sample.dlag", "sample.dm" }) do
+          h.write_file(ex .. "/copy_" .. f, h.read_file(ex .. "/" .. f))
+        end
+      end)
+
+      -- Runs `script options... files... --json`: one NDJSON line per file,
+      -- each the document a run on that file alone prints.
+      local function each_file(script, options, files, want_code)
+        local words = { script }
+        for _, o in ipairs(options) do words[#words + 1] = o end
+        for _, f in ipairs(files) do words[#words + 1] = f end
+        words[#words + 1] = "--json"
+        local r = h.run(table.unpack(words))
+        assert.equal(want_code or 0, r.code, r.stderr)
+        local out = lines(r.stdout)
+        assert.equal(#files, #out, script)
+        local docs = {}
+        for i, l in ipairs(out) do
+          docs[i] = cjson.decode(l)
+          assert.equal(files[i], docs[i].file, script)
+          if not docs[i].error then
+            local one = { script }
+            for _, o in ipairs(options) do one[#one + 1] = o end
+            one[#one + 1] = files[i]
+            one[#one + 1] = "--json"
+            assert.same(h.run_json(table.unpack(one)), docs[i], script .. " " .. files[i])
+          end
+        end
+        return docs, r
+      end
+
+      it("events.lua", function()
+        local docs = each_file("scripts/events.lua", {}, { ex .. "/sample.devt", ex .. "/copy_sample.devt" })
+        assert.equal("devt", docs[2].format)
+        assert.is_true(docs[1].events > 100)
+        assert.equal(docs[1].events, docs[2].events)
+      end)
+
+      it("hitdiff.lua, with its options passed on", function()
+        local docs = each_file("scripts/hitdiff.lua", { "--tolerance", "0.25" },
+          { ex .. "/sample.dw", tree .. "/sub/t.dw" })
+        assert.equal(0.25, docs[1].tolerance)
+        assert.equal(0.25, docs[2].tolerance)
+        assert.equal(20, docs[2].traces)
+        assert.equal(1, docs[2].disagree)
+      end)
+
+      it("lag.lua, --measurement with a space in the name included", function()
+        local docs = each_file("scripts/lag.lua", { "--measurement", "Socket RTT", "--k", "2" },
+          { ex .. "/sample.dlag", ex .. "/copy_sample.dlag" })
+        for _, d in ipairs(docs) do
+          assert.equal("Socket RTT", d.measurement.name)
+          assert.equal(2, d.k)
+          assert.is_true(#d.samples > 0)
+        end
+        docs = each_file("scripts/lag.lua", {}, { ex .. "/sample.dlag", ex .. "/copy_sample.dlag" })
+        assert.is_true(#docs[1].measurements > 10)
+      end)
+
+      it("laige.lua, a profile and a budget report", function()
+        local docs = each_file("scripts/laige.lua", {}, { "examples/laige/budget_fail.txt",
+          "examples/laige/profile.json" })
+        assert.equal("laige-budget", docs[1].format)
+        assert.equal("laige-profile", docs[2].format)
+      end)
+
+      it("movement.lua, and a bad file among them is an error line with exit 2", function()
+        local bad = tree .. "/sub/broken.vprof"
+        local docs, r = each_file("scripts/movement.lua", { "--min-correction", "0.1" },
+          { ex .. "/sample.dm", bad, ex .. "/copy_sample.dm" }, 2)
+        assert.equal(0.1, docs[1].corrections.min_correction)
+        assert.equal(docs[1].corrections.count, docs[3].corrections.count)
+        assert.equal(2, docs[2].exit)
+        assert.matches("^" .. bad:gsub("%p", "%%%0") .. ": at byte %d+: ", docs[2].error)
+        assert.matches("vpscript: 1 of 3 files failed\n$", r.stderr)
+      end)
+    end)
+
     it("one file behaves as before: a single document, the script's own exit code", function()
       local r = h.run("scripts/hitches.lua", tree .. "/a.vprof", "--json")
       assert.equal(0, r.code)
