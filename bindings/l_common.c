@@ -92,6 +92,9 @@ void vp_lchild_pushcap(lua_State *L, int idx)
  * class's property getter. Upvalues: methods, getter (or nil). */
 static int class_index(lua_State *L)
 {
+    /* Reachable directly through getmetatable(x).__index(v, k): user values
+     * exist only on full userdata. */
+    luaL_checktype(L, 1, LUA_TUSERDATA);
     lua_pushvalue(L, 2);
     if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
         return 1;
