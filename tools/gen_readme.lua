@@ -9,7 +9,7 @@
 --   run ARGS...   the output of `vpscript ARGS...` on the shipped examples
 --   run:N ARGS... the same, cut after N lines
 --   api           the Lua API reference, from the documentation table (vp.doc)
---   metrics       the metric catalogue (vp.metrics)
+--   metrics       the metric catalogue (vp.metrics) as a table
 -- With --check nothing is written: the exit status is 1 when a file is stale
 -- (a spec runs this so the documentation cannot drift from the code).
 local doc = require "vp.doc"
@@ -71,16 +71,28 @@ local function md_escape(s)
   return (tostring(s or ""):gsub("|", "\\|"):gsub("\n", " "))
 end
 
+-- The metric catalogue as one Markdown table (README.md and
+-- docs/metrics-table.md both carry it). better: "-" for neither direction;
+-- per-frame test: whether per-frame (per-sample) values exist to test a
+-- change on, and for which formats when not all; normalised by: the metric
+-- a total is divided by when two captures differ in it.
+local BETTER = { lower = "lower", higher = "higher", none = "-", depends = "depends" }
+
 local function metrics()
-  local ok, cat = pcall(require, "vp.metrics")
-  if not ok or type(cat) ~= "table" or type(cat.list) ~= "function" then
-    return "(the metric catalogue is not available)"
+  local cat = require "vp.metrics"
+  local function test_cell(e)
+    if not e.distribution then return "" end
+    if #e.distribution_formats == #e.formats then return "yes" end
+    return "yes (" .. table.concat(e.distribution_formats, ", ") .. ")"
   end
-  local rows = { "| metric | unit | better | formats | definition |", "|---|---|---|---|---|" }
-  for _, m in ipairs(cat.list()) do
-    local formats = type(m.formats) == "table" and table.concat(m.formats, ", ") or m.formats
-    rows[#rows + 1] = ("| `%s` | %s | %s | %s | %s |"):format(md_escape(m.name), md_escape(m.unit),
-      md_escape(m.polarity or m.better), md_escape(formats), md_escape(m.definition or m.doc))
+  local rows = {
+    "| metric | unit | better | formats | per-frame test | normalised by | definition |",
+    "|---|---|---|---|---|---|---|",
+  }
+  for _, e in ipairs(cat.list()) do
+    rows[#rows + 1] = ("| `%s` | %s | %s | %s | %s | %s | %s |"):format(md_escape(e.name), md_escape(e.unit),
+      BETTER[e.polarity] or md_escape(e.polarity), md_escape(table.concat(e.formats, ", ")), test_cell(e),
+      e.per and ("`" .. md_escape(e.per) .. "`") or "", md_escape(e.doc))
   end
   return table.concat(rows, "\n")
 end
