@@ -269,13 +269,11 @@ describe("vp.metrics", function()
     os.execute("mkdir -p " .. h.quote(outdir))
     assert.equal(0, h.run("examples/generate.lua", outdir).code)
     local hitchy = fx.vprof(dir .. "/hitchy.vprof", { seed = 3, frames = 300, hitches = { 100, 200 } })
-    local multi = require "vp.multi"
-    local real = { popen = io.popen, execute = os.execute, run_script = multi.run_script }
+    local real = { popen = io.popen, execute = os.execute }
     local spawned = {}
     -- luacheck: push ignore 122
     io.popen = function(cmd) spawned[#spawned + 1] = cmd; return nil, "no child processes here" end
     os.execute = function(cmd) spawned[#spawned + 1] = cmd; return nil, "exit", 1 end
-    multi.run_script = function(path) spawned[#spawned + 1] = path; return { code = 1, stdout = "", stderr = "" } end
     local ok, err = pcall(function()
       for _, path in ipairs({ hitchy, outdir .. "/sample.dw", outdir .. "/sample.devt", outdir .. "/sample.dm",
         outdir .. "/sample.dlag", "examples/laige/budget_fail.txt" }) do
@@ -294,7 +292,7 @@ describe("vp.metrics", function()
         cap:close()
       end
     end)
-    io.popen, os.execute, multi.run_script = real.popen, real.execute, real.run_script
+    io.popen, os.execute = real.popen, real.execute
     -- luacheck: pop
     assert(ok, err)
     assert.same({}, spawned)

@@ -70,25 +70,6 @@ function multi.interpreter(argv)
   return out
 end
 
---- multi.data_dir() -> the directory holding stdlib/ and scripts/ (from
--- where vp.cli was found), or nil.
-function multi.data_dir()
-  local p = package.searchpath("vp.cli", package.path)
-  if not p then return nil end
-  return p:match("^(.*)/stdlib/vp/cli%.lua$")
-end
-
---- multi.script_path(name) -> the shipped script's path, or nil, message.
-function multi.script_path(name)
-  local dir = multi.data_dir()
-  if not dir then return nil, "the shipped scripts directory is unknown" end
-  local p = dir .. "/scripts/" .. name
-  local f = io.open(p, "r")
-  if not f then return nil, "no shipped script " .. name .. " (looked in " .. dir .. "/scripts)" end
-  f:close()
-  return p
-end
-
 local function read_all(path)
   local f = io.open(path, "rb")
   if not f then return "" end
@@ -118,25 +99,6 @@ function multi.error_message(err)
     if m and not m:match("^warning: ") then msg = m end
   end
   return msg
-end
-
---- multi.run_script(path, args) -> {code, stdout, stderr}: run a Lua script
--- file in a child interpreter (the same program as this one) and wait.
-function multi.run_script(path, args)
-  local words = multi.interpreter()
-  local parts = {}
-  for i, w in ipairs(words) do parts[i] = quote(w) end
-  parts[#parts + 1] = quote(path)
-  for _, a in ipairs(args or {}) do parts[#parts + 1] = quote(a) end
-  local errf = os.tmpname()
-  local cmd = table.concat(parts, " ") .. " 2>" .. quote(errf) .. " </dev/null"
-  local p = assert(io.popen(cmd, "r"))
-  local out = p:read("a")
-  local _, how, code = p:close()
-  local err = read_all(errf)
-  os.remove(errf)
-  if how == "signal" then code = 128 + code end
-  return { code = code, stdout = out, stderr = err }
 end
 
 -- Files ----------------------------------------------------------------------------

@@ -88,11 +88,6 @@ return {
         "files as given, directories walked (sorted, hidden entries skipped, capture extensions; "
           .. ".json and .txt only when vp.detect recognises them)",
         'for _, f in ipairs(require("vp.multi").expand({"captures/"})) do print(f) end'),
-      fn("run_script", "multi.run_script(path, args) -> {code, stdout, stderr}",
-        "run a Lua script in a child interpreter (the same program as this one) and wait",
-        'local r = require("vp.multi").run_script("scripts/hitches.lua", {"--json", "a.vprof"})'),
-      fn("script_path", "multi.script_path(name) -> path | nil, message", "a shipped script's path",
-        'print(require("vp.multi").script_path("hitches.lua"))'),
     },
   },
   {
