@@ -4,6 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The selection buffer: a copy of the series asked last, which successive
+ * selections leave ever more ordered. `fixed` lists positions already
+ * holding their final value (everything before no larger, everything after
+ * no smaller), ascending, so a later selection searches only between the
+ * two nearest: after p50, p99 looks at the top half. */
+static struct {
+    vp_series *owner;
+    double *buf;
+    size_t cap;
+    size_t fixed[16];
+    unsigned nfixed;
+} sel;
+
+static void sel_release(vp_series *s)
+{
+    if (sel.owner == s) {
+        sel.owner = NULL;
+        s->selecting = 0;
+    }
+}
+
 vp_series *vp_series_new(size_t cap)
 {
     vp_series *s = calloc(1, sizeof *s);
@@ -31,8 +52,8 @@ void vp_series_unref(vp_series *s)
 {
     if (!s || --s->refs)
         return;
+    sel_release(s);
     free(s->v);
-    free(s->sorted);
     free(s);
 }
 
@@ -56,8 +77,8 @@ static int series_reserve(vp_series *s, size_t n)
 
 static void series_dirty(vp_series *s)
 {
-    free(s->sorted);
-    s->sorted = NULL;
+    sel_release(s);
+    s->sum_n = (size_t)-1;
 }
 
 int vp_series_push(vp_series *s, double x)
@@ -65,7 +86,7 @@ int vp_series_push(vp_series *s, double x)
     if (s->n == s->cap && !series_reserve(s, s->n + 1))
         return 0;
     s->v[s->n++] = x;
-    if (s->sorted)
+    if (s->selecting)
         series_dirty(s);
     return 1;
 }
@@ -81,8 +102,12 @@ int vp_series_resize(vp_series *s, size_t n)
     return 1;
 }
 
-double vp_series_sum(const vp_series *s)
+double vp_series_sum(vp_series *s)
 {
+    /* Appending changes n, so a cached sum is valid exactly while sum_n is
+     * still n (a new series: 0 and 0); other changes reset sum_n. */
+    if (s->sum_n == s->n)
+        return s->sum;
     /* Neumaier summation: a million small frame times must not drift. */
     double sum = 0, comp = 0;
     for (size_t i = 0; i < s->n; i++) {
@@ -93,10 +118,12 @@ double vp_series_sum(const vp_series *s)
             comp += (x - t) + sum;
         sum = t;
     }
-    return sum + comp;
+    s->sum = sum + comp;
+    s->sum_n = s->n;
+    return s->sum;
 }
 
-double vp_series_mean(const vp_series *s)
+double vp_series_mean(vp_series *s)
 {
     return s->n ? vp_series_sum(s) / (double)s->n : NAN;
 }
@@ -129,7 +156,7 @@ size_t vp_series_argmin(const vp_series *s)
     return best;
 }
 
-double vp_series_stddev(const vp_series *s)
+double vp_series_stddev(vp_series *s)
 {
     if (!s->n)
         return NAN;
@@ -166,13 +193,12 @@ static void swap(double *a, double *b)
     *b = t;
 }
 
-/* Put the k-th smallest of v[0..n) at v[k] (quickselect, median-of-three
+/* Put the k-th smallest of v[lo..hi] at v[k] (quickselect, median-of-three
  * pivot). A column queried for a few percentiles then costs O(n) each,
  * not a sort. When partitioning stops shrinking the range fast enough (a
  * pathological order), the rest is sorted, which bounds the worst case. */
-static void select_kth(double *v, size_t n, size_t k)
+static void select_kth(double *v, size_t lo, size_t hi, size_t k)
 {
-    size_t lo = 0, hi = n - 1;
     unsigned budget = 64;
     while (hi > lo) {
         if (!budget--) {
@@ -220,14 +246,35 @@ double vp_series_percentile(vp_series *s, double p)
     size_t rank = r < 1 ? 1 : (size_t)r;
     if (rank > s->n)
         rank = s->n;
-    /* `sorted` holds a permutation of the values that successive selections
-     * leave ever more ordered; selecting in it is always correct. */
-    if (!s->sorted) {
-        s->sorted = malloc(s->n * sizeof *s->sorted);
-        if (!s->sorted)
-            return NAN;
-        memcpy(s->sorted, s->v, s->n * sizeof *s->sorted);
+    if (sel.owner != s) {
+        if (sel.owner)
+            sel.owner->selecting = 0;
+        sel.owner = NULL;
+        if (s->n > sel.cap) {
+            double *buf = realloc(sel.buf, s->n * sizeof *buf);
+            if (!buf)
+                return NAN;
+            sel.buf = buf;
+            sel.cap = s->n;
+        }
+        memcpy(sel.buf, s->v, s->n * sizeof *sel.buf);
+        sel.owner = s;
+        sel.nfixed = 0;
+        s->selecting = 1;
     }
-    select_kth(s->sorted, s->n, rank - 1);
-    return s->sorted[rank - 1];
+    size_t k = rank - 1, lo = 0, hi = s->n - 1;
+    unsigned at = 0;
+    for (; at < sel.nfixed && sel.fixed[at] < k; at++)
+        lo = sel.fixed[at] + 1;
+    if (at < sel.nfixed && sel.fixed[at] == k)
+        return sel.buf[k];
+    if (at < sel.nfixed)
+        hi = sel.fixed[at] - 1;
+    select_kth(sel.buf, lo, hi, k);
+    if (sel.nfixed < sizeof sel.fixed / sizeof sel.fixed[0]) {
+        memmove(sel.fixed + at + 1, sel.fixed + at, (sel.nfixed - at) * sizeof *sel.fixed);
+        sel.fixed[at] = k;
+        sel.nfixed++;
+    }
+    return sel.buf[k];
 }

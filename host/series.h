@@ -9,7 +9,9 @@
 typedef struct vp_series {
     double *v;
     size_t n, cap;
-    double *sorted;   /* lazily made copy that percentile selections reorder */
+    int selecting;    /* 1 while series.c's selection buffer holds a copy */
+    double sum;       /* the sum of the first sum_n values, cached */
+    size_t sum_n;
     unsigned refs;
 } vp_series;
 
@@ -18,12 +20,12 @@ vp_series *vp_series_new(size_t cap);
 vp_series *vp_series_ref(vp_series *s);
 void vp_series_unref(vp_series *s);
 
-/* Append; 0 on OOM. Invalidates the sorted cache. */
+/* Append; 0 on OOM. */
 int vp_series_push(vp_series *s, double x);
 /* vp_series_push without the call when there is room (hot loops). */
 static inline int vp_series_push_fast(vp_series *s, double x)
 {
-    if (s->n < s->cap && !s->sorted) {
+    if (s->n < s->cap && !s->selecting) {
         s->v[s->n++] = x;
         return 1;
     }
@@ -33,17 +35,21 @@ static inline int vp_series_push_fast(vp_series *s, double x)
 /* Make the length n, padding with zeros; 0 on OOM. */
 int vp_series_resize(vp_series *s, size_t n);
 
-double vp_series_sum(const vp_series *s);
-double vp_series_mean(const vp_series *s);   /* NaN when empty */
+/* Compensated sum, cached until the series changes. */
+double vp_series_sum(vp_series *s);
+double vp_series_mean(vp_series *s);         /* NaN when empty */
 double vp_series_min(const vp_series *s);    /* NaN when empty */
 double vp_series_max(const vp_series *s);    /* NaN when empty */
 size_t vp_series_argmax(const vp_series *s); /* 0-based; 0 when empty */
 size_t vp_series_argmin(const vp_series *s);
 /* Population standard deviation (divides by n); NaN when empty. */
-double vp_series_stddev(const vp_series *s);
+double vp_series_stddev(vp_series *s);
 /* Nearest-rank percentile, p in [0, 100]: the value at rank ceil(p/100*n)
  * of the ascending order (rank 1 for p = 0). NaN when empty or p is out of
- * range. Each call is a selection in a cached copy: O(n). */
+ * range. Each call is a selection in a copy: O(n). The copy is shared by
+ * the whole process and kept for the series asked last, so asking one
+ * column for p50, p95 and p99 copies it once and the copies of many columns
+ * never coexist. Not for concurrent use from several threads. */
 double vp_series_percentile(vp_series *s, double p);
 
 #endif

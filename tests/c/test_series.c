@@ -53,6 +53,24 @@ int main(void)
     }
     CHECK_EQ(mismatches, 0);
 
+    /* Two columns asked in turn share one selection buffer; a push after a
+     * selection must be seen by the next one. */
+    vp_series *a = vp_series_new(0), *b = vp_series_new(0);
+    for (int i = 1; i <= 1000; i++) {
+        vp_series_push(a, i);
+        vp_series_push(b, 1001 - i + 5000);
+    }
+    CHECK(vp_series_percentile(a, 50) == 500);
+    CHECK(vp_series_percentile(b, 50) == 5500);
+    CHECK(vp_series_percentile(a, 99) == 990);
+    CHECK(vp_series_percentile(b, 1) == 5010);
+    vp_series_push(a, 0);
+    vp_series_push(a, -1);
+    CHECK(vp_series_percentile(a, 0) == -1);
+    vp_series_unref(a);
+    CHECK(vp_series_percentile(b, 100) == 6000);
+    vp_series_unref(b);
+
     vp_series *z = vp_series_new(0);
     vp_series_push(z, NAN);
     vp_series_push(z, 2);
