@@ -14,19 +14,6 @@ local TYPE_NAMES = {
   "WeaponInput_SelectWeapon", "Weapon_Burst", "Weapon_FireWeaponProjectile",
 }
 
--- The chunked array rule, written out here: blocks of 255 while at least
--- 255 elements are left, then a block of the rest (possibly 0).
-local function chunked(elems)
-  local out, i, n = {}, 1, #elems
-  repeat
-    local count = math.min(255, n - i + 1)
-    out[#out + 1] = string.char(count)
-    for k = i, i + count - 1 do out[#out + 1] = elems[k] end
-    i = i + count
-  until count < 255
-  return table.concat(out)
-end
-
 local function event(t1, t2, ty) return string.pack("<I4I4I1", t1, t2, ty) end
 
 local function header(o)
@@ -41,18 +28,9 @@ local function devt(o, groups)
   local parts = { header(o), string.pack("<I4", o.group_count or #groups) }
   for _, g in ipairs(groups) do
     parts[#parts + 1] = string.pack("<I4", g.total or #g.events)
-    parts[#parts + 1] = chunked(g.events)
+    parts[#parts + 1] = h.chunked(g.events)
   end
   return table.concat(parts) .. (o.tail or "")
-end
-
-local function write(name, bytes)
-  return h.write_file(dir .. "/" .. name, bytes)
-end
-
-local function open_bytes(name, bytes)
-  local path = write(name, bytes)
-  return vp.open(path)
 end
 
 local function seq(n, t0, ty)
@@ -69,7 +47,7 @@ describe("devt", function()
     it("exposes every header field", function()
       local bytes = devt({ time = 123456, unknown = 0xDEADBEEF, graph_duration = 10000, prefix = 70,
         bitfield = "\5\0\0\0\0\0\0\0\0\1\0\0\0\0\0\128" }, {})
-      local path = write("hdr.devt", bytes)
+      local path = h.write_in(dir, "hdr.devt", bytes)
       local cap = assert(vp.open(path))
       assert.are.equal("devt", cap.format)
       assert.are.equal(path, cap.path)
@@ -96,7 +74,7 @@ describe("devt", function()
     it("sizes the bitfield as ((prefix >> 6) + 1) << 3 bytes", function()
       for prefix, size in pairs({ [0] = 8, [63] = 8, [64] = 16, [127] = 16, [128] = 24, [700] = 88 }) do
         local bytes = devt({ prefix = prefix }, { { events = { event(1, 2, 3) } } })
-        local cap = assert(open_bytes("bf" .. prefix .. ".devt", bytes))
+        local cap = assert(h.open_bytes(dir, "bf" .. prefix .. ".devt", bytes))
         assert.are.equal(size, #cap.bitfield)
         assert.are.equal(1, cap:group(1):event(1).time1)
         assert.are.same({}, cap.warnings)
@@ -114,7 +92,7 @@ describe("devt", function()
         { events = evs },
         { events = {} },
       })
-      local path = write("groups.devt", bytes)
+      local path = h.write_in(dir, "groups.devt", bytes)
       local cap = assert(vp.open(path))
       assert.are.equal(4, cap.group_count)
       assert.are.equal(2 + 1 + #evs, cap.event_count)
@@ -163,7 +141,7 @@ describe("devt", function()
     end)
 
     it("iterates all events with their group, in file order", function()
-      local cap = assert(open_bytes("all.devt", devt({}, {
+      local cap = assert(h.open_bytes(dir, "all.devt", devt({}, {
         { events = seq(3, 0) }, { events = {} }, { events = seq(2, 100, 4) } })))
       local got = {}
       for ev, g in cap:events() do
@@ -181,7 +159,7 @@ describe("devt", function()
         local bytes = devt({}, { { events = evs } })
         -- the rule's byte count: one count byte per full block plus the last
         assert.are.equal(22 + 4 + 4 + (n // 255 + 1) + 9 * n, #bytes)
-        local cap = assert(open_bytes("n" .. n .. ".devt", bytes))
+        local cap = assert(h.open_bytes(dir, "n" .. n .. ".devt", bytes))
         assert.are.same({}, cap.warnings)
         assert.are.equal(0, cap.trailing_bytes)
         local g = cap:group(1)
@@ -202,7 +180,7 @@ describe("devt", function()
       -- FF, 255 events, 00, then the next group: nothing after the 00 belongs
       -- to the first array
       local bytes = devt({}, { { events = seq(255, 0) }, { events = seq(2, 500) } })
-      local cap = assert(open_bytes("zero_end.devt", bytes))
+      local cap = assert(h.open_bytes(dir, "zero_end.devt", bytes))
       assert.are.equal(255, #cap:group(1))
       assert.are.equal(2, #cap:group(2))
       assert.are.equal(501, cap:group(2):event(1).time1)
@@ -212,7 +190,7 @@ describe("devt", function()
 
   describe("tolerated with a warning", function()
     it("a total that disagrees with the events present", function()
-      local cap = assert(open_bytes("total.devt", devt({}, {
+      local cap = assert(h.open_bytes(dir, "total.devt", devt({}, {
         { events = seq(3, 0) }, { events = seq(2, 0), total = 7 } })))
       assert.are.same({ "at byte 58: group 2 total says 7 events, the array holds 2" }, cap.warnings)
       assert.are.equal(7, cap:group(2).total)
@@ -223,7 +201,7 @@ describe("devt", function()
     it("more than four groups", function()
       local groups = {}
       for g = 1, 6 do groups[g] = { events = seq(1, g * 10) } end
-      local cap = assert(open_bytes("six.devt", devt({}, groups)))
+      local cap = assert(h.open_bytes(dir, "six.devt", devt({}, groups)))
       assert.are.same({ "at byte 22: group_count is 6; files have been seen with at most 4 groups" },
         cap.warnings)
       assert.are.equal(6, cap.group_count)
@@ -234,7 +212,7 @@ describe("devt", function()
 
     it("bytes after the last group", function()
       local bytes = devt({ tail = "\1\2\3" }, { { events = seq(2, 0) } })
-      local cap = assert(open_bytes("trail.devt", bytes))
+      local cap = assert(h.open_bytes(dir, "trail.devt", bytes))
       assert.are.same({ "at byte " .. (#bytes - 3) .. ": 3 bytes after the last group were ignored" },
         cap.warnings)
       assert.are.equal(3, cap.trailing_bytes)
@@ -245,7 +223,7 @@ describe("devt", function()
 
   describe("bad input", function()
     local function fails(name, bytes, msg, code)
-      local path = write(name, bytes)
+      local path = h.write_in(dir, name, bytes)
       local cap, m, c = vp.open(path)
       assert.is_nil(cap)
       assert.are.equal(path .. ": " .. msg, m)
@@ -298,14 +276,14 @@ describe("devt", function()
       assert.is_nil(cap)
       assert.are.equal("ENOENT", code)
       assert.truthy(msg:find(dir .. "/missing.devt", 1, true))
-      local _, _, c2 = vp.open(write("empty.devt", ""))
+      local _, _, c2 = vp.open(h.write_in(dir, "empty.devt", ""))
       assert.are.equal("EEMPTY", c2)
     end)
   end)
 
   describe("lifetimes", function()
     it("raises 'capture is closed' for groups and iterators used after close", function()
-      local cap = assert(open_bytes("life.devt", devt({}, { { events = seq(3, 0) } })))
+      local cap = assert(h.open_bytes(dir, "life.devt", devt({}, { { events = seq(3, 0) } })))
       local g = cap:group(1)
       local it_all, it_group, it_groups = cap:events(), g:events(), cap:groups()
       assert.are.equal(1, it_all().time1)
@@ -322,7 +300,7 @@ describe("devt", function()
     end)
 
     it("a group keeps its capture alive", function()
-      local g = assert(open_bytes("alive.devt", devt({}, { { events = seq(3, 0) } }))):group(1)
+      local g = assert(h.open_bytes(dir, "alive.devt", devt({}, { { events = seq(3, 0) } }))):group(1)
       collectgarbage()
       collectgarbage()
       assert.are.equal(3, #g)
@@ -333,7 +311,7 @@ describe("devt", function()
 
   describe("summary and tostring", function()
     it("gives info.lua its rows and a one-line description", function()
-      local path = write("sum.devt", devt({ time = 5, graph_duration = 7, prefix = 3 },
+      local path = h.write_in(dir, "sum.devt", devt({ time = 5, graph_duration = 7, prefix = 3 },
         { { events = seq(3, 100) }, { events = seq(2, 10, 1), total = 4 } }))
       local cap = assert(vp.open(path))
       local rows = {}
@@ -348,8 +326,8 @@ describe("devt", function()
 
     it("is detected by extension and can be forced", function()
       local bytes = devt({}, { { events = seq(1, 0) } })
-      write("forced.bin", bytes)
-      assert.are.equal("devt", vp.detect(write("x.devt", bytes)))
+      h.write_in(dir, "forced.bin", bytes)
+      assert.are.equal("devt", vp.detect(h.write_in(dir, "x.devt", bytes)))
       local cap = assert(vp.open(dir .. "/forced.bin", { format = "devt" }))
       assert.are.equal(1, cap.event_count)
       cap:close()
@@ -464,7 +442,7 @@ describe("devt", function()
       local inputs = { event(1100, 1100, 2), event(1150, 1150, 3), event(1200, 1200, 2), event(1300, 1300, 6) }
       local weapons = { event(1100, 1100, 9), event(1101, 1101, 10), event(1191, 1191, 10),
         event(1281, 1281, 10) }
-      return write("planted.devt", devt({ time = 42, graph_duration = 10000 }, {
+      return h.write_in(dir, "planted.devt", devt({ time = 42, graph_duration = 10000 }, {
         { events = frames }, { events = updates }, { events = inputs }, { events = weapons } }))
     end
 
@@ -529,7 +507,7 @@ describe("devt", function()
     end)
 
     it("reports a capture without Frame events and empty groups", function()
-      local path = write("noframes.devt", devt({}, { { events = {} }, { events = { event(5, 5, 1) } } }))
+      local path = h.write_in(dir, "noframes.devt", devt({}, { { events = {} }, { events = { event(5, 5, 1) } } }))
       local doc = h.run_json("scripts/events.lua", path, "--json")
       assert.are.equal(1, doc.events)
       assert.are.equal(0, doc.span_ms)
@@ -542,7 +520,7 @@ describe("devt", function()
       assert.are.equal(0, r.code)
       assert.truthy(r.stdout:find("time1", 1, true))
       assert.truthy(r.stdout:find("nearest", 1, true))
-      local bad = write("bad.devt", "\1\2\3")
+      local bad = h.write_in(dir, "bad.devt", "\1\2\3")
       local r2 = h.run("scripts/events.lua", bad)
       assert.are.equal(2, r2.code)
       assert.truthy(r2.stderr:find(bad .. ": at byte 0: expected the u32 time", 1, true))

@@ -8,19 +8,6 @@ local cjson = require "cjson"
 
 local dir
 
--- The chunked array rule, written out here: blocks of 255 while at least
--- 255 elements are left, then a block of the rest (possibly 0).
-local function chunked(elems)
-  local out, i, n = {}, 1, #elems
-  repeat
-    local count = math.min(255, n - i + 1)
-    out[#out + 1] = string.char(count)
-    for k = i, i + count - 1 do out[#out + 1] = elems[k] end
-    i = i + count
-  until count < 255
-  return table.concat(out)
-end
-
 local function sample(v, t, u) return string.pack("<fI4I4", v, t, u or 0) end
 
 local function seq(n, t0)
@@ -29,7 +16,7 @@ local function seq(n, t0)
   return s
 end
 
-local function meas(samples, total) return string.pack("<I4", total or #samples) .. chunked(samples) end
+local function meas(samples, total) return string.pack("<I4", total or #samples) .. h.chunked(samples) end
 
 local function gstate(o)
   local n = o.count or 0
@@ -41,7 +28,7 @@ end
 
 local function hop(o)
   local a, f = o.address or { 0, 0, 0, 0 }, o.floats or { 0, 0, 0, 0 }
-  return string.pack("<I1I1I1I1", a[1], a[2], a[3], a[4]) .. chunked(o.samples or {}) .. (o.name or "") .. "\0"
+  return string.pack("<I1I1I1I1", a[1], a[2], a[3], a[4]) .. h.chunked(o.samples or {}) .. (o.name or "") .. "\0"
     .. string.pack("<I1I4ffffI1", o.u8a or 0, o.u32 or 0, f[1], f[2], f[3], f[4], o.u8b or 0)
 end
 
@@ -49,15 +36,7 @@ end
 local function dlag(o)
   local m = o.measurements or {}
   return string.pack("<I4I4", o.time or 0, o.count or #m) .. table.concat(m)
-    .. chunked(o.states or {}) .. (o.host or "") .. "\0" .. table.concat(o.hops or {}) .. (o.tail or "")
-end
-
-local function write(name, bytes)
-  return h.write_file(dir .. "/" .. name, bytes)
-end
-
-local function open_bytes(name, bytes)
-  return vp.open(write(name, bytes))
+    .. h.chunked(o.states or {}) .. (o.host or "") .. "\0" .. table.concat(o.hops or {}) .. (o.tail or "")
 end
 
 describe("dlag", function()
@@ -68,7 +47,7 @@ describe("dlag", function()
     it("exposes every field of a minimal file", function()
       local bytes = dlag({ time = 4242 })
       assert.are.equal(10, #bytes) -- time, count 0, graph states 00, host ""
-      local path = write("min.dlag", bytes)
+      local path = h.write_in(dir, "min.dlag", bytes)
       local cap = assert(vp.open(path))
       assert.are.equal("dlag", cap.format)
       assert.are.equal(path, cap.path)
@@ -96,7 +75,7 @@ describe("dlag", function()
         meas({}),
         meas({ sample(2, 5, 1) }),
       } })
-      local cap = assert(open_bytes("meas.dlag", bytes))
+      local cap = assert(h.open_bytes(dir, "meas.dlag", bytes))
       assert.are.equal(3, cap.measurement_count)
       assert.are.equal(4, cap.sample_count)
       local m = cap:measurement(1)
@@ -131,7 +110,7 @@ describe("dlag", function()
     it("names measurements by position from the 73-entry table, then measurement_N", function()
       local ms = {}
       for i = 1, 75 do ms[i] = meas({ sample(i, i) }) end
-      local cap = assert(open_bytes("names.dlag", dlag({ measurements = ms })))
+      local cap = assert(h.open_bytes(dir, "names.dlag", dlag({ measurements = ms })))
       local expect = { [1] = "Client Frame", [8] = "Socket RTT", [9] = "Packet Downloss",
         [16] = "Client Lateness", [17] = "Server Lateness", [44] = "Total Objects", [56] = "Raia Frame",
         [59] = "Total Objects", [64] = "Movement Correction Length", [72] = "MPH", [73] = "RPM",
@@ -157,7 +136,7 @@ describe("dlag", function()
       it("reads a chunked array of exactly " .. n .. " samples (measurement and tail record)", function()
         local bytes = dlag({ measurements = { meas(seq(n, 100)), meas({ sample(9, 9) }) },
           hops = { hop({ address = { 1, 2, 3, 4 }, samples = seq(n, 500), name = "x" }) } })
-        local cap = assert(open_bytes("s" .. n .. ".dlag", bytes))
+        local cap = assert(h.open_bytes(dir, "s" .. n .. ".dlag", bytes))
         assert.are.same({}, cap.warnings)
         local m = cap:measurement(1)
         assert.are.equal(n, #m)
@@ -181,12 +160,12 @@ describe("dlag", function()
     end
 
     it("reads graph states: none, one and 255 (a full block)", function()
-      local cap = assert(open_bytes("gs0.dlag", dlag({ states = {} })))
+      local cap = assert(h.open_bytes(dir, "gs0.dlag", dlag({ states = {} })))
       assert.are.equal(0, cap.graph_state_count)
       cap:close()
       local one = gstate({ count = 72, bitfield = "\255\1" .. string.rep("\0", 13) .. "\128",
         offset = { 1, 2.5, -3, 4 }, scale = { 0.5, 1, 2, 8 }, print_titles = 1, unknown = 200 })
-      local path = write("gs1.dlag", dlag({ measurements = { meas({}) }, states = { one }, host = "h" }))
+      local path = h.write_in(dir, "gs1.dlag", dlag({ measurements = { meas({}) }, states = { one }, host = "h" }))
       cap = assert(vp.open(path))
       assert.are.equal(1, cap.graph_state_count)
       local gs = cap:graph_state(1)
@@ -204,7 +183,7 @@ describe("dlag", function()
       cap:close()
       local many = {}
       for i = 1, 255 do many[i] = gstate({ count = i, print_titles = i % 2 }) end
-      cap = assert(open_bytes("gs255.dlag", dlag({ states = many, host = "after" })))
+      cap = assert(h.open_bytes(dir, "gs255.dlag", dlag({ states = many, host = "after" })))
       assert.are.equal(255, cap.graph_state_count)
       local n = 0
       for g in cap:graph_states() do
@@ -219,13 +198,13 @@ describe("dlag", function()
     end)
 
     it("reads the traceroute host on and off, and 0, 1 or several tail records", function()
-      local cap = assert(open_bytes("off.dlag", dlag({ host = "" })))
+      local cap = assert(h.open_bytes(dir, "off.dlag", dlag({ host = "" })))
       assert.are.equal("", cap.traceroute_host)
       assert.are.equal(0, cap.hop_count)
       cap:close()
       local h1 = hop({ address = { 10, 0, 0, 1 }, samples = { sample(1.25, 100, 3) }, name = "gw.lan", u8a = 7,
         u32 = 0xCAFEBABE, floats = { 1, -2, 0.5, 1024 }, u8b = 9 })
-      local path = write("one.dlag", dlag({ host = "gss.example.net", hops = { h1 } }))
+      local path = h.write_in(dir, "one.dlag", dlag({ host = "gss.example.net", hops = { h1 } }))
       cap = assert(vp.open(path))
       assert.are.equal("gss.example.net", cap.traceroute_host)
       assert.are.equal(1, cap.hop_count)
@@ -246,7 +225,7 @@ describe("dlag", function()
       cap:close()
       local hops = {}
       for i = 1, 5 do hops[i] = hop({ address = { 192, 168, 0, i }, name = "h" .. i, samples = seq(i, 0) }) end
-      cap = assert(open_bytes("five.dlag", dlag({ host = "x", hops = hops })))
+      cap = assert(h.open_bytes(dir, "five.dlag", dlag({ host = "x", hops = hops })))
       assert.are.equal(5, cap.hop_count)
       local got = {}
       for x in cap:hops() do got[#got + 1] = x.address .. " " .. x.name .. " " .. #x end
@@ -259,7 +238,7 @@ describe("dlag", function()
 
   describe("tolerated with a warning", function()
     it("a total that disagrees with the samples present", function()
-      local cap = assert(open_bytes("tot.dlag", dlag({ measurements = { meas({}), meas(seq(2, 0), 5) } })))
+      local cap = assert(h.open_bytes(dir, "tot.dlag", dlag({ measurements = { meas({}), meas(seq(2, 0), 5) } })))
       assert.are.same({ "at byte 13: measurement 2 total says 5 samples, the array holds 2" }, cap.warnings)
       assert.are.equal(5, cap:measurement(2).total)
       assert.are.equal(2, #cap:measurement(2))
@@ -269,7 +248,7 @@ describe("dlag", function()
     it("a torn tail record: the complete ones are kept", function()
       local good = hop({ address = { 1, 1, 1, 1 }, name = "a" })
       local bytes = dlag({ hops = { good }, tail = "\9\9\9\9\9" })
-      local cap = assert(open_bytes("torn.dlag", bytes))
+      local cap = assert(h.open_bytes(dir, "torn.dlag", bytes))
       local at = 10 + #good
       assert.are.same({ "at byte " .. (at + 4) .. ": block count 9 of tail record 2 samples needs at least "
         .. "108 bytes, only 0 left; the last 5 bytes (from byte " .. at .. ") were ignored" }, cap.warnings)
@@ -281,7 +260,7 @@ describe("dlag", function()
 
     it("a tail record whose string has no NUL", function()
       local bytes = dlag({ host = "t" }) .. "\1\2\3\4\0" .. "no-terminator"
-      local cap = assert(open_bytes("nonul.dlag", bytes))
+      local cap = assert(h.open_bytes(dir, "nonul.dlag", bytes))
       assert.are.same({ "at byte 16: expected the NUL-terminated name of tail record 1, no NUL in the 13 "
         .. "bytes left; the last 18 bytes (from byte 11) were ignored" }, cap.warnings)
       assert.are.equal(0, cap.hop_count)
@@ -292,7 +271,7 @@ describe("dlag", function()
 
   describe("bad input", function()
     local function fails(name, bytes, msg, code)
-      local path = write(name, bytes)
+      local path = h.write_in(dir, name, bytes)
       local cap, m, c = vp.open(path)
       assert.is_nil(cap)
       assert.are.equal(path .. ": " .. msg, m)
@@ -357,8 +336,8 @@ describe("dlag", function()
 
   describe("lifetimes", function()
     it("raises 'capture is closed' for children and iterators used after close", function()
-      local cap = assert(open_bytes("life.dlag", dlag({ measurements = { meas(seq(3, 0)) }, states = { gstate({}) },
-        hops = { hop({ samples = seq(2, 0) }) } })))
+      local cap = assert(h.open_bytes(dir, "life.dlag", dlag({ measurements = { meas(seq(3, 0)) },
+        states = { gstate({}) }, hops = { hop({ samples = seq(2, 0) }) } })))
       local m, hp = cap:measurement(1), cap:hop(1)
       local its = { cap:measurements(), cap:graph_states(), cap:hops(), m:samples(), hp:samples() }
       cap:close()
@@ -374,7 +353,7 @@ describe("dlag", function()
     end)
 
     it("a measurement keeps its capture alive", function()
-      local m = assert(open_bytes("alive.dlag", dlag({ measurements = { meas(seq(3, 0)) } }))):measurement(1)
+      local m = assert(h.open_bytes(dir, "alive.dlag", dlag({ measurements = { meas(seq(3, 0)) } }))):measurement(1)
       collectgarbage()
       collectgarbage()
       assert.are.equal(3, #m)
@@ -385,7 +364,8 @@ describe("dlag", function()
 
   describe("summary and tostring", function()
     it("gives info.lua its rows and one-line descriptions", function()
-      local path = write("sum.dlag", dlag({ time = 8, measurements = { meas(seq(2, 0)), meas({}), meas(seq(1, 0), 4) },
+      local path = h.write_in(dir, "sum.dlag", dlag({ time = 8,
+        measurements = { meas(seq(2, 0)), meas({}), meas(seq(1, 0), 4) },
         states = { gstate({}) }, host = "gss", hops = { hop({ address = { 8, 8, 4, 4 }, name = "dns" }) } }))
       local cap = assert(vp.open(path))
       local rows = {}
@@ -515,7 +495,7 @@ describe("dlag", function()
       for i, v in ipairs({ 16, 17, 16, 18, 16, 90 }) do cf[i] = sample(v, 800 + 200 * i, i) end
       ms[1] = meas(cf)
       ms[8] = meas({ sample(40, 10, 0), sample(40, 20, 0), sample(400, 30, 0), sample(40, 40, 0) })
-      return write("planted.dlag", dlag({ time = 77, measurements = ms, host = "gss",
+      return h.write_in(dir, "planted.dlag", dlag({ time = 77, measurements = ms, host = "gss",
         hops = { hop({ address = { 10, 0, 0, 1 }, name = "gw", samples = { sample(1.5, 1), sample(2.5, 2) } }) } }))
     end
 
@@ -602,7 +582,7 @@ describe("dlag", function()
       assert.are.equal(0, r.code)
       assert.truthy(r.stdout:find("MAD", 1, true))
       assert.truthy(r.stdout:find("positional", 1, true))
-      local bad = write("bad.dlag", string.pack("<I4I4", 0, 99))
+      local bad = h.write_in(dir, "bad.dlag", string.pack("<I4I4", 0, 99))
       local r2 = h.run("scripts/lag.lua", bad)
       assert.are.equal(2, r2.code)
       assert.truthy(r2.stderr:find(bad .. ": at byte 4: measurement count 99", 1, true))

@@ -10,22 +10,20 @@ local dir
 
 -- Bytes from the notes ---------------------------------------------------
 
-local function vec3(v) return string.pack("<fff", v[1], v[2], v[3]) end
-
 local function group_bytes(g)
-  local s = string.pack("<I2", g.short_time) .. vec3(g.pos)
-    .. string.pack("<ffff", g.orient[1], g.orient[2], g.orient[3], g.orient[4]) .. vec3(g.dir)
+  local s = string.pack("<I2", g.short_time) .. h.vec3(g.pos)
+    .. string.pack("<ffff", g.orient[1], g.orient[2], g.orient[3], g.orient[4]) .. h.vec3(g.dir)
     .. string.pack("<I2B", g.state, g.have_ext or 0)
   if g.have_ext == 1 then
-    s = s .. string.pack("<I2", g.u1) .. vec3(g.vel)
+    s = s .. string.pack("<I2", g.u1) .. h.vec3(g.vel)
       .. string.pack("<BBI2i2i2B", g.u2, g.u3, g.energy, g.ground, g.tslj, g.have_coll or 0)
     if (g.have_coll or 0) ~= 0 then
       s = s .. string.pack("<B", #g.arrows)
-      for _, a in ipairs(g.arrows) do s = s .. vec3(a[1]) .. vec3(a[2]) end
+      for _, a in ipairs(g.arrows) do s = s .. h.vec3(a[1]) .. h.vec3(a[2]) end
       s = s .. string.pack("<B", #g.floats)
       for _, f in ipairs(g.floats) do s = s .. string.pack("<f", f) end
     end
-    s = s .. vec3(g.u4) .. vec3(g.u5) .. string.pack("<B", g.u6)
+    s = s .. h.vec3(g.u4) .. h.vec3(g.u5) .. string.pack("<B", g.u6)
   end
   return s
 end
@@ -34,18 +32,6 @@ local function record_bytes(time, bits, groups)
   local s = string.pack("<BI4I4", 1, time, bits)
   for _, g in ipairs(groups) do s = s .. group_bytes(g) end
   return s
-end
-
--- The chunked array of the notes: do { count; elements } while count == 255.
-local function chunked(elements)
-  local out, i = {}, 1
-  repeat
-    local n = math.min(255, #elements - i + 1)
-    out[#out + 1] = string.char(n)
-    for k = i, i + n - 1 do out[#out + 1] = elements[k] end
-    i = i + n
-  until n ~= 255
-  return table.concat(out)
 end
 
 local G0 = { short_time = 0xABCD, pos = { 1, 2, 3 }, orient = { 0, 0.5, 0, 0.75 }, dir = { 1, 0, 0 },
@@ -59,31 +45,11 @@ local G19 = { short_time = 19, pos = { 10, 20, 30 }, orient = { 1, 0, 0, 0 }, di
   floats = { 0.5, -0.25, 8 }, u4 = { -1, -1, -1 }, u5 = { 0, 0, 0 }, u6 = 0 }
 
 local function spec_file()
-  return chunked {
+  return h.chunked {
     record_bytes(1000, (1 << 0) | (1 << 3) | (1 << 19), { G0, G3, G19 }),
     "\0",
     record_bytes(2000, 0, {}),
   }
-end
-
-local function write_raw(name, bytes)
-  return h.write_file(dir .. "/" .. name, bytes)
-end
-
-local function open_ok(path, opts)
-  local cap, msg, code = vp.open(path, opts)
-  assert(cap, tostring(msg) .. " " .. tostring(code))
-  return cap
-end
-
-local function all(iter)
-  local list = {}
-  for x in iter do list[#list + 1] = x end
-  return list
-end
-
-local function same_vec(expect, v)
-  assert.are.same({ x = expect[1], y = expect[2], z = expect[3], w = expect[4] }, v)
 end
 
 local function group_table(g)
@@ -120,7 +86,7 @@ describe("dm", function()
     it("reads the capture fields", function()
       local bytes = spec_file()
       assert.are.equal(1 + (9 + 45 + 93 + 155) + 1 + 9, #bytes)
-      local cap = open_ok(write_raw("spec.dm", bytes))
+      local cap = h.open_ok(h.write_in(dir, "spec.dm", bytes))
       assert.are.equal("dm", cap.format)
       assert.are.equal(#bytes, cap.size)
       assert.are.same({}, cap.warnings)
@@ -150,7 +116,7 @@ describe("dm", function()
     end)
 
     it("reads every field of records and groups", function()
-      local cap = open_ok(write_raw("spec.dm", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
       local r = cap:record(1)
       assert.are.equal(1, r.index)
       assert.are.equal(1, r.slot)
@@ -162,7 +128,7 @@ describe("dm", function()
       assert.are.equal(3, r.group_count)
       assert.are.same({ 0, 3, 19 }, r.bits)
 
-      local gs = all(r:groups())
+      local gs = h.all(r:groups())
       assert.are.equal(3, #gs)
       local g0, g3, g19 = gs[1], gs[2], gs[3]
       -- minimal group: 45 bytes, no extended block
@@ -171,9 +137,9 @@ describe("dm", function()
       assert.are.equal(10, g0.offset)
       assert.are.equal(45, g0.size)
       assert.are.equal(0xABCD, g0.short_time)
-      same_vec({ 1, 2, 3 }, g0.position)
-      same_vec({ 0, 0.5, 0, 0.75 }, g0.orientation)
-      same_vec({ 1, 0, 0 }, g0.direction)
+      h.same_vec({ 1, 2, 3 }, g0.position)
+      h.same_vec({ 0, 0.5, 0, 0.75 }, g0.orientation)
+      h.same_vec({ 1, 0, 0 }, g0.direction)
       assert.are.equal(0x0102, g0.state)
       assert.are.equal(0, g0.have_ext)
       assert.is_nil(g0.velocity)
@@ -185,7 +151,7 @@ describe("dm", function()
       assert.are.equal(93, g3.size)
       assert.are.equal(1, g3.have_ext)
       assert.are.equal(0xBEEF, g3.unknown_1)
-      same_vec({ 4.5, 0, -1.25 }, g3.velocity)
+      h.same_vec({ 4.5, 0, -1.25 }, g3.velocity)
       assert.are.equal(0x22, g3.unknown_2)
       assert.are.equal(0x33, g3.unknown_3)
       assert.are.equal(0xFFFF, g3.jetpack_energy)
@@ -194,8 +160,8 @@ describe("dm", function()
       assert.are.equal(0, g3.have_collision)
       assert.is_nil(g3.arrows)
       assert.is_nil(g3.floats)
-      same_vec({ 1, 1, 1 }, g3.unknown_4)
-      same_vec({ 2, 2, 2 }, g3.unknown_5)
+      h.same_vec({ 1, 1, 1 }, g3.unknown_4)
+      h.same_vec({ 2, 2, 2 }, g3.unknown_5)
       assert.are.equal(0x66, g3.unknown_6)
       -- with collision data (any non-zero flag)
       assert.are.equal(19, g19.bit)
@@ -208,10 +174,10 @@ describe("dm", function()
       assert.are.equal(3, g19.float_count)
       assert.is_nil(g3.arrow_count)
       assert.are.equal(2, #g19.arrows)
-      same_vec({ 4, 5, 6 }, g19.arrows[2].origin)
-      same_vec({ 0, -1, 0 }, g19.arrows[2].direction)
+      h.same_vec({ 4, 5, 6 }, g19.arrows[2].origin)
+      h.same_vec({ 0, -1, 0 }, g19.arrows[2].direction)
       assert.are.same({ 0.5, -0.25, 8 }, g19.floats)
-      same_vec({ -1, -1, -1 }, g19.unknown_4)
+      h.same_vec({ -1, -1, -1 }, g19.unknown_4)
 
       assert.are.same(g3, r:group(3))
       assert.is_nil(r:group(4))
@@ -227,12 +193,12 @@ describe("dm", function()
       assert.are.equal(304, r2.offset)
       assert.are.equal(2000, r2.time)
       assert.are.equal(0, r2.group_count)
-      assert.are.same({}, all(r2:groups()))
+      assert.are.same({}, h.all(r2:groups()))
       cap:close()
     end)
 
     it("lists empty records as false in cap:slots()", function()
-      local cap = open_ok(write_raw("spec.dm", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
       local seen = {}
       for i, r in cap:slots() do seen[i] = r and r.time or false end
       assert.are.same({ 1000, false, 2000 }, seen)
@@ -261,13 +227,13 @@ describe("dm", function()
     it("reads 0 elements from the single byte 00", function()
       local path = n_records("n0.dm", 0)
       assert.are.equal("\0", h.read_file(path))
-      local cap = open_ok(path)
+      local cap = h.open_ok(path)
       assert.are.equal(0, cap.record_count)
       assert.are.equal(0, cap.slot_count)
       assert.is_true(cap.terminated)
       assert.are.same({}, cap.warnings)
       assert.is_nil(cap.time_min)
-      assert.are.same({}, all(cap:records()))
+      assert.are.same({}, h.all(cap:records()))
       cap:close()
     end)
 
@@ -284,8 +250,8 @@ describe("dm", function()
         -- the writer agrees with the notes' framing built here
         local elements = {}
         for i = 1, case.n do elements[i] = string.pack("<BI4I4", 1, i, 0) end
-        assert.are.equal(chunked(elements), bytes)
-        local cap = open_ok(path)
+        assert.are.equal(h.chunked(elements), bytes)
+        local cap = h.open_ok(path)
         assert.are.equal(case.n, cap.record_count)
         assert.are.same({}, cap.warnings)
         local n, last = 0, nil
@@ -311,7 +277,7 @@ describe("dm", function()
         w:record { time = 10 * i, groups = (i % 2 == 0) and { [1] = { state = i } } or nil }
       end
       w:close()
-      local cap = open_ok(path)
+      local cap = h.open_ok(path)
       assert.are.equal(700, cap.record_count)
       assert.are.equal(840, cap.slot_count)
       for _, i in ipairs { 1, 63, 64, 65, 128, 129, 254, 255, 256, 257, 511, 512, 513, 699, 700 } do
@@ -334,7 +300,7 @@ describe("dm", function()
       local w = vp.writer("dm", dir .. "/high.dm")
       w:record { time = 5, bitfield = 0x00300001, groups = { [0] = { state = 9 } } }
       w:close()
-      local cap = open_ok(dir .. "/high.dm")
+      local cap = h.open_ok(dir .. "/high.dm")
       local r = cap:record(1)
       assert.are.equal(0x00300001, r.bitfield)
       assert.are.equal(1, r.group_count)
@@ -346,12 +312,12 @@ describe("dm", function()
     end)
 
     it("reads have_data other than 1 as empty and have_ext other than 1 as absent", function()
-      local bytes = chunked {
+      local bytes = h.chunked {
         "\2",
         record_bytes(7, 1, { { short_time = 1, pos = { 0, 0, 0 }, orient = { 0, 0, 0, 1 }, dir = { 0, 0, 0 },
           state = 0, have_ext = 2 } }),
       }
-      local cap = open_ok(write_raw("odd.dm", bytes))
+      local cap = h.open_ok(h.write_in(dir, "odd.dm", bytes))
       assert.are.equal(1, cap.record_count)
       assert.are.equal(1, cap.empty_records)
       local g = cap:record(1):group(0)
@@ -370,8 +336,8 @@ describe("dm", function()
   describe("bad input", function()
     it("names a bitfield whose groups run past the end", function()
       local bytes = spec_file()
-      local path = write_raw("cut.dm", bytes:sub(1, 60))
-      local cap = open_ok(path)
+      local path = h.write_in(dir, "cut.dm", bytes:sub(1, 60))
+      local cap = h.open_ok(path)
       assert.are.equal(0, cap.record_count)
       assert.is_true(cap.truncated)
       assert.is_false(cap.terminated)
@@ -389,13 +355,13 @@ describe("dm", function()
 
     it("names the field when the file ends inside a group", function()
       local bytes = spec_file()
-      local cap = open_ok(write_raw("cut2.dm", bytes:sub(1, 200)))
+      local cap = h.open_ok(h.write_in(dir, "cut2.dm", bytes:sub(1, 200)))
       assert.are.same({ "at byte 193: slot 1, group 3 (bit 19): expected the extended block (23 bytes), "
         .. "only 7 left before the end of the file; the file is truncated: kept 0 complete records" },
         cap.warnings)
       cap:close()
       -- cut inside the second record: the first is kept
-      cap = open_ok(write_raw("cut3.dm", bytes:sub(1, 303 + 1 + 4)))
+      cap = h.open_ok(h.write_in(dir, "cut3.dm", bytes:sub(1, 303 + 1 + 4)))
       assert.are.equal(1, cap.record_count)
       assert.are.equal(2, cap.slot_count)
       assert.are.same({ "at byte 305: slot 3: expected time and bitfield (8 bytes), only 3 left before "
@@ -405,7 +371,7 @@ describe("dm", function()
     end)
 
     it("names a block count that claims more records than the bytes left", function()
-      local cap = open_ok(write_raw("over.dm", "\200\0\0"))
+      local cap = h.open_ok(h.write_in(dir, "over.dm", "\200\0\0"))
       assert.are.equal(2, cap.slot_count)
       assert.are.equal(2, cap.empty_records)
       assert.are.same({ "at byte 3: slot 3: expected the have_data byte (1 byte), only 0 left before the "
@@ -420,7 +386,7 @@ describe("dm", function()
       for _ = 1, 255 do w:empty() end
       w:close { terminate = false }
       assert.are.equal(256, #h.read_file(path))
-      local cap = open_ok(path)
+      local cap = h.open_ok(path)
       assert.are.equal(255, cap.slot_count)
       assert.is_false(cap.terminated)
       assert.are.same({ "at byte 256: expected the count byte of a block of dm records (element 256), "
@@ -434,7 +400,7 @@ describe("dm", function()
       local w = vp.writer("dm", path)
       w:record { time = 1 }
       w:close { trailing = "junk!" }
-      local cap = open_ok(path)
+      local cap = h.open_ok(path)
       assert.are.equal(1, cap.record_count)
       assert.are.equal(5, cap.trailing_bytes)
       assert.are.equal(10, cap.array_end)
@@ -448,7 +414,7 @@ describe("dm", function()
     end)
 
     it("refuses an empty file", function()
-      local path = write_raw("empty.dm", "")
+      local path = h.write_in(dir, "empty.dm", "")
       local cap, msg, code = vp.open(path)
       assert.is_nil(cap)
       assert.are.equal("EEMPTY", code)
@@ -466,7 +432,7 @@ describe("dm", function()
         local b = { base:byte(1, -1) }
         for _ = 1, 1 + rnd(4) do b[1 + rnd(#b)] = rnd(256) end
         local s = string.char(table.unpack(b)):sub(1, 1 + rnd(#b))
-        local cap = vp.open(write_raw("fz.dm", s))
+        local cap = vp.open(h.write_in(dir, "fz.dm", s))
         if cap then
           for r in cap:records() do
             for g in r:groups() do assert.is_number(g.state) end
@@ -479,7 +445,7 @@ describe("dm", function()
 
   describe("lifetimes", function()
     it("raises 'capture is closed' on records and iterators after close", function()
-      local cap = open_ok(write_raw("spec.dm", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
       local r = cap:record(1)
       local it = cap:records()
       local groups = r:groups()
@@ -494,7 +460,7 @@ describe("dm", function()
     it("keeps the capture alive while a record lives", function()
       local r
       do
-        r = open_ok(write_raw("spec.dm", spec_file())):record(2)
+        r = h.open_ok(h.write_in(dir, "spec.dm", spec_file())):record(2)
       end
       collectgarbage()
       collectgarbage()
@@ -517,7 +483,7 @@ describe("dm", function()
   describe("documentation", function()
     it("documents every method of every class", function()
       local doc = require "vp.doc"
-      local cap = open_ok(write_raw("spec.dm", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
       local w = vp.writer("dm", dir .. "/doc.dm")
       for _, obj in ipairs { cap, cap:record(1), w } do
         local mt = getmetatable(obj)

@@ -10,24 +10,22 @@ local dir
 
 -- Bytes from the notes ---------------------------------------------------
 
-local function vec3(v) return string.pack("<fff", v[1], v[2], v[3]) end
-
 -- The 136-byte movement block with a distinct value in every field; each
 -- part is checked to start at the offset the notes give.
 local MOVEMENT_PARTS = {
   { 0x00, "ABCD" },
-  { 0x04, vec3 { 1.5, 2.5, 3.5 } },           -- ray_start
-  { 0x10, vec3 { -1, -2, -3 } },              -- ray_end
+  { 0x04, h.vec3 { 1.5, 2.5, 3.5 } },           -- ray_start
+  { 0x10, h.vec3 { -1, -2, -3 } },              -- ray_end
   { 0x1C, string.pack("<f", 250) },           -- weapon_range
   { 0x20, string.pack("<I2", 0xBEEF) },
   { 0x22, string.rep("\x22", 33) .. "\x23" },
   { 0x44, string.pack("<I4", 0x7FF61234) },   -- looks like a pointer
   { 0x48, string.pack("<B", 3) },             -- bullet
   { 0x49, "\x49\x4a\x4b" },
-  { 0x4C, vec3 { 4, 5, 6 } },
+  { 0x4C, h.vec3 { 4, 5, 6 } },
   { 0x58, string.pack("<I4", 0x12345678) },   -- damage_per_round (u32)
   { 0x5C, string.rep("\x5c", 11) .. "\x5d" },
-  { 0x68, vec3 { 7, 8, 9 } },
+  { 0x68, h.vec3 { 7, 8, 9 } },
   { 0x74, string.pack("<I4", 4242) },         -- weapon_template_id
   { 0x78, string.pack("<B", 6) },             -- slot_index
   { 0x79, string.rep("\x79", 14) .. "\x7a" },
@@ -49,10 +47,10 @@ end
 --        entity = {guid, pos, rot, i8, u8, flag}, ragdoll = {guid, mats, flag, count}}
 local function hit_bytes(t)
   local s = string.pack("<BI4I4I2", t.type, t.trace_id, t.time, t.unknown or 0)
-    .. vec3(t.pos) .. vec3(t.dir) .. string.pack("<I4", t.material or 0)
+    .. h.vec3(t.pos) .. h.vec3(t.dir) .. string.pack("<I4", t.material or 0)
   if t.entity then
     local e = t.entity
-    s = s .. string.pack("<B", e.flag or 1) .. string.pack("<I8", e.guid) .. vec3(e.pos)
+    s = s .. string.pack("<B", e.flag or 1) .. string.pack("<I8", e.guid) .. h.vec3(e.pos)
       .. string.pack("<ffff", e.rot[1], e.rot[2], e.rot[3], e.rot[4]) .. string.pack("<bB", e.i8, e.u8)
   else
     s = s .. "\0"
@@ -89,26 +87,6 @@ local function spec_file(footer)
     .. string.pack("<B", 1) .. hit_bytes(HIT_C)
   local slot3 = string.pack("<BBI4I4BB", 1, 0, 0x01020304, 0, 0, 0)
   return "\1\2\3\4" .. "\5" .. slot1 .. "\0" .. slot3 .. string.pack("<I4", footer or 2)
-end
-
-local function write_raw(name, bytes)
-  return h.write_file(dir .. "/" .. name, bytes)
-end
-
-local function open_ok(path, opts)
-  local cap, msg, code = vp.open(path, opts)
-  assert(cap, tostring(msg) .. " " .. tostring(code))
-  return cap
-end
-
-local function all(iter)
-  local list = {}
-  for x in iter do list[#list + 1] = x end
-  return list
-end
-
-local function same_vec(expect, v)
-  assert.are.same({ x = expect[1], y = expect[2], z = expect[3], w = expect[4] }, v)
 end
 
 -- The same content through the writer.
@@ -153,7 +131,7 @@ describe("dw", function()
     it("reads the header, max_size, slots and footer", function()
       local bytes = spec_file()
       assert.are.equal(4 + 1 + (1 + 1 + 4 + 4 + 136 + 1 + 41 + 216 + 1 + 79) + 1 + 12 + 4, #bytes)
-      local cap = open_ok(write_raw("spec.dw", bytes))
+      local cap = h.open_ok(h.write_in(dir, "spec.dw", bytes))
       assert.are.equal("dw", cap.format)
       assert.are.equal(#bytes, cap.size)
       assert.are.same({}, cap.warnings)
@@ -182,7 +160,7 @@ describe("dw", function()
     end)
 
     it("reads every field of a trace and its movement block by offset", function()
-      local cap = open_ok(write_raw("spec.dw", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
       local t = cap:trace(1)
       assert.are.equal(1, t.index)
       assert.are.equal(1, t.slot)
@@ -198,8 +176,8 @@ describe("dw", function()
       local m = t.movement
       assert.are.equal(15, m.offset)
       assert.are.equal("ABCD", m.unknown_00)
-      same_vec({ 1.5, 2.5, 3.5 }, m.ray_start)
-      same_vec({ -1, -2, -3 }, m.ray_end)
+      h.same_vec({ 1.5, 2.5, 3.5 }, m.ray_start)
+      h.same_vec({ -1, -2, -3 }, m.ray_end)
       assert.are.equal(250, m.weapon_range)
       assert.are.equal(0xBEEF, m.unknown_20)
       assert.are.equal(string.rep("\x22", 33) .. "\x23", m.unknown_22)
@@ -208,10 +186,10 @@ describe("dw", function()
       assert.are.equal(string.pack("<I4", 0x7FF61234), m.unknown_44)
       assert.are.equal(3, m.bullet)
       assert.are.equal("\x49\x4a\x4b", m.unknown_49)
-      same_vec({ 4, 5, 6 }, m.unknown_4c)
+      h.same_vec({ 4, 5, 6 }, m.unknown_4c)
       assert.are.equal(0x12345678, m.damage_per_round)
       assert.are.equal(string.rep("\x5c", 11) .. "\x5d", m.unknown_5c)
-      same_vec({ 7, 8, 9 }, m.unknown_68)
+      h.same_vec({ 7, 8, 9 }, m.unknown_68)
       assert.are.equal(4242, m.weapon_template_id)
       assert.are.equal(6, m.slot_index)
       assert.are.equal(string.rep("\x79", 14) .. "\x7a", m.unknown_79)
@@ -219,9 +197,9 @@ describe("dw", function()
     end)
 
     it("reads hit records with and without the entity and ragdoll blocks", function()
-      local cap = open_ok(write_raw("spec.dw", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
       local t = cap:trace(1)
-      local c = all(t:client_hits())
+      local c = h.all(t:client_hits())
       assert.are.equal(2, #c)
       local a = c[1]
       assert.are.equal("client", a.side)
@@ -232,8 +210,8 @@ describe("dw", function()
       assert.are.equal(0xDEADBEEF, a.trace_id)
       assert.are.equal(1000, a.time)
       assert.are.equal(0x0102, a.unknown_09)
-      same_vec({ 1, 2, 3 }, a.position)
-      same_vec({ 0.5, -0.25, 2 }, a.direction) -- not normalised
+      h.same_vec({ 1, 2, 3 }, a.position)
+      h.same_vec({ 0.5, -0.25, 2 }, a.direction) -- not normalised
       assert.are.equal(19, a.physics_material)
       assert.are.equal(0, a.have_entity)
       assert.is_nil(a.entity)
@@ -249,8 +227,8 @@ describe("dw", function()
       assert.are.equal((0x123456 << 8) | 9, b.entity.guid)
       assert.are.equal(0x123456, b.entity.entity_id)
       assert.are.equal(9, b.entity.controller)
-      same_vec({ -4, -5, -6 }, b.entity.position)
-      same_vec({ 0.5, 0.5, 0.5, 0.5 }, b.entity.rotation)
+      h.same_vec({ -4, -5, -6 }, b.entity.position)
+      h.same_vec({ 0.5, 0.5, 0.5, 0.5 }, b.entity.rotation)
       assert.are.equal(-3, b.entity.unknown_24)
       assert.are.equal(250, b.entity.unknown_25)
       assert.are.equal(1, b.have_ragdoll)
@@ -259,7 +237,7 @@ describe("dw", function()
       assert.are.equal(2, b.ragdoll.count)
       assert.are.same({ MAT1, MAT2 }, b.ragdoll.transforms)
 
-      local s = all(t:server_hits())
+      local s = h.all(t:server_hits())
       assert.are.equal(1, #s)
       local v = s[1]
       assert.are.equal("server", v.side)
@@ -282,7 +260,7 @@ describe("dw", function()
     end)
 
     it("reads a trace without the movement block and without hits", function()
-      local cap = open_ok(write_raw("spec.dw", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
       local t = cap:trace(2)
       assert.are.equal(2, t.index)
       assert.are.equal(3, t.slot)
@@ -292,8 +270,8 @@ describe("dw", function()
       assert.is_nil(t.movement)
       assert.are.equal(0, t.client_count)
       assert.are.equal(0, t.server_count)
-      assert.are.same({}, all(t:client_hits()))
-      assert.are.same({}, all(t:hits()))
+      assert.are.same({}, h.all(t:client_hits()))
+      assert.are.same({}, h.all(t:hits()))
       assert.are.equal(12, t.size)
       local tt = t:totable()
       assert.are.equal(0x01020304, tt.trace_id)
@@ -303,7 +281,7 @@ describe("dw", function()
     end)
 
     it("lists empty slots as false in cap:slots()", function()
-      local cap = open_ok(write_raw("spec.dw", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
       local seen = {}
       for i, t in cap:slots() do seen[i] = t and t.trace_id or false end
       assert.are.same({ 0xDEADBEEF, false, 0x01020304 }, seen)
@@ -322,7 +300,7 @@ describe("dw", function()
     end)
 
     it("summarises for info.lua", function()
-      local cap = open_ok(write_raw("spec.dw", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
       local rows = {}
       for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
       assert.are.equal("01 02 03 04", rows.header)
@@ -344,12 +322,12 @@ describe("dw", function()
 
   describe("footer", function()
     it("reads the whole u32 and tells when the counter wrapped", function()
-      local cap = open_ok(write_raw("wrap.dw", spec_file(0xFFFFFFFF)))
+      local cap = h.open_ok(h.write_in(dir, "wrap.dw", spec_file(0xFFFFFFFF)))
       assert.are.equal(0xFFFFFFFF, cap.last_trace_counter)
       assert.is_false(cap.wrapped)
       cap:close()
       -- 2 used slots but the counter says 1: it went round
-      cap = open_ok(write_raw("wrap1.dw", spec_file(1)))
+      cap = h.open_ok(h.write_in(dir, "wrap1.dw", spec_file(1)))
       assert.are.equal(1, cap.last_trace_counter)
       assert.is_true(cap.wrapped)
       cap:close()
@@ -359,18 +337,18 @@ describe("dw", function()
       local w = vp.writer("dw", dir .. "/empty.dw", { max_size = 8 })
       for _ = 1, 8 do w:empty_slot() end
       assert.are.equal(4 + 1 + 8 + 4, w:close())
-      local cap = open_ok(dir .. "/empty.dw")
+      local cap = h.open_ok(dir .. "/empty.dw")
       assert.are.equal(0, cap.trace_count)
       assert.are.equal(8, cap.slot_count)
       assert.are.equal(8, cap.empty_slots)
       assert.are.equal(0, cap.last_trace_counter)
-      assert.are.same({}, all(cap:traces()))
+      assert.are.same({}, h.all(cap:traces()))
       assert.is_nil(cap:trace(1))
       cap:close()
     end)
 
-    it("reads a file with no slots at all", function()
-      local cap = open_ok(write_raw("none.dw", "\0\0\0\0\0" .. string.pack("<I4", 0)))
+    it("reads a file with no slots at h.all", function()
+      local cap = h.open_ok(h.write_in(dir, "none.dw", "\0\0\0\0\0" .. string.pack("<I4", 0)))
       assert.are.equal(0, cap.slot_count)
       assert.are.equal(0, cap.last_trace_counter)
       cap:close()
@@ -392,7 +370,7 @@ describe("dw", function()
     end)
 
     it("seeks to any trace (past the index checkpoints)", function()
-      local cap = open_ok(path)
+      local cap = h.open_ok(path)
       assert.are.equal(200, cap.trace_count)
       assert.are.equal(228, cap.slot_count)
       for _, i in ipairs { 1, 2, 63, 64, 65, 66, 128, 129, 130, 199, 200 } do
@@ -406,7 +384,7 @@ describe("dw", function()
       local ids = {}
       for t in cap:traces(190) do ids[#ids + 1] = t.trace_id end
       assert.are.same({ 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200 }, ids)
-      assert.are.same({}, all(cap:traces(201)))
+      assert.are.same({}, h.all(cap:traces(201)))
       assert.is_true(cap:trace(65) == cap:trace(65))
       cap:close()
     end)
@@ -414,7 +392,7 @@ describe("dw", function()
 
   describe("lifetimes", function()
     it("raises 'capture is closed' on traces and iterators after close", function()
-      local cap = open_ok(write_raw("spec.dw", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
       local t = cap:trace(1)
       local it = cap:traces()
       local hits = t:client_hits()
@@ -431,7 +409,7 @@ describe("dw", function()
     it("keeps the capture alive while a trace lives", function()
       local t
       do
-        local cap = open_ok(write_raw("spec.dw", spec_file()))
+        local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
         t = cap:trace(2)
       end
       collectgarbage()
@@ -442,7 +420,7 @@ describe("dw", function()
     it("closes with <close>", function()
       local t
       do
-        local cap <close> = open_ok(write_raw("spec.dw", spec_file()))
+        local cap <close> = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
         t = cap:trace(1)
       end
       assert.has_error(function() return t.trace_id end, "capture is closed")
@@ -455,7 +433,7 @@ describe("dw", function()
       -- slot 2 (the empty one) is at byte #bytes - 4 - 12 - 1
       local at = #bytes - 17
       local bad = bytes:sub(1, at) .. "\2" .. bytes:sub(at + 2)
-      local path = write_raw("used2.dw", bad)
+      local path = h.write_in(dir, "used2.dw", bad)
       local cap, msg, code = vp.open(path)
       assert.is_nil(cap)
       assert.are.equal(path .. ": at byte " .. at
@@ -464,7 +442,7 @@ describe("dw", function()
     end)
 
     it("refuses a file too short for the header and max_size", function()
-      local path = write_raw("short.dw", "\1\2\3")
+      local path = h.write_in(dir, "short.dw", "\1\2\3")
       local cap, msg, code = vp.open(path)
       assert.is_nil(cap)
       assert.are.equal(path .. ": at byte 0: expected the 4-byte header and the max_size byte "
@@ -477,8 +455,8 @@ describe("dw", function()
 
     it("keeps every slot when the footer is missing, with a warning", function()
       local bytes = spec_file()
-      local path = write_raw("nofooter.dw", bytes:sub(1, #bytes - 4))
-      local cap = open_ok(path)
+      local path = h.write_in(dir, "nofooter.dw", bytes:sub(1, #bytes - 4))
+      local cap = h.open_ok(path)
       assert.are.equal(2, cap.trace_count)
       assert.are.equal(3, cap.slot_count)
       assert.is_false(cap.has_footer)
@@ -501,8 +479,8 @@ describe("dw", function()
       local hit_b = 6 + 1 + 1 + 4 + 4 + 136 + 1 + 41
       local count_at = hit_b + 40 + 38 + 1 + 8
       assert.are.equal(281, count_at)
-      local path = write_raw("cut.dw", body:sub(1, count_at + 1 + 70))
-      local cap = open_ok(path)
+      local path = h.write_in(dir, "cut.dw", body:sub(1, count_at + 1 + 70))
+      local cap = h.open_ok(path)
       assert.are.equal(1, cap.slot_count)
       assert.are.equal(0, cap.trace_count)
       assert.are.equal(1, cap.empty_slots)
@@ -523,8 +501,8 @@ describe("dw", function()
     it("names the field when the file ends inside a fixed part", function()
       local bytes = spec_file()
       -- cut 20 bytes into the movement block of slot 1
-      local path = write_raw("cut2.dw", bytes:sub(1, 15 + 20))
-      local cap = open_ok(path)
+      local path = h.write_in(dir, "cut2.dw", bytes:sub(1, 15 + 20))
+      local cap = h.open_ok(path)
       assert.are.equal(0, cap.slot_count)
       assert.are.same({ "at byte 15: slot 1: expected the movement block (ammo_type_id is not 0) "
         .. "(136 bytes), only 20 left before the end of the file; the file is truncated or its "
@@ -537,7 +515,7 @@ describe("dw", function()
       local off = w:trace { trace_id = 7, client_count = 200,
         client = { { type = 6 } } }
       w:close()
-      local cap = open_ok(dir .. "/over.dw")
+      local cap = h.open_ok(dir .. "/over.dw")
       assert.are.equal(0, cap.trace_count)
       assert.is_true(cap.truncated)
       local count_at = off + 10
@@ -550,7 +528,7 @@ describe("dw", function()
 
     it("reports garbage after the footer at the offset it breaks the slots", function()
       local bytes = spec_file(2)
-      local path = write_raw("garbage.dw", bytes .. "garbage")
+      local path = h.write_in(dir, "garbage.dw", bytes .. "garbage")
       local cap, msg, code = vp.open(path)
       assert.is_nil(cap)
       assert.are.equal("EFORMAT", code)
@@ -563,7 +541,7 @@ describe("dw", function()
       local w = vp.writer("dw", dir .. "/type.dw")
       w:trace { trace_id = 1, client = { { type = 12 }, { type = 6 } } }
       w:close()
-      local cap = open_ok(dir .. "/type.dw")
+      local cap = h.open_ok(dir .. "/type.dw")
       local c = cap:trace(1):hit_list("client")
       assert.are.equal(12, c[1].type)
       assert.are.equal("unknown_12", c[1].type_name)
@@ -584,7 +562,7 @@ describe("dw", function()
         local b = { base:byte(1, -1) }
         for _ = 1, 1 + rnd(4) do b[1 + rnd(#b)] = rnd(256) end
         local s = string.char(table.unpack(b)):sub(1, 1 + rnd(#b))
-        local cap = vp.open(write_raw("fz.dw", s))
+        local cap = vp.open(h.write_in(dir, "fz.dw", s))
         if cap then
           for t in cap:traces() do
             for x in t:hits() do assert.is_number(x.type) end
@@ -630,7 +608,7 @@ describe("dw", function()
   describe("documentation", function()
     it("documents every method of every class", function()
       local doc = require "vp.doc"
-      local cap = open_ok(write_raw("spec.dw", spec_file()))
+      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
       local w = vp.writer("dw", dir .. "/doc.dw")
       for _, obj in ipairs { cap, cap:trace(1), w } do
         local mt = getmetatable(obj)

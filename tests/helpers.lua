@@ -10,6 +10,17 @@
 --   })
 --   local r = h.run("scripts/hitches.lua", path, "--json")  -- {code, stdout, stderr}
 --   local doc = h.run_json("scripts/hitches.lua", path)       -- decoded (asserts exit 0)
+--
+-- Hand-built binary files (the debug-trace specs build their bytes with
+-- string.pack straight from format-notes.md, never with the writers or
+-- readers under test, so these helpers only pack and concatenate):
+--   h.vec3({1, 2, 3})                  -- three LE f32
+--   h.chunked({elem_bytes, ...})       -- the chunked array: u8 count, elements, while count == 255
+--   local path = h.write_in(dir, "x.dm", bytes)   -- dir .. "/x.dm"
+--   local cap, msg, code = h.open_bytes(dir, "x.dm", bytes)  -- h.write_in + vp.open
+--   local cap = h.open_ok(path, opts)  -- vp.open, failing the test with msg and code on nil
+--   h.all(cap:records())               -- an iterator's values as a list
+--   h.same_vec({1, 2, 3}, rec.pos)     -- asserts rec.pos == {x = 1, y = 2, z = 3} (4th -> w)
 local vp = require "vp"
 
 local h = {}
@@ -159,6 +170,57 @@ h.default_groups = {
   "Dynamic_Light_Rendering", "Networking", "Sound", "VGUI", "FileSystem", "Prediction",
   "Interpolation", "Swap_Buffers", "Occlusion", "Overlays", "Tools", "Texture_Cache", "Replay",
 }
+
+--- Three little-endian f32 (a vec3 as the format notes lay it out).
+function h.vec3(v)
+  return string.pack("<fff", v[1], v[2], v[3])
+end
+
+--- The chunked array of format-notes.md, written out independently of the
+-- readers and writers: blocks of 255 elements while at least 255 are left,
+-- then one block of the rest (possibly 0), each block a u8 count followed by
+-- its elements (already packed strings).
+function h.chunked(elems)
+  local out, i, n = {}, 1, #elems
+  repeat
+    local count = math.min(255, n - i + 1)
+    out[#out + 1] = string.char(count)
+    for k = i, i + count - 1 do out[#out + 1] = elems[k] end
+    i = i + count
+  until count < 255
+  return table.concat(out)
+end
+
+--- Write bytes to dir/name; returns the path.
+function h.write_in(dir, name, bytes)
+  return h.write_file(dir .. "/" .. name, bytes)
+end
+
+--- Write bytes to dir/name and vp.open it: whatever vp.open returns.
+function h.open_bytes(dir, name, bytes)
+  return vp.open(h.write_in(dir, name, bytes))
+end
+
+--- vp.open that fails the test (with the message and code) when it fails.
+function h.open_ok(path, opts)
+  local cap, msg, code = vp.open(path, opts)
+  assert(cap, tostring(msg) .. " " .. tostring(code))
+  return cap
+end
+
+--- Every value an iterator yields, as a list.
+function h.all(iter)
+  local list = {}
+  for x in iter do list[#list + 1] = x end
+  return list
+end
+
+--- Assert that v is the vector {x, y, z[, w]} given as a list. A required
+-- module sees the plain Lua assert (busted gives luassert to the specs
+-- only), so luassert is asked for here; it is the same table the specs use.
+function h.same_vec(expect, v)
+  require("luassert").are.same({ x = expect[1], y = expect[2], z = expect[3], w = expect[4] }, v)
+end
 
 --- Find a row in a list by field value.
 function h.find(list, field, value)

@@ -64,19 +64,15 @@ local BUDGET_TEXT = table.concat({
 
 local dir
 
-local function write(name, data)
-  return h.write_file(dir .. "/" .. name, data)
-end
-
 local function open_ok(name, data, format)
-  local path = write(name, data)
+  local path = h.write_in(dir, name, data)
   local cap, msg, code = laige.open(path, nil, format)
   assert(cap, string.format("open %s failed: %s (%s)", name, tostring(msg), tostring(code)))
   return cap
 end
 
 local function open_err(name, data, format)
-  local path = write(name, data)
+  local path = h.write_in(dir, name, data)
   local cap, msg, code = laige.open(path, nil, format)
   assert(cap == nil, name .. " opened but should not have")
   return msg, code, path
@@ -374,7 +370,7 @@ describe("laige profile report", function()
   it("fails on a truncated JSON report with ETRUNC and the byte", function()
     local last = PROFILE_JSON:find("}%s*$")
     for cut = 1, last - 1 do
-      local path = write("cut.json", PROFILE_JSON:sub(1, cut))
+      local path = h.write_in(dir, "cut.json", PROFILE_JSON:sub(1, cut))
       local cap, msg, code = laige.open(path, nil, "laige-profile")
       assert(cap == nil, "cut at " .. cut .. " opened")
       assert(code == "ETRUNC" or code == "EFORMAT", code)
@@ -405,7 +401,7 @@ describe("laige profile report", function()
   it("never raises on any cut of the text or JSON report", function()
     for _, src in ipairs({ PROFILE_TEXT, PROFILE_JSON, BUDGET_TEXT }) do
       for cut = 1, #src - 1 do
-        local path = write("anycut", src:sub(1, cut))
+        local path = h.write_in(dir, "anycut", src:sub(1, cut))
         local ok, cap, msg, code = pcall(laige.open, path)
         assert(ok, "raised at cut " .. cut .. ": " .. tostring(cap))
         if not cap then
@@ -677,14 +673,14 @@ describe("laige formats through vp.open", function()
     local vp = require "vp"
     local files = { ["a.txt"] = PROFILE_TEXT, ["a.json"] = PROFILE_JSON, ["b.log"] = BUDGET_TEXT }
     for name, data in pairs(files) do
-      local path = write(name, data)
+      local path = h.write_in(dir, name, data)
       local cap, msg = vp.open(path)
       -- (nil without a message here has meant vp_open in bindings/vp.c
       -- returned the padded 3rd result of vp.laige.open, not the capture)
       assert(cap, "vp.open " .. name .. ": " .. tostring(msg))
       assert.equal(name == "b.log" and "laige-budget" or "laige-profile", cap.format)
     end
-    local cap, msg, code = vp.open(write("v0.txt", (PROFILE_TEXT:gsub("version=1", "version=0"))))
+    local cap, msg, code = vp.open(h.write_in(dir, "v0.txt", (PROFILE_TEXT:gsub("version=1", "version=0"))))
     assert.is_nil(cap)
     assert.equal("EVERSION", code)
     assert.truthy(msg:find("line 1: unknown report version"))
@@ -755,7 +751,7 @@ describe("laige.lua", function()
     r = h.run("scripts/laige.lua", "examples/laige/profile.json", "--gate", "--json")
     assert.equal(3, r.code)
     assert.is_true(cjson.decode(r.stdout).gate.failed)
-    local ok = write("ok.txt", PROFILE_TEXT)
+    local ok = h.write_in(dir, "ok.txt", PROFILE_TEXT)
     r = h.run("scripts/laige.lua", ok, "--gate")
     assert.equal(0, r.code)
     -- without --gate a failing report is just printed
@@ -764,19 +760,19 @@ describe("laige.lua", function()
   end)
 
   it("exits 2 on a malformed report with the reader's message", function()
-    local path = write("cut.json", PROFILE_JSON:sub(1, 100))
+    local path = h.write_in(dir, "cut.json", PROFILE_JSON:sub(1, 100))
     local r = h.run("scripts/laige.lua", path)
     assert.equal(2, r.code)
     assert.truthy(r.stderr:find("vpscript: " .. path .. ": at byte 100 ", 1, true), r.stderr)
     r = h.run("scripts/laige.lua", dir .. "/missing.txt")
     assert.equal(2, r.code)
-    r = h.run("scripts/laige.lua", write("v0.txt", (BUDGET_TEXT:gsub("version=1", "version=0"))))
+    r = h.run("scripts/laige.lua", h.write_in(dir, "v0.txt", (BUDGET_TEXT:gsub("version=1", "version=0"))))
     assert.equal(2, r.code)
     assert.truthy(r.stderr:find("line 1: unknown report version '0'", 1, true))
   end)
 
   it("prints warnings to stderr and still reads the report", function()
-    local path = write("w.txt", PROFILE_TEXT .. "laige-profile gpu: a=1\n")
+    local path = h.write_in(dir, "w.txt", PROFILE_TEXT .. "laige-profile gpu: a=1\n")
     local r = h.run("scripts/laige.lua", path)
     assert.equal(0, r.code)
     assert.truthy(r.stderr:find("vpscript: warning: " .. path .. ": line 7: unknown section 'gpu:'", 1, true))

@@ -5,10 +5,6 @@ local h = require "helpers"
 
 local dir
 
-local function write_raw(name, bytes)
-  return h.write_file(dir .. "/" .. name, bytes)
-end
-
 -- A small capture: frame 2 adds C under A (prepended), frame 3 makes A hitch.
 local function small()
   return h.vprof(dir .. "/small.vprof", {
@@ -264,7 +260,7 @@ describe("vprof", function()
         frames = { { [1] = 1000 }, { [1] = 2000 }, { add = { { id = 2, name = "Late" } }, [1] = 3000, [2] = 5 } },
       })
       local bytes = h.read_file(path)
-      local cut = write_raw("cut.vprof", bytes:sub(1, #bytes - 3))
+      local cut = h.write_in(dir, "cut.vprof", bytes:sub(1, #bytes - 3))
       local cap = assert(vp.open(cut))
       assert.is_true(cap.truncated)
       assert.are.equal(2, cap.frame_count)
@@ -286,7 +282,7 @@ describe("vprof", function()
 
   describe("bad input", function()
     local function fails(name, bytes, code, message)
-      local path = write_raw(name, bytes)
+      local path = h.write_in(dir, name, bytes)
       local cap, msg, c = vp.open(path, { format = "vprof" })
       assert.is_nil(cap)
       assert.are.equal(code, c)
@@ -304,7 +300,7 @@ describe("vprof", function()
       assert.is_nil(cap)
       assert.are.equal("EISDIR", code)
       assert.matches("is a directory", msg)
-      write_raw("empty.vprof", "")
+      h.write_in(dir, "empty.vprof", "")
       cap, msg, code = vp.open(dir .. "/empty.vprof")
       assert.is_nil(cap)
       assert.are.equal("EEMPTY", code)
@@ -336,7 +332,7 @@ describe("vprof", function()
     end)
 
     it("says a file of another format is not a capture", function()
-      local path = write_raw("notes.txt", "hello world, not a capture\n")
+      local path = h.write_in(dir, "notes.txt", "hello world, not a capture\n")
       local cap, msg, code = vp.open(path)
       assert.is_nil(cap)
       assert.are.equal("EFORMAT", code)
