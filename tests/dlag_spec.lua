@@ -588,25 +588,4 @@ describe("dlag", function()
       assert.truthy(r2.stderr:find(bad .. ": at byte 4: measurement count 99", 1, true))
     end)
   end)
-  describe("documentation", function()
-    it("documents every method of every class, and nothing that does not exist", function()
-      local doc = require "vp.doc"
-      local reg = debug.getregistry()
-      for _, cname in ipairs({ "vp.dlag", "vp.dlag.measurement", "vp.dlag.hop", "vp.dlag.writer" }) do
-        local c = assert(doc.class(cname), cname .. " is not documented")
-        local documented = {}
-        for _, m in ipairs(c.members) do documented[m.name] = m.kind end
-        local methods = assert(reg[cname], cname .. " is not registered").__methods
-        for name in pairs(methods) do
-          assert.are.equal("method", documented[name], cname .. ":" .. name .. " is not documented")
-        end
-        for name, kind in pairs(documented) do
-          if kind == "method" then assert.truthy(methods[name], cname .. ":" .. name .. " does not exist") end
-        end
-      end
-      for _, p in ipairs(doc.problems()) do
-        assert.falsy(p:find("doc/dlag.lua", 1, true), p)
-      end
-    end)
-  end)
 end)

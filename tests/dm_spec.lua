@@ -480,26 +480,6 @@ describe("dm", function()
     end)
   end)
 
-  describe("documentation", function()
-    it("documents every method of every class", function()
-      local doc = require "vp.doc"
-      local cap = h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
-      local w = vp.writer("dm", dir .. "/doc.dm")
-      for _, obj in ipairs { cap, cap:record(1), w } do
-        local mt = getmetatable(obj)
-        local c = doc.class(mt.__name)
-        assert.is_table(c, mt.__name)
-        local names = {}
-        for _, m in ipairs(c.members) do names[m.name] = true end
-        for name in pairs(mt.__methods) do
-          assert.is_true(names[name] == true, mt.__name .. ":" .. name .. " is not documented")
-        end
-      end
-      w:close()
-      cap:close()
-    end)
-  end)
-
   describe("movement.lua", function()
     -- Six samples 100 ms apart moving at 10 units/s along x, a jump at the
     -- third, air for two intervals, and a 2-unit correction at the fifth.

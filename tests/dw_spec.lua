@@ -604,24 +604,4 @@ describe("dw", function()
       assert.are.equal(2, string.unpack("<I4", b, #b - 3))
     end)
   end)
-
-  describe("documentation", function()
-    it("documents every method of every class", function()
-      local doc = require "vp.doc"
-      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
-      local w = vp.writer("dw", dir .. "/doc.dw")
-      for _, obj in ipairs { cap, cap:trace(1), w } do
-        local mt = getmetatable(obj)
-        local c = doc.class(mt.__name)
-        assert.is_table(c, mt.__name)
-        local names = {}
-        for _, m in ipairs(c.members) do names[m.name] = true end
-        for name in pairs(mt.__methods) do
-          assert.is_true(names[name] == true, mt.__name .. ":" .. name .. " is not documented")
-        end
-      end
-      w:close()
-      cap:close()
-    end)
-  end)
 end)
