@@ -418,9 +418,10 @@ static uint32_t timings_decode(const uint8_t **pp, const uint8_t *end, uint32_t 
 }
 
 /* The open pass's decoder: like timings_decode, but calls are only checked,
- * and each time is also added to its parent's slot of csum (n + 1 slots,
- * zeroed; the root's parent slot is n), so self times need no second walk
- * over the tree. */
+ * and each time is also added to its parent's slot of csum (n + 1 slots;
+ * the root's parent slot n is zeroed by the caller, every other slot here
+ * as its own record is read), so self times need no second walk over the
+ * tree. */
 static uint32_t timings_index(const uint8_t **pp, const uint8_t *end, uint32_t n, int ew,
                               const uint32_t *parent_pos, uint64_t *units, uint64_t *csum,
                               decode_stats *st)
@@ -443,6 +444,9 @@ static uint32_t timings_index(const uint8_t **pp, const uint8_t *end, uint32_t n
                 units[i + 1] = t1;
                 units[i + 2] = t2;
                 units[i + 3] = t3;
+                /* A parent precedes its children in pre-order, so zeroing a
+                 * slot when its record is read is always soon enough. */
+                csum[i] = csum[i + 1] = csum[i + 2] = csum[i + 3] = 0;
                 csum[parent_pos[i]] += t0;
                 csum[parent_pos[i + 1]] += t1;
                 csum[parent_pos[i + 2]] += t2;
@@ -467,6 +471,7 @@ static uint32_t timings_index(const uint8_t **pp, const uint8_t *end, uint32_t n
             st->anomalies += t < 0xFFFF;
         }
         units[i] = t;
+        csum[i] = 0;
         csum[parent_pos[i]] += t;
         i++;
     }
@@ -475,6 +480,8 @@ static uint32_t timings_index(const uint8_t **pp, const uint8_t *end, uint32_t n
     while (i < n) {
         uint32_t k = n - i < 64 ? n - i : 64;
         uint32_t got = timings_decode(&p, end, k, ew, units + i, calls_scratch, st);
+        for (uint32_t j = i; j < i + got; j++)
+            csum[j] = 0;
         for (uint32_t j = i; j < i + got; j++)
             csum[parent_pos[j]] += units[j];
         i += got;
@@ -850,7 +857,7 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_vprof_op
 
         uint64_t timings_off = vp_cursor_off(&c);
         uint64_t *csum = s.self;
-        memset(csum, 0, ((size_t)n + 1) * sizeof *csum);
+        csum[n] = 0; /* the root's parent slot; the others are zeroed as read */
         uint32_t got = timings_index(&c.p, c.end, n, ew, ep->parent_pos, s.units, csum, &a->st);
         if (got < n) {
             TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
