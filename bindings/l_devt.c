@@ -256,16 +256,17 @@ static int cap_close(lua_State *L)
 static int cap_tostring(lua_State *L)
 {
     vp_lcap *c = luaL_checkudata(L, 1, DEVT_T);
-    const char *path = vp_lcap_path(L, 1);
+    const char *base = vp_lcap_basename(L, 1);
     if (!c->model) {
-        lua_pushfstring(L, "<devt %s: closed>", path);
+        lua_pushfstring(L, "<devt %s: closed>", base);
         return 1;
     }
     vp_devt *d = c->model;
-    lua_pushfstring(L, "<devt %s: %I groups, %I events, graph_duration %I%s>", path,
-                    (lua_Integer)d->group_count, (lua_Integer)d->event_count,
-                    (lua_Integer)d->graph_duration,
+    lua_pushfstring(L, "<devt %s: %I groups, ", base, (lua_Integer)d->group_count);
+    vp_l_push_count(L, d->event_count);
+    lua_pushfstring(L, " events, graph_duration %I%s>", (lua_Integer)d->graph_duration,
                     d->warnings.count ? ", with warnings" : "");
+    lua_concat(L, 3);
     return 1;
 }
 

@@ -320,16 +320,17 @@ static int cap_close(lua_State *L)
 static int cap_tostring(lua_State *L)
 {
     vp_lcap *c = luaL_checkudata(L, 1, DLAG_T);
-    const char *path = vp_lcap_path(L, 1);
+    const char *base = vp_lcap_basename(L, 1);
     if (!c->model) {
-        lua_pushfstring(L, "<dlag %s: closed>", path);
+        lua_pushfstring(L, "<dlag %s: closed>", base);
         return 1;
     }
     vp_dlag *d = c->model;
-    lua_pushfstring(L, "<dlag %s: %I measurements, %I samples, %I graph states, %I hops%s>",
-                    path, (lua_Integer)d->measurement_count, (lua_Integer)d->sample_count,
-                    (lua_Integer)d->graph_state_count, (lua_Integer)d->hop_count,
-                    d->warnings.count ? ", with warnings" : "");
+    lua_pushfstring(L, "<dlag %s: %I measurements, ", base, (lua_Integer)d->measurement_count);
+    vp_l_push_count(L, d->sample_count);
+    lua_pushfstring(L, " samples, %I graph states, %I hops%s>", (lua_Integer)d->graph_state_count,
+                    (lua_Integer)d->hop_count, d->warnings.count ? ", with warnings" : "");
+    lua_concat(L, 3);
     return 1;
 }
 

@@ -37,7 +37,7 @@ static int dm_tostring(lua_State *L)
     vp_lcap *c = luaL_checkudata(L, 1, DM_T);
     const char *base = vp_lcap_basename(L, 1);
     if (!c->model) {
-        lua_pushfstring(L, "<dm %s (closed)>", base);
+        lua_pushfstring(L, "<dm %s: closed>", base);
         return 1;
     }
     vp_dm *d = c->model;

@@ -69,7 +69,7 @@ static int dw_tostring(lua_State *L)
     vp_lcap *c = luaL_checkudata(L, 1, DW_T);
     const char *base = vp_lcap_basename(L, 1);
     if (!c->model) {
-        lua_pushfstring(L, "<dw %s (closed)>", base);
+        lua_pushfstring(L, "<dw %s: closed>", base);
         return 1;
     }
     vp_dw *d = c->model;

@@ -874,23 +874,23 @@ static int cap_len(lua_State *L)
 static int cap_tostring(lua_State *L)
 {
     vp_lcap *c = luaL_checkudata(L, 1, CAP_T);
-    lua_getiuservalue(L, 1, 1);
-    lua_getfield(L, -1, "path");
-    const char *path = lua_tostring(L, -1);
-    const char *base = path ? strrchr(path, '/') : NULL;
-    base = base ? base + 1 : path;
+    const char *base = vp_lcap_basename(L, 1);
     if (!c->model) {
-        lua_pushfstring(L, "<vprof %s (closed)>", base);
+        lua_pushfstring(L, "<vprof %s: closed>", base);
         return 1;
     }
     vp_vprof *m = c->model;
     uint32_t with_nodes = 0;
     for (uint32_t g = 0; g < m->group_count; g++)
         with_nodes += m->groups[g].has_nodes;
-    char buf[160];
-    snprintf(buf, sizeof buf, "%u frames, %u nodes, %u groups%s", m->frame_count, m->node_count,
-             with_nodes, m->truncated ? ", truncated" : "");
-    lua_pushfstring(L, "<vprof %s: %s>", base, buf);
+    lua_pushfstring(L, "<vprof %s: ", base);
+    vp_l_push_count(L, m->frame_count);
+    lua_pushliteral(L, " frames, ");
+    vp_l_push_count(L, m->node_count);
+    lua_pushliteral(L, " nodes, ");
+    vp_l_push_count(L, with_nodes);
+    lua_pushstring(L, m->truncated ? " groups, truncated>" : " groups>");
+    lua_concat(L, 7);
     return 1;
 }
 

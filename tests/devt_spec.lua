@@ -296,7 +296,7 @@ describe("devt", function()
       assert.has_error(it_group, "capture is closed")
       assert.has_error(it_groups, "capture is closed")
       assert.has_error(function() cap:events() end, "capture is closed")
-      assert.are.equal("<devt " .. dir .. "/life.devt: closed>", tostring(cap))
+      assert.are.equal("<devt life.devt: closed>", tostring(cap))
     end)
 
     it("a group keeps its capture alive", function()
@@ -318,7 +318,7 @@ describe("devt", function()
       for _, r in ipairs(cap:summary()) do rows[#rows + 1] = r.name .. "=" .. tostring(r.value) end
       assert.are.same({ "time=5", "graph_duration=7", "prefix=3", "groups=2", "events=5",
         "events_frames=3", "events_updates=2", "first_time1=11", "last_time1=103", "warnings=1" }, rows)
-      assert.are.equal("<devt " .. path .. ": 2 groups, 5 events, graph_duration 7, with warnings>",
+      assert.are.equal("<devt sum.devt: 2 groups, 5 events, graph_duration 7, with warnings>",
         tostring(cap))
       assert.are.equal("<devt group 2 updates: 2 events, total 4>", tostring(cap:group(2)))
       cap:close()

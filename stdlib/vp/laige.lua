@@ -726,7 +726,7 @@ end
 
 function Profile.__tostring(cap)
   local c = cap.counters or {}
-  local name = cap.path
+  local name = cap.path:match("[^/]*$")
   return string.format("<laige-profile %s: %s, %s, %s>", name,
     c.ticks and plural(c.ticks, "tick") or "? ticks",
     c.frames and plural(c.frames, "frame") or "? frames",
@@ -1034,7 +1034,7 @@ function budget_methods.summary(cap)
 end
 
 function Budget.__tostring(cap)
-  return string.format("<laige-budget %s: %s, %s, %d over budget, overall %s>", cap.path,
+  return string.format("<laige-budget %s: %s, %s, %d over budget, overall %s>", cap.path:match("[^/]*$"),
     plural(#cap.frames, "frame"), plural(#cap.budgets, "budget"), #cap.over_budget,
     cap.overall or "missing")
 end
