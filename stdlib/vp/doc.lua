@@ -24,6 +24,26 @@ local doc = {}
 local KINDS = { ["function"] = true, method = true, field = true, operator = true }
 doc.KINDS = KINDS
 
+--- Member constructors for the documentation modules:
+--   local doc = require "vp.doc"
+--   local m, f = doc.method, doc.field
+--   m("frame", "cap:frame(i) -> frame", "one line", "example")
+function doc.method(name, sig, text, example)
+  return { name = name, kind = "method", sig = sig, doc = text, example = example }
+end
+
+function doc.field(name, text, example)
+  return { name = name, kind = "field", doc = text, example = example }
+end
+
+function doc.operator(name, sig, text, example)
+  return { name = name, kind = "operator", sig = sig, doc = text, example = example }
+end
+
+function doc.fn(name, sig, text, example)
+  return { name = name, kind = "function", sig = sig, doc = text, example = example }
+end
+
 -- Module files known to exist, for when lfs is missing and the directory
 -- cannot be listed (a spec checks it names every file in stdlib/vp/doc/).
 local KNOWN = { "vp", "vprof", "vprof_writer", "devt", "dlag", "dm", "dw", "laige", "metrics", "analyses" }

@@ -4,9 +4,8 @@
 -- renders; the metric catalogue (vp.metrics) calls the same modules, so a
 -- script and a metric cannot disagree. Read by vp.doc (the REPL's help() and
 -- tools/gen_readme.lua).
-local function fn(name, sig, doc, example)
-  return { name = name, kind = "function", sig = sig, doc = doc, example = example }
-end
+local doc = require "vp.doc"
+local fn = doc.fn
 
 return {
   {

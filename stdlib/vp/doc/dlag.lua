@@ -1,16 +1,7 @@
 -- vp.doc.dlag: documentation of the .dlag (lag profiler) model and its
 -- writer. Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
-local function m(name, sig, doc, example)
-  return { name = name, kind = "method", sig = sig, doc = doc, example = example }
-end
-
-local function f(name, doc, example)
-  return { name = name, kind = "field", doc = doc, example = example }
-end
-
-local function op(name, sig, doc, example)
-  return { name = name, kind = "operator", sig = sig, doc = doc, example = example }
-end
+local doc = require "vp.doc"
+local m, f, op = doc.method, doc.field, doc.operator
 
 local sample_doc = "samples are plain tables: index (1-based), value (f32), time (u32, unit "
   .. "unknown, probably ms), unknown (u32)"

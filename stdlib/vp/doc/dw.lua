@@ -1,16 +1,7 @@
 -- vp.doc.dw: documentation of the .dw (weapon trace) model and its writer.
 -- Read by vp.doc (the REPL's help() and the README's API reference).
-local function m(name, sig, doc, example)
-  return { name = name, kind = "method", sig = sig, doc = doc, example = example }
-end
-
-local function f(name, doc, example)
-  return { name = name, kind = "field", doc = doc, example = example }
-end
-
-local function op(name, sig, doc, example)
-  return { name = name, kind = "operator", sig = sig, doc = doc, example = example }
-end
+local doc = require "vp.doc"
+local m, f, op = doc.method, doc.field, doc.operator
 
 return {
   {

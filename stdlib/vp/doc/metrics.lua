@@ -1,9 +1,8 @@
 -- vp.doc.metrics: documentation of the stdlib modules behind compare.lua and
 -- check.lua (vp.metrics, vp.mwu, vp.multi, vp.junit). Read by vp.doc (the
 -- REPL's help() and tools/gen_readme.lua).
-local function fn(name, sig, doc, example)
-  return { name = name, kind = "function", sig = sig, doc = doc, example = example }
-end
+local doc = require "vp.doc"
+local fn = doc.fn
 
 return {
   {

@@ -1,12 +1,7 @@
 -- vp.doc.vprof: documentation of the VProf model (captures, frames, nodes,
 -- groups). Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
-local function m(name, sig, doc, example)
-  return { name = name, kind = "method", sig = sig, doc = doc, example = example }
-end
-
-local function f(name, doc, example)
-  return { name = name, kind = "field", doc = doc, example = example }
-end
+local doc = require "vp.doc"
+local m, f = doc.method, doc.field
 
 return {
   {
