@@ -10,17 +10,20 @@ VERSION  := 0.1.0
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -DVP_VERSION='"$(VERSION)"' \
-             -DVP_DATADIR='"$(PREFIX)/share/vpscript"' -fPIC $(LUA_INC) $(CFLAGS)
+             -DVP_DATADIR='"$(PREFIX)/share/vpscript"' -fPIC -Ihost $(LUA_INC) $(CFLAGS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 15
 BENCH_FRAMES ?= 300000
 BENCH_NODES ?= 1000
 
-HOST_SRC := $(filter-out host/main.c,$(wildcard host/*.c))
+# host/core, host/formats and host/write never include lua.h (make lint
+# checks it); host/cli is the vpscript program; bindings/ is the Lua glue.
+HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/write/*.c)
+CLI_SRC  := $(wildcard host/cli/*.c)
 BIND_SRC := $(wildcard bindings/*.c)
 LIB_SRC  := $(HOST_SRC) $(BIND_SRC)
-HDRS     := $(wildcard host/*.h bindings/*.h)
+HDRS     := $(wildcard host/*/*.h bindings/*.h)
 
 B        := build
 OBJ      := $(B)/obj
@@ -46,19 +49,19 @@ $(ASAN)/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
 
-vpscript: $(OBJ)/host/main.o $(call lib_objs,$(OBJ))
+vpscript: $(patsubst %.c,$(OBJ)/%.o,$(CLI_SRC)) $(call lib_objs,$(OBJ))
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
 
 # Lua C modules leave the Lua API undefined: the interpreter provides it.
 vp.so: $(call lib_objs,$(OBJ))
 	$(CC) $(ALL_CFLAGS) -shared -o $@ $^ -lm
 
-$(ASAN)/vpscript: $(ASAN)/host/main.o $(call lib_objs,$(ASAN))
+$(ASAN)/vpscript: $(patsubst %.c,$(ASAN)/%.o,$(CLI_SRC)) $(call lib_objs,$(ASAN))
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
 
 $(B)/ctest/%: tests/c/%.c $(HOST_SRC) $(HDRS) tests/c/check.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Ihost -o $@ $< $(HOST_SRC) -lm
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $< $(HOST_SRC) -lm
 
 # Fuzzers link the parser layer only: it never includes lua.h.
 $(B)/fuzz/%: tests/fuzz/%.c $(HOST_SRC) $(HDRS)
@@ -102,17 +105,17 @@ lint: all
 	$(MAKE) --no-print-directory -s $(B)/clang-check
 
 # The code must compile warning-free under clang as well as gcc.
-$(B)/clang-check: $(LIB_SRC) host/main.c $(HDRS)
+$(B)/clang-check: $(LIB_SRC) $(CLI_SRC) $(HDRS)
 	@mkdir -p $(B)
-	@for f in $(LIB_SRC) host/main.c; do \
-	    $(CLANG) -std=c11 $(WARN) -D_DEFAULT_SOURCE -fsyntax-only $(LUA_INC) $$f || exit 1; done
+	@for f in $(LIB_SRC) $(CLI_SRC); do \
+	    $(CLANG) -std=c11 $(WARN) -D_DEFAULT_SOURCE -fsyntax-only -Ihost $(LUA_INC) $$f || exit 1; done
 	@touch $@
 
 # The generator links the writer only; the floor links nothing of ours.
 BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor
-$(B)/bench/gen_vprof: bench/gen_vprof.c host/vprof_write.c host/vp_error.c host/vprof_write.h host/vp_error.h
+$(B)/bench/gen_vprof: bench/gen_vprof.c host/write/vprof_write.c host/core/vp_error.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/gen_vprof.c host/vprof_write.c host/vp_error.c
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/gen_vprof.c host/write/vprof_write.c host/core/vp_error.c
 $(B)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/floor.c

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/vprof_write.h"
+#include "write/vprof_write.h"
 
 typedef struct gnode {
     uint32_t parent;   /* slot */

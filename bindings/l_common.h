@@ -16,9 +16,9 @@
 #include <lua.h>
 #include <stdint.h>
 
-#include "../host/series.h"
-#include "../host/trace_common.h"
-#include "../host/vp_error.h"
+#include "core/series.h"
+#include "core/vp_error.h"
+#include "write/wbuf.h"
 
 typedef struct vp_lcap {
     void *model;                    /* NULL once closed */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/devt.h"
-#include "../host/devt_write.h"
+#include "formats/devt.h"
+#include "write/devt_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/dlag.h"
-#include "../host/dlag_write.h"
+#include "formats/dlag.h"
+#include "write/dlag_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 

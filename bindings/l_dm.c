@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/dm.h"
-#include "../host/dm_write.h"
+#include "formats/dm.h"
+#include "write/dm_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 

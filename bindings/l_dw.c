@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/dw.h"
-#include "../host/dw_write.h"
+#include "formats/dw.h"
+#include "write/dw_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 

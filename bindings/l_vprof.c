@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../host/vprof.h"
+#include "formats/vprof.h"
 #include "l_common.h"
 #include "l_formats.h"
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../host/vprof_write.h"
+#include "write/vprof_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 

@@ -2,7 +2,7 @@
  * the loadable vp.so for stock lua5.4. */
 #include <string.h>
 
-#include "../host/detect.h"
+#include "core/detect.h"
 #include "l_common.h"
 #include "l_formats.h"
 

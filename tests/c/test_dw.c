@@ -7,11 +7,12 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "dm.h"
-#include "dm_write.h"
-#include "dw.h"
-#include "dw_write.h"
-#include "trace_common.h"
+#include "formats/dm.h"
+#include "write/dm_write.h"
+#include "formats/dw.h"
+#include "write/dw_write.h"
+#include "formats/trace_common.h"
+#include "write/wbuf.h"
 
 static vp_dw *dw_buf(const void *p, size_t n, vp_error *err)
 {

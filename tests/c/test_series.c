@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "series.h"
+#include "core/series.h"
 
 static int cmp(const void *a, const void *b)
 {

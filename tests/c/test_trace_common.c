@@ -3,7 +3,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "trace_common.h"
+#include "formats/trace_common.h"
+#include "write/wbuf.h"
 
 static int write_elem(void *ud, vp_wbuf *out, uint64_t i)
 {

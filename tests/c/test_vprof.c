@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "vprof.h"
+#include "formats/vprof.h"
 
 typedef struct {
     uint8_t b[8192];

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "vprof_write.h"
+#include "write/vprof_write.h"
 
 static size_t slurp(const char *path, unsigned char *buf, size_t cap)
 {

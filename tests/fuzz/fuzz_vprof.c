@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vprof.h"
+#include "formats/vprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,280 @@
+#include "core/series.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The selection buffer: a copy of the series asked last, which successive
+ * selections leave ever more ordered. `fixed` lists positions already
+ * holding their final value (everything before no larger, everything after
+ * no smaller), ascending, so a later selection searches only between the
+ * two nearest: after p50, p99 looks at the top half. */
+static struct {
+    vp_series *owner;
+    double *buf;
+    size_t cap;
+    size_t fixed[16];
+    unsigned nfixed;
+} sel;
+
+static void sel_release(vp_series *s)
+{
+    if (sel.owner == s) {
+        sel.owner = NULL;
+        s->selecting = 0;
+    }
+}
+
+vp_series *vp_series_new(size_t cap)
+{
+    vp_series *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    if (cap) {
+        s->v = malloc(cap * sizeof *s->v);
+        if (!s->v) {
+            free(s);
+            return NULL;
+        }
+        s->cap = cap;
+    }
+    s->refs = 1;
+    return s;
+}
+
+vp_series *vp_series_ref(vp_series *s)
+{
+    s->refs++;
+    return s;
+}
+
+void vp_series_unref(vp_series *s)
+{
+    if (!s || --s->refs)
+        return;
+    sel_release(s);
+    free(s->v);
+    free(s);
+}
+
+static int series_reserve(vp_series *s, size_t n)
+{
+    if (n <= s->cap)
+        return 1;
+    size_t ncap = s->cap ? s->cap : 16;
+    while (ncap < n) {
+        if (ncap > ((size_t)-1) / 2 / sizeof(double))
+            return 0;
+        ncap *= 2;
+    }
+    double *v = realloc(s->v, ncap * sizeof *v);
+    if (!v)
+        return 0;
+    s->v = v;
+    s->cap = ncap;
+    return 1;
+}
+
+static void series_dirty(vp_series *s)
+{
+    sel_release(s);
+    s->sum_n = (size_t)-1;
+}
+
+int vp_series_push(vp_series *s, double x)
+{
+    if (s->n == s->cap && !series_reserve(s, s->n + 1))
+        return 0;
+    s->v[s->n++] = x;
+    if (s->selecting)
+        series_dirty(s);
+    return 1;
+}
+
+int vp_series_resize(vp_series *s, size_t n)
+{
+    if (!series_reserve(s, n))
+        return 0;
+    if (n > s->n)
+        memset(s->v + s->n, 0, (n - s->n) * sizeof *s->v);
+    s->n = n;
+    series_dirty(s);
+    return 1;
+}
+
+double vp_series_sum(vp_series *s)
+{
+    /* Appending changes n, so a cached sum is valid exactly while sum_n is
+     * still n (a new series: 0 and 0); other changes reset sum_n. */
+    if (s->sum_n == s->n)
+        return s->sum;
+    /* Neumaier summation: a million small frame times must not drift. */
+    double sum = 0, comp = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        double x = s->v[i], t = sum + x;
+        if (fabs(sum) >= fabs(x))
+            comp += (sum - t) + x;
+        else
+            comp += (x - t) + sum;
+        sum = t;
+    }
+    s->sum = sum + comp;
+    s->sum_n = s->n;
+    return s->sum;
+}
+
+double vp_series_mean(vp_series *s)
+{
+    return s->n ? vp_series_sum(s) / (double)s->n : NAN;
+}
+
+double vp_series_min(const vp_series *s)
+{
+    return s->n ? s->v[vp_series_argmin(s)] : NAN;
+}
+
+double vp_series_max(const vp_series *s)
+{
+    return s->n ? s->v[vp_series_argmax(s)] : NAN;
+}
+
+size_t vp_series_argmax(const vp_series *s)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < s->n; i++)
+        if (s->v[i] > s->v[best])
+            best = i;
+    return best;
+}
+
+size_t vp_series_argmin(const vp_series *s)
+{
+    size_t best = 0;
+    for (size_t i = 1; i < s->n; i++)
+        if (s->v[i] < s->v[best])
+            best = i;
+    return best;
+}
+
+double vp_series_stddev(vp_series *s)
+{
+    if (!s->n)
+        return NAN;
+    double mean = vp_series_mean(s), acc = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        double d = s->v[i] - mean;
+        acc += d * d;
+    }
+    return sqrt(acc / (double)s->n);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    /* NaN sorts last so it never masquerades as a low percentile. */
+    if (isnan(x))
+        return isnan(y) ? 0 : 1;
+    if (isnan(y))
+        return -1;
+    return (x > y) - (x < y);
+}
+
+/* NaN compares greater than every number, so it never masquerades as a
+ * low percentile. */
+static inline int less(double x, double y)
+{
+    return isnan(y) ? !isnan(x) : x < y;
+}
+
+static void swap(double *a, double *b)
+{
+    double t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Put the k-th smallest of v[lo..hi] at v[k] (quickselect, median-of-three
+ * pivot). A column queried for a few percentiles then costs O(n) each,
+ * not a sort. When partitioning stops shrinking the range fast enough (a
+ * pathological order), the rest is sorted, which bounds the worst case. */
+static void select_kth(double *v, size_t lo, size_t hi, size_t k)
+{
+    unsigned budget = 64;
+    while (hi > lo) {
+        if (!budget--) {
+            qsort(v + lo, hi - lo + 1, sizeof *v, cmp_double);
+            return;
+        }
+        size_t mid = lo + (hi - lo) / 2;
+        if (less(v[mid], v[lo]))
+            swap(&v[mid], &v[lo]);
+        if (less(v[hi], v[lo]))
+            swap(&v[hi], &v[lo]);
+        if (less(v[hi], v[mid]))
+            swap(&v[hi], &v[mid]);
+        double pivot = v[mid];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (less(v[i], pivot))
+                i++;
+            while (less(pivot, v[j]))
+                j--;
+            if (i <= j) {
+                swap(&v[i], &v[j]);
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return;
+    }
+}
+
+double vp_series_percentile(vp_series *s, double p)
+{
+    if (!s->n || !(p >= 0 && p <= 100))
+        return NAN;
+    /* p*n/100 rather than p/100*n, and a tolerance, so that p95 of 100
+     * values is rank 95 and not 96 through rounding. */
+    double r = ceil(p * (double)s->n / 100.0 - 1e-9);
+    size_t rank = r < 1 ? 1 : (size_t)r;
+    if (rank > s->n)
+        rank = s->n;
+    if (sel.owner != s) {
+        if (sel.owner)
+            sel.owner->selecting = 0;
+        sel.owner = NULL;
+        if (s->n > sel.cap) {
+            double *buf = realloc(sel.buf, s->n * sizeof *buf);
+            if (!buf)
+                return NAN;
+            sel.buf = buf;
+            sel.cap = s->n;
+        }
+        memcpy(sel.buf, s->v, s->n * sizeof *sel.buf);
+        sel.owner = s;
+        sel.nfixed = 0;
+        s->selecting = 1;
+    }
+    size_t k = rank - 1, lo = 0, hi = s->n - 1;
+    unsigned at = 0;
+    for (; at < sel.nfixed && sel.fixed[at] < k; at++)
+        lo = sel.fixed[at] + 1;
+    if (at < sel.nfixed && sel.fixed[at] == k)
+        return sel.buf[k];
+    if (at < sel.nfixed)
+        hi = sel.fixed[at] - 1;
+    select_kth(sel.buf, lo, hi, k);
+    if (sel.nfixed < sizeof sel.fixed / sizeof sel.fixed[0]) {
+        memmove(sel.fixed + at + 1, sel.fixed + at, (sel.nfixed - at) * sizeof *sel.fixed);
+        sel.fixed[at] = k;
+        sel.nfixed++;
+    }
+    return sel.buf[k];
+}

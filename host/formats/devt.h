@@ -1,0 +1,86 @@
+/* Event profiler exports (.devt): the model and its reader.
+ *
+ * Layout (specs/format-notes.md, which wins over debug-traces.md):
+ *
+ *     u32 time, u32 unknown, u32 graph_duration, u16 prefix,
+ *     bitfield[((prefix >> 6) + 1) << 3], u32 group_count,
+ *     group_count x { u32 total, chunked array of {u32 time1, u32 time2, u8 type} }
+ *
+ * Opening validates the framing of every group once and keeps only where
+ * each group's array starts and how many events it holds: events are
+ * decoded on demand. Because every block of a chunked array but the last
+ * holds exactly 255 elements, event i of a group sits at a computable
+ * offset, so groups give random access without an offset table.
+ *
+ * What is tolerated with a warning (the file's records are all kept):
+ * more than the 4 groups ever seen, a group's `total` that disagrees with
+ * the events actually present, bytes after the last group. Anything that
+ * makes a record unreadable fails the open with the offset and the field. */
+#ifndef VP_DEVT_H
+#define VP_DEVT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/mapfile.h"
+#include "core/vp_error.h"
+
+#define VP_DEVT_EVENT_SIZE 9
+/* Groups ever seen in real files: frames, updates, weapon inputs, weapons. */
+#define VP_DEVT_KNOWN_GROUPS 4
+/* Event types with a name; later ones are shown as "type_N". */
+#define VP_DEVT_TYPE_COUNT 11
+
+typedef struct vp_devt_event {
+    uint32_t time1, time2;
+    uint8_t type;
+} vp_devt_event;
+
+typedef struct vp_devt_group {
+    uint32_t total;      /* as written; may disagree with count */
+    uint64_t offset;     /* file offset of `total` */
+    uint64_t array_off;  /* file offset of the first count byte */
+    uint64_t end_off;    /* file offset just after the array */
+    uint64_t count;      /* events present */
+} vp_devt_group;
+
+typedef struct vp_devt {
+    vp_map map;
+    uint32_t time, unknown, graph_duration;
+    uint16_t prefix;
+    uint64_t bitfield_off;
+    size_t bitfield_len;
+    uint32_t group_count;
+    vp_devt_group *groups;
+    uint64_t event_count;    /* over all groups */
+    uint64_t trailing_bytes; /* ignored bytes after the last group */
+    vp_warnings warnings;
+} vp_devt;
+
+/* Map and index `path`. On failure returns the code, fills err and *out is
+ * NULL; the message does not name the file. */
+vp_errcode vp_devt_open(vp_devt **out, const char *path, vp_error *err);
+
+/* Index a caller-owned buffer, which must outlive the model (fuzzers,
+ * tests). */
+vp_errcode vp_devt_parse(vp_devt **out, const void *buf, size_t n, vp_error *err);
+
+void vp_devt_free(vp_devt *d);
+
+/* Event i (0-based) of group g (0-based). Both must be in range: the
+ * framing was validated at open, so this only fails (returning 0 with err
+ * filled) on an index out of range. */
+int vp_devt_event_get(const vp_devt *d, uint32_t g, uint64_t i, vp_devt_event *ev, vp_error *err);
+
+/* The bitfield bytes (bitfield_len of them). */
+const uint8_t *vp_devt_bitfield(const vp_devt *d);
+
+/* "Frame", "WeaponInput_FireBurst", ...; NULL for types past the table. */
+const char *vp_devt_type_name(unsigned type);
+/* 1 for the types whose names are not settled (5, 6 and 7: later protocol
+ * definitions call 5 ReloadEnd and swap 6 and 7). */
+int vp_devt_type_uncertain(unsigned type);
+/* "frames", "updates", "weapon_inputs", "weapons"; NULL past the fourth. */
+const char *vp_devt_group_name(uint32_t g);
+
+#endif

@@ -1,0 +1,114 @@
+/* Movement trace (.dm) reader, as specs/format-notes.md lays the file out:
+ * the whole file is one chunked array (trace_common.h) of records.
+ *
+ *   record: u8 have_data; only when it is 1: u32 time, u32 bitfield, then
+ *           one group per set bit of bits 0..19, low bit first.
+ *   group:  u16 short_time, Vec3f position, Vec4f orientation, Vec3f
+ *           direction, u16 state, u8 have_ext (45 bytes); when have_ext == 1:
+ *           u16 unknown, Vec3f velocity, u8, u8, u16 jetpack_energy,
+ *           i16 ground_time, i16 time_since_last_jump, u8 have_collision;
+ *           when have_collision != 0: u8 arrow_count, {Vec3f origin, Vec3f
+ *           direction}[arrow_count], u8 float_count, f32[float_count];
+ *           then Vec3f, Vec3f, u8 (unknown).
+ *
+ * Opening validates every record and keeps a sparse index (one checkpoint
+ * every VP_DM_CKPT_EVERY data records). A record cut short by the end of
+ * the file ends the read with every complete record kept and a warning;
+ * bytes after the array's last count byte are reported, not read. Values
+ * the notes do not cover (have_data or have_ext other than 0/1, bits 20..31
+ * of the bitfield) are tolerated with a warning. */
+#ifndef VP_DM_H
+#define VP_DM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/mapfile.h"
+#include "formats/trace_common.h"
+#include "core/vp_error.h"
+
+#define VP_DM_GROUP_MIN 45
+#define VP_DM_EXT_HEAD 23 /* unknown .. have_collision */
+#define VP_DM_EXT_TAIL 25 /* Vec3f, Vec3f, u8 */
+#define VP_DM_GROUP_BITS 20
+#define VP_DM_CKPT_EVERY 64
+
+typedef struct vp_dm_iter {
+    vp_chunked ch;   /* the array's framing state before the next element */
+    uint64_t off;    /* cursor before the next element (or its count byte) */
+    uint64_t slot;   /* 0-based element index of the next element */
+    uint64_t record; /* data records before it */
+} vp_dm_iter;
+
+typedef struct vp_dm {
+    vp_map map;
+    uint64_t slot_count;    /* complete elements of the array */
+    uint64_t record_count;  /* of which have_data == 1 */
+    uint64_t empty_records; /* the others */
+    uint64_t group_count, ext_groups, collision_groups;
+    uint64_t groups_by_bit[VP_DM_GROUP_BITS];
+    uint32_t bits_seen;  /* OR of every record's bitfield */
+    int terminated;      /* the array's final count byte was read */
+    int truncated;       /* the file ends inside the array */
+    uint64_t data_end;   /* offset after the last complete element */
+    uint64_t array_end;  /* offset after the final count byte (terminated) */
+    uint64_t trailing_bytes;
+    uint32_t time_min, time_max; /* over data records (valid when any) */
+    vp_dm_iter *ckpt;
+    size_t nckpt;
+    vp_warnings warnings;
+} vp_dm;
+
+vp_errcode vp_dm_open(const char *path, vp_dm **out, vp_error *err);
+/* Takes the map over (closed on failure too). */
+vp_errcode vp_dm_open_map(vp_map *map, vp_dm **out, vp_error *err);
+void vp_dm_free(vp_dm *d);
+
+typedef struct vp_dm_record {
+    uint64_t off, size;
+    uint64_t slot;  /* 0-based element index */
+    uint64_t index; /* 0-based data-record index (valid when have_data == 1) */
+    uint8_t have_data;
+    uint32_t time, bitfield;
+    unsigned group_count; /* set bits among 0..19 */
+    uint64_t groups_off;
+} vp_dm_record;
+
+typedef struct vp_dm_group {
+    uint64_t off, size;
+    unsigned bit;
+    uint16_t short_time;
+    float position[3], orientation[4], direction[3];
+    uint16_t state;
+    uint8_t have_ext;
+    /* extended block (have_ext == 1) */
+    uint16_t unknown_1;
+    float velocity[3];
+    uint8_t unknown_2, unknown_3;
+    uint16_t jetpack_energy;
+    int16_t ground_time, time_since_last_jump;
+    uint8_t have_collision;
+    uint8_t arrow_count, float_count;
+    uint64_t arrows_off, floats_off; /* valid when have_collision != 0 */
+    float unknown_4[3], unknown_5[3];
+    uint8_t unknown_6;
+} vp_dm_group;
+
+void vp_dm_iter_begin(const vp_dm *d, vp_dm_iter *it);
+/* Next element (empty ones included): 1 and *r filled, 0 after the last,
+ * -1 on error (err filled). */
+int vp_dm_iter_next(const vp_dm *d, vp_dm_iter *it, vp_dm_record *r, vp_error *err);
+/* Position `it` so that the next data record returned is record `index`
+ * (0-based; index >= record_count exhausts the iterator). */
+void vp_dm_iter_seek_record(const vp_dm *d, vp_dm_iter *it, uint64_t index);
+
+/* Decode the group at `off` (a record's groups_off, then each previous
+ * group's off + size), recorded under `bit`. */
+vp_errcode vp_dm_group_at(const vp_dm *d, uint64_t off, unsigned bit, vp_dm_group *g,
+                          vp_error *err);
+/* Arrow i of a group with collision data: origin and direction. */
+void vp_dm_arrow_at(const vp_dm *d, const vp_dm_group *g, unsigned i, float origin[3],
+                    float direction[3]);
+float vp_dm_float_at(const vp_dm *d, const vp_dm_group *g, unsigned i);
+
+#endif

@@ -1,0 +1,83 @@
+/* Pieces shared by the four debug-trace formats (.devt, .dlag, .dm, .dw):
+ * the chunked array, the visibility bitfield, and the writer side of both.
+ *
+ * The chunked array, exactly as specs/format-notes.md states it:
+ *
+ *     do { count = u8; read count elements } while (count == 255)
+ *
+ * A count of 0 ends the array with no elements; 1..254 read that many and
+ * end it; 255 reads 255 and another count byte follows. So an empty array is
+ * `00`, exactly 255 elements are `FF` + 255 elements + `00`.
+ *
+ * The bitfield of N entries takes ((N >> 6) + 1) << 3 bytes: N/64 + 1
+ * little-endian 64-bit words, entry i being bit (i % 8) of byte i / 8.
+ *
+ * Readers: every block count is checked against the bytes left (count x the
+ * element's minimum size) before anything is read or allocated, and errors
+ * name the offset of the count byte and the array. */
+#ifndef VP_TRACE_COMMON_H
+#define VP_TRACE_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/cursor.h"
+#include "core/vp_error.h"
+
+/* ---- chunked array: reading ------------------------------------------ */
+
+/* Element-by-element walk over one chunked array. Zero-initialise (or call
+ * vp_chunked_begin), then call vp_chunked_next before each element. */
+typedef struct vp_chunked {
+    uint64_t index;      /* elements handed out so far */
+    uint64_t count_off;  /* file offset of the last count byte read */
+    unsigned left;       /* elements left in the current block */
+    unsigned last_count; /* the current block's count byte */
+    int started, done;
+} vp_chunked;
+
+void vp_chunked_begin(vp_chunked *it);
+
+/* Position the cursor on the next element: reads count bytes as needed.
+ * Returns 1 when an element follows at the cursor, 0 when the array has
+ * ended (its last count byte consumed), -1 on error (err filled: ETRUNC for
+ * a missing count byte or a block whose `count * min_elem` exceeds the bytes
+ * left). `what` names the elements in messages ("dm records"). */
+int vp_chunked_next(vp_chunked *it, vp_cursor *c, size_t min_elem, const char *what,
+                    vp_error *err);
+
+/* Walk a chunked array of fixed-size elements without decoding them: the
+ * cursor ends after the array and *count receives the element total. The
+ * total is what a caller may then allocate: every element was proven to be
+ * in the file. */
+vp_errcode vp_chunked_skip_fixed(vp_cursor *c, size_t elem_size, const char *what,
+                                 uint64_t *count, vp_error *err);
+
+/* Copy the elements of a fixed-size chunked array into `dst` (capacity
+ * `max` elements, e.g. from a prior vp_chunked_skip_fixed): the count bytes
+ * are dropped, elements land back to back. Fails with EFORMAT when the
+ * array holds more than `max`. *count receives the number copied. */
+vp_errcode vp_chunked_read_fixed(vp_cursor *c, size_t elem_size, const char *what, void *dst,
+                                 uint64_t max, uint64_t *count, vp_error *err);
+
+/* ---- bitfield: reading ------------------------------------------------ */
+
+/* Bytes of a bitfield of n entries: ((n >> 6) + 1) << 3. */
+static inline size_t vp_bitfield_size(uint64_t n)
+{
+    return (size_t)(((n >> 6) + 1) << 3);
+}
+
+/* Read (point at) a bitfield of n entries; ETRUNC naming `what` and the
+ * offset when the file ends inside it. */
+vp_errcode vp_bitfield_read(vp_cursor *c, uint64_t n, const char *what, const uint8_t **bits,
+                            size_t *len, vp_error *err);
+
+/* Entry i of a bitfield of `len` bytes (0 when i is past it). */
+static inline int vp_bitfield_get(const uint8_t *bits, size_t len, uint64_t i)
+{
+    return (i >> 3) < len ? (bits[i >> 3] >> (i & 7)) & 1 : 0;
+}
+
+#endif

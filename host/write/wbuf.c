@@ -1,0 +1,293 @@
+/* Output buffers shared by the writers: growable byte buffers, the chunked
+ * array and bitfield writers, in-memory and streamed files. */
+#include "write/wbuf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- writing ----------------------------------------------------------- */
+
+static int wbuf_reserve(vp_wbuf *b, size_t n)
+{
+    if (b->oom)
+        return 0;
+    if (n <= b->cap - b->len)
+        return 1;
+    size_t ncap = b->cap ? b->cap : 256;
+    while (ncap - b->len < n) {
+        if (ncap > SIZE_MAX / 2) {
+            b->oom = 1;
+            return 0;
+        }
+        ncap *= 2;
+    }
+    uint8_t *p = realloc(b->data, ncap);
+    if (!p) {
+        b->oom = 1;
+        return 0;
+    }
+    b->data = p;
+    b->cap = ncap;
+    return 1;
+}
+
+void vp_wbuf_free(vp_wbuf *b)
+{
+    free(b->data);
+    memset(b, 0, sizeof *b);
+}
+
+void vp_wbuf_bytes(vp_wbuf *b, const void *p, size_t n)
+{
+    if (n && wbuf_reserve(b, n)) {
+        memcpy(b->data + b->len, p, n);
+        b->len += n;
+    }
+}
+
+void vp_wbuf_zero(vp_wbuf *b, size_t n)
+{
+    if (n && wbuf_reserve(b, n)) {
+        memset(b->data + b->len, 0, n);
+        b->len += n;
+    }
+}
+
+void vp_wbuf_u8(vp_wbuf *b, uint8_t v)
+{
+    vp_wbuf_bytes(b, &v, 1);
+}
+
+void vp_wbuf_u16(vp_wbuf *b, uint16_t v)
+{
+    uint8_t x[2] = {(uint8_t)v, (uint8_t)(v >> 8)};
+    vp_wbuf_bytes(b, x, 2);
+}
+
+void vp_wbuf_u32(vp_wbuf *b, uint32_t v)
+{
+    uint8_t x[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24)};
+    vp_wbuf_bytes(b, x, 4);
+}
+
+void vp_wbuf_u64(vp_wbuf *b, uint64_t v)
+{
+    vp_wbuf_u32(b, (uint32_t)v);
+    vp_wbuf_u32(b, (uint32_t)(v >> 32));
+}
+
+void vp_wbuf_f32(vp_wbuf *b, float v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    vp_wbuf_u32(b, u);
+}
+
+void vp_wbuf_cstr(vp_wbuf *b, const char *s)
+{
+    vp_wbuf_bytes(b, s, strlen(s) + 1);
+}
+
+void vp_chunkw_init(vp_chunkw *w)
+{
+    memset(w, 0, sizeof *w);
+}
+
+vp_wbuf *vp_chunkw_elem(vp_chunkw *w)
+{
+    w->elem.len = 0;
+    return &w->elem;
+}
+
+void vp_chunkw_commit(vp_chunkw *w, vp_wbuf *out)
+{
+    vp_wbuf_bytes(&w->pending, w->elem.data, w->elem.len);
+    if (w->elem.oom)
+        w->pending.oom = 1;
+    w->elem.len = 0;
+    w->total++;
+    if (++w->in_block == 255) {
+        vp_wbuf_u8(out, 255);
+        vp_wbuf_bytes(out, w->pending.data, w->pending.len);
+        if (w->pending.oom)
+            out->oom = 1;
+        w->pending.len = 0;
+        w->in_block = 0;
+    }
+}
+
+void vp_chunkw_raw(vp_chunkw *w, const void *p, size_t n)
+{
+    vp_wbuf_bytes(&w->pending, p, n);
+}
+
+void vp_chunkw_finish(vp_chunkw *w, vp_wbuf *out)
+{
+    vp_wbuf_u8(out, (uint8_t)w->in_block);
+    vp_wbuf_bytes(out, w->pending.data, w->pending.len);
+    if (w->pending.oom || w->elem.oom)
+        out->oom = 1;
+    w->pending.len = 0;
+    w->pending.oom = 0;
+    w->in_block = 0;
+    w->total = 0;
+}
+
+void vp_chunkw_free(vp_chunkw *w)
+{
+    vp_wbuf_free(&w->pending);
+    vp_wbuf_free(&w->elem);
+    w->in_block = 0;
+    w->total = 0;
+}
+
+int vp_chunked_write(vp_wbuf *out, uint64_t n, int (*elem)(void *ud, vp_wbuf *out, uint64_t i),
+                     void *ud)
+{
+    uint64_t i = 0;
+    for (;;) {
+        uint64_t left = n - i;
+        unsigned count = left >= 255 ? 255 : (unsigned)left;
+        vp_wbuf_u8(out, (uint8_t)count);
+        for (unsigned k = 0; k < count; k++, i++)
+            if (elem && !elem(ud, out, i))
+                return 0;
+        if (count != 255)
+            return 1;
+    }
+}
+
+void vp_bitfield_write(vp_wbuf *out, uint64_t n, int (*get)(void *ud, uint64_t i), void *ud)
+{
+    size_t len = vp_wbitfield_size(n);
+    size_t at = out->len;
+    vp_wbuf_zero(out, len);
+    if (!get || out->oom)
+        return;
+    for (uint64_t i = 0; i < n && (i >> 3) < len; i++)
+        if (get(ud, i))
+            out->data[at + (i >> 3)] |= (uint8_t)(1u << (i & 7));
+}
+
+int vp_chunked_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
+                            int (*elem)(void *ud, vp_wbuf *out, uint64_t i), void *ud)
+{
+    if (!f || !f->chunks)
+        return vp_chunked_write(out, n, elem, ud);
+    uint64_t i = 0;
+    for (size_t k = 0; k < f->nchunks; k++) {
+        vp_wbuf_u8(out, f->chunks[k]);
+        for (unsigned j = 0; j < f->chunks[k] && i < n; j++, i++)
+            if (elem && !elem(ud, out, i))
+                return 0;
+    }
+    for (; i < n; i++)
+        if (elem && !elem(ud, out, i))
+            return 0;
+    return 1;
+}
+
+void vp_wfile_free(vp_wfile *f)
+{
+    vp_wbuf_free(&f->buf);
+    vp_wbuf_free(&f->out);
+    f->has_cut = 0;
+    f->cut = 0;
+}
+
+void vp_wfile_truncate(vp_wfile *f, size_t n)
+{
+    f->has_cut = 1;
+    f->cut = n;
+}
+
+vp_wbuf *vp_wfile_copy(vp_wfile *f)
+{
+    f->out.len = 0;
+    vp_wbuf_bytes(&f->out, f->buf.data, f->buf.len);
+    return &f->out;
+}
+
+const uint8_t *vp_wfile_done(vp_wfile *f, size_t count_at, uint32_t count, const char *what,
+                             size_t *len, vp_error *err)
+{
+    if (f->buf.oom || f->out.oom) {
+        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory building %s", what);
+        return NULL;
+    }
+    uint8_t *p = f->out.data + count_at;
+    p[0] = (uint8_t)count;
+    p[1] = (uint8_t)(count >> 8);
+    p[2] = (uint8_t)(count >> 16);
+    p[3] = (uint8_t)(count >> 24);
+    *len = f->has_cut && f->cut < f->out.len ? f->cut : f->out.len;
+    return f->out.data;
+}
+
+vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, uint64_t *bytes,
+                         vp_error *err)
+{
+    if (!p)
+        return VP_ENOMEM;
+    FILE *f = fopen(path, "wb");
+    if (!f)
+        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot create %s: %s", path, strerror(errno));
+    size_t put = len ? fwrite(p, 1, len, f) : 0;
+    int e = errno;
+    if (fclose(f) != 0) {
+        if (put == len)
+            e = errno;
+        put = len + 1;
+    }
+    if (put != len)
+        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", path, strerror(e));
+    if (bytes)
+        *bytes = len;
+    return VP_OK;
+}
+
+vp_errcode vp_wstream_open(vp_wstream *s, const char *path, vp_error *err)
+{
+    memset(s, 0, sizeof *s);
+    if (!(s->path = strdup(path)))
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    s->f = fopen(path, "wb");
+    if (!s->f) {
+        vp_fail(err, VP_EIO, UINT64_MAX, "%s: cannot create: %s", path, strerror(errno));
+        free(s->path);
+        s->path = NULL;
+        return VP_EIO;
+    }
+    return VP_OK;
+}
+
+vp_errcode vp_wstream_flush(vp_wstream *s, vp_wbuf *b, vp_error *err)
+{
+    if (b->oom)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "%s: out of memory", s->path);
+    if (b->len && fwrite(b->data, 1, b->len, s->f) != b->len)
+        return vp_fail(err, VP_EIO, UINT64_MAX, "%s: write failed: %s", s->path, strerror(errno));
+    s->flushed += b->len;
+    b->len = 0;
+    return VP_OK;
+}
+
+vp_errcode vp_wstream_close(vp_wstream *s, vp_errcode rc, uint64_t *bytes, vp_error *err)
+{
+    if (fclose(s->f) != 0 && rc == VP_OK)
+        rc = vp_fail(err, VP_EIO, UINT64_MAX, "%s: close failed: %s", s->path, strerror(errno));
+    if (bytes)
+        *bytes = s->flushed;
+    free(s->path);
+    memset(s, 0, sizeof *s);
+    return rc;
+}
+
+void vp_wstream_abort(vp_wstream *s)
+{
+    fclose(s->f);
+    free(s->path);
+    memset(s, 0, sizeof *s);
+}
