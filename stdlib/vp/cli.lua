@@ -19,34 +19,33 @@
 -- leading dashes and turn "-" into "_" (--min-excess-ms -> opts.min_excess_ms).
 -- Every script gets --json, --csv and -h/--help unless it declares them.
 --
--- Fatal errors are raised as an error OBJECT {exit = code, message = msg}
--- (see cli.fail); the vpscript host prints "vpscript: <message>" to stderr
--- and exits with `exit`. --help prints to stdout and raises {exit = 0}.
+-- Fatal errors are raised as vp.error objects {code, message, exit} (see
+-- cli.fail); the vpscript host prints "vpscript: <message>" to stderr and
+-- exits with `exit`. --help prints to stdout and raises one with exit 0.
 local cli = {}
 
-local error_mt = {
-  __tostring = function(e)
-    return e.message or ("exit " .. tostring(e.exit))
-  end,
-}
+local E = require "vp.error"
 
---- cli.fail(code, fmt, ...): raise {exit = code, message = string.format(fmt, ...)}.
+-- Exit statuses chosen by a script, as vp.error codes.
+local CODE_OF_EXIT = { [0] = "EOK", [2] = "EINPUT", [3] = "EGATE" }
+
+--- cli.fail(code, fmt, ...): raise a vp.error object that ends the script
+-- with exit status `code` and the message string.format(fmt, ...).
 -- Codes: 1 script error, 2 usage or unreadable/malformed input, 3 gate failed.
 function cli.fail(code, fmt, ...)
   local msg = fmt
   if select("#", ...) > 0 then msg = string.format(fmt, ...) end
-  error(setmetatable({ exit = code, message = msg }, error_mt), 2)
+  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", msg, code), 2)
 end
 
---- cli.exit(code): end the script with `code` and no message (raises {exit=code}).
+--- cli.exit(code): end the script with `code` and no message.
 function cli.exit(code)
-  error(setmetatable({ exit = code }, error_mt), 2)
+  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", nil, code), 2)
 end
 
---- cli.is_exit(e): true when `e` is an error object raised by cli.fail/cli.exit.
-function cli.is_exit(e)
-  return getmetatable(e) == error_mt
-end
+--- cli.is_exit(e): true when `e` is a vp.error object (cli.fail, cli.exit,
+-- or an analysis's E.raise).
+cli.is_exit = E.is
 
 local common_options = {
   { "--json", type = "flag", help = "print one JSON document on stdout instead of a table" },
@@ -317,60 +316,27 @@ function cli.open(path, opts, quiet)
 end
 
 -- JSON ---------------------------------------------------------------------
+-- vp.json writes every document (key order, null, NaN, UTF-8: see there).
 
-local cjson = require("cjson").new()
-cjson.encode_invalid_numbers("null")
-cjson.encode_sparse_array(true)
+local json = require "vp.json"
 
-local array_mt = { __name = "vp.cli.array" }
-local EMPTY = "\1vp-empty-array\1"
+--- cli.array(t) -> t marked as a list ([] when empty); json.array.
+cli.array = json.array
+cli.null = json.null
 
---- cli.array(t) -> t: mark a table as a JSON array so that, when empty, it
--- is written as [] (cjson writes an empty table as {}).
-function cli.array(t)
-  return setmetatable(t or {}, array_mt)
+--- cli.encode_json(value [, schema]) -> string (json.encode).
+function cli.encode_json(value, schema)
+  return json.encode(value, schema)
 end
 
-cli.null = cjson.null
-
-local function prepare(v, depth)
-  if depth > 100 then error("cli.json: value nested too deeply (a cycle?)", 3) end
-  local tv = type(v)
-  if tv == "table" then
-    if getmetatable(v) == array_mt and next(v) == nil then return EMPTY end
-    local out = {}
-    for k, x in pairs(v) do out[k] = prepare(x, depth + 1) end
-    return out
-  elseif tv == "number" then
-    if v ~= v or v == math.huge or v == -math.huge then return cjson.null end
-    return v
-  elseif tv == "userdata" and getmetatable(v) and v ~= cjson.null then
-    -- A vp.Series (or another column) becomes a list of numbers.
-    local ok, t = pcall(function() return v:totable() end)
-    if ok and type(t) == "table" then return prepare(cli.array(t), depth + 1) end
-    return tostring(v)
-  end
-  return v
+--- cli.json(value [, schema]): print one JSON document (and a newline) on stdout.
+function cli.json(value, schema)
+  io.stdout:write(json.encode(value, schema), "\n")
 end
 
---- cli.encode_json(value) -> string: NaN and infinities become null, lists
--- marked with cli.array stay [] when empty, a vp.Series becomes a list.
-function cli.encode_json(value)
-  local s = cjson.encode(prepare(value, 0))
-  s = s:gsub('"\\u0001vp%-empty%-array\\u0001"', "[]")
-  -- cjson escapes every "/" as "\/" (legal, but paths read badly). Each "/"
-  -- it writes is preceded by its own escape, so dropping them is exact.
-  return (s:gsub("\\/", "/"))
-end
-
---- cli.json(value): print one JSON document (and a newline) on stdout.
-function cli.json(value)
-  io.stdout:write(cli.encode_json(value), "\n")
-end
-
---- cli.decode_json(s) -> value (cjson.decode; null stays cli.null).
+--- cli.decode_json(s) -> value (json.decode; null is cli.null).
 function cli.decode_json(s)
-  return cjson.decode(s)
+  return json.decode(s)
 end
 
 -- progress -----------------------------------------------------------------

@@ -1,0 +1,60 @@
+-- vp.error: the one kind of error object vpscript raises on purpose.
+--
+--   local E = require "vp.error"
+--   E.raise("EINPUT", "%s: a %s capture has no per-frame times", path, cap.format)
+--   local ok, e = pcall(f)
+--   if E.is(e) then print(e.code, e.message, e.exit) end
+--
+-- Analyses raise these for input they cannot analyse and parameters they
+-- cannot use; scripts raise them (through vp.cli) to end with a chosen exit
+-- status. Anything else raised is a bug and ends the program with status 1
+-- and a traceback. The vpscript host reads `exit` and `message`: it prints
+-- "vpscript: <message>" on stderr (when there is a message) and exits with
+-- `exit`, without a traceback.
+local E = {}
+
+local mt = {
+  __name = "vp.error",
+  __tostring = function(e) return e.message or ("exit " .. tostring(e.exit)) end,
+}
+
+-- Exit statuses by code: the one place that maps them. Input the tool cannot
+-- read or analyse and bad usage are 2; a failed gate is 3; anything not
+-- listed (a bug, an exhausted resource) is 1.
+local EXIT = {
+  EUSAGE = 2, EINPUT = 2, EFORMAT = 2, ETRUNC = 2, EVERSION = 2, ENOENT = 2, EISDIR = 2,
+  EIO = 2, EEMPTY = 2, ELIMIT = 2, EUNSUPPORTED = 2, EGATE = 3, EOK = 0,
+}
+
+--- E.exit_code(code) -> the exit status for an error code (1 when unknown).
+function E.exit_code(code)
+  return EXIT[code] or 1
+end
+
+--- E.new(code, message [, exit]) -> error object {code, message, exit}.
+-- exit defaults to E.exit_code(code); message may be nil (end quietly).
+function E.new(code, message, exit)
+  return setmetatable({ code = code, message = message, exit = exit or E.exit_code(code) }, mt)
+end
+
+--- E.raise(code, fmt, ...): raise E.new(code, string.format(fmt, ...)),
+-- blaming the caller's caller. With no further arguments fmt is the message.
+function E.raise(code, fmt, ...)
+  local msg = fmt
+  if select("#", ...) > 0 then msg = string.format(fmt, ...) end
+  error(E.new(code, msg), 2)
+end
+
+--- E.is(x) -> true when x is an error object made by this module.
+function E.is(x)
+  return getmetatable(x) == mt
+end
+
+--- E.message(x) -> the text of any error value (an error object's message,
+-- a string, or tostring of anything else).
+function E.message(x)
+  if E.is(x) then return x.message or "" end
+  return tostring(x)
+end
+
+return E
