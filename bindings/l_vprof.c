@@ -6,6 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/sort.h"
 #include "formats/vprof.h"
 #include "l_common.h"
 #include "l_formats.h"
@@ -498,12 +499,10 @@ static int groups_iter(lua_State *L)
     return 1;
 }
 
-static const vp_vprof *group_sort_model;
-
-static int cmp_group_id(const void *a, const void *b)
+static int cmp_group_id(uint32_t a, uint32_t b, const void *ctx)
 {
-    int32_t x = group_sort_model->groups[*(const uint32_t *)a].id;
-    int32_t y = group_sort_model->groups[*(const uint32_t *)b].id;
+    const vp_vprof *m = ctx;
+    int32_t x = m->groups[a].id, y = m->groups[b].id;
     return (x > y) - (x < y);
 }
 
@@ -514,9 +513,7 @@ static int cap_groups(lua_State *L)
     uint32_t *idx = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *idx + 1, 0);
     for (uint32_t i = 0; i < m->group_count; i++)
         idx[i] = i;
-    group_sort_model = m;
-    qsort(idx, m->group_count, sizeof *idx, cmp_group_id);
-    group_sort_model = NULL;
+    vp_sort_idx(idx, m->group_count, cmp_group_id, m);
     lua_createtable(L, (int)m->group_count, 0);
     for (uint32_t i = 0; i < m->group_count; i++) {
         lua_pushinteger(L, idx[i]);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/cursor.h"
+#include "core/sort.h"
 
 enum {
     TOK_START_FRAME = 0,
@@ -935,18 +936,16 @@ static int attempt_better(const attempt *x, const attempt *y)
     return x->st.anomalies < y->st.anomalies;
 }
 
-static const vp_vprof *sort_model;
-
-static int cmp_sibling(const void *a, const void *b)
+static int cmp_sibling(uint32_t a, uint32_t b, const void *ctx)
 {
-    const vp_vprof_node *x = &sort_model->nodes[*(const uint32_t *)a];
-    const vp_vprof_node *y = &sort_model->nodes[*(const uint32_t *)b];
+    const vp_vprof *m = ctx;
+    const vp_vprof_node *x = &m->nodes[a], *y = &m->nodes[b];
     if (x->parent != y->parent)
         return x->parent < y->parent ? -1 : 1;
-    int c = strcmp(sort_model->names + x->name, sort_model->names + y->name);
+    int c = strcmp(m->names + x->name, m->names + y->name);
     if (c)
         return c;
-    return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
+    return a < b ? -1 : 1;
 }
 
 /* Same-named siblings stay separate nodes; the later ones are numbered so
@@ -962,9 +961,7 @@ static int number_namesakes(vp_vprof *m)
         return 0;
     for (uint32_t i = 0; i < n; i++)
         idx[i] = i + 1;
-    sort_model = m;
-    qsort(idx, n, sizeof *idx, cmp_sibling);
-    sort_model = NULL;
+    vp_sort_idx(idx, n, cmp_sibling, m);
     for (uint32_t i = 1, run = 1; i < n; i++) {
         const vp_vprof_node *prev = &m->nodes[idx[i - 1]];
         vp_vprof_node *cur = &m->nodes[idx[i]];
