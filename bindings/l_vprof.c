@@ -920,7 +920,7 @@ static void progress(void *ud, uint64_t done, uint64_t total)
 
 int vp_l_open_vprof(lua_State *L, const char *path, int opts)
 {
-    vp_vprof_opts o = {0};
+    vp_open_opts o = {0};
     o.escape_width = (int)vp_l_opt_int(L, opts, "escape_width", 0);
     if (o.escape_width != 0 && o.escape_width != 4 && o.escape_width != 8)
         return luaL_error(L, "vp.open: escape_width must be 4 or 8");

@@ -725,7 +725,7 @@ static int frame_commit(vp_vprof *m, uint64_t off, int32_t tick, uint32_t n, uin
 
 #define TRUNC(...) snprintf(a->trunc_msg, sizeof a->trunc_msg, __VA_ARGS__)
 
-static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_vprof_opts *opts)
+static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_open_opts *opts)
 {
     vp_vprof *m = a->m;
     m->escape_width = ew;
@@ -1012,7 +1012,7 @@ static int finalize(vp_vprof *m, const attempt *a)
     return 1;
 }
 
-static vp_errcode open_map(vp_map *map, const vp_vprof_opts *opts, vp_vprof **out, vp_error *err)
+static vp_errcode open_map(vp_map *map, const vp_open_opts *opts, vp_vprof **out, vp_error *err)
 {
     *out = NULL;
     int forced = opts ? opts->escape_width : 0;
@@ -1066,7 +1066,7 @@ static vp_errcode open_map(vp_map *map, const vp_vprof_opts *opts, vp_vprof **ou
     return VP_OK;
 }
 
-vp_errcode vp_vprof_open(const char *path, const vp_vprof_opts *opts, vp_vprof **out,
+vp_errcode vp_vprof_open(const char *path, const vp_open_opts *opts, vp_vprof **out,
                          vp_error *err)
 {
     vp_map map;
@@ -1080,7 +1080,7 @@ vp_errcode vp_vprof_open(const char *path, const vp_vprof_opts *opts, vp_vprof *
     return rc;
 }
 
-vp_errcode vp_vprof_open_mem(const void *buf, size_t n, const vp_vprof_opts *opts,
+vp_errcode vp_vprof_open_mem(const void *buf, size_t n, const vp_open_opts *opts,
                              vp_vprof **out, vp_error *err)
 {
     vp_map map;

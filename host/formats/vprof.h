@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/mapfile.h"
+#include "core/open_opts.h"
 #include "core/series.h"
 #include "core/vp_error.h"
 
@@ -92,18 +93,13 @@ typedef struct vp_vprof {
     vp_vprof_epoch epoch;
 } vp_vprof;
 
-typedef struct vp_vprof_opts {
-    int escape_width; /* 0: detect; 4 or 8: force */
-    /* Called now and then during the open pass (done <= total bytes). */
-    void (*progress)(void *ud, uint64_t done, uint64_t total);
-    void *progress_ud;
-} vp_vprof_opts;
-
-/* Open a file or a caller-owned buffer. On failure *out is NULL and err
- * says where and why (the message does not name the file). */
-vp_errcode vp_vprof_open(const char *path, const vp_vprof_opts *opts, vp_vprof **out,
+/* Open a file or a caller-owned buffer (opts may be NULL; the reader uses
+ * escape_width and reports progress through the open pass). On failure
+ * *out is NULL and err says where and why (the message does not name the
+ * file). */
+vp_errcode vp_vprof_open(const char *path, const vp_open_opts *opts, vp_vprof **out,
                          vp_error *err);
-vp_errcode vp_vprof_open_mem(const void *buf, size_t n, const vp_vprof_opts *opts,
+vp_errcode vp_vprof_open_mem(const void *buf, size_t n, const vp_open_opts *opts,
                              vp_vprof **out, vp_error *err);
 void vp_vprof_free(vp_vprof *m);
 

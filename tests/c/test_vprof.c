@@ -77,7 +77,7 @@ static void timing(buf *f, unsigned calls, uint64_t us, int ew)
 
 static vp_vprof *open_buf(const buf *f, int ew, vp_error *err)
 {
-    vp_vprof_opts o = {.escape_width = ew};
+    vp_open_opts o = {.escape_width = ew};
     vp_vprof *m = NULL;
     vp_vprof_open_mem(f->b, f->n, &o, &m, err);
     return m;
