@@ -17,8 +17,9 @@ FUZZ_TIME ?= 15
 BENCH_FRAMES ?= 300000
 BENCH_NODES ?= 1000
 
-# host/core, host/formats and host/write never include lua.h (make lint
-# checks it); host/cli is the vpscript program; bindings/ is the Lua glue.
+# host/core, host/formats and host/write never include lua.h, and each
+# includes only the layers docs/architecture.md allows (make lint checks
+# it); host/cli is the vpscript program; bindings/ is the Lua glue.
 HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/write/*.c)
 CLI_SRC  := $(wildcard host/cli/*.c)
 BIND_SRC := $(wildcard bindings/*.c)
@@ -100,8 +101,10 @@ test: deps all lint ctest spec
 	$(MAKE) --no-print-directory fuzz-short FUZZ_TIME=$(FUZZ_TIME)
 	@echo "make test: all suites passed"
 
+# The layers' include rules (docs/architecture.md): tools/check_layers.sh.
 lint: all
 	luacheck -q $(LUA_FILES)
+	sh tools/check_layers.sh
 	$(MAKE) --no-print-directory -s $(B)/clang-check
 
 # The code must compile warning-free under clang as well as gcc.

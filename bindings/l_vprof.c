@@ -1,11 +1,7 @@
 /* The VProf model in Lua: captures, frames, nodes and groups. */
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "core/sort.h"
 #include "formats/vprof.h"
 #include "l_common.h"
 #include "l_formats.h"
@@ -498,12 +494,10 @@ static int groups_iter(lua_State *L)
     return 1;
 }
 
-static const vp_vprof *group_sort_model;
-
-static int cmp_group_id(const void *a, const void *b)
+static int cmp_group_id(uint32_t a, uint32_t b, const void *ctx)
 {
-    int32_t x = group_sort_model->groups[*(const uint32_t *)a].id;
-    int32_t y = group_sort_model->groups[*(const uint32_t *)b].id;
+    const vp_vprof *m = ctx;
+    int32_t x = m->groups[a].id, y = m->groups[b].id;
     return (x > y) - (x < y);
 }
 
@@ -514,9 +508,7 @@ static int cap_groups(lua_State *L)
     uint32_t *idx = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *idx + 1, 0);
     for (uint32_t i = 0; i < m->group_count; i++)
         idx[i] = i;
-    group_sort_model = m;
-    qsort(idx, m->group_count, sizeof *idx, cmp_group_id);
-    group_sort_model = NULL;
+    vp_sort_idx(idx, m->group_count, cmp_group_id, m);
     lua_createtable(L, (int)m->group_count, 0);
     for (uint32_t i = 0; i < m->group_count; i++) {
         lua_pushinteger(L, idx[i]);
@@ -537,10 +529,7 @@ static int cap_group(lua_State *L)
         if (id >= INT32_MIN && id <= INT32_MAX)
             gi = vp_vprof_group_by_id(m, (int32_t)id);
     } else {
-        const char *name = luaL_checkstring(L, 2);
-        for (uint32_t i = 0; i < m->group_count && gi == VP_VPROF_NO_NODE; i++)
-            if (strcmp(vp_vprof_name(m, m->groups[i].name), name) == 0)
-                gi = i;
+        gi = vp_vprof_group_by_name(m, luaL_checkstring(L, 2));
     }
     if (gi == VP_VPROF_NO_NODE)
         lua_pushnil(L);
@@ -556,55 +545,12 @@ static int cap_frame_times(lua_State *L)
     return 1;
 }
 
-static void pass_or_raise(lua_State *L, vp_vprof *m, uint32_t first, uint32_t last,
-                          vp_vprof_pass_fn fn, void *ud)
+/* Raise err, naming the file of the capture at index 1. */
+static void raise_for_cap(lua_State *L, const vp_error *err)
 {
-    vp_error err;
-    if (vp_vprof_pass(m, first, last, fn, ud, &err) != VP_OK) {
-        lua_getiuservalue(L, 1, 1);
-        lua_getfield(L, -1, "path");
-        vp_l_raise(L, lua_tostring(L, -1), &err);
-    }
-}
-
-/* One pass filling a Series per requested node: each node's position is
- * looked up again only when the tree grows (a new epoch). */
-typedef struct {
-    vp_series **out;
-    const uint32_t *nodes;
-    uint32_t *pos; /* per requested node: position in the epoch, or NO_NODE */
-    uint32_t count;
-    int field;     /* 0 time, 1 self, 2 calls */
-    uint32_t ep_n;
-    int oom;
-} series_pass;
-
-static int series_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
-                     const uint64_t *self, const uint32_t *calls)
-{
-    series_pass *sp = ud;
-    (void)fi;
-    if (ep->n != sp->ep_n) {
-        sp->ep_n = ep->n;
-        for (uint32_t k = 0; k < sp->count; k++)
-            sp->pos[k] = VP_VPROF_NO_NODE;
-        for (uint32_t pos = 0; pos < ep->n; pos++)
-            for (uint32_t k = 0; k < sp->count; k++)
-                if (ep->order[pos] == sp->nodes[k])
-                    sp->pos[k] = pos;
-    }
-    for (uint32_t k = 0; k < sp->count; k++) {
-        uint32_t pos = sp->pos[k];
-        double v = 0;
-        if (pos != VP_VPROF_NO_NODE)
-            v = sp->field == 2 ? (double)calls[pos]
-                               : vp_vprof_ms(sp->field == 1 ? self[pos] : units[pos]);
-        if (!vp_series_push_fast(sp->out[k], v)) {
-            sp->oom = 1;
-            return 1;
-        }
-    }
-    return 0;
+    lua_getiuservalue(L, 1, 1);
+    lua_getfield(L, -1, "path");
+    vp_l_raise(L, lua_tostring(L, -1), err);
 }
 
 /* cap:series(node | {node, ...}, field) -> Series | {Series, ...} */
@@ -612,26 +558,28 @@ static int cap_series(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
     static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
-    int field = luaL_checkoption(L, 3, "time_ms", fields);
+    static const vp_vprof_field field_ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
+    vp_vprof_field field = field_ids[luaL_checkoption(L, 3, "time_ms", fields)];
     int many = lua_type(L, 2) == LUA_TTABLE;
     lua_Integer count = many ? luaL_len(L, 2) : 1;
     luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
     lua_settop(L, 3);
-    /* Scratch and results live in Lua values, so an error frees them. */
-    uint32_t *scratch = lua_newuserdatauv(L, 2 * (size_t)count * sizeof(uint32_t) + 1, 0);
+    /* The node list and the results live in Lua values, so an error frees
+     * them. */
+    uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
     vp_series **out = lua_newuserdatauv(L, (size_t)count * sizeof *out + 1, 0);
     lua_createtable(L, (int)count, 0);
     int results = lua_gettop(L);
     for (lua_Integer k = 1; k <= count; k++) {
         if (many) {
             lua_rawgeti(L, 2, k);
-            scratch[k - 1] = node_lookup(L, lua_gettop(L), 1, m);
-            if (scratch[k - 1] == VP_VPROF_NO_NODE)
+            nodes[k - 1] = node_lookup(L, lua_gettop(L), 1, m);
+            if (nodes[k - 1] == VP_VPROF_NO_NODE)
                 return luaL_error(L, "cap:series: node %d of the list: no node %s in this capture",
                                   (int)k, luaL_tolstring(L, -1, NULL));
             lua_pop(L, 1);
         } else {
-            scratch[k - 1] = check_node_arg(L, 2, 1, m);
+            nodes[k - 1] = check_node_arg(L, 2, 1, m);
         }
         out[k - 1] = vp_series_new(m->frame_count);
         if (!out[k - 1])
@@ -639,40 +587,12 @@ static int cap_series(lua_State *L)
         vp_l_push_series(L, out[k - 1]);
         lua_rawseti(L, results, k);
     }
-    series_pass sp = {out, scratch, scratch + count, (uint32_t)count, field, UINT32_MAX, 0};
-    if (m->frame_count && count)
-        pass_or_raise(L, m, 0, m->frame_count - 1, series_cb, &sp);
-    if (sp.oom)
-        return luaL_error(L, "out of memory");
+    vp_error err;
+    if (vp_vprof_node_series(m, nodes, (uint32_t)count, field, out, &err) != VP_OK)
+        raise_for_cap(L, &err);
     if (!many)
         lua_rawgeti(L, results, 1);
     return 1;
-}
-
-typedef struct {
-    vp_vprof *m;
-    uint32_t *vis;   /* node index -> group index (folded) */
-    uint64_t *acc;   /* per group */
-    vp_series **out; /* per group, NULL when the group gets nothing */
-    int oom;
-} fold_pass;
-
-static int fold_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
-                   const uint64_t *self, const uint32_t *calls)
-{
-    fold_pass *fp = ud;
-    (void)fi;
-    (void)units;
-    (void)calls;
-    memset(fp->acc, 0, (size_t)fp->m->group_count * sizeof *fp->acc);
-    for (uint32_t pos = 0; pos < ep->n; pos++)
-        fp->acc[fp->vis[ep->order[pos]]] += self[pos];
-    for (uint32_t g = 0; g < fp->m->group_count; g++)
-        if (fp->out[g] && !vp_series_push(fp->out[g], vp_vprof_ms(fp->acc[g]))) {
-            fp->oom = 1;
-            return 1;
-        }
-    return 0;
 }
 
 /* cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series} */
@@ -680,12 +600,9 @@ static int cap_group_self_ms(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
     int fold = vp_l_opt_bool(L, 2, "fold_hidden", 0);
-    int any_hidden = 0;
-    for (uint32_t g = 0; g < m->group_count; g++)
-        any_hidden |= m->groups[g].has_nodes && (m->groups[g].flags & VP_BUDGETFLAG_HIDDEN);
     lua_newtable(L);
     int result = lua_gettop(L);
-    if (!fold || !any_hidden) {
+    if (!fold || !vp_vprof_has_hidden_groups(m)) {
         for (uint32_t g = 0; g < m->group_count; g++) {
             if (!m->groups[g].self_ms)
                 continue;
@@ -696,61 +613,29 @@ static int cap_group_self_ms(lua_State *L)
         return 1;
     }
     /* Folding needs each node's nearest visible ancestor: a second pass. */
-    size_t gbytes = (size_t)m->group_count * (sizeof(uint64_t) + sizeof(vp_series *));
-    char *mem = lua_newuserdatauv(L, (size_t)m->node_count * sizeof(uint32_t) + gbytes, 0);
-    fold_pass fp = {m, (uint32_t *)(mem + gbytes), (uint64_t *)mem,
-                    (vp_series **)(mem + (size_t)m->group_count * sizeof(uint64_t)), 0};
-    memset(fp.out, 0, (size_t)m->group_count * sizeof *fp.out);
-    for (uint32_t v = 0; v < m->node_count; v++)
-        fp.vis[v] = vp_vprof_visible_group(m, v);
+    size_t gbytes = (size_t)m->group_count * sizeof(vp_series *);
+    char *mem = lua_newuserdatauv(L, gbytes + (size_t)m->node_count * sizeof(uint32_t) + 1, 0);
+    vp_series **out = (vp_series **)mem;
+    uint32_t *vis = (uint32_t *)(mem + gbytes);
+    memset(out, 0, gbytes);
+    vp_vprof_fold_map(m, vis);
     for (uint32_t v = 0; v < m->node_count; v++) {
-        uint32_t g = fp.vis[v];
-        if (fp.out[g])
+        uint32_t g = vis[v];
+        if (out[g])
             continue;
-        fp.out[g] = vp_series_new(m->frame_count);
-        if (!fp.out[g])
+        out[g] = vp_series_new(m->frame_count);
+        if (!out[g])
             return luaL_error(L, "out of memory");
         /* Hand each series to Lua now so an error cannot leak it. */
         push_group(L, 1, g);
-        vp_l_push_series(L, fp.out[g]);
+        vp_l_push_series(L, out[g]);
         lua_rawset(L, result);
     }
-    if (m->frame_count)
-        pass_or_raise(L, m, 0, m->frame_count - 1, fold_cb, &fp);
-    if (fp.oom)
-        return luaL_error(L, "out of memory");
+    vp_error err;
+    if (vp_vprof_group_self_fold(m, vis, out, &err) != VP_OK)
+        raise_for_cap(L, &err);
     lua_settop(L, result);
     return 1;
-}
-
-typedef struct {
-    uint64_t time, self, peak, peak_self;
-    uint64_t calls;
-    uint32_t frames, peak_frame;
-} node_acc;
-
-typedef struct {
-    node_acc *acc;
-} stats_pass;
-
-static int stats_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
-                    const uint64_t *self, const uint32_t *calls)
-{
-    stats_pass *sp = ud;
-    for (uint32_t pos = 0; pos < ep->n; pos++) {
-        node_acc *a = &sp->acc[ep->order[pos]];
-        a->time += units[pos];
-        a->self += self[pos];
-        a->calls += calls[pos];
-        a->frames++;
-        if (units[pos] > a->peak || a->frames == 1) {
-            a->peak = units[pos];
-            a->peak_frame = fi;
-        }
-        if (self[pos] > a->peak_self)
-            a->peak_self = self[pos];
-    }
-    return 0;
 }
 
 static void setnum(lua_State *L, const char *k, double v)
@@ -772,11 +657,14 @@ static int cap_node_stats(lua_State *L)
     uint32_t first = 0, last = 0;
     int any = frame_range(L, 2, m, &first, &last);
     lua_settop(L, 1);
-    node_acc *acc = lua_newuserdatauv(L, (size_t)m->node_count * sizeof *acc + 1, 0);
-    memset(acc, 0, (size_t)m->node_count * sizeof *acc);
-    stats_pass sp = {acc};
-    if (any)
-        pass_or_raise(L, m, first, last, stats_cb, &sp);
+    vp_vprof_node_stat *acc = lua_newuserdatauv(L, (size_t)m->node_count * sizeof *acc + 1, 0);
+    vp_error err;
+    if (!any) { /* an empty range: every node gets zeros */
+        first = 1;
+        last = 0;
+    }
+    if (vp_vprof_node_stats(m, first, last, acc, &err) != VP_OK)
+        raise_for_cap(L, &err);
     lua_createtable(L, (int)m->node_count, 0);
     const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, m->node_count);
     if (!ep)
@@ -784,7 +672,7 @@ static int cap_node_stats(lua_State *L)
     lua_Integer k = 0;
     for (uint32_t pos = 0; pos < ep->n; pos++) {
         uint32_t v = ep->order[pos];
-        const node_acc *a = &acc[v];
+        const vp_vprof_node_stat *a = &acc[v];
         lua_createtable(L, 0, 9);
         push_node(L, 1, v);
         lua_setfield(L, -2, "node");
@@ -821,14 +709,8 @@ static int cap_summary(lua_State *L)
     summary_row(L, &k, "version");
     lua_pushinteger(L, m->frame_count);
     summary_row(L, &k, "frames");
-    if (m->frame_count) {
-        int32_t lo = m->frame_tick[0], hi = m->frame_tick[0];
-        for (uint32_t i = 1; i < m->frame_count; i++) {
-            if (m->frame_tick[i] < lo)
-                lo = m->frame_tick[i];
-            if (m->frame_tick[i] > hi)
-                hi = m->frame_tick[i];
-        }
+    int32_t lo, hi;
+    if (vp_vprof_tick_range(m, &lo, &hi)) {
         lua_pushfstring(L, "%d .. %d", (int)lo, (int)hi);
         summary_row(L, &k, "ticks");
         lua_pushnumber(L, vp_series_sum(m->frame_ms));
@@ -838,12 +720,9 @@ static int cap_summary(lua_State *L)
     }
     lua_pushinteger(L, m->node_count);
     summary_row(L, &k, "nodes");
-    lua_Integer with_nodes = 0;
-    for (uint32_t g = 0; g < m->group_count; g++)
-        with_nodes += m->groups[g].has_nodes;
     lua_pushinteger(L, m->group_count);
     summary_row(L, &k, "groups");
-    lua_pushinteger(L, with_nodes);
+    lua_pushinteger(L, vp_vprof_groups_with_nodes(m));
     summary_row(L, &k, "groups_with_nodes");
     lua_pushinteger(L, m->group_base);
     summary_row(L, &k, "first_group_id");
@@ -880,15 +759,12 @@ static int cap_tostring(lua_State *L)
         return 1;
     }
     vp_vprof *m = c->model;
-    uint32_t with_nodes = 0;
-    for (uint32_t g = 0; g < m->group_count; g++)
-        with_nodes += m->groups[g].has_nodes;
     lua_pushfstring(L, "<vprof %s: ", base);
     vp_l_push_count(L, m->frame_count);
     lua_pushliteral(L, " frames, ");
     vp_l_push_count(L, m->node_count);
     lua_pushliteral(L, " nodes, ");
-    vp_l_push_count(L, with_nodes);
+    vp_l_push_count(L, vp_vprof_groups_with_nodes(m));
     lua_pushstring(L, m->truncated ? " groups, truncated>" : " groups>");
     lua_concat(L, 7);
     return 1;
@@ -896,48 +772,52 @@ static int cap_tostring(lua_State *L)
 
 /* ---- open -------------------------------------------------------------- */
 
+/* opts.progress, a Lua function called as progress(done, total) while the
+ * open pass runs. It runs protected: the reader holds memory and a mapping
+ * that a Lua error unwinding through it would leak. Its first error (an
+ * interrupt included) stops further calls and is raised once the reader
+ * has returned. */
 typedef struct {
-    const char *path;
-    struct timespec start;
-    int shown;
-} progress_state;
+    lua_State *L;
+    int fn;     /* stack index of the function */
+    int failed; /* the error object is on top of the stack */
+} lprogress;
 
-static double since(const struct timespec *t0)
+static void progress_call(void *ud, uint64_t done, uint64_t total)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
-
-static void progress(void *ud, uint64_t done, uint64_t total)
-{
-    progress_state *ps = ud;
-    /* Only long reads get a progress line: quick ones stay quiet. */
-    if (since(&ps->start) < 0.5)
+    lprogress *p = ud;
+    if (p->failed || !lua_checkstack(p->L, 3))
         return;
-    fprintf(stderr, "\rvpscript: reading %s: %3d%%", ps->path,
-            total ? (int)(done * 100 / total) : 100);
-    fflush(stderr);
-    ps->shown = 1;
+    lua_pushvalue(p->L, p->fn);
+    lua_pushinteger(p->L, (lua_Integer)done);
+    lua_pushinteger(p->L, (lua_Integer)total);
+    p->failed = lua_pcall(p->L, 2, 0, 0) != LUA_OK;
 }
 
 int vp_l_open_vprof(lua_State *L, const char *path, int opts)
 {
-    vp_vprof_opts o = {0};
+    vp_open_opts o = {0};
     o.escape_width = (int)vp_l_opt_int(L, opts, "escape_width", 0);
     if (o.escape_width != 0 && o.escape_width != 4 && o.escape_width != 8)
         return luaL_error(L, "vp.open: escape_width must be 4 or 8");
-    progress_state ps = {path, {0, 0}, 0};
-    if (isatty(2) && vp_l_opt_bool(L, opts, "progress", 1)) {
-        clock_gettime(CLOCK_MONOTONIC, &ps.start);
-        o.progress = progress;
-        o.progress_ud = &ps;
+    lprogress lp = {L, 0, 0};
+    if (lua_istable(L, opts)) {
+        int t = lua_getfield(L, opts, "progress");
+        if (t == LUA_TFUNCTION) {
+            lp.fn = lua_gettop(L);
+            o.progress = progress_call;
+            o.progress_ud = &lp;
+        } else if (t != LUA_TNIL && t != LUA_TBOOLEAN) {
+            return luaL_error(L, "vp.open: progress must be a function");
+        }
     }
     vp_vprof *m;
     vp_error err;
     vp_errcode rc = vp_vprof_open(path, &o, &m, &err);
-    if (ps.shown)
-        fprintf(stderr, "\r\033[K");
+    if (lp.failed) {
+        vp_vprof_free(m); /* NULL when the open failed */
+        return lua_error(L);
+    }
     if (rc != VP_OK)
         return vp_l_fail(L, path, &err);
     /* Warnings name the file, as every message does. */

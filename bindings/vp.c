@@ -2,7 +2,7 @@
  * the loadable vp.so for stock lua5.4. */
 #include <string.h>
 
-#include "core/detect.h"
+#include "core/registry.h"
 #include "l_common.h"
 #include "l_formats.h"
 
@@ -10,50 +10,50 @@
 #define VP_VERSION "0.1.0"
 #endif
 
-static const struct vp_format_entry {
-    const char *name, *extensions, *description;
+/* The Lua side of each format in the registry (core/registry.c): formats
+ * with a C reader and writer name them; the laige reports are read in Lua
+ * by vp.laige. */
+static const struct format_glue {
+    const char *id;
     vp_l_open_fn open;     /* NULL: implemented in Lua by vp.laige */
     vp_l_writer_fn writer; /* NULL: no binary writer */
-} formats[] = {
-    {VP_FMT_VPROF, ".vprof", "Source engine VProf frame-by-frame recording", vp_l_open_vprof,
-     vp_l_writer_vprof},
-    {VP_FMT_DEVT, ".devt", "client event profiler export", vp_l_open_devt, vp_l_writer_devt},
-    {VP_FMT_DLAG, ".dlag", "client lag profiler export", vp_l_open_dlag, vp_l_writer_dlag},
-    {VP_FMT_DM, ".dm", "client movement trace", vp_l_open_dm, vp_l_writer_dm},
-    {VP_FMT_DW, ".dw", "client weapon trace: client and server hits per bullet", vp_l_open_dw,
-     vp_l_writer_dw},
-    {VP_FMT_LAIGE_PROFILE, ".json .txt", "laige engine --prof-out run report (JSON or text)",
-     NULL, NULL},
-    {VP_FMT_LAIGE_BUDGET, ".txt", "laige engine --budget-report output", NULL, NULL},
+} glue[] = {
+    {VP_FMT_VPROF, vp_l_open_vprof, vp_l_writer_vprof},
+    {VP_FMT_DEVT, vp_l_open_devt, vp_l_writer_devt},
+    {VP_FMT_DLAG, vp_l_open_dlag, vp_l_writer_dlag},
+    {VP_FMT_DM, vp_l_open_dm, vp_l_writer_dm},
+    {VP_FMT_DW, vp_l_open_dw, vp_l_writer_dw},
+    {VP_FMT_LAIGE_PROFILE, NULL, NULL},
+    {VP_FMT_LAIGE_BUDGET, NULL, NULL},
 };
-#define NFORMATS (sizeof formats / sizeof formats[0])
 
-static const struct vp_format_entry *format_find(const char *name)
+/* The glue of a format the registry knows, or NULL. */
+static const struct format_glue *glue_find(const char *id)
 {
-    for (size_t i = 0; i < NFORMATS; i++)
-        if (strcmp(formats[i].name, name) == 0)
-            return &formats[i];
+    if (!vp_format_find(id))
+        return NULL;
+    for (size_t i = 0; i < sizeof glue / sizeof glue[0]; i++)
+        if (strcmp(glue[i].id, id) == 0)
+            return &glue[i];
     return NULL;
 }
 
-static int vp_formats(lua_State *L)
+/* vp.formats() -> {{name, description, extensions = {...}}, ...} */
+static int vp_formats_l(lua_State *L)
 {
-    lua_createtable(L, (int)NFORMATS, 0);
-    for (size_t i = 0; i < NFORMATS; i++) {
+    size_t n;
+    const vp_format *f = vp_formats(&n);
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < n; i++) {
         lua_createtable(L, 0, 3);
-        lua_pushstring(L, formats[i].name);
+        lua_pushstring(L, f[i].id);
         lua_setfield(L, -2, "name");
-        lua_pushstring(L, formats[i].description);
+        lua_pushstring(L, f[i].description);
         lua_setfield(L, -2, "description");
         lua_newtable(L);
-        const char *e = formats[i].extensions;
-        int k = 0;
-        while (*e) {
-            const char *sp = strchr(e, ' ');
-            size_t len = sp ? (size_t)(sp - e) : strlen(e);
-            lua_pushlstring(L, e, len);
-            lua_rawseti(L, -2, ++k);
-            e += len + (sp ? 1 : 0);
+        for (int k = 0; k < VP_FORMAT_MAX_EXT && f[i].ext[k]; k++) {
+            lua_pushstring(L, f[i].ext[k]);
+            lua_rawseti(L, -2, k + 1);
         }
         lua_setfield(L, -2, "extensions");
         lua_rawseti(L, -2, (lua_Integer)i + 1);
@@ -83,12 +83,14 @@ static int vp_open(lua_State *L)
     const char *fmt = vp_l_opt_str(L, 2, "format", NULL);
     vp_error err;
     if (fmt) {
-        if (!format_find(fmt))
+        if (!glue_find(fmt))
             return luaL_error(L, "vp.open: unknown format '%s'", fmt);
     } else if (vp_detect_file(path, &fmt, &err) != VP_OK) {
         return vp_l_fail(L, path, &err);
     }
-    const struct vp_format_entry *f = format_find(fmt);
+    const struct format_glue *f = glue_find(fmt);
+    if (!f)
+        return luaL_error(L, "vp.open: format '%s' has no reader", fmt);
     if (f->open)
         return f->open(L, path, 2);
     /* The laige reports are text and JSON: parsed in Lua by vp.laige. */
@@ -98,7 +100,7 @@ static int vp_open(lua_State *L)
     lua_getfield(L, -1, "open");
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
-    lua_pushstring(L, f->name);
+    lua_pushstring(L, f->id);
     lua_call(L, 3, 3);
     if (lua_isnil(L, -3))
         return 3;
@@ -114,7 +116,7 @@ static int vp_writer(lua_State *L)
     if (!lua_isnoneornil(L, 3))
         luaL_checktype(L, 3, LUA_TTABLE);
     lua_settop(L, 3);
-    const struct vp_format_entry *f = format_find(fmt);
+    const struct format_glue *f = glue_find(fmt);
     if (!f || !f->writer)
         return luaL_error(L, "vp.writer: no writer for format '%s'", fmt);
     return f->writer(L, path, 3);
@@ -123,7 +125,7 @@ static int vp_writer(lua_State *L)
 int luaopen_vp(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"open", vp_open},       {"writer", vp_writer},   {"formats", vp_formats},
+        {"open", vp_open},       {"writer", vp_writer},   {"formats", vp_formats_l},
         {"detect", vp_detect_l}, {"Series", vp_l_series_new}, {NULL, NULL}};
     vp_l_register_series(L);
     vp_l_register_vprof(L);

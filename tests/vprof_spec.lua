@@ -389,4 +389,39 @@ describe("vprof", function()
       assert.are.equal(40.0, ft:max())
     end)
   end)
+
+  describe("progress", function()
+    -- The reader reports every 32 MiB: one frame whose node name is longer
+    -- than that makes it report once, at the end of the frame.
+    local function big()
+      local path = dir .. "/big.vprof"
+      local le = function(v) return string.pack("<i4", v) end
+      h.write_file(path, table.concat {
+        le(1), le(0),                                           -- version, root id
+        "\0", le(7),                                            -- StartFrame, tick
+        "\1", le(0), string.rep("n", 33 * 2 ^ 20), "\0", le(0), le(1), -- AddNode
+        "\3", "\1\0\0", "\1\250\0",                           -- Timings: root, node
+        "\4",                                                   -- EndOfFrame
+      })
+      return path
+    end
+
+    it("calls opts.progress(done, total) with byte counts", function()
+      local path, calls = big(), {}
+      local cap = assert(vp.open(path, { progress = function(done, total)
+        calls[#calls + 1] = { done, total }
+      end }))
+      assert.are.equal(1, cap.frame_count)
+      assert.are.same({ { cap.size, cap.size } }, calls)
+      assert.has_error(function() vp.open(path, { progress = 1 }) end,
+        "vp.open: progress must be a function")
+      assert.is_truthy(vp.open(path, { progress = false }))
+    end)
+
+    it("raises what the progress function raises, once the reader is done", function()
+      local ok, err = pcall(vp.open, big(), { progress = function() error({ mine = true }) end })
+      assert.is_false(ok)
+      assert.are.same({ mine = true }, err)
+    end)
+  end)
 end)

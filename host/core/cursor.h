@@ -1,11 +1,12 @@
 /* Bounds-checked little-endian cursor over a byte range.
  *
- * Every read checks `n <= end - p` first and, on failure, leaves the cursor
- * where it was and sets `c->short_read`, so a parser can turn the first
- * failure into one error naming the offset and the field. Offsets are
- * reported relative to `base_off`, the file offset of `start`. */
-#ifndef VP_READER_H
-#define VP_READER_H
+ * Every read checks `n <= end - p` first and, on failure, returns 0 and
+ * leaves the cursor where it was, so the parser can turn the first failed
+ * read into one error naming the offset (vp_cursor_off) and the field it
+ * expected. Offsets are reported relative to `base_off`, the file offset of
+ * `start`. */
+#ifndef VP_CURSOR_H
+#define VP_CURSOR_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,7 +15,6 @@
 typedef struct vp_cursor {
     const uint8_t *start, *p, *end;
     uint64_t base_off;
-    int short_read; /* set by the first read that ran past `end` */
 } vp_cursor;
 
 static inline void vp_cursor_init(vp_cursor *c, const void *buf, size_t n, uint64_t base_off)
@@ -22,7 +22,6 @@ static inline void vp_cursor_init(vp_cursor *c, const void *buf, size_t n, uint6
     c->start = c->p = (const uint8_t *)buf;
     c->end = c->start + n;
     c->base_off = base_off;
-    c->short_read = 0;
 }
 
 static inline uint64_t vp_cursor_off(const vp_cursor *c)
@@ -35,12 +34,9 @@ static inline size_t vp_cursor_left(const vp_cursor *c)
     return (size_t)(c->end - c->p);
 }
 
-static inline int vp_cursor_has(vp_cursor *c, size_t n)
+static inline int vp_cursor_has(const vp_cursor *c, size_t n)
 {
-    if (n <= (size_t)(c->end - c->p))
-        return 1;
-    c->short_read = 1;
-    return 0;
+    return n <= (size_t)(c->end - c->p);
 }
 
 static inline int vp_rd_bytes(vp_cursor *c, void *dst, size_t n)
@@ -132,10 +128,8 @@ static inline int vp_rd_f32(vp_cursor *c, float *v)
 static inline int vp_rd_cstr(vp_cursor *c, const char **s, size_t *len)
 {
     const uint8_t *nul = memchr(c->p, 0, (size_t)(c->end - c->p));
-    if (!nul) {
-        c->short_read = 1;
+    if (!nul)
         return 0;
-    }
     *s = (const char *)c->p;
     *len = (size_t)(nul - c->p);
     c->p = nul + 1;

@@ -4,25 +4,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The selection buffer: a copy of the series asked last, which successive
+/* A series' percentile cache: a copy of its values, which successive
  * selections leave ever more ordered. `fixed` lists positions already
  * holding their final value (everything before no larger, everything after
  * no smaller), ascending, so a later selection searches only between the
  * two nearest: after p50, p99 looks at the top half. */
-static struct {
-    vp_series *owner;
+struct vp_series_sel {
     double *buf;
-    size_t cap;
     size_t fixed[16];
     unsigned nfixed;
-} sel;
+};
 
-static void sel_release(vp_series *s)
+void vp_series_drop_cache(vp_series *s)
 {
-    if (sel.owner == s) {
-        sel.owner = NULL;
-        s->selecting = 0;
-    }
+    if (!s->sel)
+        return;
+    free(s->sel->buf);
+    free(s->sel);
+    s->sel = NULL;
 }
 
 vp_series *vp_series_new(size_t cap)
@@ -52,7 +51,7 @@ void vp_series_unref(vp_series *s)
 {
     if (!s || --s->refs)
         return;
-    sel_release(s);
+    vp_series_drop_cache(s);
     free(s->v);
     free(s);
 }
@@ -77,7 +76,7 @@ static int series_reserve(vp_series *s, size_t n)
 
 static void series_dirty(vp_series *s)
 {
-    sel_release(s);
+    vp_series_drop_cache(s);
     s->sum_n = (size_t)-1;
 }
 
@@ -86,7 +85,7 @@ int vp_series_push(vp_series *s, double x)
     if (s->n == s->cap && !series_reserve(s, s->n + 1))
         return 0;
     s->v[s->n++] = x;
-    if (s->selecting)
+    if (s->sel)
         series_dirty(s);
     return 1;
 }
@@ -246,35 +245,31 @@ double vp_series_percentile(vp_series *s, double p)
     size_t rank = r < 1 ? 1 : (size_t)r;
     if (rank > s->n)
         rank = s->n;
-    if (sel.owner != s) {
-        if (sel.owner)
-            sel.owner->selecting = 0;
-        sel.owner = NULL;
-        if (s->n > sel.cap) {
-            double *buf = realloc(sel.buf, s->n * sizeof *buf);
-            if (!buf)
-                return NAN;
-            sel.buf = buf;
-            sel.cap = s->n;
+    if (!s->sel) {
+        struct vp_series_sel *sel = calloc(1, sizeof *sel);
+        if (!sel)
+            return NAN;
+        if (!(sel->buf = malloc(s->n * sizeof *sel->buf))) {
+            free(sel);
+            return NAN;
         }
-        memcpy(sel.buf, s->v, s->n * sizeof *sel.buf);
-        sel.owner = s;
-        sel.nfixed = 0;
-        s->selecting = 1;
+        memcpy(sel->buf, s->v, s->n * sizeof *sel->buf);
+        s->sel = sel;
     }
+    struct vp_series_sel *sel = s->sel;
     size_t k = rank - 1, lo = 0, hi = s->n - 1;
     unsigned at = 0;
-    for (; at < sel.nfixed && sel.fixed[at] < k; at++)
-        lo = sel.fixed[at] + 1;
-    if (at < sel.nfixed && sel.fixed[at] == k)
-        return sel.buf[k];
-    if (at < sel.nfixed)
-        hi = sel.fixed[at] - 1;
-    select_kth(sel.buf, lo, hi, k);
-    if (sel.nfixed < sizeof sel.fixed / sizeof sel.fixed[0]) {
-        memmove(sel.fixed + at + 1, sel.fixed + at, (sel.nfixed - at) * sizeof *sel.fixed);
-        sel.fixed[at] = k;
-        sel.nfixed++;
+    for (; at < sel->nfixed && sel->fixed[at] < k; at++)
+        lo = sel->fixed[at] + 1;
+    if (at < sel->nfixed && sel->fixed[at] == k)
+        return sel->buf[k];
+    if (at < sel->nfixed)
+        hi = sel->fixed[at] - 1;
+    select_kth(sel->buf, lo, hi, k);
+    if (sel->nfixed < sizeof sel->fixed / sizeof sel->fixed[0]) {
+        memmove(sel->fixed + at + 1, sel->fixed + at, (sel->nfixed - at) * sizeof *sel->fixed);
+        sel->fixed[at] = k;
+        sel->nfixed++;
     }
-    return sel.buf[k];
+    return sel->buf[k];
 }

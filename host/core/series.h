@@ -6,10 +6,12 @@
 
 #include <stddef.h>
 
+struct vp_series_sel;
+
 typedef struct vp_series {
     double *v;
     size_t n, cap;
-    int selecting;    /* 1 while series.c's selection buffer holds a copy */
+    struct vp_series_sel *sel; /* percentile cache (series.c), NULL when none */
     double sum;       /* the sum of the first sum_n values, cached */
     size_t sum_n;
     unsigned refs;
@@ -25,7 +27,7 @@ int vp_series_push(vp_series *s, double x);
 /* vp_series_push without the call when there is room (hot loops). */
 static inline int vp_series_push_fast(vp_series *s, double x)
 {
-    if (s->n < s->cap && !s->selecting) {
+    if (s->n < s->cap && !s->sel) {
         s->v[s->n++] = x;
         return 1;
     }
@@ -46,10 +48,13 @@ size_t vp_series_argmin(const vp_series *s);
 double vp_series_stddev(vp_series *s);
 /* Nearest-rank percentile, p in [0, 100]: the value at rank ceil(p/100*n)
  * of the ascending order (rank 1 for p = 0). NaN when empty or p is out of
- * range. Each call is a selection in a copy: O(n). The copy is shared by
- * the whole process and kept for the series asked last, so asking one
- * column for p50, p95 and p99 copies it once and the copies of many columns
- * never coexist. Not for concurrent use from several threads. */
+ * range (or when the copy below cannot be allocated). Each call is a
+ * selection in a copy of the values: O(n). The series keeps that copy
+ * until it changes or is freed, so asking one column for p50, p95 and p99
+ * copies it once; call vp_series_drop_cache to give the memory back
+ * sooner. A series is not for concurrent use from several threads. */
 double vp_series_percentile(vp_series *s, double p);
+/* Free the percentile copy now (it is rebuilt when next needed). */
+void vp_series_drop_cache(vp_series *s);
 
 #endif

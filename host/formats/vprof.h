@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "core/mapfile.h"
+#include "core/open_opts.h"
 #include "core/series.h"
 #include "core/vp_error.h"
 
@@ -92,18 +93,13 @@ typedef struct vp_vprof {
     vp_vprof_epoch epoch;
 } vp_vprof;
 
-typedef struct vp_vprof_opts {
-    int escape_width; /* 0: detect; 4 or 8: force */
-    /* Called now and then during the open pass (done <= total bytes). */
-    void (*progress)(void *ud, uint64_t done, uint64_t total);
-    void *progress_ud;
-} vp_vprof_opts;
-
-/* Open a file or a caller-owned buffer. On failure *out is NULL and err
- * says where and why (the message does not name the file). */
-vp_errcode vp_vprof_open(const char *path, const vp_vprof_opts *opts, vp_vprof **out,
+/* Open a file or a caller-owned buffer (opts may be NULL; the reader uses
+ * escape_width and reports progress through the open pass). On failure
+ * *out is NULL and err says where and why (the message does not name the
+ * file). */
+vp_errcode vp_vprof_open(const char *path, const vp_open_opts *opts, vp_vprof **out,
                          vp_error *err);
-vp_errcode vp_vprof_open_mem(const void *buf, size_t n, const vp_vprof_opts *opts,
+vp_errcode vp_vprof_open_mem(const void *buf, size_t n, const vp_open_opts *opts,
                              vp_vprof **out, vp_error *err);
 void vp_vprof_free(vp_vprof *m);
 
@@ -154,6 +150,51 @@ typedef int (*vp_vprof_pass_fn)(void *ud, uint32_t fi, const vp_vprof_epoch *ep,
                                 const uint32_t *calls);
 vp_errcode vp_vprof_pass(vp_vprof *m, uint32_t first, uint32_t last, vp_vprof_pass_fn fn,
                          void *ud, vp_error *err);
+
+/* ---- statistics over a range of frames (vprof_stats.c) ------------------ */
+
+/* One node's totals over a range of frames, in 4 us units. */
+typedef struct vp_vprof_node_stat {
+    uint64_t time, self;      /* inclusive and exclusive, summed */
+    uint64_t peak, peak_self; /* the largest of one frame */
+    uint64_t calls;
+    uint32_t frames;     /* frames of the range in which the node exists */
+    uint32_t peak_frame; /* 0-based frame of `peak` (the first such), when frames > 0 */
+} vp_vprof_node_stat;
+
+/* Per-node totals over frames first..last (0-based, inclusive; an empty or
+ * out-of-range range gives zeros): out has node_count entries, by node
+ * index. */
+vp_errcode vp_vprof_node_stats(vp_vprof *m, uint32_t first, uint32_t last,
+                               vp_vprof_node_stat *out, vp_error *err);
+
+/* What vp_vprof_node_series reads of each node. */
+typedef enum { VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS } vp_vprof_field;
+
+/* One pass over every frame appending, for each of the count nodes (node
+ * indices), the field's value in that frame to out[k]: ms for times, 0 in
+ * the frames before the node exists. */
+vp_errcode vp_vprof_node_series(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                vp_vprof_field field, vp_series *const *out, vp_error *err);
+
+/* 1 when some group that has nodes is hidden (BUDGETFLAG_HIDDEN), so that
+ * folding changes anything. */
+int vp_vprof_has_hidden_groups(const vp_vprof *m);
+/* Fill vis (node_count entries): for each node, the group its self time
+ * counts towards when hidden groups are folded (vp_vprof_visible_group). */
+void vp_vprof_fold_map(const vp_vprof *m, uint32_t *vis);
+/* One pass over every frame appending to out[g] (group_count entries; NULL
+ * for a group to skip) the self time in ms of the nodes vis maps to g. */
+vp_errcode vp_vprof_group_self_fold(vp_vprof *m, const uint32_t *vis, vp_series *const *out,
+                                    vp_error *err);
+
+/* The groups with at least one node. */
+uint32_t vp_vprof_groups_with_nodes(const vp_vprof *m);
+/* The lowest and highest tick of the frames; 0 when there are no frames. */
+int vp_vprof_tick_range(const vp_vprof *m, int32_t *lo, int32_t *hi);
+/* Group index for a group name (the first, in index order), or
+ * VP_VPROF_NO_NODE. */
+uint32_t vp_vprof_group_by_name(const vp_vprof *m, const char *name);
 
 /* Milliseconds from 4 us units. */
 static inline double vp_vprof_ms(uint64_t units)

@@ -296,12 +296,33 @@ function cli.parse(argv, spec)
   return opts, pos
 end
 
+local open_progress -- below, with cli.progress
+
 --- cli.open(path [, opts [, quiet]]) -> cap: vp.open or fail with exit 2 and
 -- the reader's message. Warnings go to stderr as "vpscript: warning: <path>: ..."
 -- unless `quiet` (for a script that prints cap.warnings itself).
 function cli.open(path, opts, quiet)
   local vp = require "vp"
-  local cap, msg = vp.open(path, opts)
+  local clear
+  if not (opts and opts.progress ~= nil) then
+    local progress
+    progress, clear = open_progress(path)
+    if progress then
+      local o = { progress = progress }
+      for k, v in pairs(opts or {}) do o[k] = v end
+      opts = o
+    end
+  end
+  local cap, msg
+  if clear then
+    -- The line goes whether the open returns or raises (Ctrl-C).
+    local ok
+    ok, cap, msg = pcall(vp.open, path, opts)
+    clear()
+    if not ok then error(cap, 0) end
+  else
+    cap, msg = vp.open(path, opts)
+  end
   if not cap then
     msg = tostring(msg or "cannot open")
     if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
@@ -348,6 +369,28 @@ local function stderr_is_tty()
     return ok2 and r
   end
   return false
+end
+
+-- The line a long vp.open draws, "vpscript: reading <path>:  42%", from
+-- half a second in; returns nil when stderr is not a terminal, else the
+-- progress function for vp.open and the function that clears the line.
+function open_progress(path)
+  if not stderr_is_tty() then return nil end
+  local start, shown = os.clock(), false
+  local function progress(done, total)
+    if os.clock() - start < 0.5 then return end
+    io.stderr:write(string.format("\rvpscript: reading %s: %3d%%", path,
+      total > 0 and done * 100 // total or 100))
+    io.stderr:flush()
+    shown = true
+  end
+  local function clear()
+    if shown then
+      io.stderr:write("\r\27[K")
+      io.stderr:flush()
+    end
+  end
+  return progress, clear
 end
 
 --- cli.progress(label, total) -> update(i), done(): a "label: 42 %" line on

@@ -53,8 +53,8 @@ int main(void)
     }
     CHECK_EQ(mismatches, 0);
 
-    /* Two columns asked in turn share one selection buffer; a push after a
-     * selection must be seen by the next one. */
+    /* Two columns asked in turn each keep their own selection copy; a push
+     * after a selection must be seen by the next one. */
     vp_series *a = vp_series_new(0), *b = vp_series_new(0);
     for (int i = 1; i <= 1000; i++) {
         vp_series_push(a, i);
@@ -67,6 +67,12 @@ int main(void)
     vp_series_push(a, 0);
     vp_series_push(a, -1);
     CHECK(vp_series_percentile(a, 0) == -1);
+    CHECK(a->sel != NULL && b->sel != NULL);
+    vp_series_drop_cache(a);
+    CHECK(a->sel == NULL);
+    CHECK(vp_series_percentile(a, 100) == 1000);
+    vp_series_resize(a, 2000); /* zeros appended: the copy must be rebuilt */
+    CHECK(vp_series_percentile(a, 50) == 0);
     vp_series_unref(a);
     CHECK(vp_series_percentile(b, 100) == 6000);
     vp_series_unref(b);

@@ -77,7 +77,7 @@ static void timing(buf *f, unsigned calls, uint64_t us, int ew)
 
 static vp_vprof *open_buf(const buf *f, int ew, vp_error *err)
 {
-    vp_vprof_opts o = {.escape_width = ew};
+    vp_open_opts o = {.escape_width = ew};
     vp_vprof *m = NULL;
     vp_vprof_open_mem(f->b, f->n, &o, &m, err);
     return m;
@@ -364,6 +364,83 @@ static void test_zero_and_namesakes(void)
     vp_vprof_free(m);
 }
 
+/* The statistics the bindings hand to Lua: per-node totals over a range,
+ * per-node series, group self times with a hidden group folded into its
+ * nearest visible ancestor's group, and the summary figures. */
+static void test_stats(void)
+{
+    buf f = {.n = 0};
+    header(&f, 0);
+    start(&f, 5);
+    all_groups(&f);                  /* ids 0..8 */
+    group(&f, "Hidden", 0x8000 | 4); /* id 9 */
+    node(&f, 0, "A", 8, 1);
+    node(&f, 1, "H", 9, 2);
+    u8(&f, 3);
+    timing(&f, 1, 0, 4);
+    timing(&f, 1, 10000, 4); /* A */
+    timing(&f, 3, 4000, 4);  /* H */
+    u8(&f, 4);
+    start(&f, 3);
+    u8(&f, 3);
+    timing(&f, 1, 0, 4);
+    timing(&f, 1, 8000, 4);
+    timing(&f, 2, 2000, 4);
+    u8(&f, 4);
+
+    vp_error err;
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    uint32_t a = vp_vprof_node_by_id(m, 1), h = vp_vprof_node_by_id(m, 2);
+    uint32_t phys = vp_vprof_group_by_id(m, 8), hid = vp_vprof_group_by_id(m, 9);
+
+    vp_vprof_node_stat st[3];
+    CHECK_EQ(vp_vprof_node_stats(m, 0, 1, st, &err), VP_OK);
+    CHECK_EQ(st[a].time * 4, 18000);
+    CHECK_EQ(st[a].self * 4, 6000 + 6000);
+    CHECK_EQ(st[a].peak * 4, 10000);
+    CHECK_EQ(st[a].peak_frame, 0);
+    CHECK_EQ(st[h].calls, 5);
+    CHECK_EQ(st[h].frames, 2);
+    CHECK_EQ(vp_vprof_node_stats(m, 1, 1, st, &err), VP_OK);
+    CHECK_EQ(st[a].frames, 1);
+    CHECK_EQ(st[a].peak_frame, 1);
+    CHECK_EQ(vp_vprof_node_stats(m, 1, 0, st, &err), VP_OK); /* empty: zeros */
+    CHECK_EQ(st[a].frames, 0);
+    CHECK_EQ(st[a].time, 0);
+
+    vp_series *ser[2] = {vp_series_new(0), vp_series_new(0)};
+    uint32_t nodes[2] = {h, a};
+    CHECK_EQ(vp_vprof_node_series(m, nodes, 2, VP_VPROF_SELF_MS, ser, &err), VP_OK);
+    CHECK_EQ(ser[0]->n, 2);
+    CHECK(ser[0]->v[0] == 4.0 && ser[0]->v[1] == 2.0);
+    CHECK(ser[1]->v[0] == 6.0 && ser[1]->v[1] == 6.0);
+    vp_series_unref(ser[0]);
+    vp_series_unref(ser[1]);
+
+    CHECK_EQ(vp_vprof_has_hidden_groups(m), 1);
+    uint32_t vis[3];
+    vp_vprof_fold_map(m, vis);
+    CHECK_EQ(vis[h], phys);
+    vp_series **out = calloc(m->group_count, sizeof *out);
+    out[phys] = vp_series_new(0);
+    CHECK_EQ(vp_vprof_group_self_fold(m, vis, out, &err), VP_OK);
+    CHECK(out[phys]->v[0] == 10.0 && out[phys]->v[1] == 8.0);
+    CHECK(m->groups[hid].self_ms->v[0] == 4.0); /* unfolded, as stored */
+    vp_series_unref(out[phys]);
+    free(out);
+
+    int32_t lo = 0, hi = 0;
+    CHECK(vp_vprof_tick_range(m, &lo, &hi));
+    CHECK(lo == 3 && hi == 5);
+    CHECK_EQ(vp_vprof_groups_with_nodes(m), 3); /* Unaccounted (the root), Physics, Hidden */
+    CHECK_EQ(vp_vprof_group_by_name(m, "Hidden"), hid);
+    CHECK_EQ(vp_vprof_group_by_name(m, "nope"), VP_VPROF_NO_NODE);
+    vp_vprof_free(m);
+}
+
 int main(void)
 {
     test_tree_and_times();
@@ -374,5 +451,6 @@ int main(void)
     test_errors();
     test_truncated();
     test_zero_and_namesakes();
+    test_stats();
     return check_done("test_vprof");
 }

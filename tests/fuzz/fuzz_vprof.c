@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     static const int widths[] = {0, 4, 8};
-    vp_vprof_opts opts = {.escape_width = widths[data[0] % 3]};
+    vp_open_opts opts = {.escape_width = widths[data[0] % 3]};
     vp_vprof *m;
     vp_error err;
     if (vp_vprof_open_mem(data + 1, size - 1, &opts, &m, &err) != VP_OK)

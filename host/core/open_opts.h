@@ -1,0 +1,24 @@
+/* The options every reader's open takes:
+ *
+ *     vp_<fmt>_open(path, opts, &out, err)
+ *     vp_<fmt>_open_mem(buf, n, opts, &out, err)
+ *
+ * One type for all formats, so a caller (the bindings, a test, a fuzzer)
+ * fills it the same way whatever it opens. `opts` may be NULL: every field
+ * at its default. A reader ignores the fields that mean nothing to it. */
+#ifndef VP_OPEN_OPTS_H
+#define VP_OPEN_OPTS_H
+
+#include <stdint.h>
+
+typedef struct vp_open_opts {
+    /* VProf: bytes of the escaped time field. 0: try 4, then 8 when the
+     * stream stops making sense; 4 or 8: force. */
+    int escape_width;
+    /* Called now and then while a long open runs, with done <= total (bytes
+     * of the file). It reports; it cannot stop the open. NULL: nothing. */
+    void (*progress)(void *ud, uint64_t done, uint64_t total);
+    void *progress_ud;
+} vp_open_opts;
+
+#endif

@@ -1,0 +1,342 @@
+/* The VProf model: the id -> index maps, the names, the budget groups and
+ * the epochs (the tree's pre-order at a node count); freeing it all. The
+ * open pass (vprof_open.c) fills it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/vprof_int.h"
+
+static const struct {
+    const char *name;
+    int32_t flags;
+} default_groups[VP_VPROF_DEFAULT_GROUPS] = {
+    {"Unaccounted", 6},
+    {"World Rendering", 1},
+    {"Displacement_Rendering", 1},
+    {"Game", 6},
+    {"Player", 6},
+    {"NPCs", 6},
+    {"Server Animation", 6},
+    {"Client_Animation", 1},
+    {"Physics", 6},
+    {"Static_Prop_Rendering", 1},
+    {"Other_Model_Rendering", 1},
+    {"Fast Path Model Rendering", 1},
+    {"Light_Cache", 1},
+    {"Brush_Model_Rendering", 1},
+    {"Shadow_Rendering", 1},
+    {"Detail_Prop_Rendering", 1},
+    {"Particle/Effect_Rendering", 1},
+    {"Ropes", 1},
+    {"Dynamic_Light_Rendering", 1},
+    {"Networking", 6},
+    {"Sound", 6},
+    {"VGUI", 6},
+    {"FileSystem", 6},
+    {"Prediction", 1},
+    {"Interpolation", 1},
+    {"Swap_Buffers", 1},
+    {"Occlusion", 1},
+    {"Overlays", 1},
+    {"Tools", 5},
+    {"Texture_Cache", 1},
+    {"Replay", 2},
+};
+
+/* ---- int32 -> index map (open addressing) ---------------------------- */
+
+typedef struct vp_idmap {
+    int32_t *keys;
+    uint32_t *vals; /* VP_VPROF_NO_NODE marks an empty slot */
+    uint32_t cap, count;
+} vp_idmap;
+
+static uint32_t idmap_hash(int32_t k)
+{
+    uint32_t x = (uint32_t)k;
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+static uint32_t idmap_get(const vp_idmap *m, int32_t k)
+{
+    if (!m || !m->cap)
+        return VP_VPROF_NO_NODE;
+    for (uint32_t i = idmap_hash(k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        if (m->vals[i] == VP_VPROF_NO_NODE)
+            return VP_VPROF_NO_NODE;
+        if (m->keys[i] == k)
+            return m->vals[i];
+    }
+}
+
+static int idmap_grow(vp_idmap *m)
+{
+    uint32_t ncap = m->cap ? m->cap * 2 : 64;
+    if (ncap < m->cap)
+        return 0;
+    vp_idmap n = {malloc(ncap * sizeof(int32_t)), malloc(ncap * sizeof(uint32_t)), ncap, 0};
+    if (!n.keys || !n.vals) {
+        free(n.keys);
+        free(n.vals);
+        return 0;
+    }
+    memset(n.vals, 0xff, ncap * sizeof(uint32_t));
+    for (uint32_t i = 0; i < m->cap; i++)
+        if (m->vals[i] != VP_VPROF_NO_NODE)
+            vp_vprof_idmap_put(&n, m->keys[i], m->vals[i]);
+    free(m->keys);
+    free(m->vals);
+    *m = n;
+    return 1;
+}
+
+/* Insert or overwrite; 0 on OOM. */
+int vp_vprof_idmap_put(vp_idmap *m, int32_t k, uint32_t v)
+{
+    if ((m->count + 1) * 2 > m->cap && !idmap_grow(m))
+        return 0;
+    uint32_t i = idmap_hash(k) & (m->cap - 1);
+    while (m->vals[i] != VP_VPROF_NO_NODE && m->keys[i] != k)
+        i = (i + 1) & (m->cap - 1);
+    if (m->vals[i] == VP_VPROF_NO_NODE)
+        m->count++;
+    m->keys[i] = k;
+    m->vals[i] = v;
+    return 1;
+}
+
+void vp_vprof_idmap_clear(vp_idmap *m)
+{
+    if (m->cap)
+        memset(m->vals, 0xff, m->cap * sizeof(uint32_t));
+    m->count = 0;
+}
+
+static void idmap_free(vp_idmap *m)
+{
+    if (!m)
+        return;
+    free(m->keys);
+    free(m->vals);
+    free(m);
+}
+
+/* ---- growth helpers ---------------------------------------------------- */
+
+int vp_vprof_grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 1;
+    uint64_t ncap = *cap ? *cap : 16;
+    while (ncap < need)
+        ncap *= 2;
+    if (ncap > UINT32_MAX - 1)
+        ncap = UINT32_MAX - 1;
+    if (ncap < need)
+        return 0;
+    void *n = realloc(*p, (size_t)ncap * elem);
+    if (!n)
+        return 0;
+    *p = n;
+    *cap = (uint32_t)ncap;
+    return 1;
+}
+
+uint32_t vp_vprof_names_add(vp_vprof *m, const char *s, size_t len)
+{
+    if (m->names_len + len + 1 > m->names_cap) {
+        size_t ncap = m->names_cap ? m->names_cap : 4096;
+        while (ncap < m->names_len + len + 1)
+            ncap *= 2;
+        char *n = realloc(m->names, ncap);
+        if (!n)
+            return UINT32_MAX;
+        m->names = n;
+        m->names_cap = ncap;
+    }
+    if (m->names_len + len + 1 > UINT32_MAX)
+        return UINT32_MAX;
+    uint32_t off = (uint32_t)m->names_len;
+    memcpy(m->names + off, s, len);
+    m->names[off + len] = 0;
+    m->names_len += len + 1;
+    return off;
+}
+
+/* ---- model ------------------------------------------------------------- */
+
+vp_vprof *vp_vprof_model_new(void)
+{
+    vp_vprof *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->node_ids = calloc(1, sizeof *m->node_ids);
+    m->group_ids = calloc(1, sizeof *m->group_ids);
+    m->frame_ms = vp_series_new(0);
+    if (!m->node_ids || !m->group_ids || !m->frame_ms) {
+        vp_vprof_free(m);
+        return NULL;
+    }
+    m->escape_width = 4;
+    return m;
+}
+
+void vp_vprof_free(vp_vprof *m)
+{
+    if (!m)
+        return;
+    vp_map_close(&m->map);
+    free(m->nodes);
+    for (uint32_t i = 0; i < m->group_count; i++)
+        vp_series_unref(m->groups[i].self_ms);
+    free(m->groups);
+    free(m->names);
+    free(m->frame_off);
+    free(m->frame_tick);
+    free(m->frame_nodes);
+    vp_series_unref(m->frame_ms);
+    vp_warnings_free(&m->warnings);
+    idmap_free(m->node_ids);
+    idmap_free(m->group_ids);
+    free(m->epoch.order);
+    free(m->epoch.parent_pos);
+    free(m->epoch.group);
+    free(m);
+}
+
+uint32_t vp_vprof_node_by_id(const vp_vprof *m, int32_t id)
+{
+    return idmap_get(m->node_ids, id);
+}
+
+uint32_t vp_vprof_group_by_id(const vp_vprof *m, int32_t id)
+{
+    return idmap_get(m->group_ids, id);
+}
+
+uint32_t vp_vprof_group_add(vp_vprof *m, int32_t id, const char *name, size_t len, int32_t flags,
+                            int declared)
+{
+    if (!vp_vprof_grow((void **)&m->groups, &m->group_cap, m->group_count + 1, sizeof *m->groups))
+        return VP_VPROF_NO_NODE;
+    uint32_t name_off = vp_vprof_names_add(m, name, len);
+    if (name_off == UINT32_MAX)
+        return VP_VPROF_NO_NODE;
+    uint32_t gi = m->group_count;
+    if (!vp_vprof_idmap_put(m->group_ids, id, gi))
+        return VP_VPROF_NO_NODE;
+    vp_vprof_group *g = &m->groups[m->group_count++];
+    memset(g, 0, sizeof *g);
+    g->id = id;
+    g->flags = flags;
+    g->name = name_off;
+    g->declared = (uint8_t)declared;
+    return gi;
+}
+
+/* The group a node names, created from the default table (or as group#N)
+ * when the file never declared it. */
+uint32_t vp_vprof_group_resolve(vp_vprof *m, int32_t id, int warn, uint64_t off)
+{
+    uint32_t gi = vp_vprof_group_by_id(m, id);
+    if (gi != VP_VPROF_NO_NODE)
+        return gi;
+    if (id >= 0 && id < VP_VPROF_DEFAULT_GROUPS) {
+        if (warn)
+            vp_warn(&m->warnings,
+                    "at byte %llu: budget group id %d is never declared; using the default "
+                    "table's name '%s'",
+                    (unsigned long long)off, (int)id, default_groups[id].name);
+        return vp_vprof_group_add(m, id, default_groups[id].name, strlen(default_groups[id].name),
+                                  default_groups[id].flags, 0);
+    }
+    char name[32];
+    int len = snprintf(name, sizeof name, "group#%d", (int)id);
+    if (warn)
+        vp_warn(&m->warnings, "at byte %llu: budget group id %d is never declared; calling it '%s'",
+                (unsigned long long)off, (int)id, name);
+    return vp_vprof_group_add(m, id, name, (size_t)len, 0, 0);
+}
+
+int vp_vprof_groups_add_defaults(vp_vprof *m)
+{
+    for (int32_t i = 0; i < VP_VPROF_DEFAULT_GROUPS; i++)
+        if (vp_vprof_group_by_id(m, i) == VP_VPROF_NO_NODE &&
+            vp_vprof_group_add(m, i, default_groups[i].name, strlen(default_groups[i].name),
+                               default_groups[i].flags, 0) == VP_VPROF_NO_NODE)
+            return 0;
+    return 1;
+}
+
+uint32_t vp_vprof_visible_group(const vp_vprof *m, uint32_t node)
+{
+    for (uint32_t v = node; v != VP_VPROF_NO_NODE; v = m->nodes[v].parent)
+        if (!(m->groups[m->nodes[v].group].flags & VP_BUDGETFLAG_HIDDEN))
+            return m->nodes[v].group;
+    return m->nodes[node].group;
+}
+
+/* ---- epochs ------------------------------------------------------------ */
+
+const vp_vprof_epoch *vp_vprof_epoch_for(vp_vprof *m, uint32_t n)
+{
+    vp_vprof_epoch *ep = &m->epoch;
+    if (ep->order && ep->n == n)
+        return ep;
+    uint32_t *order = realloc(ep->order, (size_t)n * sizeof *order);
+    if (order)
+        ep->order = order;
+    uint32_t *pp = realloc(ep->parent_pos, (size_t)n * sizeof *pp);
+    if (pp)
+        ep->parent_pos = pp;
+    uint32_t *grp = realloc(ep->group, (size_t)n * sizeof *grp);
+    if (grp)
+        ep->group = grp;
+    if (!order || !pp || !grp) {
+        ep->n = 0;
+        return NULL;
+    }
+    /* Pre-order walk without recursion (a hostile file can nest deeply).
+     * Children lists are newest first, so the nodes not yet added at this
+     * count form a prefix of each list that is skipped. group[] doubles as
+     * pos-of-node scratch: a parent always precedes its children, so its
+     * position is known when a child is emitted. */
+    uint32_t pos = 0, v = 0;
+    uint32_t *posof = grp; /* reused below: filled before group[] is */
+    for (;;) {
+        order[pos] = v;
+        posof[v] = pos;
+        pp[pos] = v == 0 ? n : posof[m->nodes[v].parent];
+        pos++;
+        uint32_t c = m->nodes[v].first_child;
+        while (c != VP_VPROF_NO_NODE && c >= n)
+            c = m->nodes[c].next_sibling;
+        if (c != VP_VPROF_NO_NODE) {
+            v = c;
+            continue;
+        }
+        while (v != 0) {
+            uint32_t s = m->nodes[v].next_sibling;
+            while (s != VP_VPROF_NO_NODE && s >= n)
+                s = m->nodes[s].next_sibling;
+            if (s != VP_VPROF_NO_NODE) {
+                v = s;
+                break;
+            }
+            v = m->nodes[v].parent;
+        }
+        if (v == 0)
+            break;
+    }
+    /* posof[] aliased group[] (both indexed < n); fill group[] now. */
+    for (uint32_t i = 0; i < n; i++)
+        grp[i] = m->nodes[order[i]].group;
+    ep->n = pos;
+    return ep;
+}

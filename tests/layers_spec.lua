@@ -1,0 +1,78 @@
+-- tools/check_layers.sh, the include rules of docs/architecture.md that
+-- `make lint` enforces: it passes on this tree, and on a small tree it names
+-- the file, line and include of every kind of violation and exits 1.
+local h = require "helpers"
+
+local function check(root)
+  local p = assert(io.popen("sh tools/check_layers.sh " .. h.quote(root) .. " 2>&1", "r"))
+  local out = p:read("a")
+  local _, _, code = p:close()
+  return code, out
+end
+
+local function put(root, path, text)
+  os.execute("mkdir -p " .. h.quote(root .. "/" .. path:match("^(.*)/")))
+  h.write_file(root .. "/" .. path, text)
+end
+
+-- A tree that keeps every rule.
+local function clean_tree(root)
+  put(root, "host/core/a.h", "#include <stdint.h>\n")
+  put(root, "host/core/a.c", '#include "core/a.h"\n#include "a.h"\n')
+  put(root, "host/formats/f.h", '#include "core/a.h"\n')
+  put(root, "host/formats/f.c", '#include "formats/f.h"\n')
+  put(root, "host/write/w.c", '#include "core/a.h"\n#include "write/w.h"\n')
+  put(root, "host/write/w.h", "\n")
+  put(root, "bindings/l_formats.h", "#include <lua.h>\n")
+  put(root, "bindings/l_f.c", '#include <lauxlib.h>\n#include "formats/f.h"\n#include "write/w.h"\n'
+    .. '#include "l_formats.h"\n')
+  put(root, "host/cli/main.c", '#include <lua.h>\n#include <readline/readline.h>\n'
+    .. '#include "../../bindings/l_formats.h"\n#include "core/a.h"\n')
+end
+
+describe("check_layers.sh", function()
+  local dir
+  setup(function() dir = h.tmpdir() end)
+  teardown(h.cleanup)
+
+  it("passes on this tree", function()
+    local code, out = check(".")
+    assert.are.equal("", out)
+    assert.are.equal(0, code)
+  end)
+
+  it("passes on a tree that keeps the rules", function()
+    clean_tree(dir .. "/ok")
+    local code, out = check(dir .. "/ok")
+    assert.are.equal("", out)
+    assert.are.equal(0, code)
+  end)
+
+  it("names the file, line and include of each violation and exits 1", function()
+    local root = dir .. "/bad"
+    clean_tree(root)
+    put(root, "host/core/a.c", '#include "core/a.h"\n#include "formats/f.h"\n')
+    put(root, "host/formats/f.c", '#include "formats/f.h"\n  #  include <lua.h>\n#include "write/w.h"\n')
+    put(root, "host/write/w.c", '#include "../formats/f.h"\n#include <readline/readline.h>\n')
+    put(root, "host/cli/main.c", '#include "formats/f.h"\n#include "../../bindings/l_f.c"\n')
+    put(root, "bindings/l_f.c", '#include "../host/cli/main.c"\n')
+    put(root, "host/stray.c", "")
+    local code, out = check(root)
+    assert.are.equal(1, code)
+    for _, want in ipairs({
+      'host/core/a.c:2: includes "formats/f.h": host/formats/f.h is in host/formats, which host/core',
+      "host/formats/f.c:2: includes <lua.h>: host/formats never includes Lua",
+      'host/formats/f.c:3: includes "write/w.h": host/write/w.h is in host/write',
+      'host/write/w.c:1: includes "../formats/f.h"',
+      "host/write/w.c:2: includes <readline/readline.h>: only host/cli uses readline",
+      'host/cli/main.c:1: includes "formats/f.h"',
+      'host/cli/main.c:2: includes "../../bindings/l_f.c": bindings/l_f.c is in bindings',
+      'bindings/l_f.c:1: includes "../host/cli/main.c": host/cli/main.c is in host/cli',
+      "host/stray.c: not in a layer folder",
+    }) do
+      assert.is_truthy(out:find(want, 1, true), "missing: " .. want .. "\nin:\n" .. out)
+    end
+    local n = select(2, out:gsub("\n", ""))
+    assert.are.equal(9, n)
+  end)
+end)
