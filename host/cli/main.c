@@ -31,8 +31,13 @@
 #ifndef VP_VERSION
 #define VP_VERSION "0.1.0"
 #endif
-#ifndef VP_DATADIR
-#define VP_DATADIR "/usr/local/share/vpscript"
+/* Where `make install` puts the stdlib (the directory that holds vp/, where
+ * a stock lua5.4 looks too) and the shipped scripts. */
+#ifndef VP_LUADIR
+#define VP_LUADIR "/usr/local/share/lua/5.4"
+#endif
+#ifndef VP_SCRIPTDIR
+#define VP_SCRIPTDIR "/usr/local/share/vpscript/scripts"
 #endif
 
 #define PROGNAME "vpscript"
@@ -301,35 +306,41 @@ static int path_join(char *out, size_t n, const char *dir, const char *name)
     return k > 0 && (size_t)k < n;
 }
 
-/* The data directory holds stdlib/ and scripts/: next to the binary in the
- * build tree (./vpscript, or build/asan/vpscript two levels down), under
- * ../share/vpscript once installed, else where the build said. */
+/* The stdlib (the directory holding vp/) and the shipped scripts, found from
+ * the binary's own directory: the build tree (./vpscript, or
+ * build/asan/vpscript two levels down), an installed tree (PREFIX/bin with
+ * PREFIX/share/lua/5.4 and PREFIX/share/vpscript/scripts, wherever PREFIX
+ * was moved to, DESTDIR included), else where the build said. */
 static void paths_find(host_paths *p)
 {
-    char exe[PATH_MAX], base[PATH_MAX], probe[PATH_MAX], real[PATH_MAX];
-    static const char *const rel[] = {"", "/../..", "/../share/vpscript"};
-    const char *found = NULL;
+    static const struct {
+        const char *stdlib, *scripts;
+    } rel[] = {
+        {"stdlib", "scripts"},
+        {"../../stdlib", "../../scripts"},
+        {"../share/lua/5.4", "../share/vpscript/scripts"},
+    };
+    char exe[PATH_MAX], probe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
         char *slash = strrchr(exe, '/');
         if (slash)
             *slash = '\0';
-        for (size_t i = 0; i < sizeof rel / sizeof rel[0] && !found; i++) {
-            if (snprintf(base, sizeof base, "%s%s", exe, rel[i]) >= (int)sizeof base)
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            int k = snprintf(probe, sizeof probe, "%s/%s/vp", exe, rel[i].stdlib);
+            if (k <= 0 || (size_t)k >= sizeof probe || !is_dir(probe))
                 continue;
-            if (path_join(probe, sizeof probe, base, "stdlib/vp") && is_dir(probe) &&
-                realpath(base, real))
-                found = real;
+            probe[k - 3] = '\0';
+            if (!realpath(probe, p->stdlib))
+                continue;
+            k = snprintf(probe, sizeof probe, "%s/%s", exe, rel[i].scripts);
+            if (k > 0 && (size_t)k < sizeof probe && realpath(probe, p->scripts))
+                return;
         }
     }
-    if (!found)
-        found = VP_DATADIR;
-    if (!path_join(p->stdlib, sizeof p->stdlib, found, "stdlib") ||
-        !path_join(p->scripts, sizeof p->scripts, found, "scripts")) {
-        path_join(p->stdlib, sizeof p->stdlib, VP_DATADIR, "stdlib");
-        path_join(p->scripts, sizeof p->scripts, VP_DATADIR, "scripts");
-    }
+    snprintf(p->stdlib, sizeof p->stdlib, "%s", VP_LUADIR);
+    snprintf(p->scripts, sizeof p->scripts, "%s", VP_SCRIPTDIR);
 }
 
 /* ------------------------------------------------------------------ */
