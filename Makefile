@@ -2,6 +2,14 @@
 # example; `make test` does the same, then runs every test.
 
 PREFIX   ?= /usr/local
+# Where `make install` puts things: the stdlib (vp/*.lua) and vp.so where a
+# stock lua5.4 finds them, so `require "vp"` there opens every format; the
+# shipped scripts beside the program. The installed vpscript finds both from
+# its own location (host/cli), falling back to these paths.
+BINDIR    = $(PREFIX)/bin
+LUADIR    = $(PREFIX)/share/lua/5.4
+LUACDIR   = $(PREFIX)/lib/lua/5.4
+SCRIPTDIR = $(PREFIX)/share/vpscript/scripts
 CC       ?= cc
 CLANG    ?= clang
 LUA_INC  ?= $(shell pkg-config --cflags lua5.4 2>/dev/null || echo -I/usr/include/lua5.4)
@@ -10,7 +18,8 @@ VERSION  := 0.1.0
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS   ?= -O2 -g
 ALL_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -DVP_VERSION='"$(VERSION)"' \
-             -DVP_DATADIR='"$(PREFIX)/share/vpscript"' -fPIC -Ihost $(LUA_INC) $(CFLAGS)
+             -DVP_LUADIR='"$(LUADIR)"' -DVP_SCRIPTDIR='"$(SCRIPTDIR)"' \
+             -fPIC -Ihost $(LUA_INC) $(CFLAGS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 15
@@ -34,7 +43,7 @@ CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench lint install uninstall clean examples readme
+.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench lint install uninstall clean examples docs readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -73,9 +82,12 @@ $(B)/fuzz/%: tests/fuzz/%.c $(HOST_SRC) $(HDRS)
 examples: all
 	./vpscript examples/generate.lua examples
 
-# The README's generated parts (script samples, metric table, API reference).
-readme: all examples
-	./vpscript tools/gen_readme.lua
+# The generated parts of README.md and docs/ (script samples, the REPL
+# session, the metric table, the API reference); a spec fails when one is stale.
+docs: all examples
+	./vpscript tools/gen_docs.lua
+
+readme: docs
 
 run: deps all examples
 	./vpscript scripts/hitches.lua examples/sample.vprof
@@ -126,18 +138,21 @@ $(B)/bench/floor: bench/floor.c
 bench: all $(BENCH_BIN)
 	@sh bench/run.sh $(BENCH_FRAMES) $(BENCH_NODES)
 
+# DESTDIR stages the tree (packaging, tests/install_spec.lua); uninstall
+# removes the two files and the directories that only vpscript uses.
+STDLIB_TOP = $(notdir $(wildcard stdlib/*))
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vpscript/scripts \
-	    $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/doc $(DESTDIR)$(PREFIX)/lib/lua/5.4
-	install -m 755 vpscript $(DESTDIR)$(PREFIX)/bin/vpscript
-	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/scripts/
-	install -m 644 stdlib/vp/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/
-	install -m 644 stdlib/vp/doc/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/doc/
-	install -m 755 vp.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/vp.so
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LUACDIR) $(DESTDIR)$(SCRIPTDIR)
+	install -m 755 vpscript $(DESTDIR)$(BINDIR)/vpscript
+	install -m 755 vp.so $(DESTDIR)$(LUACDIR)/vp.so
+	install -m 644 scripts/*.lua $(DESTDIR)$(SCRIPTDIR)/
+	for f in $$(cd stdlib && find . -name '*.lua' | sort); do \
+	    install -D -m 644 "stdlib/$$f" "$(DESTDIR)$(LUADIR)/$$f" || exit 1; done
 
 uninstall:
-	rm -rf $(DESTDIR)$(PREFIX)/bin/vpscript $(DESTDIR)$(PREFIX)/share/vpscript \
-	    $(DESTDIR)$(PREFIX)/lib/lua/5.4/vp.so
+	rm -f $(DESTDIR)$(BINDIR)/vpscript $(DESTDIR)$(LUACDIR)/vp.so
+	rm -rf $(DESTDIR)$(PREFIX)/share/vpscript $(addprefix $(DESTDIR)$(LUADIR)/,$(STDLIB_TOP))
 
 clean:
 	rm -rf $(B) vpscript vp.so

@@ -1,5 +1,7 @@
--- vp.doc, the one documentation table, and tools/gen_readme.lua which
--- renders it as the README's API reference.
+-- vp.doc, the one documentation table; tools/gen_docs.lua, which renders it
+-- as docs/api.md and regenerates every generated part of README.md and
+-- docs/; and the documentation's shape: a short README, every page indexed,
+-- no link pointing nowhere.
 local h = require "helpers"
 local doc = require "vp.doc"
 local vp = require "vp"
@@ -136,11 +138,166 @@ describe("vp.doc", function()
   end)
 end)
 
-describe("README.md", function()
-  it("carries the generated parts as the code makes them today", function()
-    -- tools/gen_readme.lua rebuilds the API reference (doc.markdown), the
-    -- metric table and the script samples; --check fails when any is stale.
-    local r = h.run("tools/gen_readme.lua", "--check")
+-- Documentation files: README.md and every docs/*.md, as {path = text}.
+local function doc_files()
+  local lfs = require "lfs"
+  local files = { ["README.md"] = h.read_file("README.md") }
+  for f in lfs.dir("docs") do
+    if f:match("%.md$") then files["docs/" .. f] = h.read_file("docs/" .. f) end
+  end
+  return files
+end
+
+-- The generated sections of a text: {kind ARGS, ...}.
+local function sections(text)
+  local list = {}
+  for spec in text:gmatch("<!%-%- BEGIN GENERATED: ([^\n]-) %-%->") do list[#list + 1] = spec end
+  return list
+end
+
+-- Text outside fenced code blocks (links inside code are not links).
+local function prose(text)
+  return (text:gsub("\n```.-\n```", "\n"))
+end
+
+-- The anchors GitHub gives a page's headings.
+local function anchors(text)
+  local set = {}
+  for heading in ("\n" .. prose(text)):gmatch("\n#+ ([^\n]+)") do
+    heading = heading:gsub("&lt;", "<"):gsub("&gt;", ">"):gsub("&amp;", "&")
+    set[heading:lower():gsub("[^%w%s_%-]", ""):gsub("%s", "-")] = true
+  end
+  return set
+end
+
+describe("the generated documentation", function()
+  it("is as the code makes it today: README.md and every page of docs/ (tools/gen_docs.lua --check)", function()
+    local r = h.run("tools/gen_docs.lua", "--check")
     assert.are.equal(0, r.code, r.stderr)
+  end)
+
+  it("fails the check when a generated section is stale", function()
+    local dir = h.tmpdir()
+    local text = h.read_file("docs/metrics-table.md")
+    local stale = text:gsub("| `frame_ms.p99` |", "| `frame_ms.p98` |", 1)
+    assert.are_not.equal(text, stale)
+    h.write_file(dir .. "/metrics-table.md", stale)
+    local r = h.run("tools/gen_docs.lua", "--check", dir .. "/metrics-table.md")
+    assert.are.equal(1, r.code)
+    assert.matches("metrics%-table%.md is stale: run `make docs`", r.stderr)
+    -- and the same text, regenerated, passes
+    h.write_file(dir .. "/metrics-table.md", text)
+    assert.are.equal(0, h.run("tools/gen_docs.lua", "--check", dir .. "/metrics-table.md").code)
+    h.cleanup()
+  end)
+
+  it("keeps the API reference in docs/api.md and the metric table in docs/metrics-table.md only", function()
+    local where = {}
+    for path, text in pairs(doc_files()) do
+      for _, spec in ipairs(sections(text)) do
+        local kind = spec:match("^%S+")
+        if kind == "api" or kind == "metrics" then
+          where[kind] = where[kind] or {}
+          table.insert(where[kind], path)
+        end
+      end
+    end
+    assert.are.same({ "docs/api.md" }, where.api)
+    assert.are.same({ "docs/metrics-table.md" }, where.metrics)
+    local api = h.read_file("docs/api.md")
+    for _, c in ipairs(doc.classes()) do
+      assert.truthy(api:find("\n### `" .. c.class .. "`: ", 1, true), c.class)
+    end
+  end)
+end)
+
+describe("README.md", function()
+  local readme = h.read_file("README.md")
+
+  it("is a short front door: the two set-up commands first, at most ~400 lines", function()
+    local n = select(2, readme:gsub("\n", "\n"))
+    assert.is_true(n <= 400, "README.md has " .. n .. " lines")
+    local first = readme:match("```\n(.-)\n```")
+    assert.matches("^make run%s", first)
+    assert.matches("\nmake test%s", first)
+    assert.is_nil(first:find("\n.*\n.*\n"), "only the two commands come first")
+  end)
+
+  it("lists every shipped script, one line each", function()
+    local list = readme:match("<!%-%- BEGIN GENERATED: run %-%-list %-%->\n```\n[^\n]*\n(.-)\n```")
+    assert.is_not_nil(list)
+    local lfs = require "lfs"
+    local names = {}
+    for f in lfs.dir("scripts") do
+      if f:match("%.lua$") then names[#names + 1] = f end
+    end
+    table.sort(names)
+    local listed = {}
+    for line in (list .. "\n"):gmatch("(.-)\n") do listed[#listed + 1] = line:match("^(%S+)%s+%S") end
+    assert.are.same(names, listed)
+  end)
+
+  it("has Lua examples that run on the sample capture", function()
+    local n = 0
+    for code in readme:gmatch("\n```lua\n(.-)\n```") do
+      n = n + 1
+      local r = h.run("-", "examples/sample.vprof", { stdin = code })
+      assert.are.equal(0, r.code, code .. "\n" .. r.stderr)
+      assert.are_not.equal("", r.stdout)
+    end
+    assert.is_true(n >= 1)
+  end)
+end)
+
+describe("docs/", function()
+  it("has every page listed in docs/index.md, with one line each", function()
+    local index = h.read_file("docs/index.md")
+    for path in pairs(doc_files()) do
+      local page = path:match("^docs/(.+)$")
+      if page then
+        local lit = page:gsub("%p", "%%%0")
+        local _, count = index:gsub("\n%- %[" .. lit .. "%]%(" .. lit .. "%)", "")
+        assert.are.equal(1, count, page .. " is not listed once in docs/index.md")
+      end
+    end
+  end)
+
+  it("has no relative link, in README.md or docs/, to a file or heading that does not exist", function()
+    local files = doc_files()
+    local checked = 0
+    for path, text in pairs(files) do
+      local dir = path:match("^(.*)/") or "."
+      for target in prose(text):gmatch("%]%(([^)%s]+)%)") do
+        if not target:match("^%a+:") then
+          local file, anchor = target:match("^([^#]*)#?(.*)$")
+          local resolved = file == "" and path or (dir .. "/" .. file):gsub("^%./", "")
+          while resolved:find("[^/]+/%.%./") do resolved = resolved:gsub("[^/]+/%.%./", "", 1) end
+          local f = io.open(resolved, "r")
+          assert.is_not_nil(f, path .. ": link to " .. target .. ": no such file")
+          f:close()
+          if anchor ~= "" then
+            local ok = anchors(files[resolved] or h.read_file(resolved))[anchor]
+            assert.is_true(ok == true, path .. ": link to " .. target .. ": no such heading")
+          end
+          checked = checked + 1
+        end
+      end
+    end
+    assert.is_true(checked >= 40)
+  end)
+
+  it("says how many scripts ship, and names each one in docs/scripts.md", function()
+    local words = { "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+                    "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen" }
+    local text = h.read_file("docs/scripts.md")
+    local lfs = require "lfs"
+    local n = 0
+    for f in lfs.dir("scripts") do
+      if f:match("%.lua$") then
+        n = n + 1
+        assert.truthy(text:find("\n| `" .. f .. "` |", 1, true), f .. " has no row in docs/scripts.md")
+      end
+    end
+    assert.matches("vpscript ships " .. words[n] .. " scripts", text)
   end)
 end)

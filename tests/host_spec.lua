@@ -389,15 +389,15 @@ sys.stdout.write("%d\n%s" % (p.returncode, err.decode()))
       assert.matches("^true\ttrue\tfunction\t%d+%.%d+%.%d+\n$", r.stdout)
     end)
 
-    it("finds share/vpscript next to an installed binary", function()
+    it("finds the stdlib and the scripts where make install puts them, next to an installed binary", function()
       local prefix = dir .. "/prefix"
-      for _, d in ipairs({ prefix, prefix .. "/bin", prefix .. "/share", prefix .. "/share/vpscript",
-                           prefix .. "/share/vpscript/stdlib", prefix .. "/share/vpscript/stdlib/vp",
+      for _, d in ipairs({ prefix, prefix .. "/bin", prefix .. "/share", prefix .. "/share/lua",
+                           prefix .. "/share/lua/5.4", prefix .. "/share/lua/5.4/vp", prefix .. "/share/vpscript",
                            prefix .. "/share/vpscript/scripts" }) do
         lfs.mkdir(d)
       end
       assert.is_true(os.execute("cp " .. q(h.bin()) .. " " .. q(prefix .. "/bin/vpscript")))
-      h.write_file(prefix .. "/share/vpscript/stdlib/vp/installed_marker.lua", "return 'installed'\n")
+      h.write_file(prefix .. "/share/lua/5.4/vp/installed_marker.lua", "return 'installed'\n")
       h.write_file(prefix .. "/share/vpscript/scripts/only_installed.lua",
         "-- only_installed.lua: a script that exists only in the installed tree\nprint('ran', ...)\n")
       local bin = prefix .. "/bin/vpscript"
@@ -409,12 +409,12 @@ sys.stdout.write("%d\n%s" % (p.returncode, err.decode()))
       assert.are.equal("ran\tx\n", out)
     end)
 
-    it("falls back to the compiled-in data directory", function()
+    it("falls back to the compiled-in directories", function()
       local lone = dir .. "/lone"
       lfs.mkdir(lone)
       assert.is_true(os.execute("cp " .. q(h.bin()) .. " " .. q(lone .. "/vpscript")))
       local out = sh(q(lone .. "/vpscript") .. " --help")
-      assert.matches("\nstdlib:  /[^\n]*/share/vpscript/stdlib\n", out)
+      assert.matches("\nstdlib:  /[^\n]*/share/lua/5%.4\nscripts: /[^\n]*/share/vpscript/scripts\n", out)
     end)
   end)
 end)

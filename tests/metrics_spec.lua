@@ -444,7 +444,7 @@ describe("vp.metrics", function()
     local s = assert(committed:find("<!-- BEGIN GENERATED: metrics -->\n", 1, true))
     local e = assert(committed:find("<!-- END GENERATED -->", s, true))
     local table_text = committed:sub(s, e)
-    local r = h.run("tools/gen_readme.lua", "--check", "docs/metrics-table.md")
+    local r = h.run("tools/gen_docs.lua", "--check", "docs/metrics-table.md")
     assert.equal(0, r.code, r.stderr)
     for _, m in ipairs(metrics.list()) do
       assert.truthy(table_text:find("| `" .. m.name .. "` |", 1, true), m.name)

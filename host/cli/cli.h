@@ -25,8 +25,13 @@
 #ifndef VP_VERSION
 #define VP_VERSION "0.1.0"
 #endif
-#ifndef VP_DATADIR
-#define VP_DATADIR "/usr/local/share/vpscript"
+/* Where `make install` puts the stdlib (the directory that holds vp/, where
+ * a stock lua5.4 looks too) and the shipped scripts. */
+#ifndef VP_LUADIR
+#define VP_LUADIR "/usr/local/share/lua/5.4"
+#endif
+#ifndef VP_SCRIPTDIR
+#define VP_SCRIPTDIR "/usr/local/share/vpscript/scripts"
 #endif
 
 #define PROGNAME "vpscript"

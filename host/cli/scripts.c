@@ -1,4 +1,4 @@
-/* Scripts: where the data directory (stdlib/ and scripts/) is, finding a
+/* Scripts: where the stdlib and the shipped scripts are, finding a
  * script (as given, along VPSCRIPT_PATH, among the shipped ones), running
  * it, and --list. */
 #include <dirent.h>
@@ -31,35 +31,41 @@ static int path_join(char *out, size_t n, const char *dir, const char *name)
     return k > 0 && (size_t)k < n;
 }
 
-/* The data directory holds stdlib/ and scripts/: next to the binary in the
- * build tree (./vpscript, or build/asan/vpscript two levels down), under
- * ../share/vpscript once installed, else where the build said. */
+/* The stdlib (the directory holding vp/) and the shipped scripts, found from
+ * the binary's own directory: the build tree (./vpscript, or
+ * build/asan/vpscript two levels down), an installed tree (PREFIX/bin with
+ * PREFIX/share/lua/5.4 and PREFIX/share/vpscript/scripts, wherever PREFIX
+ * was moved to, DESTDIR included), else where the build said. */
 void vp_cli_paths_find(vp_cli_paths *p)
 {
-    char exe[PATH_MAX], base[PATH_MAX], probe[PATH_MAX], real[PATH_MAX];
-    static const char *const rel[] = {"", "/../..", "/../share/vpscript"};
-    const char *found = NULL;
+    static const struct {
+        const char *stdlib, *scripts;
+    } rel[] = {
+        {"stdlib", "scripts"},
+        {"../../stdlib", "../../scripts"},
+        {"../share/lua/5.4", "../share/vpscript/scripts"},
+    };
+    char exe[PATH_MAX], probe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
         char *slash = strrchr(exe, '/');
         if (slash)
             *slash = '\0';
-        for (size_t i = 0; i < sizeof rel / sizeof rel[0] && !found; i++) {
-            if (snprintf(base, sizeof base, "%s%s", exe, rel[i]) >= (int)sizeof base)
+        for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+            int k = snprintf(probe, sizeof probe, "%s/%s/vp", exe, rel[i].stdlib);
+            if (k <= 0 || (size_t)k >= sizeof probe || !is_dir(probe))
                 continue;
-            if (path_join(probe, sizeof probe, base, "stdlib/vp") && is_dir(probe) &&
-                realpath(base, real))
-                found = real;
+            probe[k - 3] = '\0';
+            if (!realpath(probe, p->stdlib))
+                continue;
+            k = snprintf(probe, sizeof probe, "%s/%s", exe, rel[i].scripts);
+            if (k > 0 && (size_t)k < sizeof probe && realpath(probe, p->scripts))
+                return;
         }
     }
-    if (!found)
-        found = VP_DATADIR;
-    if (!path_join(p->stdlib, sizeof p->stdlib, found, "stdlib") ||
-        !path_join(p->scripts, sizeof p->scripts, found, "scripts")) {
-        path_join(p->stdlib, sizeof p->stdlib, VP_DATADIR, "stdlib");
-        path_join(p->scripts, sizeof p->scripts, VP_DATADIR, "scripts");
-    }
+    snprintf(p->stdlib, sizeof p->stdlib, "%s", VP_LUADIR);
+    snprintf(p->scripts, sizeof p->scripts, "%s", VP_SCRIPTDIR);
 }
 
 /* ---- --list -------------------------------------------------------------- */

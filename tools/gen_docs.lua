@@ -1,17 +1,23 @@
--- gen_readme.lua: regenerate the generated parts of README.md and docs/*.md.
+-- gen_docs.lua: regenerate the generated parts of README.md and docs/*.md
+-- (`make docs`; `make readme` is the same).
 --
---   vpscript tools/gen_readme.lua [--check] [FILE...]
+--   vpscript tools/gen_docs.lua [--check] [FILE...]
 --
 -- Without FILE: README.md and every docs/*.md. The prose is kept by hand;
 -- the parts between
 --   <!-- BEGIN GENERATED: KIND ARGS -->  and  <!-- END GENERATED -->
 -- are rebuilt from their one source:
---   run ARGS...   the output of `vpscript ARGS...` on the shipped examples
+--   run ARGS...   the output of `./vpscript ARGS...` on the shipped examples
+--                 (stdout and stderr; a non-zero exit status is shown)
 --   run:N ARGS... the same, cut after N lines
+--   repl FILE ;; LINE ;; LINE...
+--                 a REPL session: `./vpscript -i FILE` fed the LINEs, shown
+--                 as typed at the prompt
 --   api           the Lua API reference, from the documentation table (vp.doc)
 --   metrics       the metric catalogue (vp.metrics) as a table
 -- With --check nothing is written: the exit status is 1 when a file is stale
--- (a spec runs this so the documentation cannot drift from the code).
+-- (tests/doc_spec.lua runs this so the documentation cannot drift from the
+-- code).
 local doc = require "vp.doc"
 
 local check = false
@@ -20,7 +26,7 @@ for _, a in ipairs(arg) do
   if a == "--check" then
     check = true
   elseif a == "-h" or a == "--help" then
-    print("usage: vpscript tools/gen_readme.lua [--check] [FILE...]")
+    print("usage: vpscript tools/gen_docs.lua [--check] [FILE...]")
     os.exit(0)
   else
     paths[#paths + 1] = a
@@ -46,33 +52,82 @@ local function bin()
   return os.getenv("VPSCRIPT_BIN") or "./vpscript"
 end
 
-local function run(args, max_lines)
+-- Where the build tree lives is not part of what a reader should see.
+local function tidy(out)
+  return (out:gsub("[^\n]*/stdlib/vp/", "stdlib/vp/"):gsub("%s+$", ""))
+end
+
+local function shell(args, stdin)
   local words = {}
   for w in args:gmatch("%S+") do words[#words + 1] = quote(w) end
   local cmd = quote(bin()) .. " " .. table.concat(words, " ") .. " 2>&1"
+  local tmp
+  if stdin then
+    tmp = os.tmpname()
+    local f = assert(io.open(tmp, "wb"))
+    f:write(stdin)
+    f:close()
+    cmd = cmd .. " <" .. quote(tmp)
+  end
   local p = assert(io.popen(cmd, "r"))
   local out = p:read("a")
-  p:close()
-  -- Where the build tree lives is not part of what a reader should see.
-  out = out:gsub("[^\n]*/stdlib/vp/", "stdlib/vp/"):gsub("%s+$", "")
+  local _, how, code = p:close()
+  if tmp then os.remove(tmp) end
+  if how == "signal" then code = 128 + code end
+  return out, code
+end
+
+local function run(args, max_lines)
+  local out, code = shell(args)
+  out = tidy(out)
   if max_lines then
     local lines, n = {}, 0
     for line in (out .. "\n"):gmatch("(.-)\n") do
       n = n + 1
       if n <= max_lines then lines[#lines + 1] = line end
     end
-    if n > max_lines then lines[#lines + 1] = ("... (%d more lines)"):format(n - max_lines) end
+    while #lines > 0 and lines[#lines] == "" do lines[#lines] = nil end
+    if n > max_lines then lines[#lines + 1] = ("... (%d more lines)"):format(n - #lines) end
     out = table.concat(lines, "\n")
   end
-  return "```\n$ vpscript " .. args .. "\n" .. out .. "\n```"
+  if code ~= 0 then out = out .. ("\n[exit status %d]"):format(code) end
+  return "```\n$ ./vpscript " .. args .. "\n" .. out .. "\n```"
+end
+
+-- The REPL reads a pipe without echoing it: each line read is preceded by a
+-- prompt ("vp> ", or "... " inside an unfinished chunk), at the start of a
+-- line or right after the previous prompt. Put each input line back after
+-- its prompt. The banner names the Lua release, which is the machine's.
+local function repl(args)
+  local file, rest = args:match("^(%S+)%s*;;%s*(.*)$")
+  if not file then error("repl section: expected 'repl FILE ;; LINE ;; ...', got '" .. args .. "'") end
+  local inputs = {}
+  for line in (rest .. ";;"):gmatch("%s*(.-)%s*;;") do inputs[#inputs + 1] = line end
+  local out, code = shell("-i " .. file, table.concat(inputs, "\n") .. "\n")
+  if code ~= 0 then error(("repl section '%s': exit status %d\n%s"):format(args, code, out)) end
+  out = out:gsub("^vpscript [^\n]*\n", "")
+  local function prompt_at(i)
+    local p = out:sub(i, i + 3)
+    return p == "vp> " or p == "... "
+  end
+  local shown, pos = {}, out:find("vp> ", 1, true)
+  if not pos then error("repl section '" .. args .. "': no prompt in\n" .. out) end
+  shown[1] = out:sub(1, pos - 1)
+  for k = 1, #inputs do
+    local q = pos + 4
+    while q <= #out and not (prompt_at(q) and (q == pos + 4 or out:sub(q - 1, q - 1) == "\n")) do q = q + 1 end
+    if q > #out then error(("repl section '%s': no prompt for line %d in\n%s"):format(args, k + 1, out)) end
+    shown[#shown + 1] = out:sub(pos, pos + 3) .. inputs[k] .. "\n" .. out:sub(pos + 4, q - 1)
+    pos = q
+  end
+  return "```\n$ ./vpscript -i " .. file .. "\n" .. tidy(table.concat(shown)) .. "\n```"
 end
 
 local function md_escape(s)
   return (tostring(s or ""):gsub("|", "\\|"):gsub("\n", " "))
 end
 
--- The metric catalogue as one Markdown table (README.md and
--- docs/metrics-table.md both carry it). better: "-" for neither direction;
+-- The metric catalogue as one Markdown table (docs/metrics-table.md). better: "-" for neither direction;
 -- per-frame test: whether per-frame (per-sample) values exist to test a
 -- change on, and for which formats when not all; normalised by: the metric
 -- a total is divided by when two captures differ in it.
@@ -101,9 +156,10 @@ local function generate(kind, args)
   if kind == "run" then return run(args) end
   local head = kind:match("^run:(%d+)$")
   if head then return run(args, tonumber(head)) end
+  if kind == "repl" then return repl(args) end
   if kind == "api" then return (doc.markdown():gsub("%s+$", "")) end
   if kind == "metrics" then return metrics() end
-  error(("README: unknown generated section '%s'"):format(kind))
+  error(("unknown generated section '%s'"):format(kind))
 end
 
 local function regenerate(text)
@@ -132,7 +188,7 @@ for _, path in ipairs(paths) do
   local new, sections = regenerate(text)
   if check then
     if new ~= text then
-      io.stderr:write(("vpscript: %s is stale: run `make readme`\n"):format(path))
+      io.stderr:write(("vpscript: %s is stale: run `make docs`\n"):format(path))
       stale = stale + 1
     end
   elseif new ~= text then
