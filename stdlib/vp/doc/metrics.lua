@@ -47,8 +47,6 @@ return {
         "the analysis \"hitches\", \"hitdiff\", \"events\" or \"movement\" of this capture with the "
           .. "script's default options (its module's analyze(cap)), once per capture",
         'print(#require("vp.metrics").script_document(cap, "hitches").hitches)'),
-      fn("open", "metrics.open(path) -> cap", "open a capture as the scripts do (exit 2 with the reader's "
-        .. "message on failure, warnings on stderr)", 'local cap = require("vp.metrics").open("a.vprof")'),
     },
   },
   {
