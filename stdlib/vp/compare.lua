@@ -82,12 +82,8 @@ Definitions:
               p95, p99 and the significance test for the --nodes nodes with
               the largest change of mean time per frame.]]
 
--- x when it is a finite number, else nil: the result holds no NaN or infinity
--- (a change from 0 has no change_pct and no impact).
-local function finite(x)
-  if x ~= nil and x == x and x ~= math.huge and x ~= -math.huge then return x end
-  return nil
-end
+-- The result holds no NaN or infinity (a change from 0 has no change_pct and no impact).
+local finite = metrics.finite
 
 -- Significance ---------------------------------------------------------------------------
 

@@ -133,10 +133,7 @@ function gate.load(path)
   return result
 end
 
-local function finite(v)
-  if type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge then return v end
-  return nil
-end
+local finite = metrics.finite
 
 local function field(k, v, bad)
   local want = gate.FIELDS[k]

@@ -46,6 +46,10 @@ local traces = require "vp.metrics.traces"
 
 local metrics = {}
 
+--- metrics.finite(v) -> v when it is a finite number, else nil: how
+-- vp.compare and vp.gate keep NaN and infinities out of their results.
+metrics.finite = C.finite
+
 metrics.HITDIFF_KINDS = traces.HITDIFF_KINDS
 metrics.LAG_LOWER = traces.LAG_LOWER
 

@@ -94,6 +94,13 @@ function C.result(ctx, name, ...)
   return C.get(res, ...)
 end
 
+--- C.finite(v) -> v when it is a finite number, else nil (nil, NaN, an
+-- infinity, anything else): the rule for the values a result hands on.
+function C.finite(v)
+  if type(v) == "number" and v == v and v ~= math.huge and v ~= -math.huge then return v end
+  return nil
+end
+
 --- C.number(v) -> v when it is a number other than NaN, else nil.
 function C.number(v)
   if type(v) == "number" and v == v then return v end
