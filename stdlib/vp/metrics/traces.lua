@@ -131,7 +131,7 @@ local function event_rows(ctx)
   if not ctx.event_rows then
     local by, names = {}, {}
     for _, r in ipairs(rows) do
-      local key = tostring(r.group_name) .. "." .. tostring(r.type_name)
+      local key = tostring(C.get(r, "group_name")) .. "." .. tostring(C.get(r, "type_name"))
       if not by[key] then names[#names + 1] = key end
       by[key] = r
     end
