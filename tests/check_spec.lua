@@ -40,6 +40,176 @@ local function kids(node, tag)
   return out
 end
 
+describe("vp.gate", function()
+  local vp = require "vp"
+  local E = require "vp.error"
+  local gate = require "vp.gate"
+  local dir, base, slow, spiky
+  setup(function()
+    dir = h.tmpdir()
+    base = assert(vp.open(fx.vprof(dir .. "/base.vprof", { seed = 1 })))
+    slow = assert(vp.open(fx.vprof(dir .. "/slow.vprof", { seed = 21, physics_us = 2600 })))
+    spiky = assert(vp.open(fx.vprof(dir .. "/spike.vprof", { seed = 1, sound_spike = 300 })))
+  end)
+  teardown(function()
+    base:close()
+    slow:close()
+    spiky:close()
+    h.cleanup()
+  end)
+
+  -- Raises through f: the vp.error object.
+  local function raised(f, ...)
+    local ok, e = pcall(f, ...)
+    assert.is_false(ok, "expected an error")
+    assert.is_true(E.is(e), tostring(e))
+    return e
+  end
+
+  -- Every value plain: no JSON null, NaN, infinity, userdata or metatables.
+  local function assert_plain(v, path)
+    local t = type(v)
+    if t == "number" then
+      assert(v == v and v ~= math.huge and v ~= -math.huge, path .. ": " .. tostring(v))
+    elseif t == "table" then
+      assert(getmetatable(v) == nil, path .. ": a table with a metatable")
+      for k, x in pairs(v) do assert_plain(x, path .. "." .. tostring(k)) end
+    else
+      assert(t == "string" or t == "boolean", path .. ": a " .. t)
+    end
+  end
+
+  local function check(list, cap, b, params)
+    local rules = gate.validate(list, { source = "t.lua", baseline = b ~= nil })
+    local r = gate.evaluate(rules, cap, b, params or { source = "t.lua" })
+    assert_plain(r, "result")
+    return r
+  end
+
+  it("max and min: each passes and fails, with the checks that decided it", function()
+    local r = check({
+      { metric = "frame_ms.p99", max = 20 }, { metric = "frame_ms.p99", max = 5 },
+      { metric = "low_1pct_fps", min = 45 }, { metric = "low_1pct_fps", min = 500 },
+      { metric = "frame_ms.mean", min = 5, max = 6, name = "both" },
+    }, base)
+    local st = {}
+    for i, x in ipairs(r.results) do st[i] = x.status end
+    assert.same({ "pass", "fail", "pass", "fail", "fail" }, st)
+    assert.same({ { kind = "max", failed = false } }, r.results[1].checks)
+    assert.same({ { kind = "max", failed = true } }, r.results[2].checks)
+    assert.same({ { kind = "min", failed = true } }, r.results[4].checks)
+    assert.same({ { kind = "max", failed = true }, { kind = "min", failed = false } }, r.results[5].checks)
+    assert.equal("both", r.results[5].name)
+    assert.is_true(r.results[1].value > 9 and r.results[1].value < 13)
+    assert.same({ max = 20 }, r.results[1].limits)
+    assert.equal("fail", r.status)
+    assert.same({ 2, 3, 0 }, { r.passed, r.failed, r.skipped })
+    assert.equal(base.path, r.file)
+    assert.equal("vprof", r.format)
+    assert.is_nil(r.baseline)
+  end)
+
+  it("max_regress_pct: fails on a planted regression, passes within the limit, under min_effect, "
+    .. "or when the test does not support it", function()
+    local r = check({
+      { metric = "group.Physics.mean_ms", max_regress_pct = 10, min_effect = 0.2, significant = true },
+      { metric = "group.Physics.mean_ms", max_regress_pct = 50 },
+      { metric = "group.Physics.mean_ms", max_regress_pct = 10, min_effect = 1 },
+      { metric = "low_1pct_fps", max_regress_pct = 3 },
+    }, slow, base)
+    local g = r.results[1]
+    assert.equal("fail", g.status)
+    assert.is_true(g.regress_pct > 25 and g.regress_pct < 35)
+    assert.is_true(g.p_value < 1e-10)
+    assert.equal(g.value - g.baseline, g.change)
+    assert.is_false(g.normalised)
+    assert.same({ kind = "regress", failed = true, over = true, big = true, significant = true, a = g.baseline,
+      b = g.value }, g.checks[1])
+    assert.same({ max_regress_pct = 10, min_effect = 0.2, significant = true, alpha = 0.01 }, g.limits)
+    assert.equal("pass", r.results[2].status)
+    assert.is_false(r.results[2].checks[1].over)
+    assert.equal("pass", r.results[3].status)
+    assert.is_false(r.results[3].checks[1].big)
+    assert.equal("fail", r.results[4].status) -- ~6 % fewer fps: higher is better
+    assert.is_true(r.results[4].regress_pct > 3)
+    assert.equal(base.path, r.baseline)
+    -- one spiky frame moves max_ms, not the distribution
+    local s = check({ { metric = "group.Sound.max_ms", max_regress_pct = 50, significant = true, alpha = 0.05 },
+      { metric = "group.Sound.max_ms", max_regress_pct = 50 } }, spiky, base)
+    assert.equal("pass", s.results[1].status)
+    assert.is_true(s.results[1].checks[1].over)
+    assert.is_false(s.results[1].checks[1].significant)
+    assert.equal(0.05, s.results[1].limits.alpha)
+    assert.equal("fail", s.results[2].status)
+  end)
+
+  it("a change from 0 is an infinite regression: regress_pct and change_pct are nil", function()
+    local hitch = assert(vp.open(fx.vprof(dir .. "/hitch.vprof", { seed = 23, hitches = { 400 } })))
+    local r = check({ { metric = "hitches", max_regress_pct = 1000 } }, hitch, base)
+    local x = r.results[1]
+    assert.equal("fail", x.status)
+    assert.same({ 0, 1, 1 }, { x.baseline, x.value, x.change })
+    assert.is_nil(x.change_pct)
+    assert.is_nil(x.regress_pct)
+    assert.is_true(x.checks[1].over)
+    hitch:close()
+  end)
+
+  it("skips: another format's rule, an optional metric the capture lacks; fails an unmeasured one", function()
+    local r = check({
+      { metric = "frame_ms.p99", max = 1, format = { "laige-profile", "laige-budget" } },
+      { metric = "group.Nope.mean_ms", max = 1, optional = true },
+      { metric = "group.Nope.mean_ms", max = 1 },
+      { metric = "group.Nope.mean_ms", max_regress_pct = 1, optional = true },
+    }, base, base)
+    assert.same({ "skip", "skip", "fail", "skip" }, { r.results[1].status, r.results[2].status,
+      r.results[3].status, r.results[4].status })
+    assert.equal("skipped: the rule is for laige-budget, laige-profile captures", r.results[1].message)
+    assert.equal("group.Nope.mean_ms: not measured: no budget group named 'Nope' with nodes", r.results[3].message)
+    assert.is_nil(r.results[3].checks)
+    assert.same({ 0, 1, 3 }, { r.passed, r.failed, r.skipped })
+  end)
+
+  it("rules that cannot be used are EUSAGE errors naming the rule (exit 2)", function()
+    local e = raised(gate.validate, { { metric = "frame_ms.p99", max = 20 }, { metric = "frame_ms.p98", max = 20 } },
+      { source = "gate.lua" })
+    assert.equal("EUSAGE", e.code)
+    assert.equal(2, e.exit)
+    assert.equal("gate.lua: rule 2 (frame_ms.p98): unknown metric 'frame_ms.p98' (see docs/metrics-table.md or "
+      .. "metrics.list())", e.message)
+    e = raised(gate.validate, { { metric = "hitches", max_regress_pct = 5 } }, { source = "g" })
+    assert.equal("g: rule 1 (hitches): max_regress_pct needs a baseline (--baseline BASE)", e.message)
+    e = raised(gate.evaluate, gate.validate({ { metric = "hitdiff.rate_pct", max = 1 } }), base, nil,
+      { source = "g" })
+    assert.equal("EUSAGE", e.code)
+    assert.matches("^g: rule 1 %(hitdiff%.rate_pct%): metric hitdiff%.rate_pct does not apply to vprof captures",
+      e.message)
+  end)
+
+  it("loads a rules file in its sandbox; a malformed one is an EUSAGE error with the problem", function()
+    local ok = fx.rules(dir, "ok.lua", "local t = {} for _, s in ipairs({'p95', 'p99'}) do "
+      .. "t[#t + 1] = {metric = string.format('frame_ms.%s', s), max = math.floor(40.5)} end return t")
+    local rules = gate.rules(ok)
+    assert.equal(2, #rules)
+    assert.equal("frame_ms.p95", rules[1].label)
+    assert.equal(40, rules[2].max)
+    for _, c in ipairs({
+      { "return {", "^" .. dir:gsub("%p", "%%%0") .. "/bad%.lua:1: .*expected" },
+      { "return 'x'", "bad%.lua: expected the file to return a list of rules, got string$" },
+      { "return {}", "bad%.lua: the list of rules is empty$" },
+      { "os.exit(1)", "bad%.lua: error while running: .*os" },
+      { "while true do end", "runs too long" },
+    }) do
+      local e = raised(gate.load, fx.rules(dir, "bad.lua", c[1]))
+      assert.equal("EUSAGE", e.code)
+      assert.matches(c[2], e.message)
+    end
+    local e = raised(gate.load, dir .. "/missing.lua")
+    assert.equal(2, e.exit)
+    assert.matches("missing%.lua", e.message)
+  end)
+end)
+
 describe("check.lua", function()
   local dir, base, slow
   local function rules(name, text) return fx.rules(dir, name, text) end
@@ -297,6 +467,24 @@ describe("check.lua", function()
       assert.equal("skip", doc.results[1].status)
       assert.equal(1, doc.skipped)
     end)
+  end)
+
+  it("prints the same bytes every run, keys in the schema's order", function()
+    local rf = rules("twice.lua", "return { { metric = 'frame_ms.p99', max = 5 }, "
+      .. "{ metric = 'group.Physics.mean_ms', max_regress_pct = 10, significant = true }, "
+      .. "{ metric = 'group.Nope.mean_ms', max = 1, optional = true } }")
+    local first = run(rf, slow, "--baseline", base, "--json")
+    local second = run(rf, slow, "--baseline", base, "--json")
+    assert.equal(3, first.code)
+    assert.equal(first.stdout, second.stdout)
+    local head = '^{"file":"[^"]+","format":"vprof","baseline":"[^"]+","rules":"[^"]+","status":"fail",'
+      .. '"passed":0,"failed":2,"skipped":1,"results":%[{"index":1,"name":"frame_ms%.p99","metric":"frame_ms%.p99",'
+      .. '"unit":"ms","status":"fail","value":[%d.]+,"baseline":null,"change":null,"change_pct":null,'
+      .. '"regress_pct":null,"normalised":false,"p_value":null,"limits":{"max":5,"min":null,'
+      .. '"max_regress_pct":null,"min_effect":null,"significant":null,"alpha":null},"message":"frame_ms%.p99 = '
+    assert.truthy(first.stdout:find(head), first.stdout:sub(1, 600))
+    local vjson = require "vp.json"
+    assert.same({}, vjson.undeclared(vjson.decode(first.stdout), require("vp.gate").schema))
   end)
 
   describe("the shipped examples", function()

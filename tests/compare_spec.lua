@@ -6,6 +6,10 @@
 local h = require "helpers"
 local fx = require "gate_fixtures"
 local NULL = require("cjson").null
+local vp = require "vp"
+local E = require "vp.error"
+local json = require "vp.json"
+local compare = require "vp.compare"
 
 local function by_metric(doc)
   local m = {}
@@ -15,6 +19,140 @@ local function by_metric(doc)
   end
   return m
 end
+
+-- Every value of a result is plain data: no JSON null, NaN, infinity or userdata.
+local function assert_plain(v, path)
+  local t = type(v)
+  if t == "number" then
+    assert(v == v and v ~= math.huge and v ~= -math.huge, path .. ": " .. tostring(v))
+  elseif t == "table" then
+    assert(getmetatable(v) == nil, path .. ": a table with a metatable")
+    for k, x in pairs(v) do assert_plain(x, path .. "." .. tostring(k)) end
+  else
+    assert(t == "string" or t == "boolean", path .. ": a " .. t)
+  end
+end
+
+describe("vp.compare", function()
+  local dir
+  setup(function() dir = h.tmpdir() end)
+  teardown(h.cleanup)
+
+  describe("significance", function()
+    -- mtcars' mpg by transmission (automatic, manual): the example of R's
+    -- wilcox.test(mpg ~ am, data = mtcars), which prints "W = 42, p-value =
+    -- 0.001871" (normal approximation with the tie correction and the
+    -- continuity correction; 7 pairs of tied values)
+    local auto = { 21.4, 18.7, 18.1, 14.3, 24.4, 22.8, 19.2, 17.8, 16.4, 17.3, 15.2, 10.4, 10.4, 14.7, 21.5,
+      15.5, 15.2, 13.3, 19.2 }
+    local manual = { 21.0, 21.0, 22.8, 32.4, 30.4, 33.9, 27.3, 26.0, 30.4, 15.8, 19.7, 15.0, 21.4 }
+
+    it("a tie-heavy Mann-Whitney U test gives the textbook value", function()
+      local t = assert(require("vp.mwu").test(auto, manual))
+      assert.equal(42, t.u_a) -- R's W
+      assert.equal(42, t.ties) -- 7 ties of two: 7 x (2^3 - 2)
+      assert.is_true(math.abs(t.p - 0.001871) < 5e-7, tostring(t.p))
+      local tests, m = compare.significance({ { a = auto, b = vp.Series(manual) } })
+      assert.equal(1, m)
+      assert.equal(t.p, tests[1].p)
+      assert.equal(t.p, tests[1].p_adjusted) -- a family of one
+      assert.is_true(tests[1].significant)
+      assert.equal(205 / (19 * 13), tests[1].prob_b_greater)
+    end)
+
+    it("Holm-adjusts one family; all-tied pairs are left out of it, empty ones untested", function()
+      local p1 = 0.0018713913331786 -- the pair above
+      local p2 = 0.0744618314 -- {1, 2, 3} vs {3, 4, 5, 6} (see mwu_spec)
+      local family = {
+        { a = auto, b = manual },
+        { a = { 1, 2, 3 }, b = { 3, 4, 5, 6 } },
+        { a = { 5, 5, 5 }, b = { 5, 5 } }, -- every value tied: nothing to test
+        { a = {}, b = { 1 } }, -- an empty sample
+        { a = { 1, 2, 3, 4 }, b = { 4, 3, 2, 1 } }, -- p = 1
+      }
+      local tests, m = compare.significance(family, 0.01)
+      assert.equal(3, m)
+      -- by hand, ascending: 3 x p1, max(3 p1, 2 x p2), max(.., 1 x 1)
+      assert.is_true(math.abs(tests[1].p_adjusted - 3 * p1) < 1e-12)
+      assert.is_true(math.abs(tests[2].p_adjusted - 2 * p2) < 1e-9)
+      assert.equal(1, tests[5].p_adjusted)
+      assert.same({ p = 1, p_adjusted = 1, prob_b_greater = 0.5, significant = false }, tests[3])
+      assert.is_nil(tests[4])
+      assert.same({ true, false, false, false }, { tests[1].significant, tests[2].significant,
+        tests[3].significant, tests[5].significant })
+      -- p1 alone is below 0.005, but not once adjusted for the family of three
+      assert.is_true(p1 < 0.005)
+      assert.is_false(compare.significance(family, 0.005)[1].significant)
+    end)
+  end)
+
+  describe("analyze", function()
+    local a, b
+    setup(function()
+      a = fx.vprof(dir .. "/a.vprof", { seed = 1 })
+      b = fx.vprof(dir .. "/b.vprof", { seed = 11, physics_us = 2600, extra = { "NewThing" } })
+    end)
+
+    it("pairs the metrics, tests them and returns plain data in the schema's shape", function()
+      local ca, cb = assert(vp.open(a)), assert(vp.open(b))
+      local r = compare.analyze(ca, cb, { nodes = 3 })
+      assert_plain(r, "result")
+      assert.same({ file = a, format = "vprof", frames = 1200 }, r.a)
+      assert.equal(0.01, r.alpha)
+      local m = {}
+      for _, row in ipairs(r.metrics) do m[row.metric] = row end
+      local g = m["group.Physics.mean_ms"]
+      assert.equal("worse", g.direction)
+      assert.is_true(g.significant)
+      assert.equal(g.p_adjusted, m["group.Physics.p99_ms"].p_adjusted) -- one test per distribution
+      assert.is_nil(m.hitches.p_value) -- a count: no distribution
+      assert.equal("same", m.hitches.direction)
+      assert.matches("Physics", r.metrics[1].metric)
+      -- the new node is only in B, with its values in catalogue order; not compared
+      local found
+      for _, e in ipairs(r.only_in_b) do
+        if e.name == "Root/CEngine::Frame/NewThing" then found = e end
+      end
+      assert.equal("node", found.kind)
+      assert.equal("node.Root/CEngine::Frame/NewThing.mean_ms", found.values[1].metric)
+      assert.is_true(math.abs(found.values[1].value - 0.4) < 0.02)
+      assert.is_nil(m["node.Root/CEngine::Frame/NewThing.mean_ms"])
+      -- with the only-in values as a map it is the documented document
+      for _, k in ipairs({ "only_in_a", "only_in_b" }) do
+        for _, e in ipairs(r[k]) do
+          e.metrics = {}
+          for _, x in ipairs(e.values) do e.metrics[x.metric] = x.value end
+          e.values = nil
+        end
+      end
+      assert.same({}, json.undeclared(r, compare.schema))
+      -- at most 3 nodes got percentiles
+      local p99 = 0
+      for name in pairs(m) do
+        if name:match("^node%..*%.p99_ms$") then p99 = p99 + 1 end
+      end
+      assert.equal(3, p99)
+      ca:close()
+      cb:close()
+    end)
+
+    it("--match keeps the metrics asked; bad parameters are EUSAGE errors (exit 2)", function()
+      local ca, cb = assert(vp.open(a)), assert(vp.open(b))
+      local r = compare.analyze(ca, cb, { match = { "^frame_ms%.p9" } })
+      assert.equal(2, #r.metrics)
+      assert.equal(0, #r.only_in_b)
+      for _, bad in ipairs({ { alpha = 2 }, { nodes = -1 }, { match = { "[" } } }) do
+        local ok, e = pcall(compare.analyze, ca, cb, bad)
+        assert.is_false(ok)
+        assert.is_true(E.is(e), tostring(e))
+        assert.equal("EUSAGE", e.code)
+        assert.equal(2, e.exit)
+      end
+      ca:close()
+      cb:close()
+    end)
+  end)
+end)
 
 describe("compare.lua", function()
   local dir, a
@@ -166,6 +304,22 @@ describe("compare.lua", function()
       .. "significant,prob_b_greater", csv.stdout:match("^[^\n]+"))
     local bad = h.run("scripts/compare.lua", a, b, "--markdown", "--json")
     assert.equal(2, bad.code)
+  end)
+
+  it("prints the same bytes every run, keys in the schema's order", function()
+    local b = fx.vprof(dir .. "/again.vprof", { seed = 13, physics_us = 2400, extra = { "Again" } })
+    local first = h.run("scripts/compare.lua", a, b, "--json")
+    local second = h.run("scripts/compare.lua", a, b, "--json")
+    assert.equal(0, first.code, first.stderr)
+    assert.equal(first.stdout, second.stdout)
+    local head = '^{"a":{"file":[^}]*},"b":{[^}]*},"alpha":0%.01,"test":"mann%-whitney%-u","correction":"holm",'
+      .. '"tests":%d+,"summary":{"metrics":%d+,"worse":%d+,"better":%d+,"changed":%d+,"same":%d+,'
+      .. '"significant_worse":%d+,"significant_better":%d+},"metrics":%[{"metric":"[^"]+","unit":"ms",'
+      .. '"polarity":"lower","a":'
+    assert.truthy(first.stdout:find(head), first.stdout:sub(1, 400))
+    assert.truthy(first.stdout:find('"only_in_a":[],"only_in_b":[{"kind":"node","name":"Root/CEngine::Frame/Again",'
+      .. '"metrics":{"node.Root/CEngine::Frame/Again.calls_per_frame":1,', 1, true), first.stdout:sub(-400))
+    assert.same({}, json.undeclared(json.decode(first.stdout), compare.schema))
   end)
 
   it("--match restricts the metrics; a missing file exits 2 naming it", function()

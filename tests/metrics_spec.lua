@@ -206,9 +206,11 @@ describe("vp.metrics", function()
   it("hitches and stutter come from hitches.lua, run only when asked, once per capture", function()
     local path = fx.vprof(dir .. "/hitch.vprof", { seed = 3, frames = 300, hitches = { 100, 200 } })
     local cap = assert(vp.open(path))
+    -- count the runs of the analysis itself (vp.hitches.analyze)
+    local hitches = require "vp.hitches"
     local calls = 0
-    local real = metrics.script_document
-    metrics.script_document = function(...)
+    local real = hitches.analyze
+    hitches.analyze = function(...)
       calls = calls + 1
       return real(...)
     end
@@ -217,7 +219,11 @@ describe("vp.metrics", function()
         "low_1pct_fps" })
       assert.equal(0, calls)
       local v = metrics.compute(cap, { "hitches", "stutter_pct" })
+      assert.equal(1, calls) -- both from one run
       assert.equal(2, v.hitches)
+      assert.equal(2, #metrics.script_document(cap, "hitches").hitches)
+      assert.equal(2, metrics.value(cap, "hitches"))
+      assert.equal(1, calls) -- once per capture
       local doc = h.run_json("scripts/hitches.lua", path, "--json")
       assert.equal(#doc.hitches, v.hitches)
       near(v.stutter_pct, doc.stutter_pct, 1e-12)
@@ -225,9 +231,39 @@ describe("vp.metrics", function()
       local ft = cap:frame_times()
       near(v.stutter_pct, 100 * (ft[100] + ft[200]) / ft:sum(), 1e-9)
     end)
-    metrics.script_document = real
+    hitches.analyze = real
     cap:close()
     assert(ok, err)
+  end)
+
+  it("reads analysis results alike whether an absent value is nil or JSON null", function()
+    local C = require "vp.metrics.context"
+    local null = require("cjson").null
+    assert.is_nil(C.get({ a = null }, "a"))
+    assert.is_nil(C.get({ a = 0 / 0 }, "a"))
+    assert.is_nil(C.get({ a = { b = null } }, "a", "b", "c"))
+    assert.is_nil(C.get({ a = null }, "a", "b"))
+    assert.equal(3, C.get({ a = { b = 3 } }, "a", "b"))
+    assert.same({}, C.get({ a = {} }, "a"))
+    -- the same capture figures from a result with nil and one with null
+    local hitches = require "vp.hitches"
+    local real = hitches.analyze
+    local path = fx.vprof(dir .. "/nullnil.vprof", { seed = 4, frames = 100 })
+    local got = {}
+    local ok, err = pcall(function()
+      for _, absent in ipairs({ null, false }) do
+        hitches.analyze = function() return { hitches = {}, stutter_pct = absent or nil, frame_ms = absent or nil } end
+        local cap = assert(vp.open(path))
+        local v, problems = metrics.compute(cap, { "hitches", "stutter_pct" })
+        got[#got + 1] = { v, problems }
+        cap:close()
+      end
+    end)
+    hitches.analyze = real
+    assert(ok, err)
+    assert.same(got[1], got[2])
+    assert.same({ hitches = 0 }, got[1][1])
+    assert.equal("not measured in this capture", got[1][2].stutter_pct)
   end)
 
   it("node percentiles of several nodes come from one C pass, equal to one pass per node", function()

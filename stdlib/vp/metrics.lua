@@ -1,4 +1,5 @@
--- vp.metrics: the metric catalogue shared by compare.lua and check.lua.
+-- vp.metrics: the metric catalogue shared by compare.lua and check.lua
+-- (vp.compare, vp.gate).
 --
 --   local metrics = require "vp.metrics"
 --   local values, problems = metrics.compute(cap, {"frame_ms.p99", "group.Physics.mean_ms"})
@@ -10,8 +11,16 @@
 -- spaces, slashes or dots), a unit, a polarity ("lower" or "higher" is
 -- better, or "none" for figures that are neither, like a frame count), a
 -- definition, the formats it applies to, and, where one exists, the
--- per-frame (or per-sample) distribution it summarises, which compare.lua
--- and check.lua test for significance (vp.mwu).
+-- per-frame (or per-sample) distribution it summarises, which vp.compare
+-- and vp.gate test for significance (vp.mwu).
+--
+-- This file is the catalogue: lookup, listing, values, distributions and
+-- changes. The entries are defined by family, each in its own module over
+-- a shared per-capture context (vp.metrics.context):
+--   vp.metrics.frames   frame counts and times, low FPS, hitches, stutter
+--   vp.metrics.vprof    VProf budget groups and nodes
+--   vp.metrics.traces   weapon, event, movement and lag traces
+--   vp.metrics.laige    laige profile and budget reports
 --
 -- Work is done only for the names asked: a frame-time metric reads the
 -- frame-time Series the reader built at open; group metrics read the
@@ -27,779 +36,37 @@
 -- run once per capture, with the script's default options); group.NAME.*
 -- from vp.budget.group_stats; lag.NAME.* from vp.lag.summary. No child
 -- process is ever started.
-local stats = require "vp.stats"
-local cli = require "vp.cli"
+--
+-- Values are plain data: a number, or nil and the reason it is missing;
+-- never NaN. metrics.delta's worse_pct is the one exception: +-math.huge
+-- for a change from 0, so that such a change sorts first.
+local E = require "vp.error"
+local C = require "vp.metrics.context"
+local traces = require "vp.metrics.traces"
 
 local metrics = {}
 
--- Formats ------------------------------------------------------------------------
+--- metrics.finite(v) -> v when it is a finite number, else nil: how
+-- vp.compare and vp.gate keep NaN and infinities out of their results.
+metrics.finite = C.finite
 
-local VPROF = { "vprof" }
-local FRAMES = { "vprof", "laige-budget" }              -- per-frame frame times
-local FRAME_STATS = { "vprof", "laige-profile", "laige-budget" }
-local PROFILE = { "laige-profile" }
-local BUDGET = { "laige-budget" }
-local LAIGE = { "laige-profile", "laige-budget" }
-local DW = { "dw" }
-local DEVT = { "devt" }
-local DLAG = { "dlag" }
-local DM = { "dm" }
-
--- Context: one per capture, caching what several metrics share --------------------
-
-local contexts = setmetatable({}, { __mode = "k" })
-
-local function ctx_of(cap)
-  local c = contexts[cap]
-  if not c then
-    c = { cap = cap, format = cap.format }
-    contexts[cap] = c
-  end
-  return c
-end
-
-local function frame_times(ctx)
-  if ctx.ft == nil then
-    local ok, s = pcall(function() return ctx.cap:frame_times() end)
-    ctx.ft = ok and s or false
-  end
-  return ctx.ft or nil
-end
-
-local function laige_values(ctx)
-  if not ctx.laige then
-    local laige = require "vp.laige"
-    ctx.laige = laige.metrics(ctx.cap)
-  end
-  return ctx.laige
-end
-
--- vprof: groups by name -> {group =, series =}
-local function vprof_groups(ctx)
-  if not ctx.groups then
-    local by_name, order = {}, {}
-    for g, s in pairs(ctx.cap:group_self_ms()) do
-      if not by_name[g.name] then
-        by_name[g.name] = { group = g, series = s }
-        order[#order + 1] = g
-      end
-    end
-    table.sort(order, function(a, b) return a.id < b.id end)
-    local names = {}
-    for i, g in ipairs(order) do names[i] = g.name end
-    ctx.groups, ctx.group_names = by_name, names
-  end
-  return ctx.groups
-end
-
--- vprof: per-node totals (one C pass), by path; the root is left out (its
--- children carry the frame time, see frame_ms.*).
-local function vprof_nodes(ctx)
-  if not ctx.nodes then
-    local by_path, order = {}, {}
-    for _, r in ipairs(ctx.cap:node_stats()) do
-      if r.node.parent ~= nil then
-        by_path[r.node.path] = r
-        order[#order + 1] = r.node.path
-      end
-    end
-    ctx.nodes, ctx.node_paths = by_path, order
-  end
-  return ctx.nodes
-end
-
-local function vprof_node(ctx, path)
-  local nodes = vprof_nodes(ctx)
-  local r = nodes[path]
-  if r then return r end
-  local node = ctx.cap:node(path) -- relative paths ("CEngine::Frame/...") too
-  if node and node.parent ~= nil then return nodes[node.path] end
-  return nil
-end
-
--- Per-frame Series of a node's field, by field and full path.
-local function node_series(ctx, path, field)
-  ctx.node_series = ctx.node_series or {}
-  local r = vprof_node(ctx, path)
-  if not r then return nil end
-  local key = field .. "\0" .. r.node.path
-  local s = ctx.node_series[key]
-  if not s then
-    s = ctx.cap:series(r.node, field)
-    ctx.node_series[key] = s
-  end
-  return s
-end
-
--- The node Series the series-pass metrics in `entries` ({param, field}) need, from one C
--- pass per field (cap:series with a list of nodes) instead of one per node.
--- Unknown nodes are left for metrics.value to report.
-local function prefetch_node_series(ctx, entries)
-  ctx.node_series = ctx.node_series or {}
-  local want, fields = {}, {}
-  for _, x in ipairs(entries) do
-    local r = vprof_node(ctx, x.param)
-    local key = r and (x.field .. "\0" .. r.node.path)
-    if key and not ctx.node_series[key] and not want[key] then
-      want[key] = true
-      local list = fields[x.field]
-      if not list then
-        list = {}
-        fields[x.field] = list
-        fields[#fields + 1] = x.field
-      end
-      list[#list + 1] = r
-    end
-  end
-  for _, field in ipairs(fields) do
-    local list, nodes = fields[field], {}
-    for i, r in ipairs(list) do nodes[i] = r.node end
-    local series = ctx.cap:series(nodes, field)
-    for i, r in ipairs(list) do ctx.node_series[field .. "\0" .. r.node.path] = series[i] end
-  end
-end
-
--- dlag: measurements by name ("NAME#2" for a repeated name) -> measurement
-local function lag_measurements(ctx)
-  if not ctx.lag then
-    local by_name, order, seen = {}, {}, {}
-    for m in ctx.cap:measurements() do
-      local name = tostring(m.name)
-      seen[name] = (seen[name] or 0) + 1
-      if seen[name] > 1 then name = name .. "#" .. seen[name] end
-      by_name[name] = m
-      order[#order + 1] = name
-    end
-    ctx.lag, ctx.lag_names = by_name, order
-  end
-  return ctx.lag
-end
-
-local function lag_values(ctx, name)
-  ctx.lag_values = ctx.lag_values or {}
-  local v = ctx.lag_values[name]
-  if v == nil then
-    local m = lag_measurements(ctx)[name]
-    v = m and m:values() or false
-    ctx.lag_values[name] = v
-  end
-  return v or nil
-end
-
--- dlag: the statistics of a measurement's samples (vp.lag.summary, as lag.lua)
-local function lag_summary(ctx, name)
-  ctx.lag_summary = ctx.lag_summary or {}
-  local s = ctx.lag_summary[name]
-  if s == nil then
-    local v = lag_values(ctx, name)
-    s = v and require("vp.lag").summary(v) or false
-    ctx.lag_summary[name] = s
-  end
-  return s or nil
-end
-
--- Script analyses ------------------------------------------------------------------
-
--- The analysis module of each shipped script whose figures are metrics.
-local ANALYSES = { hitches = "vp.hitches", hitdiff = "vp.hitdiff", events = "vp.events", movement = "vp.movement" }
-
---- metrics.script_document(cap, name) -> the result of the shipped
--- analysis `name` ("hitches", "hitdiff", "events", "movement") for this
--- capture with the script's default options: its module's analyze(cap),
--- run in-process once per capture (for hitches, events and movement the
--- script's --json document), or nil, message.
-function metrics.script_document(cap, name)
-  local ctx = ctx_of(cap)
-  ctx.docs = ctx.docs or {}
-  local d = ctx.docs[name]
-  if d == nil then
-    local module = ANALYSES[name]
-    if not module then return nil, "no analysis named '" .. tostring(name) .. "'" end
-    local ok, doc = pcall(function() return require(module).analyze(cap) end)
-    d = ok and { doc = doc } or { err = tostring(cli.is_exit(doc) and doc.message or doc) }
-    ctx.docs[name] = d
-  end
-  if d.err then return nil, d.err end
-  return d.doc
-end
-
-local function doc_field(ctx, name, key)
-  local doc, err = metrics.script_document(ctx.cap, name)
-  if not doc then return nil, err end
-  local v = doc[key]
-  if v == cli.null then v = nil end
-  return v
-end
-
-local function number_or_nil(v)
-  if type(v) == "number" and v == v then return v end
-  return nil
-end
+metrics.HITDIFF_KINDS = traces.HITDIFF_KINDS
+metrics.LAG_LOWER = traces.LAG_LOWER
 
 -- Catalogue --------------------------------------------------------------------------
 -- Entry fields: name, unit, polarity (string or function(param) -> string),
 -- formats, doc; for patterns: match (Lua pattern capturing the NAME part),
--- kind (what NAME names), names (function(ctx) -> list of NAME values);
--- get(ctx, param) -> value | nil, why; dist(ctx, param) -> Series | nil;
--- per = the metric a total is divided by when two captures differ in it.
+-- kind (what NAME names), names (function(ctx) -> list of NAME values),
+-- valid (function(param) -> boolean, optional); get(ctx, param) -> value |
+-- nil, why; dist(ctx, param) -> Series | nil and dist_formats (when not all
+-- the formats have one); per = the metric a total is divided by when two
+-- captures differ in it; prefetch(ctx, {{param, field}, ...}) with
+-- series_field: work metrics.compute does once for all the names asked.
 
 local CATALOGUE = {}
-
-local function add(e)
-  CATALOGUE[#CATALOGUE + 1] = e
-  return e
+for _, family in ipairs({ "frames", "vprof", "traces", "laige" }) do
+  for _, e in ipairs(require("vp.metrics." .. family).entries) do CATALOGUE[#CATALOGUE + 1] = e end
 end
-
-local function series_stat(s, stat)
-  if not s or #s == 0 then return nil, "no frames" end
-  if stat == "mean" then return s:mean() end
-  if stat == "max" then return s:max() end
-  if stat == "min" then return s:min() end
-  return s:percentile(tonumber((stat:gsub("^p", ""))))
-end
-
--- frames and frame times --------------------------------------------------------------
-
-add {
-  name = "frames", unit = "frames", polarity = "none", formats = FRAME_STATS,
-  doc = "number of frames: VProf frames in the capture; a budget report's per-frame lines; "
-    .. "a profile report's frame counter (counters.frames)",
-  get = function(ctx)
-    if ctx.format == "laige-profile" then return laige_values(ctx)["counters.frames"] end
-    local s = frame_times(ctx)
-    return s and #s or nil
-  end,
-}
-
-local FRAME_STAT_DOC = {
-  mean = "mean frame time",
-  p50 = "median frame time (nearest-rank p50)",
-  p95 = "95th percentile frame time (nearest rank)",
-  p99 = "99th percentile frame time (nearest rank)",
-  max = "longest frame",
-}
-for _, stat in ipairs({ "mean", "p50", "p95", "p99", "max" }) do
-  add {
-    name = "frame_ms." .. stat, unit = "ms", polarity = "lower", formats = FRAME_STATS,
-    doc = FRAME_STAT_DOC[stat] .. " over all frames (VProf: sum of the root's children's "
-      .. "inclusive times); a profile report's rolling frame window",
-    get = function(ctx)
-      if ctx.format == "laige-profile" then return laige_values(ctx)["frame_ms." .. stat] end
-      return series_stat(frame_times(ctx), stat)
-    end,
-    dist = function(ctx)
-      if ctx.format == "laige-profile" then return nil end
-      return frame_times(ctx)
-    end,
-    dist_formats = FRAMES,
-  }
-end
-
-add {
-  name = "frame_ms.n", unit = "frames", polarity = "none", formats = LAIGE,
-  doc = "frames in the report's frame-time window (profile) or per-frame lines (budget)",
-  get = function(ctx) return laige_values(ctx)["frame_ms.n"] end,
-}
-add {
-  name = "frame_ms.min", unit = "ms", polarity = "lower", formats = LAIGE,
-  doc = "shortest frame of the profile report's window or of the budget report's per-frame lines",
-  get = function(ctx) return laige_values(ctx)["frame_ms.min"] end,
-  dist = function(ctx)
-    if ctx.format ~= "laige-budget" then return nil end
-    return frame_times(ctx)
-  end,
-  dist_formats = BUDGET,
-}
-
-for _, p in ipairs({ { "low_1pct_fps", 1, "1 %" }, { "low_01pct_fps", 0.1, "0.1 %" } }) do
-  add {
-    name = p[1], unit = "fps", polarity = "higher", formats = FRAMES,
-    doc = p[3] .. " low FPS: 1000 / mean of the slowest max(1, floor(n x " .. p[2]
-      .. " / 100)) frame times",
-    get = function(ctx)
-      local s = frame_times(ctx)
-      if not s or #s == 0 then return nil, "no frames" end
-      return (stats.low_fps(s, p[2]))
-    end,
-    dist = function(ctx) return frame_times(ctx) end,
-  }
-end
-
-add {
-  name = "hitches", unit = "count", polarity = "lower", formats = FRAMES, per = "frames",
-  doc = "hitch frames by hitches.lua's default rule (frame time >= 2.5 x the median of the "
-    .. "30 frames before and >= 5 ms above it)",
-  get = function(ctx)
-    local h, err = doc_field(ctx, "hitches", "hitches")
-    if not h then return nil, err end
-    return #h
-  end,
-}
-
-add {
-  name = "stutter_pct", unit = "%", polarity = "lower", formats = FRAMES,
-  doc = "share of the total frame time spent in hitch frames (hitches.lua)",
-  get = function(ctx) return doc_field(ctx, "hitches", "stutter_pct") end,
-}
-
--- VProf budget groups ------------------------------------------------------------------
-
-local GROUP_STATS = {
-  { "mean_ms", "mean self time per frame" },
-  { "p50_ms", "median self time per frame (nearest rank)" },
-  { "p95_ms", "95th percentile self time per frame (nearest rank)" },
-  { "p99_ms", "99th percentile self time per frame (nearest rank)" },
-  { "max_ms", "largest self time in one frame" },
-}
-
-local function group_names(ctx)
-  vprof_groups(ctx)
-  return ctx.group_names
-end
-
--- One statistic of a group's per-frame self time, as budget.lua computes it
--- (vp.budget.group_stats, once per group).
-local function group_stat(ctx, name, key)
-  local g = vprof_groups(ctx)[name]
-  if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
-  if not g.stats then
-    local ft = frame_times(ctx)
-    g.stats = require("vp.budget").group_stats(g.series, ft and ft:sum() or 0)
-  end
-  local v = g.stats[key]
-  if v ~= nil then return v end
-  if #g.series == 0 then return nil, "no frames" end
-  return nil, "the total frame time is 0"
-end
-
-local function group_series(ctx, name)
-  local g = vprof_groups(ctx)[name]
-  return g and g.series
-end
-
-for _, gs in ipairs(GROUP_STATS) do
-  add {
-    name = "group.NAME." .. gs[1], match = "^group%.(.+)%." .. gs[1]:gsub("_", "%%_") .. "$",
-    kind = "group", unit = "ms", polarity = "lower", formats = VPROF, names = group_names,
-    doc = "budget group NAME: " .. gs[2] .. " (the sum of its nodes' self times; 0 in frames "
-      .. "where it has none; as budget.lua)",
-    get = function(ctx, name) return group_stat(ctx, name, gs[1]) end,
-    dist = group_series,
-  }
-end
-
-add {
-  name = "group.NAME.share_pct", match = "^group%.(.+)%.share%_pct$", kind = "group",
-  unit = "%", polarity = "none", formats = VPROF, names = group_names,
-  doc = "budget group NAME: 100 x its self time summed over all frames / the total frame time "
-    .. "(a share: it moves when other groups do, so it has no better direction)",
-  get = function(ctx, name) return group_stat(ctx, name, "share_pct") end,
-  dist = group_series,
-}
-
--- VProf nodes --------------------------------------------------------------------------
-
-local function node_paths(ctx)
-  vprof_nodes(ctx)
-  return ctx.node_paths
-end
-
-local function per_frame(ctx, r, key)
-  local n = ctx.cap.frame_count
-  if n == 0 then return nil, "no frames" end
-  return r[key] / n
-end
-
-local NODE = {
-  { "mean_ms", "mean inclusive time per frame over all frames (0 where absent)", "time_ms",
-    function(ctx, r) return per_frame(ctx, r, "time_ms") end },
-  { "self_ms", "mean self time per frame over all frames", "self_ms",
-    function(ctx, r) return per_frame(ctx, r, "self_ms") end },
-  { "calls_per_frame", "calls per frame over all frames", "calls",
-    function(ctx, r) return per_frame(ctx, r, "calls") end, "calls" },
-  { "max_ms", "largest inclusive time in one frame", "time_ms",
-    function(ctx, r)
-      if ctx.cap.frame_count == 0 then return nil, "no frames" end
-      return r.peak_ms
-    end },
-  { "p95_ms", "95th percentile inclusive time per frame (nearest rank; the nodes asked together "
-    .. "share one C pass)", "time_ms",
-    function(ctx, r) return series_stat(node_series(ctx, r.node.path, "time_ms"), "p95") end,
-    nil, true },
-  { "p99_ms", "99th percentile inclusive time per frame (nearest rank; the nodes asked together "
-    .. "share one C pass)", "time_ms",
-    function(ctx, r) return series_stat(node_series(ctx, r.node.path, "time_ms"), "p99") end,
-    nil, true },
-}
-
-for _, ns in ipairs(NODE) do
-  local field = ns[3]
-  add {
-    name = "node.PATH." .. ns[1], match = "^node%.(.+)%." .. ns[1]:gsub("_", "%%_") .. "$",
-    kind = "node", unit = ns[5] or "ms", polarity = "lower", formats = VPROF, names = node_paths,
-    series_pass = ns[6] or nil, series_field = ns[6] and field or nil,
-    doc = "node PATH (\"Root/CEngine::Frame/...\", by path, not name): " .. ns[2],
-    get = function(ctx, path)
-      local r = vprof_node(ctx, path)
-      if not r then return nil, "no node '" .. path .. "'" end
-      return ns[4](ctx, r)
-    end,
-    dist = function(ctx, path) return node_series(ctx, path, field) end,
-  }
-end
-
--- Weapon traces: hit disagreement ------------------------------------------------------
-
-metrics.HITDIFF_KINDS = {
-  "no_server_data", "no_client_data", "client_only_hit", "server_only_hit",
-  "entity_mismatch", "outcome_mismatch", "position_mismatch",
-}
-
--- Per compared trace, 1 when it counts towards `key` (a kind, "disagree" or
--- "agree") and 0 otherwise: the sample a rate is the mean of, so a change
--- of rate can be tested like any other distribution.
-local function trace_indicator(ctx, key)
-  ctx.indicators = ctx.indicators or {}
-  local s = ctx.indicators[key]
-  if s == nil then
-    s = false
-    local doc = metrics.script_document(ctx.cap, "hitdiff")
-    local compared = doc and number_or_nil(doc.compared)
-    if compared and compared > 0 then
-      local k
-      if key == "disagree" or key == "agree" then
-        k = number_or_nil(doc[key])
-      else
-        k = type(doc.by_kind) == "table" and number_or_nil(doc.by_kind[key]) or 0
-      end
-      if k then
-        local t = {}
-        for i = 1, math.tointeger(compared) or 0 do t[i] = i <= k and 1 or 0 end
-        s = require("vp").Series(t)
-      end
-    end
-    ctx.indicators[key] = s
-  end
-  return s or nil
-end
-
-add {
-  name = "hitdiff.rate_pct", unit = "%", polarity = "lower", formats = DW,
-  doc = "100 x disagreeing traces / compared traces (hitdiff.lua's rules); tested per compared "
-    .. "trace (1 = disagrees)",
-  get = function(ctx) return doc_field(ctx, "hitdiff", "rate_pct") end,
-  dist = function(ctx) return trace_indicator(ctx, "disagree") end,
-}
-add {
-  name = "hitdiff.traces", unit = "count", polarity = "none", formats = DW,
-  doc = "traces (bullets) in the capture",
-  get = function(ctx) return doc_field(ctx, "hitdiff", "traces") end,
-}
-add {
-  name = "hitdiff.compared", unit = "count", polarity = "none", formats = DW,
-  doc = "traces with at least one client or server hit",
-  get = function(ctx) return doc_field(ctx, "hitdiff", "compared") end,
-}
-add {
-  name = "hitdiff.agree", unit = "count", polarity = "higher", formats = DW, per = "hitdiff.compared",
-  doc = "compared traces where client and server agree",
-  get = function(ctx) return doc_field(ctx, "hitdiff", "agree") end,
-  dist = function(ctx) return trace_indicator(ctx, "agree") end,
-}
-add {
-  name = "hitdiff.disagree", unit = "count", polarity = "lower", formats = DW, per = "hitdiff.compared",
-  doc = "compared traces where they disagree (any kind)",
-  get = function(ctx) return doc_field(ctx, "hitdiff", "disagree") end,
-  dist = function(ctx) return trace_indicator(ctx, "disagree") end,
-}
-do
-  local kinds = {}
-  for _, k in ipairs(metrics.HITDIFF_KINDS) do kinds[k] = true end
-  add {
-    name = "hitdiff.KIND", match = "^hitdiff%.([%w_]+)$", kind = "kind", unit = "count",
-    polarity = "lower", formats = DW, per = "hitdiff.compared",
-    valid = function(kind) return kinds[kind] == true end,
-    names = function() return metrics.HITDIFF_KINDS end,
-    doc = "traces that disagree by KIND: " .. table.concat(metrics.HITDIFF_KINDS, ", "),
-    get = function(ctx, kind)
-      local by, err = doc_field(ctx, "hitdiff", "by_kind")
-      if not by then return nil, err end
-      return number_or_nil(by[kind]) or 0
-    end,
-    dist = function(ctx, kind) return trace_indicator(ctx, kind) end,
-  }
-end
-
--- Event traces (.devt) -------------------------------------------------------------------
-
-local PACING = {
-  { "mean_ms", "interval_mean_ms", "mean" }, { "p50_ms", "interval_p50_ms", "median" },
-  { "p95_ms", "interval_p95_ms", "95th percentile" }, { "p99_ms", "interval_p99_ms", "99th percentile" },
-  { "max_ms", "interval_max_ms", "longest" },
-}
-for _, p in ipairs(PACING) do
-  add {
-    name = "events.frame_interval." .. p[1], unit = "ms", polarity = "lower", formats = DEVT,
-    doc = p[3] .. " interval between successive Frame events (events.lua's frame pacing)",
-    get = function(ctx)
-      local fp, err = doc_field(ctx, "events", "frame_pacing")
-      if fp == nil then return nil, err or "fewer than two Frame events" end
-      return number_or_nil(fp[p[2]])
-    end,
-  }
-end
-for _, p in ipairs({ { "mean_fps", "mean" }, { "low_1pct_fps", "1 % low" } }) do
-  add {
-    name = "events." .. p[1], unit = "fps", polarity = "higher", formats = DEVT,
-    doc = p[2] .. " frame rate from the Frame event intervals (events.lua)",
-    get = function(ctx)
-      local fp, err = doc_field(ctx, "events", "frame_pacing")
-      if fp == nil then return nil, err or "fewer than two Frame events" end
-      return number_or_nil(fp[p[1]])
-    end,
-  }
-end
-
-local function event_rows(ctx)
-  local rows, err = doc_field(ctx, "events", "by_type")
-  if not rows then return nil, err end
-  if not ctx.event_rows then
-    local by = {}
-    local names = {}
-    for _, r in ipairs(rows) do
-      local key = tostring(r.group_name) .. "." .. tostring(r.type_name)
-      if not by[key] then names[#names + 1] = key end
-      by[key] = r
-    end
-    ctx.event_rows, ctx.event_names = by, names
-  end
-  return ctx.event_rows
-end
-
-for _, p in ipairs({ { "count", "count", "events", "events of this group and type" },
-  { "rate_per_s", "rate_per_s", "events/s", "events per second over the capture's span" } }) do
-  add {
-    name = "events.GROUP.TYPE." .. p[1], match = "^events%.(.+%..+)%." .. p[1]:gsub("_", "%%_") .. "$",
-    kind = "event", unit = p[3], polarity = "none", formats = DEVT,
-    names = function(ctx)
-      if not event_rows(ctx) then return {} end
-      return ctx.event_names
-    end,
-    doc = "GROUP.TYPE (e.g. frames.Frame): " .. p[4] .. " (events.lua)",
-    get = function(ctx, key)
-      local by, err = event_rows(ctx)
-      if not by then return nil, err end
-      local r = by[key]
-      if not r then return nil, "no events of " .. key end
-      return number_or_nil(r[p[2]])
-    end,
-  }
-end
-add {
-  name = "events.span_ms", unit = "ms", polarity = "none", formats = DEVT,
-  doc = "last minus first event time (time1) over the capture",
-  get = function(ctx) return doc_field(ctx, "events", "span_ms") end,
-}
-
--- Movement traces (.dm) ------------------------------------------------------------------
-
-local MOVEMENT = {
-  { "corrections", "count", "lower", "position jumps that velocity x time cannot explain (movement.lua's "
-    .. "default rule: larger than 0.5 units, samples at most 1000 ms apart)", { "corrections", "count" } },
-  { "correction_max", "units", "lower", "size of the largest correction", { "corrections", "max_size" } },
-  { "correction_total", "units", "lower", "sum of the correction sizes", { "corrections", "total_size" } },
-  { "distance", "units", "none", "distance travelled (sum of successive position steps)", { "distance" } },
-  { "duration_ms", "ms", "none", "time from the first to the last sample", { "duration_ms" } },
-  { "speed_p95", "units/s", "none", "95th percentile speed from the velocity", { "speed_velocity", "p95" } },
-  { "jumps", "count", "none", "jumps (the time-since-jump counter restarted)", { "jumps" } },
-  { "air_pct", "%", "none", "share of the time in the air", { "air_pct" } },
-}
-for _, mv in ipairs(MOVEMENT) do
-  add {
-    name = "movement." .. mv[1], unit = mv[2], polarity = mv[3], formats = DM,
-    doc = mv[4] .. " (movement.lua, the group bit with the most groups)",
-    get = function(ctx)
-      local v, err = doc_field(ctx, "movement", mv[5][1])
-      if v == nil then return nil, err end
-      for i = 2, #mv[5] do
-        if type(v) ~= "table" then return nil, "not measured" end
-        v = v[mv[5][i]]
-      end
-      return number_or_nil(v)
-    end,
-  }
-end
-
--- Lag traces (.dlag) ---------------------------------------------------------------------
-
--- Measurements where a larger value is worse: latency, loss, lateness, drops.
-local LAG_LOWER = {}
-for _, n in ipairs({
-  "Client Frame", "Server Frame", "Local Gateway", "Local Gateway dropped", "The Internets",
-  "The Internets dropped", "Socket RTT", "Packet Downloss", "Packet Upploss", "Client Application Ping",
-  "Server Application Ping", "Server Player Input Delay", "Client Lateness", "Server Lateness",
-  "Update Starved Maximum", "Update Starved Average", "Late Update Maximum", "Late Update Average",
-  "Rejected Update Requests", "Priority Inversions", "Dropped Priority Updates", "Keyframe Delay",
-  "Batching Delay", "Movement Correction Length", "Remote Extrapolation Time",
-  "Remote Extrapolation Length",
-}) do LAG_LOWER[n] = true end
-metrics.LAG_LOWER = LAG_LOWER
-
-local function lag_polarity(name)
-  return LAG_LOWER[(name:gsub("#%d+$", ""))] and "lower" or "none"
-end
-
-local function lag_names(ctx)
-  lag_measurements(ctx)
-  return ctx.lag_names
-end
-
-for _, st in ipairs({ { "mean", "mean" }, { "p50", "median (nearest rank)" }, { "p95", "95th percentile" },
-  { "p99", "99th percentile" }, { "max", "largest" }, { "min", "smallest" } }) do
-  add {
-    name = "lag.NAME." .. st[1], match = "^lag%.(.+)%." .. st[1] .. "$", kind = "measurement",
-    unit = "value", polarity = lag_polarity, formats = DLAG, names = lag_names,
-    doc = "lag measurement NAME (e.g. Socket RTT; NAME#2 for a repeated name): " .. st[2]
-      .. " of its samples, in the measurement's own unit; lower is better for latency, "
-      .. "loss, lateness and drops, neither for the rest",
-    get = function(ctx, name)
-      local s = lag_summary(ctx, name)
-      if not s then return nil, "no lag measurement '" .. name .. "'" end
-      if s.samples == 0 then return nil, "no samples" end
-      return s[st[1]]
-    end,
-    dist = function(ctx, name) return lag_values(ctx, name) end,
-  }
-end
-add {
-  name = "lag.NAME.samples", match = "^lag%.(.+)%.samples$", kind = "measurement",
-  unit = "count", polarity = "none", formats = DLAG, names = lag_names,
-  doc = "lag measurement NAME: number of samples",
-  get = function(ctx, name)
-    local s = lag_summary(ctx, name)
-    if not s then return nil, "no lag measurement '" .. name .. "'" end
-    return s.samples
-  end,
-}
-
--- laige reports ---------------------------------------------------------------------------
-
-local function laige_get(key)
-  return function(ctx, param)
-    local k = param and key:gsub("NAME", function() return param end) or key
-    local v = laige_values(ctx)[k]
-    if v == nil then return nil, "the report has no " .. k end
-    return v
-  end
-end
-
-local function laige_names(prefix, suffix)
-  return function(ctx)
-    local out, seen = {}, {}
-    local pat = "^" .. prefix:gsub("%p", "%%%0") .. "(.+)" .. suffix:gsub("%p", "%%%0") .. "$"
-    local keys = {}
-    for k in pairs(laige_values(ctx)) do keys[#keys + 1] = k end
-    table.sort(keys)
-    for _, k in ipairs(keys) do
-      local n = k:match(pat)
-      if n and not seen[n] then
-        seen[n] = true
-        out[#out + 1] = n
-      end
-    end
-    return out
-  end
-end
-
-for _, st in ipairs({ "n", "min", "mean", "p50", "p95", "p99", "max" }) do
-  add {
-    name = "tick_ms." .. st, unit = st == "n" and "ticks" or "ms", polarity = st == "n" and "none" or "lower",
-    formats = PROFILE,
-    doc = st == "n" and "ticks in the profile report's tick-time window"
-      or ("tick time " .. st .. " over the profile report's rolling tick window"),
-    get = laige_get("tick_ms." .. st),
-  }
-end
-
-for _, c in ipairs({ { "ticks", "none" }, { "frames", "none" }, { "draw_calls", "lower" },
-  { "texture_binds", "lower" }, { "net_bytes", "lower" } }) do
-  add {
-    name = "counters." .. c[1], unit = "count", polarity = c[2], formats = PROFILE,
-    per = c[2] == "lower" and "counters.frames" or nil,
-    doc = "the profile report's " .. c[1] .. " counter (since the run started)",
-    get = laige_get("counters." .. c[1]),
-  }
-end
-
-for _, w in ipairs({ { "entities_alive", "none" }, { "entities_total", "none" },
-  { "entity_capacity", "none" }, { "sim_allocs", "lower" }, { "systems", "none" } }) do
-  add {
-    name = "world." .. w[1], unit = "count", polarity = w[2], formats = PROFILE,
-    doc = "the profile report's world " .. w[1],
-    get = laige_get("world." .. w[1]),
-  }
-end
-
-local SYSTEM = {
-  { "p99_ms", "ms", "lower", "99th percentile of its time window (a budget report's measured p99)" },
-  { "p95_ms", "ms", "lower", "95th percentile of its time window" },
-  { "p50_ms", "ms", "lower", "median of its time window" },
-  { "mean_ms", "ms", "lower", "mean of its time window" },
-  { "max_ms", "ms", "lower", "largest time in its window" },
-  { "last_ms", "ms", "lower", "time of its last run" },
-  { "budget_ms", "ms", "none", "its declared budget" },
-  { "budget_pct", "%", "lower", "100 x p99 / budget" },
-  { "runs", "count", "none", "times it ran" },
-  { "warns", "count", "lower", "budget overrun warnings" },
-  { "errors", "count", "lower", "critical budget overruns" },
-}
-for _, s in ipairs(SYSTEM) do
-  add {
-    name = "system.NAME." .. s[1], match = "^system%.(.+)%." .. s[1]:gsub("_", "%%_") .. "$",
-    kind = "system", unit = s[2], polarity = s[3], formats = LAIGE,
-    names = laige_names("system.", "." .. s[1]),
-    doc = "laige system NAME (\"#ID\" when unnamed): " .. s[4],
-    get = laige_get("system.NAME." .. s[1]),
-  }
-end
-add {
-  name = "systems.count", unit = "count", polarity = "none", formats = LAIGE,
-  doc = "systems listed in the report", get = laige_get("systems.count"),
-}
-add {
-  name = "systems.over_budget", unit = "count", polarity = "lower", formats = LAIGE,
-  doc = "systems whose p99 is above their budget", get = laige_get("systems.over_budget"),
-}
-
-for _, f in ipairs({ { "listed", "none", "per-frame lines in the budget report" },
-  { "failed", "lower", "per-frame lines whose result is not PASS" },
-  { "total", "none", "frames the run had (frames: total=)" } }) do
-  add {
-    name = "frames." .. f[1], unit = "frames", polarity = f[2], formats = BUDGET,
-    doc = f[3], get = laige_get("frames." .. f[1]),
-  }
-end
-
-local BUDGET_FIELDS = {
-  { "after", "value", "lower", "the measured value (after=) in the budget's unit; lower is better "
-    .. "(a budget's target is a ceiling)" },
-  { "before", "value", "none", "the reference value (before=)" },
-  { "target", "value", "none", "the target (target=)" },
-  { "pass", "1 = PASS", "higher", "1 when the budget's result is PASS, else 0" },
-}
-for _, b in ipairs(BUDGET_FIELDS) do
-  add {
-    name = "budget.NAME." .. b[1], match = "^budget%.(.+)%." .. b[1] .. "$", kind = "budget",
-    unit = b[2], polarity = b[3], formats = BUDGET, names = laige_names("budget.", "." .. b[1]),
-    doc = "budget report block NAME (budget=NAME): " .. b[4],
-    get = laige_get("budget.NAME." .. b[1]),
-  }
-end
-add {
-  name = "overall", unit = "1 = PASS", polarity = "higher", formats = BUDGET,
-  doc = "1 when the budget report's overall result is PASS, else 0",
-  get = laige_get("overall"),
-}
 
 -- Lookup ------------------------------------------------------------------------------------
 
@@ -870,11 +137,8 @@ function metrics.value(cap, name)
   if not e then return nil, param end
   local bad = check_format(e, cap, name)
   if bad then return nil, bad end
-  local ok, v, why = pcall(e.get, ctx_of(cap), param)
-  if not ok then
-    if cli.is_exit(v) then v = v.message end
-    return nil, tostring(v)
-  end
+  local ok, v, why = pcall(e.get, C.of(cap), param)
+  if not ok then return nil, E.message(v) end
   if type(v) ~= "number" or v ~= v then return nil, why or "not measured in this capture" end
   return v
 end
@@ -885,15 +149,23 @@ end
 -- cannot give (no such group, no frames, ...).
 function metrics.compute(cap, names)
   local values, problems = {}, {}
-  -- Node percentiles: one C pass for all the nodes asked (per field).
-  local passes = {}
+  -- Shared work first (node percentiles: one C pass for all the nodes asked).
+  local passes, order = {}, {}
   for _, name in ipairs(names) do
     local e, param = metrics.lookup(name)
-    if e and e.series_pass and metrics.applies(e, cap.format) then
-      passes[#passes + 1] = { param = param, field = e.series_field }
+    if e and e.prefetch and metrics.applies(e, cap.format) then
+      local list = passes[e.prefetch]
+      if not list then
+        list = {}
+        passes[e.prefetch] = list
+        order[#order + 1] = e.prefetch
+      end
+      list[#list + 1] = { param = param, field = e.series_field }
     end
   end
-  if #passes > 1 then pcall(prefetch_node_series, ctx_of(cap), passes) end
+  for _, prefetch in ipairs(order) do
+    if #passes[prefetch] > 1 then pcall(prefetch, C.of(cap), passes[prefetch]) end
+  end
   for _, name in ipairs(names) do
     local v, why = metrics.value(cap, name)
     if v ~= nil then values[name] = v else problems[name] = why end
@@ -909,8 +181,8 @@ function metrics.distribution(cap, name)
   if not e.dist then return nil, "metric '" .. name .. "' has no per-frame distribution" end
   local bad = check_format(e, cap, name)
   if bad then return nil, bad end
-  local ok, s = pcall(e.dist, ctx_of(cap), param)
-  if not ok then return nil, tostring(s) end
+  local ok, s = pcall(e.dist, C.of(cap), param)
+  if not ok then return nil, E.message(s) end
   if not s then return nil, "no per-frame values for '" .. name .. "' in this capture" end
   return s
 end
@@ -937,7 +209,7 @@ end
 -- p99_ms; metrics.compute makes one such pass for all the nodes it is given).
 function metrics.available(cap, opts)
   opts = opts or {}
-  local ctx = ctx_of(cap)
+  local ctx = C.of(cap)
   local out = {}
   for _, e in ipairs(CATALOGUE) do
     if metrics.applies(e, cap.format) and not e.match then out[#out + 1] = { name = e.name } end
@@ -946,7 +218,7 @@ function metrics.available(cap, opts)
   -- all its metrics together.
   local by_kind, kinds = {}, {}
   for _, e in ipairs(CATALOGUE) do
-    if e.match and metrics.applies(e, cap.format) and not (e.series_pass and opts.series_pass == false) then
+    if e.match and metrics.applies(e, cap.format) and not (e.prefetch and opts.series_pass == false) then
       if not by_kind[e.kind] then
         by_kind[e.kind] = { names = e.names, entries = {} }
         kinds[#kinds + 1] = e.kind
@@ -1033,10 +305,12 @@ function metrics.delta(name, a, b, per_a, per_b)
   return out
 end
 
---- metrics.open(path) -> cap: open a capture as the scripts do (cli.open:
--- exit 2 with the reader's message on failure, warnings on stderr).
-function metrics.open(path)
-  return cli.open(path)
+--- metrics.script_document(cap, name) -> the result of the shipped
+-- analysis `name` ("hitches", "hitdiff", "events", "movement") for this
+-- capture with the script's default options: its module's analyze(cap),
+-- run in-process once per capture, or nil, message.
+function metrics.script_document(cap, name)
+  return C.analysis(C.of(cap), name)
 end
 
 return metrics

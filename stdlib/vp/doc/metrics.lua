@@ -1,6 +1,6 @@
 -- vp.doc.metrics: documentation of the stdlib modules behind compare.lua and
--- check.lua (vp.metrics, vp.mwu, vp.multi, vp.junit). Read by vp.doc (the
--- REPL's help() and tools/gen_readme.lua).
+-- check.lua (vp.metrics, vp.compare, vp.gate, vp.mwu, vp.multi, vp.junit).
+-- Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
 local doc = require "vp.doc"
 local fn = doc.fn
 
@@ -43,12 +43,65 @@ return {
         'local d = require("vp.metrics").delta("frame_ms.p99", 16, 18)  -- d.direction == "worse"'),
       fn("polarity", "metrics.polarity(entry, param) -> \"lower\" | \"higher\" | \"none\"",
         "which way the metric is better", 'local m = require "vp.metrics"\nprint(m.polarity(m.lookup("overall")))'),
+      fn("finite", "metrics.finite(v) -> v | nil", "v when it is a finite number, else nil: the values a "
+        .. "result hands on are never NaN or infinite", 'print(require("vp.metrics").finite(1 / 0))  -- nil'),
       fn("script_document", "metrics.script_document(cap, name) -> doc | nil, message",
         "the analysis \"hitches\", \"hitdiff\", \"events\" or \"movement\" of this capture with the "
           .. "script's default options (its module's analyze(cap)), once per capture",
         'print(#require("vp.metrics").script_document(cap, "hitches").hitches)'),
-      fn("open", "metrics.open(path) -> cap", "open a capture as the scripts do (exit 2 with the reader's "
-        .. "message on failure, warnings on stderr)", 'local cap = require("vp.metrics").open("a.vprof")'),
+    },
+  },
+  {
+    class = "vp.compare",
+    title = "two captures side by side",
+    doc = "The analysis behind compare.lua: every catalogue metric both captures have, with the change, "
+      .. "the impact (change % signed so that positive is worse), totals normalised per frame when the "
+      .. "frame counts differ, the groups, nodes, ... found in one capture only, and a two-sided "
+      .. "Mann-Whitney U test per distribution, Holm-adjusted over the comparison. Plain data: nil for "
+      .. "absent, never NaN or infinity; compare.schema is the --json document.",
+    members = {
+      fn("analyze", "compare.analyze(cap_a, cap_b [, {alpha, nodes, match}]) -> result",
+        "{a, b, alpha, test, correction, tests, summary, metrics = {{metric, a, b, change, change_pct, impact, "
+          .. "direction, p_adjusted, significant, ...}}, only_in_a, only_in_b}; A is the baseline; bad "
+          .. "parameters raise EUSAGE",
+        'local r = require("vp.compare").analyze(cap_a, cap_b, {match = {"^group%."}})\n'
+          .. 'for _, m in ipairs(r.metrics) do print(m.metric, m.impact, m.significant) end'),
+      fn("significance", "compare.significance({{a = values, b = values}, ...} [, alpha]) -> tests, m",
+        "one family of distributions: per pair {p, p_adjusted (Holm over the m testable pairs), "
+          .. "prob_b_greater, significant}, nil for an empty sample",
+        'local t = require("vp.compare").significance({{a = {1, 2, 3}, b = {4, 5, 6}}})\nprint(t[1].p_adjusted)'),
+      doc.field("schema", "the --json document's shape (docs/architecture.md notation)",
+        'print(require("vp.compare").schema)'),
+      doc.field("DEFAULTS", "the parameters' defaults: alpha 0.01, nodes 10"),
+      doc.field("DEFINITIONS", "the definitions compare.lua --help prints"),
+    },
+  },
+  {
+    class = "vp.gate",
+    title = "the regression gate",
+    doc = "The analysis behind check.lua: a rules file run in a sandbox, its rules validated against the "
+      .. "catalogue and evaluated against a capture (and a baseline): max, min, max_regress_pct with "
+      .. "min_effect and the significance test. Rules that cannot be used raise EUSAGE (exit 2) naming the "
+      .. "rule. Plain data: each result with its status, values and the checks that decided it; "
+      .. "gate.schema is the --json document.",
+    members = {
+      fn("rules", "gate.rules(path [, {baseline = true}]) -> rules", "load and validate a rules file",
+        'local rules = require("vp.gate").rules("gate.lua", {baseline = true})'),
+      fn("load", "gate.load(path) -> list",
+        "run a rules file in its sandbox (no io, os, require or load; an instruction budget)",
+        'local list = require("vp.gate").load("gate.lua")'),
+      fn("validate", "gate.validate(list [, {source, baseline}]) -> rules",
+        "check each rule's fields and metric; the first problem raises EUSAGE naming the rule",
+        'local rules = require("vp.gate").validate({{metric = "frame_ms.p99", max = 20}})'),
+      fn("evaluate", "gate.evaluate(rules, cap [, base [, {alpha, source}]]) -> result",
+        "{file, format, baseline, rules, status, passed, failed, skipped, results = {{index, metric, status, "
+          .. "value, baseline, regress_pct, p_value, limits, message, checks}, ...}}",
+        'local r = require("vp.gate").evaluate(rules, cap)\nprint(r.status, r.failed)'),
+      doc.field("schema", "the --json document's shape (docs/architecture.md notation)",
+        'print(require("vp.gate").schema)'),
+      doc.field("FIELDS", "the rule fields and the type each takes"),
+      doc.field("DEFAULTS", "the parameters' defaults: alpha 0.01"),
+      doc.field("DESCRIPTION", "what each rule field does, as check.lua --help prints it"),
     },
   },
   {

@@ -1,0 +1,340 @@
+-- vp.gate: the regression gate: a rules file's limits checked against a
+-- capture (and a baseline). The analysis behind check.lua.
+--
+--   local gate = require "vp.gate"
+--   local rules = gate.rules("gate.lua", {baseline = true})   -- load + validate
+--   local r = gate.evaluate(rules, cap, base, {alpha = 0.01, source = "gate.lua"})
+--   print(r.status, r.passed, r.failed, r.skipped)
+--   for _, x in ipairs(r.results) do print(x.index, x.metric, x.status, x.value) end
+--
+-- A rules file is a Lua chunk returning a list of rules, run in a sandbox
+-- (gate.load); each rule checks one metric of the catalogue (vp.metrics):
+-- gate.DESCRIPTION states the fields, docs/check.md the rest. Problems with
+-- the rules (a malformed file, an unknown metric, a metric of another
+-- format, max_regress_pct without a baseline) are raised as vp.error
+-- objects with code EUSAGE (exit 2), their message naming the file and the
+-- rule: "gate.lua: rule 4 (frame_ms.p98): unknown metric 'frame_ms.p98'".
+--
+-- gate.evaluate returns plain data (nil for absent, never NaN or infinity):
+--   {file, format, baseline, rules, status = "pass" | "fail", passed, failed,
+--    skipped, results = [ {index, name, metric, unit, status = "pass" |
+--    "fail" | "skip", value, baseline, change, change_pct, regress_pct,
+--    normalised, p_value, limits = {max, min, max_regress_pct, min_effect,
+--    significant, alpha}, message, checks} ]}
+-- message explains a rule that could not be checked ("group.X.mean_ms: not
+-- measured: ..."); otherwise it is nil and `checks` lists what was checked,
+-- in order, for the report to explain: {kind = "max" | "min", failed} and
+-- {kind = "regress", failed, over (worse by more than max_regress_pct),
+-- big (the change is at least min_effect), significant (p < alpha, true
+-- without the test), a, b (the compared values: per frame when
+-- normalised), per (what a normalised value is per: "frame", ...)}.
+-- regress_pct is nil for a change from 0 (an infinite regression when
+-- worse). The --json document is gate.schema: the result with each
+-- result's message and without `checks`.
+local E = require "vp.error"
+local metrics = require "vp.metrics"
+local mwu = require "vp.mwu"
+
+local gate = {}
+
+gate.DEFAULTS = { alpha = 0.01 }
+
+--- The --json document (docs/architecture.md notation).
+gate.schema = [[{
+  file, format, baseline, rules, status, passed, failed, skipped,
+  results: [{index, name, metric, unit, status, value, baseline, change, change_pct, regress_pct,
+             normalised, p_value, limits: {max, min, max_regress_pct, min_effect, significant, alpha},
+             message}]
+}]]
+
+--- What each rule field does, as check.lua --help prints it.
+gate.DESCRIPTION = [[
+Each rule checks one metric of the capture:
+  max = X              fails when the value is above X
+  min = X              fails when the value is below X
+  max_regress_pct = P  (needs --baseline) fails when the metric got worse
+                       than the baseline by more than P %: for a metric
+                       where lower is better, 100 x (value - baseline) /
+                       |baseline| > P; for higher-is-better metrics the sign
+                       turns. Totals (hitches, counts) are divided by the
+                       frames (compared traces, ...) first when the two
+                       captures differ in them. A baseline of 0 and any
+                       worsening counts as an infinite regression.
+  min_effect = E       ... but only when |value - baseline| >= E (in the
+                       metric's unit): changes smaller than E are noise.
+  significant = true   ... and only when a two-sided Mann-Whitney U test of
+                       the capture's per-frame values against the
+                       baseline's gives p < alpha (the rule's `alpha`, else
+                       --alpha). Only for metrics with a per-frame
+                       distribution (frame_ms.*, group.*, node.*, lag.*).
+  optional = true      a metric this capture cannot give (no such group) is
+                       skipped instead of failed.
+  format = "vprof"     the rule applies only to captures of that format (or
+                       list of formats); others skip it.
+Metric names, units and which way is better: docs/metrics-table.md.
+Exit status: 0 all rules passed, 3 a rule failed, 2 a malformed rules file
+(the message names the rule), an unknown metric, a metric of another
+format, or an unreadable capture.]]
+
+--- Rule fields and the type each takes ("format": a format name or a list of them).
+gate.FIELDS = {
+  metric = "string", max = "number", min = "number", max_regress_pct = "number",
+  min_effect = "number", significant = "boolean", alpha = "number", optional = "boolean",
+  name = "string", format = "format",
+}
+
+-- Loading ------------------------------------------------------------------------------
+
+local function sandbox()
+  local function copy(t)
+    local c = {}
+    for k, v in pairs(t) do c[k] = v end
+    return c
+  end
+  return {
+    math = copy(math), string = copy(string), table = copy(table),
+    ipairs = ipairs, pairs = pairs, next = next, select = select, type = type,
+    tonumber = tonumber, tostring = tostring, error = error, assert = assert, pcall = pcall,
+  }
+end
+
+--- gate.load(path) -> list: run a rules file in its sandbox (math, string,
+-- table and the plain base functions; no io, os, require or load) under an
+-- instruction budget, and return the list it returns. Raises EINPUT (the
+-- file cannot be read) or EUSAGE (it does not compile, fails, runs too
+-- long or does not return a non-empty list).
+function gate.load(path)
+  local f, msg = io.open(path, "rb")
+  if not f then E.raise("EINPUT", "%s", tostring(msg or (path .. ": cannot open"))) end
+  local src = f:read("a")
+  f:close()
+  local chunk, err = load(src, "@" .. path, "t", sandbox())
+  if not chunk then E.raise("EUSAGE", "%s", tostring(err)) end
+  local function bad(fmt, ...) E.raise("EUSAGE", "%s: " .. fmt, path, ...) end
+  -- In a coroutine with an instruction budget: a rules file that loops
+  -- forever must not hang a CI job.
+  local co = coroutine.create(chunk)
+  local budget = 200
+  debug.sethook(co, function()
+    budget = budget - 1
+    if budget <= 0 then error("the rules file runs too long (more than 20 million instructions)", 2) end
+  end, "", 100000)
+  local ok, result = coroutine.resume(co)
+  if not ok then bad("error while running: %s", tostring(result)) end
+  if coroutine.status(co) ~= "dead" then bad("the rules file yielded instead of returning") end
+  if type(result) ~= "table" then bad("expected the file to return a list of rules, got %s", type(result)) end
+  local n = #result
+  for k in pairs(result) do
+    if math.type(k) ~= "integer" or k < 1 or k > n then
+      bad("expected a list of rules; found the key %s", tostring(k))
+    end
+  end
+  if n == 0 then bad("the list of rules is empty") end
+  return result
+end
+
+local finite = metrics.finite
+
+local function field(k, v, bad)
+  local want = gate.FIELDS[k]
+  if not want then
+    local known = {}
+    for name in pairs(gate.FIELDS) do known[#known + 1] = name end
+    table.sort(known)
+    bad("unknown field '%s' (fields: %s)", tostring(k), table.concat(known, ", "))
+  end
+  if want == "number" then
+    if not finite(v) then bad("%s must be a finite number, got %s", k, tostring(v)) end
+  elseif want == "format" then
+    local set = {}
+    if type(v) == "string" then
+      set[v] = true
+    elseif type(v) == "table" and #v > 0 then
+      for _, x in ipairs(v) do
+        if type(x) ~= "string" then bad("format must be a format name or a list of them") end
+        set[x] = true
+      end
+    else
+      bad("format must be a format name or a list of them")
+    end
+    return set
+  elseif type(v) ~= want then
+    bad("%s must be a %s, got %s", k, want, type(v))
+  end
+  return v
+end
+
+--- gate.validate(list [, params]) -> rules: check each rule of a loaded
+-- list; raise EUSAGE naming the rule for the first problem. params: source
+-- (the file name the messages give), baseline (true when a baseline will
+-- be given: max_regress_pct needs one). A rule comes back with its fields
+-- (format as a set), index, label (name or metric), and its catalogue
+-- entry and param.
+function gate.validate(list, params)
+  params = params or {}
+  local source = params.source or "rules"
+  local rules = {}
+  for i, r in ipairs(list) do
+    local function bad(fmt, ...)
+      local what = type(r) == "table" and type(r.metric) == "string" and (" (" .. r.metric .. ")") or ""
+      E.raise("EUSAGE", "%s: rule %d%s: " .. fmt, source, i, what, ...)
+    end
+    if type(r) ~= "table" then bad("expected a table like {metric = \"frame_ms.p99\", max = 20}, got %s", type(r)) end
+    local rule = { index = i }
+    for k, v in pairs(r) do rule[k] = field(k, v, bad) end
+    if rule.metric == nil then bad("the field 'metric' is missing") end
+    local e, param = metrics.lookup(rule.metric)
+    if not e then bad("%s", param) end
+    rule.entry, rule.param = e, param
+    if rule.max == nil and rule.min == nil and rule.max_regress_pct == nil then
+      bad("nothing to check: give max, min or max_regress_pct")
+    end
+    if rule.max_regress_pct == nil then
+      for _, k in ipairs({ "min_effect", "significant" }) do
+        if rule[k] ~= nil then bad("%s only goes with max_regress_pct", k) end
+      end
+    end
+    if rule.alpha ~= nil and (rule.alpha <= 0 or rule.alpha >= 1) then bad("alpha must be between 0 and 1") end
+    if rule.max_regress_pct ~= nil then
+      if rule.max_regress_pct < 0 then bad("max_regress_pct must be at least 0") end
+      if not params.baseline then bad("max_regress_pct needs a baseline (--baseline BASE)") end
+      if metrics.polarity(e, param) == "none" then
+        bad("%s has no better direction, so it cannot regress; use max or min", rule.metric)
+      end
+    end
+    if rule.min_effect ~= nil and rule.min_effect < 0 then bad("min_effect must be at least 0") end
+    if rule.significant and not e.dist then
+      bad("significant = true needs a metric with per-frame values (frame_ms.*, group.*, node.*, lag.*)")
+    end
+    for f in pairs(rule.format or {}) do
+      if not metrics.applies(e, f) then
+        bad("metric %s does not apply to %s captures (it applies to %s)", rule.metric, f, table.concat(e.formats, ", "))
+      end
+    end
+    rule.label = rule.name or rule.metric
+    rules[i] = rule
+  end
+  return rules
+end
+
+--- gate.rules(path [, params]) -> rules: gate.load then gate.validate
+-- (params as validate's; source defaults to path).
+function gate.rules(path, params)
+  local p = { source = path }
+  for k, v in pairs(params or {}) do p[k] = v end
+  return gate.validate(gate.load(path), p)
+end
+
+-- Evaluation ---------------------------------------------------------------------------
+
+local function per_value(cap, e)
+  if not e.per then return nil end
+  return metrics.value(cap, e.per)
+end
+
+local function sorted_formats(set)
+  local l = {}
+  for f in pairs(set) do l[#l + 1] = f end
+  table.sort(l)
+  return table.concat(l, ", ")
+end
+
+-- The regression check of rule r: fills res, returns the check or nil when
+-- the rule cannot be checked (res.status and res.message set).
+local function regression(r, v, cap, base, alpha, res)
+  local b, bwhy = metrics.value(base, r.metric)
+  if b == nil then
+    res.status = r.optional and "skip" or "fail"
+    res.message = string.format("%s: not measured in the baseline: %s", r.metric, tostring(bwhy))
+    return nil
+  end
+  local d = metrics.delta(r.metric, b, v, per_value(base, r.entry), per_value(cap, r.entry))
+  res.baseline, res.change, res.change_pct = finite(d.a_raw), finite(d.change), finite(d.change_pct)
+  res.regress_pct, res.normalised = finite(d.worse_pct), d.normalised
+  local check = { kind = "regress", over = d.worse_pct > r.max_regress_pct,
+    big = math.abs(d.change) >= (r.min_effect or 0), significant = true, a = finite(d.a), b = finite(d.b),
+    per = d.normalised and d.unit:match("/(.*)$") or nil }
+  if r.significant then
+    local sa, sawhy = metrics.distribution(base, r.metric)
+    local sb, sbwhy = metrics.distribution(cap, r.metric)
+    local t
+    if sa and sb then t = mwu.test(sa, sb) end
+    if not t then
+      res.status = "fail"
+      res.message = string.format("%s: no per-frame values to test: %s", r.metric,
+        tostring(sawhy or sbwhy or "an empty sample"))
+      return nil
+    end
+    res.p_value = t.p
+    check.significant = t.p < alpha
+  end
+  check.failed = check.over and check.big and check.significant
+  return check
+end
+
+local function evaluate(r, cap, base, alpha)
+  local res = { index = r.index, name = r.label, metric = r.metric, unit = r.entry.unit, normalised = false,
+    limits = { max = r.max, min = r.min, max_regress_pct = r.max_regress_pct, min_effect = r.min_effect,
+      significant = r.significant, alpha = r.max_regress_pct and (r.alpha or alpha) or nil } }
+  if r.format and not r.format[cap.format] then
+    res.status = "skip"
+    res.message = string.format("skipped: the rule is for %s captures", sorted_formats(r.format))
+    return res
+  end
+  local v, why = metrics.value(cap, r.metric)
+  res.value = finite(v)
+  if v == nil then
+    res.status = r.optional and "skip" or "fail"
+    res.message = string.format("%s: not measured: %s", r.metric, tostring(why))
+    return res
+  end
+  local checks = {}
+  if r.max then checks[#checks + 1] = { kind = "max", failed = v > r.max } end
+  if r.min then checks[#checks + 1] = { kind = "min", failed = v < r.min } end
+  if r.max_regress_pct then
+    local c = regression(r, v, cap, base, r.alpha or alpha, res)
+    if not c then return res end
+    checks[#checks + 1] = c
+  end
+  res.status = "pass"
+  for _, c in ipairs(checks) do
+    if c.failed then res.status = "fail" end
+  end
+  res.checks = checks
+  return res
+end
+
+--- gate.evaluate(rules, cap [, base [, params]]) -> result (see the top of
+-- this file). rules: from gate.rules / gate.validate. base: the baseline
+-- capture (needed by max_regress_pct rules). params: alpha (the default of
+-- rules with significant = true, 0.01), source (the rules file's name).
+-- Raises EUSAGE when a rule that applies to the capture's format (no
+-- `format` restricting it) names a metric of another format.
+function gate.evaluate(rules, cap, base, params)
+  params = params or {}
+  local alpha = params.alpha or gate.DEFAULTS.alpha
+  local source = params.source or "rules"
+  for _, r in ipairs(rules) do
+    if (not r.format or r.format[cap.format]) and not metrics.applies(r.entry, cap.format) then
+      E.raise("EUSAGE", "%s: rule %d (%s): metric %s does not apply to %s captures (it applies to %s); "
+        .. "restrict the rule with format = \"...\"", source, r.index, r.metric, r.metric,
+        tostring(cap.format), table.concat(r.entry.formats, ", "))
+    end
+    if r.max_regress_pct and not base then
+      E.raise("EUSAGE", "%s: rule %d (%s): max_regress_pct needs a baseline (--baseline BASE)", source, r.index,
+        r.metric)
+    end
+  end
+  local results, counts = {}, { pass = 0, fail = 0, skip = 0 }
+  for i, r in ipairs(rules) do
+    results[i] = evaluate(r, cap, base, alpha)
+    counts[results[i].status] = counts[results[i].status] + 1
+  end
+  return {
+    file = cap.path, format = cap.format, baseline = base and base.path, rules = params.source,
+    status = counts.fail > 0 and "fail" or "pass", passed = counts.pass, failed = counts.fail,
+    skipped = counts.skip, results = results,
+  }
+end
+
+return gate

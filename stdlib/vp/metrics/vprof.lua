@@ -1,0 +1,205 @@
+-- vp.metrics.vprof: the catalogue's VProf budget-group and node metrics.
+-- Entry fields: see vp.metrics.
+--
+-- Group metrics read the per-group self-time Series the reader built at
+-- open (cap:group_self_ms) and their statistics come from vp.budget, as
+-- budget.lua's; node totals come from one C pass for all nodes
+-- (cap:node_stats) and node percentiles from one more C pass for all the
+-- nodes asked together (cap:series with a list of nodes: the entries'
+-- `prefetch`). Nothing iterates frames x nodes in Lua.
+local C = require "vp.metrics.context"
+
+local entries = {}
+local function add(e) entries[#entries + 1] = e end
+
+-- Budget groups ------------------------------------------------------------------------
+
+-- groups by name -> {group =, series =}
+local function vprof_groups(ctx)
+  if not ctx.groups then
+    local by_name, order = {}, {}
+    for g, s in pairs(ctx.cap:group_self_ms()) do
+      if not by_name[g.name] then
+        by_name[g.name] = { group = g, series = s }
+        order[#order + 1] = g
+      end
+    end
+    table.sort(order, function(a, b) return a.id < b.id end)
+    local names = {}
+    for i, g in ipairs(order) do names[i] = g.name end
+    ctx.groups, ctx.group_names = by_name, names
+  end
+  return ctx.groups
+end
+
+local function group_names(ctx)
+  vprof_groups(ctx)
+  return ctx.group_names
+end
+
+-- One statistic of a group's per-frame self time, as budget.lua computes it
+-- (vp.budget.group_stats, once per group).
+local function group_stat(ctx, name, key)
+  local g = vprof_groups(ctx)[name]
+  if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
+  if not g.stats then
+    local ft = C.frame_times(ctx)
+    g.stats = require("vp.budget").group_stats(g.series, ft and ft:sum() or 0)
+  end
+  local v = C.get(g.stats, key)
+  if v ~= nil then return v end
+  if #g.series == 0 then return nil, "no frames" end
+  return nil, "the total frame time is 0"
+end
+
+local function group_series(ctx, name)
+  local g = vprof_groups(ctx)[name]
+  return g and g.series
+end
+
+local GROUP_STATS = {
+  { "mean_ms", "mean self time per frame" },
+  { "p50_ms", "median self time per frame (nearest rank)" },
+  { "p95_ms", "95th percentile self time per frame (nearest rank)" },
+  { "p99_ms", "99th percentile self time per frame (nearest rank)" },
+  { "max_ms", "largest self time in one frame" },
+}
+for _, gs in ipairs(GROUP_STATS) do
+  add {
+    name = "group.NAME." .. gs[1], match = "^group%.(.+)%." .. gs[1]:gsub("_", "%%_") .. "$",
+    kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names,
+    doc = "budget group NAME: " .. gs[2] .. " (the sum of its nodes' self times; 0 in frames "
+      .. "where it has none; as budget.lua)",
+    get = function(ctx, name) return group_stat(ctx, name, gs[1]) end,
+    dist = group_series,
+  }
+end
+
+add {
+  name = "group.NAME.share_pct", match = "^group%.(.+)%.share%_pct$", kind = "group",
+  unit = "%", polarity = "none", formats = C.VPROF, names = group_names,
+  doc = "budget group NAME: 100 x its self time summed over all frames / the total frame time "
+    .. "(a share: it moves when other groups do, so it has no better direction)",
+  get = function(ctx, name) return group_stat(ctx, name, "share_pct") end,
+  dist = group_series,
+}
+
+-- Nodes ----------------------------------------------------------------------------------
+
+-- Per-node totals (one C pass), by path; the root is left out (its children
+-- carry the frame time, see frame_ms.*).
+local function vprof_nodes(ctx)
+  if not ctx.nodes then
+    local by_path, order = {}, {}
+    for _, r in ipairs(ctx.cap:node_stats()) do
+      if r.node.parent ~= nil then
+        by_path[r.node.path] = r
+        order[#order + 1] = r.node.path
+      end
+    end
+    ctx.nodes, ctx.node_paths = by_path, order
+  end
+  return ctx.nodes
+end
+
+local function node_paths(ctx)
+  vprof_nodes(ctx)
+  return ctx.node_paths
+end
+
+local function vprof_node(ctx, path)
+  local nodes = vprof_nodes(ctx)
+  local r = nodes[path]
+  if r then return r end
+  local node = ctx.cap:node(path) -- relative paths ("CEngine::Frame/...") too
+  if node and node.parent ~= nil then return nodes[node.path] end
+  return nil
+end
+
+-- Per-frame Series of a node's field, by field and full path.
+local function node_series(ctx, path, field)
+  ctx.node_series = ctx.node_series or {}
+  local r = vprof_node(ctx, path)
+  if not r then return nil end
+  local key = field .. "\0" .. r.node.path
+  local s = ctx.node_series[key]
+  if not s then
+    s = ctx.cap:series(r.node, field)
+    ctx.node_series[key] = s
+  end
+  return s
+end
+
+-- The node Series that the metrics in `asked` ({param, field} each) need,
+-- from one C pass per field (cap:series with a list of nodes) instead of
+-- one per node. Unknown nodes are left for metrics.value to report.
+local function prefetch_node_series(ctx, asked)
+  ctx.node_series = ctx.node_series or {}
+  local want, fields = {}, {}
+  for _, x in ipairs(asked) do
+    local r = vprof_node(ctx, x.param)
+    local key = r and (x.field .. "\0" .. r.node.path)
+    if key and not ctx.node_series[key] and not want[key] then
+      want[key] = true
+      local list = fields[x.field]
+      if not list then
+        list = {}
+        fields[x.field] = list
+        fields[#fields + 1] = x.field
+      end
+      list[#list + 1] = r
+    end
+  end
+  for _, field in ipairs(fields) do
+    local list, nodes = fields[field], {}
+    for i, r in ipairs(list) do nodes[i] = r.node end
+    local series = ctx.cap:series(nodes, field)
+    for i, r in ipairs(list) do ctx.node_series[field .. "\0" .. r.node.path] = series[i] end
+  end
+end
+
+local function per_frame(ctx, r, key)
+  local n = ctx.cap.frame_count
+  if n == 0 then return nil, "no frames" end
+  return r[key] / n
+end
+
+local NODE = {
+  { "mean_ms", "mean inclusive time per frame over all frames (0 where absent)", "time_ms",
+    function(ctx, r) return per_frame(ctx, r, "time_ms") end },
+  { "self_ms", "mean self time per frame over all frames", "self_ms",
+    function(ctx, r) return per_frame(ctx, r, "self_ms") end },
+  { "calls_per_frame", "calls per frame over all frames", "calls",
+    function(ctx, r) return per_frame(ctx, r, "calls") end, "calls" },
+  { "max_ms", "largest inclusive time in one frame", "time_ms",
+    function(ctx, r)
+      if ctx.cap.frame_count == 0 then return nil, "no frames" end
+      return r.peak_ms
+    end },
+  { "p95_ms", "95th percentile inclusive time per frame (nearest rank; the nodes asked together "
+    .. "share one C pass)", "time_ms",
+    function(ctx, r) return C.series_stat(node_series(ctx, r.node.path, "time_ms"), "p95") end,
+    nil, true },
+  { "p99_ms", "99th percentile inclusive time per frame (nearest rank; the nodes asked together "
+    .. "share one C pass)", "time_ms",
+    function(ctx, r) return C.series_stat(node_series(ctx, r.node.path, "time_ms"), "p99") end,
+    nil, true },
+}
+
+for _, ns in ipairs(NODE) do
+  local field = ns[3]
+  add {
+    name = "node.PATH." .. ns[1], match = "^node%.(.+)%." .. ns[1]:gsub("_", "%%_") .. "$",
+    kind = "node", unit = ns[5] or "ms", polarity = "lower", formats = C.VPROF, names = node_paths,
+    series_field = field, prefetch = ns[6] and prefetch_node_series or nil,
+    doc = "node PATH (\"Root/CEngine::Frame/...\", by path, not name): " .. ns[2],
+    get = function(ctx, path)
+      local r = vprof_node(ctx, path)
+      if not r then return nil, "no node '" .. path .. "'" end
+      return ns[4](ctx, r)
+    end,
+    dist = function(ctx, path) return node_series(ctx, path, field) end,
+  }
+end
+
+return { entries = entries }
