@@ -1,11 +1,9 @@
 #include "core/registry.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "core/source.h"
 
 static int starts_with(const uint8_t *p, size_t n, const char *s)
 {
@@ -115,28 +113,19 @@ const char *vp_detect(const uint8_t *head, size_t n, uint64_t size, const char *
 
 vp_errcode vp_detect_file(const char *path, const char **format, vp_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        int e = errno;
-        return vp_fail(err, e == ENOENT ? VP_ENOENT : VP_EIO, UINT64_MAX, "%s", strerror(e));
+    /* The same open as the readers': a FIFO or device is refused at once. */
+    vp_src src;
+    vp_errcode rc = vp_src_open(&src, path, err);
+    if (rc != VP_OK)
+        return rc;
+    size_t n = src.size < 4096 ? (size_t)src.size : 4096;
+    const uint8_t *head = vp_src_get(&src, 0, n, NULL, err);
+    if (!head) {
+        vp_src_close(&src);
+        return err->code;
     }
-    struct stat st;
-    int statted = fstat(fd, &st) == 0;
-    if (!statted || S_ISDIR(st.st_mode)) {
-        close(fd);
-        if (statted)
-            return vp_fail(err, VP_EISDIR, UINT64_MAX, "is a directory, expected a capture file");
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot stat the file");
-    }
-    uint8_t head[4096];
-    ssize_t n = read(fd, head, sizeof head);
-    int e = errno;
-    close(fd);
-    if (n < 0)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "%s", strerror(e));
-    if (n == 0)
-        return vp_fail(err, VP_EEMPTY, UINT64_MAX, "the file is empty");
-    *format = vp_detect(head, (size_t)n, (uint64_t)st.st_size, path);
+    *format = vp_detect(head, n, src.size, path);
+    vp_src_close(&src);
     if (!*format)
         return vp_fail(err, VP_EFORMAT, 0,
                        "not a format vpscript reads (expected a VProf capture, a .devt, .dlag, "

@@ -17,6 +17,7 @@ const char *vp_errcode_name(vp_errcode code)
     case VP_EVERSION: return "EVERSION";
     case VP_ENOMEM: return "ENOMEM";
     case VP_ELIMIT: return "ELIMIT";
+    case VP_ECHANGED: return "ECHANGED";
     }
     return "EUNKNOWN";
 }

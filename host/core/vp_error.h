@@ -18,7 +18,8 @@ typedef enum vp_errcode {
     VP_ETRUNC,   /* the file ends before a required part */
     VP_EVERSION, /* a version this reader does not know */
     VP_ENOMEM,   /* an allocation failed */
-    VP_ELIMIT    /* a count larger than the file can justify */
+    VP_ELIMIT,   /* a count larger than the file can justify */
+    VP_ECHANGED  /* the file changed (shrank) while it was open */
 } vp_errcode;
 
 typedef struct vp_error {
