@@ -47,6 +47,18 @@ end
 -- or an analysis's E.raise).
 cli.is_exit = E.is
 
+--- cli.run(f, ...) -> f(...): run an analysis for a script. A vp.error
+-- (cli.fail, an analysis's E.raise) goes on as it is; any other error (a
+-- reader's message about corrupt data, raised by an iterator) ends the
+-- script with exit 2 and that message.
+function cli.run(f, ...)
+  local res = table.pack(pcall(f, ...))
+  if res[1] then return table.unpack(res, 2, res.n) end
+  local err = res[2]
+  if E.is(err) then error(err, 0) end
+  cli.fail(2, "%s", tostring(err))
+end
+
 local common_options = {
   { "--json", type = "flag", help = "print one JSON document on stdout instead of a table" },
   { "--csv", type = "flag", help = "print CSV (header line, then one line per row) instead of a table" },
@@ -370,6 +382,21 @@ function cli.progress(label, total)
     io.stderr:flush()
   end
   return update, done
+end
+
+--- cli.on_progress(label) -> function(done, total): a callback for an
+-- analysis's params.on_progress that draws cli.progress(label, total),
+-- started on the first call and cleared once done reaches total.
+function cli.on_progress(label)
+  local update, finish
+  return function(done, total)
+    if not update then update, finish = cli.progress(label, total) end
+    update(done)
+    if done >= total then
+      finish()
+      update = nil
+    end
+  end
 end
 
 return cli
