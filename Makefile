@@ -125,11 +125,13 @@ bench: all $(BENCH_BIN)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/vpscript/scripts \
-	    $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/doc $(DESTDIR)$(PREFIX)/lib/lua/5.4
+	    $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/doc $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/laige \
+	    $(DESTDIR)$(PREFIX)/lib/lua/5.4
 	install -m 755 vpscript $(DESTDIR)$(PREFIX)/bin/vpscript
 	install -m 644 scripts/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/scripts/
 	install -m 644 stdlib/vp/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/
 	install -m 644 stdlib/vp/doc/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/doc/
+	install -m 644 stdlib/vp/laige/*.lua $(DESTDIR)$(PREFIX)/share/vpscript/stdlib/vp/laige/
 	install -m 755 vp.so $(DESTDIR)$(PREFIX)/lib/lua/5.4/vp.so
 
 uninstall:
