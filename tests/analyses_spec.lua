@@ -187,6 +187,28 @@ describe("analysis modules", function()
     assert.equal(2, doc.tolerance)
   end)
 
+  it("vp.laige: plain data that laige.lua prints, for both report kinds and every sort", function()
+    local laige = require "vp.laige"
+    for _, f in ipairs({ "profile.json", "profile.txt", "budget_fail.txt", "budget_pass.txt" }) do
+      local path = "examples/laige/" .. f
+      for _, sort in ipairs(laige.SORTS) do
+        local cap = assert(laige.open(path))
+        local doc = laige.analyze(cap, { sort = sort })
+        cap:close()
+        check(doc, laige.schema_of(doc), script_json("scripts/laige.lua", path, "--sort", sort))
+      end
+    end
+    local cap = assert(laige.open("examples/laige/budget_fail.txt"))
+    local doc = laige.analyze(cap)
+    assert.is_true(doc.gate.failed)
+    assert.equal("overall=FAIL", doc.gate.reasons[1])
+    assert.equal("EUSAGE", raised(laige.analyze, cap, { sort = "nope" }).code)
+    cap:close()
+    local dm = assert(vp.open(ex .. "/sample.dm"))
+    assert.equal("EINPUT", raised(laige.analyze, dm).code)
+    dm:close()
+  end)
+
   it("each module refuses a capture of another format with EINPUT", function()
     local cap = assert(vp.open(ex .. "/sample.dm"))
     for _, m in ipairs({ "vp.budget", "vp.top", "vp.lag", "vp.events", "vp.hitdiff" }) do
@@ -203,7 +225,8 @@ describe("analysis modules", function()
 
   it("no analysis module requires the output modules, prints or exits", function()
     for _, name in ipairs({ "hitches", "budget", "top", "info", "lag", "events", "movement", "hitdiff",
-      "stats" }) do
+      "stats", "laige", "laige/read", "laige/text", "laige/json", "laige/model", "laige/metrics",
+      "laige/analysis" }) do
       local src = h.read_file("stdlib/vp/" .. name .. ".lua"):gsub("%-%-[^\n]*", "") -- code, not comments
       for _, bad in ipairs({ 'require "vp.cli"', 'require "vp.report"', 'require "vp.fmt"',
         'require "vp.json"', "print(", "io.write", "io.stdout", "io.stderr", "os.exit" }) do
