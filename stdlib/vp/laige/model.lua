@@ -5,11 +5,12 @@
 -- once: model.system_p99, model.system_over, model.budget_pct and
 -- model.over_budget (the one definition of "over budget").
 local vp = require "vp"
+local stats = require "vp.stats"
+local read = require "vp.laige.read"
 
 local model = {}
 
-local NAN = math.abs(0 / 0) -- fabs clears the sign: prints "nan", not "-nan"
-local INF = math.huge
+local NAN = read.NAN
 
 local closed = setmetatable({}, { __mode = "k" })
 
@@ -37,10 +38,6 @@ Budget.__close = close
 
 -- Systems and their budgets ------------------------------------------------------
 
-local function finite(x)
-  return type(x) == "number" and x == x and x ~= INF and x ~= -INF
-end
-
 --- model.system_p99(sys) -> the p99 a system is judged by: its window's
 -- (a budget report: measured_p99_ms when the window is empty), nil when
 -- there is none or it is not a number (NaN).
@@ -64,9 +61,7 @@ end
 function model.budget_pct(sys)
   local p99, budget = model.system_p99(sys), sys.budget_ms
   if p99 == nil or budget == nil or budget == 0 then return nil end
-  local pct = p99 / budget * 100
-  if not finite(pct) then return nil end
-  return pct
+  return stats.defined(p99 / budget * 100)
 end
 
 --- model.over_budget(cap) -> list of {id, name, p99_ms, budget_ms, system}:
@@ -113,6 +108,15 @@ local function plural(n, word)
   return group_digits(n) .. " " .. word .. (n == 1 and "" or "s")
 end
 
+
+-- The summary rows that have a value (a report may lack a line).
+local function present(rows)
+  local out = {}
+  for _, r in ipairs(rows) do
+    if r.value ~= nil then out[#out + 1] = r end
+  end
+  return out
+end
 
 -- Profile report ---------------------------------------------------------------
 
@@ -175,11 +179,7 @@ function profile_methods.summary(cap)
     { name = "systems", value = #cap.systems },
     { name = "systems over budget", value = over },
   }
-  local out = {}
-  for _, r in ipairs(rows) do
-    if r.value ~= nil then out[#out + 1] = r end
-  end
-  return out
+  return present(rows)
 end
 
 function Profile.__tostring(cap)
@@ -298,11 +298,7 @@ function budget_methods.summary(cap)
     { name = "systems over budget", value = #model.over_budget(cap) },
     { name = "overall", value = cap.overall or "missing" },
   }
-  local out = {}
-  for _, r in ipairs(rows) do
-    if r.value ~= nil then out[#out + 1] = r end
-  end
-  return out
+  return present(rows)
 end
 
 function Budget.__tostring(cap)

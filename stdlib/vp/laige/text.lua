@@ -148,6 +148,65 @@ local function parse_lines(ctx, data, prefix, handle)
   return version
 end
 
+-- What both reports' line parsers share ------------------------------------------
+
+-- A line that should come once: note where it was, warn when it comes again.
+local function once(ctx, seen, lineno, what)
+  if seen[what] then
+    warn(ctx, "line %d: a second %s line replaces line %d", lineno, what, seen[what])
+  end
+  seen[what] = lineno
+end
+
+-- An unknown "name:" section kept in tbl[name]: its pairs and bare words.
+local function extra_section(tbl, g)
+  local t = {}
+  for _, k in ipairs(g.order) do t[k] = text_extra_value(g.kv[k]) end
+  for _, wd in ipairs(g.words) do t[#t + 1] = wd end
+  tbl[g.name] = t
+end
+
+-- A "system ..." line (its first group starts with the word "system"): the
+-- fields, then a "window:" section; other sections go to sys.extra.
+local function system_line(ctx, at, groups, fields)
+  local where = at .. ": system"
+  local g1 = groups[1]
+  table.remove(g1.words, 1)
+  local sys = fill(ctx, where, fields, text_src(g1), {}, false)
+  warn_words(ctx, where, g1, sys)
+  local w
+  for i = 2, #groups do
+    if groups[i].name == "window" and not w then
+      w = groups[i]
+    else
+      sys.extra = sys.extra or {}
+      extra_section(sys.extra, groups[i])
+      warn_extra(ctx, "%s: unknown section '%s:' kept in extra", where, short(groups[i].name))
+    end
+  end
+  if w then
+    sys.window = text_stats(ctx, where .. " window", w)
+  else
+    warn(ctx, "%s: missing window", where)
+  end
+  return sys
+end
+
+-- A report line neither parser knows: a repeated version line (ignored), an
+-- unknown "name:" section or line (kept in cap.extra, with a warning).
+local function other_line(ctx, cap, at, line, groups, section)
+  local g1 = groups[1]
+  if g1.order[1] == "version" and #g1.order == 1 then
+    warn(ctx, "%s: a second version line is ignored", at)
+  elseif section and #groups == 2 then
+    extra_section(cap.extra, groups[2])
+    warn_extra(ctx, "%s: unknown section '%s:' kept in extra", at, short(section))
+  else
+    cap.extra[#cap.extra + 1] = line
+    warn(ctx, "%s: unknown line kept in extra: '%s'", at, short(line))
+  end
+end
+
 -- Profile report ---------------------------------------------------------------
 
 --- text.profile(ctx, data, path, size) -> a profile report read from its
@@ -155,12 +214,6 @@ end
 function text.profile(ctx, data, path, size)
   local cap = model.new_profile(ctx, path, size, "text", nil)
   local seen = {}
-  local function once(lineno, what)
-    if seen[what] then
-      warn(ctx, "line %d: a second %s line replaces line %d", lineno, what, seen[what])
-    end
-    seen[what] = lineno
-  end
   cap.version = parse_lines(ctx, data, "laige-profile", function(lineno, line, body)
     local at = "line " .. lineno
     if not body then
@@ -172,7 +225,7 @@ function text.profile(ctx, data, path, size)
     local g1, g2 = groups[1], groups[2]
     local section = group_is_empty(g1) and g2 and g2.name
     if section == "counters" or section == "world" then
-      once(lineno, section)
+      once(ctx, seen, lineno, section)
       local where = at .. ": " .. section
       local out = fill(ctx, where, section == "counters" and COUNTERS or WORLD, text_src(g2), {}, false)
       warn_words(ctx, where, g2, out)
@@ -181,43 +234,12 @@ function text.profile(ctx, data, path, size)
       end
       cap[section] = out
     elseif section == "tick_ms" or section == "frame_ms" then
-      once(lineno, section)
+      once(ctx, seen, lineno, section)
       cap[section] = text_stats(ctx, at .. ": " .. section, g2)
     elseif g1.words[1] == "system" then
-      local where = at .. ": system"
-      table.remove(g1.words, 1)
-      local sys = fill(ctx, where, PROFILE_SYSTEM, text_src(g1), {}, false)
-      warn_words(ctx, where, g1, sys)
-      local w
-      for i = 2, #groups do
-        local gi = groups[i]
-        if gi.name == "window" and not w then
-          w = gi
-        else
-          sys.extra = sys.extra or {}
-          local t = {}
-          for k, v in pairs(gi.kv) do t[k] = text_extra_value(v) end
-          sys.extra[gi.name] = t
-          warn_extra(ctx, "%s: unknown section '%s:' kept in extra", where, short(gi.name))
-        end
-      end
-      if w then
-        sys.window = text_stats(ctx, where .. " window", w)
-      else
-        warn(ctx, "%s: missing window", where)
-      end
-      cap.systems[#cap.systems + 1] = sys
-    elseif g1.order[1] == "version" and #g1.order == 1 then
-      warn(ctx, "%s: a second version line is ignored", at)
-    elseif section and #groups == 2 then
-      local t = {}
-      for _, k in ipairs(g2.order) do t[k] = text_extra_value(g2.kv[k]) end
-      for _, wd in ipairs(g2.words) do t[#t + 1] = wd end
-      cap.extra[section] = t
-      warn_extra(ctx, "%s: unknown section '%s:' kept in extra", at, short(section))
+      cap.systems[#cap.systems + 1] = system_line(ctx, at, groups, PROFILE_SYSTEM)
     else
-      cap.extra[#cap.extra + 1] = line
-      warn(ctx, "%s: unknown line kept in extra: '%s'", at, short(line))
+      other_line(ctx, cap, at, line, groups, section)
     end
   end)
   for _, k in ipairs({ "tick_ms", "frame_ms" }) do
@@ -236,13 +258,6 @@ function text.budget(ctx, data, path, size)
   local seen = {}
   local block -- the budget= block being read: {budget, lineno, parts = {}}
 
-  local function once(lineno, what)
-    if seen[what] then
-      warn(ctx, "line %d: a second %s line replaces line %d", lineno, what, seen[what])
-    end
-    seen[what] = lineno
-  end
-
   local function end_block()
     if not block then return end
     local b = block.budget
@@ -254,13 +269,6 @@ function text.budget(ctx, data, path, size)
       end
     end
     block = nil
-  end
-
-  local function extra_section(tbl, g)
-    local t = {}
-    for _, k in ipairs(g.order) do t[k] = text_extra_value(g.kv[k]) end
-    for _, wd in ipairs(g.words) do t[#t + 1] = wd end
-    tbl[g.name] = t
   end
 
   local function budget_head(lineno, trimmed)
@@ -332,11 +340,11 @@ function text.budget(ctx, data, path, size)
     local g1, g2 = groups[1], groups[2]
     local section = group_is_empty(g1) and g2 and g2.name
     if section == "context" and #groups == 2 then
-      once(lineno, "context")
+      once(ctx, seen, lineno, "context")
       cap.context = fill(ctx, at .. ": context", CONTEXT, text_src(g2), {}, false)
       warn_words(ctx, at .. ": context", g2, cap.context)
     elseif section == "frames" and #groups == 2 then
-      once(lineno, "frames")
+      once(ctx, seen, lineno, "frames")
       cap.frames_info = fill(ctx, at .. ": frames", FRAMES_INFO, text_src(g2), {}, false)
       warn_words(ctx, at .. ": frames", g2, cap.frames_info)
     elseif g1.order[1] == "frame" and #groups == 1 then
@@ -344,26 +352,7 @@ function text.budget(ctx, data, path, size)
       warn_words(ctx, at .. ": frame", g1, f)
       cap.frames[#cap.frames + 1] = f
     elseif g1.words[1] == "system" then
-      local where = at .. ": system"
-      table.remove(g1.words, 1)
-      local sys = fill(ctx, where, BUDGET_SYSTEM, text_src(g1), {}, false)
-      warn_words(ctx, where, g1, sys)
-      local w
-      for i = 2, #groups do
-        if groups[i].name == "window" and not w then
-          w = groups[i]
-        else
-          sys.extra = sys.extra or {}
-          extra_section(sys.extra, groups[i])
-          warn_extra(ctx, "%s: unknown section '%s:' kept in extra", where, short(groups[i].name))
-        end
-      end
-      if w then
-        sys.window = text_stats(ctx, where .. " window", w)
-      else
-        warn(ctx, "%s: missing window", where)
-      end
-      cap.systems[#cap.systems + 1] = sys
+      cap.systems[#cap.systems + 1] = system_line(ctx, at, groups, BUDGET_SYSTEM)
     elseif section == "over_budget" and #groups == 2 then
       seen.over_budget = seen.over_budget or lineno
       if #g2.order == 0 and #g2.words == 1 and g2.words[1] == "none" then
@@ -374,19 +363,13 @@ function text.budget(ctx, data, path, size)
         cap.over_budget[#cap.over_budget + 1] = o
       end
     elseif g1.order[1] == "overall" and #g1.order == 1 and #groups == 1 then
-      once(lineno, "overall")
+      once(ctx, seen, lineno, "overall")
       local v, complaint = convert("result", g1.kv.overall)
       if complaint then warn(ctx, "%s: overall: %s", at, complaint) end
       cap.overall = v
       warn_words(ctx, at .. ": overall", g1, cap.extra)
-    elseif g1.order[1] == "version" and #g1.order == 1 then
-      warn(ctx, "%s: a second version line is ignored", at)
-    elseif section and #groups == 2 then
-      extra_section(cap.extra, g2)
-      warn_extra(ctx, "%s: unknown section '%s:' kept in extra", at, short(section))
     else
-      cap.extra[#cap.extra + 1] = line
-      warn(ctx, "%s: unknown line kept in extra: '%s'", at, short(line))
+      other_line(ctx, cap, at, line, groups, section)
     end
   end
 
