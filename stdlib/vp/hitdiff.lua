@@ -193,30 +193,26 @@ function hitdiff.analyze(cap, params)
   end
   local total = new_counts()
   local details = {}
-  local weapons, ammos, worder, aorder = {}, {}, {}, {}
+  -- Counts by weapon template and by ammo type: {[id] = counts}, ids = {id...}.
+  local weapons, ammos = { by = {}, ids = {} }, { by = {}, ids = {} }
   local dts = {}
+  local function count_in(b, id, kind)
+    local c = b.by[id]
+    if not c then
+      c = new_counts()
+      b.by[id] = c
+      b.ids[#b.ids + 1] = id
+    end
+    count(c, kind)
+  end
   for t in cap:traces() do
     local C, S = t:hit_list("client"), t:hit_list("server")
     local kind, info = hitdiff.classify(C, S, tol)
     count(total, kind)
     local mv = t.movement
     if mv then
-      local w = weapons[mv.weapon_template_id]
-      if not w then
-        w = new_counts()
-        w.weapon_template_id = mv.weapon_template_id
-        weapons[mv.weapon_template_id] = w
-        worder[#worder + 1] = mv.weapon_template_id
-      end
-      count(w, kind)
-      local a = ammos[t.ammo_type_id]
-      if not a then
-        a = new_counts()
-        a.ammo_type_id = t.ammo_type_id
-        ammos[t.ammo_type_id] = a
-        aorder[#aorder + 1] = t.ammo_type_id
-      end
-      count(a, kind)
+      count_in(weapons, mv.weapon_template_id, kind)
+      count_in(ammos, t.ammo_type_id, kind)
     end
     if kind and info.client and info.server then
       dts[#dts + 1] = info.server.time - info.client.time
@@ -233,11 +229,11 @@ function hitdiff.analyze(cap, params)
     end
   end
 
-  local function breakdown(map, order, key)
-    table.sort(order)
+  local function breakdown(b, key)
+    table.sort(b.ids)
     local list = {}
-    for _, id in ipairs(order) do
-      local c = map[id]
+    for _, id in ipairs(b.ids) do
+      local c = b.by[id]
       list[#list + 1] = {
         [key] = id, traces = c.traces, compared = c.compared, agree = c.agree,
         disagree = c.disagree, rate_pct = rate(c), by_kind = c.by_kind,
@@ -264,8 +260,8 @@ function hitdiff.analyze(cap, params)
     not_compared = total.traces - total.compared,
     agree = total.agree, disagree = total.disagree, rate_pct = rate(total),
     tolerance = tol, by_kind = total.by_kind, details = details,
-    by_weapon = breakdown(weapons, worder, "weapon_template_id"),
-    by_ammo = breakdown(ammos, aorder, "ammo_type_id"),
+    by_weapon = breakdown(weapons, "weapon_template_id"),
+    by_ammo = breakdown(ammos, "ammo_type_id"),
     terminal_dt = terminal_dt,
   }
 end
