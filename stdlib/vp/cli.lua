@@ -9,7 +9,8 @@
 --     positional = { {"CAPTURE", help = "capture file"} },
 --   })
 --   local cap = cli.open(args[1])
---   if opts.json then cli.json(result) end
+--   local result = cli.run(hitches.analyze, cap, params)  -- plain data
+--   if opts.json then cli.json(result, hitches.schema) end
 --
 -- Option types: "flag" (true when given, else the default or false),
 -- "number", "integer", "string", "range" ("I:J", "I:", ":J" or "I" ->
@@ -333,6 +334,9 @@ end
 local json = require "vp.json"
 
 --- cli.array(t) -> t marked as a list ([] when empty); json.array.
+-- cli.null: JSON null (json.null). The analyses and the scripts built on
+-- them need neither (nil and a schema say it); compare.lua, check.lua,
+-- vp.metrics and user scripts (examples/) still use them.
 cli.array = json.array
 cli.null = json.null
 
