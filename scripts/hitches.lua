@@ -140,7 +140,7 @@ if is_vprof and opts.causes > 0 then
       local causes, cmore = worth(h.causes)
       for _, c in ipairs(causes) do
         detail[#detail + 1] = string.format("  node   %9s ms  %s  [%s]  self %s ms", "+" .. fmt.ms(c.excess_ms),
-          c.path, tostring(c.group), fmt.ms(c.self_ms))
+          c.path, c.group or "-", fmt.ms(c.self_ms))
       end
       if gmore + cmore > 0 then
         detail[#detail + 1] = string.format("  (%d smaller group%s, %d smaller node%s)", gmore,
