@@ -9,9 +9,9 @@
 --                   nearest ancestor in a visible group
 --   --json, --csv, --help
 --
--- Definitions: see DESCRIPTION below (printed by --help) and docs/metrics.md.
+-- Definitions: budget.DEFINITIONS (printed by --help) and docs/metrics.md.
 --
--- JSON (one document):
+-- JSON: budget.schema (stdlib/vp/budget.lua), one document:
 --   { file, frames,
 --     groups = [ {group, id, flags, mean_ms, p50_ms, p95_ms, p99_ms, max_ms,
 --                 max_frame, share_pct} ] }     -- sorted by mean_ms, descending
@@ -25,31 +25,10 @@ local fmt = require "vp.fmt"
 local report = require "vp.report"
 local budget = require "vp.budget"
 
-local DESCRIPTION = [[
-Definitions:
-  self time        a node's inclusive time in a frame minus its children's
-                   inclusive times, clamped at 0.
-  group self time  per frame, the sum of the self times of the group's nodes
-                   (0 in frames where it has none): what the engine's budget
-                   panel draws. With --fold-hidden, a node in a hidden group
-                   (flag BUDGETFLAG_HIDDEN) counts towards the group of its
-                   nearest ancestor in a visible group.
-  mean, p50..max   over all frames of the capture; percentiles are nearest
-                   rank: the value at rank ceil(p/100 * n) of the ascending
-                   order.
-  max frame        the (first) 1-based frame where the group's self time is
-                   largest.
-  share %          100 x (the group's self time summed over all frames) /
-                   (the frame times summed over all frames). Frame time = the
-                   sum of the inclusive times of the root's direct children
-                   (the root's own time when that is larger).
-Listed: every group that has at least one node (with --fold-hidden: that
-some node counts towards), sorted by mean, largest first.]]
-
 local SPEC = {
   name = "budget.lua",
   summary = "Budget-group self time per frame over a whole VProf capture.",
-  description = DESCRIPTION,
+  description = budget.DEFINITIONS,
   options = {
     { "--fold-hidden", type = "flag",
       help = "count nodes of hidden groups towards their nearest visible ancestor's group" },
@@ -67,15 +46,7 @@ end
 local doc, info = budget.analyze(cap, { fold_hidden = opts.fold_hidden, file = path })
 local n, total_ms = doc.frames, info.total_ms
 
--- The rows for the text and CSV: the document's nulls as nil.
-local rows = {}
-for i, g in ipairs(doc.groups) do
-  local r = { hidden = info.hidden[g.id] }
-  for k, v in pairs(g) do
-    if v ~= cli.null then r[k] = v end
-  end
-  rows[i] = r
-end
+local rows = doc.groups
 
 local function flag_text(_, r)
   local t = {}
@@ -83,7 +54,7 @@ local function flag_text(_, r)
   if f & 1 ~= 0 then t[#t + 1] = "client" end
   if f & 2 ~= 0 then t[#t + 1] = "server" end
   if f & 4 ~= 0 then t[#t + 1] = "other" end
-  if r.hidden then t[#t + 1] = "hidden" end
+  if info.hidden[r.id] then t[#t + 1] = "hidden" end
   if #t == 0 then return "-" end
   return table.concat(t, "+")
 end
@@ -93,6 +64,7 @@ for _, r in ipairs(rows) do share_sum = share_sum + (r.share_pct or 0) end
 
 report.emit(opts, {
   json = doc,
+  schema = budget.schema,
   title = string.format("budget: %s", cap.path or path),
   header = {
     { "frames", fmt.int(n) },

@@ -8,9 +8,9 @@
 --        see vp.multi; --json then prints one document per line)
 --   --json, --csv, --help
 --
--- Definitions: see DESCRIPTION below (printed by --help) and docs/devt.md.
+-- Definitions: events.DEFINITIONS (printed by --help) and docs/devt.md.
 --
--- JSON (one document):
+-- JSON: events.schema (stdlib/vp/events.lua), one document:
 --   { file, format = "devt", time, graph_duration, groups, events,
 --     time_field = "time1", time_unit = "ms",
 --     first_time, last_time, span_ms,
@@ -30,32 +30,10 @@ local fmt = require "vp.fmt"
 local report = require "vp.report"
 local events = require "vp.events"
 
-local DESCRIPTION = [[
-Definitions:
-  time         every event carries two u32 times, time1 and time2. This
-               script uses time1 and reads it as milliseconds of the client's
-               clock. That is an assumption: the spec names neither field's
-               meaning nor its unit. The network message of the same system
-               (DebugEventSample) carries a short time and a received time,
-               so time1 is taken as when the event happened and time2 is
-               left alone.
-  span         last time1 - first time1 over all events of the capture (ms).
-  rate         count / (span / 1000): events per second over the capture's
-               span; null when the span is 0.
-  interval     per group and type, the differences between successive
-               time1 values after sorting them (ms); p50/p95 are nearest
-               rank (the value at rank ceil(p/100 * n)).
-  frame pacing the intervals between successive Frame events (type 0, any
-               group) by time1: mean, p50, p95, p99, max (ms);
-               mean fps = 1000 / mean interval; 1 % low fps = 1000 / mean
-               of the slowest max(1, floor(n / 100)) intervals.
-Event types 5..7 (WeaponInput_Unk5, _UseScope, _SelectFireMode) are shown
-with a '?': later protocol definitions call 5 ReloadEnd and swap 6 and 7.]]
-
 local SPEC = {
   name = "events.lua",
   summary = "Counts, rates and intervals per group and event type of a .devt export, and frame pacing.",
-  description = DESCRIPTION,
+  description = events.DEFINITIONS,
   positional = { { "CAPTURE", help = "a .devt event profiler export" } },
 }
 
@@ -67,27 +45,12 @@ if cap.format ~= "devt" then
     tostring(cap.format))
 end
 
-local ok, doc = pcall(events.analyze, cap, { file = path })
-if not ok then cli.fail(2, "%s", tostring(doc)) end
+local doc = cli.run(events.analyze, cap, { file = path })
 
 -- Text --------------------------------------------------------------------
 
--- A document table with its nulls as nil, for the text and CSV.
-local function plain(t)
-  if t == cli.null then return nil end
-  local out = {}
-  for k, v in pairs(t) do
-    if v ~= cli.null then out[k] = v end
-  end
-  return out
-end
-
-local rows = {}
-for i, r in ipairs(doc.by_type) do rows[i] = plain(r) end
-local pacing = plain(doc.frame_pacing)
-local n_events = doc.events
-local top = plain(doc)
-local first, last, span = top.first_time, top.last_time, top.span_ms
+local rows, pacing, n_events = doc.by_type, doc.frame_pacing, doc.events
+local first, last, span = doc.first_time, doc.last_time, doc.span_ms
 
 local function type_text(_, r)
   return r.type_name .. (r.type_uncertain and " ?" or "")
@@ -116,6 +79,7 @@ end
 
 local model = {
   json = doc,
+  schema = events.schema,
   title = string.format("events: %s", cap.path or path),
   header = {
     { "groups", fmt.int(cap.group_count) },

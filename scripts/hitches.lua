@@ -13,9 +13,9 @@
 --   --causes N          causes (nodes, groups) listed per hitch (default 5)
 --   --json, --csv, --help
 --
--- Definitions: see DESCRIPTION below (printed by --help) and docs/metrics.md.
+-- Definitions: hitches.DEFINITIONS (printed by --help) and docs/metrics.md.
 --
--- JSON (one document):
+-- JSON: hitches.schema (stdlib/vp/hitches.lua), one document:
 --   { file, format, frames,
 --     frame_ms = {mean, p50, p95, p99, max},         -- null when there are no frames
 --     low_1pct_fps, low_01pct_fps, stutter_pct,
@@ -30,42 +30,10 @@ local fmt = require "vp.fmt"
 local report = require "vp.report"
 local hitches = require "vp.hitches"
 
-local DESCRIPTION = [[
-Definitions:
-  frame time      VProf: the sum of the inclusive times of the root's direct
-                  children (the root's own time when that is larger). Other
-                  formats: the frame time they record.
-  mean, p50..max  over all frames; percentiles are nearest rank: the value at
-                  rank ceil(p/100 * n) of the ascending order (p0 = min).
-  1 % low FPS     1000 / (mean of the slowest 1 % of frame times, in ms):
-                  the slowest floor(n/100) frames, at least one. 0.1 % low
-                  likewise with floor(n/1000), at least one.
-  baseline        the median of the frame times of the --window frames just
-                  before the frame (hitch frames included; for an even count,
-                  the mean of the two middle values). Frames 2..window use
-                  the fewer frames before them; frame 1 has no baseline.
-  hitch           default rule: frame time >= --factor x baseline AND
-                  frame time - baseline >= --min-excess-ms; frame 1 is never
-                  a hitch under this rule. With --threshold-ms X the engine's
-                  absolute rule replaces it (vprof_dump_spikes): frame time > X
-                  (any frame, frame 1 included).
-  stutter %       100 x (sum of the hitch frames' times) / (sum of all frame
-                  times): the share of the time spent in hitch frames.
-  self time       a node's inclusive time minus its children's inclusive
-                  times, clamped at 0.
-  causes          nodes whose self time in the hitch frame exceeds their own
-                  baseline: the median of the node's self time over the same
-                  window frames (0 in frames where the node does not exist;
-                  0 for frame 1). excess_ms = self_ms - that baseline. The
-                  --causes largest, by excess_ms.
-  groups          the same for budget-group self time (the sum of the self
-                  times of the group's nodes in a frame).
-Frame numbers are 1-based positions in the capture (the tick is the game tick).]]
-
 local SPEC = {
   name = "hitches.lua",
   summary = "Frame time statistics and the hitch frames of a capture, each with its causes.",
-  description = DESCRIPTION,
+  description = hitches.DEFINITIONS,
   options = {
     { "--factor", type = "number", default = 2.5, positive = true, metavar = "X",
       help = "a hitch takes at least X times its baseline" },
@@ -86,27 +54,17 @@ local path = args[1]
 local cap = cli.open(path)
 local doc, info = hitches.analyze(cap, {
   factor = opts.factor, window = opts.window, min_excess_ms = opts.min_excess_ms,
-  threshold_ms = opts.threshold_ms, causes = opts.causes, file = path, progress = true,
+  threshold_ms = opts.threshold_ms, causes = opts.causes, file = path,
+  on_progress = cli.on_progress("hitches: causes"),
 })
 
 -- Output -------------------------------------------------------------------------
 
-local function value(v) -- the document's null as nil, for the text
-  if v == cli.null then return nil end
-  return v
-end
-
-local n, total_ms = doc.frames, info.total_ms
-local frame_stats, low1, low01 = value(doc.frame_ms), value(doc.low_1pct_fps), value(doc.low_01pct_fps)
-local stutter_pct = doc.stutter_pct
+local n, total_ms, frame_stats = doc.frames, info.total_ms, doc.frame_ms
 local factor, window, min_excess = doc.params.factor, doc.params.window, doc.params.min_excess_ms
-local threshold = value(doc.params.threshold_ms)
+local threshold = doc.params.threshold_ms
 local is_vprof = cap.format == "vprof"
-local hitch_list = {}
-for i, h in ipairs(doc.hitches) do
-  hitch_list[i] = { frame = h.frame, tick = value(h.tick), frame_ms = h.frame_ms, baseline_ms = value(h.baseline_ms),
-    causes = h.causes, groups = h.groups }
-end
+local hitch_list = doc.hitches
 
 local function fps(v)
   if v == nil then return "-" end
@@ -128,11 +86,11 @@ if frame_stats then
   header[#header + 1] = { "frame time (ms)", string.format("mean %s  p50 %s  p95 %s  p99 %s  max %s",
     fmt.ms(frame_stats.mean), fmt.ms(frame_stats.p50), fmt.ms(frame_stats.p95), fmt.ms(frame_stats.p99),
     fmt.ms(frame_stats.max)) }
-  header[#header + 1] = { "1 % low", fps(low1) }
-  header[#header + 1] = { "0.1 % low", fps(low01) }
+  header[#header + 1] = { "1 % low", fps(doc.low_1pct_fps) }
+  header[#header + 1] = { "0.1 % low", fps(doc.low_01pct_fps) }
 end
 header[#header + 1] = { "stutter", string.format("%s of frame time in %s hitch frame%s",
-  fmt.pct(stutter_pct, 2), fmt.int(#hitch_list), #hitch_list == 1 and "" or "s") }
+  fmt.pct(doc.stutter_pct, 2), fmt.int(#hitch_list), #hitch_list == 1 and "" or "s") }
 header[#header + 1] = { "hitch rule", rule }
 
 local rows = {}
@@ -182,7 +140,7 @@ if is_vprof and opts.causes > 0 then
       local causes, cmore = worth(h.causes)
       for _, c in ipairs(causes) do
         detail[#detail + 1] = string.format("  node   %9s ms  %s  [%s]  self %s ms", "+" .. fmt.ms(c.excess_ms),
-          c.path, tostring(c.group), fmt.ms(c.self_ms))
+          c.path, c.group or "-", fmt.ms(c.self_ms))
       end
       if gmore + cmore > 0 then
         detail[#detail + 1] = string.format("  (%d smaller group%s, %d smaller node%s)", gmore,
@@ -200,6 +158,7 @@ local csv_cols = {
 
 report.emit(opts, {
   json = doc,
+  schema = hitches.schema,
   title = string.format("hitches: %s (%s)", doc.file, tostring(cap.format)),
   header = header,
   sections = {

@@ -13,7 +13,8 @@
 --   --details       list every disagreeing trace in the text output
 --   --json, --csv, --help
 --
--- JSON (one document; absent values are null):
+-- JSON: hitdiff.schema (stdlib/vp/hitdiff.lua), one document; absent
+-- values are null:
 --   { file, format = "dw", traces, compared, not_compared, agree, disagree,
 --     rate_pct,                       -- 100 * disagree / compared
 --     tolerance,
@@ -30,46 +31,17 @@
 --     by_ammo   = [ { ammo_type_id, ... same ... } ],
 --     terminal_dt = { pairs, mean, p95, min, max, mean_abs, p95_abs } }
 -- --csv prints the details table.
+-- The analysis is stdlib/vp/hitdiff.lua (hitdiff.analyze, which the metric
+-- catalogue uses too); this script parses the options and renders.
 local cli = require "vp.cli"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
 local hitdiff = require "vp.hitdiff"
 
-local DESCRIPTION = [[
-Per trace (bullet), with C the client's hits and S the server's, the first
-rule that matches decides:
-  1. C and S both empty: not compared;
-  2. no_server_data: S is empty; no_client_data: C is empty;
-  3. client_only_hit: C has a character hit, S has none;
-  4. server_only_hit: S has a character hit, C has none;
-  5. entity_mismatch: both hit a character, both name an entity guid, and
-     the guids differ;
-  6. outcome_mismatch: the terminal types differ;
-  7. position_mismatch: the terminal positions are more than --tolerance
-     apart (Euclidean distance, world units);
-  8. agree.
-Definitions:
-  character hit  type 3 Posefile_Hit, 4 Ragdoll_Hit or 10 Validated.
-  terminal hit   a side's last hit of type 3, 4, 5, 6, 8 or 9 (Posefile_Hit,
-                 Ragdoll_Hit, Ragdoll_Miss, Impact, Detonate, Timeout). A
-                 side without one has terminal type "none".
-  entity guid    of a side: the guid of the entity block of its last
-                 character hit that has one.
-  compared       traces not caught by rule 1; disagree = compared - agree;
-                 rate = 100 * disagree / compared (null when nothing was
-                 compared).
-  by weapon/ammo the same counts over the traces that carry the 136-byte
-                 movement block (ammo_type_id != 0), keyed by its
-                 weapon_template_id and by the trace's ammo_type_id.
-  terminal dt    over compared traces where both sides have a terminal hit:
-                 server terminal time - client terminal time, in the hit
-                 records' time unit (read as ms); mean and p95 (nearest
-                 rank) of the signed value and of its magnitude.]]
-
 local SPEC = {
   name = "hitdiff.lua",
   summary = "Client/server hit disagreement per bullet of a .dw weapon trace.",
-  description = DESCRIPTION,
+  description = hitdiff.DEFINITIONS,
   options = {
     { "--tolerance", type = "number", default = hitdiff.DEFAULT_TOLERANCE, min = 0, metavar = "X",
       help = "terminal positions further apart than X are a position_mismatch" },
@@ -86,56 +58,8 @@ if cap.format ~= "dw" then
     tostring(cap.format))
 end
 
-local ok, res = pcall(hitdiff.analyze, cap, { tolerance = opts.tolerance })
-if not ok then cli.fail(2, "%s", tostring(res)) end
-
-local function null(v)
-  if v == nil or v ~= v then return cli.null end
-  return v
-end
-
-local function side_json(s)
-  if not s then return cli.null end
-  return {
-    type = s.type, type_name = s.type_name, time = s.time, position = s.position,
-    guid = null(s.guid), entity_id = null(s.entity_id), controller = null(s.controller),
-  }
-end
-
-local details = cli.array()
-for i, d in ipairs(res.details) do
-  details[i] = {
-    trace_id = d.trace_id, kind = d.kind, client = side_json(d.client), server = side_json(d.server),
-    distance = null(d.distance), index = d.index, slot = d.slot, client_hits = d.client_hits,
-    server_hits = d.server_hits, weapon_template_id = null(d.weapon_template_id),
-    ammo_type_id = d.ammo_type_id,
-  }
-end
-
-local function breakdown_json(list, key)
-  local out = cli.array()
-  for i, b in ipairs(list) do
-    out[i] = {
-      [key] = b[key], traces = b.traces, compared = b.compared, agree = b.agree,
-      disagree = b.disagree, rate_pct = null(b.rate_pct), by_kind = b.by_kind,
-    }
-  end
-  return out
-end
-
+local res = cli.run(hitdiff.analyze, cap, { tolerance = opts.tolerance, file = path })
 local dt = res.terminal_dt
-local doc = {
-  file = cap.path or path, format = "dw", traces = res.traces, compared = res.compared,
-  not_compared = res.not_compared, agree = res.agree, disagree = res.disagree,
-  rate_pct = null(res.rate_pct), tolerance = res.tolerance, by_kind = res.by_kind,
-  details = details,
-  by_weapon = breakdown_json(res.by_weapon, "weapon_template_id"),
-  by_ammo = breakdown_json(res.by_ammo, "ammo_type_id"),
-  terminal_dt = {
-    pairs = dt.pairs, mean = null(dt.mean), p95 = null(dt.p95), min = null(dt.min),
-    max = null(dt.max), mean_abs = null(dt.mean_abs), p95_abs = null(dt.p95_abs),
-  },
-}
 
 -- Text --------------------------------------------------------------------
 
@@ -243,7 +167,8 @@ if dt.pairs > 0 then
 end
 
 local model = {
-  json = doc,
+  json = res,
+  schema = hitdiff.schema,
   title = string.format("hitdiff: %s", cap.path or path),
   header = {
     { "traces", fmt.int(res.traces) },

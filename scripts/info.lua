@@ -11,12 +11,15 @@
 --   --format FMT   force the format (see vp.formats()) instead of detecting it
 --   --json, --csv, --help
 --
--- JSON (one document):
+-- JSON: info.schema (stdlib/vp/info.lua), one document:
 --   { file, format, size, summary = { <name> = <value>, ... }, warnings = [ "..." ] }
 --   size in bytes; summary values are numbers, strings or booleans.
+-- The analysis is stdlib/vp/info.lua (info.analyze); this script parses the
+-- options and renders.
 local cli = require "vp.cli"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
+local info = require "vp.info"
 
 local SPEC = {
   name = "info.lua",
@@ -37,12 +40,7 @@ local path = args[1]
 -- quiet: the warnings are part of this script's output
 local cap = cli.open(path, opts.format and { format = opts.format } or nil, true)
 
-local rows = {}
-if type(cap.summary) == "function" or pcall(function() return cap.summary end) then
-  local ok, r = pcall(function() return cap:summary() end)
-  if not ok then cli.fail(2, "%s: %s", path, tostring(r)) end
-  rows = r or {}
-end
+local doc, rows = info.analyze(cap, { file = path })
 
 -- Generic presentation by name suffix: "x_ms" -> "x" shown as a duration,
 -- "x_bytes" -> "x" shown as a size; "_" reads as a space.
@@ -56,7 +54,6 @@ local function show(name, v)
   return name, fmt.value(v)
 end
 
-local summary = {}
 local kv = {
   { "format", tostring(cap.format) },
   { "file", cap.path or path },
@@ -67,18 +64,12 @@ local csv_rows = {
   { name = "size", value = cap.size },
 }
 for _, row in ipairs(rows) do
-  local name, value = tostring(row.name), row.value
-  if value == nil then value = cli.null end
-  summary[name] = value
-  local label, text = show(name, value)
-  if value == cli.null then text = "-" end
+  local label, text = show(row.name, row.value)
   kv[#kv + 1] = { (label:gsub("_", " ")), text }
-  csv_rows[#csv_rows + 1] = { name = name, value = value ~= cli.null and value or nil }
+  csv_rows[#csv_rows + 1] = row
 end
 
-local warnings = cli.array()
-for i, w in ipairs(cap.warnings or {}) do warnings[i] = tostring(w) end
-
+local warnings = doc.warnings
 local notes = {}
 if #warnings > 0 then
   notes[1] = string.format("\nwarnings (%d)", #warnings)
@@ -86,10 +77,8 @@ if #warnings > 0 then
 end
 
 report.emit(opts, {
-  json = {
-    file = cap.path or path, format = cap.format, size = cap.size,
-    summary = summary, warnings = warnings,
-  },
+  json = doc,
+  schema = info.schema_for(rows),
   header = kv,
   notes = notes,
   csv = { columns = { { key = "name" }, { key = "value" } }, rows = csv_rows },

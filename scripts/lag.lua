@@ -15,9 +15,9 @@
 --                         JSON lists them all)
 --   --json, --csv, --help
 --
--- Definitions: see DESCRIPTION below (printed by --help) and docs/dlag.md.
+-- Definitions: lag.DEFINITIONS (printed by --help) and docs/dlag.md.
 --
--- JSON (one document), default mode:
+-- JSON (one document), default mode: lag.schema (stdlib/vp/lag.lua)
 --   { file, format = "dlag", time, k, measurement_count, samples,
 --     traceroute_host, hop_count,
 --     network = [ <row> ],          -- the ping and loss measurements present,
@@ -27,7 +27,7 @@
 --     hops = [ {index, address, name, samples, mean, max} ] }
 --   <row> = {index, name, page, samples, total, min, mean, p50, p95, max,
 --            first_time, last_time, time_span, mad, threshold, spikes}
--- --measurement NAME:
+-- --measurement NAME: lag.measurement_schema
 --   { file, format = "dlag", k, measurement = <row>,
 --     samples = [ {index, time, value, unknown, spike} ] }
 -- Statistics of a measurement without samples are null.
@@ -39,27 +39,10 @@ local fmt = require "vp.fmt"
 local report = require "vp.report"
 local lag = require "vp.lag"
 
-local DESCRIPTION = [[
-Definitions:
-  measurement   the file holds one block of samples per measurement, in
-                index order from 1. Names come from the overlay's table by
-                index (1 Client Frame .. 73 RPM; 59 repeats Total Objects);
-                beyond it a measurement is "measurement_N". The names are
-                positional: a build with fewer measurements shifts them.
-  page          the overlay page showing it: (index - 1) // 8.
-  min .. max    over the sample values; p50 and p95 are nearest rank (the
-                value at rank ceil(p/100 * n) of the ascending order).
-  time span     last sample time - first sample time, in the file's time
-                unit (assumed milliseconds; the spec does not say).
-  MAD           median absolute deviation: the median of |value - median|.
-  spike         a sample whose value is above p50 + k x MAD (--k, default
-                5). With MAD = 0 every sample above p50 is a spike.
-Ping and loss figures, shown first: ]] .. table.concat(lag.NETWORK, ", ") .. "."
-
 local SPEC = {
   name = "lag.lua",
   summary = "Per-measurement statistics and spikes of a .dlag lag profiler export, ping and loss first.",
-  description = DESCRIPTION,
+  description = lag.DEFINITIONS,
   options = {
     { "--k", type = "number", default = 5, min = 0, metavar = "X",
       help = "spike threshold: a sample above p50 + X x MAD is a spike" },
@@ -82,22 +65,6 @@ end
 -- fmt.table passes (value, row): keep the row out of fmt.number's decimals.
 local function num(v) return fmt.number(v) end
 
--- A document table with its nulls as nil, for the text and CSV.
-local function plain(t)
-  if t == cli.null then return nil end
-  local out = {}
-  for k, v in pairs(t) do
-    if v ~= cli.null then out[k] = v end
-  end
-  return out
-end
-
-local function plain_list(list)
-  local out = {}
-  for i, r in ipairs(list) do out[i] = plain(r) end
-  return out
-end
-
 local stat_columns = {
   { key = "index", title = "#" },
   { key = "name", title = "measurement", align = "left" },
@@ -114,7 +81,7 @@ local stat_columns = {
 local csv_columns = {}
 for _, k in ipairs(lag.ROW_KEYS) do csv_columns[#csv_columns + 1] = { key = k } end
 
-local ok, err = pcall(function()
+cli.run(function()
   if opts.measurement then
     local want = math.tointeger(tonumber(opts.measurement)) or opts.measurement
     local m = cap:measurement(want)
@@ -123,9 +90,10 @@ local ok, err = pcall(function()
         .. "are accepted)", path, opts.measurement, cap.measurement_count, cap.measurement_count)
     end
     local doc = lag.measurement_doc(cap, m, { k = opts.k, file = path })
-    local row, samples = plain(doc.measurement), doc.samples
+    local row, samples = doc.measurement, doc.samples
     report.emit(opts, {
       json = doc,
+      schema = lag.measurement_schema,
       title = string.format("lag: %s: measurement %d %s (page %d)", cap.path or path, row.index,
         row.name, row.page),
       header = {
@@ -157,8 +125,7 @@ local ok, err = pcall(function()
   end
 
   local doc = lag.analyze(cap, { k = opts.k, file = path })
-  local rows, network, hops = plain_list(doc.measurements), plain_list(doc.network), plain_list(doc.hops)
-  local spikes = doc.spikes
+  local rows, network, hops, spikes = doc.measurements, doc.network, doc.hops, doc.spikes
 
   local with = {}
   for _, r in ipairs(rows) do
@@ -173,6 +140,7 @@ local ok, err = pcall(function()
 
   report.emit(opts, {
     json = doc,
+    schema = lag.schema,
     title = string.format("lag: %s", cap.path or path),
     header = {
       { "measurements", string.format("%s (%s with samples)", fmt.int(cap.measurement_count),
@@ -211,8 +179,4 @@ local ok, err = pcall(function()
     csv = { rows = rows, columns = csv_columns },
   })
 end)
-if not ok then
-  if cli.is_exit(err) then error(err, 0) end
-  cli.fail(2, "%s", tostring(err))
-end
 cap:close()

@@ -15,7 +15,8 @@
 --   --time-scale X       milliseconds per record time unit (1)
 --   --json, --csv, --help
 --
--- JSON (one document; absent values are null):
+-- JSON: movement.schema (stdlib/vp/movement.lua), one document; absent
+-- values are null:
 --   { file, format = "dm", bit, bits = [ {bit, groups} ], records, samples,
 --     ext_samples, time_scale, first_time, last_time, duration_ms,
 --     distance, speed_velocity = {samples, mean, p50, p95, max},
@@ -35,37 +36,10 @@ local fmt = require "vp.fmt"
 local report = require "vp.report"
 local movement = require "vp.movement"
 
-local DESCRIPTION = [[
-Samples: the group recorded under --bit in every record that has it, sorted
-by record time (the file is a ring of slots, so file order need not be time
-order). Times are record times x --time-scale, in ms. Positions and
-velocities are in world units; velocity is read as units per second.
-Definitions:
-  distance        sum of |p[i] - p[i-1]| over successive samples.
-  speed (vel.)    |velocity| of each sample with the extended block:
-                  mean, p50, p95 (nearest rank), max.
-  speed (pos.)    |p[i] - p[i-1]| / dt over successive samples with dt > 0:
-                  mean, p50, p95, max; overall = distance / duration.
-  on ground/air   a sample's state holds from its time to the next sample's:
-                  ground_time > 0 is on the ground, < 0 in the air (the
-                  notes: positive on the ground, negative in the air); 0 or
-                  no extended block is unknown. Shares are of the duration.
-  jumps           samples whose time_since_last_jump is below the previous
-                  sample's (the counter restarted).
-  takeoffs        ground -> air changes between successive samples (jumps
-                  and falls); landings: air -> ground.
-  jetpack used    sum of the drops of jetpack_energy between successive
-                  samples with the extended block; recharged: sum of rises.
-  correction      a position jump that velocity x dt cannot explain: for
-                  successive samples both with velocity and 0 < dt <=
-                  --max-gap-ms, expected = p[i-1] + (v[i-1] + v[i]) / 2 x dt
-                  (exact for constant acceleration), size = |p[i] - expected|;
-                  reported when size > --min-correction.]]
-
 local SPEC = {
   name = "movement.lua",
   summary = "Distance, speed, ground/air time, jumps, jetpack use and corrections of a .dm trace.",
-  description = DESCRIPTION,
+  description = movement.DEFINITIONS,
   options = {
     { "--bit", type = "integer", min = 0, max = 19, metavar = "N",
       help = "group bit to follow (default: the bit with the most groups)" },
@@ -87,30 +61,15 @@ if cap.format ~= "dm" then
     tostring(cap.format))
 end
 
-local ok, doc = pcall(movement.analyze, cap, {
+local doc = cli.run(movement.analyze, cap, {
   bit = opts.bit, min_correction = opts.min_correction, max_gap_ms = opts.max_gap_ms,
   time_scale = opts.time_scale, file = path,
 })
-if not ok then
-  if cli.is_exit(doc) then error(doc, 0) end
-  cli.fail(2, "%s", tostring(doc))
-end
 
 -- Text --------------------------------------------------------------------
 
--- A document table with its nulls as nil, for the text and CSV.
-local function plain(t)
-  if t == cli.null then return nil end
-  local out = {}
-  for k, v in pairs(t) do
-    if v ~= cli.null then out[k] = v end
-  end
-  return out
-end
-
-local top, vs, ps = plain(doc), plain(doc.speed_velocity), plain(doc.speed_position)
-local jet, corr = plain(doc.jetpack), plain(doc.corrections)
-local bit, duration = top.bit, top.duration_ms
+local vs, ps, jet, corr = doc.speed_velocity, doc.speed_position, doc.jetpack, doc.corrections
+local bit, duration = doc.bit, doc.duration_ms
 
 local function num(v, d) return fmt.number(v, d or 2) end
 local function speeds(s)
@@ -133,6 +92,7 @@ end
 
 local model = {
   json = doc,
+  schema = movement.schema,
   title = string.format("movement: %s", cap.path or path),
   header = {
     { "group bit", bit and string.format("%d (%s groups; bits present: %d)", bit,
@@ -143,8 +103,8 @@ local model = {
     { "distance", num(doc.distance) .. " units" },
     { "speed from velocity", vs.samples > 0 and speeds(vs) or "-" },
     { "speed from positions", ps.pairs > 0 and (speeds(ps) .. ", overall " .. num(ps.overall)) or "-" },
-    { "on ground", string.format("%s (%s)", fmt.duration(doc.ground_ms), fmt.pct(top.ground_pct)) },
-    { "in air", string.format("%s (%s)", fmt.duration(doc.air_ms), fmt.pct(top.air_pct)) },
+    { "on ground", string.format("%s (%s)", fmt.duration(doc.ground_ms), fmt.pct(doc.ground_pct)) },
+    { "in air", string.format("%s (%s)", fmt.duration(doc.air_ms), fmt.pct(doc.air_pct)) },
     { "unknown", fmt.duration(doc.unknown_ms) },
     { "jumps", string.format("%d (takeoffs %d, landings %d)", doc.jumps, doc.takeoffs, doc.landings) },
     { "jetpack energy", jet.samples > 0 and string.format("used %s, recharged %s (%s .. %s)",

@@ -12,48 +12,30 @@
 --   --frames I:J     only frames I..J (1-based, inclusive; "I:" and ":J" too)
 --   --json, --csv, --help
 --
--- Definitions: see DESCRIPTION below (printed by --help) and docs/metrics.md.
+-- Definitions: top.DEFINITIONS (printed by --help) and docs/metrics.md.
 --
--- JSON (one document):
+-- JSON: top.schema (stdlib/vp/top.lua), one document:
 --   { file, frames, first_frame, last_frame, total_ms, sort, limit,
 --     nodes = [ {path, name, group, frames, calls, time_ms, self_ms,
 --                calls_per_frame, ms_per_frame, ms_per_call, self_ms_per_frame,
 --                pct_of_frame, peak_ms, peak_frame, peak_self_ms, peak_over_avg} ] }
 --   ms_per_call is null for a node never called; peak_over_avg is null when
 --   ms_per_frame is 0; pct_of_frame is null when total_ms is 0.
+-- The analysis is stdlib/vp/top.lua (top.analyze); this script parses the
+-- options and renders.
 local cli = require "vp.cli"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
-
-local DESCRIPTION = [[
-Per node (by path; the root itself is left out: its children carry the
-frame time), over the F frames of the range:
-  calls/frame     total calls / F
-  ms/frame        total inclusive time / F ("avg ms/frame")
-  ms/call         total inclusive time / total calls ("average")
-  self ms/frame   total self time / F; self time = inclusive time minus the
-                  children's inclusive times, clamped at 0
-  % of frame      100 x total inclusive time / total frame time of the range
-                  (frame time = sum of the inclusive times of the root's
-                  direct children, or the root's own time when larger)
-  peak ms         the largest inclusive time in one frame, and that frame
-                  (1-based; the first one on ties)
-  peak/avg        peak ms / ms/frame: how spiky a node is
-  frames          frames of the range in which the node exists
-Sort orders (largest first): time = ms/frame, self = self ms/frame,
-avg = ms/call, peak = peak ms, peakavg = peak/avg. Ties: by path.]]
-
-local SORTS = { time = "time_ms", self = "self_ms", avg = "ms_per_call", peak = "peak_ms",
-  peakavg = "peak_over_avg" }
+local top = require "vp.top"
 
 local SPEC = {
   name = "top.lua",
   summary = "The heaviest nodes of a VProf capture, per node path.",
-  description = DESCRIPTION,
+  description = top.DEFINITIONS,
   options = {
-    { "--sort", choices = { "time", "self", "avg", "peak", "peakavg" }, default = "time",
-      help = "sort order (see above)" },
-    { "--limit", type = "integer", default = 25, min = 0, metavar = "N", help = "rows to show; 0 = all" },
+    { "--sort", choices = top.SORT_NAMES, default = top.DEFAULTS.sort, help = "sort order (see above)" },
+    { "--limit", type = "integer", default = top.DEFAULTS.limit, min = 0, metavar = "N",
+      help = "rows to show; 0 = all" },
     { "--frames", type = "range", help = "only frames I..J (1-based, inclusive; I: and :J too)" },
   },
   positional = { { "CAPTURE", help = "a .vprof capture" } },
@@ -67,85 +49,24 @@ if cap.format ~= "vprof" then
 end
 
 local n = cap.frame_count
-local first, last = 1, n
+local first, last
 if opts.frames or n > 0 then first, last = cli.resolve_range(opts.frames, n) end
-local nframes = n > 0 and (last - first + 1) or 0
-
-local total_ms = 0
-if nframes > 0 then
-  local ft = cap:frame_times()
-  total_ms = ft:slice(first, last):sum()
-end
-
-local rows = {}
-if nframes > 0 then
-  for _, st in ipairs(cap:node_stats(first, last)) do
-    local node = st.node
-    if node.parent ~= nil and st.frames > 0 then
-      local per_frame = st.time_ms / nframes
-      rows[#rows + 1] = {
-        path = node.path, name = node.name, group = node.group and node.group.name,
-        frames = st.frames, calls = st.calls, time_ms = st.time_ms, self_ms = st.self_ms,
-        calls_per_frame = st.calls / nframes,
-        ms_per_frame = per_frame,
-        ms_per_call = st.calls > 0 and st.time_ms / st.calls or nil,
-        self_ms_per_frame = st.self_ms / nframes,
-        pct_of_frame = total_ms > 0 and 100 * st.time_ms / total_ms or nil,
-        peak_ms = st.peak_ms, peak_frame = st.peak_frame, peak_self_ms = st.peak_self_ms,
-        peak_over_avg = per_frame > 0 and st.peak_ms / per_frame or nil,
-      }
-    end
-  end
-end
-
-local key = SORTS[opts.sort]
-table.sort(rows, function(a, b)
-  local x, y = a[key], b[key]
-  if x ~= y then
-    if x == nil then return false end
-    if y == nil then return true end
-    return x > y
-  end
-  return a.path < b.path
-end)
-local shown = rows
-if opts.limit > 0 and #rows > opts.limit then
-  shown = {}
-  for i = 1, opts.limit do shown[i] = rows[i] end
-end
-
-local function null(v)
-  if v == nil then return cli.null end
-  return v
-end
-
-local doc_nodes = cli.array()
-for i, r in ipairs(shown) do
-  doc_nodes[i] = {
-    path = r.path, name = r.name, group = null(r.group), frames = r.frames, calls = r.calls,
-    time_ms = r.time_ms, self_ms = r.self_ms, calls_per_frame = r.calls_per_frame,
-    ms_per_frame = r.ms_per_frame, ms_per_call = null(r.ms_per_call),
-    self_ms_per_frame = r.self_ms_per_frame, pct_of_frame = null(r.pct_of_frame),
-    peak_ms = r.peak_ms, peak_frame = r.peak_frame, peak_self_ms = r.peak_self_ms,
-    peak_over_avg = null(r.peak_over_avg),
-  }
-end
+local doc, info = top.analyze(cap, { sort = opts.sort, limit = opts.limit, first = first, last = last,
+  file = path })
+local nframes, total_ms, shown = doc.frames, doc.total_ms, doc.nodes
 
 local function fixed2(v) return fmt.fixed(v, 2) end
 
 report.emit(opts, {
-  json = {
-    file = cap.path or path, frames = nframes, first_frame = nframes > 0 and first or cli.null,
-    last_frame = nframes > 0 and last or cli.null, total_ms = total_ms, sort = opts.sort,
-    limit = opts.limit, nodes = doc_nodes,
-  },
+  json = doc,
+  schema = top.schema,
   title = string.format("top: %s", cap.path or path),
   header = {
-    { "frames", nframes > 0 and string.format("%s (%s..%s)", fmt.int(nframes), fmt.int(first), fmt.int(last))
-      or "0" },
+    { "frames", nframes > 0 and string.format("%s (%s..%s)", fmt.int(nframes), fmt.int(doc.first_frame),
+      fmt.int(doc.last_frame)) or "0" },
     { "frame time", nframes > 0 and string.format("%s total, %s ms mean", fmt.duration(total_ms),
       fmt.ms(total_ms / nframes)) or "-" },
-    { "sorted by", opts.sort .. string.format(" (showing %d of %d nodes)", #shown, #rows) },
+    { "sorted by", opts.sort .. string.format(" (showing %d of %d nodes)", #shown, info.node_count) },
   },
   sections = {
     { title = nil, rows = shown, empty = "no nodes", columns = {

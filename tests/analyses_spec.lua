@@ -1,16 +1,55 @@
 -- The analysis modules behind the shipped scripts (vp.hitches, vp.budget,
--- vp.lag, vp.events, vp.movement): analyze(cap, params) returns exactly the
--- document the script prints with --json (same options), and their errors
--- are the scripts' errors.
+-- vp.top, vp.info, vp.lag, vp.events, vp.movement, vp.hitdiff, vp.laige):
+-- analyze(cap, params) returns plain data (nil for absent, no NaN or
+-- infinity, no JSON markers), the script prints exactly
+-- json.encode(result, module.schema) with --json (same options), and their
+-- errors are vp.error objects that the scripts end with.
 local vp = require "vp"
 local h = require "helpers"
 local fx = require "gate_fixtures"
-local cjson = require "cjson"
-local cli = require "vp.cli"
+local json = require "vp.json"
+local E = require "vp.error"
 
--- A document as JSON gives it back (cli.array, cli.null and all).
-local function as_json(doc)
-  return cjson.decode(cli.encode_json(doc))
+-- What in v is not plain data: a list of "path: why".
+local function not_plain(v, path, out)
+  out = out or {}
+  path = path or "result"
+  local t = type(v)
+  if t == "number" then
+    if v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = path .. ": " .. tostring(v) end
+  elseif t == "table" then
+    if getmetatable(v) ~= nil then out[#out + 1] = path .. ": a table with a metatable" end
+    for k, x in pairs(v) do
+      if type(k) ~= "string" and math.type(k) ~= "integer" then
+        out[#out + 1] = path .. ": a key of type " .. type(k)
+      end
+      not_plain(x, path .. "." .. tostring(k), out)
+    end
+  elseif t ~= "string" and t ~= "boolean" then
+    out[#out + 1] = path .. ": a " .. t .. (v == json.null and " (json.null)" or "")
+  end
+  return out
+end
+
+-- The result is plain data, its schema declares every key, and the script
+-- prints exactly json.encode(result, schema).
+local function check(result, schema, script_stdout)
+  assert.same({}, not_plain(result))
+  assert.same({}, json.undeclared(result, schema))
+  assert.equal(script_stdout, json.encode(result, schema) .. "\n")
+end
+
+local function script_json(script, path, ...)
+  local r = h.run(script, path, "--json", ...)
+  assert.equal(0, r.code, r.stderr)
+  return r.stdout
+end
+
+local function raised(f, ...)
+  local ok, err = pcall(f, ...)
+  assert.is_false(ok)
+  assert.is_true(E.is(err), tostring(err))
+  return err
 end
 
 describe("analysis modules", function()
@@ -24,32 +63,45 @@ describe("analysis modules", function()
   end)
   teardown(h.cleanup)
 
-  local function same_as_script(module, path, params, script, ...)
+  -- analyze(path, params), checked against `script --json ...`.
+  local function same_as_script(name, path, params, script, ...)
+    local m = require(name)
     local cap = assert(vp.open(path))
-    local doc = require(module).analyze(cap, params)
+    local doc = m.analyze(cap, params)
     cap:close()
-    local want = h.run_json(script, path, "--json", ...)
-    assert.same(want, as_json(doc))
+    check(doc, m.schema, script_json(script, path, ...))
     return doc
   end
 
-  it("vp.hitches.analyze is hitches.lua --json, default and with options", function()
+  it("vp.hitches: plain data that hitches.lua prints, default and with options", function()
     local doc = same_as_script("vp.hitches", dir .. "/h.vprof", nil, "scripts/hitches.lua")
     assert.equal(3, #doc.hitches)
     assert.is_true(#doc.hitches[1].causes > 0)
+    assert.is_nil(doc.params.threshold_ms)
     doc = same_as_script("vp.hitches", dir .. "/h.vprof", { threshold_ms = 20, causes = 1, window = 5 },
       "scripts/hitches.lua", "--threshold-ms", "20", "--causes", "1", "--window", "5")
     assert.equal(20, doc.params.threshold_ms)
     assert.is_true(#doc.hitches[1].causes <= 1)
     same_as_script("vp.hitches", "examples/laige/budget_fail.txt", nil, "scripts/hitches.lua")
+    same_as_script("vp.hitches", ex .. "/sample.vprof", nil, "scripts/hitches.lua")
   end)
 
-  it("vp.hitches.analyze on a capture without frame times fails as the script does", function()
-    local cap = assert(vp.open(ex .. "/sample.dw"))
-    local ok, err = pcall(require("vp.hitches").analyze, cap)
+  it("vp.hitches reports progress through params.on_progress and draws nothing", function()
+    local cap = assert(vp.open(dir .. "/h.vprof"))
+    local calls = {}
+    local doc = require("vp.hitches").analyze(cap, {
+      on_progress = function(done, total) calls[#calls + 1] = { done, total } end,
+    })
     cap:close()
-    assert.is_false(ok)
-    assert.is_true(cli.is_exit(err))
+    assert.same({ { 1, 3 }, { 2, 3 }, { 3, 3 } }, calls)
+    assert.equal(3, #doc.hitches)
+  end)
+
+  it("vp.hitches on a capture without frame times fails as the script does", function()
+    local cap = assert(vp.open(ex .. "/sample.dw"))
+    local err = raised(require("vp.hitches").analyze, cap)
+    cap:close()
+    assert.equal("EINPUT", err.code)
     assert.equal(2, err.exit)
     assert.equal(ex .. "/sample.dw: a dw capture has no per-frame times", err.message)
     local r = h.run("scripts/hitches.lua", ex .. "/sample.dw")
@@ -57,49 +109,129 @@ describe("analysis modules", function()
     assert.equal("vpscript: " .. err.message .. "\n", r.stderr)
   end)
 
-  it("vp.budget.analyze is budget.lua --json", function()
+  it("vp.budget: plain data that budget.lua prints", function()
     same_as_script("vp.budget", ex .. "/sample.vprof", nil, "scripts/budget.lua")
     local doc = same_as_script("vp.budget", ex .. "/sample.vprof", { fold_hidden = true }, "scripts/budget.lua",
       "--fold-hidden")
     assert.is_true(#doc.groups > 5)
   end)
 
-  it("vp.lag.analyze and lag.measurement_doc are lag.lua --json", function()
+  it("vp.top: plain data that top.lua prints, with a range, a sort and a limit", function()
+    local doc = same_as_script("vp.top", ex .. "/sample.vprof", nil, "scripts/top.lua")
+    assert.equal(25, #doc.nodes)
+    doc = same_as_script("vp.top", ex .. "/sample.vprof", { sort = "peakavg", limit = 0, first = 10, last = 20 },
+      "scripts/top.lua", "--sort", "peakavg", "--limit", "0", "--frames", "10:20")
+    assert.equal(11, doc.frames)
+    assert.equal(10, doc.first_frame)
+    local cap = assert(vp.open(ex .. "/sample.vprof"))
+    assert.equal("EUSAGE", raised(require("vp.top").analyze, cap, { first = 5000 }).code)
+    assert.equal("EUSAGE", raised(require("vp.top").analyze, cap, { sort = "nope" }).code)
+    cap:close()
+  end)
+
+  it("vp.info: plain data that info.lua prints, for every format", function()
+    local info = require "vp.info"
+    for _, f in ipairs({ "sample.vprof", "sample.devt", "sample.dlag", "sample.dm", "sample.dw" }) do
+      local cap = assert(vp.open(ex .. "/" .. f))
+      local doc, rows = info.analyze(cap)
+      cap:close()
+      assert.is_true(#rows > 0, f)
+      assert.equal(rows[1].value, doc.summary[rows[1].name])
+      assert.same({}, not_plain(doc))
+      assert.same({}, json.undeclared(doc, info.schema))
+      assert.equal(script_json("scripts/info.lua", ex .. "/" .. f), json.encode(doc, info.schema_for(rows)) .. "\n")
+    end
+    -- a summary row without a value is written as null, not left out
+    local doc = { file = "f", format = "x", size = 1, summary = { a = 1 }, warnings = {} }
+    assert.equal('{"file":"f","format":"x","size":1,"summary":{"b":null,"a":1},"warnings":[]}',
+      json.encode(doc, info.schema_for({ { name = "b" }, { name = "a", value = 1 } })))
+  end)
+
+  it("vp.lag: plain data that lag.lua prints, and lag.measurement_doc", function()
     local doc = same_as_script("vp.lag", ex .. "/sample.dlag", { k = 2 }, "scripts/lag.lua", "--k", "2")
     assert.is_true(#doc.spikes > 0)
+    local lag = require "vp.lag"
     local cap = assert(vp.open(ex .. "/sample.dlag"))
-    local one = require("vp.lag").measurement_doc(cap, cap:measurement("Socket RTT"))
+    local one = lag.measurement_doc(cap, cap:measurement("Socket RTT"))
     cap:close()
-    assert.same(h.run_json("scripts/lag.lua", ex .. "/sample.dlag", "--json", "--measurement", "Socket RTT"),
-      as_json(one))
+    check(one, lag.measurement_schema, script_json("scripts/lag.lua", ex .. "/sample.dlag", "--measurement",
+      "Socket RTT"))
     assert.equal("Socket RTT", one.measurement.name)
   end)
 
-  it("vp.events.analyze is events.lua --json", function()
+  it("vp.events: plain data that events.lua prints", function()
     local doc = same_as_script("vp.events", ex .. "/sample.devt", nil, "scripts/events.lua")
     assert.is_true(doc.frame_pacing.frames > 1)
   end)
 
-  it("vp.movement.analyze is movement.lua --json, default and with options", function()
+  it("vp.movement: plain data that movement.lua prints, default and with options", function()
     same_as_script("vp.movement", ex .. "/sample.dm", nil, "scripts/movement.lua")
     local doc = same_as_script("vp.movement", ex .. "/sample.dm", { min_correction = 0.1, time_scale = 2 },
       "scripts/movement.lua", "--min-correction", "0.1", "--time-scale", "2")
     assert.equal(2, doc.time_scale)
     local cap = assert(vp.open(ex .. "/sample.dm"))
-    local ok, err = pcall(require("vp.movement").analyze, cap, { bit = 19 })
-    cap:close()
-    assert.is_false(ok)
+    local err = raised(require("vp.movement").analyze, cap, { bit = 19 })
+    assert.equal("EUSAGE", err.code)
     assert.equal(2, err.exit)
     assert.matches("no record has a group under bit 19 %(bits present: ", err.message)
+    assert.equal("EUSAGE", raised(require("vp.movement").analyze, cap, { time_scale = 0 }).code)
+    cap:close()
   end)
 
-  it("each module refuses a capture of another format", function()
-    local cap = assert(vp.open(ex .. "/sample.dw"))
-    for _, m in ipairs({ "vp.budget", "vp.lag", "vp.events", "vp.movement" }) do
-      local ok, err = pcall(require(m).analyze, cap)
-      assert.is_false(ok, m)
-      assert.matches(m .. ": a %w+ capture is needed, not dw", tostring(err))
+  it("vp.hitdiff: plain data that hitdiff.lua prints", function()
+    local doc = same_as_script("vp.hitdiff", ex .. "/sample.dw", nil, "scripts/hitdiff.lua")
+    assert.equal("dw", doc.format)
+    assert.is_true(doc.disagree > 0)
+    doc = same_as_script("vp.hitdiff", ex .. "/sample.dw", { tolerance = 2 }, "scripts/hitdiff.lua",
+      "--tolerance", "2")
+    assert.equal(2, doc.tolerance)
+  end)
+
+  it("vp.laige: plain data that laige.lua prints, for both report kinds and every sort", function()
+    local laige = require "vp.laige"
+    for _, f in ipairs({ "profile.json", "profile.txt", "budget_fail.txt", "budget_pass.txt" }) do
+      local path = "examples/laige/" .. f
+      for _, sort in ipairs(laige.SORTS) do
+        local cap = assert(laige.open(path))
+        local doc = laige.analyze(cap, { sort = sort })
+        cap:close()
+        check(doc, laige.schema_of(doc), script_json("scripts/laige.lua", path, "--sort", sort))
+      end
+    end
+    local cap = assert(laige.open("examples/laige/budget_fail.txt"))
+    local doc = laige.analyze(cap)
+    assert.is_true(doc.gate.failed)
+    assert.equal("overall=FAIL", doc.gate.reasons[1])
+    assert.equal("EUSAGE", raised(laige.analyze, cap, { sort = "nope" }).code)
+    cap:close()
+    local dm = assert(vp.open(ex .. "/sample.dm"))
+    assert.equal("EINPUT", raised(laige.analyze, dm).code)
+    dm:close()
+  end)
+
+  it("each module refuses a capture of another format with EINPUT", function()
+    local cap = assert(vp.open(ex .. "/sample.dm"))
+    for _, m in ipairs({ "vp.budget", "vp.top", "vp.lag", "vp.events", "vp.hitdiff" }) do
+      local err = raised(require(m).analyze, cap)
+      assert.equal("EINPUT", err.code, m)
+      assert.matches(m .. ": a %w+ capture is needed, not dm", tostring(err))
     end
     cap:close()
+    cap = assert(vp.open(ex .. "/sample.dw"))
+    local err = raised(require("vp.movement").analyze, cap)
+    assert.equal("vp.movement: a dm capture is needed, not dw", err.message)
+    cap:close()
+  end)
+
+  it("no analysis module requires the output modules, prints or exits", function()
+    for _, name in ipairs({ "hitches", "budget", "top", "info", "lag", "events", "movement", "hitdiff",
+      "stats", "laige", "laige/read", "laige/text", "laige/json", "laige/model", "laige/metrics",
+      "laige/analysis" }) do
+      local src = h.read_file("stdlib/vp/" .. name .. ".lua"):gsub("%-%-[^\n]*", "") -- code, not comments
+      for _, bad in ipairs({ 'require "vp.cli"', 'require "vp.report"', 'require "vp.fmt"',
+        'require "vp.json"', "print(", "io.write", "io.stdout", "io.stderr", "os.exit" }) do
+        assert.is_nil(src:find(bad, 1, true), name .. ".lua uses " .. bad)
+      end
+    end
   end)
 end)

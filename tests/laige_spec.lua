@@ -335,9 +335,14 @@ describe("laige profile report", function()
     assert.equal("EFORMAT", code)
     assert.equal(path .. ": line 1: expected 'laige-profile version=N' as the first line, found "
       .. "'laige-profile counters: ticks=100 frames=101 draw_calls=0...'", msg)
-    msg, code, path = open_err("nov.json", (PROFILE_JSON:gsub('"version": 1,', "")))
+    msg, code, path = open_err("nov.json", (PROFILE_JSON:gsub('"version": 1,', "")), "laige-profile")
     assert.equal("EFORMAT", code)
     assert.equal(path .. ': at byte 0: the report has no "version" (expected a laige profile report)', msg)
+    -- without a format, detection (vp.detect) wants "version" in a JSON report
+    msg, code, path = open_err("nov2.json", (PROFILE_JSON:gsub('"version": 1,', "")))
+    assert.equal("EFORMAT", code)
+    assert.equal(path .. ': not a laige report (expected \'laige-profile\', \'laige-budget-report\' or a JSON '
+      .. 'object with "version" and "counters")', msg)
   end)
 
   it("fails on an unknown version", function()
@@ -448,7 +453,7 @@ describe("laige profile report", function()
 
   it("is a capture: tostring, summary, close", function()
     local cap = open_ok("p.txt", PROFILE_TEXT)
-    assert.equal("vp.laige_profile", getmetatable(cap).__name)
+    assert.equal("vp.laige-profile", getmetatable(cap).__name)
     assert.equal("<laige-profile p.txt: 100 ticks, 101 frames, 1 system>", tostring(cap))
     local rows = {}
     for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
@@ -632,7 +637,7 @@ describe("laige budget report", function()
 
   it("is a capture: tostring, summary, close", function()
     local cap = open_ok("b.txt", BUDGET_TEXT)
-    assert.equal("vp.laige_budget", getmetatable(cap).__name)
+    assert.equal("vp.laige-budget", getmetatable(cap).__name)
     assert.equal("<laige-budget b.txt: 1 frame, 1 budget, 1 over budget, overall FAIL>",
       tostring(cap))
     local rows = {}

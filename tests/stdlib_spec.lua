@@ -162,6 +162,25 @@ describe("vp.cli.fail", function()
     assert.equal(2, e.exit)
     assert.truthy(e.message:find("/nonexistent/dir/x.vprof", 1, true))
   end)
+
+  it("cli.run returns an analysis's results, passes a vp.error on, and ends with exit 2 on any other error",
+    function()
+      assert.same({ 1, nil, 3 }, { cli.run(function(a, b, c) return a, b, c end, 1, nil, 3) })
+      local E = require "vp.error"
+      local e = raised(cli.run, function() E.raise("EUSAGE", "bad %s", "k") end)
+      assert.equal("EUSAGE", e.code)
+      assert.equal("bad k", e.message)
+      e = raised(cli.run, function() error("x.dlag: at byte 12: cut short", 0) end)
+      assert.is_true(cli.is_exit(e))
+      assert.equal(2, e.exit)
+      assert.equal("x.dlag: at byte 12: cut short", e.message)
+    end)
+
+  it("cli.on_progress makes a progress callback (drawing only on a terminal)", function()
+    local cb = cli.on_progress("test")
+    for i = 1, 3 do cb(i, 3) end
+    cb(1, 2)
+  end)
 end)
 
 describe("vp.cli.json", function()
@@ -230,6 +249,15 @@ describe("vp.stats percentile (nearest rank)", function()
     assert.equal(s:percentile(95), stats.percentile(s, 95))
   end)
 
+  it("drops NaN from a list, as the one C implementation sees only numbers", function()
+    local nan = 0 / 0
+    assert.equal(3, stats.percentile({ 3, nan, 1, 2 }, 100))
+    assert.equal(1, stats.percentile({ nan, 1 }, 50))
+    assert.is_nil(stats.percentile({ nan }, 50))
+    assert.same({ [50] = 2, [100] = 3 }, stats.percentiles({ nan, 3, 2, 1 }, { 50, 100 }))
+    assert.same({}, stats.percentiles({}, { 50 }))
+  end)
+
   it("returns nil on empty input and rejects p outside 0..100", function()
     assert.is_nil(stats.percentile({}, 50))
     assert.has_error(function() stats.percentile({ 1 }, 101) end)
@@ -238,6 +266,16 @@ describe("vp.stats percentile (nearest rank)", function()
 end)
 
 describe("vp.stats", function()
+  it("defined: a finite number, else nil (an undefined statistic)", function()
+    assert.equal(2.5, stats.defined(2.5))
+    assert.equal(0, stats.defined(0))
+    assert.is_nil(stats.defined(0 / 0))
+    assert.is_nil(stats.defined(math.huge))
+    assert.is_nil(stats.defined(-math.huge))
+    assert.is_nil(stats.defined(nil))
+    assert.is_nil(stats.defined("1"))
+  end)
+
   it("mean, median, min, max, argmax", function()
     assert.equal(2.5, stats.mean({ 1, 2, 3, 4 }))
     assert.equal(2.5, stats.median({ 4, 1, 3, 2 }))
@@ -282,7 +320,7 @@ describe("vp.stats", function()
     assert.equal(1, k)
     assert.equal(20, fps)
     assert.is_nil(stats.low_fps({}, 1))
-    assert.equal(math.huge, stats.low_fps({ 0, 0 }, 1))
+    assert.is_nil(stats.low_fps({ 0, 0 }, 1)) -- undefined (1000 / 0): nil, never infinity
   end)
 
   it("window keeps the median of the last N values", function()
@@ -407,5 +445,27 @@ describe("vp.report", function()
     assert.truthy(s:find("  frames  3\n", 1, true))
     assert.truthy(s:find("  c         3.000\n", 1, true))
     assert.truthy(s:find("none\n  nothing here\n", 1, true))
+  end)
+
+  -- What report.emit writes on stdout for opts.
+  local function emitted(opts, model)
+    local real, tmp = io.stdout, io.tmpfile()
+    io.stdout = tmp -- luacheck: ignore
+    local ok, err = pcall(report.emit, opts, model)
+    io.stdout = real -- luacheck: ignore
+    assert(ok, tostring(err))
+    tmp:seek("set")
+    local out = tmp:read("a")
+    tmp:close()
+    return out
+  end
+
+  it("emit: the JSON in the schema's key order, nil as null, [] for an empty list", function()
+    local model = { json = { z = 1, list = {}, a = nil, extra = 2 }, schema = "{z, a, list: []}",
+      columns = columns, sections = { { columns = columns, rows = { { name = "n", v = math.huge } } } } }
+    assert.equal('{"z":1,"a":null,"list":[],"extra":2}\n', emitted({ json = true }, model))
+    -- absent and infinite values: "-" in text, an empty CSV field
+    assert.truthy(emitted({}, model):find("\n  n         -\n", 1, true))
+    assert.equal("name,v\nn,\n", emitted({ csv = true }, model))
   end)
 end)

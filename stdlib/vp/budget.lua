@@ -3,21 +3,44 @@
 -- metric catalogue's group.NAME.* read (one definition for both).
 --
 --   local budget = require "vp.budget"
---   local doc = budget.analyze(cap, {fold_hidden = true})  -- the --json document
+--   local doc = budget.analyze(cap, {fold_hidden = true})  -- plain data (budget.schema)
 --   for g, s in pairs(cap:group_self_ms()) do
 --     print(g.name, budget.group_stats(s, cap:frame_times():sum()).p99_ms)
 --   end
 --
 -- The definitions (self time, group self time, percentiles, max frame,
--- share) are stated in budget.lua's --help and docs/metrics.md.
-local cli = require "vp.cli"
+-- share) are budget.DEFINITIONS (budget.lua's --help) and docs/metrics.md.
+local E = require "vp.error"
+local stats = require "vp.stats"
 
 local budget = {}
 
-local function null(v)
-  if v == nil or v ~= v then return cli.null end
-  return v
-end
+--- The shape of the result (and of `budget.lua --json`); groups sorted by
+-- mean_ms, descending.
+budget.schema = "{file, frames, groups: [{group, id, flags, mean_ms, p50_ms, p95_ms, p99_ms, max_ms, "
+  .. "max_frame, share_pct}]}"
+
+--- Every definition the analysis uses, as budget.lua's --help prints it.
+budget.DEFINITIONS = [[
+Definitions:
+  self time        a node's inclusive time in a frame minus its children's
+                   inclusive times, clamped at 0.
+  group self time  per frame, the sum of the self times of the group's nodes
+                   (0 in frames where it has none): what the engine's budget
+                   panel draws. With --fold-hidden, a node in a hidden group
+                   (flag BUDGETFLAG_HIDDEN) counts towards the group of its
+                   nearest ancestor in a visible group.
+  mean, p50..max   over all frames of the capture; percentiles are nearest
+                   rank: the value at rank ceil(p/100 * n) of the ascending
+                   order.
+  max frame        the (first) 1-based frame where the group's self time is
+                   largest.
+  share %          100 x (the group's self time summed over all frames) /
+                   (the frame times summed over all frames). Frame time = the
+                   sum of the inclusive times of the root's direct children
+                   (the root's own time when that is larger).
+Listed: every group that has at least one node (with --fold-hidden: that
+some node counts towards), sorted by mean, largest first.]]
 
 --- budget.group_stats(series, total_ms) -> {mean_ms, p50_ms, p95_ms,
 -- p99_ms, max_ms, max_frame, share_pct}: the statistics of a group's
@@ -36,22 +59,23 @@ function budget.group_stats(s, total_ms)
   end
   out.max_frame = s:argmax()
   out.share_pct = total_ms > 0 and 100 * s:sum() / total_ms or nil
+  for k, v in pairs(out) do out[k] = stats.defined(v) end
   return out
 end
 
---- budget.analyze(cap, params) -> doc, info
--- doc: exactly the document `budget.lua --json` prints: {file, frames,
--- groups = [ {group, id, flags, mean_ms, p50_ms, p95_ms, p99_ms, max_ms,
--- max_frame, share_pct} ]} (sorted by mean_ms, descending; null where a
--- statistic does not exist). info = {total_ms = the frame times summed,
--- hidden = {[group id] = true for hidden groups}}.
+--- budget.analyze(cap, params) -> result, info
+-- result (plain data, shaped as budget.schema): {file, frames, groups = [
+-- {group, id, flags, mean_ms, p50_ms, p95_ms, p99_ms, max_ms, max_frame,
+-- share_pct} ]} (sorted by mean_ms, descending; nil where a statistic does
+-- not exist). info = {total_ms = the frame times summed, hidden = {[group
+-- id] = true for hidden groups}}.
 -- params (all optional): fold_hidden (count a node of a hidden group towards
 -- its nearest visible ancestor's group), file (the name used when cap.path
--- is unset). Raises on a capture that is not VProf.
+-- is unset). Raises a vp.error EINPUT on a capture that is not VProf.
 function budget.analyze(cap, params)
   params = params or {}
   if cap.format ~= "vprof" then
-    error(string.format("vp.budget: a vprof capture is needed, not %s", tostring(cap.format)), 2)
+    E.raise("EINPUT", "vp.budget: a vprof capture is needed, not %s", tostring(cap.format))
   end
   local ft = cap:frame_times()
   local n = #ft
@@ -99,15 +123,7 @@ function budget.analyze(cap, params)
     return a.id < b.id
   end)
 
-  local groups = cli.array()
-  for i, r in ipairs(rows) do
-    groups[i] = {
-      group = r.group, id = r.id, flags = r.flags,
-      mean_ms = null(r.mean_ms), p50_ms = null(r.p50_ms), p95_ms = null(r.p95_ms), p99_ms = null(r.p99_ms),
-      max_ms = null(r.max_ms), max_frame = null(r.max_frame), share_pct = null(r.share_pct),
-    }
-  end
-  return { file = cap.path or params.file, frames = n, groups = groups },
+  return { file = cap.path or params.file, frames = n, groups = rows },
     { total_ms = total_ms, hidden = hidden }
 end
 

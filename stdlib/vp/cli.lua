@@ -9,7 +9,8 @@
 --     positional = { {"CAPTURE", help = "capture file"} },
 --   })
 --   local cap = cli.open(args[1])
---   if opts.json then cli.json(result) end
+--   local result = cli.run(hitches.analyze, cap, params)  -- plain data
+--   if opts.json then cli.json(result, hitches.schema) end
 --
 -- Option types: "flag" (true when given, else the default or false),
 -- "number", "integer", "string", "range" ("I:J", "I:", ":J" or "I" ->
@@ -46,6 +47,18 @@ end
 --- cli.is_exit(e): true when `e` is a vp.error object (cli.fail, cli.exit,
 -- or an analysis's E.raise).
 cli.is_exit = E.is
+
+--- cli.run(f, ...) -> f(...): run an analysis for a script. A vp.error
+-- (cli.fail, an analysis's E.raise) goes on as it is; any other error (a
+-- reader's message about corrupt data, raised by an iterator) ends the
+-- script with exit 2 and that message.
+function cli.run(f, ...)
+  local res = table.pack(pcall(f, ...))
+  if res[1] then return table.unpack(res, 2, res.n) end
+  local err = res[2]
+  if E.is(err) then error(err, 0) end
+  cli.fail(2, "%s", tostring(err))
+end
 
 local common_options = {
   { "--json", type = "flag", help = "print one JSON document on stdout instead of a table" },
@@ -342,6 +355,9 @@ end
 local json = require "vp.json"
 
 --- cli.array(t) -> t marked as a list ([] when empty); json.array.
+-- cli.null: JSON null (json.null). The analyses and the scripts built on
+-- them need neither (nil and a schema say it); compare.lua, check.lua,
+-- vp.metrics and user scripts (examples/) still use them.
 cli.array = json.array
 cli.null = json.null
 
@@ -413,6 +429,21 @@ function cli.progress(label, total)
     io.stderr:flush()
   end
   return update, done
+end
+
+--- cli.on_progress(label) -> function(done, total): a callback for an
+-- analysis's params.on_progress that draws cli.progress(label, total),
+-- started on the first call and cleared once done reaches total.
+function cli.on_progress(label)
+  local update, finish
+  return function(done, total)
+    if not update then update, finish = cli.progress(label, total) end
+    update(done)
+    if done >= total then
+      finish()
+      update = nil
+    end
+  end
 end
 
 return cli

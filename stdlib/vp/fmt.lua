@@ -9,13 +9,15 @@
 --   fmt.value(v)            any value: integers with separators, floats
 --                           trimmed, booleans yes/no, nil/NaN "-"
 --   fmt.table(rows, columns [, opts]) -> string (see below)
--- Missing values (nil, NaN) print as "-" everywhere.
+-- Missing values (nil, and numbers that are not finite: NaN, infinities)
+-- print as "-" everywhere, never "nan" or "inf": the same rule as the CSV
+-- (an empty field) and the JSON (null).
 local fmt = {}
 
 local DASH = "-"
 
 local function missing(x)
-  return x == nil or x ~= x
+  return x == nil or x ~= x or x == math.huge or x == -math.huge
 end
 
 --- fmt.group_digits("1234567.5") -> "1,234,567.5"
@@ -29,16 +31,12 @@ end
 
 function fmt.int(n)
   if missing(n) then return DASH end
-  if n == math.huge then return "inf" end
-  if n == -math.huge then return "-inf" end
   local i = math.tointeger(n) or math.floor(n + 0.5)
   return fmt.group_digits(string.format("%d", i))
 end
 
 function fmt.fixed(x, decimals)
   if missing(x) then return DASH end
-  if x == math.huge then return "inf" end
-  if x == -math.huge then return "-inf" end
   local s = string.format("%." .. (decimals or 2) .. "f", x)
   if s:match("^%-0%.?0*$") then s = s:sub(2) end -- no "-0.00"
   return fmt.group_digits(s)

@@ -3,28 +3,64 @@
 -- catalogue's `hitches` and `stutter_pct` (one definition for both).
 --
 --   local hitches = require "vp.hitches"
---   local doc = hitches.analyze(cap, {factor = 2.5, window = 30})  -- the --json document
+--   local doc = hitches.analyze(cap, {factor = 2.5, window = 30})  -- plain data
 --   print(#doc.hitches, doc.stutter_pct)
+--   io.write(require("vp.json").encode(doc, hitches.schema))      -- the --json document
 --
 -- Reads any capture that has per-frame times (cap:frame_times()): VProf
 -- recordings, and laige budget reports' per-frame lines. Causes (nodes and
 -- budget groups) are found for VProf captures only. The definitions (hitch
--- rule, baseline, stutter %, causes) are stated in hitches.lua's --help and
--- docs/metrics.md.
+-- rule, baseline, stutter %, causes) are hitches.DEFINITIONS (hitches.lua's
+-- --help prints them) and docs/metrics.md.
 --
 -- Performance: whole-capture work happens in C (frame_times, group_self_ms);
 -- per hitch only the hitch frame and its window frames are decoded.
-local cli = require "vp.cli"
+local E = require "vp.error"
 local stats = require "vp.stats"
 
 local hitches = {}
 
 hitches.DEFAULTS = { factor = 2.5, window = 30, min_excess_ms = 5, causes = 5 }
 
-local function null(v)
-  if v == nil then return cli.null end
-  return v
-end
+--- The shape of the result (and of `hitches.lua --json`): frame_ms is nil
+-- when there are no frames; tick and baseline_ms may be nil; causes and
+-- groups are sorted by excess_ms, descending.
+hitches.schema = "{file, format, frames, frame_ms: {mean, p50, p95, p99, max}, low_1pct_fps, low_01pct_fps, "
+  .. "stutter_pct, params: {factor, window, min_excess_ms, threshold_ms}, hitches: [{frame, tick, frame_ms, "
+  .. "baseline_ms, causes: [{node, path, group, self_ms, excess_ms}], groups: [{group, excess_ms}]}]}"
+
+--- Every definition the analysis uses, as hitches.lua's --help prints it.
+hitches.DEFINITIONS = [[
+Definitions:
+  frame time      VProf: the sum of the inclusive times of the root's direct
+                  children (the root's own time when that is larger). Other
+                  formats: the frame time they record.
+  mean, p50..max  over all frames; percentiles are nearest rank: the value at
+                  rank ceil(p/100 * n) of the ascending order (p0 = min).
+  1 % low FPS     1000 / (mean of the slowest 1 % of frame times, in ms):
+                  the slowest floor(n/100) frames, at least one. 0.1 % low
+                  likewise with floor(n/1000), at least one.
+  baseline        the median of the frame times of the --window frames just
+                  before the frame (hitch frames included; for an even count,
+                  the mean of the two middle values). Frames 2..window use
+                  the fewer frames before them; frame 1 has no baseline.
+  hitch           default rule: frame time >= --factor x baseline AND
+                  frame time - baseline >= --min-excess-ms; frame 1 is never
+                  a hitch under this rule. With --threshold-ms X the engine's
+                  absolute rule replaces it (vprof_dump_spikes): frame time > X
+                  (any frame, frame 1 included).
+  stutter %       100 x (sum of the hitch frames' times) / (sum of all frame
+                  times): the share of the time spent in hitch frames.
+  self time       a node's inclusive time minus its children's inclusive
+                  times, clamped at 0.
+  causes          nodes whose self time in the hitch frame exceeds their own
+                  baseline: the median of the node's self time over the same
+                  window frames (0 in frames where the node does not exist;
+                  0 for frame 1). excess_ms = self_ms - that baseline. The
+                  --causes largest, by excess_ms.
+  groups          the same for budget-group self time (the sum of the self
+                  times of the group's nodes in a frame).
+Frame numbers are 1-based positions in the capture (the tick is the game tick).]]
 
 -- Hitch detection -------------------------------------------------------------
 -- The median of every window costs a sorted-window update per frame. The
@@ -101,7 +137,7 @@ local function by_excess(a, b)
 end
 
 -- Finds the causes of every hitch (VProf): fills h.causes and h.groups.
-local function find_causes(cap, list, window, limit, progress)
+local function find_causes(cap, list, window, limit, on_progress)
   local function window_of(i)
     return math.max(1, i - window), i - 1 -- empty (first > last) for frame 1
   end
@@ -117,7 +153,7 @@ local function find_causes(cap, list, window, limit, progress)
   end
 
   local function node_causes(h)
-    local out = cli.array()
+    local out = {}
     if limit == 0 then return out end
     local frame = get_frame(h.frame)
     local cands = {}
@@ -138,7 +174,7 @@ local function find_causes(cap, list, window, limit, progress)
       if excess > 1e-9 then
         local node = c.node
         found[#found + 1] = {
-          node = node.name, path = node.path, group = node.group and node.group.name or cli.null,
+          node = node.name, path = node.path, group = node.group and node.group.name,
           self_ms = c.self_ms, excess_ms = excess,
         }
         table.sort(found, by_excess)
@@ -151,7 +187,7 @@ local function find_causes(cap, list, window, limit, progress)
 
   local group_series = #list > 0 and cap:group_self_ms() or {} -- computed once, only when needed
   local function group_causes(h)
-    local out = cli.array()
+    local out = {}
     if limit == 0 then return out end
     local first, last = window_of(h.frame)
     local found = {}
@@ -169,32 +205,51 @@ local function find_causes(cap, list, window, limit, progress)
     return out
   end
 
-  local update, done = function() end, function() end
-  if progress then update, done = cli.progress("hitches: causes", #list) end
   for k, h in ipairs(list) do
     frame_cache_prev, frame_cache = frame_cache, {}
     h.causes = node_causes(h)
     h.groups = group_causes(h)
-    update(k)
+    if on_progress then on_progress(k, #list) end
   end
-  done()
 end
 
---- hitches.analyze(cap, params) -> doc, info
--- doc: exactly the document `hitches.lua --json` prints (cli.null where the
--- JSON has null, cli.array lists): {file, format, frames, frame_ms = {mean,
--- p50, p95, p99, max} | null, low_1pct_fps, low_01pct_fps, stutter_pct,
--- params = {factor, window, min_excess_ms, threshold_ms}, hitches = [ {frame,
--- tick, frame_ms, baseline_ms, causes = [...], groups = [...]} ]}.
--- info = {total_ms = the frame times summed}.
+local function check_params(p)
+  local function bad(name, what)
+    E.raise("EUSAGE", "vp.hitches: params.%s must be %s, not %s", name, what, tostring(p[name]))
+  end
+  local function number(name, min, strict)
+    local v = p[name]
+    if v == nil then return end
+    if type(v) ~= "number" or v ~= v or v < min or (strict and v == min) then
+      bad(name, (strict and "a number above " or "a number of at least ") .. min)
+    end
+  end
+  local function count(name, min)
+    local v = p[name]
+    if v ~= nil and (math.type(v) ~= "integer" or v < min) then bad(name, "an integer of at least " .. min) end
+  end
+  number("factor", 0, true)
+  count("window", 1)
+  number("min_excess_ms", 0)
+  number("threshold_ms", 0)
+  count("causes", 0)
+end
+
+--- hitches.analyze(cap, params) -> result, info
+-- result (plain data, nil where absent; shaped as hitches.schema): {file,
+-- format, frames, frame_ms = {mean, p50, p95, p99, max} | nil, low_1pct_fps,
+-- low_01pct_fps, stutter_pct, params = {factor, window, min_excess_ms,
+-- threshold_ms}, hitches = [ {frame, tick, frame_ms, baseline_ms, causes =
+-- [...], groups = [...]} ]}. info = {total_ms = the frame times summed}.
 -- params (all optional): factor (2.5), window (30), min_excess_ms (5),
 -- threshold_ms (the absolute rule instead), causes (5: listed per hitch),
--- file (the name the document gives when cap.path is unset), progress
--- (true: a progress line on a terminal's stderr while causes are found).
--- Raises cli.fail(2, ...) when the capture has no per-frame times, and the
--- reader's error on corrupt data.
+-- file (the name the result gives when cap.path is unset), on_progress
+-- (function(done, total), called while causes are found).
+-- Raises a vp.error: EINPUT when the capture has no per-frame times or its
+-- reader fails on corrupt data, EUSAGE for a bad parameter.
 function hitches.analyze(cap, params)
   params = params or {}
+  check_params(params)
   local factor = params.factor or hitches.DEFAULTS.factor
   local window = params.window or hitches.DEFAULTS.window
   local min_excess = params.min_excess_ms or hitches.DEFAULTS.min_excess_ms
@@ -203,7 +258,7 @@ function hitches.analyze(cap, params)
   local file = cap.path or params.file
 
   -- Generic: any capture with cap:frame_times() works. A reader error while
-  -- decoding (corrupt data) is malformed input: exit 2 with its message.
+  -- decoding (corrupt data) is input that cannot be analysed.
   local ft, err
   if type(cap.frame_times) ~= "function" then
     err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
@@ -211,12 +266,12 @@ function hitches.analyze(cap, params)
     local ok
     ok, ft = pcall(cap.frame_times, cap)
     if not ok then
-      ft, err = nil, tostring(ft)
+      ft, err = nil, E.message(ft)
     elseif ft == nil then
       err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
     end
   end
-  if err then cli.fail(2, "%s: %s", tostring(file), err) end
+  if err then E.raise("EINPUT", "%s: %s", tostring(file), err) end
 
   local times = stats.values(ft) -- a Lua list: the scan is the hot loop
   local n = #times
@@ -226,11 +281,12 @@ function hitches.analyze(cap, params)
   if n > 0 then
     -- From the C Series: its sorted copy is made once and cached.
     frame_stats = {
-      mean = ft:mean(), p50 = ft:percentile(50), p95 = ft:percentile(95), p99 = ft:percentile(99),
-      max = ft:max(),
+      mean = stats.defined(ft:mean()), p50 = stats.defined(ft:percentile(50)),
+      p95 = stats.defined(ft:percentile(95)), p99 = stats.defined(ft:percentile(99)),
+      max = stats.defined(ft:max()),
     }
-    low1 = stats.low_fps(ft, 1)
-    low01 = stats.low_fps(ft, 0.1)
+    low1 = stats.defined((stats.low_fps(ft, 1)))
+    low01 = stats.defined((stats.low_fps(ft, 0.1)))
   end
 
   local list = detect(times, factor, window, min_excess, threshold)
@@ -253,31 +309,30 @@ function hitches.analyze(cap, params)
   for _, h in ipairs(list) do h.tick = tick_of(h.frame) end
 
   if is_vprof then
-    find_causes(cap, list, window, limit, params.progress)
+    find_causes(cap, list, window, limit, params.on_progress)
   else
-    for _, h in ipairs(list) do h.causes, h.groups = cli.array(), cli.array() end
+    for _, h in ipairs(list) do h.causes, h.groups = {}, {} end
   end
 
-  local doc_hitches = cli.array()
+  local result_hitches = {}
   for i, h in ipairs(list) do
-    doc_hitches[i] = {
-      frame = h.frame, tick = null(h.tick), frame_ms = h.frame_ms, baseline_ms = null(h.baseline_ms),
+    result_hitches[i] = {
+      frame = h.frame, tick = h.tick, frame_ms = h.frame_ms, baseline_ms = h.baseline_ms,
       causes = h.causes, groups = h.groups,
     }
   end
 
-  local doc = {
+  return {
     file = file,
     format = cap.format,
     frames = n,
-    frame_ms = frame_stats or cli.null,
-    low_1pct_fps = null(low1),
-    low_01pct_fps = null(low01),
-    stutter_pct = stutter_pct,
-    params = { factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = null(threshold) },
-    hitches = doc_hitches,
-  }
-  return doc, { total_ms = total_ms }
+    frame_ms = frame_stats,
+    low_1pct_fps = low1,
+    low_01pct_fps = low01,
+    stutter_pct = stats.defined(stutter_pct),
+    params = { factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold },
+    hitches = result_hitches,
+  }, { total_ms = total_ms }
 end
 
 return hitches

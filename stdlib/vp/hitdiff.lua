@@ -2,7 +2,7 @@
 --
 --   local hitdiff = require "vp.hitdiff"
 --   local kind, info = hitdiff.classify(client_hits, server_hits, 0.5)
---   local doc = hitdiff.analyze(cap, {tolerance = 0.5})   -- the --json document
+--   local doc = hitdiff.analyze(cap, {tolerance = 0.5})   -- plain data (hitdiff.schema)
 --
 -- The rules (DESIGN.md "Hit disagreement"), per trace, with C the client's
 -- hits and S the server's; the first rule that matches decides:
@@ -22,12 +22,58 @@
 -- its last character hit that has one. A side without a terminal hit has the
 -- terminal type "none" (different from every type); when neither side has
 -- one, rule 7 has no positions to compare and the trace agrees.
+local E = require "vp.error"
+local stats = require "vp.stats"
+
 local hitdiff = {}
 
 hitdiff.KINDS = {
   "no_server_data", "no_client_data", "client_only_hit", "server_only_hit",
   "entity_mismatch", "outcome_mismatch", "position_mismatch", "agree",
 }
+
+local BY_KIND = "{" .. table.concat(hitdiff.KINDS, ", ") .. "}"
+local SIDE = "{type, type_name, time, position: {x, y, z}, guid, entity_id, controller}"
+local COUNTS = "traces, compared, agree, disagree, rate_pct, by_kind: " .. BY_KIND
+
+--- The shape of hitdiff.analyze's result (and of `hitdiff.lua --json`).
+hitdiff.schema = "{file, format, traces, compared, not_compared, agree, disagree, rate_pct, tolerance, "
+  .. "by_kind: " .. BY_KIND .. ", details: [{trace_id, kind, client: " .. SIDE .. ", server: " .. SIDE
+  .. ", distance, index, slot, client_hits, server_hits, weapon_template_id, ammo_type_id}], "
+  .. "by_weapon: [{weapon_template_id, " .. COUNTS .. "}], by_ammo: [{ammo_type_id, " .. COUNTS .. "}], "
+  .. "terminal_dt: {pairs, mean, p95, min, max, mean_abs, p95_abs}}"
+
+--- Every rule and definition, as hitdiff.lua's --help prints them.
+hitdiff.DEFINITIONS = [[
+Per trace (bullet), with C the client's hits and S the server's, the first
+rule that matches decides:
+  1. C and S both empty: not compared;
+  2. no_server_data: S is empty; no_client_data: C is empty;
+  3. client_only_hit: C has a character hit, S has none;
+  4. server_only_hit: S has a character hit, C has none;
+  5. entity_mismatch: both hit a character, both name an entity guid, and
+     the guids differ;
+  6. outcome_mismatch: the terminal types differ;
+  7. position_mismatch: the terminal positions are more than --tolerance
+     apart (Euclidean distance, world units);
+  8. agree.
+Definitions:
+  character hit  type 3 Posefile_Hit, 4 Ragdoll_Hit or 10 Validated.
+  terminal hit   a side's last hit of type 3, 4, 5, 6, 8 or 9 (Posefile_Hit,
+                 Ragdoll_Hit, Ragdoll_Miss, Impact, Detonate, Timeout). A
+                 side without one has terminal type "none".
+  entity guid    of a side: the guid of the entity block of its last
+                 character hit that has one.
+  compared       traces not caught by rule 1; disagree = compared - agree;
+                 rate = 100 * disagree / compared (null when nothing was
+                 compared).
+  by weapon/ammo the same counts over the traces that carry the 136-byte
+                 movement block (ammo_type_id != 0), keyed by its
+                 weapon_template_id and by the trace's ammo_type_id.
+  terminal dt    over compared traces where both sides have a terminal hit:
+                 server terminal time - client terminal time, in the hit
+                 records' time unit (read as ms); mean and p95 (nearest
+                 rank) of the signed value and of its magnitude.]]
 
 local CHARACTER = { [3] = true, [4] = true, [10] = true }
 local TERMINAL = { [3] = true, [4] = true, [5] = true, [6] = true, [8] = true, [9] = true }
@@ -128,49 +174,45 @@ local function side_doc(h)
 end
 hitdiff.side_doc = side_doc
 
-local function nearest_rank(sorted, p)
-  local n = #sorted
-  if n == 0 then return nil end
-  local r = math.ceil(p * n / 100 - 1e-9)
-  if r < 1 then r = 1 end
-  if r > n then r = n end
-  return sorted[r]
-end
-
---- hitdiff.analyze(cap, opts) -> result
--- opts: tolerance (default 0.5). result (plain Lua values; nil where the
--- JSON has null): {traces, compared, not_compared, agree, disagree,
--- rate_pct, tolerance, by_kind, details, by_weapon, by_ammo, terminal_dt}.
--- Raises on a corrupt capture (the iterators do).
-function hitdiff.analyze(cap, opts)
-  opts = opts or {}
-  local tol = opts.tolerance or hitdiff.DEFAULT_TOLERANCE
+--- hitdiff.analyze(cap, params) -> result
+-- params (all optional): tolerance (default 0.5), file (the name used when
+-- cap.path is unset). result (plain data, nil where absent; shaped as
+-- hitdiff.schema): {file, format = "dw", traces, compared, not_compared,
+-- agree, disagree, rate_pct, tolerance, by_kind, details, by_weapon,
+-- by_ammo, terminal_dt}. Raises a vp.error (EINPUT: a capture of another
+-- format; EUSAGE: a bad tolerance), and the reader's error on a corrupt
+-- capture (the iterators raise it).
+function hitdiff.analyze(cap, params)
+  params = params or {}
+  if cap.format ~= "dw" then
+    E.raise("EINPUT", "vp.hitdiff: a dw capture is needed, not %s", tostring(cap.format))
+  end
+  local tol = params.tolerance or hitdiff.DEFAULT_TOLERANCE
+  if type(tol) ~= "number" or tol ~= tol or tol < 0 then
+    E.raise("EUSAGE", "vp.hitdiff: params.tolerance must be a number of at least 0, not %s", tostring(tol))
+  end
   local total = new_counts()
   local details = {}
-  local weapons, ammos, worder, aorder = {}, {}, {}, {}
+  -- Counts by weapon template and by ammo type: {[id] = counts}, ids = {id...}.
+  local weapons, ammos = { by = {}, ids = {} }, { by = {}, ids = {} }
   local dts = {}
+  local function count_in(b, id, kind)
+    local c = b.by[id]
+    if not c then
+      c = new_counts()
+      b.by[id] = c
+      b.ids[#b.ids + 1] = id
+    end
+    count(c, kind)
+  end
   for t in cap:traces() do
     local C, S = t:hit_list("client"), t:hit_list("server")
     local kind, info = hitdiff.classify(C, S, tol)
     count(total, kind)
     local mv = t.movement
     if mv then
-      local w = weapons[mv.weapon_template_id]
-      if not w then
-        w = new_counts()
-        w.weapon_template_id = mv.weapon_template_id
-        weapons[mv.weapon_template_id] = w
-        worder[#worder + 1] = mv.weapon_template_id
-      end
-      count(w, kind)
-      local a = ammos[t.ammo_type_id]
-      if not a then
-        a = new_counts()
-        a.ammo_type_id = t.ammo_type_id
-        ammos[t.ammo_type_id] = a
-        aorder[#aorder + 1] = t.ammo_type_id
-      end
-      count(a, kind)
+      count_in(weapons, mv.weapon_template_id, kind)
+      count_in(ammos, t.ammo_type_id, kind)
     end
     if kind and info.client and info.server then
       dts[#dts + 1] = info.server.time - info.client.time
@@ -179,7 +221,7 @@ function hitdiff.analyze(cap, opts)
       details[#details + 1] = {
         trace_id = t.trace_id, index = t.index, slot = t.slot, kind = kind,
         client = side_doc(info.client), server = side_doc(info.server),
-        distance = info.distance,
+        distance = stats.defined(info.distance),
         client_hits = #C, server_hits = #S,
         weapon_template_id = mv and mv.weapon_template_id or nil,
         ammo_type_id = t.ammo_type_id,
@@ -187,11 +229,11 @@ function hitdiff.analyze(cap, opts)
     end
   end
 
-  local function breakdown(map, order, key)
-    table.sort(order)
+  local function breakdown(b, key)
+    table.sort(b.ids)
     local list = {}
-    for _, id in ipairs(order) do
-      local c = map[id]
+    for _, id in ipairs(b.ids) do
+      local c = b.by[id]
       list[#list + 1] = {
         [key] = id, traces = c.traces, compared = c.compared, agree = c.agree,
         disagree = c.disagree, rate_pct = rate(c), by_kind = c.by_kind,
@@ -202,28 +244,24 @@ function hitdiff.analyze(cap, opts)
 
   local terminal_dt = { pairs = #dts }
   if #dts > 0 then
-    local sorted, abs, sum, asum = {}, {}, 0, 0
-    for i, d in ipairs(dts) do
-      sorted[i], abs[i] = d, math.abs(d)
-      sum, asum = sum + d, asum + math.abs(d)
-    end
-    table.sort(sorted)
-    table.sort(abs)
-    terminal_dt.mean = sum / #dts
-    terminal_dt.p95 = nearest_rank(sorted, 95)
-    terminal_dt.min = sorted[1]
-    terminal_dt.max = sorted[#sorted]
-    terminal_dt.mean_abs = asum / #dts
-    terminal_dt.p95_abs = nearest_rank(abs, 95)
+    local abs = {}
+    for i, d in ipairs(dts) do abs[i] = math.abs(d) end
+    terminal_dt.mean = stats.mean(dts)
+    terminal_dt.p95 = stats.percentile(dts, 95)
+    terminal_dt.min = stats.min(dts)
+    terminal_dt.max = stats.max(dts)
+    terminal_dt.mean_abs = stats.mean(abs)
+    terminal_dt.p95_abs = stats.percentile(abs, 95)
   end
 
   return {
+    file = cap.path or params.file, format = "dw",
     traces = total.traces, compared = total.compared,
     not_compared = total.traces - total.compared,
     agree = total.agree, disagree = total.disagree, rate_pct = rate(total),
     tolerance = tol, by_kind = total.by_kind, details = details,
-    by_weapon = breakdown(weapons, worder, "weapon_template_id"),
-    by_ammo = breakdown(ammos, aorder, "ammo_type_id"),
+    by_weapon = breakdown(weapons, "weapon_template_id"),
+    by_ammo = breakdown(ammos, "ammo_type_id"),
     terminal_dt = terminal_dt,
   }
 end

@@ -4,14 +4,14 @@
 -- both).
 --
 --   local lag = require "vp.lag"
---   local doc = lag.analyze(cap, {k = 5})                 -- the --json document
+--   local doc = lag.analyze(cap, {k = 5})                 -- plain data (lag.schema)
 --   local m = cap:measurement("Socket RTT")
---   local one = lag.measurement_doc(cap, m, {k = 5})      -- --measurement's document
+--   local one = lag.measurement_doc(cap, m, {k = 5})      -- lag.measurement_schema
 --   print(lag.summary(m:values()).p95)
 --
--- The definitions (page, min .. max, time span, MAD, spike) are stated in
--- lag.lua's --help and docs/dlag.md.
-local cli = require "vp.cli"
+-- The definitions (page, min .. max, time span, MAD, spike) are
+-- lag.DEFINITIONS (lag.lua's --help) and docs/dlag.md.
+local E = require "vp.error"
 local stats = require "vp.stats"
 
 local lag = {}
@@ -29,14 +29,42 @@ local ROW_KEYS = { "index", "name", "page", "samples", "total", "min", "mean", "
   "max", "first_time", "last_time", "time_span", "mad", "threshold", "spikes" }
 lag.ROW_KEYS = ROW_KEYS
 
-local function null(v)
-  if v == nil or v ~= v then return cli.null end
-  return v
-end
+local ROW = "{" .. table.concat(ROW_KEYS, ", ") .. "}"
 
-local function check(cap)
+--- The shape of lag.analyze's result (and of `lag.lua --json`).
+lag.schema = "{file, format, time, k, measurement_count, samples, traceroute_host, hop_count, network: ["
+  .. ROW .. "], measurements: [" .. ROW .. "], spikes: [{index, name, sample, time, value, threshold}], "
+  .. "hops: [{index, address, name, samples, mean, max}]}"
+
+--- The shape of lag.measurement_doc's result (`lag.lua --measurement NAME --json`).
+lag.measurement_schema = "{file, format, k, measurement: " .. ROW
+  .. ", samples: [{index, time, value, unknown, spike}]}"
+
+--- Every definition the analysis uses, as lag.lua's --help prints it.
+lag.DEFINITIONS = [[
+Definitions:
+  measurement   the file holds one block of samples per measurement, in
+                index order from 1. Names come from the overlay's table by
+                index (1 Client Frame .. 73 RPM; 59 repeats Total Objects);
+                beyond it a measurement is "measurement_N". The names are
+                positional: a build with fewer measurements shifts them.
+  page          the overlay page showing it: (index - 1) // 8.
+  min .. max    over the sample values; p50 and p95 are nearest rank (the
+                value at rank ceil(p/100 * n) of the ascending order).
+  time span     last sample time - first sample time, in the file's time
+                unit (assumed milliseconds; the spec does not say).
+  MAD           median absolute deviation: the median of |value - median|.
+  spike         a sample whose value is above p50 + k x MAD (--k, default
+                5). With MAD = 0 every sample above p50 is a spike.
+Ping and loss figures, shown first: ]] .. table.concat(lag.NETWORK, ", ") .. "."
+
+local function check(cap, params)
   if cap.format ~= "dlag" then
-    error(string.format("vp.lag: a dlag capture is needed, not %s", tostring(cap.format)), 3)
+    E.raise("EINPUT", "vp.lag: a dlag capture is needed, not %s", tostring(cap.format))
+  end
+  local k = params and params.k
+  if k ~= nil and (type(k) ~= "number" or k ~= k or k < 0) then
+    E.raise("EUSAGE", "vp.lag: params.k must be a number of at least 0, not %s", tostring(k))
   end
 end
 
@@ -69,28 +97,32 @@ function lag.measure(m, k)
   return row, values, times
 end
 
---- lag.row_doc(row) -> the row as the JSON shows it (the ROW_KEYS, null
--- where absent).
+--- lag.row_doc(row) -> the row as the result shows it: the ROW_KEYS only,
+-- nil where absent or undefined (NaN).
 function lag.row_doc(r)
   local d = {}
-  for _, key in ipairs(ROW_KEYS) do d[key] = null(r[key]) end
+  for _, key in ipairs(ROW_KEYS) do
+    local v = r[key]
+    if type(v) == "number" then v = stats.defined(v) end
+    d[key] = v
+  end
   return d
 end
 
---- lag.analyze(cap, params) -> doc
--- doc: exactly the document `lag.lua --json` prints: {file, format = "dlag",
--- time, k, measurement_count, samples, traceroute_host, hop_count, network =
+--- lag.analyze(cap, params) -> result
+-- result (plain data, shaped as lag.schema): {file, format = "dlag", time,
+-- k, measurement_count, samples, traceroute_host, hop_count, network =
 -- [row], measurements = [row], spikes = [ {index, name, sample, time, value,
 -- threshold} ], hops = [ {index, address, name, samples, mean, max} ]}.
 -- params (all optional): k (5), file (the name used when cap.path is unset).
--- Raises on a capture of another format, and the reader's error on corrupt
--- data.
+-- Raises a vp.error (EINPUT: a capture of another format; EUSAGE: a bad k),
+-- and the reader's error on corrupt data.
 function lag.analyze(cap, params)
-  check(cap)
+  check(cap, params)
   params = params or {}
   local k = params.k or lag.DEFAULT_K
-  local rows, by_name = cli.array(), {}
-  local spikes = cli.array()
+  local rows, by_name = {}, {}
+  local spikes = {}
   for m in cap:measurements() do
     local row, values, times = lag.measure(m, k)
     if row.threshold then
@@ -106,16 +138,16 @@ function lag.analyze(cap, params)
     rows[#rows + 1] = lag.row_doc(row)
     if not by_name[row.name] then by_name[row.name] = rows[#rows] end
   end
-  local network = cli.array()
+  local network = {}
   for _, name in ipairs(lag.NETWORK) do
     if by_name[name] then network[#network + 1] = by_name[name] end
   end
 
-  local hops = cli.array()
+  local hops = {}
   for hop in cap:hops() do
     local v = hop:values()
     hops[#hops + 1] = { index = hop.index, address = hop.address, name = hop.name, samples = #v,
-      mean = null(#v > 0 and v:mean() or nil), max = null(#v > 0 and v:max() or nil) }
+      mean = #v > 0 and stats.defined(v:mean()) or nil, max = #v > 0 and stats.defined(v:max()) or nil }
   end
 
   return {
@@ -126,16 +158,17 @@ function lag.analyze(cap, params)
   }
 end
 
---- lag.measurement_doc(cap, m, params) -> doc: exactly the document
--- `lag.lua --measurement NAME --json` prints for measurement m of cap:
--- {file, format = "dlag", k, measurement = row, samples = [ {index, time,
--- value, unknown, spike} ]}. params as for lag.analyze.
+--- lag.measurement_doc(cap, m, params) -> result: measurement m of cap
+-- sample by sample (plain data, shaped as lag.measurement_schema; what
+-- `lag.lua --measurement NAME --json` prints): {file, format = "dlag", k,
+-- measurement = row, samples = [ {index, time, value, unknown, spike} ]}.
+-- params as for lag.analyze.
 function lag.measurement_doc(cap, m, params)
-  check(cap)
+  check(cap, params)
   params = params or {}
   local k = params.k or lag.DEFAULT_K
   local row = lag.measure(m, k)
-  local samples = cli.array()
+  local samples = {}
   for s in m:samples() do
     local spike = row.threshold ~= nil and s.value > row.threshold
     if spike then row.spikes = row.spikes + 1 end

@@ -4,21 +4,72 @@
 -- for both).
 --
 --   local movement = require "vp.movement"
---   local doc = movement.analyze(cap, {min_correction = 0.5})  -- the --json document
+--   local doc = movement.analyze(cap, {min_correction = 0.5})  -- plain data (movement.schema)
 --   print(doc.distance, doc.corrections.count)
 --
 -- The definitions (samples, distance, speeds, ground/air, jumps, jetpack,
--- corrections) are stated in movement.lua's --help and docs/dm.md.
-local cli = require "vp.cli"
+-- corrections) are movement.DEFINITIONS (movement.lua's --help) and
+-- docs/dm.md.
+local E = require "vp.error"
 local stats = require "vp.stats"
 
 local movement = {}
 
 movement.DEFAULTS = { min_correction = 0.5, max_gap_ms = 1000, time_scale = 1 }
 
-local function null(v)
-  if v == nil or v ~= v then return cli.null end
-  return v
+local XYZ = "{x, y, z}"
+
+--- The shape of the result (and of `movement.lua --json`).
+movement.schema = "{file, format, bit, bits: [{bit, groups}], records, samples, ext_samples, time_scale, "
+  .. "first_time, last_time, duration_ms, distance, speed_velocity: {samples, mean, p50, p95, max}, "
+  .. "speed_position: {pairs, overall, mean, p50, p95, max}, ground_ms, air_ms, unknown_ms, ground_pct, "
+  .. "air_pct, jumps, takeoffs, landings, jetpack: {samples, first, last, min, max, used, recharged}, "
+  .. "corrections: {count, total_size, max_size, min_correction, max_gap_ms, checked_pairs, list: [{time, "
+  .. "record, size, dt_ms, from: " .. XYZ .. ", to: " .. XYZ .. ", expected: " .. XYZ .. "}]}}"
+
+--- Every definition the analysis uses, as movement.lua's --help prints it.
+movement.DEFINITIONS = [[
+Samples: the group recorded under --bit in every record that has it, sorted
+by record time (the file is a ring of slots, so file order need not be time
+order). Times are record times x --time-scale, in ms. Positions and
+velocities are in world units; velocity is read as units per second.
+Definitions:
+  distance        sum of |p[i] - p[i-1]| over successive samples.
+  speed (vel.)    |velocity| of each sample with the extended block:
+                  mean, p50, p95 (nearest rank), max.
+  speed (pos.)    |p[i] - p[i-1]| / dt over successive samples with dt > 0:
+                  mean, p50, p95, max; overall = distance / duration.
+  on ground/air   a sample's state holds from its time to the next sample's:
+                  ground_time > 0 is on the ground, < 0 in the air (the
+                  notes: positive on the ground, negative in the air); 0 or
+                  no extended block is unknown. Shares are of the duration.
+  jumps           samples whose time_since_last_jump is below the previous
+                  sample's (the counter restarted).
+  takeoffs        ground -> air changes between successive samples (jumps
+                  and falls); landings: air -> ground.
+  jetpack used    sum of the drops of jetpack_energy between successive
+                  samples with the extended block; recharged: sum of rises.
+  correction      a position jump that velocity x dt cannot explain: for
+                  successive samples both with velocity and 0 < dt <=
+                  --max-gap-ms, expected = p[i-1] + (v[i-1] + v[i]) / 2 x dt
+                  (exact for constant acceleration), size = |p[i] - expected|;
+                  reported when size > --min-correction.]]
+
+local function check_params(p)
+  local function number(name, min, strict)
+    local v = p[name]
+    if v ~= nil and (type(v) ~= "number" or v ~= v or v < min or (strict and v == min)) then
+      E.raise("EUSAGE", "vp.movement: params.%s must be a number %s %s, not %s", name,
+        strict and "above" or "of at least", min, tostring(v))
+    end
+  end
+  number("min_correction", 0)
+  number("max_gap_ms", 0, true)
+  number("time_scale", 0, true)
+  local bit = p.bit
+  if bit ~= nil and (math.type(bit) ~= "integer" or bit < 0 or bit > 19) then
+    E.raise("EUSAGE", "vp.movement: params.bit must be an integer in 0..19, not %s", tostring(bit))
+  end
 end
 
 local function sub(a, b) return { x = a.x - b.x, y = a.y - b.y, z = a.z - b.z } end
@@ -35,9 +86,9 @@ local function dist_stats(list)
     max = #list > 0 and stats.max(list) or nil }
 end
 
---- movement.analyze(cap, params) -> doc
--- doc: exactly the document `movement.lua --json` prints (cli.null where the
--- JSON has null): {file, format = "dm", bit, bits = [ {bit, groups} ],
+--- movement.analyze(cap, params) -> result
+-- result (plain data, nil where absent; shaped as movement.schema): {file,
+-- format = "dm", bit, bits = [ {bit, groups} ],
 -- records, samples, ext_samples, time_scale, first_time, last_time,
 -- duration_ms, distance, speed_velocity = {samples, mean, p50, p95, max},
 -- speed_position = {pairs, overall, mean, p50, p95, max}, ground_ms, air_ms,
@@ -47,21 +98,22 @@ end
 -- [ {time, record, size, dt_ms, from, to, expected} ]}}.
 -- params (all optional): bit (default: the bit with the most groups),
 -- min_correction (0.5), max_gap_ms (1000), time_scale (1), file (the name
--- used when cap.path is unset). Raises cli.fail(2, ...) when no record has a
--- group under params.bit, an error on a capture of another format, and the
--- reader's error on corrupt data.
+-- used when cap.path is unset). Raises a vp.error: EUSAGE for a bad
+-- parameter or a bit no record has a group under, EINPUT on a capture of
+-- another format; and the reader's error on corrupt data.
 function movement.analyze(cap, params)
   params = params or {}
   if cap.format ~= "dm" then
-    error(string.format("vp.movement: a dm capture is needed, not %s", tostring(cap.format)), 2)
+    E.raise("EINPUT", "vp.movement: a dm capture is needed, not %s", tostring(cap.format))
   end
+  check_params(params)
   local min_correction = params.min_correction or movement.DEFAULTS.min_correction
   local max_gap_ms = params.max_gap_ms or movement.DEFAULTS.max_gap_ms
   local time_scale = params.time_scale or movement.DEFAULTS.time_scale
   local file = cap.path or params.file
 
   -- The bit to follow.
-  local bits = cli.array()
+  local bits = {}
   local best, best_n
   for b = 0, 19 do
     local n = cap.groups_by_bit[b]
@@ -74,7 +126,7 @@ function movement.analyze(cap, params)
   if params.bit and not cap.groups_by_bit[params.bit] then
     local present = {}
     for i, b in ipairs(bits) do present[i] = tostring(b.bit) end
-    cli.fail(2, "%s: no record has a group under bit %d (bits present: %s)", tostring(file), params.bit,
+    E.raise("EUSAGE", "%s: no record has a group under bit %d (bits present: %s)", tostring(file), params.bit,
       #present > 0 and table.concat(present, " ") or "none")
   end
 
@@ -103,7 +155,7 @@ function movement.analyze(cap, params)
   local jumps, takeoffs, landings = 0, 0, 0
   local used, recharged, e_samples = 0, 0, 0
   local e_first, e_last, e_min, e_max
-  local corrections, checked = cli.array(), 0
+  local corrections, checked = {}, 0
   local ext_samples = 0
 
   for i, s in ipairs(samples) do
@@ -171,22 +223,22 @@ function movement.analyze(cap, params)
     return 100 * x / duration
   end
 
+  local d = stats.defined
   return {
-    file = file, format = "dm", bit = null(bit), bits = bits,
+    file = file, format = "dm", bit = bit, bits = bits,
     records = cap.record_count, samples = #samples, ext_samples = ext_samples,
-    time_scale = time_scale, first_time = null(first), last_time = null(last),
-    duration_ms = null(duration), distance = distance,
-    speed_velocity = { samples = #vel_speeds, mean = null(vs.mean), p50 = null(vs.p50),
-      p95 = null(vs.p95), max = null(vs.max) },
-    speed_position = { pairs = #pos_speeds,
-      overall = null(overall),
-      mean = null(ps.mean), p50 = null(ps.p50), p95 = null(ps.p95), max = null(ps.max) },
+    time_scale = time_scale, first_time = d(first), last_time = d(last),
+    duration_ms = d(duration), distance = distance,
+    speed_velocity = { samples = #vel_speeds, mean = d(vs.mean), p50 = d(vs.p50), p95 = d(vs.p95),
+      max = d(vs.max) },
+    speed_position = { pairs = #pos_speeds, overall = d(overall),
+      mean = d(ps.mean), p50 = d(ps.p50), p95 = d(ps.p95), max = d(ps.max) },
     ground_ms = time_in.ground, air_ms = time_in.air, unknown_ms = time_in.unknown,
-    ground_pct = null(pct(time_in.ground)), air_pct = null(pct(time_in.air)),
+    ground_pct = d(pct(time_in.ground)), air_pct = d(pct(time_in.air)),
     jumps = jumps, takeoffs = takeoffs, landings = landings,
-    jetpack = { samples = e_samples, first = null(e_first), last = null(e_last), min = null(e_min),
-      max = null(e_max), used = used, recharged = recharged },
-    corrections = { count = #corrections, total_size = total_size, max_size = null(max_size),
+    jetpack = { samples = e_samples, first = d(e_first), last = d(e_last), min = d(e_min),
+      max = d(e_max), used = used, recharged = recharged },
+    corrections = { count = #corrections, total_size = total_size, max_size = d(max_size),
       min_correction = min_correction, max_gap_ms = max_gap_ms, checked_pairs = checked,
       list = corrections },
   }

@@ -1,7 +1,10 @@
 -- vp.report: one output model, three renderings (--json, --csv, text).
 --
 --   report.emit(opts, {
---     json = doc,                        -- the --json document
+--     json = doc,                        -- the --json document (plain data: nil
+--     schema = hitches.schema,           --   where absent) and its shape: json.encode
+--                                        --   writes declared keys in that order,
+--                                        --   nil as null, lists as [] when empty
 --     title = "hitches: cap.vprof",       -- first text line (optional)
 --     header = { {"frames", 1234}, ... }, -- aligned name/value lines (optional)
 --     notes = { "a line", ... },          -- free text lines after the header
@@ -14,6 +17,10 @@
 -- Columns are fmt.table columns ({key, title, format, align}); CSV uses the
 -- column keys as the header line and the RAW values (numbers unformatted,
 -- 14 significant digits like the JSON; nil/NaN empty).
+--
+-- Absent values: an analysis gives nil; this module and the ones it calls
+-- decide how nil shows, once: "-" in text (vp.fmt), an empty CSV field
+-- (report.csv_field), null in JSON (vp.json). Never "inf" or "nan".
 local cli = require "vp.cli"
 local fmt = require "vp.fmt"
 
@@ -81,7 +88,7 @@ end
 --- report.emit(opts, model): print the model as opts asks (--json, --csv or text).
 function report.emit(opts, model)
   if opts.json then
-    cli.json(model.json)
+    cli.json(model.json, model.schema)
   elseif opts.csv then
     local t = model.csv or (model.sections and model.sections[1])
     if not t then cli.fail(2, "this script has no table to print as CSV") end

@@ -5,8 +5,9 @@
 --   mean        sum / n
 --   percentile  nearest rank: the value at rank ceil(p/100 * n) of the
 --               ascending order (rank 1 for p = 0, so p0 = min and p100 = max).
---               Identical to vp.Series:percentile and to laige's reports.
---               p95 of 1..100 is 95.
+--               p95 of 1..100 is 95. There is one implementation, the C
+--               Series (host/core/series.c): stats.percentile hands a list
+--               to vp.Series and laige's reports use the same rule.
 --   median      the middle value; for an even count the mean of the two
 --               middle values (so median and p50 can differ: p50 of {1, 2}
 --               is 1, the median is 1.5)
@@ -15,8 +16,19 @@
 --   low_fps(t, pct)
 --               "pct % low" frame rate: 1000 / mean of the slowest
 --               max(1, floor(n * pct / 100)) frame times (ms) -> fps
--- Empty input gives nil (never NaN).
+-- Empty input gives nil, and so does any statistic that is undefined (a
+-- division by zero): never NaN or infinity (stats.defined).
+local vp = require "vp"
+
 local stats = {}
+
+--- stats.defined(x) -> x when it is a finite number, else nil: the one rule
+-- that turns an undefined statistic (NaN, an infinity from a division by
+-- zero) into nil, which is how analyses report it.
+function stats.defined(x)
+  if type(x) ~= "number" or x ~= x or x == math.huge or x == -math.huge then return nil end
+  return x
+end
 
 local function is_series(x)
   return type(x) == "userdata" and getmetatable(x) ~= nil and x.percentile ~= nil
@@ -88,43 +100,43 @@ function stats.argmax(x)
   return bi, m
 end
 
---- stats.rank(n, p) -> the nearest rank (1..n) of percentile p over n values.
--- p * n / 100 (not p / 100 * n) and a tolerance keep p95 of 100 values at
--- rank 95 despite binary rounding; the C Series uses the same expression.
-function stats.rank(n, p)
-  local r = math.ceil(p * n / 100 - 1e-9)
-  if r < 1 then r = 1 end
-  if r > n then r = n end
-  return r
+-- A Series of a list's numbers, NaN dropped (a Series is returned as is).
+local function as_series(x)
+  if is_series(x) then return x end
+  local vals = {}
+  for i = 1, #x do
+    local v = x[i]
+    if v == v then vals[#vals + 1] = v end
+  end
+  return vp.Series(vals)
 end
 
---- stats.percentile_sorted(sorted, p): nearest-rank percentile of an
--- ascending list (no copy; use it for several percentiles of one list).
-function stats.percentile_sorted(sorted, p)
+local function check_p(p)
   assert(type(p) == "number" and p >= 0 and p <= 100, "percentile: p must be in 0..100")
-  local n = #sorted
-  if n == 0 then return nil end
-  return sorted[stats.rank(n, p)]
 end
 
---- stats.percentile(x, p): nearest-rank percentile (p in 0..100).
+--- stats.percentile(x, p): nearest-rank percentile (p in 0..100) of a list
+-- (NaN values dropped) or a Series: vp.Series:percentile, the one
+-- implementation. nil for no values.
 function stats.percentile(x, p)
-  assert(type(p) == "number" and p >= 0 and p <= 100, "percentile: p must be in 0..100")
+  check_p(p)
   if #x == 0 then return nil end
-  if is_series(x) then return x:percentile(p) end
-  return stats.percentile_sorted(stats.sorted(x), p)
+  local s = as_series(x)
+  if #s == 0 then return nil end
+  return s:percentile(p)
 end
 
---- stats.percentiles(x, {50, 95, 99}) -> {[50] = v, [95] = v, [99] = v} (one sort).
+--- stats.percentiles(x, {50, 95, 99}) -> {[50] = v, [95] = v, [99] = v}: several
+-- percentiles of one list (one Series, so one sorted copy in C).
 function stats.percentiles(x, ps)
   local out = {}
   if #x == 0 then return out end
-  if is_series(x) then
-    for _, p in ipairs(ps) do out[p] = x:percentile(p) end
-    return out
+  local s = as_series(x)
+  if #s == 0 then return out end
+  for _, p in ipairs(ps) do
+    check_p(p)
+    out[p] = s:percentile(p)
   end
-  local s = stats.sorted(x)
-  for _, p in ipairs(ps) do out[p] = stats.percentile_sorted(s, p) end
   return out
 end
 
@@ -173,10 +185,6 @@ function stats.slowest_count(n, pct)
   return k
 end
 
---- stats.low_fps(frame_ms, pct [, sorted]) -> fps, k: 1000 / mean of the
--- slowest max(1, floor(n * pct / 100)) frame times. Pass `sorted` (ascending)
--- when you already have it. nil for no frames; math.huge when those frames
--- all took 0 ms.
 -- Sum of the k largest values of a Series without sorting in Lua: the C
 -- Series finds the k-th largest value v (nearest rank n-k+1), one pass adds
 -- the values above v, and v fills the rest. nil when the rank arithmetic
@@ -198,6 +206,10 @@ local function series_top_sum(x, k)
   return above + (k - count) * v
 end
 
+--- stats.low_fps(frame_ms, pct [, sorted]) -> fps, k: 1000 / mean of the
+-- slowest max(1, floor(n * pct / 100)) frame times. Pass `sorted` (ascending)
+-- when you already have it. nil for no frames, and nil (undefined, not
+-- infinity) when those frames all took 0 ms.
 function stats.low_fps(frame_ms, pct, sorted)
   local n = #frame_ms
   if sorted then n = #sorted end
@@ -206,12 +218,17 @@ function stats.low_fps(frame_ms, pct, sorted)
   local s
   if not sorted and is_series(frame_ms) then s = series_top_sum(frame_ms, k) end
   if not s then
-    sorted = sorted or stats.sorted(frame_ms)
+    if not sorted then
+      sorted = stats.sorted(frame_ms) -- NaN dropped
+      n = #sorted
+      if n == 0 then return nil, 0 end
+      k = stats.slowest_count(n, pct)
+    end
     s = 0
     for i = n - k + 1, n do s = s + sorted[i] end
   end
   local mean = s / k
-  if mean <= 0 then return math.huge, k end
+  if mean <= 0 then return nil, k end
   return 1000 / mean, k
 end
 

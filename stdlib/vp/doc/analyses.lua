@@ -1,11 +1,26 @@
 -- vp.doc.analyses: documentation of the analysis modules behind the shipped
--- scripts (vp.hitches, vp.budget, vp.hitdiff, vp.lag, vp.events,
--- vp.movement). Each script parses its options, calls the module and
--- renders; the metric catalogue (vp.metrics) calls the same modules, so a
--- script and a metric cannot disagree. Read by vp.doc (the REPL's help() and
--- tools/gen_readme.lua).
+-- scripts (vp.hitches, vp.budget, vp.top, vp.info, vp.hitdiff, vp.lag,
+-- vp.events, vp.movement; vp.laige's is in vp.doc.laige). Each script
+-- parses its options, calls the module and renders; the metric catalogue
+-- (vp.metrics) calls the same modules, so a script and a metric cannot
+-- disagree. Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
 local doc = require "vp.doc"
-local fn = doc.fn
+local fn, field = doc.fn, doc.field
+
+-- What every analysis module has in common, said once per class.
+local PLAIN = "The result is plain data: nil where a value is absent or undefined (never NaN, infinity or "
+  .. "a JSON marker); `M.schema` is its shape in vp.json's notation, so `json.encode(result, M.schema)` "
+  .. "is the script's --json document. Errors are vp.error objects: EINPUT for a capture the analysis "
+  .. "cannot use, EUSAGE for a bad parameter."
+
+local function schema(what)
+  return field("schema", "the shape of " .. what .. " (vp.json notation): key order, null for nil, [] for an "
+    .. "empty list are decided when it is printed")
+end
+
+local function definitions(script)
+  return field("DEFINITIONS", "every definition the analysis uses, as " .. script .. "'s --help prints it")
+end
 
 return {
   {
@@ -13,27 +28,61 @@ return {
     title = "hitch frames and their causes (hitches.lua)",
     doc = "Frame time statistics, 1 % and 0.1 % low FPS, stutter % and the hitch frames of any capture "
       .. "with per-frame times, each with the nodes and budget groups above their own baseline "
-      .. "(VProf). The definitions are hitches.lua's (see its --help).",
+      .. "(VProf). " .. PLAIN,
     members = {
-      fn("analyze", "hitches.analyze(cap [, params]) -> doc, {total_ms}",
-        "doc is exactly what `hitches.lua --json` prints; params: factor (2.5), window (30), "
-          .. "min_excess_ms (5), threshold_ms (the absolute rule instead), causes (5)",
+      fn("analyze", "hitches.analyze(cap [, params]) -> result, {total_ms}",
+        "params: factor (2.5), window (30), min_excess_ms (5), threshold_ms (the absolute rule instead), "
+          .. "causes (5), on_progress(done, total) (called while causes are found)",
         'local doc = require("vp.hitches").analyze(cap, {factor = 3})\nprint(#doc.hitches, doc.stutter_pct)'),
+      schema("analyze's result"),
+      definitions("hitches.lua"),
     },
   },
   {
     class = "vp.budget",
     title = "budget-group self time (budget.lua)",
     doc = "Per budget group, self time per frame over the whole VProf capture: mean, p50, p95, p99, "
-      .. "max, the frame of the max and the share of frame time.",
+      .. "max, the frame of the max and the share of frame time. " .. PLAIN,
     members = {
-      fn("analyze", "budget.analyze(cap [, {fold_hidden = true}]) -> doc, {total_ms, hidden}",
-        "doc is exactly what `budget.lua --json` prints (groups sorted by mean, largest first)",
+      fn("analyze", "budget.analyze(cap [, {fold_hidden = true}]) -> result, {total_ms, hidden}",
+        "groups sorted by mean, largest first; hidden: the ids of hidden groups",
         'for _, g in ipairs(require("vp.budget").analyze(cap).groups) do print(g.group, g.p99_ms) end'),
       fn("group_stats", "budget.group_stats(series, total_ms) -> {mean_ms, p50_ms, p95_ms, p99_ms, max_ms, "
         .. "max_frame, share_pct}", "the statistics of one group's per-frame self time (the group.NAME.* metrics)",
         'local s = cap:group_self_ms()[cap:group("Physics")]\n'
           .. 'print(require("vp.budget").group_stats(s, cap:frame_times():sum()).p99_ms)'),
+      schema("analyze's result"),
+      definitions("budget.lua"),
+    },
+  },
+  {
+    class = "vp.top",
+    title = "the heaviest nodes by path (top.lua)",
+    doc = "One row per VProf node path over the whole capture or a frame range (one C pass, "
+      .. "cap:node_stats): calls, time, self time and peaks per frame. " .. PLAIN,
+    members = {
+      fn("analyze", "top.analyze(cap [, params]) -> result, {node_count}",
+        "params: sort (\"time\", \"self\", \"avg\", \"peak\", \"peakavg\"), limit (25; 0 = all), first, "
+          .. "last (the frame range); node_count: the nodes before the limit",
+        'for _, r in ipairs(require("vp.top").analyze(cap, {sort = "self", limit = 5}).nodes) do\n'
+          .. '  print(r.path, r.self_ms_per_frame)\nend'),
+      schema("analyze's result"),
+      definitions("top.lua"),
+    },
+  },
+  {
+    class = "vp.info",
+    title = "the summary of any capture (info.lua)",
+    doc = "The format, size, the reader's summary rows (cap:summary()) and warnings of a capture of any "
+      .. "format. " .. PLAIN,
+    members = {
+      fn("analyze", "info.analyze(cap) -> result, rows",
+        "result.summary maps each row's name to its value; rows: the summary rows in order",
+        'local doc, rows = require("vp.info").analyze(cap)\nfor _, r in ipairs(rows) do print(r.name, r.value) end'),
+      fn("schema_for", "info.schema_for(rows) -> schema",
+        "info.schema with the rows' names declared in order, so a row without a value prints as null",
+        'print(require("vp.json").encode(doc, require("vp.info").schema_for(rows)))'),
+      schema("analyze's result"),
     },
   },
   {
@@ -41,53 +90,62 @@ return {
     title = "client/server hit disagreement (hitdiff.lua)",
     doc = "The disagreement rules of a weapon trace's bullets, applied in order: no_server_data, "
       .. "no_client_data, client_only_hit, server_only_hit, entity_mismatch, outcome_mismatch, "
-      .. "position_mismatch, else agree.",
+      .. "position_mismatch, else agree. " .. PLAIN,
     members = {
       fn("analyze", "hitdiff.analyze(cap [, {tolerance = 0.5}]) -> result",
         "counts by kind, by weapon template and by ammo type, the disagreeing traces and the terminal "
-          .. "time difference (plain Lua values: nil where the JSON has null)",
+          .. "time difference",
         'local r = require("vp.hitdiff").analyze(cap)\nprint(r.disagree, r.rate_pct)'),
       fn("classify", "hitdiff.classify(client_hits, server_hits [, tolerance]) -> kind | nil, info",
         "the kind of one trace (nil: neither side has a hit)",
         'print(require("vp.hitdiff").classify(t:hit_list("client"), t:hit_list("server")))'),
+      schema("analyze's result"),
+      definitions("hitdiff.lua"),
     },
   },
   {
     class = "vp.lag",
     title = "lag measurements and spikes (lag.lua)",
     doc = "Per .dlag measurement the sample statistics, MAD and spikes (samples above p50 + k x MAD), "
-      .. "the ping and loss measurements first, and the traceroute hops.",
+      .. "the ping and loss measurements first, and the traceroute hops. " .. PLAIN,
     members = {
-      fn("analyze", "lag.analyze(cap [, {k = 5}]) -> doc", "exactly what `lag.lua --json` prints",
+      fn("analyze", "lag.analyze(cap [, {k = 5}]) -> result", "every measurement, the spikes and the hops",
         'for _, r in ipairs(require("vp.lag").analyze(cap).network) do print(r.name, r.p95) end'),
-      fn("measurement_doc", "lag.measurement_doc(cap, measurement [, {k = 5}]) -> doc",
-        "exactly what `lag.lua --measurement NAME --json` prints",
+      fn("measurement_doc", "lag.measurement_doc(cap, measurement [, {k = 5}]) -> result",
+        "one measurement sample by sample (lag.lua --measurement NAME), shaped as lag.measurement_schema",
         'local doc = require("vp.lag").measurement_doc(cap, cap:measurement("Socket RTT"))'),
       fn("summary", "lag.summary(values) -> {samples, min, mean, p50, p95, p99, max}",
         "the statistics of a measurement's values (the lag.NAME.* metrics)",
         'print(require("vp.lag").summary(cap:measurement("Socket RTT"):values()).p95)'),
+      schema("analyze's result"),
+      field("measurement_schema", "the shape of measurement_doc's result"),
+      definitions("lag.lua"),
     },
   },
   {
     class = "vp.events",
     title = "event counts, rates and frame pacing (events.lua)",
     doc = "Per .devt group and event type the count, rate and interval percentiles, and the frame "
-      .. "pacing of the Frame events (time1 read as milliseconds).",
+      .. "pacing of the Frame events (time1 read as milliseconds). " .. PLAIN,
     members = {
-      fn("analyze", "events.analyze(cap) -> doc", "exactly what `events.lua --json` prints",
-        'local p = require("vp.events").analyze(cap).frame_pacing\nprint(p.interval_p95_ms)'),
+      fn("analyze", "events.analyze(cap) -> result", "frame_pacing is nil with fewer than two Frame events",
+        'local p = require("vp.events").analyze(cap).frame_pacing\nprint(p and p.interval_p95_ms)'),
+      schema("analyze's result"),
+      definitions("events.lua"),
     },
   },
   {
     class = "vp.movement",
     title = "movement figures and corrections (movement.lua)",
     doc = "For one group bit of a .dm trace: distance, speeds, ground and air time, jumps, jetpack "
-      .. "use, and corrections (position jumps velocity x dt cannot explain).",
+      .. "use, and corrections (position jumps velocity x dt cannot explain). " .. PLAIN,
     members = {
-      fn("analyze", "movement.analyze(cap [, params]) -> doc",
-        "exactly what `movement.lua --json` prints; params: bit (the one with the most groups), "
-          .. "min_correction (0.5), max_gap_ms (1000), time_scale (1)",
+      fn("analyze", "movement.analyze(cap [, params]) -> result",
+        "params: bit (the one with the most groups), min_correction (0.5), max_gap_ms (1000), "
+          .. "time_scale (1); a bit no record has is EUSAGE",
         'local doc = require("vp.movement").analyze(cap)\nprint(doc.distance, doc.corrections.count)'),
+      schema("analyze's result"),
+      definitions("movement.lua"),
     },
   },
 }

@@ -11,13 +11,15 @@ return {
     doc = "Reads the laige engine's reports in Lua (they are text): vp.open dispatches the formats "
       .. "\"laige-profile\" and \"laige-budget\" here. Both models are Lua tables with a metatable; "
       .. "an empty window is nil, `nan`/`inf` in text are numbers, unknown keys and lines go to "
-      .. "`extra` with a warning.",
+      .. "`extra` with a warning. The work is split by job: vp.laige.read (what both parsers share), "
+      .. "vp.laige.text and vp.laige.json (the parsers), vp.laige.model (the classes and the over-budget "
+      .. "rule), vp.laige.metrics and vp.laige.analysis (laige.lua's analysis); this module gathers them.",
     members = {
       {
         name = "open", kind = "function",
         sig = "laige.open(path [, opts [, format]]) -> cap | nil, message, code",
         doc = "read a profile report (JSON or text) or a budget report; format \"laige-profile\" or "
-          .. "\"laige-budget\" (nil: from the content); errors name the line (text) or the byte (JSON): "
+          .. "\"laige-budget\" (nil: from the content, by vp.detect); errors name the line (text) or the byte (JSON): "
           .. "\"<path>: line N: ...\" / \"<path>: at byte N (line L, column C): ...\", codes ENOENT, EISDIR, "
           .. "EEMPTY, EFORMAT, ETRUNC, EVERSION",
         example = 'local laige = require "vp.laige"\n'
@@ -31,7 +33,8 @@ return {
           .. "mean_ms, max_ms, budget_ms, budget_pct, last_ms, runs, warns, errors}, systems.count, "
           .. "systems.over_budget; budget reports: budget.NAME.{after, before, target, pass}, overall "
           .. "(1 PASS, 0 otherwise), frames.{listed, failed, total}, frame_ms.* over the frame lines. "
-          .. "A value the report lacks (empty window, NaN) is absent; also cap:metrics()",
+          .. "A value the report lacks (empty window, NaN, an infinity) is absent; systems.over_budget "
+          .. "counts laige.over_budget; also cap:metrics()",
         example = 'for k, v in pairs(laige.metrics(cap)) do print(k, v) end',
       },
       {
@@ -43,15 +46,46 @@ return {
       {
         name = "budget_pct", kind = "function",
         sig = "laige.budget_pct(system) -> number | nil",
-        doc = "100 x the system window's p99 (or measured_p99_ms) / budget_ms; inf for a budget of 0 "
-          .. "with p99 > 0; nil when either is missing",
+        doc = "100 x the system's p99 (laige.system_p99) / budget_ms; nil when either is missing or the "
+          .. "budget is 0 (undefined, never infinity)",
         example = "for _, s in ipairs(cap.systems) do print(s.name, laige.budget_pct(s)) end",
+      },
+      {
+        name = "system_p99", kind = "function",
+        sig = "laige.system_p99(system) -> number | nil",
+        doc = "the p99 a system is judged by: its window's, or measured_p99_ms (budget report) when the "
+          .. "window is empty; nil when there is none or it is NaN",
+        example = "print(laige.system_p99(cap.systems[1]))",
       },
       {
         name = "system_over", kind = "function",
         sig = "laige.system_over(system) -> boolean",
-        doc = "the engine's rule: the window's p99 (or measured_p99_ms) > budget_ms",
+        doc = "the engine's rule for one system: its p99 (laige.system_p99) > budget_ms",
         example = "for _, s in ipairs(cap.systems) do if laige.system_over(s) then print(s.name) end end",
+      },
+      {
+        name = "over_budget", kind = "function",
+        sig = "laige.over_budget(cap) -> {{id, name, p99_ms, budget_ms, system}, ...}",
+        doc = "the systems over budget, the one definition laige.lua, its gate, cap:summary() and the "
+          .. "systems.over_budget metric use: laige.system_over, or listed under the report's over_budget, "
+          .. "or result FAIL; then listed entries without a system line (system nil)",
+        example = "for _, o in ipairs(laige.over_budget(cap)) do print(o.name, o.p99_ms, o.budget_ms) end",
+      },
+      {
+        name = "analyze", kind = "function",
+        sig = "laige.analyze(cap [, {sort = \"p99\"}]) -> result",
+        doc = "laige.lua's analysis as plain data (nil where absent): the systems with budget %, flags and "
+          .. "over_budget in the sort order (p99, budget, name, id), the over-budget list, failed frames "
+          .. "and budgets (budget report) and the gate {failed, reasons}; shaped as laige.schema_of(result) "
+          .. "(laige.profile_schema or laige.budget_schema)",
+        example = 'local doc = laige.analyze(cap, {sort = "budget"})\nprint(doc.gate.failed, #doc.over_budget)',
+      },
+      {
+        name = "schema_of", kind = "function",
+        sig = "laige.schema_of(result) -> schema",
+        doc = "the shape of an analyze result (vp.json notation): laige.profile_schema or "
+          .. "laige.budget_schema, by the result's format",
+        example = 'print(require("vp.json").encode(doc, laige.schema_of(doc)))',
       },
       { name = "KNOWN_VERSION", kind = "field", doc = "the report version this reader implements (1); "
         .. "newer versions are read as far as they are understood, with a warning" },
@@ -59,7 +93,7 @@ return {
     },
   },
   {
-    class = "vp.laige_profile",
+    class = "vp.laige-profile",
     title = "laige profile report (format \"laige-profile\", JSON or text)",
     doc = "One model for both forms: the same report in JSON and in text gives equal tables. The JSON "
       .. "keys tick_time_ms, frame_time_ms and window_ms are tick_ms, frame_ms and window here. Counts "
@@ -93,7 +127,8 @@ return {
       },
       {
         name = "summary", kind = "method", sig = "cap:summary() -> {{name =, value =}, ...}",
-        doc = "rows for info.lua: version, ticks, frames, tick and frame p50/p99, systems, over budget",
+        doc = "rows for info.lua: version, ticks, frames, tick and frame p50/p99, systems, systems over "
+          .. "budget (laige.over_budget)",
         example = "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end",
       },
       { name = "metrics", kind = "method", sig = "cap:metrics() -> {name = number}",
@@ -107,7 +142,7 @@ return {
     },
   },
   {
-    class = "vp.laige_budget",
+    class = "vp.laige-budget",
     title = "laige budget report (format \"laige-budget\")",
     doc = "The engine's --budget-report: per-frame lines, the declared budgets, the systems against their "
       .. "budgets, the over-budget list and the overall result. Results are PASS, FAIL, NO_SAMPLES, "
@@ -131,7 +166,8 @@ return {
       {
         name = "frame", kind = "method",
         sig = "cap:frame(i) -> {index, tick, frame, ticks, tick_after, frame_ms, ...}",
-        doc = "frame line i (1-based) with tick = tick_after; raises when i is out of range",
+        doc = "frame line i (1-based) with tick = tick_after; raises \"frame i is out of range 1..n\" "
+          .. "when it is",
         example = "print(cap:frame(1).frame_ms)",
       },
       {
@@ -154,13 +190,14 @@ return {
         .. "line (a warning says it may be cut short)" },
       { name = "extra", kind = "field", doc = "unknown sections by name and unknown lines (list part)" },
       { name = "summary", kind = "method", sig = "cap:summary() -> {{name =, value =}, ...}",
-        doc = "rows for info.lua" },
+        doc = "rows for info.lua (systems over budget: laige.over_budget)" },
       { name = "metrics", kind = "method", sig = "cap:metrics() -> {name = number}",
         doc = "laige.metrics(cap)" },
       { name = "close", kind = "method", sig = "cap:close()",
         doc = "mark the capture closed (also __close); methods then raise \"capture is closed\"" },
       { name = "__tostring", kind = "operator", sig = "tostring(cap)",
-        doc = "one line: <laige-budget PATH: N frames, N budgets, N over budget, overall R>" },
+        doc = "one line: <laige-budget PATH: N frames, N budgets, N over budget, overall R> (over budget: "
+          .. "laige.over_budget)" },
     },
   },
 }
