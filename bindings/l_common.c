@@ -181,6 +181,12 @@ void vp_l_push_vec(lua_State *L, const float *xyz, const float *w)
     }
 }
 
+void vp_l_open_opts(lua_State *L, int idx, vp_open_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->strict = vp_l_opt_bool(L, idx, "strict", 0);
+}
+
 int vp_l_opt_bool(lua_State *L, int idx, const char *key, int def)
 {
     if (!lua_istable(L, idx))
@@ -302,14 +308,6 @@ void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char 
         lua_call(L, 2, 1);
         lua_setfield(L, -2, keys[i]);
     }
-}
-
-int vp_l_fail_first_warning(lua_State *L, const char *path, vp_errcode code,
-                            const vp_warnings *w)
-{
-    vp_error e = {.code = code, .offset = UINT64_MAX};
-    snprintf(e.msg, sizeof e.msg, "%s", w->count ? w->items[0] : "truncated");
-    return vp_l_fail(L, path, &e);
 }
 
 /* ---- tables handed to writers --------------------------------------------- */

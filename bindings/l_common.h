@@ -16,6 +16,7 @@
 #include <lua.h>
 #include <stdint.h>
 
+#include "core/open_opts.h"
 #include "core/series.h"
 #include "core/vp_error.h"
 #include "write/wbuf.h"
@@ -76,6 +77,10 @@ vp_series *vp_l_check_series(lua_State *L, int idx);
 /* Push a {x=, y=, z=} table (and w when `w` is not NULL). */
 void vp_l_push_vec(lua_State *L, const float *xyz, const float *w);
 
+/* The reader options of vp.open's table at idx (may be none or nil):
+ * strict. */
+void vp_l_open_opts(lua_State *L, int idx, vp_open_opts *o);
+
 /* Optional field of an options table at `idx` (may be none/nil). */
 int vp_l_opt_bool(lua_State *L, int idx, const char *key, int def);
 lua_Integer vp_l_opt_int(lua_State *L, int idx, const char *key, lua_Integer def);
@@ -104,10 +109,6 @@ void vp_l_push_bits(lua_State *L, const uint8_t *bits, size_t len);
 /* Copy the properties `keys` of the object at obj, as its getter reads
  * them, into the table at the top of the stack (totable()). */
 void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char *const *keys);
-/* A strict open refuses what a lenient one keeps with a warning: fail with
- * the first warning (or "truncated") as the message, as vp_l_fail does. */
-int vp_l_fail_first_warning(lua_State *L, const char *path, vp_errcode code,
-                            const vp_warnings *w);
 
 /* ---- tables handed to writers ---------------------------------------------
  * `what` names the table in messages ("w:record", "dm group"). */

@@ -89,10 +89,11 @@ static void event_get_push(lua_State *L, const vp_devt *d, int capidx, uint32_t 
 
 int vp_l_open_devt(lua_State *L, const char *path, int opts)
 {
-    (void)opts;
+    vp_open_opts o;
+    vp_l_open_opts(L, opts, &o);
     vp_devt *d;
     vp_error err;
-    if (vp_devt_open(&d, path, &err) != VP_OK)
+    if (vp_devt_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
     vp_lcap_new(L, DEVT_T, d, devt_free_model, "devt", path, d->map.size, &d->warnings);
     int cap = lua_gettop(L);
@@ -115,6 +116,8 @@ int vp_l_open_devt(lua_State *L, const char *path, int opts)
     vp_lcap_setfield(L, cap, "event_count");
     lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
     vp_lcap_setfield(L, cap, "trailing_bytes");
+    lua_pushboolean(L, d->truncated);
+    vp_lcap_setfield(L, cap, "truncated");
     return 1;
 }
 
@@ -242,6 +245,11 @@ static int cap_summary(lua_State *L)
         lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
         vp_l_row_add(L, list, "trailing_bytes");
     }
+    /* Only when it is so: the rows of a whole file stay as they were. */
+    if (d->truncated) {
+        lua_pushboolean(L, 1);
+        vp_l_row_add(L, list, "truncated");
+    }
     lua_pushinteger(L, (lua_Integer)d->warnings.count);
     vp_l_row_add(L, list, "warnings");
     return 1;
@@ -264,8 +272,8 @@ static int cap_tostring(lua_State *L)
     vp_devt *d = c->model;
     lua_pushfstring(L, "<devt %s: %I groups, ", base, (lua_Integer)d->group_count);
     vp_l_push_count(L, d->event_count);
-    lua_pushfstring(L, " events, graph_duration %I%s>", (lua_Integer)d->graph_duration,
-                    d->warnings.count ? ", with warnings" : "");
+    lua_pushfstring(L, " events, graph_duration %I%s%s>", (lua_Integer)d->graph_duration,
+                    d->truncated ? ", truncated" : "", d->warnings.count ? ", with warnings" : "");
     lua_concat(L, 3);
     return 1;
 }

@@ -144,10 +144,11 @@ static void graph_state_push(lua_State *L, const vp_dlag *d, int capidx, uint64_
 
 int vp_l_open_dlag(lua_State *L, const char *path, int opts)
 {
-    (void)opts;
+    vp_open_opts o;
+    vp_l_open_opts(L, opts, &o);
     vp_dlag *d;
     vp_error err;
-    if (vp_dlag_open(&d, path, &err) != VP_OK)
+    if (vp_dlag_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
     vp_lcap_new(L, DLAG_T, d, dlag_free_model, "dlag", path, d->map.size, &d->warnings);
     int cap = lua_gettop(L);
@@ -159,12 +160,17 @@ int vp_l_open_dlag(lua_State *L, const char *path, int opts)
     vp_lcap_setfield(L, cap, "sample_count");
     lua_pushinteger(L, (lua_Integer)d->graph_state_count);
     vp_lcap_setfield(L, cap, "graph_state_count");
-    lua_pushlstring(L, (const char *)vp_dlag_bytes(d, d->host_off), d->host_len);
-    vp_lcap_setfield(L, cap, "traceroute_host");
+    /* Absent (nil) when the file ends before the host's NUL. */
+    if (d->have_host) {
+        lua_pushlstring(L, (const char *)vp_dlag_bytes(d, d->host_off), d->host_len);
+        vp_lcap_setfield(L, cap, "traceroute_host");
+    }
     lua_pushinteger(L, (lua_Integer)d->hop_count);
     vp_lcap_setfield(L, cap, "hop_count");
     lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
     vp_lcap_setfield(L, cap, "trailing_bytes");
+    lua_pushboolean(L, d->truncated);
+    vp_lcap_setfield(L, cap, "truncated");
     return 1;
 }
 
@@ -295,7 +301,9 @@ static int cap_summary(lua_State *L)
     vp_l_row_add(L, list, "samples");
     lua_pushinteger(L, (lua_Integer)d->graph_state_count);
     vp_l_row_add(L, list, "graph_states");
-    if (d->host_len)
+    if (!d->have_host)
+        lua_pushliteral(L, "(missing)");
+    else if (d->host_len)
         lua_pushlstring(L, (const char *)vp_dlag_bytes(d, d->host_off), d->host_len);
     else
         lua_pushliteral(L, "(off)");
@@ -305,6 +313,11 @@ static int cap_summary(lua_State *L)
     if (d->trailing_bytes) {
         lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
         vp_l_row_add(L, list, "trailing_bytes");
+    }
+    /* Only when it is so: the rows of a whole file stay as they were. */
+    if (d->truncated) {
+        lua_pushboolean(L, 1);
+        vp_l_row_add(L, list, "truncated");
     }
     lua_pushinteger(L, (lua_Integer)d->warnings.count);
     vp_l_row_add(L, list, "warnings");
@@ -328,8 +341,9 @@ static int cap_tostring(lua_State *L)
     vp_dlag *d = c->model;
     lua_pushfstring(L, "<dlag %s: %I measurements, ", base, (lua_Integer)d->measurement_count);
     vp_l_push_count(L, d->sample_count);
-    lua_pushfstring(L, " samples, %I graph states, %I hops%s>", (lua_Integer)d->graph_state_count,
-                    (lua_Integer)d->hop_count, d->warnings.count ? ", with warnings" : "");
+    lua_pushfstring(L, " samples, %I graph states, %I hops%s%s>", (lua_Integer)d->graph_state_count,
+                    (lua_Integer)d->hop_count, d->truncated ? ", truncated" : "",
+                    d->warnings.count ? ", with warnings" : "");
     lua_concat(L, 3);
     return 1;
 }

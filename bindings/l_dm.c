@@ -253,17 +253,12 @@ static void dm_set_fields(lua_State *L, int capidx, const vp_dm *d)
 
 int vp_l_open_dm(lua_State *L, const char *path, int opts)
 {
-    int strict = vp_l_opt_bool(L, opts, "strict", 0);
+    vp_open_opts o;
+    vp_l_open_opts(L, opts, &o);
     vp_dm *d;
     vp_error err;
-    if (vp_dm_open(path, &d, &err) != VP_OK)
+    if (vp_dm_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    if (strict && (d->truncated || d->trailing_bytes)) {
-        int r = vp_l_fail_first_warning(L, path, d->truncated ? VP_ETRUNC : VP_EFORMAT,
-                                        &d->warnings);
-        vp_dm_free(d);
-        return r;
-    }
     vp_lcap_new(L, DM_T, d, dm_free, "dm", path, d->map.size, &d->warnings);
     dm_set_fields(L, lua_gettop(L), d);
     return 1;

@@ -294,17 +294,12 @@ static void dw_set_fields(lua_State *L, int capidx, const vp_dw *d)
 
 int vp_l_open_dw(lua_State *L, const char *path, int opts)
 {
-    int strict = vp_l_opt_bool(L, opts, "strict", 0);
+    vp_open_opts o;
+    vp_l_open_opts(L, opts, &o);
     vp_dw *d;
     vp_error err;
-    if (vp_dw_open(path, &d, &err) != VP_OK)
+    if (vp_dw_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    if (strict && d->truncated) {
-        /* The first warning names the offset and the field. */
-        int r = vp_l_fail_first_warning(L, path, VP_ETRUNC, &d->warnings);
-        vp_dw_free(d);
-        return r;
-    }
     vp_lcap_new(L, DW_T, d, dw_free, "dw", path, d->map.size, &d->warnings);
     dw_set_fields(L, lua_gettop(L), d);
     return 1;

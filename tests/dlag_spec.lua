@@ -254,8 +254,16 @@ describe("dlag", function()
         .. "108 bytes, only 0 left; the last 5 bytes (from byte " .. at .. ") were ignored" }, cap.warnings)
       assert.are.equal(1, cap.hop_count)
       assert.are.equal(5, cap.trailing_bytes)
+      assert.is_true(cap.truncated)
       assert.are.equal("1.1.1.1", cap:hop(1).address)
       cap:close()
+      -- a file that ends inside a record: a strict open refuses it
+      local path = h.write_in(dir, "torn.dlag", bytes)
+      local s, msg, code = vp.open(path, { strict = true })
+      assert.is_nil(s)
+      assert.are.equal(path .. ": at byte " .. (at + 4) .. ": block count 9 of tail record 2 samples needs at "
+        .. "least 108 bytes, only 0 left", msg)
+      assert.are.equal("ETRUNC", code)
     end)
 
     it("a tail record whose string has no NUL", function()
@@ -265,72 +273,147 @@ describe("dlag", function()
         .. "bytes left; the last 18 bytes (from byte 11) were ignored" }, cap.warnings)
       assert.are.equal(0, cap.hop_count)
       assert.are.equal(18, cap.trailing_bytes)
+      assert.is_true(cap.truncated)
+      assert.are.equal("t", cap.traceroute_host)
       cap:close()
     end)
   end)
 
   describe("bad input", function()
-    local function fails(name, bytes, msg, code)
+    -- A strict open refuses what a lenient one keeps with a warning.
+    local function fails(name, bytes, msg, code, opts)
       local path = h.write_in(dir, name, bytes)
-      local cap, m, c = vp.open(path)
+      local cap, m, c = vp.open(path, opts or { strict = true })
       assert.is_nil(cap)
       assert.are.equal(path .. ": " .. msg, m)
       assert.are.equal(code, c)
     end
 
+    -- A lenient open of a cut file: every complete record kept, truncated,
+    -- one warning: msg and what was kept. Returns the capture.
+    local function cut(name, bytes, msg, kept)
+      local cap = assert(h.open_bytes(dir, name, bytes))
+      assert.is_true(cap.truncated)
+      assert.are.same({ msg .. "; the file is truncated: kept " .. kept }, cap.warnings)
+      return cap
+    end
+
     it("a measurement count claiming more than the bytes left", function()
-      fails("mcount.dlag", string.pack("<I4I4", 0, 1000) .. "\0\0\0\0\0\0\0",
+      local bytes = string.pack("<I4I4", 0, 1000) .. "\0\0\0\0\0\0\0"
+      fails("mcount.dlag", bytes,
         "at byte 4: measurement count 1000 needs at least 5000 bytes (5 per measurement), only 7 left",
         "ELIMIT")
+      local cap = cut("mcount.dlag", bytes, "at byte 13: expected the u32 total of measurement 2 (4 bytes), "
+        .. "only 2 left before the end of the file", "1 measurement (0 complete samples) and 0 graph states")
+      assert.are.equal(1, cap.measurement_count)
+      assert.are.equal(0, #cap:measurement(1))
+      assert.is_nil(cap.traceroute_host)
+      cap:close()
     end)
 
     it("a block count claiming more samples than the bytes left", function()
       local bytes = string.pack("<I4I4I4", 0, 1, 50) .. "\50" .. sample(1, 1) .. "\0\0"
-      fails("scount.dlag", bytes, "at byte 12: block count 50 of measurement 1 (Client Frame) samples "
-        .. "needs at least 600 bytes, only 14 left", "ETRUNC")
+      local msg = "at byte 12: block count 50 of measurement 1 (Client Frame) samples needs at least 600 bytes, "
+        .. "only 14 left"
+      fails("scount.dlag", bytes, msg, "ETRUNC")
+      local cap = cut("scount.dlag", bytes, msg, "1 measurement (1 complete sample) and 0 graph states")
+      local m = cap:measurement(1)
+      assert.are.equal(50, m.total)
+      assert.are.equal(1, #m)
+      assert.are.same({ index = 1, value = 1, time = 1, unknown = 0 }, m:sample(1))
+      assert.are.equal(0, cap.graph_state_count)
+      cap:close()
     end)
 
     it("a graph-state block count claiming more than the bytes left", function()
-      local bytes = string.pack("<I4I4", 0, 0) .. "\3" .. gstate({}) .. "\0"
+      local bytes = string.pack("<I4I4", 0, 0) .. "\3" .. gstate({ count = 5 }) .. "\0"
       fails("gcount.dlag", bytes, "at byte 8: block count 3 of graph states needs at least 132 bytes, "
         .. "only 45 left", "ETRUNC")
+      local cap = cut("gcount.dlag", bytes, "at byte 53: expected the u16 measurement_count of graph state 2 "
+        .. "(2 bytes), only 1 left before the end of the file", "0 measurements (0 complete samples) and 1 graph state")
+      assert.are.equal(1, cap.graph_state_count)
+      assert.are.equal(5, cap:graph_state(1).measurement_count)
+      assert.is_nil(cap.traceroute_host)
+      cap:close()
     end)
 
     it("a graph-state bitfield size past the end", function()
       local bytes = string.pack("<I4I4", 0, 0) .. "\1" .. string.pack("<I2", 0xFFFF) .. string.rep("\0", 42)
-      fails("gbits.dlag", bytes, "at byte 11: graph state 1 bitfield: a bitfield of 65535 entries needs "
-        .. "8192 bytes, only 42 left", "ETRUNC")
+      local msg = "at byte 11: graph state 1 bitfield: a bitfield of 65535 entries needs 8192 bytes, only 42 left"
+      fails("gbits.dlag", bytes, msg, "ETRUNC")
+      cut("gbits.dlag", bytes, msg, "0 measurements (0 complete samples) and 0 graph states"):close()
     end)
 
     it("a traceroute host without its NUL", function()
-      fails("host.dlag", string.pack("<I4I4", 0, 0) .. "\0" .. "gss.example",
-        "at byte 9: expected the NUL-terminated traceroute host, no NUL in the 11 bytes left", "ETRUNC")
+      local bytes = string.pack("<I4I4", 0, 0) .. "\0" .. "gss.example"
+      local msg = "at byte 9: expected the NUL-terminated traceroute host, no NUL in the 11 bytes left"
+      fails("host.dlag", bytes, msg, "ETRUNC")
+      local cap = cut("host.dlag", bytes, msg, "0 measurements (0 complete samples) and 0 graph states")
+      assert.is_nil(cap.traceroute_host)
+      assert.are.equal(0, cap.hop_count)
+      local rows = {}
+      for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
+      assert.are.equal("(missing)", rows.traceroute_host)
+      assert.is_true(rows.truncated)
+      cap:close()
     end)
 
     it("a full block of 255 samples without the count byte that must follow", function()
       local bytes = string.pack("<I4I4I4", 0, 1, 255) .. "\255" .. table.concat(seq(255, 0))
-      fails("noend.dlag", bytes, "at byte " .. #bytes .. ": expected the count byte of a block of "
-        .. "measurement 1 (Client Frame) samples (element 256), found the end of the file", "ETRUNC")
+      local msg = "at byte " .. #bytes .. ": expected the count byte of a block of measurement 1 (Client Frame) "
+        .. "samples (element 256), found the end of the file"
+      fails("noend.dlag", bytes, msg, "ETRUNC")
+      local cap = cut("noend.dlag", bytes, msg, "1 measurement (255 complete samples) and 0 graph states")
+      assert.are.equal(255, #cap:measurement(1))
+      assert.are.equal(255, cap:measurement(1):sample(255).time)
+      cap:close()
     end)
 
-    it("truncated files", function()
+    it("a file cut inside the header fails in either mode", function()
+      local full = dlag({ time = 3, measurements = { meas(seq(3, 0)) } })
+      for _, opts in ipairs({ {}, { strict = true } }) do
+        fails("t3.dlag", full:sub(1, 3), "at byte 0: expected the u32 time (4 bytes), only 3 left before the "
+          .. "end of the file", "ETRUNC", opts)
+        fails("t6.dlag", full:sub(1, 6), "at byte 4: expected the u32 measurement count (4 bytes), only 2 "
+          .. "left before the end of the file", "ETRUNC", opts)
+      end
+    end)
+
+    it("a file cut after the header: strict refuses, lenient keeps every complete record", function()
       local full = dlag({ time = 3, measurements = { meas(seq(3, 0)), meas(seq(2, 0)) }, host = "abc" })
-      fails("t3.dlag", full:sub(1, 3), "at byte 0: expected the u32 time, found the end of the file "
-        .. "(3 bytes left)", "ETRUNC")
-      fails("t6.dlag", full:sub(1, 6), "at byte 4: expected the u32 measurement count, found the end of "
-        .. "the file (2 bytes left)", "ETRUNC")
       -- the count is checked against the bytes left before anything is read
       fails("t10.dlag", full:sub(1, 10), "at byte 4: measurement count 2 needs at least 10 bytes (5 per "
         .. "measurement), only 2 left", "ELIMIT")
-      fails("t28.dlag", string.pack("<I4I4", 0, 2) .. meas({ sample(1, 1) }) .. "\0\0\0", "at byte 25: "
-        .. "expected the u32 total of measurement 2, found the end of the file (3 bytes left)", "ETRUNC")
+      cut("t10.dlag", full:sub(1, 10), "at byte 8: expected the u32 total of measurement 1 (4 bytes), only 2 "
+        .. "left before the end of the file", "0 measurements (0 complete samples) and 0 graph states"):close()
+      local t28 = string.pack("<I4I4", 0, 2) .. meas({ sample(1, 1) }) .. "\0\0\0"
+      local msg = "at byte 25: expected the u32 total of measurement 2 (4 bytes), only 3 left before the end of "
+        .. "the file"
+      fails("t28.dlag", t28, msg, "ETRUNC")
+      cut("t28.dlag", t28, msg, "1 measurement (1 complete sample) and 0 graph states"):close()
       -- measurement 2's block count is at 8 + 4 + 1 + 36 + 4 = 53
-      fails("t60.dlag", full:sub(1, 60), "at byte 53: block count 2 of measurement 2 (Server Frame) "
-        .. "samples needs at least 24 bytes, only 6 left", "ETRUNC")
-      fails("t78.dlag", full:sub(1, 78), "at byte 78: expected the count byte of a block of graph states "
-        .. "(element 1), found the end of the file", "ETRUNC")
-      fails("t81.dlag", full:sub(1, 81), "at byte 79: expected the NUL-terminated traceroute host, no NUL "
-        .. "in the 2 bytes left", "ETRUNC")
+      msg = "at byte 53: block count 2 of measurement 2 (Server Frame) samples needs at least 24 bytes, only 6 left"
+      fails("t60.dlag", full:sub(1, 60), msg, "ETRUNC")
+      local cap = cut("t60.dlag", full:sub(1, 60), msg, "2 measurements (3 complete samples) and 0 graph states")
+      assert.are.equal(2, cap.measurement_count)
+      assert.are.equal(2, cap:measurement(2).total)
+      assert.are.equal(0, #cap:measurement(2))
+      assert.are.same({ 0.5, 1, 1.5 }, cap:measurement(1):values():totable())
+      cap:close()
+      msg = "at byte 78: expected the count byte of a block of graph states (element 1), found the end of the file"
+      fails("t78.dlag", full:sub(1, 78), msg, "ETRUNC")
+      cut("t78.dlag", full:sub(1, 78), msg, "2 measurements (5 complete samples) and 0 graph states"):close()
+      msg = "at byte 79: expected the NUL-terminated traceroute host, no NUL in the 2 bytes left"
+      fails("t81.dlag", full:sub(1, 81), msg, "ETRUNC")
+      cap = cut("t81.dlag", full:sub(1, 81), msg, "2 measurements (5 complete samples) and 0 graph states")
+      assert.is_nil(cap.traceroute_host)
+      assert.matches(", truncated, with warnings>$", tostring(cap))
+      cap:close()
+      -- the whole file: nothing to refuse
+      cap = h.open_ok(h.write_in(dir, "whole.dlag", full), { strict = true })
+      assert.is_false(cap.truncated)
+      assert.are.equal("abc", cap.traceroute_host)
+      cap:close()
     end)
   end)
 
@@ -582,10 +665,10 @@ describe("dlag", function()
       assert.are.equal(0, r.code)
       assert.truthy(r.stdout:find("MAD", 1, true))
       assert.truthy(r.stdout:find("positional", 1, true))
-      local bad = h.write_in(dir, "bad.dlag", string.pack("<I4I4", 0, 99))
+      local bad = h.write_in(dir, "bad.dlag", string.pack("<I4", 0) .. "\1\2")
       local r2 = h.run("scripts/lag.lua", bad)
       assert.are.equal(2, r2.code)
-      assert.truthy(r2.stderr:find(bad .. ": at byte 4: measurement count 99", 1, true))
+      assert.truthy(r2.stderr:find(bad .. ": at byte 4: expected the u32 measurement count", 1, true))
     end)
   end)
 end)

@@ -50,7 +50,10 @@ int vp_chunked_next(vp_chunked *it, vp_cursor *c, size_t min_elem, const char *w
 /* Walk a chunked array of fixed-size elements without decoding them: the
  * cursor ends after the array and *count receives the element total. The
  * total is what a caller may then allocate: every element was proven to be
- * in the file. */
+ * in the file. When the file ends inside the array (ETRUNC, err naming the
+ * count byte), *count still receives the whole elements that are in the
+ * file, those of the block that runs past the end included, and the cursor
+ * ends after the last of them: a lenient reader keeps them. */
 vp_errcode vp_chunked_skip_fixed(vp_cursor *c, size_t elem_size, const char *what,
                                  uint64_t *count, vp_error *err);
 

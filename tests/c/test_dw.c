@@ -16,19 +16,15 @@
 
 static vp_dw *dw_buf(const void *p, size_t n, vp_error *err)
 {
-    vp_map m;
-    vp_map_wrap(&m, p, n);
     vp_dw *d = NULL;
-    vp_dw_open_map(&m, &d, err);
+    vp_dw_open_mem(p, n, NULL, &d, err);
     return d;
 }
 
 static vp_dm *dm_buf(const void *p, size_t n, vp_error *err)
 {
-    vp_map m;
-    vp_map_wrap(&m, p, n);
     vp_dm *d = NULL;
-    vp_dm_open_map(&m, &d, err);
+    vp_dm_open_mem(p, n, NULL, &d, err);
     return d;
 }
 
@@ -154,7 +150,7 @@ static void test_dw_writer_roundtrip(void)
     CHECK_EQ(bytes, 5 + 10 + 136 + 1 + 41 + 216 + 1 + 216 + 1 + 4);
 
     vp_dw *d = NULL;
-    CHECK_EQ(vp_dw_open(path, &d, &err), VP_OK);
+    CHECK_EQ(vp_dw_open(path, NULL, &d, &err), VP_OK);
     if (d) {
         vp_dw_iter it;
         vp_dw_trace tr;
@@ -276,7 +272,7 @@ static void test_dm_writer(void)
     /* record: 9 + 45 + (45 + 23 + 1 + 24 + 1 + 8 + 25) */
     CHECK_EQ(bytes, 2 + 300 * (9 + 45 + 127));
     vp_dm *d = NULL;
-    CHECK_EQ(vp_dm_open(path, &d, &err), VP_OK);
+    CHECK_EQ(vp_dm_open(path, NULL, &d, &err), VP_OK);
     if (d) {
         CHECK_EQ(d->record_count, 300);
         CHECK_EQ(d->group_count, 600);
