@@ -184,11 +184,3 @@ vp_errcode vp_dw_writer_close(vp_dw_writer *w, int footer, uint32_t last_trace_c
     writer_free(w);
     return rc;
 }
-
-void vp_dw_writer_abort(vp_dw_writer *w)
-{
-    if (!w)
-        return;
-    vp_wstream_abort(&w->file);
-    writer_free(w);
-}

@@ -84,7 +84,5 @@ uint64_t vp_dw_writer_bytes(const vp_dw_writer *w);
  * failure). *bytes (may be NULL) receives the file size. */
 vp_errcode vp_dw_writer_close(vp_dw_writer *w, int footer, uint32_t last_trace_counter,
                               uint64_t *bytes, vp_error *err);
-/* Free without writing the footer (error paths, garbage collection). */
-void vp_dw_writer_abort(vp_dw_writer *w);
 
 #endif
