@@ -59,7 +59,7 @@ vp.so: $(call lib_objs,$(OBJ))
 $(ASAN)/vpscript: $(patsubst %.c,$(ASAN)/%.o,$(CLI_SRC)) $(call lib_objs,$(ASAN))
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
 
-$(B)/ctest/%: tests/c/%.c $(HOST_SRC) $(HDRS) tests/c/check.h
+$(B)/ctest/%: tests/c/%.c $(HOST_SRC) $(HDRS) $(wildcard tests/c/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $< $(HOST_SRC) -lm
 
