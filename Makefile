@@ -113,9 +113,9 @@ $(B)/clang-check: $(LIB_SRC) $(CLI_SRC) $(HDRS)
 
 # The generator links the writer only; the floor links nothing of ours.
 BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor
-$(B)/bench/gen_vprof: bench/gen_vprof.c host/write/vprof_write.c host/core/vp_error.c $(HDRS)
+$(B)/bench/gen_vprof: bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/vp_error.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/gen_vprof.c host/write/vprof_write.c host/core/vp_error.c
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/vp_error.c
 $(B)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/floor.c

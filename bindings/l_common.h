@@ -123,6 +123,9 @@ int vp_l_has_any(lua_State *L, int idx, const char *const *keys);
 /* Integer field k in lo..hi, def when absent. */
 lua_Integer vp_l_int_field(lua_State *L, int idx, const char *k, lua_Integer def, lua_Integer lo,
                            lua_Integer hi, const char *what);
+/* A flag field k as the byte to write: true 1, false 0, or an integer
+ * 0..255 (deliberately odd files); def when absent. */
+uint8_t vp_l_flag_field(lua_State *L, int idx, const char *k, int def, const char *what);
 /* Vector field k, {x=, y=, z=[, w=]} or {a, b, c[, d]}, n components;
  * zeros when absent. */
 void vp_l_vec_field(lua_State *L, int idx, const char *k, float *v, int n, const char *what);
@@ -152,76 +155,67 @@ void vp_l_framing_opt(lua_State *L, int opts, const char *who, vp_wframing *f);
  * vp.writer(format, path) returns a writer userdata: a vp_lwriter (the
  * first member of a larger struct when a binding needs more state) whose
  * user value 1 is the path. The format's host writer is reached through
- * vp_lwriter_ops, so closing, collection and the common members are
- * written once. */
+ * vp_lwriter_ops, so every writer class has the same common members,
+ * written once here:
+ *
+ *   w:tell() -> offset        where the next write lands (also w.bytes)
+ *   w:raw(bytes) -> offset    bytes as they are (broken files); where they start
+ *   w:truncate(n)             cut the file to n bytes (applied last)
+ *   w:data() -> string        the file as closing it now would leave it
+ *   w:close() -> bytes        finish; the file size (again on a second close)
+ *   w.path, w.closed, w.bytes (the size so far; the file size once closed)
+ *
+ * The class is created when the first writer of the format is made. */
+
+typedef struct vp_lwriter vp_lwriter;
 
 typedef struct vp_lwriter_ops {
-    const char *tname; /* metatable name */
+    const char *tname; /* metatable name: "vp.<fmt>.writer" */
     const char *name;  /* "devt writer": in messages and tostring */
-    /* Finish the file as close() without options does; *bytes receives the
-     * file size. `free` then releases the host writer (NULL: close does). */
-    vp_errcode (*close)(void *w, const char *path, uint64_t *bytes, vp_error *err);
+    /* The format's own methods; the common ones are added, and a format
+     * method of the same name (a close with options) replaces one. */
+    const luaL_Reg *methods;
+    /* The format's properties, after path, closed and bytes (NULL: none):
+     * called with (w, key), returns 0 or 1 value. */
+    lua_CFunction get;
+    /* Finish the file; copts are the format's close options (NULL: those
+     * of close() without arguments); *bytes receives the file size. `free`
+     * then releases the host writer (NULL: close does). */
+    vp_errcode (*close)(void *w, const char *path, const void *copts, uint64_t *bytes,
+                        vp_error *err);
     void (*free)(void *w);
+    /* Release the binding's own state in a larger userdata (NULL: none). */
+    void (*release)(vp_lwriter *lw);
     /* Bytes so far: the offset the next write lands at. */
     uint64_t (*size)(void *w);
     /* Append bytes as they are (deliberately broken files). */
     vp_errcode (*raw)(void *w, const void *p, size_t n, vp_error *err);
-    /* Writers that build the file in memory (NULL otherwise): cut the
-     * result to n bytes; the finished bytes so far. */
-    void (*truncate)(void *w, size_t n);
-    const uint8_t *(*bytes)(void *w, size_t *len, vp_error *err);
+    /* Cut the file to n bytes when it is finished. */
+    void (*truncate)(void *w, uint64_t n);
+    /* The file as closing it now would leave it; valid until the next call
+     * on w. NULL with err on failure. */
+    const uint8_t *(*data)(void *w, size_t *len, vp_error *err);
 } vp_lwriter_ops;
 
-typedef struct vp_lwriter {
+struct vp_lwriter {
     void *w; /* the host writer; NULL once closed */
     const vp_lwriter_ops *ops;
     uint64_t bytes; /* the file size, once closed */
-} vp_lwriter;
+};
 
 /* Push a zeroed writer userdata of `size` bytes (at least a vp_lwriter) of
- * class ops->tname holding `path`. The caller sets ->w. */
+ * class ops->tname holding `path`, creating the class on first use. The
+ * caller sets ->w. */
 vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
                            const char *path);
 /* Argument 1 as an open writer of class tname; raises "<name> is closed". */
 vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname);
-/* The path of the writer at idx ("?" when it has none). */
-const char *vp_lwriter_path(lua_State *L, int idx);
-/* Finish and release the host writer of lw, which is argument 1, once:
- * VP_OK when it was closed already. */
-vp_errcode vp_lwriter_finish(lua_State *L, vp_lwriter *lw, vp_error *err);
 /* Raise "<name> <path>: <message>" for lw, argument 1. */
 int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err);
-/* Push property k that every writer has (path; closed; bytes: the size so
- * far, the file size once closed) and return 1; 0 for other keys. lw is
- * argument 1. */
-int vp_lwriter_field(lua_State *L, const vp_lwriter *lw, const char *k);
-
-/* Register writer class ops->tname as vp_l_class does, every function of
- * meta, methods and getter getting ops as its upvalue: the generic members
- * below find their class there, so they belong in these lists only. */
-void vp_lwriter_class(lua_State *L, const vp_lwriter_ops *ops, const luaL_Reg *meta,
-                      const luaL_Reg *methods, lua_CFunction getter);
-
-/* __gc, __close: finish the file as close() would; errors are dropped, as
- * Lua's own files do when collected (nobody is there to see them). */
-int vp_lwriter_gc(lua_State *L);
-/* w:close() -> file size; raises "<name>: <message>". */
-int vp_lwriter_close(lua_State *L);
-/* w:tell() / w:offset() -> the offset the next write lands at. */
-int vp_lwriter_tell(lua_State *L);
-/* w:raw(bytes); raises as vp_lwriter_raise. */
-int vp_lwriter_raw(lua_State *L);
-/* w:raw(bytes) -> the offset they start at; raises "w:raw: <message>". */
-int vp_lwriter_raw_at(lua_State *L);
-/* w:truncate(n): cut the file to n bytes when it is written. */
-int vp_lwriter_truncate(lua_State *L);
-/* w:data() -> the file as it would be written now (the writer stays
- * open); raises as vp_lwriter_raise. */
-int vp_lwriter_data(lua_State *L);
-/* "<name path>", "<name path (closed)>". */
-int vp_lwriter_tostring(lua_State *L);
-/* The getter of vp_lwriter_field. */
-int vp_lwriter_get(lua_State *L);
+/* w:close(copts) for a format's close method that takes options: finish
+ * with copts (once; a closed writer just answers its size) and push the
+ * file size; raises "<name>: <message>". Argument 1 is the writer. */
+int vp_lwriter_close_with(lua_State *L, const void *copts);
 
 #define VP_SERIES_T "vp.Series"
 

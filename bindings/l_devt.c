@@ -13,13 +13,11 @@
 #include <string.h>
 
 #include "formats/devt.h"
-#include "write/devt_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 
 #define DEVT_T "vp.devt"
 #define GROUP_T "vp.devt.group"
-#define WRITER_T "vp.devt.writer"
 
 typedef struct lgroup {
     uint32_t g; /* 0-based */
@@ -374,117 +372,6 @@ static int group_tostring(lua_State *L)
     return 1;
 }
 
-/* ---- writer ------------------------------------------------------------- */
-
-#define WHO "devt writer"
-
-static vp_errcode devt_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
-{
-    return vp_devt_writer_save(w, path, bytes, err);
-}
-
-static void devt_wfree(void *w)
-{
-    vp_devt_writer_free(w);
-}
-
-static uint64_t devt_wsize(void *w)
-{
-    return vp_devt_writer_size(w);
-}
-
-static vp_errcode devt_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    (void)err;
-    vp_devt_writer_raw(w, p, n);
-    return VP_OK;
-}
-
-static void devt_wtruncate(void *w, size_t n)
-{
-    vp_devt_writer_truncate(w, n);
-}
-
-static const uint8_t *devt_wbytes(void *w, size_t *len, vp_error *err)
-{
-    return vp_devt_writer_bytes(w, len, err);
-}
-
-static const vp_lwriter_ops devt_wops = {.tname = WRITER_T,
-                                         .name = WHO,
-                                         .close = devt_wclose,
-                                         .free = devt_wfree,
-                                         .size = devt_wsize,
-                                         .raw = devt_wraw,
-                                         .truncate = devt_wtruncate,
-                                         .bytes = devt_wbytes};
-
-/* w:group(events [, {total = n, chunks = {...}}]); an event is
- * {time1 =, time2 =, type =} or {time1, time2, type}. */
-static int lwriter_group(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 3))
-        luaL_checktype(L, 3, LUA_TTABLE);
-    size_t n = (size_t)lua_rawlen(L, 2);
-    /* Built in a userdata so a Lua error cannot leak it. */
-    vp_devt_wevent *ev = lua_newuserdatauv(L, (n ? n : 1) * sizeof *ev, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
-        if (!lua_istable(L, -1))
-            return luaL_error(L, WHO ": event %d must be a table", (int)i + 1);
-        int e = lua_gettop(L);
-        ev[i].time1 = vp_l_uint_field(L, e, WHO, "time1", 1, UINT32_MAX, 0);
-        ev[i].time2 = vp_l_uint_field(L, e, WHO, "time2", 2, UINT32_MAX, 0);
-        ev[i].type = (uint8_t)vp_l_uint_field(L, e, WHO, "type", 3, 255, 0);
-        lua_pop(L, 1);
-    }
-    vp_wframing f;
-    vp_l_framing_opt(L, 3, WHO, &f);
-    vp_devt_writer_group(lw->w, ev, n, &f);
-    return 0;
-}
-
-static uint32_t opt_u32(lua_State *L, int opts, const char *key, lua_Integer max)
-{
-    if (!lua_istable(L, opts))
-        return 0;
-    lua_getfield(L, opts, key);
-    uint32_t v = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, key, max);
-    lua_pop(L, 1);
-    return v;
-}
-
-int vp_l_writer_devt(lua_State *L, const char *path, int opts)
-{
-    vp_devt_wopts o;
-    memset(&o, 0, sizeof o);
-    o.time = opt_u32(L, opts, "time", UINT32_MAX);
-    o.unknown = opt_u32(L, opts, "unknown", UINT32_MAX);
-    o.graph_duration = opt_u32(L, opts, "graph_duration", UINT32_MAX);
-    o.prefix = (uint16_t)opt_u32(L, opts, "prefix", 0xFFFF);
-    if (lua_istable(L, opts)) {
-        lua_getfield(L, opts, "group_count");
-        if (!lua_isnil(L, -1)) {
-            o.has_group_count = 1;
-            o.group_count = vp_l_uint_range(L, -1, WHO, "group_count", UINT32_MAX);
-        }
-        lua_pop(L, 1);
-        o.bitfield = (const uint8_t *)vp_l_opt_str(L, opts, "bitfield", NULL);
-        if (o.bitfield) {
-            lua_getfield(L, opts, "bitfield");
-            o.bitfield_len = lua_rawlen(L, -1);
-            lua_pop(L, 1);
-        }
-    }
-    vp_lwriter *lw = vp_lwriter_new(L, &devt_wops, sizeof *lw, path);
-    lw->w = vp_devt_writer_new(&o);
-    if (!lw->w)
-        return luaL_error(L, "vp.writer: out of memory");
-    return 1;
-}
-
 void vp_l_register_devt(lua_State *L)
 {
     static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
@@ -501,14 +388,4 @@ void vp_l_register_devt(lua_State *L)
     static const luaL_Reg group_methods[] = {
         {"events", group_events}, {"event", group_event}, {NULL, NULL}};
     vp_l_class(L, GROUP_T, group_meta, group_methods, group_get);
-
-    static const luaL_Reg w_meta[] = {{"__gc", vp_lwriter_gc},
-                                      {"__close", vp_lwriter_gc},
-                                      {"__tostring", vp_lwriter_tostring},
-                                      {NULL, NULL}};
-    static const luaL_Reg w_methods[] = {{"group", lwriter_group},   {"raw", vp_lwriter_raw},
-                                         {"truncate", vp_lwriter_truncate},
-                                         {"offset", vp_lwriter_tell}, {"data", vp_lwriter_data},
-                                         {"close", vp_lwriter_close}, {NULL, NULL}};
-    vp_lwriter_class(L, &devt_wops, w_meta, w_methods, vp_lwriter_get);
 }

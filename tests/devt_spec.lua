@@ -441,7 +441,7 @@ describe("devt", function()
 
     it("builds broken files: totals, block counts, group_count, raw bytes, cuts", function()
       local w = vp.writer("devt", wpath("broken"), { group_count = 9, bitfield = "\1\2" })
-      assert.are.equal(14 + 2 + 4, w:offset())
+      assert.are.equal(14 + 2 + 4, w:tell())
       w:group({ { 1, 2, 3 } }, { total = 5, chunks = { 200 } })
       w:raw("\9\9")
       local s = w:data()

@@ -9,6 +9,7 @@ struct vp_dw_writer {
     vp_wstream file;
     vp_wbuf buf;
     uint64_t traces;
+    vp_wbuf peek; /* for vp_dw_writer_data */
 };
 
 /* Flush when this much is buffered: traces are small, files are not. */
@@ -171,7 +172,23 @@ uint64_t vp_dw_writer_bytes(const vp_dw_writer *w)
 static void writer_free(vp_dw_writer *w)
 {
     vp_wbuf_free(&w->buf);
+    vp_wbuf_free(&w->peek);
     free(w);
+}
+
+void vp_dw_writer_truncate(vp_dw_writer *w, uint64_t n)
+{
+    vp_wstream_truncate(&w->file, n);
+}
+
+const uint8_t *vp_dw_writer_data(vp_dw_writer *w, size_t *len, vp_error *err)
+{
+    if (vp_wstream_flush(&w->file, &w->buf, err) != VP_OK)
+        return NULL;
+    /* What closing would add: the footer, last_trace_counter = traces. */
+    uint32_t n = (uint32_t)w->traces;
+    uint8_t footer[4] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24)};
+    return vp_wstream_contents(&w->file, footer, sizeof footer, &w->peek, len, err);
 }
 
 vp_errcode vp_dw_writer_close(vp_dw_writer *w, int footer, uint32_t last_trace_counter,

@@ -80,8 +80,16 @@ vp_errcode vp_dw_writer_raw(vp_dw_writer *w, const void *p, size_t n, vp_error *
 uint64_t vp_dw_writer_traces(const vp_dw_writer *w);
 /* Bytes written so far: the offset the next slot starts at. */
 uint64_t vp_dw_writer_bytes(const vp_dw_writer *w);
-/* Write the footer when `footer` is non-zero, flush, close, free w (also on
- * failure). *bytes (may be NULL) receives the file size. */
+/* Cut the file to n bytes when it is closed (when it is longer). */
+void vp_dw_writer_truncate(vp_dw_writer *w, uint64_t n);
+/* The file as closing it now with the defaults would leave it (the footer
+ * counting the traces so far, cut as asked), read back from the file after
+ * handing it what is buffered; the writer stays open. Valid until the next
+ * call on w. NULL with err on failure. */
+const uint8_t *vp_dw_writer_data(vp_dw_writer *w, size_t *len, vp_error *err);
+/* Write the footer when `footer` is non-zero, flush, close (applying the
+ * cut), free w (also on failure). *bytes (may be NULL) receives the file
+ * size. */
 vp_errcode vp_dw_writer_close(vp_dw_writer *w, int footer, uint32_t last_trace_counter,
                               uint64_t *bytes, vp_error *err);
 

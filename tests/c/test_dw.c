@@ -295,6 +295,72 @@ static void test_dm_writer(void)
     unlink(path);
 }
 
+/* The streamed writers' w:data() (the file as closing it would leave it,
+ * read back) and w:truncate() (made at close). */
+static void test_stream_data(void)
+{
+    char path[] = "/tmp/vpscript-test-data-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    vp_error err;
+    size_t len = 0;
+
+    vp_dm_writer *m = vp_dm_writer_open(path, &err);
+    CHECK(m != NULL);
+    if (m) {
+        vp_dm_wrecord r = {.have_data = 1, .time = 7};
+        CHECK_EQ(vp_dm_writer_record(m, &r, &err), VP_OK);
+        const uint8_t *p = vp_dm_writer_data(m, &len, &err);
+        /* count 1, have_data 1, time 7, bitfield 0 */
+        static const uint8_t want[] = {1, 1, 7, 0, 0, 0, 0, 0, 0, 0};
+        CHECK_EQ(len, sizeof want);
+        CHECK(p && memcmp(p, want, sizeof want) == 0);
+        CHECK_EQ(vp_dm_writer_empty(m, &err), VP_OK);
+        p = vp_dm_writer_data(m, &len, &err);
+        CHECK_EQ(len, 11);
+        CHECK(p && p[0] == 2 && p[10] == 0);
+        vp_dm_writer_truncate(m, 4);
+        p = vp_dm_writer_data(m, &len, &err);
+        CHECK_EQ(len, 4);
+        uint64_t bytes = 0;
+        CHECK_EQ(vp_dm_writer_close(m, 1, NULL, 0, &bytes, &err), VP_OK);
+        CHECK_EQ(bytes, 4);
+        vp_dm *d = NULL;
+        CHECK_EQ(vp_dm_open(path, NULL, &d, &err), VP_OK);
+        if (d) {
+            CHECK(d->truncated);
+            CHECK_EQ(d->record_count, 0);
+            vp_dm_free(d);
+        }
+    }
+
+    static const uint8_t hdr[4] = {1, 2, 3, 4};
+    vp_dw_writer *w = vp_dw_writer_open(path, hdr, 2, &err);
+    CHECK(w != NULL);
+    if (w) {
+        CHECK_EQ(vp_dw_writer_empty(w, &err), VP_OK);
+        const uint8_t *p = vp_dw_writer_data(w, &len, &err);
+        static const uint8_t want[] = {1, 2, 3, 4, 2, 0, 0, 0, 0, 0};
+        CHECK_EQ(len, sizeof want);
+        CHECK(p && memcmp(p, want, sizeof want) == 0);
+        vp_dw_writer_truncate(w, 6);
+        uint64_t bytes = 0;
+        CHECK_EQ(vp_dw_writer_close(w, 1, 0, &bytes, &err), VP_OK);
+        CHECK_EQ(bytes, 6);
+        vp_dw *d = NULL;
+        CHECK_EQ(vp_dw_open(path, NULL, &d, &err), VP_OK);
+        if (d) {
+            CHECK(d->truncated && !d->have_footer);
+            CHECK_EQ(d->empty_slots, 1);
+            vp_dw_free(d);
+        }
+    }
+    unlink(path);
+}
+
 int main(void)
 {
     test_dw_framing();
@@ -302,5 +368,6 @@ int main(void)
     test_dm_arrays();
     test_dm_bad();
     test_dm_writer();
+    test_stream_data();
     return check_done("test_dw");
 }

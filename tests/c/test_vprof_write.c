@@ -154,6 +154,34 @@ static void test_volume(const char *path)
     CHECK(size > (1u << 20)); /* more than one output buffer */
 }
 
+/* w:data() reads the file back (buffered bytes included) and the writer
+ * goes on; a cut is shown by data and made at close. */
+static void test_data_truncate(const char *path)
+{
+    vp_error err;
+    vp_vprof_writer *w = vp_vprof_writer_open(path, NULL, &err);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    CHECK_EQ(vp_vprof_writer_frame(w, 1, NULL, &err), VP_OK);
+    size_t len = 0;
+    const uint8_t *p = vp_vprof_writer_data(w, &len, &err);
+    CHECK(p != NULL);
+    CHECK_EQ(len, vp_vprof_writer_bytes(w));
+    CHECK(p && p[0] == 1 && p[8] == 0); /* version 1, then Token_StartFrame */
+    CHECK_EQ(vp_vprof_writer_frame(w, 2, NULL, &err), VP_OK);
+    uint64_t two = vp_vprof_writer_bytes(w);
+    CHECK_EQ(two, 2 * len - 8);
+    vp_vprof_writer_truncate(w, two - 1);
+    p = vp_vprof_writer_data(w, &len, &err);
+    CHECK_EQ(len, two - 1);
+    uint64_t bytes = 0;
+    CHECK_EQ(vp_vprof_writer_close(w, &bytes, &err), VP_OK);
+    CHECK_EQ(bytes, two - 1);
+    unsigned char buf[256];
+    CHECK_EQ(slurp(path, buf, sizeof buf), two - 1);
+}
+
 int main(void)
 {
     char path[] = "/tmp/vp-test-vprof-write.XXXXXX";
@@ -165,6 +193,7 @@ int main(void)
     test_frame_bytes(path);
     test_limits(path);
     test_volume(path);
+    test_data_truncate(path);
     unlink(path);
     return check_done("vprof_write");
 }

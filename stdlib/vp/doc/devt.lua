@@ -76,18 +76,11 @@ return {
       .. "unknown, graph_duration, prefix, bitfield (raw bytes; default zeros of the right size), "
       .. "group_count (default: the number of groups written). The header is written before the "
       .. "first group or raw bytes.",
-    members = {
+    members = doc.writer_members({
       m("group", "w:group(events [, {total =, chunks = {...}}])",
         "append a group: u32 total (default #events) and the events as a chunked array; chunks "
           .. "lists the count bytes to write instead of the exact rule",
         "w:group({{time1 = 10, time2 = 12, type = 0}, {20, 21, 1}})"),
-      m("raw", "w:raw(bytes)", "append bytes as they are", 'w:raw("\\0\\0")'),
-      m("truncate", "w:truncate(n)", "cut the finished file to n bytes", "w:truncate(20)"),
-      m("offset", "w:offset() -> n", "bytes written so far: where the next write lands", "print(w:offset())"),
-      m("data", "w:data() -> string", "the finished bytes, without closing", "local bytes = w:data()"),
-      m("close", "w:close() -> bytes", "write the file; returns its size", "w:close()"),
-      f("path", "the file the writer writes", "print(w.path)"),
-      f("closed", "true after close", "print(w.closed)"),
-    },
+    }),
   },
 }

@@ -115,7 +115,7 @@ return {
       .. "number written), complete (default true: finishing adds the empty graph-state array and "
       .. "host that were not written). Parts go in file order; writing a later part completes the "
       .. "skipped ones.",
-    members = {
+    members = doc.writer_members({
       m("measurement", "w:measurement(samples [, {total =, chunks = {...}}])",
         "append the next measurement: u32 total (default #samples) and the samples "
           .. "({value =, time =, unknown =} or {v, t, u}) as a chunked array",
@@ -130,13 +130,6 @@ return {
       m("hop", "w:hop{address =, samples =, chunks =, name =, unknown_u8_1 =, unknown_u32 =, "
           .. "unknown_floats =, unknown_u8_2 =}", "append a tail record",
         'w:hop{address = "10.0.0.1", name = "gw", samples = {{1.5, 10, 0}}}'),
-      m("raw", "w:raw(bytes)", "append bytes as they are", 'w:raw("\\255")'),
-      m("truncate", "w:truncate(n)", "cut the finished file to n bytes", "w:truncate(9)"),
-      m("offset", "w:offset() -> n", "bytes written so far: where the next write lands", "print(w:offset())"),
-      m("data", "w:data() -> string", "the finished bytes, without closing", "local bytes = w:data()"),
-      m("close", "w:close() -> bytes", "write the file; returns its size", "w:close()"),
-      f("path", "the file the writer writes", "print(w.path)"),
-      f("closed", "true after close", "print(w.closed)"),
-    },
+    }),
   },
 }

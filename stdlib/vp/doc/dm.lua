@@ -89,21 +89,23 @@ return {
       .. "framed as the chunked array, 255 per block. Group tables use the reader's field names; "
       .. "any extended field (velocity, jetpack_energy, ground_time, ...) writes the extended block "
       .. "and arrows or floats write the collision block. Unknown keys raise.",
-    members = {
-      m("record", "w:record{time =, groups = {[bit] = group}, bitfield =, have_data =} -> offset",
-        "append a record; the bitfield defaults to the bits of groups (0..19); bitfield and "
-          .. "have_data override for broken files, as do have_ext, have_collision, arrow_count and "
-          .. "float_count in a group",
+    members = doc.writer_members({
+      m("record", "w:record{time =, groups = {[bit] = group}, bitfield =, used =} -> offset",
+        "append a record; the bitfield defaults to the bits of groups (0..19). For broken files: "
+          .. "bitfield, used (the have_data byte: true 1, or any byte), and in a group have_ext, "
+          .. "have_collision (true/false or a byte), arrow_count and float_count",
         "w:record{time = 10, groups = {[0] = {position = {x = 1, y = 2, z = 3}}}}"),
       m("empty", "w:empty() -> offset", "append an empty record (have_data 0)", "w:empty()"),
-      m("raw", "w:raw(bytes) -> offset", "bytes inside the array where the next record goes, not counted",
+      f("records", "records written so far (array elements)", "print(w.records)"),
+    }, {
+      stream = true,
+      raw = m("raw", "w:raw(bytes) -> offset",
+        "bytes inside the array where the next record goes, not counted; returns where they start",
         'w:raw("\\1\\0")'),
-      m("tell", "w:tell() -> n", "offset where the next record will start", "print(w:tell())"),
-      m("count", "w:count() -> n", "records written so far (elements)", "print(w:count())"),
-      m("close", "w:close{terminate = true, trailing = bytes} -> bytes",
+      close = m("close", "w:close{terminate = true, trailing = bytes} -> bytes",
         "end the array (terminate = false leaves out the 00 after a full block), append trailing "
-          .. "bytes, close",
+          .. "bytes, close; returns the file size (again on a second close); also __close and __gc",
         'w:close{trailing = "junk"}'),
-    },
+    }),
   },
 }

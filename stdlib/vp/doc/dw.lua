@@ -108,7 +108,7 @@ return {
       .. "use the reader's field names; vectors are {x=, y=, z=} or {1, 2, 3}; unknown byte fields "
       .. "take strings (zero-padded); a guid may be given as entity_id + controller. Unknown keys "
       .. "raise, so a typo cannot write a default silently.",
-    members = {
+    members = doc.writer_members({
       m("trace", "w:trace{trace_id =, ammo_type_id =, unknown_01 =, movement = {...}, client = {hit...}, "
         .. "server = {hit...}} -> offset",
         "append a used slot; movement only when ammo_type_id ~= 0; hit.type is a number or a name; "
@@ -117,11 +117,13 @@ return {
           .. "server_count, have_entity, have_ragdoll, ragdoll.count",
         'w:trace{trace_id = 1, client = {{type = "Impact", position = {x = 1, y = 2, z = 3}}}}'),
       m("empty_slot", "w:empty_slot() -> offset", "append an empty slot (the byte 0)", "w:empty_slot()"),
-      m("raw", "w:raw(bytes) -> offset", "append bytes as they are", 'w:raw("\\7")'),
-      m("tell", "w:tell() -> n", "bytes written so far: the offset of the next slot", "print(w:tell())"),
-      m("close", "w:close{last_trace_counter =, footer = true} -> bytes",
-        "write the footer (default counter: traces written; footer = false leaves it out) and close",
+      f("traces", "traces (used slots) written so far", "print(w.traces)"),
+    }, {
+      stream = true,
+      close = m("close", "w:close{last_trace_counter =, footer = true} -> bytes",
+        "write the footer (default counter: traces written; footer = false leaves it out) and close; "
+          .. "returns the file size (again on a second close); also __close and __gc",
         "w:close{last_trace_counter = 3}"),
-    },
+    }),
   },
 }
