@@ -88,6 +88,68 @@ void vp_lchild_pushcap(lua_State *L, int idx)
     lua_getiuservalue(L, idx, 1);
 }
 
+int vp_lchild_same_cap(lua_State *L, int a, int b)
+{
+    lua_getiuservalue(L, a, 1);
+    lua_getiuservalue(L, b, 1);
+    int same = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    return same;
+}
+
+uint64_t vp_l_check_index(lua_State *L, int idx, const char *what, uint64_t n)
+{
+    lua_Integer i = luaL_checkinteger(L, idx);
+    if (i >= 1 && (uint64_t)i <= n)
+        return (uint64_t)i - 1;
+    if (n == 0)
+        luaL_error(L, "%s %I is out of range: there are none", what, i);
+    luaL_error(L, "%s %I is out of range 1..%I", what, i, (lua_Integer)n);
+    return 0;
+}
+
+/* Upvalues: capture, state, the vp_lslots, all. */
+static int lslots_iter(lua_State *L)
+{
+    const vp_lslots *s = lua_touserdata(L, lua_upvalueindex(3));
+    void *model = vp_lcap_check(L, lua_upvalueindex(1), s->cap_tname)->model;
+    void *state = lua_touserdata(L, lua_upvalueindex(2));
+    int all = lua_toboolean(L, lua_upvalueindex(4));
+    for (;;) {
+        uint64_t slot = 0;
+        int used = 0;
+        vp_error err;
+        int r = s->next(L, lua_upvalueindex(1), model, state, &slot, &used, &err);
+        if (r < 0)
+            return vp_lcap_raise(L, lua_upvalueindex(1), &err);
+        if (r == 0)
+            return 0;
+        if (all) {
+            lua_pushinteger(L, (lua_Integer)slot + 1);
+            if (used)
+                lua_insert(L, -2);
+            else
+                lua_pushboolean(L, 0);
+            return 2;
+        }
+        if (used)
+            return 1;
+    }
+}
+
+void *vp_lslots_push(lua_State *L, int cap, const vp_lslots *s, int all)
+{
+    cap = lua_absindex(L, cap);
+    vp_lcap_check(L, cap, s->cap_tname);
+    lua_pushvalue(L, cap);
+    void *state = lua_newuserdatauv(L, s->state_size, 0);
+    memset(state, 0, s->state_size);
+    lua_pushlightuserdata(L, (void *)s);
+    lua_pushboolean(L, all);
+    lua_pushcclosure(L, lslots_iter, 4);
+    return state;
+}
+
 /* __index: methods first, then the fields table (captures), then the
  * class's property getter. Upvalues: methods, getter (or nil). */
 static int class_index(lua_State *L)

@@ -56,6 +56,39 @@ void *vp_lchild_check(lua_State *L, int idx, const char *tname, void **model);
 /* Push the capture a child pins. */
 void vp_lchild_pushcap(lua_State *L, int idx);
 
+/* Whether the children at a and b pin the same capture (their __eq: the
+ * same record of the same capture). */
+int vp_lchild_same_cap(lua_State *L, int a, int b);
+
+/* Argument idx as a 1-based index in 1..n, returned 0-based; an index out
+ * of range raises "<what> <i> is out of range 1..<n>" ("... out of range:
+ * there are none" when n is 0). A lookup by name that finds nothing
+ * returns nil instead; an index is the caller's mistake. */
+uint64_t vp_l_check_index(lua_State *L, int idx, const char *what, uint64_t n);
+
+/* ---- slotted captures (.dm, .dw) ------------------------------------------
+ * One iterator for the files that are a sequence of slots, each used (a
+ * record) or empty:
+ *
+ *   for i, rec in cap:slots() do ... end   -- rec is false for an empty slot
+ *   for rec in cap:records() do ... end    -- the used slots only
+ *
+ * The binding gives the step: decode the next slot from `state` and return
+ * -1 (err filled), 0 after the last slot, or 1 with *slot (0-based) set
+ * and, for a used slot, *used = 1 and its child pushed (the capture is at
+ * `cap`). Errors raise naming the capture's file. */
+typedef struct vp_lslots {
+    const char *cap_tname; /* the capture class */
+    size_t state_size;     /* the step's iterator state */
+    int (*next)(lua_State *L, int cap, void *model, void *state, uint64_t *slot, int *used,
+                vp_error *err);
+} vp_lslots;
+
+/* Push the iterator over the capture at `cap`: every slot as `i, rec|false`
+ * when `all`, else the used slots as `rec`. Returns the state (state_size
+ * bytes, kept alive by the iterator) for the caller to position. */
+void *vp_lslots_push(lua_State *L, int cap, const vp_lslots *s, int all);
+
 /* Register class tname: metatable with __name, the given metamethods,
  * and an __index that looks in `methods`, then the user value 1 table when
  * that is a table (captures), then calls `getter(L)` with (obj, key) when

@@ -1,11 +1,12 @@
-/* The .devt (event profiler) capture, its groups, and vp.writer("devt").
+/* The .devt (event profiler) capture and its groups. The writer is
+ * l_devt_writer.c.
  *
  * cap: time, unknown, graph_duration, prefix, bitfield (the raw bytes),
- *      bits (set entries, 0-based), group_count, event_count,
- *      trailing_bytes; cap:groups(), cap:group(i|name), cap:events(),
- *      cap:summary().
+ *      bits (set entries, 0-based), group_count, event_count (#cap),
+ *      trailing_bytes, truncated; cap:groups(), cap:group(i|name),
+ *      cap:events(), cap:summary().
  * group (pins the capture): index, name, total, count, file_offset, #group,
- *      group:events(), group:event(i).
+ *      group:events(), group:event(i), group:totable().
  * events are plain tables: index, group, time1, time2, type, type_name,
  *      type_uncertain. */
 #include <stdio.h>
@@ -142,15 +143,13 @@ static int cap_groups(lua_State *L)
     return 1;
 }
 
-/* cap:group(i | name) -> group or nil */
+/* cap:group(i | name) -> group; an index out of range raises, a name that
+ * is no group's gives nil. */
 static int cap_group(lua_State *L)
 {
     vp_devt *d = devt_check(L, 1);
     if (lua_type(L, 2) == LUA_TNUMBER) {
-        lua_Integer i = luaL_checkinteger(L, 2);
-        if (i < 1 || i > (lua_Integer)d->group_count)
-            return 0;
-        group_push(L, 1, (uint32_t)(i - 1));
+        group_push(L, 1, (uint32_t)vp_l_check_index(L, 2, "group", d->group_count));
         return 1;
     }
     const char *name = luaL_checkstring(L, 2);
@@ -259,6 +258,13 @@ static int cap_close(lua_State *L)
     return 0;
 }
 
+/* #cap: the events, over all groups. */
+static int cap_len(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)devt_check(L, 1)->event_count);
+    return 1;
+}
+
 static int cap_tostring(lua_State *L)
 {
     vp_lcap *c = luaL_checkudata(L, 1, DEVT_T);
@@ -348,16 +354,45 @@ static int group_events(lua_State *L)
     return 1;
 }
 
-/* group:event(i) -> event or nil (1-based) */
+/* group:event(i) -> event (1-based); raises out of range. */
 static int group_event(lua_State *L)
 {
     vp_devt *d;
     lgroup *lg = group_check(L, 1, &d);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->groups[lg->g].count)
-        return 0;
+    uint64_t i = vp_l_check_index(L, 2, "event", d->groups[lg->g].count);
     vp_lchild_pushcap(L, 1);
-    event_get_push(L, d, lua_gettop(L), lg->g, (uint64_t)i - 1);
+    event_get_push(L, d, lua_gettop(L), lg->g, i);
+    return 1;
+}
+
+/* Every field as a plain table, the events included. */
+static int group_totable(lua_State *L)
+{
+    static const char *const keys[] = {"index", "name", "total", "count", "file_offset", NULL};
+    vp_devt *d;
+    lgroup *lg = group_check(L, 1, &d);
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 6);
+    vp_l_getter_fields(L, 1, group_get, keys);
+    uint64_t n = d->groups[lg->g].count;
+    lua_createtable(L, n > INT32_MAX ? 0 : (int)n, 0);
+    vp_lchild_pushcap(L, 1);
+    int cap = lua_gettop(L);
+    for (uint64_t i = 0; i < n; i++) {
+        event_get_push(L, d, cap, lg->g, i);
+        lua_rawseti(L, cap - 1, (lua_Integer)i + 1);
+    }
+    lua_pop(L, 1);
+    lua_setfield(L, 2, "events");
+    return 1;
+}
+
+/* The same group of the same capture. */
+static int group_eq(lua_State *L)
+{
+    lgroup *a = luaL_testudata(L, 1, GROUP_T);
+    lgroup *b = luaL_testudata(L, 2, GROUP_T);
+    lua_pushboolean(L, a && b && a->g == b->g && vp_lchild_same_cap(L, 1, 2));
     return 1;
 }
 
@@ -377,6 +412,7 @@ void vp_l_register_devt(lua_State *L)
     static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
                                         {"__close", cap_close},
                                         {"__tostring", cap_tostring},
+                                        {"__len", cap_len},
                                         {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"groups", cap_groups},   {"group", cap_group},
                                            {"events", cap_events},   {"summary", cap_summary},
@@ -384,8 +420,10 @@ void vp_l_register_devt(lua_State *L)
     vp_l_class(L, DEVT_T, cap_meta, cap_methods, NULL);
 
     static const luaL_Reg group_meta[] = {
-        {"__len", group_len}, {"__tostring", group_tostring}, {NULL, NULL}};
-    static const luaL_Reg group_methods[] = {
-        {"events", group_events}, {"event", group_event}, {NULL, NULL}};
+        {"__len", group_len}, {"__tostring", group_tostring}, {"__eq", group_eq}, {NULL, NULL}};
+    static const luaL_Reg group_methods[] = {{"events", group_events},
+                                            {"event", group_event},
+                                            {"totable", group_totable},
+                                            {NULL, NULL}};
     vp_l_class(L, GROUP_T, group_meta, group_methods, group_get);
 }

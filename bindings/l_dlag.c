@@ -1,12 +1,14 @@
 /* The .dlag (lag profiler) capture, its measurements and tail records
- * (hops), and vp.writer("dlag").
+ * (hops). The writer is l_dlag_writer.c.
  *
- * cap: time, measurement_count, sample_count, graph_state_count,
- *      traceroute_host, hop_count, trailing_bytes; cap:measurements(),
+ * cap: time, measurement_count (#cap), sample_count, graph_state_count,
+ *      traceroute_host (nil when the file ends before it), hop_count,
+ *      trailing_bytes, truncated; cap:measurements(),
  *      cap:measurement(index | name), cap:graph_states(),
  *      cap:graph_state(i), cap:hops(), cap:hop(i), cap:summary().
  * measurement (pins the capture): index, name, page, total, count,
- *      file_offset, #m, m:samples(), m:sample(i), m:values(), m:times().
+ *      file_offset, #m, m:samples(), m:sample(i), m:values(), m:times(),
+ *      m:totable().
  * hop (pins the capture): index, address ("a.b.c.d"), address_bytes,
  *      name, unknown_u8_1, unknown_u32, unknown_floats, unknown_u8_2,
  *      count, file_offset, #hop and the same sample methods.
@@ -130,7 +132,7 @@ static void graph_state_push(lua_State *L, const vp_dlag *d, int capidx, uint64_
     lua_setfield(L, -2, "offset");
     vec4_push(L, gs.scale);
     lua_setfield(L, -2, "scale");
-    lua_pushinteger(L, gs.print_titles);
+    lua_pushboolean(L, gs.print_titles != 0);
     lua_setfield(L, -2, "print_titles");
     lua_pushinteger(L, gs.unknown);
     lua_setfield(L, -2, "unknown");
@@ -229,15 +231,17 @@ static int name_eq_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
-/* cap:measurement(index | name) -> measurement or nil. A name matches
- * exactly, then ignoring case (the first in index order: "Total Objects"
- * is 44, 59 is reached by index), then "measurement_N". */
+/* cap:measurement(index | name) -> measurement. An index out of range
+ * raises. A name matches exactly, then ignoring case (the first in index
+ * order: "Total Objects" is 44, 59 is reached by index), then
+ * "measurement_N"; a name that matches none gives nil. */
 static int cap_measurement(lua_State *L)
 {
     vp_dlag *d = dlag_check(L, 1);
     lua_Integer idx = 0;
     if (lua_type(L, 2) == LUA_TNUMBER) {
-        idx = luaL_checkinteger(L, 2);
+        meas_push(L, 1, (uint32_t)vp_l_check_index(L, 2, "measurement", d->measurement_count));
+        return 1;
     } else {
         const char *name = luaL_checkstring(L, 2);
         for (int pass = 0; pass < 2 && !idx; pass++)
@@ -261,23 +265,25 @@ static int cap_measurement(lua_State *L)
     return 1;
 }
 
+/* cap:graph_state(i), cap:hop(i): 1-based; raise out of range. */
 static int cap_graph_state(lua_State *L)
 {
     vp_dlag *d = dlag_check(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->graph_state_count)
-        return 0;
-    graph_state_push(L, d, 1, (uint64_t)i - 1);
+    graph_state_push(L, d, 1, vp_l_check_index(L, 2, "graph state", d->graph_state_count));
     return 1;
 }
 
 static int cap_hop(lua_State *L)
 {
     vp_dlag *d = dlag_check(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->hop_count)
-        return 0;
-    hop_push(L, 1, (uint64_t)i - 1);
+    hop_push(L, 1, vp_l_check_index(L, 2, "hop", d->hop_count));
+    return 1;
+}
+
+/* #cap: the measurements. */
+static int cap_len(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)dlag_check(L, 1)->measurement_count);
     return 1;
 }
 
@@ -408,16 +414,26 @@ static int owner_samples_l(lua_State *L)
     return 1;
 }
 
-/* x:sample(i) -> sample or nil (1-based) */
+/* x:sample(i) -> sample (1-based); raises out of range. */
 static int owner_sample(lua_State *L)
 {
     vp_dlag *d;
     const vp_dlag_samples *s = owner_samples(L, 1, &d);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > s->count)
-        return 0;
-    sample_get_push(L, 1, d, s, (uint64_t)i - 1);
+    sample_get_push(L, 1, d, s, vp_l_check_index(L, 2, "sample", s->count));
     return 1;
+}
+
+/* The samples of the owner at idx as a list, into the table at `into`. */
+static void owner_sample_list(lua_State *L, int owner, int into)
+{
+    vp_dlag *d;
+    const vp_dlag_samples *s = owner_samples(L, owner, &d);
+    lua_createtable(L, s->count > INT32_MAX ? 0 : (int)s->count, 0);
+    for (uint64_t i = 0; i < s->count; i++) {
+        sample_get_push(L, owner, d, s, i);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, into, "samples");
 }
 
 static int owner_series(lua_State *L, int which)
@@ -466,6 +482,26 @@ static int meas_get(lua_State *L)
         vp_lchild_pushcap(L, 1);
     else
         return 0;
+    return 1;
+}
+
+static int meas_totable(lua_State *L)
+{
+    static const char *const keys[] = {"index", "name",  "page", "total",
+                                       "count", "file_offset", NULL};
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 7);
+    vp_l_getter_fields(L, 1, meas_get, keys);
+    owner_sample_list(L, 1, 2);
+    return 1;
+}
+
+/* The same measurement of the same capture. */
+static int meas_eq(lua_State *L)
+{
+    lmeas *a = luaL_testudata(L, 1, MEAS_T);
+    lmeas *b = luaL_testudata(L, 2, MEAS_T);
+    lua_pushboolean(L, a && b && a->k == b->k && vp_lchild_same_cap(L, 1, 2));
     return 1;
 }
 
@@ -531,6 +567,27 @@ static int hop_get(lua_State *L)
     return 1;
 }
 
+static int hop_totable(lua_State *L)
+{
+    static const char *const keys[] = {
+        "index",        "address",     "address_bytes", "name",  "unknown_u8_1",
+        "unknown_u32",  "unknown_floats", "unknown_u8_2", "count", "file_offset", NULL};
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 11);
+    vp_l_getter_fields(L, 1, hop_get, keys);
+    owner_sample_list(L, 1, 2);
+    return 1;
+}
+
+/* The same tail record of the same capture. */
+static int hop_eq(lua_State *L)
+{
+    lhop *a = luaL_testudata(L, 1, HOP_T);
+    lhop *b = luaL_testudata(L, 2, HOP_T);
+    lua_pushboolean(L, a && b && a->i == b->i && vp_lchild_same_cap(L, 1, 2));
+    return 1;
+}
+
 static int hop_tostring(lua_State *L)
 {
     void *mp;
@@ -548,6 +605,7 @@ void vp_l_register_dlag(lua_State *L)
     static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
                                         {"__close", cap_close},
                                         {"__tostring", cap_tostring},
+                                        {"__len", cap_len},
                                         {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {
         {"measurements", cap_measurements}, {"measurement", cap_measurement},
@@ -558,14 +616,15 @@ void vp_l_register_dlag(lua_State *L)
     vp_l_class(L, DLAG_T, cap_meta, cap_methods, NULL);
 
     static const luaL_Reg meas_meta[] = {
-        {"__len", owner_len}, {"__tostring", meas_tostring}, {NULL, NULL}};
-    static const luaL_Reg sample_methods[] = {{"samples", owner_samples_l},
-                                              {"sample", owner_sample},
-                                              {"values", owner_values},
-                                              {"times", owner_times},
-                                              {NULL, NULL}};
-    vp_l_class(L, MEAS_T, meas_meta, sample_methods, meas_get);
+        {"__len", owner_len}, {"__tostring", meas_tostring}, {"__eq", meas_eq}, {NULL, NULL}};
+    static const luaL_Reg meas_methods[] = {{"samples", owner_samples_l}, {"sample", owner_sample},
+                                            {"values", owner_values},     {"times", owner_times},
+                                            {"totable", meas_totable},    {NULL, NULL}};
+    vp_l_class(L, MEAS_T, meas_meta, meas_methods, meas_get);
     static const luaL_Reg hop_meta[] = {
-        {"__len", owner_len}, {"__tostring", hop_tostring}, {NULL, NULL}};
-    vp_l_class(L, HOP_T, hop_meta, sample_methods, hop_get);
+        {"__len", owner_len}, {"__tostring", hop_tostring}, {"__eq", hop_eq}, {NULL, NULL}};
+    static const luaL_Reg hop_methods[] = {{"samples", owner_samples_l}, {"sample", owner_sample},
+                                           {"values", owner_values},     {"times", owner_times},
+                                           {"totable", hop_totable},     {NULL, NULL}};
+    vp_l_class(L, HOP_T, hop_meta, hop_methods, hop_get);
 }

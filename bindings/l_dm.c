@@ -75,87 +75,60 @@ static void push_record(lua_State *L, const vp_dm_record *r, int cap_idx)
     *u = *r;
 }
 
-/* Upvalues: capture, state (vp_dm_iter), mode (true: every slot as
- * `slot, record|false`; false: data records only). */
-static int dm_iter(lua_State *L)
+/* One step of the slot iterator (l_common): the next element of the
+ * record array; a record with data is a used slot. */
+static int dm_slot_next(lua_State *L, int cap, void *model, void *state, uint64_t *slot,
+                        int *used, vp_error *err)
 {
-    vp_dm *d = dm_check(L, lua_upvalueindex(1));
-    vp_dm_iter *it = lua_touserdata(L, lua_upvalueindex(2));
-    int all = lua_toboolean(L, lua_upvalueindex(3));
-    for (;;) {
-        vp_dm_record r;
-        vp_error err;
-        int n = vp_dm_iter_next(d, it, &r, &err);
-        if (n < 0)
-            return vp_lcap_raise(L, lua_upvalueindex(1), &err);
-        if (n == 0)
-            return 0;
-        int data = r.have_data == 1;
-        if (all) {
-            lua_pushinteger(L, (lua_Integer)r.slot + 1);
-            if (data) {
-                lua_pushvalue(L, lua_upvalueindex(1));
-                push_record(L, &r, -1);
-                lua_remove(L, -2);
-            } else {
-                lua_pushboolean(L, 0);
-            }
-            return 2;
-        }
-        if (data) {
-            lua_pushvalue(L, lua_upvalueindex(1));
-            push_record(L, &r, -1);
-            lua_remove(L, -2);
-            return 1;
-        }
-    }
-}
-
-static int push_iter(lua_State *L, int all, uint64_t first)
-{
-    vp_dm *d = dm_check(L, 1);
-    lua_pushvalue(L, 1);
-    vp_dm_iter *it = lua_newuserdatauv(L, sizeof *it, 0);
-    if (first)
-        vp_dm_iter_seek_record(d, it, first);
-    else
-        vp_dm_iter_begin(d, it);
-    lua_pushboolean(L, all);
-    lua_pushcclosure(L, dm_iter, 3);
+    vp_dm_record r;
+    int n = vp_dm_iter_next(model, state, &r, err);
+    if (n <= 0)
+        return n;
+    *slot = r.slot;
+    *used = r.have_data == 1;
+    if (*used)
+        push_record(L, &r, cap);
     return 1;
 }
+
+static const vp_lslots dm_slots_def = {DM_T, sizeof(vp_dm_iter), dm_slot_next};
 
 /* cap:records([i]) -> iterator over the records with data, from the i-th. */
 static int dm_records(lua_State *L)
 {
-    dm_check(L, 1);
+    vp_dm *d = dm_check(L, 1);
     lua_Integer i = luaL_optinteger(L, 2, 1);
     luaL_argcheck(L, i >= 1, 2, "record numbers start at 1");
-    return push_iter(L, 0, (uint64_t)i - 1);
+    vp_dm_iter *it = vp_lslots_push(L, 1, &dm_slots_def, 0);
+    if (i > 1)
+        vp_dm_iter_seek_record(d, it, (uint64_t)i - 1); /* past the end: exhausted */
+    else
+        vp_dm_iter_begin(d, it);
+    return 1;
 }
 
+/* cap:slots() -> i, record | false for every element of the array. */
 static int dm_slots(lua_State *L)
 {
-    return push_iter(L, 1, 0);
+    vp_dm *d = dm_check(L, 1);
+    vp_dm_iter_begin(d, vp_lslots_push(L, 1, &dm_slots_def, 1));
+    return 1;
 }
 
+/* cap:record(i) -> record (1-based); raises out of range. */
 static int dm_record(lua_State *L)
 {
     vp_dm *d = dm_check(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->record_count) {
-        lua_pushnil(L);
-        return 1;
-    }
+    uint64_t i = vp_l_check_index(L, 2, "record", d->record_count);
     vp_dm_iter it;
-    vp_dm_iter_seek_record(d, &it, (uint64_t)i - 1);
+    vp_dm_iter_seek_record(d, &it, i);
     vp_dm_record r;
     vp_error err;
     int n = vp_dm_iter_next(d, &it, &r, &err);
     if (n <= 0 || r.have_data != 1) {
-        if (n == 0 || (n > 0 && r.have_data != 1))
-            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "record %d could not be found again",
-                    (int)i);
+        if (n >= 0)
+            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "record %llu could not be found again",
+                    (unsigned long long)i + 1);
         return vp_lcap_raise(L, 1, &err);
     }
     push_record(L, &r, 1);
@@ -285,7 +258,9 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
     lua_setfield(L, -2, "orientation");
     vp_l_set_vec3(L, "direction", g->direction);
     vp_l_set_int(L, "state", g->state);
-    vp_l_set_int(L, "have_ext", g->have_ext);
+    /* The block is there only for the byte 1 (others are warned about). */
+    lua_pushboolean(L, g->have_ext == 1);
+    lua_setfield(L, -2, "have_ext");
     if (g->have_ext != 1)
         return;
     vp_l_set_int(L, "unknown_1", g->unknown_1);
@@ -295,7 +270,8 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
     vp_l_set_int(L, "jetpack_energy", g->jetpack_energy);
     vp_l_set_int(L, "ground_time", g->ground_time);
     vp_l_set_int(L, "time_since_last_jump", g->time_since_last_jump);
-    vp_l_set_int(L, "have_collision", g->have_collision);
+    lua_pushboolean(L, g->have_collision != 0);
+    lua_setfield(L, -2, "have_collision");
     if (g->have_collision) {
         vp_l_set_int(L, "arrow_count", g->arrow_count);
         vp_l_set_int(L, "float_count", g->float_count);
@@ -440,8 +416,8 @@ static int record_get(lua_State *L)
         lua_pushinteger(L, (lua_Integer)r->off);
     else if (strcmp(k, "size") == 0)
         lua_pushinteger(L, (lua_Integer)r->size);
-    else if (strcmp(k, "have_data") == 0)
-        lua_pushinteger(L, r->have_data);
+    else if (strcmp(k, "used") == 0)
+        lua_pushboolean(L, r->have_data == 1);
     else if (strcmp(k, "bits") == 0) {
         lua_createtable(L, (int)r->group_count, 0);
         int n = 0;
@@ -459,8 +435,8 @@ static int record_totable(lua_State *L)
 {
     vp_dm *d;
     vp_dm_record *r = record_check(L, 1, &d);
-    static const char *const keys[] = {"index",     "slot",     "offset",      "size", "have_data",
-                                       "time",      "bitfield", "group_count", "bits", NULL};
+    static const char *const keys[] = {"index",    "slot",        "offset", "size", "used", "time",
+                                       "bitfield", "group_count", "bits",   NULL};
     lua_settop(L, 1);
     lua_createtable(L, 0, 10);
     vp_l_getter_fields(L, 1, record_get, keys);
@@ -481,11 +457,12 @@ static int record_tostring(lua_State *L)
     return 1;
 }
 
+/* The same record of the same capture. */
 static int record_eq(lua_State *L)
 {
     vp_dm_record *a = luaL_testudata(L, 1, DM_RECORD_T);
     vp_dm_record *b = luaL_testudata(L, 2, DM_RECORD_T);
-    lua_pushboolean(L, a && b && a->off == b->off);
+    lua_pushboolean(L, a && b && a->off == b->off && vp_lchild_same_cap(L, 1, 2));
     return 1;
 }
 

@@ -108,86 +108,60 @@ static void push_trace(lua_State *L, const vp_dw_trace *t, int cap_idx)
     *u = *t;
 }
 
-/* Iterator over slots. Upvalues: capture, state userdata (vp_dw_iter),
- * mode (true: every slot as `index, trace|false`; false: traces only). */
-static int dw_iter(lua_State *L)
+/* One step of the slot iterator (l_common): the next slot; a trace is a
+ * used slot. */
+static int dw_slot_next(lua_State *L, int cap, void *model, void *state, uint64_t *slot,
+                        int *used, vp_error *err)
 {
-    vp_dw *d = dw_check(L, lua_upvalueindex(1));
-    vp_dw_iter *it = lua_touserdata(L, lua_upvalueindex(2));
-    int all = lua_toboolean(L, lua_upvalueindex(3));
     vp_dw_trace t;
-    vp_error err;
-    for (;;) {
-        int r = vp_dw_iter_next(d, it, &t, &err);
-        if (r < 0)
-            return vp_lcap_raise(L, lua_upvalueindex(1), &err);
-        if (r == 0)
-            return 0;
-        if (all) {
-            lua_pushinteger(L, (lua_Integer)t.slot + 1);
-            if (t.used) {
-                lua_pushvalue(L, lua_upvalueindex(1));
-                push_trace(L, &t, -1);
-                lua_remove(L, -2);
-            } else {
-                lua_pushboolean(L, 0);
-            }
-            return 2;
-        }
-        if (t.used) {
-            lua_pushvalue(L, lua_upvalueindex(1));
-            push_trace(L, &t, -1);
-            lua_remove(L, -2);
-            return 1;
-        }
-    }
-}
-
-static int push_iter(lua_State *L, int all, uint64_t first_trace)
-{
-    vp_dw *d = dw_check(L, 1);
-    lua_pushvalue(L, 1);
-    vp_dw_iter *it = lua_newuserdatauv(L, sizeof *it, 0);
-    if (first_trace)
-        vp_dw_iter_seek_trace(d, it, first_trace); /* past the end: exhausted */
-    else
-        vp_dw_iter_begin(d, it);
-    lua_pushboolean(L, all);
-    lua_pushcclosure(L, dw_iter, 3);
+    int r = vp_dw_iter_next(model, state, &t, err);
+    if (r <= 0)
+        return r;
+    *slot = t.slot;
+    *used = t.used != 0;
+    if (*used)
+        push_trace(L, &t, cap);
     return 1;
 }
+
+static const vp_lslots dw_slots_def = {DW_T, sizeof(vp_dw_iter), dw_slot_next};
 
 /* cap:traces([i]) -> iterator over traces, from the i-th (1-based). */
 static int dw_traces(lua_State *L)
 {
-    dw_check(L, 1);
+    vp_dw *d = dw_check(L, 1);
     lua_Integer i = luaL_optinteger(L, 2, 1);
     luaL_argcheck(L, i >= 1, 2, "trace numbers start at 1");
-    return push_iter(L, 0, (uint64_t)i - 1);
+    vp_dw_iter *it = vp_lslots_push(L, 1, &dw_slots_def, 0);
+    if (i > 1)
+        vp_dw_iter_seek_trace(d, it, (uint64_t)i - 1); /* past the end: exhausted */
+    else
+        vp_dw_iter_begin(d, it);
+    return 1;
 }
 
+/* cap:slots() -> i, trace | false for every slot of the ring. */
 static int dw_slots(lua_State *L)
 {
-    return push_iter(L, 1, 0);
+    vp_dw *d = dw_check(L, 1);
+    vp_dw_iter_begin(d, vp_lslots_push(L, 1, &dw_slots_def, 1));
+    return 1;
 }
 
-/* cap:trace(i) -> trace (1-based), nil past the end. */
+/* cap:trace(i) -> trace (1-based); raises out of range. */
 static int dw_trace(lua_State *L)
 {
     vp_dw *d = dw_check(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->trace_count) {
-        lua_pushnil(L);
-        return 1;
-    }
+    uint64_t i = vp_l_check_index(L, 2, "trace", d->trace_count);
     vp_dw_iter it;
-    vp_dw_iter_seek_trace(d, &it, (uint64_t)i - 1);
+    vp_dw_iter_seek_trace(d, &it, i);
     vp_dw_trace t;
     vp_error err;
     int n = vp_dw_iter_next(d, &it, &t, &err);
     if (n <= 0 || !t.used) {
         if (n >= 0)
-            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "trace %d could not be found again", (int)i);
+            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "trace %llu could not be found again",
+                    (unsigned long long)i + 1);
         return vp_lcap_raise(L, 1, &err);
     }
     push_trace(L, &t, 1);
@@ -354,7 +328,9 @@ static void push_hit(lua_State *L, const vp_dw *d, const vp_dw_hit *h, const cha
     vp_l_set_vec3(L, "position", h->position);
     vp_l_set_vec3(L, "direction", h->direction);
     vp_l_set_int(L, "physics_material", h->physics_material);
-    vp_l_set_int(L, "have_entity", h->have_entity);
+    /* Any non-zero byte announces the block. */
+    lua_pushboolean(L, h->have_entity != 0);
+    lua_setfield(L, -2, "have_entity");
     if (h->have_entity) {
         lua_createtable(L, 0, 7);
         push_guid_fields(L, h->entity.guid);
@@ -365,7 +341,8 @@ static void push_hit(lua_State *L, const vp_dw *d, const vp_dw_hit *h, const cha
         vp_l_set_int(L, "unknown_25", h->entity.unknown_25);
         lua_setfield(L, -2, "entity");
     }
-    vp_l_set_int(L, "have_ragdoll", h->have_ragdoll);
+    lua_pushboolean(L, h->have_ragdoll != 0);
+    lua_setfield(L, -2, "have_ragdoll");
     if (h->have_ragdoll) {
         lua_createtable(L, 0, 5);
         push_guid_fields(L, h->ragdoll_guid);
@@ -522,7 +499,7 @@ static int trace_get(lua_State *L)
     else if (strcmp(k, "size") == 0)
         lua_pushinteger(L, (lua_Integer)t->size);
     else if (strcmp(k, "used") == 0)
-        lua_pushinteger(L, t->used);
+        lua_pushboolean(L, t->used != 0);
     else if (strcmp(k, "unknown_01") == 0)
         lua_pushinteger(L, t->unknown_01);
     else if (strcmp(k, "client_count") == 0)
@@ -555,11 +532,12 @@ static int trace_tostring(lua_State *L)
     return 1;
 }
 
+/* The same trace of the same capture. */
 static int trace_eq(lua_State *L)
 {
     vp_dw_trace *a = luaL_testudata(L, 1, DW_TRACE_T);
     vp_dw_trace *b = luaL_testudata(L, 2, DW_TRACE_T);
-    lua_pushboolean(L, a && b && a->off == b->off);
+    lua_pushboolean(L, a && b && a->off == b->off && vp_lchild_same_cap(L, 1, 2));
     return 1;
 }
 

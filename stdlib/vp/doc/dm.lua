@@ -39,10 +39,11 @@ return {
       m("records", "cap:records([i]) -> iterator", "the records with data in file order, from the i-th",
         "for r in cap:records() do print(r.time, r.group_count) end"),
       m("slots", "cap:slots() -> iterator of slot, record|false",
-        "every element of the array: its 1-based number and its record, or false when empty",
+        "every element of the array: its 1-based number and its record, or false when empty (the "
+          .. "same iterator as a .dw capture's)",
         "for i, r in cap:slots() do print(i, r and r.time) end"),
-      m("record", "cap:record(i) -> record | nil", "record i (1-based among records with data)",
-        "print(cap:record(1).time)"),
+      m("record", "cap:record(i) -> record", "record i (1-based among records with data); out of range "
+          .. "raises", "print(cap:record(1).time)"),
       m("summary", "cap:summary() -> {{name =, value =}, ...}",
         "rows for info.lua: records, empty records, groups, group bits, time range, truncation",
         "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
@@ -56,18 +57,18 @@ return {
     doc = "A record keeps its capture alive; using it after cap:close() raises \"capture is closed\". "
       .. "Groups are plain tables: bit (0..19), index (1-based in the record), offset, size, "
       .. "short_time (u16), position, orientation (quaternion {x, y, z, w}), direction, state (u16, "
-      .. "looks like the movement state), have_ext; with the extended block (have_ext == 1): "
-      .. "unknown_1 (u16), velocity, unknown_2, unknown_3 (u8), jetpack_energy (u16), ground_time "
-      .. "(i16: positive on the ground, negative in the air), time_since_last_jump (i16), "
-      .. "have_collision, arrow_count, arrows = list of {origin, direction}, float_count and floats = "
-      .. "list of numbers when "
-      .. "have_collision ~= 0, unknown_4, unknown_5 (Vec3f), unknown_6 (u8).",
+      .. "looks like the movement state), have_ext (boolean); with the extended block: unknown_1 "
+      .. "(u16), velocity, unknown_2, unknown_3 (u8), jetpack_energy (u16), ground_time (i16: "
+      .. "positive on the ground, negative in the air), time_since_last_jump (i16), have_collision "
+      .. "(boolean), arrow_count, arrows = list of {origin, direction}, float_count and floats = "
+      .. "list of numbers when have_collision, unknown_4, unknown_5 (Vec3f), unknown_6 (u8).",
     members = {
       f("index", "1-based position among the records with data", "print(r.index)"),
       f("slot", "1-based element number in the array (empty records counted)", "print(r.slot)"),
       f("offset", "byte offset of the record's have_data byte", "print(r.offset)"),
       f("size", "bytes of the record", "print(r.size)"),
-      f("have_data", "the have_data byte (1)", "print(r.have_data)"),
+      f("used", "true: the slot holds a record (its have_data byte is 1); empty slots are false in "
+        .. "cap:slots()", "print(r.used)"),
       f("time", "u32 record time", "print(r.time)"),
       f("bitfield", "u32 mask of the groups recorded (bits 0..19)", "print(string.format('%x', r.bitfield))"),
       f("group_count", "set bits among 0..19: the groups present", "print(r.group_count)"),
@@ -80,6 +81,8 @@ return {
         "print(#r:group_list())"),
       m("totable", "r:totable() -> table", "every field and the groups as plain tables",
         "local copy = r:totable()"),
+      op("==", "r1 == r2", "true for the same record of the same capture",
+        "print(cap:record(1) == cap:record(1))"),
     },
   },
   {
