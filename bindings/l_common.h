@@ -1,5 +1,6 @@
 /* Helpers shared by every binding: the capture userdata, child objects that
- * pin their capture, error triples, class registration and Series values.
+ * pin their capture, error triples, class registration, Series values, the
+ * slot iterator of the slotted formats and the writer classes.
  *
  * A capture is a full userdata holding a vp_lcap with two user values:
  *   1: fields table (format, path, size, warnings, and format fields that

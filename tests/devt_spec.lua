@@ -325,7 +325,8 @@ describe("devt", function()
       for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
       assert.is_true(rows.truncated)
       cap:close()
-      cap = cut("ttotal.devt", full:sub(1, 69), { in_total .. "; the file is truncated: kept 4 complete events in 1 group" })
+      cap = cut("ttotal.devt", full:sub(1, 69),
+        { in_total .. "; the file is truncated: kept 4 complete events in 1 group" })
       assert.are.equal(1, cap.group_count)
       assert.are.equal(4, #cap:group(1))
       cap:close()

@@ -59,9 +59,6 @@ uint32_t vp_dlag_measurement_page(uint32_t index)
 #define MEASUREMENT_MIN 5
 /* Smallest graph state: u16 count, an 8-byte bitfield, 2 x f32[4], 2 x u8. */
 #define GRAPH_STATE_MIN (2 + 8 + 32 + 2)
-/* Smallest tail record: address, empty array, empty string, u8, u32,
- * f32 x 4, u8. */
-#define HOP_MIN (4 + 1 + 1 + 1 + 4 + 16 + 1)
 
 static vp_errcode samples_index(vp_cursor *c, vp_dlag_samples *s, const char *what,
                                 vp_error *err)

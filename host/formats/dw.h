@@ -123,7 +123,7 @@ typedef struct vp_dw_hit {
 /* Name of a hit type (ERROR .. Validated), NULL above 10. */
 const char *vp_dw_hit_type_name(unsigned type);
 
-/* Walk slots in file order. Start with it = {0} (vp_dw_iter_begin); each
+/* Walk slots in file order. Start with vp_dw_iter_begin; each
  * call decodes the next slot into *t and returns 1, 0 after the last, -1 on
  * error (err filled; cannot happen for slots validated at open unless the
  * file changed under the mapping). */

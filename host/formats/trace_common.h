@@ -1,5 +1,6 @@
-/* Pieces shared by the four debug-trace formats (.devt, .dlag, .dm, .dw):
- * the chunked array, the visibility bitfield, and the writer side of both.
+/* Pieces shared by the four debug-trace readers (.devt, .dlag, .dm, .dw):
+ * the chunked array and the visibility bitfield. The writers have their own
+ * (write/wbuf.h): a writer and its reader share nothing but the spec.
  *
  * The chunked array, exactly as specs/format-notes.md states it:
  *
@@ -14,7 +15,9 @@
  *
  * Readers: every block count is checked against the bytes left (count x the
  * element's minimum size) before anything is read or allocated, and errors
- * name the offset of the count byte and the array. */
+ * name the offset of the count byte and the array. A block that runs past
+ * the end of the file still holds whole elements, which a lenient open
+ * keeps (vp_chunked_skip_fixed counts them). */
 #ifndef VP_TRACE_COMMON_H
 #define VP_TRACE_COMMON_H
 
