@@ -88,13 +88,19 @@ void vp_lchild_pushcap(lua_State *L, int idx)
     lua_getiuservalue(L, idx, 1);
 }
 
-int vp_lchild_same_cap(lua_State *L, int a, int b)
+int vp_lchild_eq(lua_State *L, const char *tname, size_t offset, size_t size)
 {
-    lua_getiuservalue(L, a, 1);
-    lua_getiuservalue(L, b, 1);
-    int same = lua_rawequal(L, -1, -2);
-    lua_pop(L, 2);
-    return same;
+    const char *a = luaL_testudata(L, 1, tname);
+    const char *b = luaL_testudata(L, 2, tname);
+    int same = a && b && memcmp(a + offset, b + offset, size) == 0;
+    if (same) {
+        lua_getiuservalue(L, 1, 1);
+        lua_getiuservalue(L, 2, 1);
+        same = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+    }
+    lua_pushboolean(L, same);
+    return 1;
 }
 
 uint64_t vp_l_check_index(lua_State *L, int idx, const char *what, uint64_t n)

@@ -57,9 +57,11 @@ void *vp_lchild_check(lua_State *L, int idx, const char *tname, void **model);
 /* Push the capture a child pins. */
 void vp_lchild_pushcap(lua_State *L, int idx);
 
-/* Whether the children at a and b pin the same capture (their __eq: the
- * same record of the same capture). */
-int vp_lchild_same_cap(lua_State *L, int a, int b);
+/* __eq of a child class tname: arguments 1 and 2 are both of the class,
+ * pin the same capture and have the same key, the `size` bytes at
+ * `offset` in the child (its index or file offset): the same record of the
+ * same capture. */
+int vp_lchild_eq(lua_State *L, const char *tname, size_t offset, size_t size);
 
 /* Argument idx as a 1-based index in 1..n, returned 0-based; an index out
  * of range raises "<what> <i> is out of range 1..<n>" ("... out of range:

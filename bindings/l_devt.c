@@ -9,6 +9,7 @@
  *      group:events(), group:event(i), group:totable().
  * events are plain tables: index, group, time1, time2, type, type_name,
  *      type_uncertain. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,13 +388,9 @@ static int group_totable(lua_State *L)
     return 1;
 }
 
-/* The same group of the same capture. */
 static int group_eq(lua_State *L)
 {
-    lgroup *a = luaL_testudata(L, 1, GROUP_T);
-    lgroup *b = luaL_testudata(L, 2, GROUP_T);
-    lua_pushboolean(L, a && b && a->g == b->g && vp_lchild_same_cap(L, 1, 2));
-    return 1;
+    return vp_lchild_eq(L, GROUP_T, offsetof(lgroup, g), sizeof(uint32_t));
 }
 
 static int group_tostring(lua_State *L)

@@ -14,6 +14,7 @@
  *      count, file_offset, #hop and the same sample methods.
  * samples and graph states are plain tables. */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -485,24 +486,27 @@ static int meas_get(lua_State *L)
     return 1;
 }
 
-static int meas_totable(lua_State *L)
+/* x:totable() of a measurement or hop: the fields `keys` as its getter
+ * reads them, and the samples. */
+static int owner_totable(lua_State *L, lua_CFunction get, const char *const *keys)
 {
-    static const char *const keys[] = {"index", "name",  "page", "total",
-                                       "count", "file_offset", NULL};
     lua_settop(L, 1);
-    lua_createtable(L, 0, 7);
-    vp_l_getter_fields(L, 1, meas_get, keys);
+    lua_newtable(L);
+    vp_l_getter_fields(L, 1, get, keys);
     owner_sample_list(L, 1, 2);
     return 1;
 }
 
-/* The same measurement of the same capture. */
+static int meas_totable(lua_State *L)
+{
+    static const char *const keys[] = {"index", "name",  "page", "total",
+                                       "count", "file_offset", NULL};
+    return owner_totable(L, meas_get, keys);
+}
+
 static int meas_eq(lua_State *L)
 {
-    lmeas *a = luaL_testudata(L, 1, MEAS_T);
-    lmeas *b = luaL_testudata(L, 2, MEAS_T);
-    lua_pushboolean(L, a && b && a->k == b->k && vp_lchild_same_cap(L, 1, 2));
-    return 1;
+    return vp_lchild_eq(L, MEAS_T, offsetof(lmeas, k), sizeof(uint32_t));
 }
 
 static int meas_tostring(lua_State *L)
@@ -572,20 +576,12 @@ static int hop_totable(lua_State *L)
     static const char *const keys[] = {
         "index",        "address",     "address_bytes", "name",  "unknown_u8_1",
         "unknown_u32",  "unknown_floats", "unknown_u8_2", "count", "file_offset", NULL};
-    lua_settop(L, 1);
-    lua_createtable(L, 0, 11);
-    vp_l_getter_fields(L, 1, hop_get, keys);
-    owner_sample_list(L, 1, 2);
-    return 1;
+    return owner_totable(L, hop_get, keys);
 }
 
-/* The same tail record of the same capture. */
 static int hop_eq(lua_State *L)
 {
-    lhop *a = luaL_testudata(L, 1, HOP_T);
-    lhop *b = luaL_testudata(L, 2, HOP_T);
-    lua_pushboolean(L, a && b && a->i == b->i && vp_lchild_same_cap(L, 1, 2));
-    return 1;
+    return vp_lchild_eq(L, HOP_T, offsetof(lhop, i), sizeof(uint64_t));
 }
 
 static int hop_tostring(lua_State *L)

@@ -1,6 +1,7 @@
 /* Lua binding of the movement trace (.dm): the capture and its records
  * (child userdata decoded on access from the mapped file), groups as plain
  * tables built when iterated. The writer is l_dm_writer.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -457,13 +458,9 @@ static int record_tostring(lua_State *L)
     return 1;
 }
 
-/* The same record of the same capture. */
 static int record_eq(lua_State *L)
 {
-    vp_dm_record *a = luaL_testudata(L, 1, DM_RECORD_T);
-    vp_dm_record *b = luaL_testudata(L, 2, DM_RECORD_T);
-    lua_pushboolean(L, a && b && a->off == b->off && vp_lchild_same_cap(L, 1, 2));
-    return 1;
+    return vp_lchild_eq(L, DM_RECORD_T, offsetof(vp_dm_record, off), sizeof(uint64_t));
 }
 
 void vp_l_register_dm(lua_State *L)

@@ -1,7 +1,7 @@
 /* Lua binding of the weapon trace (.dw): the capture and its traces (child
  * userdata decoded on access from the mapped file), hits as plain tables
  * built when iterated. The writer is l_dw_writer.c. */
-#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -532,13 +532,9 @@ static int trace_tostring(lua_State *L)
     return 1;
 }
 
-/* The same trace of the same capture. */
 static int trace_eq(lua_State *L)
 {
-    vp_dw_trace *a = luaL_testudata(L, 1, DW_TRACE_T);
-    vp_dw_trace *b = luaL_testudata(L, 2, DW_TRACE_T);
-    lua_pushboolean(L, a && b && a->off == b->off && vp_lchild_same_cap(L, 1, 2));
-    return 1;
+    return vp_lchild_eq(L, DW_TRACE_T, offsetof(vp_dw_trace, off), sizeof(uint64_t));
 }
 
 void vp_l_register_dw(lua_State *L)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/vp_error.h"
+
 typedef struct tb {
     uint8_t *p;
     size_t len, cap;
@@ -81,6 +83,35 @@ static inline void tb_chunked(tb *b, unsigned n, void (*elem)(tb *b, unsigned i,
         if (c != 255)
             return;
     }
+}
+
+/* The results of opening the same bytes strict (rc_s, es) and lenient
+ * (rc_l, el; `truncated` and `w` of the model when it opened): a strict open
+ * must fail with code at offset, its message holding msg; a lenient one
+ * the same when `lenient_fails`, else keep a truncated model whose last
+ * warning holds `warning` (NULL: msg). The CHECK macros come from check.h,
+ * included before this header. */
+static inline void check_cut(vp_errcode rc_s, const vp_error *es, vp_errcode rc_l,
+                             const vp_error *el, int truncated, const vp_warnings *w,
+                             vp_errcode code, uint64_t offset, const char *msg, int lenient_fails,
+                             const char *warning)
+{
+    CHECK_EQ(rc_s, code);
+    CHECK_EQ(es->offset, offset);
+    CHECK_STR_CONTAINS(es->msg, msg);
+    if (lenient_fails) {
+        CHECK_EQ(rc_l, code);
+        CHECK_EQ(el->offset, offset);
+        CHECK_STR_CONTAINS(el->msg, msg);
+        return;
+    }
+    CHECK_EQ(rc_l, VP_OK);
+    if (rc_l != VP_OK)
+        return;
+    CHECK(truncated);
+    CHECK(w->count >= 1);
+    if (w->count)
+        CHECK_STR_CONTAINS(w->items[w->count - 1], warning ? warning : msg);
 }
 
 #endif

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
 #include "check.h"
+#include "bytes.h"
 #include "formats/dlag.h"
 
 static const vp_open_opts strict = {.strict = 1};
@@ -222,33 +222,21 @@ static void test_records(void)
     tb_free(&b);
 }
 
-/* Open `n` bytes of b both ways: strict must fail with code at offset with
- * msg; lenient the same when `lenient_fails`, else keep a model (returned)
- * whose last warning holds `warning` (NULL: msg). */
+/* Open `n` bytes of b both ways (check_cut says what must hold); returns
+ * the lenient model, if any, whose last warning holds `warning` (NULL:
+ * msg). */
 static vp_dlag *open_both(const tb *b, size_t n, vp_errcode code, uint64_t offset,
                           const char *msg, int lenient_fails, const char *warning)
 {
-    vp_error err;
-    vp_dlag *d = NULL;
-    CHECK_EQ(vp_dlag_open_mem(b->p, n, &strict, &d, &err), code);
-    CHECK(d == NULL);
-    CHECK_EQ(err.offset, offset);
-    CHECK_STR_CONTAINS(err.msg, msg);
-    vp_errcode rc = vp_dlag_open_mem(b->p, n, NULL, &d, &err);
-    if (lenient_fails) {
-        CHECK_EQ(rc, code);
+    vp_error es, el;
+    vp_dlag *s = NULL, *d = NULL;
+    vp_errcode rs = vp_dlag_open_mem(b->p, n, &strict, &s, &es);
+    CHECK(s == NULL);
+    vp_errcode rl = vp_dlag_open_mem(b->p, n, NULL, &d, &el);
+    check_cut(rs, &es, rl, &el, d && d->truncated, d ? &d->warnings : NULL, code, offset, msg,
+              lenient_fails, warning);
+    if (lenient_fails)
         CHECK(d == NULL);
-        CHECK_EQ(err.offset, offset);
-        CHECK_STR_CONTAINS(err.msg, msg);
-        return NULL;
-    }
-    CHECK_EQ(rc, VP_OK);
-    if (d) {
-        CHECK(d->truncated);
-        CHECK(d->warnings.count >= 1);
-        if (d->warnings.count)
-            CHECK_STR_CONTAINS(d->warnings.items[d->warnings.count - 1], warning ? warning : msg);
-    }
     return d;
 }
 
