@@ -556,17 +556,15 @@ int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err)
     return luaL_error(L, "%s %s: %s", lw->ops->name, lwriter_path(L, 1), err->msg);
 }
 
-/* Finish and release the host writer of lw, argument 1, once: VP_OK when
- * it was closed already. */
-static vp_errcode lwriter_finish(lua_State *L, vp_lwriter *lw, const void *copts, vp_error *err)
+/* Finish and release the host writer of lw once: VP_OK when it was closed
+ * already. */
+static vp_errcode lwriter_finish(vp_lwriter *lw, const void *copts, vp_error *err)
 {
     if (!lw->w)
         return VP_OK;
     void *w = lw->w;
     lw->w = NULL;
-    vp_errcode rc = lw->ops->close(w, lwriter_path(L, 1), copts, &lw->bytes, err);
-    if (lw->ops->free)
-        lw->ops->free(w);
+    vp_errcode rc = lw->ops->close(w, copts, &lw->bytes, err);
     if (lw->ops->release)
         lw->ops->release(lw);
     return rc;
@@ -578,7 +576,7 @@ static int lwriter_gc(lua_State *L)
 {
     vp_lwriter *lw = luaL_checkudata(L, 1, lwriter_ops(L)->tname);
     vp_error err;
-    lwriter_finish(L, lw, NULL, &err);
+    lwriter_finish(lw, NULL, &err);
     return 0;
 }
 
@@ -587,7 +585,7 @@ int vp_lwriter_close_with(lua_State *L, const void *copts)
     const vp_lwriter_ops *ops = lwriter_ops(L);
     vp_lwriter *lw = luaL_checkudata(L, 1, ops->tname);
     vp_error err;
-    if (lwriter_finish(L, lw, copts, &err) != VP_OK)
+    if (lwriter_finish(lw, copts, &err) != VP_OK)
         return luaL_error(L, "%s: %s", ops->name, err.msg);
     lua_pushinteger(L, (lua_Integer)lw->bytes);
     return 1;

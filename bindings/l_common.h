@@ -214,12 +214,10 @@ typedef struct vp_lwriter_ops {
     /* The format's properties, after path, closed and bytes (NULL: none):
      * called with (w, key), returns 0 or 1 value. */
     lua_CFunction get;
-    /* Finish the file; copts are the format's close options (NULL: those
-     * of close() without arguments); *bytes receives the file size. `free`
-     * then releases the host writer (NULL: close does). */
-    vp_errcode (*close)(void *w, const char *path, const void *copts, uint64_t *bytes,
-                        vp_error *err);
-    void (*free)(void *w);
+    /* Finish the file and release the host writer; copts are the format's
+     * close options (NULL: those of close() without arguments); *bytes
+     * receives the file size. */
+    vp_errcode (*close)(void *w, const void *copts, uint64_t *bytes, vp_error *err);
     /* Release the binding's own state in a larger userdata (NULL: none). */
     void (*release)(vp_lwriter *lw);
     /* Bytes so far: the offset the next write lands at. */

@@ -13,21 +13,15 @@
 #define WRITER_T "vp.devt.writer"
 #define WHO "devt writer"
 
-static vp_errcode devt_wclose(void *w, const char *path, const void *copts, uint64_t *bytes,
-                              vp_error *err)
+static vp_errcode devt_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
 {
     (void)copts;
-    return vp_devt_writer_save(w, path, bytes, err);
-}
-
-static void devt_wfree(void *w)
-{
-    vp_devt_writer_free(w);
+    return vp_devt_writer_close(w, bytes, err);
 }
 
 static uint64_t devt_wsize(void *w)
 {
-    return vp_devt_writer_size(w);
+    return vp_devt_writer_tell(w);
 }
 
 static vp_errcode devt_wraw(void *w, const void *p, size_t n, vp_error *err)
@@ -39,12 +33,12 @@ static vp_errcode devt_wraw(void *w, const void *p, size_t n, vp_error *err)
 
 static void devt_wtruncate(void *w, uint64_t n)
 {
-    vp_devt_writer_truncate(w, n > SIZE_MAX ? SIZE_MAX : (size_t)n);
+    vp_devt_writer_truncate(w, n);
 }
 
 static const uint8_t *devt_wdata(void *w, size_t *len, vp_error *err)
 {
-    return vp_devt_writer_bytes(w, len, err);
+    return vp_devt_writer_data(w, len, err);
 }
 
 /* w:group(events [, {total = n, chunks = {...}}]); an event is
@@ -90,7 +84,6 @@ static const vp_lwriter_ops devt_wops = {.tname = WRITER_T,
                                          .name = WHO,
                                          .methods = devt_wmethods,
                                          .close = devt_wclose,
-                                         .free = devt_wfree,
                                          .size = devt_wsize,
                                          .raw = devt_wraw,
                                          .truncate = devt_wtruncate,
@@ -118,10 +111,11 @@ int vp_l_writer_devt(lua_State *L, const char *path, int opts)
             lua_pop(L, 1);
         }
     }
-    vp_lwriter *lw = vp_lwriter_new(L, &devt_wops, sizeof *lw, path);
-    lw->w = vp_devt_writer_new(&o);
-    if (!lw->w)
-        return luaL_error(L, "vp.writer: out of memory");
+    vp_error err;
+    vp_devt_writer *w = vp_devt_writer_open(path, &o, &err);
+    if (!w)
+        return luaL_error(L, "vp.writer: %s", err.msg);
+    vp_lwriter_new(L, &devt_wops, sizeof(vp_lwriter), path)->w = w;
     return 1;
 }
 

@@ -13,21 +13,15 @@
 #define WRITER_T "vp.dlag.writer"
 #define WHO "dlag writer"
 
-static vp_errcode dlag_wclose(void *w, const char *path, const void *copts, uint64_t *bytes,
-                              vp_error *err)
+static vp_errcode dlag_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
 {
     (void)copts;
-    return vp_dlag_writer_save(w, path, bytes, err);
-}
-
-static void dlag_wfree(void *w)
-{
-    vp_dlag_writer_free(w);
+    return vp_dlag_writer_close(w, bytes, err);
 }
 
 static uint64_t dlag_wsize(void *w)
 {
-    return vp_dlag_writer_size(w);
+    return vp_dlag_writer_tell(w);
 }
 
 static vp_errcode dlag_wraw(void *w, const void *p, size_t n, vp_error *err)
@@ -39,12 +33,12 @@ static vp_errcode dlag_wraw(void *w, const void *p, size_t n, vp_error *err)
 
 static void dlag_wtruncate(void *w, uint64_t n)
 {
-    vp_dlag_writer_truncate(w, n > SIZE_MAX ? SIZE_MAX : (size_t)n);
+    vp_dlag_writer_truncate(w, n);
 }
 
 static const uint8_t *dlag_wdata(void *w, size_t *len, vp_error *err)
 {
-    return vp_dlag_writer_bytes(w, len, err);
+    return vp_dlag_writer_data(w, len, err);
 }
 
 static float tfloat(lua_State *L, int idx, const char *key, int pos)
@@ -230,7 +224,6 @@ static const vp_lwriter_ops dlag_wops = {.tname = WRITER_T,
                                          .name = WHO,
                                          .methods = dlag_wmethods,
                                          .close = dlag_wclose,
-                                         .free = dlag_wfree,
                                          .size = dlag_wsize,
                                          .raw = dlag_wraw,
                                          .truncate = dlag_wtruncate,
@@ -252,10 +245,11 @@ int vp_l_writer_dlag(lua_State *L, const char *path, int opts)
         lua_pop(L, 1);
         o.no_complete = !vp_l_opt_bool(L, opts, "complete", 1);
     }
-    vp_lwriter *lw = vp_lwriter_new(L, &dlag_wops, sizeof *lw, path);
-    lw->w = vp_dlag_writer_new(&o);
-    if (!lw->w)
-        return luaL_error(L, "vp.writer: out of memory");
+    vp_error err;
+    vp_dlag_writer *w = vp_dlag_writer_open(path, &o, &err);
+    if (!w)
+        return luaL_error(L, "vp.writer: %s", err.msg);
+    vp_lwriter_new(L, &dlag_wops, sizeof(vp_lwriter), path)->w = w;
     return 1;
 }
 

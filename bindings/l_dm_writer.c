@@ -19,10 +19,8 @@ typedef struct dm_close_opts {
     size_t ntrailing;
 } dm_close_opts;
 
-static vp_errcode dm_wclose(void *w, const char *path, const void *copts, uint64_t *bytes,
-                            vp_error *err)
+static vp_errcode dm_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
 {
-    (void)path;
     const dm_close_opts *o = copts;
     if (!o)
         return vp_dm_writer_close(w, 1, NULL, 0, bytes, err);
@@ -31,7 +29,7 @@ static vp_errcode dm_wclose(void *w, const char *path, const void *copts, uint64
 
 static uint64_t dm_wsize(void *w)
 {
-    return vp_dm_writer_offset(w);
+    return vp_dm_writer_tell(w);
 }
 
 static vp_errcode dm_wraw(void *w, const void *p, size_t n, vp_error *err)
@@ -178,7 +176,7 @@ static int writer_record(lua_State *L)
     r.bitfield = (uint32_t)vp_l_int_field(L, 2, "bitfield", bits, 0, UINT32_MAX, what);
     r.groups = gs;
     r.ngroups = n;
-    uint64_t off = vp_dm_writer_offset(lw->w);
+    uint64_t off = vp_dm_writer_tell(lw->w);
     vp_error err;
     if (vp_dm_writer_record(lw->w, &r, &err) != VP_OK)
         return luaL_error(L, "w:record: %s", err.msg);
@@ -189,7 +187,7 @@ static int writer_record(lua_State *L)
 static int writer_empty(lua_State *L)
 {
     vp_lwriter *lw = vp_lwriter_check(L, DM_WRITER_T);
-    uint64_t off = vp_dm_writer_offset(lw->w);
+    uint64_t off = vp_dm_writer_tell(lw->w);
     vp_error err;
     if (vp_dm_writer_empty(lw->w, &err) != VP_OK)
         return luaL_error(L, "w:empty: %s", err.msg);

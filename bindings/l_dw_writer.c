@@ -23,10 +23,8 @@ typedef struct dw_close_opts {
     uint32_t counter;
 } dw_close_opts;
 
-static vp_errcode dw_wclose(void *w, const char *path, const void *copts, uint64_t *bytes,
-                            vp_error *err)
+static vp_errcode dw_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
 {
-    (void)path;
     const dw_close_opts *o = copts;
     if (!o)
         return vp_dw_writer_close(w, 1, (uint32_t)vp_dw_writer_traces(w), bytes, err);
@@ -35,7 +33,7 @@ static vp_errcode dw_wclose(void *w, const char *path, const void *copts, uint64
 
 static uint64_t dw_wsize(void *w)
 {
-    return vp_dw_writer_bytes(w);
+    return vp_dw_writer_tell(w);
 }
 
 static vp_errcode dw_wraw(void *w, const void *p, size_t n, vp_error *err)
@@ -298,7 +296,7 @@ static int writer_trace(lua_State *L)
     lua_newtable(L);
     t.client = hits_from_list(L, 2, "client", &t.nclient, t.trace_id, 3);
     t.server = hits_from_list(L, 2, "server", &t.nserver, t.trace_id, 3);
-    uint64_t off = vp_dw_writer_bytes(lw->w);
+    uint64_t off = vp_dw_writer_tell(lw->w);
     vp_error err;
     if (vp_dw_writer_trace(lw->w, &t, &err) != VP_OK)
         return luaL_error(L, "w:trace: %s", err.msg);
@@ -309,7 +307,7 @@ static int writer_trace(lua_State *L)
 static int writer_empty_slot(lua_State *L)
 {
     vp_lwriter *lw = vp_lwriter_check(L, DW_WRITER_T);
-    uint64_t off = vp_dw_writer_bytes(lw->w);
+    uint64_t off = vp_dw_writer_tell(lw->w);
     vp_error err;
     if (vp_dw_writer_empty(lw->w, &err) != VP_OK)
         return luaL_error(L, "w:empty_slot: %s", err.msg);
@@ -366,7 +364,8 @@ static const vp_lwriter_ops dw_wops = {.tname = DW_WRITER_T,
 int vp_l_writer_dw(lua_State *L, const char *path, int opts)
 {
     static const char *const keys[] = {"header", "max_size", NULL};
-    uint8_t header[4] = {0, 0, 0, 0};
+    vp_dw_wopts o;
+    memset(&o, 0, sizeof o);
     if (lua_istable(L, opts)) {
         vp_l_check_keys(L, opts, "vp.writer dw options", keys);
         lua_getfield(L, opts, "header");
@@ -375,27 +374,27 @@ int vp_l_writer_dw(lua_State *L, const char *path, int opts)
             const char *s = lua_tolstring(L, -1, &n);
             if (n != 4)
                 luaL_error(L, "vp.writer dw: header must be 4 bytes, got %d", (int)n);
-            memcpy(header, s, 4);
+            memcpy(o.header, s, 4);
         } else if (lua_istable(L, -1)) {
             for (int i = 0; i < 4; i++) {
                 lua_rawgeti(L, -1, i + 1);
-                header[i] = (uint8_t)luaL_optinteger(L, -1, 0);
+                o.header[i] = (uint8_t)luaL_optinteger(L, -1, 0);
                 lua_pop(L, 1);
             }
         } else if (lua_isinteger(L, -1)) {
             lua_Integer v = lua_tointeger(L, -1);
             for (int i = 0; i < 4; i++)
-                header[i] = (uint8_t)(v >> (8 * i));
+                o.header[i] = (uint8_t)(v >> (8 * i));
         } else if (!lua_isnil(L, -1)) {
             luaL_error(L, "vp.writer dw: header must be a 4-byte string, a list of 4 bytes or "
                           "a u32");
         }
         lua_pop(L, 1);
     }
-    lua_Integer max_size =
-        lua_istable(L, opts) ? vp_l_int_field(L, opts, "max_size", 0, 0, 255, "vp.writer dw") : 0;
+    if (lua_istable(L, opts))
+        o.max_size = (uint8_t)vp_l_int_field(L, opts, "max_size", 0, 0, 255, "vp.writer dw");
     vp_error err;
-    vp_dw_writer *w = vp_dw_writer_open(path, header, (uint8_t)max_size, &err);
+    vp_dw_writer *w = vp_dw_writer_open(path, &o, &err);
     if (!w)
         return luaL_error(L, "vp.writer: %s", err.msg);
     vp_lwriter_new(L, &dw_wops, sizeof(vp_lwriter), path)->w = w;

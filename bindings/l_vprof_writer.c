@@ -19,17 +19,15 @@ typedef struct lwriter {
     vp_vprof_wopts opts;
 } lwriter;
 
-static vp_errcode vprof_wclose(void *w, const char *path, const void *copts, uint64_t *bytes,
-                               vp_error *err)
+static vp_errcode vprof_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
 {
-    (void)path;
     (void)copts;
     return vp_vprof_writer_close(w, bytes, err);
 }
 
 static uint64_t vprof_wsize(void *w)
 {
-    return vp_vprof_writer_bytes(w);
+    return vp_vprof_writer_tell(w);
 }
 
 static vp_errcode vprof_wraw(void *w, const void *p, size_t n, vp_error *err)

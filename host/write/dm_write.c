@@ -121,7 +121,7 @@ uint64_t vp_dm_writer_records(const vp_dm_writer *w)
     return w->records;
 }
 
-uint64_t vp_dm_writer_offset(const vp_dm_writer *w)
+uint64_t vp_dm_writer_tell(const vp_dm_writer *w)
 {
     /* The open block is written as its count byte, then its records. */
     return w->file.flushed + w->out.len + 1 + w->chunks.pending.len;

@@ -55,7 +55,7 @@ vp_errcode vp_dm_writer_raw(vp_dm_writer *w, const void *p, size_t n, vp_error *
 uint64_t vp_dm_writer_records(const vp_dm_writer *w);
 /* Where the next record starts once written out: the bytes of the blocks
  * already emitted, the count byte of the open block and its records. */
-uint64_t vp_dm_writer_offset(const vp_dm_writer *w);
+uint64_t vp_dm_writer_tell(const vp_dm_writer *w);
 /* Cut the file to n bytes when it is closed (when it is longer). */
 void vp_dm_writer_truncate(vp_dm_writer *w, uint64_t n);
 /* The file as closing it now with the defaults would leave it (the array's

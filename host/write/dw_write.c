@@ -35,9 +35,11 @@ static vp_errcode maybe_flush(vp_dw_writer *w, vp_error *err)
                                                    : VP_OK;
 }
 
-vp_dw_writer *vp_dw_writer_open(const char *path, const uint8_t header[4], uint8_t max_size,
-                                vp_error *err)
+vp_dw_writer *vp_dw_writer_open(const char *path, const vp_dw_wopts *o, vp_error *err)
 {
+    static const vp_dw_wopts zero;
+    if (!o)
+        o = &zero;
     vp_dw_writer *w = calloc(1, sizeof *w);
     if (!w) {
         vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
@@ -47,8 +49,8 @@ vp_dw_writer *vp_dw_writer_open(const char *path, const uint8_t header[4], uint8
         free(w);
         return NULL;
     }
-    vp_wbuf_bytes(&w->buf, header, 4);
-    vp_wbuf_u8(&w->buf, max_size);
+    vp_wbuf_bytes(&w->buf, o->header, 4);
+    vp_wbuf_u8(&w->buf, o->max_size);
     return w;
 }
 
@@ -164,7 +166,7 @@ uint64_t vp_dw_writer_traces(const vp_dw_writer *w)
     return w->traces;
 }
 
-uint64_t vp_dw_writer_bytes(const vp_dw_writer *w)
+uint64_t vp_dw_writer_tell(const vp_dw_writer *w)
 {
     return w->file.flushed + w->buf.len;
 }

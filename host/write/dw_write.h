@@ -64,14 +64,20 @@ typedef struct vp_dw_wtrace {
     const vp_dw_whit *client, *server;
 } vp_dw_wtrace;
 
+/* The file's header: u8[4] header and u8 max_size. */
+typedef struct vp_dw_wopts {
+    uint8_t header[4];
+    uint8_t max_size;
+} vp_dw_wopts;
+
 /* Zeroes with used = 1 and the count overrides off. */
 void vp_dw_wtrace_init(vp_dw_wtrace *t);
 /* Zeroes with ragdoll_count = -1. */
 void vp_dw_whit_init(vp_dw_whit *h);
 
-/* Create (truncate) `path`, write header and max_size. NULL + err on failure. */
-vp_dw_writer *vp_dw_writer_open(const char *path, const uint8_t header[4], uint8_t max_size,
-                                vp_error *err);
+/* Create (truncate) `path`, write header and max_size (o NULL: zeros).
+ * NULL + err on failure. */
+vp_dw_writer *vp_dw_writer_open(const char *path, const vp_dw_wopts *o, vp_error *err);
 vp_errcode vp_dw_writer_trace(vp_dw_writer *w, const vp_dw_wtrace *t, vp_error *err);
 /* An empty slot: the single byte 0. */
 vp_errcode vp_dw_writer_empty(vp_dw_writer *w, vp_error *err);
@@ -79,7 +85,7 @@ vp_errcode vp_dw_writer_raw(vp_dw_writer *w, const void *p, size_t n, vp_error *
 /* Traces written so far (used slots). */
 uint64_t vp_dw_writer_traces(const vp_dw_writer *w);
 /* Bytes written so far: the offset the next slot starts at. */
-uint64_t vp_dw_writer_bytes(const vp_dw_writer *w);
+uint64_t vp_dw_writer_tell(const vp_dw_writer *w);
 /* Cut the file to n bytes when it is closed (when it is longer). */
 void vp_dw_writer_truncate(vp_dw_writer *w, uint64_t n);
 /* The file as closing it now with the defaults would leave it (the footer

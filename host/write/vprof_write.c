@@ -452,7 +452,7 @@ vp_errcode vp_vprof_writer_raw(vp_vprof_writer *w, const void *bytes, size_t n, 
     return VP_OK;
 }
 
-uint64_t vp_vprof_writer_bytes(const vp_vprof_writer *w)
+uint64_t vp_vprof_writer_tell(const vp_vprof_writer *w)
 {
     return w->file.flushed + w->out_len;
 }

@@ -78,7 +78,7 @@ vp_errcode vp_vprof_writer_frame(vp_vprof_writer *w, int32_t tick, const vp_vpro
 vp_errcode vp_vprof_writer_raw(vp_vprof_writer *w, const void *bytes, size_t n, vp_error *err);
 
 /* Bytes written so far (buffered ones included): the current file offset. */
-uint64_t vp_vprof_writer_bytes(const vp_vprof_writer *w);
+uint64_t vp_vprof_writer_tell(const vp_vprof_writer *w);
 
 /* Cut the file to n bytes when it is closed (when it is longer). */
 void vp_vprof_writer_truncate(vp_vprof_writer *w, uint64_t n);

@@ -191,15 +191,35 @@ int vp_chunked_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
     return 1;
 }
 
-void vp_wfile_free(vp_wfile *f)
+/* The error for a file that cannot be created. */
+static vp_errcode create_failed(const char *path, vp_error *err)
 {
-    vp_wbuf_free(&f->buf);
-    vp_wbuf_free(&f->out);
-    f->has_cut = 0;
-    f->cut = 0;
+    int e = errno;
+    vp_errcode code = e == ENOENT ? VP_ENOENT : e == EISDIR ? VP_EISDIR : VP_EIO;
+    return vp_fail(err, code, UINT64_MAX, "cannot create %s: %s", path, strerror(e));
 }
 
-void vp_wfile_truncate(vp_wfile *f, size_t n)
+vp_errcode vp_wfile_open(vp_wfile *f, const char *path, vp_error *err)
+{
+    memset(f, 0, sizeof *f);
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        return create_failed(path, err);
+    fclose(fp);
+    if (!(f->path = strdup(path)))
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    return VP_OK;
+}
+
+void vp_wfile_free(vp_wfile *f)
+{
+    free(f->path);
+    vp_wbuf_free(&f->buf);
+    vp_wbuf_free(&f->out);
+    memset(f, 0, sizeof *f);
+}
+
+void vp_wfile_truncate(vp_wfile *f, uint64_t n)
 {
     f->has_cut = 1;
     f->cut = n;
@@ -224,30 +244,34 @@ const uint8_t *vp_wfile_done(vp_wfile *f, size_t count_at, uint32_t count, const
     p[1] = (uint8_t)(count >> 8);
     p[2] = (uint8_t)(count >> 16);
     p[3] = (uint8_t)(count >> 24);
-    *len = f->has_cut && f->cut < f->out.len ? f->cut : f->out.len;
+    *len = f->has_cut && f->cut < f->out.len ? (size_t)f->cut : f->out.len;
     return f->out.data;
 }
 
-vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, uint64_t *bytes,
-                         vp_error *err)
+vp_errcode vp_wfile_close(vp_wfile *f, const uint8_t *p, size_t len, uint64_t *bytes,
+                          vp_error *err)
 {
-    if (!p)
-        return VP_ENOMEM;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot create %s: %s", path, strerror(errno));
-    size_t put = len ? fwrite(p, 1, len, f) : 0;
-    int e = errno;
-    if (fclose(f) != 0) {
-        if (put == len)
-            e = errno;
-        put = len + 1;
+    vp_errcode rc = VP_ENOMEM;
+    if (p) {
+        FILE *fp = fopen(f->path, "wb");
+        if (!fp) {
+            rc = create_failed(f->path, err);
+        } else {
+            size_t put = len ? fwrite(p, 1, len, fp) : 0;
+            int e = errno;
+            if (fclose(fp) != 0 && put == len) {
+                e = errno;
+                put = len + 1;
+            }
+            rc = put == len ? VP_OK
+                            : vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", f->path,
+                                      strerror(e));
+        }
     }
-    if (put != len)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", path, strerror(e));
-    if (bytes)
+    if (rc == VP_OK && bytes)
         *bytes = len;
-    return VP_OK;
+    vp_wfile_free(f);
+    return rc;
 }
 
 vp_errcode vp_wstream_open(vp_wstream *s, const char *path, vp_error *err)
@@ -258,9 +282,7 @@ vp_errcode vp_wstream_open(vp_wstream *s, const char *path, vp_error *err)
     /* w+b: written as it goes, read back by vp_wstream_contents. */
     s->f = fopen(path, "w+b");
     if (!s->f) {
-        int e = errno;
-        vp_errcode code = e == ENOENT ? VP_ENOENT : e == EISDIR ? VP_EISDIR : VP_EIO;
-        vp_fail(err, code, UINT64_MAX, "cannot create %s: %s", path, strerror(e));
+        vp_errcode code = create_failed(path, err);
         free(s->path);
         s->path = NULL;
         return code;

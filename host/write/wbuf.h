@@ -93,15 +93,20 @@ int vp_chunked_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
 /* A file built in memory, for writers that fill in a count once the parts
  * are written and that cut the result short on request (broken files). */
 typedef struct vp_wfile {
+    char *path;  /* written at vp_wfile_close */
     vp_wbuf buf; /* the file as written so far */
     vp_wbuf out; /* the finished copy handed out */
     int has_cut;
-    size_t cut;
+    uint64_t cut;
 } vp_wfile;
 
+/* Create (truncate) path now, so that a path that cannot be written fails
+ * when the writer is opened, as a streamed writer's does; the bytes are
+ * written by vp_wfile_close. Errors as vp_wstream_open's. */
+vp_errcode vp_wfile_open(vp_wfile *f, const char *path, vp_error *err);
 void vp_wfile_free(vp_wfile *f);
 /* Cut the finished copy to n bytes (applied last). */
-void vp_wfile_truncate(vp_wfile *f, size_t n);
+void vp_wfile_truncate(vp_wfile *f, uint64_t n);
 /* Start the finished copy: `out` holds buf again; the writer may complete
  * it (parts a real export would have) before vp_wfile_done. */
 vp_wbuf *vp_wfile_copy(vp_wfile *f);
@@ -145,10 +150,10 @@ const uint8_t *vp_wstream_contents(vp_wstream *s, const void *tail, size_t ntail
  * be NULL) receives the file size. Releases s. */
 vp_errcode vp_wstream_close(vp_wstream *s, vp_errcode rc, uint64_t *bytes, vp_error *err);
 
-/* Write p[0..len), what vp_wfile_done returned, to a new file at path (EIO
- * naming the path); *bytes (may be NULL) receives len. p NULL: building the
- * bytes failed, err says why, ENOMEM is returned. */
-vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, uint64_t *bytes,
-                         vp_error *err);
+/* Write p[0..len), what vp_wfile_done returned, to the file (EIO naming
+ * the path) and release f; *bytes (may be NULL) receives len. p NULL:
+ * building the bytes failed, err says why, ENOMEM is returned. */
+vp_errcode vp_wfile_close(vp_wfile *f, const uint8_t *p, size_t len, uint64_t *bytes,
+                          vp_error *err);
 
 #endif

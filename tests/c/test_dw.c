@@ -112,8 +112,8 @@ static void test_dw_writer_roundtrip(void)
         return;
     close(fd);
     vp_error err;
-    static const uint8_t hdr[4] = {4, 0, 0, 0};
-    vp_dw_writer *w = vp_dw_writer_open(path, hdr, 3, &err);
+    static const vp_dw_wopts wo = {.header = {4, 0, 0, 0}, .max_size = 3};
+    vp_dw_writer *w = vp_dw_writer_open(path, &wo, &err);
     CHECK(w != NULL);
     if (!w)
         return;
@@ -337,8 +337,8 @@ static void test_stream_data(void)
         }
     }
 
-    static const uint8_t hdr[4] = {1, 2, 3, 4};
-    vp_dw_writer *w = vp_dw_writer_open(path, hdr, 2, &err);
+    static const vp_dw_wopts wo = {.header = {1, 2, 3, 4}, .max_size = 2};
+    vp_dw_writer *w = vp_dw_writer_open(path, &wo, &err);
     CHECK(w != NULL);
     if (w) {
         CHECK_EQ(vp_dw_writer_empty(w, &err), VP_OK);
