@@ -69,7 +69,7 @@ vp.so: $(call lib_objs,$(OBJ))
 $(ASAN)/vpscript: $(patsubst %.c,$(ASAN)/%.o,$(CLI_SRC)) $(call lib_objs,$(ASAN))
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
 
-$(B)/ctest/%: tests/c/%.c $(HOST_SRC) $(HDRS) tests/c/check.h
+$(B)/ctest/%: tests/c/%.c $(HOST_SRC) $(HDRS) $(wildcard tests/c/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $< $(HOST_SRC) -lm
 
@@ -128,9 +128,9 @@ $(B)/clang-check: $(LIB_SRC) $(CLI_SRC) $(HDRS)
 
 # The generator links the writer only; the floor links nothing of ours.
 BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor
-$(B)/bench/gen_vprof: bench/gen_vprof.c host/write/vprof_write.c host/core/vp_error.c $(HDRS)
+$(B)/bench/gen_vprof: bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/vp_error.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/gen_vprof.c host/write/vprof_write.c host/core/vp_error.c
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/vp_error.c
 $(B)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/floor.c

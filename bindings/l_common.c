@@ -88,6 +88,74 @@ void vp_lchild_pushcap(lua_State *L, int idx)
     lua_getiuservalue(L, idx, 1);
 }
 
+int vp_lchild_eq(lua_State *L, const char *tname, size_t offset, size_t size)
+{
+    const char *a = luaL_testudata(L, 1, tname);
+    const char *b = luaL_testudata(L, 2, tname);
+    int same = a && b && memcmp(a + offset, b + offset, size) == 0;
+    if (same) {
+        lua_getiuservalue(L, 1, 1);
+        lua_getiuservalue(L, 2, 1);
+        same = lua_rawequal(L, -1, -2);
+        lua_pop(L, 2);
+    }
+    lua_pushboolean(L, same);
+    return 1;
+}
+
+uint64_t vp_l_check_index(lua_State *L, int idx, const char *what, uint64_t n)
+{
+    lua_Integer i = luaL_checkinteger(L, idx);
+    if (i >= 1 && (uint64_t)i <= n)
+        return (uint64_t)i - 1;
+    if (n == 0)
+        luaL_error(L, "%s %I is out of range: there are none", what, i);
+    luaL_error(L, "%s %I is out of range 1..%I", what, i, (lua_Integer)n);
+    return 0;
+}
+
+/* Upvalues: capture, state, the vp_lslots, all. */
+static int lslots_iter(lua_State *L)
+{
+    const vp_lslots *s = lua_touserdata(L, lua_upvalueindex(3));
+    void *model = vp_lcap_check(L, lua_upvalueindex(1), s->cap_tname)->model;
+    void *state = lua_touserdata(L, lua_upvalueindex(2));
+    int all = lua_toboolean(L, lua_upvalueindex(4));
+    for (;;) {
+        uint64_t slot = 0;
+        int used = 0;
+        vp_error err;
+        int r = s->next(L, lua_upvalueindex(1), model, state, &slot, &used, &err);
+        if (r < 0)
+            return vp_lcap_raise(L, lua_upvalueindex(1), &err);
+        if (r == 0)
+            return 0;
+        if (all) {
+            lua_pushinteger(L, (lua_Integer)slot + 1);
+            if (used)
+                lua_insert(L, -2);
+            else
+                lua_pushboolean(L, 0);
+            return 2;
+        }
+        if (used)
+            return 1;
+    }
+}
+
+void *vp_lslots_push(lua_State *L, int cap, const vp_lslots *s, int all)
+{
+    cap = lua_absindex(L, cap);
+    vp_lcap_check(L, cap, s->cap_tname);
+    lua_pushvalue(L, cap);
+    void *state = lua_newuserdatauv(L, s->state_size, 0);
+    memset(state, 0, s->state_size);
+    lua_pushlightuserdata(L, (void *)s);
+    lua_pushboolean(L, all);
+    lua_pushcclosure(L, lslots_iter, 4);
+    return state;
+}
+
 /* __index: methods first, then the fields table (captures), then the
  * class's property getter. Upvalues: methods, getter (or nil). */
 static int class_index(lua_State *L)
@@ -115,42 +183,25 @@ static int class_index(lua_State *L)
     return 1;
 }
 
-/* Every function registered gets `up` as upvalue 1 when it is not NULL. */
-static void class_register(lua_State *L, const char *tname, const luaL_Reg *meta,
-                           const luaL_Reg *methods, lua_CFunction getter, void *up)
-{
-    int nup = up ? 1 : 0;
-    luaL_newmetatable(L, tname);
-    if (meta) {
-        if (up)
-            lua_pushlightuserdata(L, up);
-        luaL_setfuncs(L, meta, nup);
-    }
-    lua_newtable(L);
-    if (methods) {
-        if (up)
-            lua_pushlightuserdata(L, up);
-        luaL_setfuncs(L, methods, nup);
-    }
-    /* Expose the methods table so help() and completion can list it. */
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "__methods");
-    if (getter) {
-        if (up)
-            lua_pushlightuserdata(L, up);
-        lua_pushcclosure(L, getter, nup);
-    } else {
-        lua_pushnil(L);
-    }
-    lua_pushcclosure(L, class_index, 2);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-}
-
 void vp_l_class(lua_State *L, const char *tname, const luaL_Reg *meta, const luaL_Reg *methods,
                 lua_CFunction getter)
 {
-    class_register(L, tname, meta, methods, getter, NULL);
+    luaL_newmetatable(L, tname);
+    if (meta)
+        luaL_setfuncs(L, meta, 0);
+    lua_newtable(L);
+    if (methods)
+        luaL_setfuncs(L, methods, 0);
+    /* Expose the methods table so help() and completion can list it. */
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "__methods");
+    if (getter)
+        lua_pushcfunction(L, getter);
+    else
+        lua_pushnil(L);
+    lua_pushcclosure(L, class_index, 2);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
 }
 
 int vp_l_fail(lua_State *L, const char *path, const vp_error *err)
@@ -179,6 +230,12 @@ void vp_l_push_vec(lua_State *L, const float *xyz, const float *w)
         lua_pushnumber(L, *w);
         lua_setfield(L, -2, "w");
     }
+}
+
+void vp_l_open_opts(lua_State *L, int idx, vp_open_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->strict = vp_l_opt_bool(L, idx, "strict", 0);
 }
 
 int vp_l_opt_bool(lua_State *L, int idx, const char *key, int def)
@@ -304,14 +361,6 @@ void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char 
     }
 }
 
-int vp_l_fail_first_warning(lua_State *L, const char *path, vp_errcode code,
-                            const vp_warnings *w)
-{
-    vp_error e = {.code = code, .offset = UINT64_MAX};
-    snprintf(e.msg, sizeof e.msg, "%s", w->count ? w->items[0] : "truncated");
-    return vp_l_fail(L, path, &e);
-}
-
 /* ---- tables handed to writers --------------------------------------------- */
 
 int vp_l_key_in(const char *k, const char *const *list)
@@ -361,6 +410,22 @@ lua_Integer vp_l_int_field(lua_State *L, int idx, const char *k, lua_Integer def
     }
     lua_pop(L, 1);
     return v;
+}
+
+uint8_t vp_l_flag_field(lua_State *L, int idx, const char *k, int def, const char *what)
+{
+    int t = lua_getfield(L, idx, k);
+    lua_Integer v = def;
+    if (t == LUA_TBOOLEAN) {
+        v = lua_toboolean(L, -1);
+    } else if (t != LUA_TNIL) {
+        int ok;
+        v = lua_tointegerx(L, -1, &ok);
+        if (!ok || v < 0 || v > 255)
+            luaL_error(L, "%s: field '%s' must be a boolean or a byte 0..255", what, k);
+    }
+    lua_pop(L, 1);
+    return (uint8_t)v;
 }
 
 void vp_l_vec_field(lua_State *L, int idx, const char *k, float *v, int n, const char *what)
@@ -461,18 +526,21 @@ void vp_l_framing_opt(lua_State *L, int opts, const char *who, vp_wframing *f)
 
 /* ---- writers ----------------------------------------------------------------- */
 
-vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
-                           const char *path)
+/* The class of a writer member: its upvalue, set by lwriter_class. */
+static const vp_lwriter_ops *lwriter_ops(lua_State *L)
 {
-    if (size < sizeof(vp_lwriter))
-        size = sizeof(vp_lwriter);
-    vp_lwriter *lw = lua_newuserdatauv(L, size, 1);
-    memset(lw, 0, size);
-    lw->ops = ops;
-    luaL_setmetatable(L, ops->tname);
-    lua_pushstring(L, path);
-    lua_setiuservalue(L, -2, 1);
-    return lw;
+    const vp_lwriter_ops *ops = lua_touserdata(L, lua_upvalueindex(1));
+    if (!ops)
+        luaL_error(L, "writer member called outside its class");
+    return ops;
+}
+
+static const char *lwriter_path(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, 1);
+    const char *p = lua_tostring(L, -1);
+    lua_pop(L, 1); /* the user value keeps the string alive */
+    return p ? p : "?";
 }
 
 vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname)
@@ -483,97 +551,59 @@ vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname)
     return lw;
 }
 
-const char *vp_lwriter_path(lua_State *L, int idx)
+int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err)
 {
-    lua_getiuservalue(L, idx, 1);
-    const char *p = lua_tostring(L, -1);
-    lua_pop(L, 1); /* the user value keeps the string alive */
-    return p ? p : "?";
+    return luaL_error(L, "%s %s: %s", lw->ops->name, lwriter_path(L, 1), err->msg);
 }
 
-vp_errcode vp_lwriter_finish(lua_State *L, vp_lwriter *lw, vp_error *err)
+/* Finish and release the host writer of lw once: VP_OK when it was closed
+ * already. */
+static vp_errcode lwriter_finish(vp_lwriter *lw, const void *copts, vp_error *err)
 {
     if (!lw->w)
         return VP_OK;
     void *w = lw->w;
     lw->w = NULL;
-    vp_errcode rc = lw->ops->close(w, vp_lwriter_path(L, 1), &lw->bytes, err);
-    if (lw->ops->free)
-        lw->ops->free(w);
+    vp_errcode rc = lw->ops->close(w, copts, &lw->bytes, err);
+    if (lw->ops->release)
+        lw->ops->release(lw);
     return rc;
 }
 
-int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err)
-{
-    return luaL_error(L, "%s %s: %s", lw->ops->name, vp_lwriter_path(L, 1), err->msg);
-}
-
-int vp_lwriter_field(lua_State *L, const vp_lwriter *lw, const char *k)
-{
-    if (strcmp(k, "path") == 0)
-        lua_getiuservalue(L, 1, 1);
-    else if (strcmp(k, "closed") == 0)
-        lua_pushboolean(L, lw->w == NULL);
-    else if (strcmp(k, "bytes") == 0)
-        lua_pushinteger(L, (lua_Integer)(lw->w ? lw->ops->size(lw->w) : lw->bytes));
-    else
-        return 0;
-    return 1;
-}
-
-void vp_lwriter_class(lua_State *L, const vp_lwriter_ops *ops, const luaL_Reg *meta,
-                      const luaL_Reg *methods, lua_CFunction getter)
-{
-    class_register(L, ops->tname, meta, methods, getter, (void *)ops);
-}
-
-/* The class of a generic member: its upvalue, set by vp_lwriter_class. */
-static const vp_lwriter_ops *lwriter_ops(lua_State *L)
-{
-    const vp_lwriter_ops *ops = lua_touserdata(L, lua_upvalueindex(1));
-    if (!ops)
-        luaL_error(L, "writer member called outside its class");
-    return ops;
-}
-
-int vp_lwriter_gc(lua_State *L)
+/* __gc, __close: finish the file as close() would; errors are dropped, as
+ * Lua's own files do when collected (nobody is there to see them). */
+static int lwriter_gc(lua_State *L)
 {
     vp_lwriter *lw = luaL_checkudata(L, 1, lwriter_ops(L)->tname);
     vp_error err;
-    vp_lwriter_finish(L, lw, &err);
+    lwriter_finish(lw, NULL, &err);
     return 0;
 }
 
-int vp_lwriter_close(lua_State *L)
+int vp_lwriter_close_with(lua_State *L, const void *copts)
 {
     const vp_lwriter_ops *ops = lwriter_ops(L);
     vp_lwriter *lw = luaL_checkudata(L, 1, ops->tname);
     vp_error err;
-    if (vp_lwriter_finish(L, lw, &err) != VP_OK)
+    if (lwriter_finish(lw, copts, &err) != VP_OK)
         return luaL_error(L, "%s: %s", ops->name, err.msg);
     lua_pushinteger(L, (lua_Integer)lw->bytes);
     return 1;
 }
 
-int vp_lwriter_tell(lua_State *L)
+static int lwriter_close(lua_State *L)
+{
+    return vp_lwriter_close_with(L, NULL);
+}
+
+static int lwriter_tell(lua_State *L)
 {
     vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
     lua_pushinteger(L, (lua_Integer)lw->ops->size(lw->w));
     return 1;
 }
 
-int vp_lwriter_raw(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
-    size_t n;
-    const char *s = luaL_checklstring(L, 2, &n);
-    vp_error err;
-    if (lw->ops->raw(lw->w, s, n, &err) != VP_OK)
-        return vp_lwriter_raise(L, lw, &err);
-    return 0;
-}
-
-int vp_lwriter_raw_at(lua_State *L)
+static int lwriter_raw(lua_State *L)
 {
     vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
     size_t n;
@@ -581,43 +611,106 @@ int vp_lwriter_raw_at(lua_State *L)
     uint64_t off = lw->ops->size(lw->w);
     vp_error err;
     if (lw->ops->raw(lw->w, s, n, &err) != VP_OK)
-        return luaL_error(L, "w:raw: %s", err.msg);
+        return vp_lwriter_raise(L, lw, &err);
     lua_pushinteger(L, (lua_Integer)off);
     return 1;
 }
 
-int vp_lwriter_truncate(lua_State *L)
+static int lwriter_truncate(lua_State *L)
 {
     vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
     lua_Integer n = luaL_checkinteger(L, 2);
     luaL_argcheck(L, n >= 0, 2, "size must be >= 0");
-    lw->ops->truncate(lw->w, (size_t)n);
+    lw->ops->truncate(lw->w, (uint64_t)n);
     return 0;
 }
 
-int vp_lwriter_data(lua_State *L)
+static int lwriter_data(lua_State *L)
 {
     vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
     size_t len;
     vp_error err;
-    const uint8_t *p = lw->ops->bytes(lw->w, &len, &err);
+    const uint8_t *p = lw->ops->data(lw->w, &len, &err);
     if (!p)
         return vp_lwriter_raise(L, lw, &err);
     lua_pushlstring(L, (const char *)p, len);
     return 1;
 }
 
-int vp_lwriter_tostring(lua_State *L)
+/* "<name path>", "<name path (closed)>". */
+static int lwriter_tostring(lua_State *L)
 {
     const vp_lwriter_ops *ops = lwriter_ops(L);
     vp_lwriter *lw = luaL_checkudata(L, 1, ops->tname);
-    lua_pushfstring(L, "<%s %s%s>", ops->name, vp_lwriter_path(L, 1), lw->w ? "" : " (closed)");
+    lua_pushfstring(L, "<%s %s%s>", ops->name, lwriter_path(L, 1), lw->w ? "" : " (closed)");
     return 1;
 }
 
-int vp_lwriter_get(lua_State *L)
+/* path, closed, bytes; then the format's properties. */
+static int lwriter_get(lua_State *L)
 {
-    vp_lwriter *lw = luaL_checkudata(L, 1, lwriter_ops(L)->tname);
+    const vp_lwriter_ops *ops = lwriter_ops(L);
+    vp_lwriter *lw = luaL_checkudata(L, 1, ops->tname);
     const char *k = lua_tostring(L, 2);
-    return k ? vp_lwriter_field(L, lw, k) : 0;
+    if (!k)
+        return 0;
+    if (strcmp(k, "path") == 0)
+        lua_getiuservalue(L, 1, 1);
+    else if (strcmp(k, "closed") == 0)
+        lua_pushboolean(L, lw->w == NULL);
+    else if (strcmp(k, "bytes") == 0)
+        lua_pushinteger(L, (lua_Integer)(lw->w ? lw->ops->size(lw->w) : lw->bytes));
+    else if (ops->get)
+        return ops->get(L);
+    else
+        return 0;
+    return 1;
+}
+
+/* The writer class: the common members, then the format's methods (which
+ * may replace one), every function with ops as its upvalue. */
+static void lwriter_class(lua_State *L, const vp_lwriter_ops *ops)
+{
+    static const luaL_Reg meta[] = {{"__gc", lwriter_gc},
+                                    {"__close", lwriter_gc},
+                                    {"__tostring", lwriter_tostring},
+                                    {NULL, NULL}};
+    static const luaL_Reg common[] = {{"tell", lwriter_tell},         {"raw", lwriter_raw},
+                                      {"truncate", lwriter_truncate}, {"data", lwriter_data},
+                                      {"close", lwriter_close},       {NULL, NULL}};
+    luaL_newmetatable(L, ops->tname);
+    lua_pushlightuserdata(L, (void *)ops);
+    luaL_setfuncs(L, meta, 1);
+    lua_newtable(L);
+    lua_pushlightuserdata(L, (void *)ops);
+    luaL_setfuncs(L, common, 1);
+    if (ops->methods) {
+        lua_pushlightuserdata(L, (void *)ops);
+        luaL_setfuncs(L, ops->methods, 1);
+    }
+    /* Expose the methods table so help() and completion can list it. */
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "__methods");
+    lua_pushlightuserdata(L, (void *)ops);
+    lua_pushcclosure(L, lwriter_get, 1);
+    lua_pushcclosure(L, class_index, 2);
+    lua_setfield(L, -2, "__index");
+    lua_pop(L, 1);
+}
+
+vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
+                           const char *path)
+{
+    if (luaL_getmetatable(L, ops->tname) == LUA_TNIL)
+        lwriter_class(L, ops);
+    lua_pop(L, 1);
+    if (size < sizeof(vp_lwriter))
+        size = sizeof(vp_lwriter);
+    vp_lwriter *lw = lua_newuserdatauv(L, size, 1);
+    memset(lw, 0, size);
+    lw->ops = ops;
+    luaL_setmetatable(L, ops->tname);
+    lua_pushstring(L, path);
+    lua_setiuservalue(L, -2, 1);
+    return lw;
 }

@@ -1,5 +1,6 @@
 /* Helpers shared by every binding: the capture userdata, child objects that
- * pin their capture, error triples, class registration and Series values.
+ * pin their capture, error triples, class registration, Series values, the
+ * slot iterator of the slotted formats and the writer classes.
  *
  * A capture is a full userdata holding a vp_lcap with two user values:
  *   1: fields table (format, path, size, warnings, and format fields that
@@ -16,6 +17,7 @@
 #include <lua.h>
 #include <stdint.h>
 
+#include "core/open_opts.h"
 #include "core/series.h"
 #include "core/vp_error.h"
 #include "write/wbuf.h"
@@ -55,6 +57,41 @@ void *vp_lchild_check(lua_State *L, int idx, const char *tname, void **model);
 /* Push the capture a child pins. */
 void vp_lchild_pushcap(lua_State *L, int idx);
 
+/* __eq of a child class tname: arguments 1 and 2 are both of the class,
+ * pin the same capture and have the same key, the `size` bytes at
+ * `offset` in the child (its index or file offset): the same record of the
+ * same capture. */
+int vp_lchild_eq(lua_State *L, const char *tname, size_t offset, size_t size);
+
+/* Argument idx as a 1-based index in 1..n, returned 0-based; an index out
+ * of range raises "<what> <i> is out of range 1..<n>" ("... out of range:
+ * there are none" when n is 0). A lookup by name that finds nothing
+ * returns nil instead; an index is the caller's mistake. */
+uint64_t vp_l_check_index(lua_State *L, int idx, const char *what, uint64_t n);
+
+/* ---- slotted captures (.dm, .dw) ------------------------------------------
+ * One iterator for the files that are a sequence of slots, each used (a
+ * record) or empty:
+ *
+ *   for i, rec in cap:slots() do ... end   -- rec is false for an empty slot
+ *   for rec in cap:records() do ... end    -- the used slots only
+ *
+ * The binding gives the step: decode the next slot from `state` and return
+ * -1 (err filled), 0 after the last slot, or 1 with *slot (0-based) set
+ * and, for a used slot, *used = 1 and its child pushed (the capture is at
+ * `cap`). Errors raise naming the capture's file. */
+typedef struct vp_lslots {
+    const char *cap_tname; /* the capture class */
+    size_t state_size;     /* the step's iterator state */
+    int (*next)(lua_State *L, int cap, void *model, void *state, uint64_t *slot, int *used,
+                vp_error *err);
+} vp_lslots;
+
+/* Push the iterator over the capture at `cap`: every slot as `i, rec|false`
+ * when `all`, else the used slots as `rec`. Returns the state (state_size
+ * bytes, kept alive by the iterator) for the caller to position. */
+void *vp_lslots_push(lua_State *L, int cap, const vp_lslots *s, int all);
+
 /* Register class tname: metatable with __name, the given metamethods,
  * and an __index that looks in `methods`, then the user value 1 table when
  * that is a table (captures), then calls `getter(L)` with (obj, key) when
@@ -75,6 +112,10 @@ vp_series *vp_l_check_series(lua_State *L, int idx);
 
 /* Push a {x=, y=, z=} table (and w when `w` is not NULL). */
 void vp_l_push_vec(lua_State *L, const float *xyz, const float *w);
+
+/* The reader options of vp.open's table at idx (may be none or nil):
+ * strict. */
+void vp_l_open_opts(lua_State *L, int idx, vp_open_opts *o);
 
 /* Optional field of an options table at `idx` (may be none/nil). */
 int vp_l_opt_bool(lua_State *L, int idx, const char *key, int def);
@@ -104,10 +145,6 @@ void vp_l_push_bits(lua_State *L, const uint8_t *bits, size_t len);
 /* Copy the properties `keys` of the object at obj, as its getter reads
  * them, into the table at the top of the stack (totable()). */
 void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char *const *keys);
-/* A strict open refuses what a lenient one keeps with a warning: fail with
- * the first warning (or "truncated") as the message, as vp_l_fail does. */
-int vp_l_fail_first_warning(lua_State *L, const char *path, vp_errcode code,
-                            const vp_warnings *w);
 
 /* ---- tables handed to writers ---------------------------------------------
  * `what` names the table in messages ("w:record", "dm group"). */
@@ -122,6 +159,9 @@ int vp_l_has_any(lua_State *L, int idx, const char *const *keys);
 /* Integer field k in lo..hi, def when absent. */
 lua_Integer vp_l_int_field(lua_State *L, int idx, const char *k, lua_Integer def, lua_Integer lo,
                            lua_Integer hi, const char *what);
+/* A flag field k as the byte to write: true 1, false 0, or an integer
+ * 0..255 (deliberately odd files); def when absent. */
+uint8_t vp_l_flag_field(lua_State *L, int idx, const char *k, int def, const char *what);
 /* Vector field k, {x=, y=, z=[, w=]} or {a, b, c[, d]}, n components;
  * zeros when absent. */
 void vp_l_vec_field(lua_State *L, int idx, const char *k, float *v, int n, const char *what);
@@ -151,76 +191,65 @@ void vp_l_framing_opt(lua_State *L, int opts, const char *who, vp_wframing *f);
  * vp.writer(format, path) returns a writer userdata: a vp_lwriter (the
  * first member of a larger struct when a binding needs more state) whose
  * user value 1 is the path. The format's host writer is reached through
- * vp_lwriter_ops, so closing, collection and the common members are
- * written once. */
+ * vp_lwriter_ops, so every writer class has the same common members,
+ * written once here:
+ *
+ *   w:tell() -> offset        where the next write lands (also w.bytes)
+ *   w:raw(bytes) -> offset    bytes as they are (broken files); where they start
+ *   w:truncate(n)             cut the file to n bytes (applied last)
+ *   w:data() -> string        the file as closing it now would leave it
+ *   w:close() -> bytes        finish; the file size (again on a second close)
+ *   w.path, w.closed, w.bytes (the size so far; the file size once closed)
+ *
+ * The class is created when the first writer of the format is made. */
+
+typedef struct vp_lwriter vp_lwriter;
 
 typedef struct vp_lwriter_ops {
-    const char *tname; /* metatable name */
+    const char *tname; /* metatable name: "vp.<fmt>.writer" */
     const char *name;  /* "devt writer": in messages and tostring */
-    /* Finish the file as close() without options does; *bytes receives the
-     * file size. `free` then releases the host writer (NULL: close does). */
-    vp_errcode (*close)(void *w, const char *path, uint64_t *bytes, vp_error *err);
-    void (*free)(void *w);
+    /* The format's own methods; the common ones are added, and a format
+     * method of the same name (a close with options) replaces one. */
+    const luaL_Reg *methods;
+    /* The format's properties, after path, closed and bytes (NULL: none):
+     * called with (w, key), returns 0 or 1 value. */
+    lua_CFunction get;
+    /* Finish the file and release the host writer; copts are the format's
+     * close options (NULL: those of close() without arguments); *bytes
+     * receives the file size. */
+    vp_errcode (*close)(void *w, const void *copts, uint64_t *bytes, vp_error *err);
+    /* Release the binding's own state in a larger userdata (NULL: none). */
+    void (*release)(vp_lwriter *lw);
     /* Bytes so far: the offset the next write lands at. */
     uint64_t (*size)(void *w);
     /* Append bytes as they are (deliberately broken files). */
     vp_errcode (*raw)(void *w, const void *p, size_t n, vp_error *err);
-    /* Writers that build the file in memory (NULL otherwise): cut the
-     * result to n bytes; the finished bytes so far. */
-    void (*truncate)(void *w, size_t n);
-    const uint8_t *(*bytes)(void *w, size_t *len, vp_error *err);
+    /* Cut the file to n bytes when it is finished. */
+    void (*truncate)(void *w, uint64_t n);
+    /* The file as closing it now would leave it; valid until the next call
+     * on w. NULL with err on failure. */
+    const uint8_t *(*data)(void *w, size_t *len, vp_error *err);
 } vp_lwriter_ops;
 
-typedef struct vp_lwriter {
+struct vp_lwriter {
     void *w; /* the host writer; NULL once closed */
     const vp_lwriter_ops *ops;
     uint64_t bytes; /* the file size, once closed */
-} vp_lwriter;
+};
 
 /* Push a zeroed writer userdata of `size` bytes (at least a vp_lwriter) of
- * class ops->tname holding `path`. The caller sets ->w. */
+ * class ops->tname holding `path`, creating the class on first use. The
+ * caller sets ->w. */
 vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
                            const char *path);
 /* Argument 1 as an open writer of class tname; raises "<name> is closed". */
 vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname);
-/* The path of the writer at idx ("?" when it has none). */
-const char *vp_lwriter_path(lua_State *L, int idx);
-/* Finish and release the host writer of lw, which is argument 1, once:
- * VP_OK when it was closed already. */
-vp_errcode vp_lwriter_finish(lua_State *L, vp_lwriter *lw, vp_error *err);
 /* Raise "<name> <path>: <message>" for lw, argument 1. */
 int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err);
-/* Push property k that every writer has (path; closed; bytes: the size so
- * far, the file size once closed) and return 1; 0 for other keys. lw is
- * argument 1. */
-int vp_lwriter_field(lua_State *L, const vp_lwriter *lw, const char *k);
-
-/* Register writer class ops->tname as vp_l_class does, every function of
- * meta, methods and getter getting ops as its upvalue: the generic members
- * below find their class there, so they belong in these lists only. */
-void vp_lwriter_class(lua_State *L, const vp_lwriter_ops *ops, const luaL_Reg *meta,
-                      const luaL_Reg *methods, lua_CFunction getter);
-
-/* __gc, __close: finish the file as close() would; errors are dropped, as
- * Lua's own files do when collected (nobody is there to see them). */
-int vp_lwriter_gc(lua_State *L);
-/* w:close() -> file size; raises "<name>: <message>". */
-int vp_lwriter_close(lua_State *L);
-/* w:tell() / w:offset() -> the offset the next write lands at. */
-int vp_lwriter_tell(lua_State *L);
-/* w:raw(bytes); raises as vp_lwriter_raise. */
-int vp_lwriter_raw(lua_State *L);
-/* w:raw(bytes) -> the offset they start at; raises "w:raw: <message>". */
-int vp_lwriter_raw_at(lua_State *L);
-/* w:truncate(n): cut the file to n bytes when it is written. */
-int vp_lwriter_truncate(lua_State *L);
-/* w:data() -> the file as it would be written now (the writer stays
- * open); raises as vp_lwriter_raise. */
-int vp_lwriter_data(lua_State *L);
-/* "<name path>", "<name path (closed)>". */
-int vp_lwriter_tostring(lua_State *L);
-/* The getter of vp_lwriter_field. */
-int vp_lwriter_get(lua_State *L);
+/* w:close(copts) for a format's close method that takes options: finish
+ * with copts (once; a closed writer just answers its size) and push the
+ * file size; raises "<name>: <message>". Argument 1 is the writer. */
+int vp_lwriter_close_with(lua_State *L, const void *copts);
 
 #define VP_SERIES_T "vp.Series"
 

@@ -1,25 +1,25 @@
-/* The .devt (event profiler) capture, its groups, and vp.writer("devt").
+/* The .devt (event profiler) capture and its groups. The writer is
+ * l_devt_writer.c.
  *
  * cap: time, unknown, graph_duration, prefix, bitfield (the raw bytes),
- *      bits (set entries, 0-based), group_count, event_count,
- *      trailing_bytes; cap:groups(), cap:group(i|name), cap:events(),
- *      cap:summary().
+ *      bits (set entries, 0-based), group_count, event_count (#cap),
+ *      trailing_bytes, truncated; cap:groups(), cap:group(i|name),
+ *      cap:events(), cap:summary().
  * group (pins the capture): index, name, total, count, file_offset, #group,
- *      group:events(), group:event(i).
+ *      group:events(), group:event(i), group:totable().
  * events are plain tables: index, group, time1, time2, type, type_name,
  *      type_uncertain. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/devt.h"
-#include "write/devt_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 
 #define DEVT_T "vp.devt"
 #define GROUP_T "vp.devt.group"
-#define WRITER_T "vp.devt.writer"
 
 typedef struct lgroup {
     uint32_t g; /* 0-based */
@@ -89,10 +89,11 @@ static void event_get_push(lua_State *L, const vp_devt *d, int capidx, uint32_t 
 
 int vp_l_open_devt(lua_State *L, const char *path, int opts)
 {
-    (void)opts;
+    vp_open_opts o;
+    vp_l_open_opts(L, opts, &o);
     vp_devt *d;
     vp_error err;
-    if (vp_devt_open(&d, path, &err) != VP_OK)
+    if (vp_devt_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
     vp_lcap_new(L, DEVT_T, d, devt_free_model, "devt", path, d->map.size, &d->warnings);
     int cap = lua_gettop(L);
@@ -115,6 +116,8 @@ int vp_l_open_devt(lua_State *L, const char *path, int opts)
     vp_lcap_setfield(L, cap, "event_count");
     lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
     vp_lcap_setfield(L, cap, "trailing_bytes");
+    lua_pushboolean(L, d->truncated);
+    vp_lcap_setfield(L, cap, "truncated");
     return 1;
 }
 
@@ -141,15 +144,13 @@ static int cap_groups(lua_State *L)
     return 1;
 }
 
-/* cap:group(i | name) -> group or nil */
+/* cap:group(i | name) -> group; an index out of range raises, a name that
+ * is no group's gives nil. */
 static int cap_group(lua_State *L)
 {
     vp_devt *d = devt_check(L, 1);
     if (lua_type(L, 2) == LUA_TNUMBER) {
-        lua_Integer i = luaL_checkinteger(L, 2);
-        if (i < 1 || i > (lua_Integer)d->group_count)
-            return 0;
-        group_push(L, 1, (uint32_t)(i - 1));
+        group_push(L, 1, (uint32_t)vp_l_check_index(L, 2, "group", d->group_count));
         return 1;
     }
     const char *name = luaL_checkstring(L, 2);
@@ -242,6 +243,11 @@ static int cap_summary(lua_State *L)
         lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
         vp_l_row_add(L, list, "trailing_bytes");
     }
+    /* Only when it is so: the rows of a whole file stay as they were. */
+    if (d->truncated) {
+        lua_pushboolean(L, 1);
+        vp_l_row_add(L, list, "truncated");
+    }
     lua_pushinteger(L, (lua_Integer)d->warnings.count);
     vp_l_row_add(L, list, "warnings");
     return 1;
@@ -251,6 +257,13 @@ static int cap_close(lua_State *L)
 {
     vp_lcap_close(luaL_checkudata(L, 1, DEVT_T));
     return 0;
+}
+
+/* #cap: the events, over all groups. */
+static int cap_len(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)devt_check(L, 1)->event_count);
+    return 1;
 }
 
 static int cap_tostring(lua_State *L)
@@ -264,8 +277,8 @@ static int cap_tostring(lua_State *L)
     vp_devt *d = c->model;
     lua_pushfstring(L, "<devt %s: %I groups, ", base, (lua_Integer)d->group_count);
     vp_l_push_count(L, d->event_count);
-    lua_pushfstring(L, " events, graph_duration %I%s>", (lua_Integer)d->graph_duration,
-                    d->warnings.count ? ", with warnings" : "");
+    lua_pushfstring(L, " events, graph_duration %I%s%s>", (lua_Integer)d->graph_duration,
+                    d->truncated ? ", truncated" : "", d->warnings.count ? ", with warnings" : "");
     lua_concat(L, 3);
     return 1;
 }
@@ -342,17 +355,42 @@ static int group_events(lua_State *L)
     return 1;
 }
 
-/* group:event(i) -> event or nil (1-based) */
+/* group:event(i) -> event (1-based); raises out of range. */
 static int group_event(lua_State *L)
 {
     vp_devt *d;
     lgroup *lg = group_check(L, 1, &d);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->groups[lg->g].count)
-        return 0;
+    uint64_t i = vp_l_check_index(L, 2, "event", d->groups[lg->g].count);
     vp_lchild_pushcap(L, 1);
-    event_get_push(L, d, lua_gettop(L), lg->g, (uint64_t)i - 1);
+    event_get_push(L, d, lua_gettop(L), lg->g, i);
     return 1;
+}
+
+/* Every field as a plain table, the events included. */
+static int group_totable(lua_State *L)
+{
+    static const char *const keys[] = {"index", "name", "total", "count", "file_offset", NULL};
+    vp_devt *d;
+    lgroup *lg = group_check(L, 1, &d);
+    lua_settop(L, 1);
+    lua_createtable(L, 0, 6);
+    vp_l_getter_fields(L, 1, group_get, keys);
+    uint64_t n = d->groups[lg->g].count;
+    lua_createtable(L, n > INT32_MAX ? 0 : (int)n, 0);
+    vp_lchild_pushcap(L, 1);
+    int cap = lua_gettop(L);
+    for (uint64_t i = 0; i < n; i++) {
+        event_get_push(L, d, cap, lg->g, i);
+        lua_rawseti(L, cap - 1, (lua_Integer)i + 1);
+    }
+    lua_pop(L, 1);
+    lua_setfield(L, 2, "events");
+    return 1;
+}
+
+static int group_eq(lua_State *L)
+{
+    return vp_lchild_eq(L, GROUP_T, offsetof(lgroup, g), sizeof(uint32_t));
 }
 
 static int group_tostring(lua_State *L)
@@ -366,122 +404,12 @@ static int group_tostring(lua_State *L)
     return 1;
 }
 
-/* ---- writer ------------------------------------------------------------- */
-
-#define WHO "devt writer"
-
-static vp_errcode devt_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
-{
-    return vp_devt_writer_save(w, path, bytes, err);
-}
-
-static void devt_wfree(void *w)
-{
-    vp_devt_writer_free(w);
-}
-
-static uint64_t devt_wsize(void *w)
-{
-    return vp_devt_writer_size(w);
-}
-
-static vp_errcode devt_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    (void)err;
-    vp_devt_writer_raw(w, p, n);
-    return VP_OK;
-}
-
-static void devt_wtruncate(void *w, size_t n)
-{
-    vp_devt_writer_truncate(w, n);
-}
-
-static const uint8_t *devt_wbytes(void *w, size_t *len, vp_error *err)
-{
-    return vp_devt_writer_bytes(w, len, err);
-}
-
-static const vp_lwriter_ops devt_wops = {.tname = WRITER_T,
-                                         .name = WHO,
-                                         .close = devt_wclose,
-                                         .free = devt_wfree,
-                                         .size = devt_wsize,
-                                         .raw = devt_wraw,
-                                         .truncate = devt_wtruncate,
-                                         .bytes = devt_wbytes};
-
-/* w:group(events [, {total = n, chunks = {...}}]); an event is
- * {time1 =, time2 =, type =} or {time1, time2, type}. */
-static int lwriter_group(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 3))
-        luaL_checktype(L, 3, LUA_TTABLE);
-    size_t n = (size_t)lua_rawlen(L, 2);
-    /* Built in a userdata so a Lua error cannot leak it. */
-    vp_devt_wevent *ev = lua_newuserdatauv(L, (n ? n : 1) * sizeof *ev, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
-        if (!lua_istable(L, -1))
-            return luaL_error(L, WHO ": event %d must be a table", (int)i + 1);
-        int e = lua_gettop(L);
-        ev[i].time1 = vp_l_uint_field(L, e, WHO, "time1", 1, UINT32_MAX, 0);
-        ev[i].time2 = vp_l_uint_field(L, e, WHO, "time2", 2, UINT32_MAX, 0);
-        ev[i].type = (uint8_t)vp_l_uint_field(L, e, WHO, "type", 3, 255, 0);
-        lua_pop(L, 1);
-    }
-    vp_wframing f;
-    vp_l_framing_opt(L, 3, WHO, &f);
-    vp_devt_writer_group(lw->w, ev, n, &f);
-    return 0;
-}
-
-static uint32_t opt_u32(lua_State *L, int opts, const char *key, lua_Integer max)
-{
-    if (!lua_istable(L, opts))
-        return 0;
-    lua_getfield(L, opts, key);
-    uint32_t v = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, key, max);
-    lua_pop(L, 1);
-    return v;
-}
-
-int vp_l_writer_devt(lua_State *L, const char *path, int opts)
-{
-    vp_devt_wopts o;
-    memset(&o, 0, sizeof o);
-    o.time = opt_u32(L, opts, "time", UINT32_MAX);
-    o.unknown = opt_u32(L, opts, "unknown", UINT32_MAX);
-    o.graph_duration = opt_u32(L, opts, "graph_duration", UINT32_MAX);
-    o.prefix = (uint16_t)opt_u32(L, opts, "prefix", 0xFFFF);
-    if (lua_istable(L, opts)) {
-        lua_getfield(L, opts, "group_count");
-        if (!lua_isnil(L, -1)) {
-            o.has_group_count = 1;
-            o.group_count = vp_l_uint_range(L, -1, WHO, "group_count", UINT32_MAX);
-        }
-        lua_pop(L, 1);
-        o.bitfield = (const uint8_t *)vp_l_opt_str(L, opts, "bitfield", NULL);
-        if (o.bitfield) {
-            lua_getfield(L, opts, "bitfield");
-            o.bitfield_len = lua_rawlen(L, -1);
-            lua_pop(L, 1);
-        }
-    }
-    vp_lwriter *lw = vp_lwriter_new(L, &devt_wops, sizeof *lw, path);
-    lw->w = vp_devt_writer_new(&o);
-    if (!lw->w)
-        return luaL_error(L, "vp.writer: out of memory");
-    return 1;
-}
-
 void vp_l_register_devt(lua_State *L)
 {
     static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
                                         {"__close", cap_close},
                                         {"__tostring", cap_tostring},
+                                        {"__len", cap_len},
                                         {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"groups", cap_groups},   {"group", cap_group},
                                            {"events", cap_events},   {"summary", cap_summary},
@@ -489,18 +417,10 @@ void vp_l_register_devt(lua_State *L)
     vp_l_class(L, DEVT_T, cap_meta, cap_methods, NULL);
 
     static const luaL_Reg group_meta[] = {
-        {"__len", group_len}, {"__tostring", group_tostring}, {NULL, NULL}};
-    static const luaL_Reg group_methods[] = {
-        {"events", group_events}, {"event", group_event}, {NULL, NULL}};
+        {"__len", group_len}, {"__tostring", group_tostring}, {"__eq", group_eq}, {NULL, NULL}};
+    static const luaL_Reg group_methods[] = {{"events", group_events},
+                                            {"event", group_event},
+                                            {"totable", group_totable},
+                                            {NULL, NULL}};
     vp_l_class(L, GROUP_T, group_meta, group_methods, group_get);
-
-    static const luaL_Reg w_meta[] = {{"__gc", vp_lwriter_gc},
-                                      {"__close", vp_lwriter_gc},
-                                      {"__tostring", vp_lwriter_tostring},
-                                      {NULL, NULL}};
-    static const luaL_Reg w_methods[] = {{"group", lwriter_group},   {"raw", vp_lwriter_raw},
-                                         {"truncate", vp_lwriter_truncate},
-                                         {"offset", vp_lwriter_tell}, {"data", vp_lwriter_data},
-                                         {"close", vp_lwriter_close}, {NULL, NULL}};
-    vp_lwriter_class(L, &devt_wops, w_meta, w_methods, vp_lwriter_get);
 }

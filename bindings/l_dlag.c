@@ -1,30 +1,31 @@
 /* The .dlag (lag profiler) capture, its measurements and tail records
- * (hops), and vp.writer("dlag").
+ * (hops). The writer is l_dlag_writer.c.
  *
- * cap: time, measurement_count, sample_count, graph_state_count,
- *      traceroute_host, hop_count, trailing_bytes; cap:measurements(),
+ * cap: time, measurement_count (#cap), sample_count, graph_state_count,
+ *      traceroute_host (nil when the file ends before it), hop_count,
+ *      trailing_bytes, truncated; cap:measurements(),
  *      cap:measurement(index | name), cap:graph_states(),
  *      cap:graph_state(i), cap:hops(), cap:hop(i), cap:summary().
  * measurement (pins the capture): index, name, page, total, count,
- *      file_offset, #m, m:samples(), m:sample(i), m:values(), m:times().
+ *      file_offset, #m, m:samples(), m:sample(i), m:values(), m:times(),
+ *      m:totable().
  * hop (pins the capture): index, address ("a.b.c.d"), address_bytes,
  *      name, unknown_u8_1, unknown_u32, unknown_floats, unknown_u8_2,
  *      count, file_offset, #hop and the same sample methods.
  * samples and graph states are plain tables. */
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/dlag.h"
-#include "write/dlag_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 
 #define DLAG_T "vp.dlag"
 #define MEAS_T "vp.dlag.measurement"
 #define HOP_T "vp.dlag.hop"
-#define WRITER_T "vp.dlag.writer"
 
 /* Cache slots: measurements at k + 1, hops at -(i + 1). */
 typedef struct lmeas {
@@ -132,7 +133,7 @@ static void graph_state_push(lua_State *L, const vp_dlag *d, int capidx, uint64_
     lua_setfield(L, -2, "offset");
     vec4_push(L, gs.scale);
     lua_setfield(L, -2, "scale");
-    lua_pushinteger(L, gs.print_titles);
+    lua_pushboolean(L, gs.print_titles != 0);
     lua_setfield(L, -2, "print_titles");
     lua_pushinteger(L, gs.unknown);
     lua_setfield(L, -2, "unknown");
@@ -144,10 +145,11 @@ static void graph_state_push(lua_State *L, const vp_dlag *d, int capidx, uint64_
 
 int vp_l_open_dlag(lua_State *L, const char *path, int opts)
 {
-    (void)opts;
+    vp_open_opts o;
+    vp_l_open_opts(L, opts, &o);
     vp_dlag *d;
     vp_error err;
-    if (vp_dlag_open(&d, path, &err) != VP_OK)
+    if (vp_dlag_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
     vp_lcap_new(L, DLAG_T, d, dlag_free_model, "dlag", path, d->map.size, &d->warnings);
     int cap = lua_gettop(L);
@@ -159,12 +161,17 @@ int vp_l_open_dlag(lua_State *L, const char *path, int opts)
     vp_lcap_setfield(L, cap, "sample_count");
     lua_pushinteger(L, (lua_Integer)d->graph_state_count);
     vp_lcap_setfield(L, cap, "graph_state_count");
-    lua_pushlstring(L, (const char *)vp_dlag_bytes(d, d->host_off), d->host_len);
-    vp_lcap_setfield(L, cap, "traceroute_host");
+    /* Absent (nil) when the file ends before the host's NUL. */
+    if (d->have_host) {
+        lua_pushlstring(L, (const char *)vp_dlag_bytes(d, d->host_off), d->host_len);
+        vp_lcap_setfield(L, cap, "traceroute_host");
+    }
     lua_pushinteger(L, (lua_Integer)d->hop_count);
     vp_lcap_setfield(L, cap, "hop_count");
     lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
     vp_lcap_setfield(L, cap, "trailing_bytes");
+    lua_pushboolean(L, d->truncated);
+    vp_lcap_setfield(L, cap, "truncated");
     return 1;
 }
 
@@ -225,15 +232,17 @@ static int name_eq_nocase(const char *a, const char *b)
     return *a == *b;
 }
 
-/* cap:measurement(index | name) -> measurement or nil. A name matches
- * exactly, then ignoring case (the first in index order: "Total Objects"
- * is 44, 59 is reached by index), then "measurement_N". */
+/* cap:measurement(index | name) -> measurement. An index out of range
+ * raises. A name matches exactly, then ignoring case (the first in index
+ * order: "Total Objects" is 44, 59 is reached by index), then
+ * "measurement_N"; a name that matches none gives nil. */
 static int cap_measurement(lua_State *L)
 {
     vp_dlag *d = dlag_check(L, 1);
     lua_Integer idx = 0;
     if (lua_type(L, 2) == LUA_TNUMBER) {
-        idx = luaL_checkinteger(L, 2);
+        meas_push(L, 1, (uint32_t)vp_l_check_index(L, 2, "measurement", d->measurement_count));
+        return 1;
     } else {
         const char *name = luaL_checkstring(L, 2);
         for (int pass = 0; pass < 2 && !idx; pass++)
@@ -257,23 +266,25 @@ static int cap_measurement(lua_State *L)
     return 1;
 }
 
+/* cap:graph_state(i), cap:hop(i): 1-based; raise out of range. */
 static int cap_graph_state(lua_State *L)
 {
     vp_dlag *d = dlag_check(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->graph_state_count)
-        return 0;
-    graph_state_push(L, d, 1, (uint64_t)i - 1);
+    graph_state_push(L, d, 1, vp_l_check_index(L, 2, "graph state", d->graph_state_count));
     return 1;
 }
 
 static int cap_hop(lua_State *L)
 {
     vp_dlag *d = dlag_check(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->hop_count)
-        return 0;
-    hop_push(L, 1, (uint64_t)i - 1);
+    hop_push(L, 1, vp_l_check_index(L, 2, "hop", d->hop_count));
+    return 1;
+}
+
+/* #cap: the measurements. */
+static int cap_len(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)dlag_check(L, 1)->measurement_count);
     return 1;
 }
 
@@ -295,7 +306,9 @@ static int cap_summary(lua_State *L)
     vp_l_row_add(L, list, "samples");
     lua_pushinteger(L, (lua_Integer)d->graph_state_count);
     vp_l_row_add(L, list, "graph_states");
-    if (d->host_len)
+    if (!d->have_host)
+        lua_pushliteral(L, "(missing)");
+    else if (d->host_len)
         lua_pushlstring(L, (const char *)vp_dlag_bytes(d, d->host_off), d->host_len);
     else
         lua_pushliteral(L, "(off)");
@@ -305,6 +318,11 @@ static int cap_summary(lua_State *L)
     if (d->trailing_bytes) {
         lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
         vp_l_row_add(L, list, "trailing_bytes");
+    }
+    /* Only when it is so: the rows of a whole file stay as they were. */
+    if (d->truncated) {
+        lua_pushboolean(L, 1);
+        vp_l_row_add(L, list, "truncated");
     }
     lua_pushinteger(L, (lua_Integer)d->warnings.count);
     vp_l_row_add(L, list, "warnings");
@@ -328,8 +346,9 @@ static int cap_tostring(lua_State *L)
     vp_dlag *d = c->model;
     lua_pushfstring(L, "<dlag %s: %I measurements, ", base, (lua_Integer)d->measurement_count);
     vp_l_push_count(L, d->sample_count);
-    lua_pushfstring(L, " samples, %I graph states, %I hops%s>", (lua_Integer)d->graph_state_count,
-                    (lua_Integer)d->hop_count, d->warnings.count ? ", with warnings" : "");
+    lua_pushfstring(L, " samples, %I graph states, %I hops%s%s>", (lua_Integer)d->graph_state_count,
+                    (lua_Integer)d->hop_count, d->truncated ? ", truncated" : "",
+                    d->warnings.count ? ", with warnings" : "");
     lua_concat(L, 3);
     return 1;
 }
@@ -396,16 +415,26 @@ static int owner_samples_l(lua_State *L)
     return 1;
 }
 
-/* x:sample(i) -> sample or nil (1-based) */
+/* x:sample(i) -> sample (1-based); raises out of range. */
 static int owner_sample(lua_State *L)
 {
     vp_dlag *d;
     const vp_dlag_samples *s = owner_samples(L, 1, &d);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > s->count)
-        return 0;
-    sample_get_push(L, 1, d, s, (uint64_t)i - 1);
+    sample_get_push(L, 1, d, s, vp_l_check_index(L, 2, "sample", s->count));
     return 1;
+}
+
+/* The samples of the owner at idx as a list, into the table at `into`. */
+static void owner_sample_list(lua_State *L, int owner, int into)
+{
+    vp_dlag *d;
+    const vp_dlag_samples *s = owner_samples(L, owner, &d);
+    lua_createtable(L, s->count > INT32_MAX ? 0 : (int)s->count, 0);
+    for (uint64_t i = 0; i < s->count; i++) {
+        sample_get_push(L, owner, d, s, i);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, into, "samples");
 }
 
 static int owner_series(lua_State *L, int which)
@@ -455,6 +484,29 @@ static int meas_get(lua_State *L)
     else
         return 0;
     return 1;
+}
+
+/* x:totable() of a measurement or hop: the fields `keys` as its getter
+ * reads them, and the samples. */
+static int owner_totable(lua_State *L, lua_CFunction get, const char *const *keys)
+{
+    lua_settop(L, 1);
+    lua_newtable(L);
+    vp_l_getter_fields(L, 1, get, keys);
+    owner_sample_list(L, 1, 2);
+    return 1;
+}
+
+static int meas_totable(lua_State *L)
+{
+    static const char *const keys[] = {"index", "name",  "page", "total",
+                                       "count", "file_offset", NULL};
+    return owner_totable(L, meas_get, keys);
+}
+
+static int meas_eq(lua_State *L)
+{
+    return vp_lchild_eq(L, MEAS_T, offsetof(lmeas, k), sizeof(uint32_t));
 }
 
 static int meas_tostring(lua_State *L)
@@ -519,6 +571,19 @@ static int hop_get(lua_State *L)
     return 1;
 }
 
+static int hop_totable(lua_State *L)
+{
+    static const char *const keys[] = {
+        "index",        "address",     "address_bytes", "name",  "unknown_u8_1",
+        "unknown_u32",  "unknown_floats", "unknown_u8_2", "count", "file_offset", NULL};
+    return owner_totable(L, hop_get, keys);
+}
+
+static int hop_eq(lua_State *L)
+{
+    return vp_lchild_eq(L, HOP_T, offsetof(lhop, i), sizeof(uint64_t));
+}
+
 static int hop_tostring(lua_State *L)
 {
     void *mp;
@@ -531,252 +596,12 @@ static int hop_tostring(lua_State *L)
     return 1;
 }
 
-/* ---- writer ------------------------------------------------------------- */
-
-#define WHO "dlag writer"
-
-static vp_errcode dlag_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
-{
-    return vp_dlag_writer_save(w, path, bytes, err);
-}
-
-static void dlag_wfree(void *w)
-{
-    vp_dlag_writer_free(w);
-}
-
-static uint64_t dlag_wsize(void *w)
-{
-    return vp_dlag_writer_size(w);
-}
-
-static vp_errcode dlag_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    (void)err;
-    vp_dlag_writer_raw(w, p, n);
-    return VP_OK;
-}
-
-static void dlag_wtruncate(void *w, size_t n)
-{
-    vp_dlag_writer_truncate(w, n);
-}
-
-static const uint8_t *dlag_wbytes(void *w, size_t *len, vp_error *err)
-{
-    return vp_dlag_writer_bytes(w, len, err);
-}
-
-static const vp_lwriter_ops dlag_wops = {.tname = WRITER_T,
-                                         .name = WHO,
-                                         .close = dlag_wclose,
-                                         .free = dlag_wfree,
-                                         .size = dlag_wsize,
-                                         .raw = dlag_wraw,
-                                         .truncate = dlag_wtruncate,
-                                         .bytes = dlag_wbytes};
-
-static float tfloat(lua_State *L, int idx, const char *key, int pos)
-{
-    vp_l_field_or_index(L, idx, key, pos);
-    int ok = 1;
-    lua_Number v = lua_isnil(L, -1) ? 0 : lua_tonumberx(L, -1, &ok);
-    if (!ok)
-        luaL_error(L, WHO ": %s must be a number", key);
-    lua_pop(L, 1);
-    return (float)v;
-}
-
-/* A vector field: {x =, y =, z =, w =} or {a, b, c, d}. */
-static void tvec4(lua_State *L, int idx, const char *key, float *out)
-{
-    static const char *const names[4] = {"x", "y", "z", "w"};
-    memset(out, 0, 4 * sizeof *out);
-    if (lua_getfield(L, idx, key) == LUA_TTABLE) {
-        int v = lua_gettop(L);
-        for (int j = 0; j < 4; j++)
-            out[j] = tfloat(L, v, names[j], j + 1);
-    } else if (!lua_isnil(L, -1)) {
-        luaL_error(L, WHO ": %s must be a table of 4 numbers", key);
-    }
-    lua_pop(L, 1);
-}
-
-/* The list at idx of {value =, time =, unknown =} or {value, time, unknown}
- * into a userdata buffer left on the stack. */
-static vp_dlag_wsample *samples_opt(lua_State *L, int idx, size_t *n)
-{
-    idx = lua_absindex(L, idx);
-    *n = lua_istable(L, idx) ? (size_t)lua_rawlen(L, idx) : 0;
-    vp_dlag_wsample *s = lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *s, 0);
-    for (size_t i = 0; i < *n; i++) {
-        if (lua_rawgeti(L, idx, (lua_Integer)i + 1) != LUA_TTABLE)
-            luaL_error(L, WHO ": sample %d must be a table", (int)i + 1);
-        int e = lua_gettop(L);
-        s[i].value = tfloat(L, e, "value", 1);
-        s[i].time = vp_l_uint_field(L, e, WHO, "time", 2, UINT32_MAX, 0);
-        s[i].unknown = vp_l_uint_field(L, e, WHO, "unknown", 3, UINT32_MAX, 0);
-        lua_pop(L, 1);
-    }
-    return s;
-}
-
-/* w:measurement(samples [, {total =, chunks =}]) */
-static int lwriter_measurement(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 3))
-        luaL_checktype(L, 3, LUA_TTABLE);
-    size_t n;
-    vp_dlag_wsample *s = samples_opt(L, 2, &n);
-    vp_wframing f;
-    vp_l_framing_opt(L, 3, WHO, &f);
-    vp_error err;
-    if (vp_dlag_writer_measurement(lw->w, s, n, &f, &err) != VP_OK)
-        return vp_lwriter_raise(L, lw, &err);
-    return 0;
-}
-
-/* w:graph_states(states [, {chunks =}]); a state is {measurement_count =,
- * bitfield = bytes, offset = vec4, scale = vec4, print_titles =, unknown =} */
-static int lwriter_graph_states(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 3))
-        luaL_checktype(L, 3, LUA_TTABLE);
-    size_t n = (size_t)lua_rawlen(L, 2);
-    vp_dlag_wgraph_state *gs = lua_newuserdatauv(L, (n ? n : 1) * sizeof *gs, 0);
-    for (size_t i = 0; i < n; i++) {
-        if (lua_rawgeti(L, 2, (lua_Integer)i + 1) != LUA_TTABLE)
-            return luaL_error(L, WHO ": graph state %d must be a table", (int)i + 1);
-        int e = lua_gettop(L);
-        memset(&gs[i], 0, sizeof gs[i]);
-        gs[i].measurement_count =
-            (uint16_t)vp_l_uint_field(L, e, WHO, "measurement_count", 0, 0xFFFF, 0);
-        if (lua_getfield(L, e, "bitfield") != LUA_TNIL) {
-            /* The string stays referenced by the states table during the call. */
-            gs[i].bitfield = (const uint8_t *)luaL_checklstring(L, -1, &gs[i].bitfield_len);
-        }
-        lua_pop(L, 1);
-        tvec4(L, e, "offset", gs[i].offset);
-        tvec4(L, e, "scale", gs[i].scale);
-        gs[i].print_titles = (uint8_t)vp_l_uint_field(L, e, WHO, "print_titles", 0, 255, 0);
-        gs[i].unknown = (uint8_t)vp_l_uint_field(L, e, WHO, "unknown", 0, 255, 0);
-        lua_pop(L, 1);
-    }
-    vp_wframing f;
-    vp_l_framing_opt(L, 3, WHO, &f);
-    vp_error err;
-    if (vp_dlag_writer_graph_states(lw->w, gs, n, &f, &err) != VP_OK)
-        return vp_lwriter_raise(L, lw, &err);
-    return 0;
-}
-
-/* w:traceroute_host(host [, {nul = false}]) */
-static int lwriter_host(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
-    const char *host = luaL_checkstring(L, 2);
-    int nul = vp_l_opt_bool(L, 3, "nul", 1);
-    vp_error err;
-    if (vp_dlag_writer_host(lw->w, host, nul, &err) != VP_OK)
-        return vp_lwriter_raise(L, lw, &err);
-    return 0;
-}
-
-/* Parse "a.b.c.d" into 4 bytes; 0 when it is not one. */
-static int address_parse(const char *s, uint8_t *out)
-{
-    for (int j = 0; j < 4; j++) {
-        char *end;
-        long v = strtol(s, &end, 10);
-        if (end == s || v < 0 || v > 255 || (j < 3 ? *end != '.' : *end != '\0'))
-            return 0;
-        out[j] = (uint8_t)v;
-        s = end + 1;
-    }
-    return 1;
-}
-
-/* w:hop{address = "a.b.c.d" | {a, b, c, d}, samples = {...}, chunks =,
- *       name =, unknown_u8_1 =, unknown_u32 =, unknown_floats = {4},
- *       unknown_u8_2 =} */
-static int lwriter_hop(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    vp_dlag_whop h;
-    memset(&h, 0, sizeof h);
-    int t = lua_getfield(L, 2, "address");
-    if (t == LUA_TSTRING) {
-        if (!address_parse(lua_tostring(L, -1), h.address))
-            return luaL_error(L, WHO ": address '%s' is not a.b.c.d", lua_tostring(L, -1));
-    } else if (t == LUA_TTABLE) {
-        int a = lua_gettop(L);
-        for (int j = 0; j < 4; j++) {
-            lua_rawgeti(L, a, j + 1);
-            h.address[j] =
-                (uint8_t)(lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, "address byte", 255));
-            lua_pop(L, 1);
-        }
-    } else if (t != LUA_TNIL) {
-        return luaL_error(L, WHO ": address must be a string or a table of 4 bytes");
-    }
-    lua_pop(L, 1);
-    lua_getfield(L, 2, "samples");
-    h.samples = samples_opt(L, -1, &h.nsamples);
-    vp_l_framing_opt(L, 2, WHO, &h.framing);
-    if (lua_getfield(L, 2, "name") != LUA_TNIL)
-        h.name = luaL_checkstring(L, -1); /* kept alive by the argument table */
-    lua_pop(L, 1);
-    h.unknown_u8_1 = (uint8_t)vp_l_uint_field(L, 2, WHO, "unknown_u8_1", 0, 255, 0);
-    h.unknown_u32 = vp_l_uint_field(L, 2, WHO, "unknown_u32", 0, UINT32_MAX, 0);
-    if (lua_getfield(L, 2, "unknown_floats") == LUA_TTABLE) {
-        int v = lua_gettop(L);
-        for (int j = 0; j < 4; j++) {
-            lua_rawgeti(L, v, j + 1);
-            h.unknown_floats[j] = (float)lua_tonumber(L, -1);
-            lua_pop(L, 1);
-        }
-    }
-    lua_pop(L, 1);
-    h.unknown_u8_2 = (uint8_t)vp_l_uint_field(L, 2, WHO, "unknown_u8_2", 0, 255, 0);
-    vp_error err;
-    if (vp_dlag_writer_hop(lw->w, &h, &err) != VP_OK)
-        return vp_lwriter_raise(L, lw, &err);
-    return 0;
-}
-
-int vp_l_writer_dlag(lua_State *L, const char *path, int opts)
-{
-    vp_dlag_wopts o;
-    memset(&o, 0, sizeof o);
-    if (lua_istable(L, opts)) {
-        lua_getfield(L, opts, "time");
-        o.time = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, "time", UINT32_MAX);
-        lua_pop(L, 1);
-        lua_getfield(L, opts, "measurement_count");
-        if (!lua_isnil(L, -1)) {
-            o.has_measurement_count = 1;
-            o.measurement_count = vp_l_uint_range(L, -1, WHO, "measurement_count", UINT32_MAX);
-        }
-        lua_pop(L, 1);
-        o.no_complete = !vp_l_opt_bool(L, opts, "complete", 1);
-    }
-    vp_lwriter *lw = vp_lwriter_new(L, &dlag_wops, sizeof *lw, path);
-    lw->w = vp_dlag_writer_new(&o);
-    if (!lw->w)
-        return luaL_error(L, "vp.writer: out of memory");
-    return 1;
-}
-
 void vp_l_register_dlag(lua_State *L)
 {
     static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
                                         {"__close", cap_close},
                                         {"__tostring", cap_tostring},
+                                        {"__len", cap_len},
                                         {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {
         {"measurements", cap_measurements}, {"measurement", cap_measurement},
@@ -787,30 +612,15 @@ void vp_l_register_dlag(lua_State *L)
     vp_l_class(L, DLAG_T, cap_meta, cap_methods, NULL);
 
     static const luaL_Reg meas_meta[] = {
-        {"__len", owner_len}, {"__tostring", meas_tostring}, {NULL, NULL}};
-    static const luaL_Reg sample_methods[] = {{"samples", owner_samples_l},
-                                              {"sample", owner_sample},
-                                              {"values", owner_values},
-                                              {"times", owner_times},
-                                              {NULL, NULL}};
-    vp_l_class(L, MEAS_T, meas_meta, sample_methods, meas_get);
+        {"__len", owner_len}, {"__tostring", meas_tostring}, {"__eq", meas_eq}, {NULL, NULL}};
+    static const luaL_Reg meas_methods[] = {{"samples", owner_samples_l}, {"sample", owner_sample},
+                                            {"values", owner_values},     {"times", owner_times},
+                                            {"totable", meas_totable},    {NULL, NULL}};
+    vp_l_class(L, MEAS_T, meas_meta, meas_methods, meas_get);
     static const luaL_Reg hop_meta[] = {
-        {"__len", owner_len}, {"__tostring", hop_tostring}, {NULL, NULL}};
-    vp_l_class(L, HOP_T, hop_meta, sample_methods, hop_get);
-
-    static const luaL_Reg w_meta[] = {{"__gc", vp_lwriter_gc},
-                                      {"__close", vp_lwriter_gc},
-                                      {"__tostring", vp_lwriter_tostring},
-                                      {NULL, NULL}};
-    static const luaL_Reg w_methods[] = {{"measurement", lwriter_measurement},
-                                         {"graph_states", lwriter_graph_states},
-                                         {"traceroute_host", lwriter_host},
-                                         {"hop", lwriter_hop},
-                                         {"raw", vp_lwriter_raw},
-                                         {"truncate", vp_lwriter_truncate},
-                                         {"offset", vp_lwriter_tell},
-                                         {"data", vp_lwriter_data},
-                                         {"close", vp_lwriter_close},
-                                         {NULL, NULL}};
-    vp_lwriter_class(L, &dlag_wops, w_meta, w_methods, vp_lwriter_get);
+        {"__len", owner_len}, {"__tostring", hop_tostring}, {"__eq", hop_eq}, {NULL, NULL}};
+    static const luaL_Reg hop_methods[] = {{"samples", owner_samples_l}, {"sample", owner_sample},
+                                           {"values", owner_values},     {"times", owner_times},
+                                           {"totable", hop_totable},     {NULL, NULL}};
+    vp_l_class(L, HOP_T, hop_meta, hop_methods, hop_get);
 }

@@ -1,18 +1,17 @@
-/* Lua binding of the movement trace (.dm): the capture, its records (child
- * userdata decoded on access from the mapped file), groups as plain tables
- * built when iterated, and the writer. */
+/* Lua binding of the movement trace (.dm): the capture and its records
+ * (child userdata decoded on access from the mapped file), groups as plain
+ * tables built when iterated. The writer is l_dm_writer.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/dm.h"
-#include "write/dm_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 
 #define DM_T "vp.dm"
 #define DM_RECORD_T "vp.dm.record"
-#define DM_WRITER_T "vp.dm.writer"
 
 static vp_dm *dm_check(lua_State *L, int idx)
 {
@@ -77,87 +76,60 @@ static void push_record(lua_State *L, const vp_dm_record *r, int cap_idx)
     *u = *r;
 }
 
-/* Upvalues: capture, state (vp_dm_iter), mode (true: every slot as
- * `slot, record|false`; false: data records only). */
-static int dm_iter(lua_State *L)
+/* One step of the slot iterator (l_common): the next element of the
+ * record array; a record with data is a used slot. */
+static int dm_slot_next(lua_State *L, int cap, void *model, void *state, uint64_t *slot,
+                        int *used, vp_error *err)
 {
-    vp_dm *d = dm_check(L, lua_upvalueindex(1));
-    vp_dm_iter *it = lua_touserdata(L, lua_upvalueindex(2));
-    int all = lua_toboolean(L, lua_upvalueindex(3));
-    for (;;) {
-        vp_dm_record r;
-        vp_error err;
-        int n = vp_dm_iter_next(d, it, &r, &err);
-        if (n < 0)
-            return vp_lcap_raise(L, lua_upvalueindex(1), &err);
-        if (n == 0)
-            return 0;
-        int data = r.have_data == 1;
-        if (all) {
-            lua_pushinteger(L, (lua_Integer)r.slot + 1);
-            if (data) {
-                lua_pushvalue(L, lua_upvalueindex(1));
-                push_record(L, &r, -1);
-                lua_remove(L, -2);
-            } else {
-                lua_pushboolean(L, 0);
-            }
-            return 2;
-        }
-        if (data) {
-            lua_pushvalue(L, lua_upvalueindex(1));
-            push_record(L, &r, -1);
-            lua_remove(L, -2);
-            return 1;
-        }
-    }
-}
-
-static int push_iter(lua_State *L, int all, uint64_t first)
-{
-    vp_dm *d = dm_check(L, 1);
-    lua_pushvalue(L, 1);
-    vp_dm_iter *it = lua_newuserdatauv(L, sizeof *it, 0);
-    if (first)
-        vp_dm_iter_seek_record(d, it, first);
-    else
-        vp_dm_iter_begin(d, it);
-    lua_pushboolean(L, all);
-    lua_pushcclosure(L, dm_iter, 3);
+    vp_dm_record r;
+    int n = vp_dm_iter_next(model, state, &r, err);
+    if (n <= 0)
+        return n;
+    *slot = r.slot;
+    *used = r.have_data == 1;
+    if (*used)
+        push_record(L, &r, cap);
     return 1;
 }
+
+static const vp_lslots dm_slots_def = {DM_T, sizeof(vp_dm_iter), dm_slot_next};
 
 /* cap:records([i]) -> iterator over the records with data, from the i-th. */
 static int dm_records(lua_State *L)
 {
-    dm_check(L, 1);
+    vp_dm *d = dm_check(L, 1);
     lua_Integer i = luaL_optinteger(L, 2, 1);
     luaL_argcheck(L, i >= 1, 2, "record numbers start at 1");
-    return push_iter(L, 0, (uint64_t)i - 1);
+    vp_dm_iter *it = vp_lslots_push(L, 1, &dm_slots_def, 0);
+    if (i > 1)
+        vp_dm_iter_seek_record(d, it, (uint64_t)i - 1); /* past the end: exhausted */
+    else
+        vp_dm_iter_begin(d, it);
+    return 1;
 }
 
+/* cap:slots() -> i, record | false for every element of the array. */
 static int dm_slots(lua_State *L)
 {
-    return push_iter(L, 1, 0);
+    vp_dm *d = dm_check(L, 1);
+    vp_dm_iter_begin(d, vp_lslots_push(L, 1, &dm_slots_def, 1));
+    return 1;
 }
 
+/* cap:record(i) -> record (1-based); raises out of range. */
 static int dm_record(lua_State *L)
 {
     vp_dm *d = dm_check(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->record_count) {
-        lua_pushnil(L);
-        return 1;
-    }
+    uint64_t i = vp_l_check_index(L, 2, "record", d->record_count);
     vp_dm_iter it;
-    vp_dm_iter_seek_record(d, &it, (uint64_t)i - 1);
+    vp_dm_iter_seek_record(d, &it, i);
     vp_dm_record r;
     vp_error err;
     int n = vp_dm_iter_next(d, &it, &r, &err);
     if (n <= 0 || r.have_data != 1) {
-        if (n == 0 || (n > 0 && r.have_data != 1))
-            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "record %d could not be found again",
-                    (int)i);
+        if (n >= 0)
+            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "record %llu could not be found again",
+                    (unsigned long long)i + 1);
         return vp_lcap_raise(L, 1, &err);
     }
     push_record(L, &r, 1);
@@ -253,17 +225,12 @@ static void dm_set_fields(lua_State *L, int capidx, const vp_dm *d)
 
 int vp_l_open_dm(lua_State *L, const char *path, int opts)
 {
-    int strict = vp_l_opt_bool(L, opts, "strict", 0);
+    vp_open_opts o;
+    vp_l_open_opts(L, opts, &o);
     vp_dm *d;
     vp_error err;
-    if (vp_dm_open(path, &d, &err) != VP_OK)
+    if (vp_dm_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    if (strict && (d->truncated || d->trailing_bytes)) {
-        int r = vp_l_fail_first_warning(L, path, d->truncated ? VP_ETRUNC : VP_EFORMAT,
-                                        &d->warnings);
-        vp_dm_free(d);
-        return r;
-    }
     vp_lcap_new(L, DM_T, d, dm_free, "dm", path, d->map.size, &d->warnings);
     dm_set_fields(L, lua_gettop(L), d);
     return 1;
@@ -292,7 +259,9 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
     lua_setfield(L, -2, "orientation");
     vp_l_set_vec3(L, "direction", g->direction);
     vp_l_set_int(L, "state", g->state);
-    vp_l_set_int(L, "have_ext", g->have_ext);
+    /* The block is there only for the byte 1 (others are warned about). */
+    lua_pushboolean(L, g->have_ext == 1);
+    lua_setfield(L, -2, "have_ext");
     if (g->have_ext != 1)
         return;
     vp_l_set_int(L, "unknown_1", g->unknown_1);
@@ -302,7 +271,8 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
     vp_l_set_int(L, "jetpack_energy", g->jetpack_energy);
     vp_l_set_int(L, "ground_time", g->ground_time);
     vp_l_set_int(L, "time_since_last_jump", g->time_since_last_jump);
-    vp_l_set_int(L, "have_collision", g->have_collision);
+    lua_pushboolean(L, g->have_collision != 0);
+    lua_setfield(L, -2, "have_collision");
     if (g->have_collision) {
         vp_l_set_int(L, "arrow_count", g->arrow_count);
         vp_l_set_int(L, "float_count", g->float_count);
@@ -447,8 +417,8 @@ static int record_get(lua_State *L)
         lua_pushinteger(L, (lua_Integer)r->off);
     else if (strcmp(k, "size") == 0)
         lua_pushinteger(L, (lua_Integer)r->size);
-    else if (strcmp(k, "have_data") == 0)
-        lua_pushinteger(L, r->have_data);
+    else if (strcmp(k, "used") == 0)
+        lua_pushboolean(L, r->have_data == 1);
     else if (strcmp(k, "bits") == 0) {
         lua_createtable(L, (int)r->group_count, 0);
         int n = 0;
@@ -466,8 +436,8 @@ static int record_totable(lua_State *L)
 {
     vp_dm *d;
     vp_dm_record *r = record_check(L, 1, &d);
-    static const char *const keys[] = {"index",     "slot",     "offset",      "size", "have_data",
-                                       "time",      "bitfield", "group_count", "bits", NULL};
+    static const char *const keys[] = {"index",    "slot",        "offset", "size", "used", "time",
+                                       "bitfield", "group_count", "bits",   NULL};
     lua_settop(L, 1);
     lua_createtable(L, 0, 10);
     vp_l_getter_fields(L, 1, record_get, keys);
@@ -490,240 +460,7 @@ static int record_tostring(lua_State *L)
 
 static int record_eq(lua_State *L)
 {
-    vp_dm_record *a = luaL_testudata(L, 1, DM_RECORD_T);
-    vp_dm_record *b = luaL_testudata(L, 2, DM_RECORD_T);
-    lua_pushboolean(L, a && b && a->off == b->off);
-    return 1;
-}
-
-/* ---- writer ------------------------------------------------------------ */
-
-static vp_errcode dm_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
-{
-    (void)path;
-    return vp_dm_writer_close(w, 1, NULL, 0, bytes, err);
-}
-
-static uint64_t dm_wsize(void *w)
-{
-    return vp_dm_writer_offset(w);
-}
-
-static vp_errcode dm_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    return vp_dm_writer_raw(w, p, n, err);
-}
-
-static const vp_lwriter_ops dm_wops = {.tname = DM_WRITER_T,
-                                       .name = "dm writer",
-                                       .close = dm_wclose,
-                                       .size = dm_wsize,
-                                       .raw = dm_wraw};
-
-static void group_from_table(lua_State *L, int idx, vp_dm_wgroup *g, int anchor)
-{
-    static const char *const base_keys[] = {
-        "short_time", "position", "orientation", "direction", "state", "have_ext", NULL};
-    static const char *const ext_keys[] = {
-        "unknown_1",  "velocity",  "unknown_2", "unknown_3", "jetpack_energy",
-        "ground_time", "time_since_last_jump", "have_collision", "arrows", "arrow_count",
-        "floats",     "float_count", "unknown_4", "unknown_5", "unknown_6", NULL};
-    static const char *const coll_keys[] = {"arrows", "arrow_count", "floats", "float_count",
-                                            NULL};
-    static const char *const read_keys[] = {"bit", "index", "offset", "size", NULL};
-    const char *what = "dm group";
-    idx = lua_absindex(L, idx);
-    if (!lua_istable(L, idx))
-        luaL_error(L, "%s must be a table", what);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
-        if (!k || !(vp_l_key_in(k, base_keys) || vp_l_key_in(k, ext_keys) ||
-                    vp_l_key_in(k, read_keys)))
-            luaL_error(L, "%s: unknown field '%s'", what, luaL_tolstring(L, -1, NULL));
-    }
-    vp_dm_wgroup_init(g);
-    g->short_time = (uint16_t)vp_l_int_field(L, idx, "short_time", 0, 0, UINT16_MAX, what);
-    vp_l_vec_field(L, idx, "position", g->position, 3, what);
-    vp_l_vec_field(L, idx, "orientation", g->orientation, 4, what);
-    vp_l_vec_field(L, idx, "direction", g->direction, 3, what);
-    g->state = (uint16_t)vp_l_int_field(L, idx, "state", 0, 0, UINT16_MAX, what);
-    g->have_ext = (uint8_t)vp_l_int_field(L, idx, "have_ext", vp_l_has_any(L, idx, ext_keys), 0,
-                                          255, what);
-    if (g->have_ext != 1)
-        return;
-    g->unknown_1 = (uint16_t)vp_l_int_field(L, idx, "unknown_1", 0, 0, UINT16_MAX, what);
-    vp_l_vec_field(L, idx, "velocity", g->velocity, 3, what);
-    g->unknown_2 = (uint8_t)vp_l_int_field(L, idx, "unknown_2", 0, 0, 255, what);
-    g->unknown_3 = (uint8_t)vp_l_int_field(L, idx, "unknown_3", 0, 0, 255, what);
-    g->jetpack_energy = (uint16_t)vp_l_int_field(L, idx, "jetpack_energy", 0, 0, UINT16_MAX, what);
-    g->ground_time = (int16_t)vp_l_int_field(L, idx, "ground_time", 0, INT16_MIN, INT16_MAX, what);
-    g->time_since_last_jump =
-        (int16_t)vp_l_int_field(L, idx, "time_since_last_jump", 0, INT16_MIN, INT16_MAX, what);
-    g->have_collision = (uint8_t)vp_l_int_field(L, idx, "have_collision",
-                                           vp_l_has_any(L, idx, coll_keys), 0, 255, what);
-    if (g->have_collision) {
-        lua_getfield(L, idx, "arrows");
-        size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
-        if (n > 255)
-            luaL_error(L, "%s: at most 255 arrows (u8 count)", what);
-        float *a = vp_l_anchored(L, anchor, n * 6 * sizeof *a);
-        for (size_t i = 0; i < n; i++) {
-            lua_rawgeti(L, -1, (lua_Integer)i + 1);
-            if (!lua_istable(L, -1))
-                luaL_error(L, "%s: arrow %d must be {origin=, direction=}", what, (int)i + 1);
-            int at = lua_gettop(L);
-            vp_l_vec_field(L, at, "origin", a + i * 6, 3, what);
-            vp_l_vec_field(L, at, "direction", a + i * 6 + 3, 3, what);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-        g->arrows = a;
-        g->narrows = n;
-        lua_getfield(L, idx, "floats");
-        n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
-        if (n > 255)
-            luaL_error(L, "%s: at most 255 floats (u8 count)", what);
-        float *f = vp_l_anchored(L, anchor, n * sizeof *f);
-        for (size_t i = 0; i < n; i++) {
-            lua_rawgeti(L, -1, (lua_Integer)i + 1);
-            int ok;
-            f[i] = (float)lua_tonumberx(L, -1, &ok);
-            if (!ok)
-                luaL_error(L, "%s: float %d must be a number", what, (int)i + 1);
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-        g->floats = f;
-        g->nfloats = n;
-        g->arrow_count = (int)vp_l_int_field(L, idx, "arrow_count", -1, -1, 255, what);
-        g->float_count = (int)vp_l_int_field(L, idx, "float_count", -1, -1, 255, what);
-    }
-    vp_l_vec_field(L, idx, "unknown_4", g->unknown_4, 3, what);
-    vp_l_vec_field(L, idx, "unknown_5", g->unknown_5, 3, what);
-    g->unknown_6 = (uint8_t)vp_l_int_field(L, idx, "unknown_6", 0, 0, 255, what);
-}
-
-/* w:record{time=, groups={[bit]=group}, bitfield=, have_data=} -> offset */
-static int writer_record(lua_State *L)
-{
-    static const char *const keys[] = {"time", "groups", "bitfield", "have_data", NULL};
-    vp_lwriter *lw = vp_lwriter_check(L, DM_WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    vp_l_check_keys(L, 2, "w:record", keys);
-    lua_settop(L, 2);
-    lua_newtable(L); /* 3: anchor */
-    vp_dm_wrecord r;
-    memset(&r, 0, sizeof r);
-    const char *what = "w:record";
-    r.have_data = (uint8_t)vp_l_int_field(L, 2, "have_data", 1, 0, 255, what);
-    r.time = (uint32_t)vp_l_int_field(L, 2, "time", 0, 0, UINT32_MAX, what);
-    lua_getfield(L, 2, "groups");
-    int gi = lua_gettop(L);
-    uint32_t bits = 0;
-    vp_dm_wgroup *gs = vp_l_anchored(L, 3, 32 * sizeof *gs);
-    size_t n = 0;
-    if (!lua_isnil(L, gi)) {
-        if (!lua_istable(L, gi))
-            luaL_error(L, "w:record: groups must be a table {[bit] = group}");
-        lua_pushnil(L);
-        while (lua_next(L, gi)) {
-            lua_pop(L, 1);
-            int ok;
-            lua_Integer b = lua_tointegerx(L, -1, &ok);
-            if (!ok || lua_type(L, -1) != LUA_TNUMBER || b < 0 || b >= VP_DM_GROUP_BITS)
-                luaL_error(L, "w:record: groups are keyed by bit 0..19 (use bitfield= to set "
-                              "other bits)");
-        }
-        for (int b = 0; b < VP_DM_GROUP_BITS; b++) {
-            lua_rawgeti(L, gi, b);
-            if (!lua_isnil(L, -1)) {
-                group_from_table(L, -1, &gs[n++], 3);
-                bits |= 1u << b;
-            }
-            lua_pop(L, 1);
-        }
-    }
-    r.bitfield = (uint32_t)vp_l_int_field(L, 2, "bitfield", bits, 0, UINT32_MAX, what);
-    r.groups = gs;
-    r.ngroups = n;
-    uint64_t off = vp_dm_writer_offset(lw->w);
-    vp_error err;
-    if (vp_dm_writer_record(lw->w, &r, &err) != VP_OK)
-        return luaL_error(L, "w:record: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
-}
-
-static int writer_empty(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, DM_WRITER_T);
-    uint64_t off = vp_dm_writer_offset(lw->w);
-    vp_error err;
-    if (vp_dm_writer_empty(lw->w, &err) != VP_OK)
-        return luaL_error(L, "w:empty: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
-}
-
-static int writer_count(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, DM_WRITER_T);
-    lua_pushinteger(L, (lua_Integer)vp_dm_writer_records(lw->w));
-    return 1;
-}
-
-/* w:close{terminate = true, trailing = "bytes"} -> file size */
-static int writer_close(lua_State *L)
-{
-    static const char *const keys[] = {"terminate", "trailing", NULL};
-    vp_lwriter *lw = luaL_checkudata(L, 1, DM_WRITER_T);
-    if (!lw->w)
-        return 0;
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        vp_l_check_keys(L, 2, "w:close", keys);
-    }
-    int terminate = vp_l_opt_bool(L, 2, "terminate", 1);
-    size_t ntrail = 0;
-    const char *trail = NULL;
-    if (lua_istable(L, 2)) {
-        lua_getfield(L, 2, "trailing");
-        trail = lua_tolstring(L, -1, &ntrail);
-    }
-    vp_dm_writer *w = lw->w;
-    lw->w = NULL;
-    uint64_t bytes = 0;
-    vp_error err;
-    if (vp_dm_writer_close(w, terminate, trail, trail ? ntrail : 0, &bytes, &err) != VP_OK)
-        return luaL_error(L, "w:close: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)bytes);
-    return 1;
-}
-
-static int writer_tostring(lua_State *L)
-{
-    vp_lwriter *lw = luaL_checkudata(L, 1, DM_WRITER_T);
-    if (!lw->w)
-        lua_pushliteral(L, "<dm writer (closed)>");
-    else
-        lua_pushfstring(L, "<dm writer: %d records>", (int)vp_dm_writer_records(lw->w));
-    return 1;
-}
-
-int vp_l_writer_dm(lua_State *L, const char *path, int opts)
-{
-    if (lua_istable(L, opts)) {
-        static const char *const none[] = {NULL};
-        vp_l_check_keys(L, opts, "vp.writer dm options", none);
-    }
-    vp_error err;
-    vp_dm_writer *w = vp_dm_writer_open(path, &err);
-    if (!w)
-        return luaL_error(L, "vp.writer: %s", err.msg);
-    vp_lwriter_new(L, &dm_wops, sizeof(vp_lwriter), path)->w = w;
-    return 1;
+    return vp_lchild_eq(L, DM_RECORD_T, offsetof(vp_dm_record, off), sizeof(uint64_t));
 }
 
 void vp_l_register_dm(lua_State *L)
@@ -746,14 +483,4 @@ void vp_l_register_dm(lua_State *L)
                                            {"totable", record_totable},
                                            {NULL, NULL}};
     vp_l_class(L, DM_RECORD_T, rec_meta, rec_methods, record_get);
-
-    static const luaL_Reg w_meta[] = {{"__gc", vp_lwriter_gc},
-                                      {"__close", vp_lwriter_gc},
-                                      {"__tostring", writer_tostring},
-                                      {NULL, NULL}};
-    static const luaL_Reg w_methods[] = {{"record", writer_record}, {"empty", writer_empty},
-                                         {"raw", vp_lwriter_raw_at}, {"tell", vp_lwriter_tell},
-                                         {"count", writer_count},   {"close", writer_close},
-                                         {NULL, NULL}};
-    vp_lwriter_class(L, &dm_wops, w_meta, w_methods, NULL);
 }

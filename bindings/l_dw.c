@@ -1,19 +1,17 @@
-/* Lua binding of the weapon trace (.dw): the capture, its traces (child
+/* Lua binding of the weapon trace (.dw): the capture and its traces (child
  * userdata decoded on access from the mapped file), hits as plain tables
- * built when iterated, and the writer. */
-#include <math.h>
+ * built when iterated. The writer is l_dw_writer.c. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/dw.h"
-#include "write/dw_write.h"
 #include "l_common.h"
 #include "l_formats.h"
 
 #define DW_T "vp.dw"
 #define DW_TRACE_T "vp.dw.trace"
-#define DW_WRITER_T "vp.dw.writer"
 
 static vp_dw *dw_check(lua_State *L, int idx)
 {
@@ -110,86 +108,60 @@ static void push_trace(lua_State *L, const vp_dw_trace *t, int cap_idx)
     *u = *t;
 }
 
-/* Iterator over slots. Upvalues: capture, state userdata (vp_dw_iter),
- * mode (true: every slot as `index, trace|false`; false: traces only). */
-static int dw_iter(lua_State *L)
+/* One step of the slot iterator (l_common): the next slot; a trace is a
+ * used slot. */
+static int dw_slot_next(lua_State *L, int cap, void *model, void *state, uint64_t *slot,
+                        int *used, vp_error *err)
 {
-    vp_dw *d = dw_check(L, lua_upvalueindex(1));
-    vp_dw_iter *it = lua_touserdata(L, lua_upvalueindex(2));
-    int all = lua_toboolean(L, lua_upvalueindex(3));
     vp_dw_trace t;
-    vp_error err;
-    for (;;) {
-        int r = vp_dw_iter_next(d, it, &t, &err);
-        if (r < 0)
-            return vp_lcap_raise(L, lua_upvalueindex(1), &err);
-        if (r == 0)
-            return 0;
-        if (all) {
-            lua_pushinteger(L, (lua_Integer)t.slot + 1);
-            if (t.used) {
-                lua_pushvalue(L, lua_upvalueindex(1));
-                push_trace(L, &t, -1);
-                lua_remove(L, -2);
-            } else {
-                lua_pushboolean(L, 0);
-            }
-            return 2;
-        }
-        if (t.used) {
-            lua_pushvalue(L, lua_upvalueindex(1));
-            push_trace(L, &t, -1);
-            lua_remove(L, -2);
-            return 1;
-        }
-    }
-}
-
-static int push_iter(lua_State *L, int all, uint64_t first_trace)
-{
-    vp_dw *d = dw_check(L, 1);
-    lua_pushvalue(L, 1);
-    vp_dw_iter *it = lua_newuserdatauv(L, sizeof *it, 0);
-    if (first_trace)
-        vp_dw_iter_seek_trace(d, it, first_trace); /* past the end: exhausted */
-    else
-        vp_dw_iter_begin(d, it);
-    lua_pushboolean(L, all);
-    lua_pushcclosure(L, dw_iter, 3);
+    int r = vp_dw_iter_next(model, state, &t, err);
+    if (r <= 0)
+        return r;
+    *slot = t.slot;
+    *used = t.used != 0;
+    if (*used)
+        push_trace(L, &t, cap);
     return 1;
 }
+
+static const vp_lslots dw_slots_def = {DW_T, sizeof(vp_dw_iter), dw_slot_next};
 
 /* cap:traces([i]) -> iterator over traces, from the i-th (1-based). */
 static int dw_traces(lua_State *L)
 {
-    dw_check(L, 1);
+    vp_dw *d = dw_check(L, 1);
     lua_Integer i = luaL_optinteger(L, 2, 1);
     luaL_argcheck(L, i >= 1, 2, "trace numbers start at 1");
-    return push_iter(L, 0, (uint64_t)i - 1);
+    vp_dw_iter *it = vp_lslots_push(L, 1, &dw_slots_def, 0);
+    if (i > 1)
+        vp_dw_iter_seek_trace(d, it, (uint64_t)i - 1); /* past the end: exhausted */
+    else
+        vp_dw_iter_begin(d, it);
+    return 1;
 }
 
+/* cap:slots() -> i, trace | false for every slot of the ring. */
 static int dw_slots(lua_State *L)
 {
-    return push_iter(L, 1, 0);
+    vp_dw *d = dw_check(L, 1);
+    vp_dw_iter_begin(d, vp_lslots_push(L, 1, &dw_slots_def, 1));
+    return 1;
 }
 
-/* cap:trace(i) -> trace (1-based), nil past the end. */
+/* cap:trace(i) -> trace (1-based); raises out of range. */
 static int dw_trace(lua_State *L)
 {
     vp_dw *d = dw_check(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || (uint64_t)i > d->trace_count) {
-        lua_pushnil(L);
-        return 1;
-    }
+    uint64_t i = vp_l_check_index(L, 2, "trace", d->trace_count);
     vp_dw_iter it;
-    vp_dw_iter_seek_trace(d, &it, (uint64_t)i - 1);
+    vp_dw_iter_seek_trace(d, &it, i);
     vp_dw_trace t;
     vp_error err;
     int n = vp_dw_iter_next(d, &it, &t, &err);
     if (n <= 0 || !t.used) {
         if (n >= 0)
-            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "trace %d could not be found again", (int)i);
+            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "trace %llu could not be found again",
+                    (unsigned long long)i + 1);
         return vp_lcap_raise(L, 1, &err);
     }
     push_trace(L, &t, 1);
@@ -294,17 +266,12 @@ static void dw_set_fields(lua_State *L, int capidx, const vp_dw *d)
 
 int vp_l_open_dw(lua_State *L, const char *path, int opts)
 {
-    int strict = vp_l_opt_bool(L, opts, "strict", 0);
+    vp_open_opts o;
+    vp_l_open_opts(L, opts, &o);
     vp_dw *d;
     vp_error err;
-    if (vp_dw_open(path, &d, &err) != VP_OK)
+    if (vp_dw_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    if (strict && d->truncated) {
-        /* The first warning names the offset and the field. */
-        int r = vp_l_fail_first_warning(L, path, VP_ETRUNC, &d->warnings);
-        vp_dw_free(d);
-        return r;
-    }
     vp_lcap_new(L, DW_T, d, dw_free, "dw", path, d->map.size, &d->warnings);
     dw_set_fields(L, lua_gettop(L), d);
     return 1;
@@ -361,7 +328,9 @@ static void push_hit(lua_State *L, const vp_dw *d, const vp_dw_hit *h, const cha
     vp_l_set_vec3(L, "position", h->position);
     vp_l_set_vec3(L, "direction", h->direction);
     vp_l_set_int(L, "physics_material", h->physics_material);
-    vp_l_set_int(L, "have_entity", h->have_entity);
+    /* Any non-zero byte announces the block. */
+    lua_pushboolean(L, h->have_entity != 0);
+    lua_setfield(L, -2, "have_entity");
     if (h->have_entity) {
         lua_createtable(L, 0, 7);
         push_guid_fields(L, h->entity.guid);
@@ -372,7 +341,8 @@ static void push_hit(lua_State *L, const vp_dw *d, const vp_dw_hit *h, const cha
         vp_l_set_int(L, "unknown_25", h->entity.unknown_25);
         lua_setfield(L, -2, "entity");
     }
-    vp_l_set_int(L, "have_ragdoll", h->have_ragdoll);
+    lua_pushboolean(L, h->have_ragdoll != 0);
+    lua_setfield(L, -2, "have_ragdoll");
     if (h->have_ragdoll) {
         lua_createtable(L, 0, 5);
         push_guid_fields(L, h->ragdoll_guid);
@@ -529,7 +499,7 @@ static int trace_get(lua_State *L)
     else if (strcmp(k, "size") == 0)
         lua_pushinteger(L, (lua_Integer)t->size);
     else if (strcmp(k, "used") == 0)
-        lua_pushinteger(L, t->used);
+        lua_pushboolean(L, t->used != 0);
     else if (strcmp(k, "unknown_01") == 0)
         lua_pushinteger(L, t->unknown_01);
     else if (strcmp(k, "client_count") == 0)
@@ -564,375 +534,7 @@ static int trace_tostring(lua_State *L)
 
 static int trace_eq(lua_State *L)
 {
-    vp_dw_trace *a = luaL_testudata(L, 1, DW_TRACE_T);
-    vp_dw_trace *b = luaL_testudata(L, 2, DW_TRACE_T);
-    lua_pushboolean(L, a && b && a->off == b->off);
-    return 1;
-}
-
-/* ---- writer ------------------------------------------------------------ */
-
-static vp_errcode dw_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
-{
-    (void)path;
-    return vp_dw_writer_close(w, 1, (uint32_t)vp_dw_writer_traces(w), bytes, err);
-}
-
-static uint64_t dw_wsize(void *w)
-{
-    return vp_dw_writer_bytes(w);
-}
-
-static vp_errcode dw_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    return vp_dw_writer_raw(w, p, n, err);
-}
-
-static const vp_lwriter_ops dw_wops = {.tname = DW_WRITER_T,
-                                       .name = "dw writer",
-                                       .close = dw_wclose,
-                                       .size = dw_wsize,
-                                       .raw = dw_wraw};
-
-static float num_field(lua_State *L, int idx, const char *k, const char *what)
-{
-    lua_getfield(L, idx, k);
-    double v = 0;
-    if (!lua_isnil(L, -1)) {
-        int ok;
-        v = lua_tonumberx(L, -1, &ok);
-        if (!ok)
-            luaL_error(L, "%s: field '%s' must be a number", what, k);
-    }
-    lua_pop(L, 1);
-    return (float)v;
-}
-
-/* Unknown bytes: a string of at most n bytes, zero-padded. */
-static void bytes_field(lua_State *L, int idx, const char *k, uint8_t *dst, size_t n,
-                        const char *what)
-{
-    memset(dst, 0, n);
-    lua_getfield(L, idx, k);
-    if (!lua_isnil(L, -1)) {
-        size_t len;
-        const char *s = lua_tolstring(L, -1, &len);
-        if (!s || lua_type(L, -1) != LUA_TSTRING)
-            luaL_error(L, "%s: field '%s' must be a string of bytes", what, k);
-        if (len > n)
-            luaL_error(L, "%s: field '%s' holds %d bytes, at most %d fit", what, k, (int)len,
-                       (int)n);
-        memcpy(dst, s, len);
-    }
-    lua_pop(L, 1);
-}
-
-static uint64_t guid_of(lua_State *L, int idx, const char *what)
-{
-    lua_getfield(L, idx, "guid");
-    int has_guid = !lua_isnil(L, -1);
-    lua_pop(L, 1);
-    if (has_guid)
-        return (uint64_t)vp_l_int_field(L, idx, "guid", 0, LUA_MININTEGER, LUA_MAXINTEGER, what);
-    uint64_t id = (uint64_t)vp_l_int_field(L, idx, "entity_id", 0, 0, (lua_Integer)1 << 56, what);
-    uint64_t ctl = (uint64_t)vp_l_int_field(L, idx, "controller", 0, 0, 255, what);
-    return id << 8 | ctl;
-}
-
-static int hit_type_of(lua_State *L, int idx, const char *what)
-{
-    lua_getfield(L, idx, "type");
-    int t = 0;
-    if (lua_type(L, -1) == LUA_TSTRING) {
-        const char *s = lua_tostring(L, -1);
-        t = -1;
-        for (unsigned k = 0; k < VP_DW_HIT_TYPES; k++)
-            if (strcmp(s, vp_dw_hit_type_name(k)) == 0)
-                t = (int)k;
-        if (t < 0)
-            luaL_error(L, "%s: unknown hit type '%s'", what, s);
-    } else if (!lua_isnil(L, -1)) {
-        int ok;
-        lua_Integer v = lua_tointegerx(L, -1, &ok);
-        if (!ok || v < 0 || v > 255)
-            luaL_error(L, "%s: field 'type' must be a hit type name or 0..255", what);
-        t = (int)v;
-    }
-    lua_pop(L, 1);
-    return t;
-}
-
-/* Read one hit table at idx into h (ragdoll floats anchored). */
-static void hit_from_table(lua_State *L, int idx, vp_dw_whit *h, uint32_t trace_id, int anchor)
-{
-    static const char *const keys[] = {
-        "type",        "type_name", "trace_id", "time",   "unknown_09",   "position",
-        "direction",   "physics_material", "have_entity", "entity", "have_ragdoll", "ragdoll",
-        "side",        "index",     "offset",   NULL};
-    static const char *const ekeys[] = {"guid",     "entity_id",  "controller", "position",
-                                        "rotation", "unknown_24", "unknown_25", NULL};
-    static const char *const rkeys[] = {"guid", "entity_id", "controller", "count",
-                                        "transforms", NULL};
-    const char *what = "dw hit";
-    idx = lua_absindex(L, idx);
-    luaL_checktype(L, idx, LUA_TTABLE);
-    vp_l_check_keys(L, idx, what, keys);
-    vp_dw_whit_init(h);
-    h->type = (uint8_t)hit_type_of(L, idx, what);
-    h->trace_id = (uint32_t)vp_l_int_field(L, idx, "trace_id", trace_id, 0, UINT32_MAX, what);
-    h->time = (uint32_t)vp_l_int_field(L, idx, "time", 0, 0, UINT32_MAX, what);
-    h->unknown_09 = (uint16_t)vp_l_int_field(L, idx, "unknown_09", 0, 0, UINT16_MAX, what);
-    vp_l_vec_field(L, idx, "position", h->position, 3, what);
-    vp_l_vec_field(L, idx, "direction", h->direction, 3, what);
-    h->physics_material =
-        (uint32_t)vp_l_int_field(L, idx, "physics_material", 0, 0, UINT32_MAX, what);
-
-    lua_getfield(L, idx, "entity");
-    int has_entity = lua_istable(L, -1);
-    if (has_entity) {
-        int e = lua_gettop(L);
-        vp_l_check_keys(L, e, "dw hit entity", ekeys);
-        h->entity_guid = guid_of(L, e, "dw hit entity");
-        vp_l_vec_field(L, e, "position", h->entity_position, 3, "dw hit entity");
-        vp_l_vec_field(L, e, "rotation", h->entity_rotation, 4, "dw hit entity");
-        h->entity_unknown_24 =
-            (int8_t)vp_l_int_field(L, e, "unknown_24", 0, -128, 127, "dw hit entity");
-        h->entity_unknown_25 =
-            (uint8_t)vp_l_int_field(L, e, "unknown_25", 0, 0, 255, "dw hit entity");
-    }
-    lua_pop(L, 1);
-    h->have_entity = (uint8_t)vp_l_int_field(L, idx, "have_entity", has_entity, 0, 255, what);
-
-    lua_getfield(L, idx, "ragdoll");
-    int has_ragdoll = lua_istable(L, -1);
-    if (has_ragdoll) {
-        int r = lua_gettop(L);
-        vp_l_check_keys(L, r, "dw hit ragdoll", rkeys);
-        h->ragdoll_guid = guid_of(L, r, "dw hit ragdoll");
-        lua_getfield(L, r, "transforms");
-        size_t n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
-        if (n > 255)
-            luaL_error(L, "dw hit ragdoll: at most 255 transforms (u8 count)");
-        float *f = vp_l_anchored(L, anchor, n * 16 * sizeof *f);
-        for (size_t i = 0; i < n; i++) {
-            lua_rawgeti(L, -1, (lua_Integer)i + 1);
-            if (!lua_istable(L, -1))
-                luaL_error(L, "dw hit ragdoll: transform %d must be a 4x4 table", (int)i + 1);
-            int flat = lua_rawlen(L, -1) == 16;
-            for (int k = 0; k < 16; k++) {
-                if (flat) {
-                    lua_rawgeti(L, -1, k + 1);
-                } else {
-                    lua_rawgeti(L, -1, k / 4 + 1);
-                    if (!lua_istable(L, -1))
-                        luaL_error(L, "dw hit ragdoll: transform %d row %d must be a table",
-                                   (int)i + 1, k / 4 + 1);
-                    lua_rawgeti(L, -1, k % 4 + 1);
-                    lua_remove(L, -2);
-                }
-                f[i * 16 + (size_t)k] = (float)luaL_optnumber(L, -1, 0);
-                lua_pop(L, 1);
-            }
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1); /* transforms */
-        h->ragdoll = f;
-        h->ragdoll_n = n;
-        h->ragdoll_count = (int)vp_l_int_field(L, r, "count", -1, -1, 255, "dw hit ragdoll");
-        lua_pop(L, 1); /* ragdoll table */
-        h->have_ragdoll = (uint8_t)vp_l_int_field(L, idx, "have_ragdoll", 1, 0, 255, what);
-    } else {
-        lua_pop(L, 1);
-        h->have_ragdoll = (uint8_t)vp_l_int_field(L, idx, "have_ragdoll", 0, 0, 255, what);
-        if (h->have_ragdoll)
-            luaL_error(L, "dw hit: have_ragdoll without a ragdoll table");
-    }
-}
-
-static void movement_from_table(lua_State *L, int idx, vp_dw_wmovement *m)
-{
-    static const char *const keys[] = {
-        "unknown_00", "ray_start",  "ray_end",    "weapon_range",     "unknown_20",
-        "unknown_22", "unknown_44", "bullet",     "unknown_49",       "unknown_4c",
-        "damage_per_round", "unknown_5c", "unknown_68", "weapon_template_id", "slot_index",
-        "unknown_79", "offset",     NULL};
-    const char *what = "dw movement";
-    idx = lua_absindex(L, idx);
-    vp_l_check_keys(L, idx, what, keys);
-    bytes_field(L, idx, "unknown_00", m->unknown_00, 4, what);
-    vp_l_vec_field(L, idx, "ray_start", m->ray_start, 3, what);
-    vp_l_vec_field(L, idx, "ray_end", m->ray_end, 3, what);
-    m->weapon_range = num_field(L, idx, "weapon_range", what);
-    m->unknown_20 = (uint16_t)vp_l_int_field(L, idx, "unknown_20", 0, 0, UINT16_MAX, what);
-    bytes_field(L, idx, "unknown_22", m->unknown_22, sizeof m->unknown_22, what);
-    bytes_field(L, idx, "unknown_44", m->unknown_44, sizeof m->unknown_44, what);
-    m->bullet = (uint8_t)vp_l_int_field(L, idx, "bullet", 0, 0, 255, what);
-    bytes_field(L, idx, "unknown_49", m->unknown_49, sizeof m->unknown_49, what);
-    vp_l_vec_field(L, idx, "unknown_4c", m->unknown_4c, 3, what);
-    m->damage_per_round =
-        (uint32_t)vp_l_int_field(L, idx, "damage_per_round", 0, 0, UINT32_MAX, what);
-    bytes_field(L, idx, "unknown_5c", m->unknown_5c, sizeof m->unknown_5c, what);
-    vp_l_vec_field(L, idx, "unknown_68", m->unknown_68, 3, what);
-    m->weapon_template_id =
-        (uint32_t)vp_l_int_field(L, idx, "weapon_template_id", 0, 0, UINT32_MAX, what);
-    m->slot_index = (uint8_t)vp_l_int_field(L, idx, "slot_index", 0, 0, 255, what);
-    bytes_field(L, idx, "unknown_79", m->unknown_79, sizeof m->unknown_79, what);
-}
-
-/* Hits of one side, in an anchored array. */
-static vp_dw_whit *hits_from_list(lua_State *L, int tidx, const char *key, size_t *n,
-                                  uint32_t trace_id, int anchor)
-{
-    *n = 0;
-    lua_getfield(L, tidx, key);
-    if (lua_isnil(L, -1)) {
-        lua_pop(L, 1);
-        return NULL;
-    }
-    if (!lua_istable(L, -1))
-        luaL_error(L, "w:trace: field '%s' must be a list of hit tables", key);
-    int list = lua_gettop(L);
-    size_t len = lua_rawlen(L, list);
-    if (len > 255)
-        luaL_error(L, "w:trace: at most 255 %s hits (u8 count)", key);
-    vp_dw_whit *hs = vp_l_anchored(L, anchor, len * sizeof *hs);
-    for (size_t i = 0; i < len; i++) {
-        lua_rawgeti(L, list, (lua_Integer)i + 1);
-        if (!lua_istable(L, -1))
-            luaL_error(L, "w:trace: %s hit %d must be a table", key, (int)i + 1);
-        hit_from_table(L, -1, &hs[i], trace_id, anchor);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    *n = len;
-    return hs;
-}
-
-/* w:trace{...} -> offset of the slot */
-static int writer_trace(lua_State *L)
-{
-    static const char *const keys[] = {"used",   "unknown_01",   "trace_id",     "ammo_type_id",
-                                       "movement", "client",     "server",       "client_count",
-                                       "server_count", NULL};
-    vp_lwriter *lw = vp_lwriter_check(L, DW_WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    vp_l_check_keys(L, 2, "w:trace", keys);
-    vp_dw_wtrace t;
-    vp_dw_wtrace_init(&t);
-    const char *what = "w:trace";
-    t.used = (uint8_t)vp_l_int_field(L, 2, "used", 1, 0, 255, what);
-    t.unknown_01 = (uint8_t)vp_l_int_field(L, 2, "unknown_01", 0, 0, 255, what);
-    t.trace_id = (uint32_t)vp_l_int_field(L, 2, "trace_id", 0, 0, UINT32_MAX, what);
-    t.ammo_type_id = (uint32_t)vp_l_int_field(L, 2, "ammo_type_id", 0, 0, UINT32_MAX, what);
-    t.client_count = (int)vp_l_int_field(L, 2, "client_count", -1, -1, 255, what);
-    t.server_count = (int)vp_l_int_field(L, 2, "server_count", -1, -1, 255, what);
-    lua_getfield(L, 2, "movement");
-    if (lua_istable(L, -1)) {
-        if (t.ammo_type_id == 0)
-            luaL_error(L, "w:trace: a movement block is only written when ammo_type_id is not 0");
-        movement_from_table(L, -1, &t.movement);
-    }
-    lua_pop(L, 1);
-    /* The hit arrays and ragdoll floats live in userdata anchored in a
-     * table at index 3 until the trace is written. */
-    lua_settop(L, 2);
-    lua_newtable(L);
-    t.client = hits_from_list(L, 2, "client", &t.nclient, t.trace_id, 3);
-    t.server = hits_from_list(L, 2, "server", &t.nserver, t.trace_id, 3);
-    uint64_t off = vp_dw_writer_bytes(lw->w);
-    vp_error err;
-    if (vp_dw_writer_trace(lw->w, &t, &err) != VP_OK)
-        return luaL_error(L, "w:trace: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
-}
-
-static int writer_empty_slot(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, DW_WRITER_T);
-    uint64_t off = vp_dw_writer_bytes(lw->w);
-    vp_error err;
-    if (vp_dw_writer_empty(lw->w, &err) != VP_OK)
-        return luaL_error(L, "w:empty_slot: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
-}
-
-/* w:close{last_trace_counter = N, footer = true} -> bytes */
-static int writer_close(lua_State *L)
-{
-    vp_lwriter *lw = luaL_checkudata(L, 1, DW_WRITER_T);
-    if (!lw->w)
-        return 0;
-    static const char *const keys[] = {"last_trace_counter", "footer", NULL};
-    if (!lua_isnoneornil(L, 2)) {
-        luaL_checktype(L, 2, LUA_TTABLE);
-        vp_l_check_keys(L, 2, "w:close", keys);
-    }
-    int footer = vp_l_opt_bool(L, 2, "footer", 1);
-    lua_Integer counter = lua_istable(L, 2)
-                              ? vp_l_int_field(L, 2, "last_trace_counter",
-                                          (lua_Integer)(uint32_t)vp_dw_writer_traces(lw->w), 0,
-                                          UINT32_MAX, "w:close")
-                              : (lua_Integer)(uint32_t)vp_dw_writer_traces(lw->w);
-    vp_dw_writer *w = lw->w;
-    lw->w = NULL;
-    uint64_t bytes = 0;
-    vp_error err;
-    if (vp_dw_writer_close(w, footer, (uint32_t)counter, &bytes, &err) != VP_OK)
-        return luaL_error(L, "w:close: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)bytes);
-    return 1;
-}
-
-static int writer_tostring(lua_State *L)
-{
-    vp_lwriter *lw = luaL_checkudata(L, 1, DW_WRITER_T);
-    if (!lw->w)
-        lua_pushliteral(L, "<dw writer (closed)>");
-    else
-        lua_pushfstring(L, "<dw writer: %d traces, %d bytes>", (int)vp_dw_writer_traces(lw->w),
-                        (int)vp_dw_writer_bytes(lw->w));
-    return 1;
-}
-
-int vp_l_writer_dw(lua_State *L, const char *path, int opts)
-{
-    static const char *const keys[] = {"header", "max_size", NULL};
-    uint8_t header[4] = {0, 0, 0, 0};
-    if (lua_istable(L, opts)) {
-        vp_l_check_keys(L, opts, "vp.writer dw options", keys);
-        lua_getfield(L, opts, "header");
-        if (lua_type(L, -1) == LUA_TSTRING) {
-            size_t n;
-            const char *s = lua_tolstring(L, -1, &n);
-            if (n != 4)
-                luaL_error(L, "vp.writer dw: header must be 4 bytes, got %d", (int)n);
-            memcpy(header, s, 4);
-        } else if (lua_istable(L, -1)) {
-            for (int i = 0; i < 4; i++) {
-                lua_rawgeti(L, -1, i + 1);
-                header[i] = (uint8_t)luaL_optinteger(L, -1, 0);
-                lua_pop(L, 1);
-            }
-        } else if (lua_isinteger(L, -1)) {
-            lua_Integer v = lua_tointeger(L, -1);
-            for (int i = 0; i < 4; i++)
-                header[i] = (uint8_t)(v >> (8 * i));
-        } else if (!lua_isnil(L, -1)) {
-            luaL_error(L, "vp.writer dw: header must be a 4-byte string, a list of 4 bytes or "
-                          "a u32");
-        }
-        lua_pop(L, 1);
-    }
-    lua_Integer max_size =
-        lua_istable(L, opts) ? vp_l_int_field(L, opts, "max_size", 0, 0, 255, "vp.writer dw") : 0;
-    vp_error err;
-    vp_dw_writer *w = vp_dw_writer_open(path, header, (uint8_t)max_size, &err);
-    if (!w)
-        return luaL_error(L, "vp.writer: %s", err.msg);
-    vp_lwriter_new(L, &dw_wops, sizeof(vp_lwriter), path)->w = w;
-    return 1;
+    return vp_lchild_eq(L, DW_TRACE_T, offsetof(vp_dw_trace, off), sizeof(uint64_t));
 }
 
 void vp_l_register_dw(lua_State *L)
@@ -956,13 +558,4 @@ void vp_l_register_dw(lua_State *L)
                                              {"totable", trace_totable},
                                              {NULL, NULL}};
     vp_l_class(L, DW_TRACE_T, trace_meta, trace_methods, trace_get);
-
-    static const luaL_Reg w_meta[] = {{"__gc", vp_lwriter_gc},
-                                      {"__close", vp_lwriter_gc},
-                                      {"__tostring", writer_tostring},
-                                      {NULL, NULL}};
-    static const luaL_Reg w_methods[] = {{"trace", writer_trace}, {"empty_slot", writer_empty_slot},
-                                         {"raw", vp_lwriter_raw_at}, {"tell", vp_lwriter_tell},
-                                         {"close", writer_close}, {NULL, NULL}};
-    vp_lwriter_class(L, &dw_wops, w_meta, w_methods, NULL);
 }

@@ -1,5 +1,7 @@
-/* vp.writer("vprof", path [, opts]): the Lua face of host/vprof_write.h.
- * Tests and examples build captures with it, broken ones included (raw). */
+/* vp.writer("vprof", path [, opts]): the Lua face of write/vprof_write.h.
+ * Tests and examples build captures with it, broken ones included (raw,
+ * truncate). The file is written as it goes: w:data() reads it back, and a
+ * cut asked for with w:truncate(n) is made when the file is closed. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +10,7 @@
 #include "l_common.h"
 #include "l_formats.h"
 
-#define WRITER_T "vp.vprof_writer"
+#define WRITER_T "vp.vprof.writer"
 
 typedef struct lwriter {
     vp_lwriter base; /* base.w: the vp_vprof_writer */
@@ -17,15 +19,15 @@ typedef struct lwriter {
     vp_vprof_wopts opts;
 } lwriter;
 
-static vp_errcode vprof_wclose(void *w, const char *path, uint64_t *bytes, vp_error *err)
+static vp_errcode vprof_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
 {
-    (void)path;
+    (void)copts;
     return vp_vprof_writer_close(w, bytes, err);
 }
 
 static uint64_t vprof_wsize(void *w)
 {
-    return vp_vprof_writer_bytes(w);
+    return vp_vprof_writer_tell(w);
 }
 
 static vp_errcode vprof_wraw(void *w, const void *p, size_t n, vp_error *err)
@@ -33,11 +35,24 @@ static vp_errcode vprof_wraw(void *w, const void *p, size_t n, vp_error *err)
     return vp_vprof_writer_raw(w, p, n, err);
 }
 
-static const vp_lwriter_ops vprof_wops = {.tname = WRITER_T,
-                                          .name = "vprof writer",
-                                          .close = vprof_wclose,
-                                          .size = vprof_wsize,
-                                          .raw = vprof_wraw};
+static void vprof_wtruncate(void *w, uint64_t n)
+{
+    vp_vprof_writer_truncate(w, n);
+}
+
+static const uint8_t *vprof_wdata(void *w, size_t *len, vp_error *err)
+{
+    return vp_vprof_writer_data(w, len, err);
+}
+
+/* The frame times buffer goes with the host writer. */
+static void vprof_wrelease(vp_lwriter *base)
+{
+    lwriter *lw = (lwriter *)base;
+    free(lw->times);
+    lw->times = NULL;
+    lw->times_cap = 0;
+}
 
 static lwriter *lwriter_check(lua_State *L)
 {
@@ -175,47 +190,12 @@ static int lwriter_frame(lua_State *L)
     return 0;
 }
 
-/* Shared by close, __close and __gc; raises only for an explicit close. */
-static int lwriter_do_close(lua_State *L, int raise)
-{
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    free(lw->times);
-    lw->times = NULL;
-    lw->times_cap = 0;
-    vp_error err;
-    if (vp_lwriter_finish(L, &lw->base, &err) != VP_OK && raise)
-        return vp_lwriter_raise(L, &lw->base, &err);
-    return 0;
-}
-
-static int lwriter_close(lua_State *L)
-{
-    lwriter_do_close(L, 1);
-    lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
-    lua_pushinteger(L, (lua_Integer)lw->base.bytes);
-    return 1;
-}
-
-static int lwriter_gc(lua_State *L)
-{
-    return lwriter_do_close(L, 0);
-}
-
-static int lwriter_tostring(lua_State *L)
-{
-    luaL_checkudata(L, 1, WRITER_T);
-    lua_pushfstring(L, "<vprof writer %s>", vp_lwriter_path(L, 1));
-    return 1;
-}
-
 static int lwriter_get(lua_State *L)
 {
     lwriter *lw = luaL_checkudata(L, 1, WRITER_T);
     const char *k = lua_tostring(L, 2);
     if (!k)
         return 0;
-    if (vp_lwriter_field(L, &lw->base, k))
-        return 1;
     if (strcmp(k, "root_id") == 0)
         lua_pushinteger(L, lw->opts.root_id);
     else if (strcmp(k, "escape_width") == 0)
@@ -235,7 +215,22 @@ static int lwriter_get(lua_State *L)
     return 1;
 }
 
-static void lwriter_register(lua_State *L);
+static const luaL_Reg vprof_wmethods[] = {{"group", lwriter_group},
+                                          {"default_groups", lwriter_default_groups},
+                                          {"node", lwriter_node},
+                                          {"frame", lwriter_frame},
+                                          {NULL, NULL}};
+
+static const vp_lwriter_ops vprof_wops = {.tname = WRITER_T,
+                                          .name = "vprof writer",
+                                          .methods = vprof_wmethods,
+                                          .get = lwriter_get,
+                                          .close = vprof_wclose,
+                                          .release = vprof_wrelease,
+                                          .size = vprof_wsize,
+                                          .raw = vprof_wraw,
+                                          .truncate = vprof_wtruncate,
+                                          .data = vprof_wdata};
 
 static int32_t opt_i32(lua_State *L, int opts, const char *key, int32_t def)
 {
@@ -259,9 +254,6 @@ int vp_l_writer_vprof(lua_State *L, const char *path, int opts)
     if (o.group_base < 0)
         return luaL_error(L, "vp.writer: option 'group_base' must be >= 0 (0 or 31), got %d",
                           (int)o.group_base);
-    if (luaL_getmetatable(L, WRITER_T) == LUA_TNIL)
-        lwriter_register(L);
-    lua_pop(L, 1);
     lwriter *lw = (lwriter *)vp_lwriter_new(L, &vprof_wops, sizeof *lw, path);
     lw->opts = o;
     vp_error err;
@@ -269,22 +261,4 @@ int vp_l_writer_vprof(lua_State *L, const char *path, int opts)
     if (!lw->base.w)
         return luaL_error(L, "vp.writer: %s", err.msg);
     return 1;
-}
-
-/* Registered on first use, so the binding needs no hook in vp.c. */
-static void lwriter_register(lua_State *L)
-{
-    static const luaL_Reg meta[] = {{"__gc", lwriter_gc},
-                                    {"__close", lwriter_gc},
-                                    {"__tostring", lwriter_tostring},
-                                    {NULL, NULL}};
-    static const luaL_Reg methods[] = {{"group", lwriter_group},
-                                       {"default_groups", lwriter_default_groups},
-                                       {"node", lwriter_node},
-                                       {"frame", lwriter_frame},
-                                       {"raw", vp_lwriter_raw},
-                                       {"offset", vp_lwriter_tell},
-                                       {"close", lwriter_close},
-                                       {NULL, NULL}};
-    vp_lwriter_class(L, &vprof_wops, meta, methods, lwriter_get);
 }

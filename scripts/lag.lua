@@ -84,7 +84,9 @@ for _, k in ipairs(lag.ROW_KEYS) do csv_columns[#csv_columns + 1] = { key = k } 
 cli.run(function()
   if opts.measurement then
     local want = math.tointeger(tonumber(opts.measurement)) or opts.measurement
-    local m = cap:measurement(want)
+    -- an index out of range raises; a name that matches nothing gives nil
+    local in_range = math.type(want) ~= "integer" or (want >= 1 and want <= cap.measurement_count)
+    local m = in_range and cap:measurement(want) or nil
     if not m then
       cli.fail(2, "%s: no measurement '%s' (the file has %d; names, indices 1..%d and measurement_N "
         .. "are accepted)", path, opts.measurement, cap.measurement_count, cap.measurement_count)

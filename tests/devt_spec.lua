@@ -64,7 +64,9 @@ describe("devt", function()
       assert.are.equal(0, cap.group_count)
       assert.are.equal(0, cap.event_count)
       assert.are.equal(0, cap.trailing_bytes)
-      assert.is_nil(cap:group(1))
+      assert.is_false(cap.truncated)
+      assert.are.equal(0, #cap)
+      assert.has_error(function() cap:group(1) end, "group 1 is out of range: there are none")
       local n = 0
       for _ in cap:events() do n = n + 1 end
       assert.are.equal(0, n)
@@ -108,15 +110,20 @@ describe("devt", function()
       assert.are.equal(cap, g1.capture)
       assert.are.equal(g1, cap:group("frames"))
       assert.are.equal(cap:group(4), cap:group("weapons"))
+      assert.are_not.equal(cap:group(1), cap:group(2))
       assert.are.equal(26 + 4 + 1 + 18, cap:group(2).file_offset)
-      assert.is_nil(cap:group(5))
-      assert.is_nil(cap:group(0))
+      assert.has_error(function() cap:group(5) end, "group 5 is out of range 1..4")
+      assert.has_error(function() cap:group(0) end, "group 0 is out of range 1..4")
       assert.is_nil(cap:group("nope"))
+      assert.are.equal(2 + 1 + #evs, #cap)
       local e = g1:event(2)
       assert.are.same({ index = 2, group = 1, time1 = 17, time2 = 19, type = 0, type_name = "Frame",
         type_uncertain = false }, e)
-      assert.is_nil(g1:event(3))
-      assert.is_nil(g1:event(0))
+      assert.has_error(function() g1:event(3) end, "event 3 is out of range 1..2")
+      assert.has_error(function() g1:event(0) end, "event 0 is out of range 1..2")
+      assert.are.same({ index = 1, name = "frames", total = 2, count = 2, file_offset = 26,
+        events = { g1:event(1), e } }, g1:totable())
+      assert.has_error(function() cap:group(4):event(1) end, "event 1 is out of range: there are none")
       local g3 = cap:group(3)
       local i = 0
       for ev in g3:events() do
@@ -222,53 +229,112 @@ describe("devt", function()
   end)
 
   describe("bad input", function()
-    local function fails(name, bytes, msg, code)
+    -- A strict open refuses what a lenient one keeps with a warning.
+    local function fails(name, bytes, msg, code, opts)
       local path = h.write_in(dir, name, bytes)
-      local cap, m, c = vp.open(path)
+      local cap, m, c = vp.open(path, opts or { strict = true })
       assert.is_nil(cap)
       assert.are.equal(path .. ": " .. msg, m)
       assert.are.equal(code, c)
     end
 
+    -- A lenient open of a cut file: every complete event kept, truncated,
+    -- the warnings as given; returns the capture.
+    local function cut(name, bytes, warnings)
+      local cap = assert(h.open_bytes(dir, name, bytes))
+      assert.is_true(cap.truncated)
+      assert.are.same(warnings, cap.warnings)
+      return cap
+    end
+
     it("a block count claiming more events than the bytes left", function()
       local bytes = header() .. string.pack("<I4I4", 1, 200) .. string.char(200) .. event(1, 2, 0) .. event(3, 4, 0)
-      fails("count.devt", bytes,
-        "at byte 30: block count 200 of group 1 events needs at least 1800 bytes, only 18 left", "ETRUNC")
+      local msg = "at byte 30: block count 200 of group 1 events needs at least 1800 bytes, only 18 left"
+      fails("count.devt", bytes, msg, "ETRUNC")
+      local cap = cut("count.devt", bytes, { msg .. "; the file is truncated: kept 2 complete events in 1 group" })
+      assert.are.equal(1, cap.group_count)
+      assert.are.equal(2, cap.event_count)
+      assert.are.equal(200, cap:group(1).total)
+      assert.are.equal(3, cap:group(1):event(2).time1)
+      cap:close()
     end)
 
     it("a group count claiming more groups than the bytes left", function()
       local bytes = header() .. string.pack("<I4", 1000) .. string.pack("<I4", 0) .. "\0"
       fails("gcount.devt", bytes, "at byte 22: group_count 1000 needs at least 5000 bytes (5 per group), "
         .. "only 5 left", "ELIMIT")
+      local cap = cut("gcount.devt", bytes, {
+        "at byte 22: group_count is 1000; files have been seen with at most 4 groups",
+        "at byte 31: expected the u32 group 2 total (4 bytes), only 0 left before the end of the file; the "
+          .. "file is truncated: kept 0 complete events in 1 group" })
+      assert.are.equal(1, cap.group_count)
+      assert.are.equal(0, #cap:group(1))
+      cap:close()
     end)
 
-    it("a bitfield size past the end", function()
+    it("a bitfield size past the end, in either mode", function()
       local bytes = string.pack("<I4I4I4I2", 1, 2, 3, 0xFFFF) .. string.pack("<I4", 0)
-      fails("bits.devt", bytes, "at byte 14: visibility bitfield (prefix): a bitfield of 65535 entries "
-        .. "needs 8192 bytes, only 4 left", "ETRUNC")
+      local msg = "at byte 14: visibility bitfield (prefix): a bitfield of 65535 entries needs 8192 bytes, only 4 left"
+      fails("bits.devt", bytes, msg, "ETRUNC")
+      fails("bits.devt", bytes, msg, "ETRUNC", {})
     end)
 
     it("a full block of 255 without the count byte that must follow", function()
       local bytes = header() .. string.pack("<I4I4", 1, 255) .. "\255" .. table.concat(seq(255, 0))
-      fails("noend.devt", bytes, "at byte " .. #bytes .. ": expected the count byte of a block of group 1 "
-        .. "events (element 256), found the end of the file", "ETRUNC")
+      local msg = "at byte " .. #bytes .. ": expected the count byte of a block of group 1 events (element 256), "
+        .. "found the end of the file"
+      fails("noend.devt", bytes, msg, "ETRUNC")
+      local cap = cut("noend.devt", bytes, { msg .. "; the file is truncated: kept 255 complete events in 1 group" })
+      assert.are.equal(255, #cap:group(1))
+      assert.are.equal(255, cap:group(1):event(255).time1)
+      cap:close()
     end)
 
-    it("truncated files", function()
+    it("a file cut inside the header fails in either mode", function()
       local full = devt({ time = 9 }, { { events = seq(4, 0) }, { events = seq(3, 0) } })
-      fails("t9.devt", full:sub(1, 9), "at byte 8: expected the u32 graph_duration, found the end of the "
-        .. "file (1 bytes left)", "ETRUNC")
-      fails("t13.devt", full:sub(1, 13), "at byte 12: expected the u16 prefix, found the end of the file "
-        .. "(1 bytes left)", "ETRUNC")
-      fails("t20.devt", full:sub(1, 20), "at byte 14: visibility bitfield (prefix): a bitfield of 0 "
-        .. "entries needs 8 bytes, only 6 left", "ETRUNC")
-      fails("t24.devt", full:sub(1, 24), "at byte 22: expected the u32 group_count, found the end of the "
-        .. "file (2 bytes left)", "ETRUNC")
-      -- cut inside the second group's events: 26 + 4 + 1 + 36 = 67 is its total
-      fails("tcut.devt", full:sub(1, #full - 2), "at byte 71: block count 3 of group 2 events needs at "
-        .. "least 27 bytes, only 25 left", "ETRUNC")
-      fails("ttotal.devt", full:sub(1, 69), "at byte 67: expected the u32 group 2 total, found the end "
-        .. "of the file (2 bytes left)", "ETRUNC")
+      for _, opts in ipairs({ {}, { strict = true } }) do
+        fails("t9.devt", full:sub(1, 9), "at byte 8: expected the u32 graph_duration (4 bytes), only 1 left "
+          .. "before the end of the file", "ETRUNC", opts)
+        fails("t13.devt", full:sub(1, 13), "at byte 12: expected the u16 prefix (2 bytes), only 1 left before "
+          .. "the end of the file", "ETRUNC", opts)
+        fails("t20.devt", full:sub(1, 20), "at byte 14: visibility bitfield (prefix): a bitfield of 0 "
+          .. "entries needs 8 bytes, only 6 left", "ETRUNC", opts)
+        fails("t24.devt", full:sub(1, 24), "at byte 22: expected the u32 group_count (4 bytes), only 2 left "
+          .. "before the end of the file", "ETRUNC", opts)
+      end
+    end)
+
+    it("a file cut inside the groups: strict refuses, lenient keeps every complete event", function()
+      local full = devt({ time = 9 }, { { events = seq(4, 0) }, { events = seq(3, 0) } })
+      -- group 2: total at 26 + 4 + 1 + 36 = 67, its block count at 71
+      local in_events = "at byte 71: block count 3 of group 2 events needs at least 27 bytes, only 25 left"
+      local in_total = "at byte 67: expected the u32 group 2 total (4 bytes), only 2 left before the end of the file"
+      fails("tcut.devt", full:sub(1, #full - 2), in_events, "ETRUNC")
+      fails("ttotal.devt", full:sub(1, 69), in_total, "ETRUNC")
+      local cap = cut("tcut.devt", full:sub(1, #full - 2),
+        { in_events .. "; the file is truncated: kept 6 complete events in 2 groups" })
+      assert.are.equal(2, cap.group_count)
+      assert.are.equal(6, cap.event_count)
+      assert.are.equal(4, #cap:group(1))
+      assert.are.equal(2, #cap:group(2))
+      assert.are.equal(3, cap:group(2).total)
+      assert.are.equal(2, cap:group(2):event(2).time1)
+      assert.are.equal(6, #h.all(cap:events()))
+      assert.matches(", truncated, with warnings>$", tostring(cap))
+      local rows = {}
+      for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
+      assert.is_true(rows.truncated)
+      cap:close()
+      cap = cut("ttotal.devt", full:sub(1, 69),
+        { in_total .. "; the file is truncated: kept 4 complete events in 1 group" })
+      assert.are.equal(1, cap.group_count)
+      assert.are.equal(4, #cap:group(1))
+      cap:close()
+      -- the whole file: nothing to refuse
+      cap = h.open_ok(h.write_in(dir, "whole.devt", full), { strict = true })
+      assert.is_false(cap.truncated)
+      assert.are.same({}, cap.warnings)
+      cap:close()
     end)
 
     it("missing, empty and directory paths", function()
@@ -383,7 +449,7 @@ describe("devt", function()
 
     it("builds broken files: totals, block counts, group_count, raw bytes, cuts", function()
       local w = vp.writer("devt", wpath("broken"), { group_count = 9, bitfield = "\1\2" })
-      assert.are.equal(14 + 2 + 4, w:offset())
+      assert.are.equal(14 + 2 + 4, w:tell())
       w:group({ { 1, 2, 3 } }, { total = 5, chunks = { 200 } })
       w:raw("\9\9")
       local s = w:data()
@@ -513,6 +579,15 @@ describe("devt", function()
       assert.are.equal(0, doc.span_ms)
       assert.are.equal(require("cjson").null, doc.by_type[1].rate_per_s)
       assert.are.equal(require("cjson").null, doc.frame_pacing)
+    end)
+
+    it("reads a cut export: every complete event, a warning naming the offset, exit 0", function()
+      local whole = h.read_file(planted())
+      local path = h.write_in(dir, "cut_planted.devt", whole:sub(1, #whole - 5))
+      local r = h.run("scripts/events.lua", path, "--json")
+      assert.are.equal(0, r.code, r.stderr)
+      assert.truthy(r.stderr:find("the file is truncated: kept 38 complete events in 4 groups", 1, true))
+      assert.are.equal(38, require("cjson").decode(r.stdout).events)
     end)
 
     it("states its definitions in --help and fails clearly on other input", function()

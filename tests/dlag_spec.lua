@@ -60,12 +60,15 @@ describe("dlag", function()
       assert.are.equal("", cap.traceroute_host)
       assert.are.equal(0, cap.hop_count)
       assert.are.equal(0, cap.trailing_bytes)
+      assert.is_false(cap.truncated)
+      assert.are.equal(0, #cap)
       for _, iter in ipairs({ cap:measurements(), cap:graph_states(), cap:hops() }) do
         assert.is_nil(iter())
       end
-      assert.is_nil(cap:measurement(1))
-      assert.is_nil(cap:graph_state(1))
-      assert.is_nil(cap:hop(1))
+      assert.has_error(function() cap:measurement(1) end, "measurement 1 is out of range: there are none")
+      assert.has_error(function() cap:graph_state(1) end, "graph state 1 is out of range: there are none")
+      assert.has_error(function() cap:hop(1) end, "hop 1 is out of range: there are none")
+      assert.is_nil(cap:measurement("Client Frame"))
       cap:close()
     end)
 
@@ -89,8 +92,12 @@ describe("dlag", function()
       assert.are.equal(cap, m.capture)
       assert.are.equal(m, cap:measurement("Client Frame"))
       assert.are.same({ index = 2, value = -3.75, time = 1200, unknown = 0xFFFFFFFF }, m:sample(2))
-      assert.is_nil(m:sample(4))
-      assert.is_nil(m:sample(0))
+      assert.has_error(function() m:sample(4) end, "sample 4 is out of range 1..3")
+      assert.has_error(function() m:sample(0) end, "sample 0 is out of range 1..3")
+      assert.are.equal(3, #cap)
+      assert.are.same({ index = 1, name = "Client Frame", page = 0, total = 3, count = 3, file_offset = 8,
+        samples = { m:sample(1), m:sample(2), m:sample(3) } }, m:totable())
+      assert.are_not.equal(m, cap:measurement(2))
       local got = {}
       for s in m:samples() do got[#got + 1] = { s.index, s.value, s.time, s.unknown } end
       assert.are.same({ { 1, 1.5, 1000, 7 }, { 2, -3.75, 1200, 0xFFFFFFFF }, { 3, 0.25, 1100, 0 } }, got)
@@ -127,7 +134,7 @@ describe("dlag", function()
       assert.is_nil(cap:measurement("measurement_76"))
       assert.is_nil(cap:measurement("measurement_"))
       assert.is_nil(cap:measurement("No Such Thing"))
-      assert.is_nil(cap:measurement(76))
+      assert.has_error(function() cap:measurement(76) end, "measurement 76 is out of range 1..75")
       assert.are.equal(73, cap:measurement(73):values()[1])
       cap:close()
     end)
@@ -175,11 +182,11 @@ describe("dlag", function()
       assert.are.same({ 0, 1, 2, 3, 4, 5, 6, 7, 8, 127 }, gs.bits)
       assert.are.same({ x = 1, y = 2.5, z = -3, w = 4 }, gs.offset)
       assert.are.same({ x = 0.5, y = 1, z = 2, w = 8 }, gs.scale)
-      assert.are.equal(1, gs.print_titles)
+      assert.is_true(gs.print_titles)
       assert.are.equal(200, gs.unknown)
       assert.are.equal(8 + 5 + 1, gs.file_offset)
       assert.are.equal("h", cap.traceroute_host)
-      assert.is_nil(cap:graph_state(2))
+      assert.has_error(function() cap:graph_state(2) end, "graph state 2 is out of range 1..1")
       cap:close()
       local many = {}
       for i = 1, 255 do many[i] = gstate({ count = i, print_titles = i % 2 }) end
@@ -190,7 +197,7 @@ describe("dlag", function()
         n = n + 1
         assert.are.equal(n, g.measurement_count)
         assert.are.equal(((n >> 6) + 1) << 3, #g.bitfield)
-        assert.are.equal(n % 2, g.print_titles)
+        assert.are.equal(n % 2 == 1, g.print_titles)
       end
       assert.are.equal(255, n)
       assert.are.equal("after", cap.traceroute_host)
@@ -221,7 +228,10 @@ describe("dlag", function()
       assert.are.equal(8 + 1 + 16, hp.file_offset)
       assert.are.same({ index = 1, value = 1.25, time = 100, unknown = 3 }, hp:sample(1))
       assert.are.equal(hp, cap:hop(1))
-      assert.is_nil(cap:hop(2))
+      assert.has_error(function() cap:hop(2) end, "hop 2 is out of range 1..1")
+      assert.are.same({ index = 1, address = "10.0.0.1", address_bytes = { 10, 0, 0, 1 }, name = "gw.lan",
+        unknown_u8_1 = 7, unknown_u32 = 0xCAFEBABE, unknown_floats = { 1, -2, 0.5, 1024 }, unknown_u8_2 = 9,
+        count = 1, file_offset = 25, samples = { hp:sample(1) } }, hp:totable())
       cap:close()
       local hops = {}
       for i = 1, 5 do hops[i] = hop({ address = { 192, 168, 0, i }, name = "h" .. i, samples = seq(i, 0) }) end
@@ -254,8 +264,16 @@ describe("dlag", function()
         .. "108 bytes, only 0 left; the last 5 bytes (from byte " .. at .. ") were ignored" }, cap.warnings)
       assert.are.equal(1, cap.hop_count)
       assert.are.equal(5, cap.trailing_bytes)
+      assert.is_true(cap.truncated)
       assert.are.equal("1.1.1.1", cap:hop(1).address)
       cap:close()
+      -- a file that ends inside a record: a strict open refuses it
+      local path = h.write_in(dir, "torn.dlag", bytes)
+      local s, msg, code = vp.open(path, { strict = true })
+      assert.is_nil(s)
+      assert.are.equal(path .. ": at byte " .. (at + 4) .. ": block count 9 of tail record 2 samples needs at "
+        .. "least 108 bytes, only 0 left", msg)
+      assert.are.equal("ETRUNC", code)
     end)
 
     it("a tail record whose string has no NUL", function()
@@ -265,72 +283,147 @@ describe("dlag", function()
         .. "bytes left; the last 18 bytes (from byte 11) were ignored" }, cap.warnings)
       assert.are.equal(0, cap.hop_count)
       assert.are.equal(18, cap.trailing_bytes)
+      assert.is_true(cap.truncated)
+      assert.are.equal("t", cap.traceroute_host)
       cap:close()
     end)
   end)
 
   describe("bad input", function()
-    local function fails(name, bytes, msg, code)
+    -- A strict open refuses what a lenient one keeps with a warning.
+    local function fails(name, bytes, msg, code, opts)
       local path = h.write_in(dir, name, bytes)
-      local cap, m, c = vp.open(path)
+      local cap, m, c = vp.open(path, opts or { strict = true })
       assert.is_nil(cap)
       assert.are.equal(path .. ": " .. msg, m)
       assert.are.equal(code, c)
     end
 
+    -- A lenient open of a cut file: every complete record kept, truncated,
+    -- one warning: msg and what was kept. Returns the capture.
+    local function cut(name, bytes, msg, kept)
+      local cap = assert(h.open_bytes(dir, name, bytes))
+      assert.is_true(cap.truncated)
+      assert.are.same({ msg .. "; the file is truncated: kept " .. kept }, cap.warnings)
+      return cap
+    end
+
     it("a measurement count claiming more than the bytes left", function()
-      fails("mcount.dlag", string.pack("<I4I4", 0, 1000) .. "\0\0\0\0\0\0\0",
+      local bytes = string.pack("<I4I4", 0, 1000) .. "\0\0\0\0\0\0\0"
+      fails("mcount.dlag", bytes,
         "at byte 4: measurement count 1000 needs at least 5000 bytes (5 per measurement), only 7 left",
         "ELIMIT")
+      local cap = cut("mcount.dlag", bytes, "at byte 13: expected the u32 total of measurement 2 (4 bytes), "
+        .. "only 2 left before the end of the file", "1 measurement (0 complete samples) and 0 graph states")
+      assert.are.equal(1, cap.measurement_count)
+      assert.are.equal(0, #cap:measurement(1))
+      assert.is_nil(cap.traceroute_host)
+      cap:close()
     end)
 
     it("a block count claiming more samples than the bytes left", function()
       local bytes = string.pack("<I4I4I4", 0, 1, 50) .. "\50" .. sample(1, 1) .. "\0\0"
-      fails("scount.dlag", bytes, "at byte 12: block count 50 of measurement 1 (Client Frame) samples "
-        .. "needs at least 600 bytes, only 14 left", "ETRUNC")
+      local msg = "at byte 12: block count 50 of measurement 1 (Client Frame) samples needs at least 600 bytes, "
+        .. "only 14 left"
+      fails("scount.dlag", bytes, msg, "ETRUNC")
+      local cap = cut("scount.dlag", bytes, msg, "1 measurement (1 complete sample) and 0 graph states")
+      local m = cap:measurement(1)
+      assert.are.equal(50, m.total)
+      assert.are.equal(1, #m)
+      assert.are.same({ index = 1, value = 1, time = 1, unknown = 0 }, m:sample(1))
+      assert.are.equal(0, cap.graph_state_count)
+      cap:close()
     end)
 
     it("a graph-state block count claiming more than the bytes left", function()
-      local bytes = string.pack("<I4I4", 0, 0) .. "\3" .. gstate({}) .. "\0"
+      local bytes = string.pack("<I4I4", 0, 0) .. "\3" .. gstate({ count = 5 }) .. "\0"
       fails("gcount.dlag", bytes, "at byte 8: block count 3 of graph states needs at least 132 bytes, "
         .. "only 45 left", "ETRUNC")
+      local cap = cut("gcount.dlag", bytes, "at byte 53: expected the u16 measurement_count of graph state 2 "
+        .. "(2 bytes), only 1 left before the end of the file", "0 measurements (0 complete samples) and 1 graph state")
+      assert.are.equal(1, cap.graph_state_count)
+      assert.are.equal(5, cap:graph_state(1).measurement_count)
+      assert.is_nil(cap.traceroute_host)
+      cap:close()
     end)
 
     it("a graph-state bitfield size past the end", function()
       local bytes = string.pack("<I4I4", 0, 0) .. "\1" .. string.pack("<I2", 0xFFFF) .. string.rep("\0", 42)
-      fails("gbits.dlag", bytes, "at byte 11: graph state 1 bitfield: a bitfield of 65535 entries needs "
-        .. "8192 bytes, only 42 left", "ETRUNC")
+      local msg = "at byte 11: graph state 1 bitfield: a bitfield of 65535 entries needs 8192 bytes, only 42 left"
+      fails("gbits.dlag", bytes, msg, "ETRUNC")
+      cut("gbits.dlag", bytes, msg, "0 measurements (0 complete samples) and 0 graph states"):close()
     end)
 
     it("a traceroute host without its NUL", function()
-      fails("host.dlag", string.pack("<I4I4", 0, 0) .. "\0" .. "gss.example",
-        "at byte 9: expected the NUL-terminated traceroute host, no NUL in the 11 bytes left", "ETRUNC")
+      local bytes = string.pack("<I4I4", 0, 0) .. "\0" .. "gss.example"
+      local msg = "at byte 9: expected the NUL-terminated traceroute host, no NUL in the 11 bytes left"
+      fails("host.dlag", bytes, msg, "ETRUNC")
+      local cap = cut("host.dlag", bytes, msg, "0 measurements (0 complete samples) and 0 graph states")
+      assert.is_nil(cap.traceroute_host)
+      assert.are.equal(0, cap.hop_count)
+      local rows = {}
+      for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
+      assert.are.equal("(missing)", rows.traceroute_host)
+      assert.is_true(rows.truncated)
+      cap:close()
     end)
 
     it("a full block of 255 samples without the count byte that must follow", function()
       local bytes = string.pack("<I4I4I4", 0, 1, 255) .. "\255" .. table.concat(seq(255, 0))
-      fails("noend.dlag", bytes, "at byte " .. #bytes .. ": expected the count byte of a block of "
-        .. "measurement 1 (Client Frame) samples (element 256), found the end of the file", "ETRUNC")
+      local msg = "at byte " .. #bytes .. ": expected the count byte of a block of measurement 1 (Client Frame) "
+        .. "samples (element 256), found the end of the file"
+      fails("noend.dlag", bytes, msg, "ETRUNC")
+      local cap = cut("noend.dlag", bytes, msg, "1 measurement (255 complete samples) and 0 graph states")
+      assert.are.equal(255, #cap:measurement(1))
+      assert.are.equal(255, cap:measurement(1):sample(255).time)
+      cap:close()
     end)
 
-    it("truncated files", function()
+    it("a file cut inside the header fails in either mode", function()
+      local full = dlag({ time = 3, measurements = { meas(seq(3, 0)) } })
+      for _, opts in ipairs({ {}, { strict = true } }) do
+        fails("t3.dlag", full:sub(1, 3), "at byte 0: expected the u32 time (4 bytes), only 3 left before the "
+          .. "end of the file", "ETRUNC", opts)
+        fails("t6.dlag", full:sub(1, 6), "at byte 4: expected the u32 measurement count (4 bytes), only 2 "
+          .. "left before the end of the file", "ETRUNC", opts)
+      end
+    end)
+
+    it("a file cut after the header: strict refuses, lenient keeps every complete record", function()
       local full = dlag({ time = 3, measurements = { meas(seq(3, 0)), meas(seq(2, 0)) }, host = "abc" })
-      fails("t3.dlag", full:sub(1, 3), "at byte 0: expected the u32 time, found the end of the file "
-        .. "(3 bytes left)", "ETRUNC")
-      fails("t6.dlag", full:sub(1, 6), "at byte 4: expected the u32 measurement count, found the end of "
-        .. "the file (2 bytes left)", "ETRUNC")
       -- the count is checked against the bytes left before anything is read
       fails("t10.dlag", full:sub(1, 10), "at byte 4: measurement count 2 needs at least 10 bytes (5 per "
         .. "measurement), only 2 left", "ELIMIT")
-      fails("t28.dlag", string.pack("<I4I4", 0, 2) .. meas({ sample(1, 1) }) .. "\0\0\0", "at byte 25: "
-        .. "expected the u32 total of measurement 2, found the end of the file (3 bytes left)", "ETRUNC")
+      cut("t10.dlag", full:sub(1, 10), "at byte 8: expected the u32 total of measurement 1 (4 bytes), only 2 "
+        .. "left before the end of the file", "0 measurements (0 complete samples) and 0 graph states"):close()
+      local t28 = string.pack("<I4I4", 0, 2) .. meas({ sample(1, 1) }) .. "\0\0\0"
+      local msg = "at byte 25: expected the u32 total of measurement 2 (4 bytes), only 3 left before the end of "
+        .. "the file"
+      fails("t28.dlag", t28, msg, "ETRUNC")
+      cut("t28.dlag", t28, msg, "1 measurement (1 complete sample) and 0 graph states"):close()
       -- measurement 2's block count is at 8 + 4 + 1 + 36 + 4 = 53
-      fails("t60.dlag", full:sub(1, 60), "at byte 53: block count 2 of measurement 2 (Server Frame) "
-        .. "samples needs at least 24 bytes, only 6 left", "ETRUNC")
-      fails("t78.dlag", full:sub(1, 78), "at byte 78: expected the count byte of a block of graph states "
-        .. "(element 1), found the end of the file", "ETRUNC")
-      fails("t81.dlag", full:sub(1, 81), "at byte 79: expected the NUL-terminated traceroute host, no NUL "
-        .. "in the 2 bytes left", "ETRUNC")
+      msg = "at byte 53: block count 2 of measurement 2 (Server Frame) samples needs at least 24 bytes, only 6 left"
+      fails("t60.dlag", full:sub(1, 60), msg, "ETRUNC")
+      local cap = cut("t60.dlag", full:sub(1, 60), msg, "2 measurements (3 complete samples) and 0 graph states")
+      assert.are.equal(2, cap.measurement_count)
+      assert.are.equal(2, cap:measurement(2).total)
+      assert.are.equal(0, #cap:measurement(2))
+      assert.are.same({ 0.5, 1, 1.5 }, cap:measurement(1):values():totable())
+      cap:close()
+      msg = "at byte 78: expected the count byte of a block of graph states (element 1), found the end of the file"
+      fails("t78.dlag", full:sub(1, 78), msg, "ETRUNC")
+      cut("t78.dlag", full:sub(1, 78), msg, "2 measurements (5 complete samples) and 0 graph states"):close()
+      msg = "at byte 79: expected the NUL-terminated traceroute host, no NUL in the 2 bytes left"
+      fails("t81.dlag", full:sub(1, 81), msg, "ETRUNC")
+      cap = cut("t81.dlag", full:sub(1, 81), msg, "2 measurements (5 complete samples) and 0 graph states")
+      assert.is_nil(cap.traceroute_host)
+      assert.matches(", truncated, with warnings>$", tostring(cap))
+      cap:close()
+      -- the whole file: nothing to refuse
+      cap = h.open_ok(h.write_in(dir, "whole.dlag", full), { strict = true })
+      assert.is_false(cap.truncated)
+      assert.are.equal("abc", cap.traceroute_host)
+      cap:close()
     end)
   end)
 
@@ -565,6 +658,9 @@ describe("dlag", function()
       local r = h.run("scripts/lag.lua", planted(), "--measurement", "RPM")
       assert.are.equal(2, r.code)
       assert.truthy(r.stderr:find("no measurement 'RPM'", 1, true))
+      r = h.run("scripts/lag.lua", planted(), "--measurement", "99")
+      assert.are.equal(2, r.code)
+      assert.truthy(r.stderr:find("no measurement '99' (the file has 9;", 1, true))
     end)
 
     it("prints readable tables, ping and loss first", function()
@@ -577,15 +673,33 @@ describe("dlag", function()
       assert.truthy(r.stdout:find("10.0.0.1", 1, true))
     end)
 
+    it("reads a cut export: every complete record, a warning naming the offset, exit 0", function()
+      local whole = h.read_file(planted())
+      -- cut inside the tail record (the hop): the measurements are whole
+      local path = h.write_in(dir, "cut_planted.dlag", whole:sub(1, #whole - 3))
+      local r = h.run("scripts/lag.lua", path, "--json")
+      assert.are.equal(0, r.code, r.stderr)
+      assert.truthy(r.stderr:find("were ignored", 1, true))
+      local doc = cjson.decode(r.stdout)
+      assert.are.equal(10, doc.samples)
+      assert.are.equal(0, doc.hop_count)
+      -- cut inside the measurements: those before the cut are kept
+      path = h.write_in(dir, "cut_planted2.dlag", whole:sub(1, 60))
+      r = h.run("scripts/lag.lua", path, "--json")
+      assert.are.equal(0, r.code, r.stderr)
+      assert.truthy(r.stderr:find("the file is truncated: kept 1 measurement (3 complete samples)", 1, true))
+      assert.are.equal(1, cjson.decode(r.stdout).measurement_count)
+    end)
+
     it("states its definitions in --help and fails clearly on bad input", function()
       local r = h.run("scripts/lag.lua", "--help")
       assert.are.equal(0, r.code)
       assert.truthy(r.stdout:find("MAD", 1, true))
       assert.truthy(r.stdout:find("positional", 1, true))
-      local bad = h.write_in(dir, "bad.dlag", string.pack("<I4I4", 0, 99))
+      local bad = h.write_in(dir, "bad.dlag", string.pack("<I4", 0) .. "\1\2")
       local r2 = h.run("scripts/lag.lua", bad)
       assert.are.equal(2, r2.code)
-      assert.truthy(r2.stderr:find(bad .. ": at byte 4: measurement count 99", 1, true))
+      assert.truthy(r2.stderr:find(bad .. ": at byte 4: expected the u32 measurement count", 1, true))
     end)
   end)
 end)

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/vp_error.h"
+
 typedef struct vp_cursor {
     const uint8_t *start, *p, *end;
     uint64_t base_off;
@@ -134,6 +136,101 @@ static inline int vp_rd_cstr(vp_cursor *c, const char **s, size_t *len)
     *len = (size_t)(nul - c->p);
     c->p = nul + 1;
     return 1;
+}
+
+/* ---- field readers -------------------------------------------------------
+ * Plain readers for the compound fields the formats share. Each is all or
+ * nothing: on failure the cursor has not moved. */
+
+/* n little-endian f32 in a row. */
+static inline int vp_rd_f32s(vp_cursor *c, float *v, size_t n)
+{
+    if (!vp_cursor_has(c, n * 4))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        vp_rd_f32(c, &v[i]);
+    return 1;
+}
+
+/* Vec3f: x, y, z (12 bytes). */
+static inline int vp_rd_vec3(vp_cursor *c, float v[3])
+{
+    return vp_rd_f32s(c, v, 3);
+}
+
+/* Vec4f: x, y, z, w (16 bytes; quaternions, matrix rows). */
+static inline int vp_rd_vec4(vp_cursor *c, float v[4])
+{
+    return vp_rd_f32s(c, v, 4);
+}
+
+/* ---- checked field readers -------------------------------------------------
+ * The same reads, failing with the one message every reader gives for data
+ * that ends inside a field:
+ *
+ *     at byte N: [<where>: ]expected <field> (<n> bytes), only <m> left
+ *     before <bound>
+ *
+ * `where` (may be NULL) names the record ("slot 3"), `field` what was
+ * expected ("the u32 time"), `bound` what ends the readable range (NULL:
+ * "the end of the file"). The offset is the cursor's. */
+
+static inline vp_errcode vp_cursor_short(const vp_cursor *c, const char *where, const char *field,
+                                         uint64_t need, const char *bound, vp_error *err)
+{
+    return vp_fail(err, VP_ETRUNC, vp_cursor_off(c),
+                   "%s%sexpected %s (%llu byte%s), only %zu left before %s", where ? where : "",
+                   where ? ": " : "", field, (unsigned long long)need, need == 1 ? "" : "s",
+                   vp_cursor_left(c), bound ? bound : "the end of the file");
+}
+
+/* Check that n bytes follow, for a run of unchecked reads. */
+static inline vp_errcode vp_need(vp_cursor *c, size_t n, const char *field, vp_error *err)
+{
+    return vp_cursor_has(c, n) ? VP_OK : vp_cursor_short(c, NULL, field, n, NULL, err);
+}
+
+static inline vp_errcode vp_field_u8(vp_cursor *c, uint8_t *v, const char *field, vp_error *err)
+{
+    return vp_rd_u8(c, v) ? VP_OK : vp_cursor_short(c, NULL, field, 1, NULL, err);
+}
+
+static inline vp_errcode vp_field_u16(vp_cursor *c, uint16_t *v, const char *field, vp_error *err)
+{
+    return vp_rd_u16(c, v) ? VP_OK : vp_cursor_short(c, NULL, field, 2, NULL, err);
+}
+
+static inline vp_errcode vp_field_u32(vp_cursor *c, uint32_t *v, const char *field, vp_error *err)
+{
+    return vp_rd_u32(c, v) ? VP_OK : vp_cursor_short(c, NULL, field, 4, NULL, err);
+}
+
+static inline vp_errcode vp_field_bytes(vp_cursor *c, void *dst, size_t n, const char *field,
+                                        vp_error *err)
+{
+    return vp_rd_bytes(c, dst, n) ? VP_OK : vp_cursor_short(c, NULL, field, n, NULL, err);
+}
+
+static inline vp_errcode vp_field_f32s(vp_cursor *c, float *v, size_t n, const char *field,
+                                       vp_error *err)
+{
+    return vp_rd_f32s(c, v, n) ? VP_OK : vp_cursor_short(c, NULL, field, n * 4, NULL, err);
+}
+
+/* A NUL-terminated string: *off receives the cursor offset it starts at.
+ * A string has no size to announce, so its message says what is missing:
+ * "expected the NUL-terminated <field>, no NUL in the <m> bytes left". */
+static inline vp_errcode vp_field_cstr(vp_cursor *c, uint64_t *off, size_t *len,
+                                       const char *field, vp_error *err)
+{
+    uint64_t at = vp_cursor_off(c);
+    const char *s;
+    if (vp_rd_cstr(c, &s, len)) {
+        *off = at;
+        return VP_OK;
+    }
+    return vp_fail(err, VP_ETRUNC, at, "expected the NUL-terminated %s, no NUL in the %zu bytes left",
+                   field, vp_cursor_left(c));
 }
 
 #endif

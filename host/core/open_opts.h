@@ -5,7 +5,7 @@
  *
  * One type for all formats, so a caller (the bindings, a test, a fuzzer)
  * fills it the same way whatever it opens. `opts` may be NULL: every field
- * at its default. A reader ignores the fields that mean nothing to it. */
+ * at its default (0). A reader ignores the fields that mean nothing to it. */
 #ifndef VP_OPEN_OPTS_H
 #define VP_OPEN_OPTS_H
 
@@ -19,6 +19,10 @@ typedef struct vp_open_opts {
      * of the file). It reports; it cannot stop the open. NULL: nothing. */
     void (*progress)(void *ud, uint64_t done, uint64_t total);
     void *progress_ud;
+    /* Refuse what a lenient open keeps with a warning: a file that ends
+     * inside a record fails with ETRUNC (and the message the warning would
+     * have had) instead of keeping every complete record. */
+    int strict;
 } vp_open_opts;
 
 #endif

@@ -39,68 +39,92 @@ const char *vp_devt_group_name(uint32_t g)
     return g < VP_DEVT_KNOWN_GROUPS ? group_names[g] : NULL;
 }
 
-static vp_errcode rd_u32(vp_cursor *c, uint32_t *v, const char *field, vp_error *err)
-{
-    uint64_t off = vp_cursor_off(c);
-    if (vp_rd_u32(c, v))
-        return VP_OK;
-    return vp_fail(err, VP_ETRUNC, off, "expected the u32 %s, found the end of the file (%zu bytes left)",
-                   field, vp_cursor_left(c));
-}
-
 /* Smallest group on disk: a u32 total and the count byte of an empty array. */
 #define GROUP_MIN 5
 
-static vp_errcode devt_index(vp_devt *d, vp_error *err)
+/* A cut inside the groups: keep what was read, say where and what. */
+static void devt_cut(vp_devt *d, const vp_error *cut)
+{
+    d->truncated = 1;
+    vp_warn(&d->warnings, "%s; the file is truncated: kept %llu complete event%s in %u group%s",
+            cut->msg, (unsigned long long)d->event_count, d->event_count == 1 ? "" : "s",
+            d->group_count, d->group_count == 1 ? "" : "s");
+}
+
+static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
 {
     vp_cursor c;
     vp_cursor_init(&c, d->map.data, (size_t)d->map.size, 0);
     vp_errcode rc;
-    if ((rc = rd_u32(&c, &d->time, "time", err)) || (rc = rd_u32(&c, &d->unknown, "unknown", err)) ||
-        (rc = rd_u32(&c, &d->graph_duration, "graph_duration", err)))
+    /* The header: without all of it there is nothing to keep. */
+    if ((rc = vp_field_u32(&c, &d->time, "the u32 time", err)) ||
+        (rc = vp_field_u32(&c, &d->unknown, "the u32 unknown", err)) ||
+        (rc = vp_field_u32(&c, &d->graph_duration, "the u32 graph_duration", err)) ||
+        (rc = vp_field_u16(&c, &d->prefix, "the u16 prefix", err)))
         return rc;
-    uint64_t off = vp_cursor_off(&c);
-    if (!vp_rd_u16(&c, &d->prefix))
-        return vp_fail(err, VP_ETRUNC, off,
-                       "expected the u16 prefix, found the end of the file (%zu bytes left)",
-                       vp_cursor_left(&c));
     const uint8_t *bits;
     d->bitfield_off = vp_cursor_off(&c);
     if ((rc = vp_bitfield_read(&c, d->prefix, "visibility bitfield (prefix)", &bits,
                                &d->bitfield_len, err)))
         return rc;
-    off = vp_cursor_off(&c);
-    if ((rc = rd_u32(&c, &d->group_count, "group_count", err)))
+    uint64_t off = vp_cursor_off(&c);
+    if ((rc = vp_field_u32(&c, &d->header_group_count, "the u32 group_count", err)))
         return rc;
-    /* Bound the allocation by what the file can hold before making it. */
-    if ((uint64_t)d->group_count * GROUP_MIN > vp_cursor_left(&c))
-        return vp_fail(err, VP_ELIMIT, off,
-                       "group_count %u needs at least %llu bytes (%d per group), only %zu left",
-                       d->group_count, (unsigned long long)d->group_count * GROUP_MIN, GROUP_MIN,
-                       vp_cursor_left(&c));
-    if (d->group_count > VP_DEVT_KNOWN_GROUPS)
+    /* More groups than the bytes left can hold: a strict open refuses the
+     * count; a lenient one reads the groups that are there. Either way the
+     * allocation is bounded by the file (a group present has its u32). */
+    uint32_t fit = d->header_group_count;
+    if ((uint64_t)d->header_group_count * GROUP_MIN > vp_cursor_left(&c)) {
+        if (strict)
+            return vp_fail(err, VP_ELIMIT, off,
+                           "group_count %u needs at least %llu bytes (%d per group), only %zu left",
+                           d->header_group_count,
+                           (unsigned long long)d->header_group_count * GROUP_MIN, GROUP_MIN,
+                           vp_cursor_left(&c));
+        fit = (uint32_t)(vp_cursor_left(&c) / 4);
+    }
+    if (d->header_group_count > VP_DEVT_KNOWN_GROUPS)
         vp_warn(&d->warnings,
                 "at byte %llu: group_count is %u; files have been seen with at most %d groups",
-                (unsigned long long)off, d->group_count, VP_DEVT_KNOWN_GROUPS);
-    if (d->group_count) {
-        d->groups = calloc(d->group_count, sizeof *d->groups);
+                (unsigned long long)off, d->header_group_count, VP_DEVT_KNOWN_GROUPS);
+    if (fit) {
+        d->groups = calloc(fit, sizeof *d->groups);
         if (!d->groups)
-            return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for %u groups",
-                           d->group_count);
+            return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for %u groups", fit);
     }
-    for (uint32_t g = 0; g < d->group_count; g++) {
-        vp_devt_group *gr = &d->groups[g];
+    for (uint32_t g = 0; g < d->header_group_count; g++) {
+        vp_error cut;
         char what[48];
-        gr->offset = vp_cursor_off(&c);
-        snprintf(what, sizeof what, "group %u total", g + 1);
-        if ((rc = rd_u32(&c, &gr->total, what, err)))
-            return rc;
+        uint64_t at = vp_cursor_off(&c);
+        snprintf(what, sizeof what, "the u32 group %u total", g + 1);
+        uint32_t total = 0;
+        if (g >= fit || vp_field_u32(&c, &total, what, &cut)) {
+            if (g >= fit) /* the bytes left are fewer than a u32 */
+                vp_cursor_short(&c, NULL, what, 4, NULL, &cut);
+            if (strict) {
+                *err = cut;
+                return cut.code;
+            }
+            devt_cut(d, &cut);
+            return VP_OK;
+        }
+        vp_devt_group *gr = &d->groups[g];
+        gr->offset = at;
+        gr->total = total;
         gr->array_off = vp_cursor_off(&c);
         snprintf(what, sizeof what, "group %u events", g + 1);
-        if ((rc = vp_chunked_skip_fixed(&c, VP_DEVT_EVENT_SIZE, what, &gr->count, err)))
-            return rc;
+        rc = vp_chunked_skip_fixed(&c, VP_DEVT_EVENT_SIZE, what, &gr->count, &cut);
         gr->end_off = vp_cursor_off(&c);
         d->event_count += gr->count;
+        d->group_count++;
+        if (rc) {
+            if (strict) {
+                *err = cut;
+                return cut.code;
+            }
+            devt_cut(d, &cut);
+            return VP_OK;
+        }
         if (gr->count != gr->total)
             vp_warn(&d->warnings,
                     "at byte %llu: group %u total says %u events, the array holds %llu",
@@ -114,9 +138,10 @@ static vp_errcode devt_index(vp_devt *d, vp_error *err)
     return VP_OK;
 }
 
-static vp_errcode devt_finish(vp_devt *d, vp_devt **out, vp_error *err)
+static vp_errcode devt_finish(vp_devt *d, const vp_open_opts *opts, vp_devt **out,
+                              vp_error *err)
 {
-    vp_errcode rc = devt_index(d, err);
+    vp_errcode rc = devt_index(d, opts && opts->strict, err);
     if (rc) {
         vp_devt_free(d);
         return rc;
@@ -125,7 +150,7 @@ static vp_errcode devt_finish(vp_devt *d, vp_devt **out, vp_error *err)
     return VP_OK;
 }
 
-vp_errcode vp_devt_open(vp_devt **out, const char *path, vp_error *err)
+vp_errcode vp_devt_open(const char *path, const vp_open_opts *opts, vp_devt **out, vp_error *err)
 {
     *out = NULL;
     vp_devt *d = calloc(1, sizeof *d);
@@ -136,17 +161,18 @@ vp_errcode vp_devt_open(vp_devt **out, const char *path, vp_error *err)
         free(d);
         return rc;
     }
-    return devt_finish(d, out, err);
+    return devt_finish(d, opts, out, err);
 }
 
-vp_errcode vp_devt_parse(vp_devt **out, const void *buf, size_t n, vp_error *err)
+vp_errcode vp_devt_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_devt **out,
+                            vp_error *err)
 {
     *out = NULL;
     vp_devt *d = calloc(1, sizeof *d);
     if (!d)
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     vp_map_wrap(&d->map, buf, n);
-    return devt_finish(d, out, err);
+    return devt_finish(d, opts, out, err);
 }
 
 void vp_devt_free(vp_devt *d)

@@ -14,8 +14,11 @@
  *
  * What is tolerated with a warning (the file's records are all kept):
  * more than the 4 groups ever seen, a group's `total` that disagrees with
- * the events actually present, bytes after the last group. Anything that
- * makes a record unreadable fails the open with the offset and the field. */
+ * the events actually present, bytes after the last group. A file that
+ * ends inside a group (a cut export) keeps every complete event before the
+ * cut, sets `truncated` and warns with the offset; the groups read so far
+ * are the model's groups. A file too short for the header fails the open,
+ * and so does a cut with opts->strict. */
 #ifndef VP_DEVT_H
 #define VP_DEVT_H
 
@@ -23,6 +26,7 @@
 #include <stdint.h>
 
 #include "core/mapfile.h"
+#include "core/open_opts.h"
 #include "core/vp_error.h"
 
 #define VP_DEVT_EVENT_SIZE 9
@@ -50,20 +54,21 @@ typedef struct vp_devt {
     uint16_t prefix;
     uint64_t bitfield_off;
     size_t bitfield_len;
-    uint32_t group_count;
+    uint32_t group_count;          /* groups in the file (fewer when truncated) */
+    uint32_t header_group_count;   /* group_count as the header writes it */
     vp_devt_group *groups;
     uint64_t event_count;    /* over all groups */
     uint64_t trailing_bytes; /* ignored bytes after the last group */
+    int truncated;           /* the file ends inside a group */
     vp_warnings warnings;
 } vp_devt;
 
-/* Map and index `path`. On failure returns the code, fills err and *out is
- * NULL; the message does not name the file. */
-vp_errcode vp_devt_open(vp_devt **out, const char *path, vp_error *err);
-
-/* Index a caller-owned buffer, which must outlive the model (fuzzers,
- * tests). */
-vp_errcode vp_devt_parse(vp_devt **out, const void *buf, size_t n, vp_error *err);
+/* Map and index `path`, or a caller-owned buffer that must outlive the
+ * model. opts may be NULL. On failure returns the code, fills err and *out
+ * is NULL; the message does not name the file. */
+vp_errcode vp_devt_open(const char *path, const vp_open_opts *opts, vp_devt **out, vp_error *err);
+vp_errcode vp_devt_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_devt **out,
+                            vp_error *err);
 
 void vp_devt_free(vp_devt *d);
 

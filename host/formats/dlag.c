@@ -59,56 +59,6 @@ uint32_t vp_dlag_measurement_page(uint32_t index)
 #define MEASUREMENT_MIN 5
 /* Smallest graph state: u16 count, an 8-byte bitfield, 2 x f32[4], 2 x u8. */
 #define GRAPH_STATE_MIN (2 + 8 + 32 + 2)
-/* Smallest tail record: address, empty array, empty string, u8, u32,
- * f32 x 4, u8. */
-#define HOP_MIN (4 + 1 + 1 + 1 + 4 + 16 + 1)
-
-static vp_errcode rd_u32(vp_cursor *c, uint32_t *v, const char *field, vp_error *err)
-{
-    uint64_t off = vp_cursor_off(c);
-    if (vp_rd_u32(c, v))
-        return VP_OK;
-    return vp_fail(err, VP_ETRUNC, off,
-                   "expected the u32 %s, found the end of the file (%zu bytes left)", field,
-                   vp_cursor_left(c));
-}
-
-static vp_errcode rd_fixed(vp_cursor *c, void *dst, size_t n, const char *field, vp_error *err)
-{
-    uint64_t off = vp_cursor_off(c);
-    if (vp_rd_bytes(c, dst, n))
-        return VP_OK;
-    return vp_fail(err, VP_ETRUNC, off,
-                   "expected %s (%zu bytes), found the end of the file (%zu bytes left)", field,
-                   n, vp_cursor_left(c));
-}
-
-static vp_errcode rd_f32s(vp_cursor *c, float *v, int n, const char *field, vp_error *err)
-{
-    uint64_t off = vp_cursor_off(c);
-    for (int k = 0; k < n; k++)
-        if (!vp_rd_f32(c, &v[k])) {
-            c->p = c->start + (off - c->base_off);
-            return vp_fail(err, VP_ETRUNC, off,
-                           "expected %s (%d x f32), found the end of the file (%zu bytes left)",
-                           field, n, vp_cursor_left(c));
-        }
-    return VP_OK;
-}
-
-static vp_errcode rd_cstr(vp_cursor *c, uint64_t *soff, size_t *len, const char *field,
-                          vp_error *err)
-{
-    uint64_t off = vp_cursor_off(c);
-    const char *s;
-    if (vp_rd_cstr(c, &s, len)) {
-        *soff = off;
-        return VP_OK;
-    }
-    return vp_fail(err, VP_ETRUNC, off,
-                   "expected the NUL-terminated %s, no NUL in the %zu bytes left", field,
-                   vp_cursor_left(c));
-}
 
 static vp_errcode samples_index(vp_cursor *c, vp_dlag_samples *s, const char *what,
                                 vp_error *err)
@@ -122,62 +72,55 @@ static vp_errcode samples_index(vp_cursor *c, vp_dlag_samples *s, const char *wh
 static vp_errcode graph_state_read(vp_cursor *c, uint64_t i, vp_dlag_graph_state *gs,
                                    vp_error *err)
 {
-    char what[64];
+    char what[80];
+    unsigned long long n = (unsigned long long)i + 1;
     gs->offset = vp_cursor_off(c);
-    if (!vp_rd_u16(c, &gs->measurement_count))
-        return vp_fail(err, VP_ETRUNC, gs->offset,
-                       "expected the u16 measurement_count of graph state %llu, found the end "
-                       "of the file",
-                       (unsigned long long)i + 1);
-    snprintf(what, sizeof what, "graph state %llu bitfield", (unsigned long long)i + 1);
-    const uint8_t *bits;
-    gs->bitfield_off = vp_cursor_off(c);
-    vp_errcode rc = vp_bitfield_read(c, gs->measurement_count, what, &bits, &gs->bitfield_len,
-                                     err);
+    snprintf(what, sizeof what, "the u16 measurement_count of graph state %llu", n);
+    vp_errcode rc = vp_field_u16(c, &gs->measurement_count, what, err);
     if (rc)
         return rc;
-    snprintf(what, sizeof what, "graph state %llu offset", (unsigned long long)i + 1);
-    if ((rc = rd_f32s(c, gs->offset_v, 4, what, err)))
+    snprintf(what, sizeof what, "graph state %llu bitfield", n);
+    const uint8_t *bits;
+    gs->bitfield_off = vp_cursor_off(c);
+    if ((rc = vp_bitfield_read(c, gs->measurement_count, what, &bits, &gs->bitfield_len, err)))
         return rc;
-    snprintf(what, sizeof what, "graph state %llu scale", (unsigned long long)i + 1);
-    if ((rc = rd_f32s(c, gs->scale, 4, what, err)))
+    snprintf(what, sizeof what, "the Vec4f offset of graph state %llu", n);
+    if ((rc = vp_field_f32s(c, gs->offset_v, 4, what, err)))
         return rc;
-    uint8_t two[2];
-    snprintf(what, sizeof what, "graph state %llu print_titles and unknown",
-             (unsigned long long)i + 1);
-    if ((rc = rd_fixed(c, two, 2, what, err)))
+    snprintf(what, sizeof what, "the Vec4f scale of graph state %llu", n);
+    if ((rc = vp_field_f32s(c, gs->scale, 4, what, err)))
         return rc;
-    gs->print_titles = two[0];
-    gs->unknown = two[1];
+    snprintf(what, sizeof what, "the u8 print_titles and u8 unknown of graph state %llu", n);
+    if ((rc = vp_need(c, 2, what, err)))
+        return rc;
+    vp_rd_u8(c, &gs->print_titles);
+    vp_rd_u8(c, &gs->unknown);
     return VP_OK;
 }
 
 static vp_errcode hop_read(vp_cursor *c, uint64_t i, vp_dlag_hop *h, vp_error *err)
 {
-    char what[64];
+    char what[80];
+    unsigned long long n = (unsigned long long)i + 1;
     vp_errcode rc;
     h->offset = vp_cursor_off(c);
-    snprintf(what, sizeof what, "the address of tail record %llu", (unsigned long long)i + 1);
-    if ((rc = rd_fixed(c, h->address, 4, what, err)))
+    snprintf(what, sizeof what, "the u8[4] address of tail record %llu", n);
+    if ((rc = vp_field_bytes(c, h->address, 4, what, err)))
         return rc;
-    snprintf(what, sizeof what, "tail record %llu samples", (unsigned long long)i + 1);
+    snprintf(what, sizeof what, "tail record %llu samples", n);
     if ((rc = samples_index(c, &h->samples, what, err)))
         return rc;
-    snprintf(what, sizeof what, "name of tail record %llu", (unsigned long long)i + 1);
-    if ((rc = rd_cstr(c, &h->name_off, &h->name_len, what, err)))
+    snprintf(what, sizeof what, "name of tail record %llu", n);
+    if ((rc = vp_field_cstr(c, &h->name_off, &h->name_len, what, err)))
         return rc;
-    uint8_t b[5];
-    snprintf(what, sizeof what, "the u8 and u32 of tail record %llu", (unsigned long long)i + 1);
-    if ((rc = rd_fixed(c, b, 5, what, err)))
+    snprintf(what, sizeof what, "the u8, u32, f32 x 4 and u8 closing tail record %llu", n);
+    if ((rc = vp_need(c, 1 + 4 + 16 + 1, what, err)))
         return rc;
-    h->unknown_u8_1 = b[0];
-    h->unknown_u32 = (uint32_t)b[1] | (uint32_t)b[2] << 8 | (uint32_t)b[3] << 16 |
-                     (uint32_t)b[4] << 24;
-    snprintf(what, sizeof what, "the floats of tail record %llu", (unsigned long long)i + 1);
-    if ((rc = rd_f32s(c, h->unknown_floats, 4, what, err)))
-        return rc;
-    snprintf(what, sizeof what, "the last u8 of tail record %llu", (unsigned long long)i + 1);
-    return rd_fixed(c, &h->unknown_u8_2, 1, what, err);
+    vp_rd_u8(c, &h->unknown_u8_1);
+    vp_rd_u32(c, &h->unknown_u32);
+    vp_rd_f32s(c, h->unknown_floats, 4);
+    vp_rd_u8(c, &h->unknown_u8_2);
+    return VP_OK;
 }
 
 /* Append to a growable offset table; its length is bounded by the caller
@@ -196,45 +139,80 @@ static int offs_push(uint64_t **offs, uint64_t n, uint64_t *cap, uint64_t v)
     return 1;
 }
 
-static vp_errcode dlag_index(vp_dlag *d, vp_error *err)
+/* A cut: a strict open fails with it; a lenient one keeps every complete
+ * record read so far and warns. Either way the index ends here. */
+static vp_errcode dlag_cut(vp_dlag *d, int strict, const vp_error *cut, vp_error *err)
+{
+    if (strict) {
+        *err = *cut;
+        return cut->code;
+    }
+    d->truncated = 1;
+    vp_warn(&d->warnings,
+            "%s; the file is truncated: kept %u measurement%s (%llu complete sample%s) and %llu "
+            "graph state%s",
+            cut->msg, d->measurement_count, d->measurement_count == 1 ? "" : "s",
+            (unsigned long long)d->sample_count, d->sample_count == 1 ? "" : "s",
+            (unsigned long long)d->graph_state_count, d->graph_state_count == 1 ? "" : "s");
+    return VP_OK;
+}
+
+static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
 {
     vp_cursor c;
     vp_cursor_init(&c, d->map.data, (size_t)d->map.size, 0);
     vp_errcode rc;
-    if ((rc = rd_u32(&c, &d->time, "time", err)))
+    /* The header: without it there is nothing to keep. */
+    if ((rc = vp_field_u32(&c, &d->time, "the u32 time", err)))
         return rc;
     d->count_off = vp_cursor_off(&c);
-    if ((rc = rd_u32(&c, &d->measurement_count, "measurement count", err)))
+    if ((rc = vp_field_u32(&c, &d->header_measurement_count, "the u32 measurement count", err)))
         return rc;
-    if ((uint64_t)d->measurement_count * MEASUREMENT_MIN > vp_cursor_left(&c))
-        return vp_fail(err, VP_ELIMIT, d->count_off,
-                       "measurement count %u needs at least %llu bytes (%d per measurement), "
-                       "only %zu left",
-                       d->measurement_count,
-                       (unsigned long long)d->measurement_count * MEASUREMENT_MIN,
-                       MEASUREMENT_MIN, vp_cursor_left(&c));
-    if (d->measurement_count) {
-        d->measurements = calloc(d->measurement_count, sizeof *d->measurements);
-        if (!d->measurements)
-            return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for %u measurements",
-                           d->measurement_count);
+    /* More measurements than the bytes left can hold: a strict open refuses
+     * the count; a lenient one reads the measurements that are there. The
+     * allocation is bounded by the file either way (each has its u32). */
+    uint32_t fit = d->header_measurement_count;
+    if ((uint64_t)fit * MEASUREMENT_MIN > vp_cursor_left(&c)) {
+        if (strict)
+            return vp_fail(err, VP_ELIMIT, d->count_off,
+                           "measurement count %u needs at least %llu bytes (%d per measurement), "
+                           "only %zu left",
+                           fit, (unsigned long long)fit * MEASUREMENT_MIN, MEASUREMENT_MIN,
+                           vp_cursor_left(&c));
+        fit = (uint32_t)(vp_cursor_left(&c) / 4);
     }
-    for (uint32_t k = 0; k < d->measurement_count; k++) {
-        vp_dlag_measurement *m = &d->measurements[k];
+    if (fit) {
+        d->measurements = calloc(fit, sizeof *d->measurements);
+        if (!d->measurements)
+            return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for %u measurements", fit);
+    }
+    vp_error cut;
+    for (uint32_t k = 0; k < d->header_measurement_count; k++) {
         const char *name = vp_dlag_measurement_name(k + 1);
         char what[96];
+        uint64_t at = vp_cursor_off(&c);
+        uint32_t total = 0;
+        snprintf(what, sizeof what, "the u32 total of measurement %u", k + 1);
+        /* Past `fit` fewer than 4 bytes are left: the total is cut. */
+        if (k >= fit) {
+            vp_cursor_short(&c, NULL, what, 4, NULL, &cut);
+            return dlag_cut(d, strict, &cut, err);
+        }
+        if (vp_field_u32(&c, &total, what, &cut))
+            return dlag_cut(d, strict, &cut, err);
+        vp_dlag_measurement *m = &d->measurements[k];
         m->index = k + 1;
-        m->offset = vp_cursor_off(&c);
-        snprintf(what, sizeof what, "total of measurement %u", k + 1);
-        if ((rc = rd_u32(&c, &m->total, what, err)))
-            return rc;
+        m->offset = at;
+        m->total = total;
         if (name)
             snprintf(what, sizeof what, "measurement %u (%s) samples", k + 1, name);
         else
             snprintf(what, sizeof what, "measurement %u samples", k + 1);
-        if ((rc = samples_index(&c, &m->samples, what, err)))
-            return rc;
+        rc = samples_index(&c, &m->samples, what, &cut);
+        d->measurement_count++;
         d->sample_count += m->samples.count;
+        if (rc)
+            return dlag_cut(d, strict, &cut, err);
         if (m->samples.count != m->total)
             vp_warn(&d->warnings,
                     "at byte %llu: measurement %u total says %u samples, the array holds %llu",
@@ -242,35 +220,44 @@ static vp_errcode dlag_index(vp_dlag *d, vp_error *err)
                     (unsigned long long)m->samples.count);
     }
 
+    /* A strict open proves each block of graph states fits before reading
+     * it; a lenient one reads the states one by one, so that a cut keeps
+     * the complete ones (the offset table grows with states proven in the
+     * file, so it stays bounded). */
     d->graph_states_off = vp_cursor_off(&c);
     vp_chunked it;
     vp_chunked_begin(&it);
     uint64_t cap = 0;
     int r;
-    while ((r = vp_chunked_next(&it, &c, GRAPH_STATE_MIN, "graph states", err)) > 0) {
+    while ((r = vp_chunked_next(&it, &c, strict ? GRAPH_STATE_MIN : 0, "graph states", &cut)) > 0) {
         vp_dlag_graph_state gs;
-        if ((rc = graph_state_read(&c, d->graph_state_count, &gs, err)))
-            return rc;
+        if (graph_state_read(&c, d->graph_state_count, &gs, &cut))
+            return dlag_cut(d, strict, &cut, err);
         if (!offs_push(&d->graph_state_offs, d->graph_state_count, &cap, gs.offset))
             return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for graph states");
         d->graph_state_count++;
     }
     if (r < 0)
-        return err ? err->code : VP_ETRUNC;
+        return dlag_cut(d, strict, &cut, err);
 
-    if ((rc = rd_cstr(&c, &d->host_off, &d->host_len, "traceroute host", err)))
-        return rc;
+    if (vp_field_cstr(&c, &d->host_off, &d->host_len, "traceroute host", &cut))
+        return dlag_cut(d, strict, &cut, err);
+    d->have_host = 1;
 
     d->hops_off = vp_cursor_off(&c);
     cap = 0;
     while (vp_cursor_left(&c)) {
         vp_dlag_hop h;
         uint64_t at = vp_cursor_off(&c);
-        vp_error herr;
-        if (hop_read(&c, d->hop_count, &h, &herr)) {
+        if (hop_read(&c, d->hop_count, &h, &cut)) {
+            if (strict) {
+                *err = cut;
+                return cut.code;
+            }
+            d->truncated = 1;
             d->trailing_bytes = d->map.size - at;
-            vp_warn(&d->warnings, "%s; the last %llu bytes (from byte %llu) were ignored",
-                    herr.msg, (unsigned long long)d->trailing_bytes, (unsigned long long)at);
+            vp_warn(&d->warnings, "%s; the last %llu bytes (from byte %llu) were ignored", cut.msg,
+                    (unsigned long long)d->trailing_bytes, (unsigned long long)at);
             break;
         }
         if (!offs_push(&d->hop_offs, d->hop_count, &cap, at))
@@ -280,9 +267,10 @@ static vp_errcode dlag_index(vp_dlag *d, vp_error *err)
     return VP_OK;
 }
 
-static vp_errcode dlag_finish(vp_dlag *d, vp_dlag **out, vp_error *err)
+static vp_errcode dlag_finish(vp_dlag *d, const vp_open_opts *opts, vp_dlag **out,
+                              vp_error *err)
 {
-    vp_errcode rc = dlag_index(d, err);
+    vp_errcode rc = dlag_index(d, opts && opts->strict, err);
     if (rc) {
         vp_dlag_free(d);
         return rc;
@@ -291,7 +279,7 @@ static vp_errcode dlag_finish(vp_dlag *d, vp_dlag **out, vp_error *err)
     return VP_OK;
 }
 
-vp_errcode vp_dlag_open(vp_dlag **out, const char *path, vp_error *err)
+vp_errcode vp_dlag_open(const char *path, const vp_open_opts *opts, vp_dlag **out, vp_error *err)
 {
     *out = NULL;
     vp_dlag *d = calloc(1, sizeof *d);
@@ -302,17 +290,18 @@ vp_errcode vp_dlag_open(vp_dlag **out, const char *path, vp_error *err)
         free(d);
         return rc;
     }
-    return dlag_finish(d, out, err);
+    return dlag_finish(d, opts, out, err);
 }
 
-vp_errcode vp_dlag_parse(vp_dlag **out, const void *buf, size_t n, vp_error *err)
+vp_errcode vp_dlag_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dlag **out,
+                            vp_error *err)
 {
     *out = NULL;
     vp_dlag *d = calloc(1, sizeof *d);
     if (!d)
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     vp_map_wrap(&d->map, buf, n);
-    return dlag_finish(d, out, err);
+    return dlag_finish(d, opts, out, err);
 }
 
 void vp_dlag_free(vp_dlag *d)

@@ -18,10 +18,14 @@
  * an offset table built at open (each is at least 44 and 28 bytes on disk,
  * which bounds the tables by the file size).
  *
- * Failures up to and including the traceroute host fail the open with the
- * offset and the field. The tail records run to the end of the file and
- * their meaning is not known, so a tail record that does not parse keeps
- * every complete one before it and becomes a warning (trailing_bytes). */
+ * A file that ends inside a part keeps every complete record before the
+ * cut (measurements and their whole samples, graph states, tail records),
+ * sets `truncated` and warns with the offset and the field; the parts after
+ * the cut are empty (and the traceroute host absent when the cut comes
+ * before its NUL). The tail records run to the end of the file and their
+ * meaning is not known, so a tail record that does not parse is such a cut
+ * too (its bytes are trailing_bytes). A file too short for the two header
+ * u32 fails the open, and so does any cut with opts->strict. */
 #ifndef VP_DLAG_H
 #define VP_DLAG_H
 
@@ -29,6 +33,7 @@
 #include <stdint.h>
 
 #include "core/mapfile.h"
+#include "core/open_opts.h"
 #include "core/series.h"
 #include "core/vp_error.h"
 
@@ -82,25 +87,31 @@ typedef struct vp_dlag_hop {
 typedef struct vp_dlag {
     vp_map map;
     uint32_t time;
-    uint32_t measurement_count;
+    uint32_t measurement_count;        /* in the file (fewer when truncated) */
+    uint32_t header_measurement_count; /* the count as the header writes it */
     uint64_t count_off;      /* file offset of the measurement count */
     vp_dlag_measurement *measurements;
     uint64_t sample_count;   /* over all measurements */
     uint64_t graph_states_off;
     uint64_t graph_state_count;
     uint64_t *graph_state_offs; /* file offset of each graph state */
+    int have_host;           /* 0 when the file ends before the host's NUL */
     uint64_t host_off;
     size_t host_len;
     uint64_t hops_off;       /* where the tail records begin */
     uint64_t hop_count;
     uint64_t *hop_offs;      /* file offset of each tail record */
     uint64_t trailing_bytes; /* bytes that did not make a complete tail record */
+    int truncated;           /* the file ends inside a part */
     vp_warnings warnings;
 } vp_dlag;
 
-vp_errcode vp_dlag_open(vp_dlag **out, const char *path, vp_error *err);
-/* Index a caller-owned buffer, which must outlive the model. */
-vp_errcode vp_dlag_parse(vp_dlag **out, const void *buf, size_t n, vp_error *err);
+/* Map and index `path`, or a caller-owned buffer that must outlive the
+ * model. opts may be NULL. On failure returns the code, fills err and *out
+ * is NULL; the message does not name the file. */
+vp_errcode vp_dlag_open(const char *path, const vp_open_opts *opts, vp_dlag **out, vp_error *err);
+vp_errcode vp_dlag_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dlag **out,
+                            vp_error *err);
 void vp_dlag_free(vp_dlag *d);
 
 /* Sample i (0-based) of an array indexed at open; 0 with err filled when

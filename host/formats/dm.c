@@ -1,6 +1,7 @@
 #include "formats/dm.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,8 +15,9 @@ typedef struct dm_ctx {
     unsigned group, bit;
 } dm_ctx;
 
-static vp_errcode short_read(const dm_ctx *x, const vp_cursor *c, const char *field, uint64_t need,
-                             vp_error *err)
+/* The one message for a cut field (core/cursor.h), with where it is. */
+static vp_errcode dm_short(const dm_ctx *x, const vp_cursor *c, const char *field, uint64_t need,
+                           vp_error *err)
 {
     char where[80];
     if (x->in_group)
@@ -23,16 +25,7 @@ static vp_errcode short_read(const dm_ctx *x, const vp_cursor *c, const char *fi
                  x->group + 1, x->bit);
     else
         snprintf(where, sizeof where, "slot %" PRIu64, x->slot + 1);
-    return vp_fail(err, VP_ETRUNC, vp_cursor_off(c),
-                   "%s: expected %s (%" PRIu64 " byte%s), only %zu left before the end of the file",
-                   where, field, need, need == 1 ? "" : "s", vp_cursor_left(c));
-}
-
-static void rd_vec3(vp_cursor *c, float v[3])
-{
-    vp_rd_f32(c, &v[0]);
-    vp_rd_f32(c, &v[1]);
-    vp_rd_f32(c, &v[2]);
+    return vp_cursor_short(c, where, field, need, NULL, err);
 }
 
 static unsigned popcount20(uint32_t bits)
@@ -56,19 +49,18 @@ static vp_errcode group_parse(vp_cursor *c, vp_dm_group *g, const dm_ctx *x, dm_
     g->off = vp_cursor_off(c);
     g->bit = x->bit;
     if (vp_cursor_left(c) < VP_DM_GROUP_MIN)
-        return short_read(x, c, "a group", VP_DM_GROUP_MIN, err);
+        return dm_short(x, c, "a group", VP_DM_GROUP_MIN, err);
     vp_rd_u16(c, &g->short_time);
-    rd_vec3(c, g->position);
-    rd_vec3(c, g->orientation);
-    vp_rd_f32(c, &g->orientation[3]);
-    rd_vec3(c, g->direction);
+    vp_rd_vec3(c, g->position);
+    vp_rd_vec4(c, g->orientation);
+    vp_rd_vec3(c, g->direction);
     vp_rd_u16(c, &g->state);
     vp_rd_u8(c, &g->have_ext);
     if (g->have_ext == 1) {
         if (vp_cursor_left(c) < VP_DM_EXT_HEAD)
-            return short_read(x, c, "the extended block", VP_DM_EXT_HEAD, err);
+            return dm_short(x, c, "the extended block", VP_DM_EXT_HEAD, err);
         vp_rd_u16(c, &g->unknown_1);
-        rd_vec3(c, g->velocity);
+        vp_rd_vec3(c, g->velocity);
         vp_rd_u8(c, &g->unknown_2);
         vp_rd_u8(c, &g->unknown_3);
         vp_rd_u16(c, &g->jetpack_energy);
@@ -77,25 +69,25 @@ static vp_errcode group_parse(vp_cursor *c, vp_dm_group *g, const dm_ctx *x, dm_
         vp_rd_u8(c, &g->have_collision);
         if (g->have_collision) {
             if (!vp_rd_u8(c, &g->arrow_count))
-                return short_read(x, c, "the collision arrow_count", 1, err);
+                return dm_short(x, c, "the collision arrow_count", 1, err);
             uint64_t need = (uint64_t)g->arrow_count * 24;
             if (need > vp_cursor_left(c))
-                return short_read(x, c, "the collision arrows (arrow_count x 24)", need, err);
+                return dm_short(x, c, "the collision arrows (arrow_count x 24)", need, err);
             g->arrows_off = vp_cursor_off(c);
             vp_skip(c, (size_t)need);
             if (!vp_rd_u8(c, &g->float_count))
-                return short_read(x, c, "the collision float_count", 1, err);
+                return dm_short(x, c, "the collision float_count", 1, err);
             need = (uint64_t)g->float_count * 4;
             if (need > vp_cursor_left(c))
-                return short_read(x, c, "the collision floats (float_count x 4)", need, err);
+                return dm_short(x, c, "the collision floats (float_count x 4)", need, err);
             g->floats_off = vp_cursor_off(c);
             vp_skip(c, (size_t)need);
         }
         if (vp_cursor_left(c) < VP_DM_EXT_TAIL)
-            return short_read(x, c, "the unknown Vec3f, Vec3f, u8 closing the extended block",
+            return dm_short(x, c, "the unknown Vec3f, Vec3f, u8 closing the extended block",
                               VP_DM_EXT_TAIL, err);
-        rd_vec3(c, g->unknown_4);
-        rd_vec3(c, g->unknown_5);
+        vp_rd_vec3(c, g->unknown_4);
+        vp_rd_vec3(c, g->unknown_5);
         vp_rd_u8(c, &g->unknown_6);
         if (st) {
             st->ext_groups++;
@@ -121,10 +113,10 @@ static vp_errcode record_parse(vp_cursor *c, vp_dm_record *r, const dm_ctx *x0, 
     r->off = vp_cursor_off(c);
     r->slot = x.slot;
     if (!vp_rd_u8(c, &r->have_data))
-        return short_read(&x, c, "the have_data byte", 1, err);
+        return dm_short(&x, c, "the have_data byte", 1, err);
     if (r->have_data == 1) {
         if (vp_cursor_left(c) < 8)
-            return short_read(&x, c, "time and bitfield", 8, err);
+            return dm_short(&x, c, "time and bitfield", 8, err);
         vp_rd_u32(c, &r->time);
         uint64_t bits_off = vp_cursor_off(c);
         vp_rd_u32(c, &r->bitfield);
@@ -154,6 +146,26 @@ static vp_errcode record_parse(vp_cursor *c, vp_dm_record *r, const dm_ctx *x0, 
     return VP_OK;
 }
 
+/* Warn, and keep the warning as the error a strict open fails with (the
+ * first such warning wins). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static void dm_refusable(vp_dm *d, vp_error *refuse, vp_errcode code, uint64_t off,
+                         const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    vp_warn(&d->warnings, "%s", msg);
+    if (refuse->code == VP_OK) {
+        vp_fail(refuse, code, UINT64_MAX, "%s", msg); /* msg names its offset */
+        refuse->offset = off;
+    }
+}
+
 static void stats_merge(dm_stats *to, const dm_stats *from)
 {
     to->ext_groups += from->ext_groups;
@@ -165,8 +177,9 @@ static void stats_merge(dm_stats *to, const dm_stats *from)
     to->odd_ext += from->odd_ext;
 }
 
-static vp_errcode dm_parse(vp_dm *d, vp_error *err)
+static vp_errcode dm_parse(vp_dm *d, int strict, vp_error *err)
 {
+    vp_error refuse = {.code = VP_OK};
     vp_cursor c;
     vp_cursor_init(&c, d->map.data, (size_t)d->map.size, 0);
     vp_dm_iter it;
@@ -196,10 +209,10 @@ static vp_errcode dm_parse(vp_dm *d, vp_error *err)
                                                   "array, the file is empty");
             /* A full block of 255 and then the end of the file. */
             d->truncated = 1;
-            vp_warn(&d->warnings,
-                    "%s: the file ends without the record array's final count byte; kept %" PRIu64
-                    " complete record%s",
-                    e.msg, d->slot_count, d->slot_count == 1 ? "" : "s");
+            dm_refusable(d, &refuse, VP_ETRUNC, e.offset,
+                         "%s: the file ends without the record array's final count byte; kept "
+                         "%" PRIu64 " complete record%s",
+                         e.msg, d->slot_count, d->slot_count == 1 ? "" : "s");
             break;
         }
         if (it.ch.count_off != last_count_off) {
@@ -220,9 +233,10 @@ static vp_errcode dm_parse(vp_dm *d, vp_error *err)
         vp_errcode rc = record_parse(&c, &rec, &x, &one, &e);
         if (rc != VP_OK) {
             d->truncated = 1;
-            vp_warn(&d->warnings,
-                    "%s; the file is truncated%s: kept %" PRIu64 " complete record%s", e.msg,
-                    overclaim ? overclaim_msg : "", d->slot_count, d->slot_count == 1 ? "" : "s");
+            dm_refusable(d, &refuse, VP_ETRUNC, e.offset,
+                         "%s; the file is truncated%s: kept %" PRIu64 " complete record%s", e.msg,
+                         overclaim ? overclaim_msg : "", d->slot_count,
+                         d->slot_count == 1 ? "" : "s");
             break;
         }
         stats_merge(&st, &one);
@@ -267,11 +281,16 @@ static vp_errcode dm_parse(vp_dm *d, vp_error *err)
 
     if (d->terminated && vp_cursor_left(&c)) {
         d->trailing_bytes = vp_cursor_left(&c);
-        vp_warn(&d->warnings,
-                "at byte %" PRIu64 ": %" PRIu64
-                " bytes after the record array's final count byte (garbage after the last "
-                "record?) were not read",
-                d->array_end, d->trailing_bytes);
+        dm_refusable(d, &refuse, VP_EFORMAT, d->array_end,
+                     "at byte %" PRIu64 ": %" PRIu64
+                     " bytes after the record array's final count byte (garbage after the last "
+                     "record?) were not read",
+                     d->array_end, d->trailing_bytes);
+    }
+    /* A strict open refuses a cut file, and bytes after the array. */
+    if (strict && refuse.code != VP_OK) {
+        *err = refuse;
+        return refuse.code;
     }
     d->ext_groups = st.ext_groups;
     d->collision_groups = st.collision_groups;
@@ -295,16 +314,15 @@ static vp_errcode dm_parse(vp_dm *d, vp_error *err)
     return VP_OK;
 }
 
-vp_errcode vp_dm_open_map(vp_map *map, vp_dm **out, vp_error *err)
+static vp_errcode dm_open(vp_map *map, const vp_open_opts *opts, vp_dm **out, vp_error *err)
 {
-    *out = NULL;
     vp_dm *d = calloc(1, sizeof *d);
     if (!d) {
         vp_map_close(map);
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     }
     d->map = *map;
-    vp_errcode rc = dm_parse(d, err);
+    vp_errcode rc = dm_parse(d, opts && opts->strict, err);
     if (rc != VP_OK) {
         vp_dm_free(d);
         return rc;
@@ -313,14 +331,23 @@ vp_errcode vp_dm_open_map(vp_map *map, vp_dm **out, vp_error *err)
     return VP_OK;
 }
 
-vp_errcode vp_dm_open(const char *path, vp_dm **out, vp_error *err)
+vp_errcode vp_dm_open(const char *path, const vp_open_opts *opts, vp_dm **out, vp_error *err)
 {
     vp_map m;
     *out = NULL;
     vp_errcode rc = vp_map_open(&m, path, err);
     if (rc != VP_OK)
         return rc;
-    return vp_dm_open_map(&m, out, err);
+    return dm_open(&m, opts, out, err);
+}
+
+vp_errcode vp_dm_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dm **out,
+                          vp_error *err)
+{
+    vp_map m;
+    *out = NULL;
+    vp_map_wrap(&m, buf, n);
+    return dm_open(&m, opts, out, err);
 }
 
 void vp_dm_free(vp_dm *d)
@@ -412,8 +439,8 @@ void vp_dm_arrow_at(const vp_dm *d, const vp_dm_group *g, unsigned i, float orig
         return;
     vp_cursor c;
     vp_cursor_init(&c, d->map.data + off, 24, off);
-    rd_vec3(&c, origin);
-    rd_vec3(&c, direction);
+    vp_rd_vec3(&c, origin);
+    vp_rd_vec3(&c, direction);
 }
 
 float vp_dm_float_at(const vp_dm *d, const vp_dm_group *g, unsigned i)

@@ -13,10 +13,12 @@
  *
  * Opening validates every record and keeps a sparse index (one checkpoint
  * every VP_DM_CKPT_EVERY data records). A record cut short by the end of
- * the file ends the read with every complete record kept and a warning;
- * bytes after the array's last count byte are reported, not read. Values
- * the notes do not cover (have_data or have_ext other than 0/1, bits 20..31
- * of the bitfield) are tolerated with a warning. */
+ * the file ends the read with every complete record kept, `truncated` set
+ * and a warning naming the offset; bytes after the array's last count byte
+ * are reported, not read. With opts->strict both fail the open instead
+ * (ETRUNC, EFORMAT), with the warning's message. Values the notes do not
+ * cover (have_data or have_ext other than 0/1, bits 20..31 of the
+ * bitfield) are tolerated with a warning. */
 #ifndef VP_DM_H
 #define VP_DM_H
 
@@ -24,8 +26,9 @@
 #include <stdint.h>
 
 #include "core/mapfile.h"
-#include "formats/trace_common.h"
+#include "core/open_opts.h"
 #include "core/vp_error.h"
+#include "formats/trace_common.h"
 
 #define VP_DM_GROUP_MIN 45
 #define VP_DM_EXT_HEAD 23 /* unknown .. have_collision */
@@ -59,9 +62,12 @@ typedef struct vp_dm {
     vp_warnings warnings;
 } vp_dm;
 
-vp_errcode vp_dm_open(const char *path, vp_dm **out, vp_error *err);
-/* Takes the map over (closed on failure too). */
-vp_errcode vp_dm_open_map(vp_map *map, vp_dm **out, vp_error *err);
+/* Open `path`, or a caller-owned buffer that must outlive the model. opts
+ * may be NULL. On failure *out is NULL and err says why (without the file
+ * name). */
+vp_errcode vp_dm_open(const char *path, const vp_open_opts *opts, vp_dm **out, vp_error *err);
+vp_errcode vp_dm_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dm **out,
+                          vp_error *err);
 void vp_dm_free(vp_dm *d);
 
 typedef struct vp_dm_record {

@@ -35,14 +35,13 @@ static void ctx_where(const dw_ctx *x, char *buf, size_t n)
         snprintf(buf, n, "slot %" PRIu64, x->slot + 1);
 }
 
-static vp_errcode short_read(const dw_ctx *x, const vp_cursor *c, const char *field, uint64_t need,
-                             vp_error *err)
+/* The one message for a cut field (core/cursor.h), with where it is. */
+static vp_errcode dw_short(const dw_ctx *x, const vp_cursor *c, const char *field, uint64_t need,
+                           vp_error *err)
 {
     char where[96];
     ctx_where(x, where, sizeof where);
-    return vp_fail(err, VP_ETRUNC, vp_cursor_off(c),
-                   "%s: expected %s (%" PRIu64 " byte%s), only %zu left before %s", where, field,
-                   need, need == 1 ? "" : "s", vp_cursor_left(c), x->bound);
+    return vp_cursor_short(c, where, field, need, x->bound, err);
 }
 
 static vp_errcode count_too_big(const dw_ctx *x, uint64_t off, const char *field, unsigned count,
@@ -55,19 +54,6 @@ static vp_errcode count_too_big(const dw_ctx *x, uint64_t off, const char *field
                    field, count, need, left, x->bound);
 }
 
-static void rd_vec3(vp_cursor *c, float v[3])
-{
-    vp_rd_f32(c, &v[0]);
-    vp_rd_f32(c, &v[1]);
-    vp_rd_f32(c, &v[2]);
-}
-
-static void rd_vec4(vp_cursor *c, float v[4])
-{
-    rd_vec3(c, v);
-    vp_rd_f32(c, &v[3]);
-}
-
 /* A hit record at the cursor. Every length is checked before it is read. */
 static vp_errcode hit_parse(vp_cursor *c, vp_dw_hit *h, const dw_ctx *x, vp_error *err)
 {
@@ -75,31 +61,31 @@ static vp_errcode hit_parse(vp_cursor *c, vp_dw_hit *h, const dw_ctx *x, vp_erro
     h->off = vp_cursor_off(c);
     /* type .. have_entity: 40 fixed bytes */
     if (vp_cursor_left(c) < VP_DW_HIT_MIN - 1)
-        return short_read(x, c, "a hit record", VP_DW_HIT_MIN, err);
+        return dw_short(x, c, "a hit record", VP_DW_HIT_MIN, err);
     vp_rd_u8(c, &h->type);
     vp_rd_u32(c, &h->trace_id);
     vp_rd_u32(c, &h->time);
     vp_rd_u16(c, &h->unknown_09);
-    rd_vec3(c, h->position);
-    rd_vec3(c, h->direction);
+    vp_rd_vec3(c, h->position);
+    vp_rd_vec3(c, h->direction);
     vp_rd_u32(c, &h->physics_material);
     vp_rd_u8(c, &h->have_entity);
     if (h->have_entity) {
         if (vp_cursor_left(c) < VP_DW_ENTITY_SIZE)
-            return short_read(x, c, "the entity block", VP_DW_ENTITY_SIZE, err);
+            return dw_short(x, c, "the entity block", VP_DW_ENTITY_SIZE, err);
         vp_rd_u64(c, &h->entity.guid);
-        rd_vec3(c, h->entity.position);
-        rd_vec4(c, h->entity.rotation);
+        vp_rd_vec3(c, h->entity.position);
+        vp_rd_vec4(c, h->entity.rotation);
         uint8_t b = 0;
         vp_rd_u8(c, &b);
         h->entity.unknown_24 = (int8_t)b;
         vp_rd_u8(c, &h->entity.unknown_25);
     }
     if (!vp_rd_u8(c, &h->have_ragdoll))
-        return short_read(x, c, "the have_ragdoll byte", 1, err);
+        return dw_short(x, c, "the have_ragdoll byte", 1, err);
     if (h->have_ragdoll) {
         if (vp_cursor_left(c) < 9)
-            return short_read(x, c, "the ragdoll guid and count", 9, err);
+            return dw_short(x, c, "the ragdoll guid and count", 9, err);
         vp_rd_u64(c, &h->ragdoll_guid);
         uint64_t count_off = vp_cursor_off(c);
         vp_rd_u8(c, &h->ragdoll_count);
@@ -126,7 +112,7 @@ static vp_errcode hits_parse(vp_cursor *c, dw_ctx *x, const char *side, uint8_t 
     x->side = NULL;
     uint64_t count_off = vp_cursor_off(c);
     if (!vp_rd_u8(c, count))
-        return short_read(x, c, strcmp(side, "client") == 0 ? "client_count" : "server_count", 1,
+        return dw_short(x, c, strcmp(side, "client") == 0 ? "client_count" : "server_count", 1,
                           err);
     uint64_t need = (uint64_t)*count * VP_DW_HIT_MIN;
     if (need > vp_cursor_left(c))
@@ -169,7 +155,7 @@ static vp_errcode slot_parse(vp_cursor *c, vp_dw_trace *t, dw_ctx *x, dw_stats *
     t->slot = x->slot;
     x->side = NULL;
     if (!vp_rd_u8(c, &t->used))
-        return short_read(x, c, "the used byte", 1, err);
+        return dw_short(x, c, "the used byte", 1, err);
     if (t->used == 0) {
         t->size = 1;
         return VP_OK;
@@ -179,13 +165,13 @@ static vp_errcode slot_parse(vp_cursor *c, vp_dw_trace *t, dw_ctx *x, dw_stats *
                        "slot %" PRIu64 ": expected the used byte 0 (empty) or 1 (trace), found %u",
                        x->slot + 1, t->used);
     if (vp_cursor_left(c) < 9)
-        return short_read(x, c, "unknown_01, trace_id and ammo_type_id", 9, err);
+        return dw_short(x, c, "unknown_01, trace_id and ammo_type_id", 9, err);
     vp_rd_u8(c, &t->unknown_01);
     vp_rd_u32(c, &t->trace_id);
     vp_rd_u32(c, &t->ammo_type_id);
     if (t->ammo_type_id != 0) {
         if (vp_cursor_left(c) < VP_DW_MOVEMENT_SIZE)
-            return short_read(x, c, "the movement block (ammo_type_id is not 0)",
+            return dw_short(x, c, "the movement block (ammo_type_id is not 0)",
                               VP_DW_MOVEMENT_SIZE, err);
         t->movement_off = vp_cursor_off(c);
         vp_skip(c, VP_DW_MOVEMENT_SIZE);
@@ -262,7 +248,7 @@ static vp_errcode slots_run(vp_dw *d, uint64_t *pos, uint64_t end, const char *b
     return VP_OK;
 }
 
-static vp_errcode dw_parse(vp_dw *d, vp_error *err)
+static vp_errcode dw_parse(vp_dw *d, int strict, vp_error *err)
 {
     const uint64_t size = d->map.size;
     if (size < 5)
@@ -306,16 +292,25 @@ static vp_errcode dw_parse(vp_dw *d, vp_error *err)
         }
         d->slots_end = pos;
         d->truncated = 1;
+        /* Formatted without an offset prefix: tail.msg has its own. */
+        vp_error cut;
         if (rc == VP_OK)
-            vp_warn(&d->warnings,
+            vp_fail(&cut, VP_ETRUNC, UINT64_MAX,
                     "the file ends without the 4-byte footer (last_trace_counter): its %" PRIu64
                     " slots run to the last byte",
                     d->slot_count);
         else
-            vp_warn(&d->warnings,
+            vp_fail(&cut, VP_ETRUNC, UINT64_MAX,
                     "%s; the file is truncated or its footer is missing: kept %" PRIu64
                     " complete slot%s",
                     tail.msg, d->slot_count, d->slot_count == 1 ? "" : "s");
+        cut.offset = rc == VP_OK ? size : tail.offset;
+        /* A strict open refuses a cut file with the warning's message. */
+        if (strict) {
+            *err = cut;
+            return VP_ETRUNC;
+        }
+        vp_warn(&d->warnings, "%s", cut.msg);
     }
     d->client_hits = st.client_hits;
     d->server_hits = st.server_hits;
@@ -329,16 +324,15 @@ static vp_errcode dw_parse(vp_dw *d, vp_error *err)
     return VP_OK;
 }
 
-vp_errcode vp_dw_open_map(vp_map *map, vp_dw **out, vp_error *err)
+static vp_errcode dw_open(vp_map *map, const vp_open_opts *opts, vp_dw **out, vp_error *err)
 {
-    *out = NULL;
     vp_dw *d = calloc(1, sizeof *d);
     if (!d) {
         vp_map_close(map);
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     }
     d->map = *map;
-    vp_errcode rc = dw_parse(d, err);
+    vp_errcode rc = dw_parse(d, opts && opts->strict, err);
     if (rc != VP_OK) {
         vp_dw_free(d);
         return rc;
@@ -347,14 +341,23 @@ vp_errcode vp_dw_open_map(vp_map *map, vp_dw **out, vp_error *err)
     return VP_OK;
 }
 
-vp_errcode vp_dw_open(const char *path, vp_dw **out, vp_error *err)
+vp_errcode vp_dw_open(const char *path, const vp_open_opts *opts, vp_dw **out, vp_error *err)
 {
     vp_map m;
     *out = NULL;
     vp_errcode rc = vp_map_open(&m, path, err);
     if (rc != VP_OK)
         return rc;
-    return vp_dw_open_map(&m, out, err);
+    return dw_open(&m, opts, out, err);
+}
+
+vp_errcode vp_dw_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dw **out,
+                          vp_error *err)
+{
+    vp_map m;
+    *out = NULL;
+    vp_map_wrap(&m, buf, n);
+    return dw_open(&m, opts, out, err);
 }
 
 void vp_dw_free(vp_dw *d)
@@ -433,18 +436,18 @@ void vp_dw_movement_at(const vp_dw *d, uint64_t off, vp_dw_movement *m)
     vp_cursor c;
     vp_cursor_init(&c, d->map.data + off, VP_DW_MOVEMENT_SIZE, off);
     vp_rd_bytes(&c, m->unknown_00, 4);
-    rd_vec3(&c, m->ray_start);
-    rd_vec3(&c, m->ray_end);
+    vp_rd_vec3(&c, m->ray_start);
+    vp_rd_vec3(&c, m->ray_end);
     vp_rd_f32(&c, &m->weapon_range);
     vp_rd_u16(&c, &m->unknown_20);
     vp_rd_bytes(&c, m->unknown_22, sizeof m->unknown_22);
     vp_rd_bytes(&c, m->unknown_44, sizeof m->unknown_44);
     vp_rd_u8(&c, &m->bullet);
     vp_rd_bytes(&c, m->unknown_49, sizeof m->unknown_49);
-    rd_vec3(&c, m->unknown_4c);
+    vp_rd_vec3(&c, m->unknown_4c);
     vp_rd_u32(&c, &m->damage_per_round);
     vp_rd_bytes(&c, m->unknown_5c, sizeof m->unknown_5c);
-    rd_vec3(&c, m->unknown_68);
+    vp_rd_vec3(&c, m->unknown_68);
     vp_rd_u32(&c, &m->weapon_template_id);
     vp_rd_u8(&c, &m->slot_index);
     vp_rd_bytes(&c, m->unknown_79, sizeof m->unknown_79);
@@ -471,6 +474,6 @@ void vp_dw_matrix_at(const vp_dw *d, const vp_dw_hit *h, unsigned i, float m[16]
         return;
     vp_cursor c;
     vp_cursor_init(&c, d->map.data + off, VP_DW_MATRIX_SIZE, off);
-    for (int k = 0; k < 16; k++)
-        vp_rd_f32(&c, &m[k]);
+    for (int row = 0; row < 4; row++)
+        vp_rd_vec4(&c, &m[row * 4]);
 }

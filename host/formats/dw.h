@@ -13,7 +13,9 @@
  * and keeps a sparse index (one checkpoint every VP_DW_CKPT_EVERY traces);
  * fields are decoded on demand from the mapped file. A slot that runs past
  * the end of the file (a truncated file, or a footer that is missing) ends
- * the read: every complete slot before it is kept, with a warning. */
+ * the read: every complete slot before it is kept, `truncated` is set and a
+ * warning names the offset; with opts->strict the open fails instead
+ * (ETRUNC, with the warning's message). */
 #ifndef VP_DW_H
 #define VP_DW_H
 
@@ -21,6 +23,7 @@
 #include <stdint.h>
 
 #include "core/mapfile.h"
+#include "core/open_opts.h"
 #include "core/vp_error.h"
 
 #define VP_DW_MOVEMENT_SIZE 136
@@ -55,11 +58,12 @@ typedef struct vp_dw {
     vp_warnings warnings;
 } vp_dw;
 
-/* Open `path`; on failure *out is NULL and err says why. */
-vp_errcode vp_dw_open(const char *path, vp_dw **out, vp_error *err);
-/* Open from a mapping (vp_map_wrap for memory buffers); the model takes the
- * map over (also on failure, when it is closed). */
-vp_errcode vp_dw_open_map(vp_map *map, vp_dw **out, vp_error *err);
+/* Open `path`, or a caller-owned buffer that must outlive the model. opts
+ * may be NULL. On failure *out is NULL and err says why (without the file
+ * name). */
+vp_errcode vp_dw_open(const char *path, const vp_open_opts *opts, vp_dw **out, vp_error *err);
+vp_errcode vp_dw_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dw **out,
+                          vp_error *err);
 void vp_dw_free(vp_dw *d);
 
 /* One slot, decoded. Offsets are file offsets. */
@@ -119,7 +123,7 @@ typedef struct vp_dw_hit {
 /* Name of a hit type (ERROR .. Validated), NULL above 10. */
 const char *vp_dw_hit_type_name(unsigned type);
 
-/* Walk slots in file order. Start with it = {0} (vp_dw_iter_begin); each
+/* Walk slots in file order. Start with vp_dw_iter_begin; each
  * call decodes the next slot into *t and returns 1, 0 after the last, -1 on
  * error (err filled; cannot happen for slots validated at open unless the
  * file changed under the mapping). */

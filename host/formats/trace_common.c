@@ -57,10 +57,22 @@ vp_errcode vp_chunked_skip_fixed(vp_cursor *c, size_t elem_size, const char *wha
     int r;
     while ((r = vp_chunked_next(&it, c, elem_size, what, err)) > 0)
         vp_skip(c, elem_size); /* cannot fail: the block was checked */
-    if (r < 0)
-        return err ? err->code : VP_ETRUNC;
     *count = it.index;
-    return VP_OK;
+    if (r == 0)
+        return VP_OK;
+    /* vp_chunked_next leaves the cursor on a count byte whose block runs
+     * past the end (or at the end when the count byte itself is missing):
+     * the whole elements of that block that are in the file still count. */
+    if (vp_cursor_left(c) > 0) {
+        uint8_t n;
+        vp_rd_u8(c, &n);
+        uint64_t whole = vp_cursor_left(c) / elem_size;
+        if (whole > n)
+            whole = n;
+        vp_skip(c, (size_t)(whole * elem_size));
+        *count += whole;
+    }
+    return err ? err->code : VP_ETRUNC;
 }
 
 vp_errcode vp_chunked_read_fixed(vp_cursor *c, size_t elem_size, const char *what, void *dst,

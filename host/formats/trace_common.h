@@ -1,5 +1,6 @@
-/* Pieces shared by the four debug-trace formats (.devt, .dlag, .dm, .dw):
- * the chunked array, the visibility bitfield, and the writer side of both.
+/* Pieces shared by the four debug-trace readers (.devt, .dlag, .dm, .dw):
+ * the chunked array and the visibility bitfield. The writers have their own
+ * (write/wbuf.h): a writer and its reader share nothing but the spec.
  *
  * The chunked array, exactly as specs/format-notes.md states it:
  *
@@ -14,7 +15,9 @@
  *
  * Readers: every block count is checked against the bytes left (count x the
  * element's minimum size) before anything is read or allocated, and errors
- * name the offset of the count byte and the array. */
+ * name the offset of the count byte and the array. A block that runs past
+ * the end of the file still holds whole elements, which a lenient open
+ * keeps (vp_chunked_skip_fixed counts them). */
 #ifndef VP_TRACE_COMMON_H
 #define VP_TRACE_COMMON_H
 
@@ -50,7 +53,10 @@ int vp_chunked_next(vp_chunked *it, vp_cursor *c, size_t min_elem, const char *w
 /* Walk a chunked array of fixed-size elements without decoding them: the
  * cursor ends after the array and *count receives the element total. The
  * total is what a caller may then allocate: every element was proven to be
- * in the file. */
+ * in the file. When the file ends inside the array (ETRUNC, err naming the
+ * count byte), *count still receives the whole elements that are in the
+ * file, those of the block that runs past the end included, and the cursor
+ * ends after the last of them: a lenient reader keeps them. */
 vp_errcode vp_chunked_skip_fixed(vp_cursor *c, size_t elem_size, const char *what,
                                  uint64_t *count, vp_error *err);
 

@@ -16,31 +16,37 @@ struct vp_devt_writer {
     uint32_t groups;
 };
 
-vp_devt_writer *vp_devt_writer_new(const vp_devt_wopts *o)
+static void writer_free(vp_devt_writer *w)
 {
-    vp_devt_writer *w = calloc(1, sizeof *w);
-    if (!w)
-        return NULL;
-    w->o = *o;
-    if (o->bitfield) {
-        w->bitfield = malloc(o->bitfield_len ? o->bitfield_len : 1);
-        if (!w->bitfield) {
-            free(w);
-            return NULL;
-        }
-        memcpy(w->bitfield, o->bitfield, o->bitfield_len);
-        w->o.bitfield = w->bitfield;
-    }
-    return w;
-}
-
-void vp_devt_writer_free(vp_devt_writer *w)
-{
-    if (!w)
-        return;
     vp_wfile_free(&w->file);
     free(w->bitfield);
     free(w);
+}
+
+vp_devt_writer *vp_devt_writer_open(const char *path, const vp_devt_wopts *o, vp_error *err)
+{
+    static const vp_devt_wopts zero;
+    vp_devt_writer *w = calloc(1, sizeof *w);
+    if (!w) {
+        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        return NULL;
+    }
+    w->o = o ? *o : zero;
+    if (w->o.bitfield) {
+        w->bitfield = malloc(w->o.bitfield_len ? w->o.bitfield_len : 1);
+        if (!w->bitfield) {
+            free(w);
+            vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+            return NULL;
+        }
+        memcpy(w->bitfield, w->o.bitfield, w->o.bitfield_len);
+        w->o.bitfield = w->bitfield;
+    }
+    if (vp_wfile_open(&w->file, path, err) != VP_OK) {
+        writer_free(w);
+        return NULL;
+    }
+    return w;
 }
 
 static void header_emit(vp_devt_writer *w)
@@ -86,18 +92,18 @@ void vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n)
     vp_wbuf_bytes(&w->file.buf, p, n);
 }
 
-void vp_devt_writer_truncate(vp_devt_writer *w, size_t n)
+void vp_devt_writer_truncate(vp_devt_writer *w, uint64_t n)
 {
     vp_wfile_truncate(&w->file, n);
 }
 
-size_t vp_devt_writer_size(vp_devt_writer *w)
+uint64_t vp_devt_writer_tell(vp_devt_writer *w)
 {
     header_emit(w);
     return w->file.buf.len;
 }
 
-const uint8_t *vp_devt_writer_bytes(vp_devt_writer *w, size_t *len, vp_error *err)
+const uint8_t *vp_devt_writer_data(vp_devt_writer *w, size_t *len, vp_error *err)
 {
     header_emit(w);
     vp_wfile_copy(&w->file);
@@ -105,10 +111,11 @@ const uint8_t *vp_devt_writer_bytes(vp_devt_writer *w, size_t *len, vp_error *er
     return vp_wfile_done(&w->file, w->group_count_at, gc, "the .devt file", len, err);
 }
 
-vp_errcode vp_devt_writer_save(vp_devt_writer *w, const char *path, uint64_t *bytes,
-                              vp_error *err)
+vp_errcode vp_devt_writer_close(vp_devt_writer *w, uint64_t *bytes, vp_error *err)
 {
     size_t len = 0;
-    const uint8_t *p = vp_devt_writer_bytes(w, &len, err);
-    return vp_wfile_save(path, p, len, bytes, err);
+    const uint8_t *p = vp_devt_writer_data(w, &len, err);
+    vp_errcode rc = vp_wfile_close(&w->file, p, len, bytes, err);
+    writer_free(w);
+    return rc;
 }

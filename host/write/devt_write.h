@@ -34,8 +34,9 @@ typedef struct vp_devt_wevent {
     uint8_t type;
 } vp_devt_wevent;
 
-vp_devt_writer *vp_devt_writer_new(const vp_devt_wopts *o);
-void vp_devt_writer_free(vp_devt_writer *w);
+/* Create (truncate) `path` (the bytes are written at close) with options o
+ * (NULL: all zero). NULL + err (ENOMEM, or the path's error) on failure. */
+vp_devt_writer *vp_devt_writer_open(const char *path, const vp_devt_wopts *o, vp_error *err);
 
 /* Append a group: u32 total, then the events as a chunked array framed by
  * f (see vp_wframing; NULL: the defaults). */
@@ -46,18 +47,17 @@ void vp_devt_writer_group(vp_devt_writer *w, const vp_devt_wevent *ev, size_t n,
 void vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n);
 
 /* Cut the final output to n bytes (applied after everything else). */
-void vp_devt_writer_truncate(vp_devt_writer *w, size_t n);
+void vp_devt_writer_truncate(vp_devt_writer *w, uint64_t n);
 
 /* Bytes written so far, header included: the offset the next write lands at. */
-size_t vp_devt_writer_size(vp_devt_writer *w);
+uint64_t vp_devt_writer_tell(vp_devt_writer *w);
 
 /* The finished bytes (group_count filled in, cut applied), valid until the
  * next call on w. NULL with err on OOM. */
-const uint8_t *vp_devt_writer_bytes(vp_devt_writer *w, size_t *len, vp_error *err);
+const uint8_t *vp_devt_writer_data(vp_devt_writer *w, size_t *len, vp_error *err);
 
-/* Write the finished bytes to `path`; *bytes (may be NULL) receives their
- * count. */
-vp_errcode vp_devt_writer_save(vp_devt_writer *w, const char *path, uint64_t *bytes,
-                               vp_error *err);
+/* Write the finished bytes to the file and free w (also on failure);
+ * *bytes (may be NULL) receives their count. */
+vp_errcode vp_devt_writer_close(vp_devt_writer *w, uint64_t *bytes, vp_error *err);
 
 #endif

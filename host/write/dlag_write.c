@@ -18,20 +18,20 @@ struct vp_dlag_writer {
     uint32_t measurements;
 };
 
-vp_dlag_writer *vp_dlag_writer_new(const vp_dlag_wopts *o)
+vp_dlag_writer *vp_dlag_writer_open(const char *path, const vp_dlag_wopts *o, vp_error *err)
 {
+    static const vp_dlag_wopts zero;
     vp_dlag_writer *w = calloc(1, sizeof *w);
-    if (w)
-        w->o = *o;
+    if (!w) {
+        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        return NULL;
+    }
+    w->o = o ? *o : zero;
+    if (vp_wfile_open(&w->file, path, err) != VP_OK) {
+        free(w);
+        return NULL;
+    }
     return w;
-}
-
-void vp_dlag_writer_free(vp_dlag_writer *w)
-{
-    if (!w)
-        return;
-    vp_wfile_free(&w->file);
-    free(w);
 }
 
 static void header_emit(vp_dlag_writer *w)
@@ -140,18 +140,18 @@ void vp_dlag_writer_raw(vp_dlag_writer *w, const void *p, size_t n)
     vp_wbuf_bytes(&w->file.buf, p, n);
 }
 
-void vp_dlag_writer_truncate(vp_dlag_writer *w, size_t n)
+void vp_dlag_writer_truncate(vp_dlag_writer *w, uint64_t n)
 {
     vp_wfile_truncate(&w->file, n);
 }
 
-size_t vp_dlag_writer_size(vp_dlag_writer *w)
+uint64_t vp_dlag_writer_tell(vp_dlag_writer *w)
 {
     header_emit(w);
     return w->file.buf.len;
 }
 
-const uint8_t *vp_dlag_writer_bytes(vp_dlag_writer *w, size_t *len, vp_error *err)
+const uint8_t *vp_dlag_writer_data(vp_dlag_writer *w, size_t *len, vp_error *err)
 {
     header_emit(w);
     vp_wbuf *out = vp_wfile_copy(&w->file);
@@ -166,10 +166,11 @@ const uint8_t *vp_dlag_writer_bytes(vp_dlag_writer *w, size_t *len, vp_error *er
     return vp_wfile_done(&w->file, 4, mc, "the .dlag file", len, err);
 }
 
-vp_errcode vp_dlag_writer_save(vp_dlag_writer *w, const char *path, uint64_t *bytes,
-                              vp_error *err)
+vp_errcode vp_dlag_writer_close(vp_dlag_writer *w, uint64_t *bytes, vp_error *err)
 {
     size_t len = 0;
-    const uint8_t *p = vp_dlag_writer_bytes(w, &len, err);
-    return vp_wfile_save(path, p, len, bytes, err);
+    const uint8_t *p = vp_dlag_writer_data(w, &len, err);
+    vp_errcode rc = vp_wfile_close(&w->file, p, len, bytes, err);
+    free(w);
+    return rc;
 }

@@ -50,8 +50,9 @@ typedef struct vp_dlag_whop {
     uint8_t unknown_u8_2;
 } vp_dlag_whop;
 
-vp_dlag_writer *vp_dlag_writer_new(const vp_dlag_wopts *o);
-void vp_dlag_writer_free(vp_dlag_writer *w);
+/* Create (truncate) `path` (the bytes are written at close) with options o
+ * (NULL: all zero). NULL + err (ENOMEM, or the path's error) on failure. */
+vp_dlag_writer *vp_dlag_writer_open(const char *path, const vp_dlag_wopts *o, vp_error *err);
 
 /* Each returns VP_OK, or EFORMAT when the part comes after a later one
  * (the message says which). */
@@ -64,15 +65,18 @@ vp_errcode vp_dlag_writer_graph_states(vp_dlag_writer *w, const vp_dlag_wgraph_s
 vp_errcode vp_dlag_writer_host(vp_dlag_writer *w, const char *host, int nul, vp_error *err);
 vp_errcode vp_dlag_writer_hop(vp_dlag_writer *w, const vp_dlag_whop *h, vp_error *err);
 
+/* Append bytes as they are. */
 void vp_dlag_writer_raw(vp_dlag_writer *w, const void *p, size_t n);
-void vp_dlag_writer_truncate(vp_dlag_writer *w, size_t n);
-size_t vp_dlag_writer_size(vp_dlag_writer *w);
+/* Cut the final output to n bytes (applied after everything else). */
+void vp_dlag_writer_truncate(vp_dlag_writer *w, uint64_t n);
+/* Bytes written so far: the offset the next write lands at. */
+uint64_t vp_dlag_writer_tell(vp_dlag_writer *w);
 
 /* Finished bytes (parts completed, count filled in, cut applied), valid
  * until the next call on w. */
-const uint8_t *vp_dlag_writer_bytes(vp_dlag_writer *w, size_t *len, vp_error *err);
-/* Write them to `path`; *bytes (may be NULL) receives their count. */
-vp_errcode vp_dlag_writer_save(vp_dlag_writer *w, const char *path, uint64_t *bytes,
-                               vp_error *err);
+const uint8_t *vp_dlag_writer_data(vp_dlag_writer *w, size_t *len, vp_error *err);
+/* Write them to the file and free w (also on failure); *bytes (may be
+ * NULL) receives their count. */
+vp_errcode vp_dlag_writer_close(vp_dlag_writer *w, uint64_t *bytes, vp_error *err);
 
 #endif

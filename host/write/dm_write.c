@@ -10,6 +10,7 @@ struct vp_dm_writer {
     vp_wbuf out; /* emitted blocks not yet flushed */
     vp_chunkw chunks;
     uint64_t records;
+    vp_wbuf tail, peek; /* for vp_dm_writer_data */
 };
 
 void vp_dm_wgroup_init(vp_dm_wgroup *g)
@@ -120,10 +121,30 @@ uint64_t vp_dm_writer_records(const vp_dm_writer *w)
     return w->records;
 }
 
-uint64_t vp_dm_writer_offset(const vp_dm_writer *w)
+uint64_t vp_dm_writer_tell(const vp_dm_writer *w)
 {
     /* The open block is written as its count byte, then its records. */
     return w->file.flushed + w->out.len + 1 + w->chunks.pending.len;
+}
+
+void vp_dm_writer_truncate(vp_dm_writer *w, uint64_t n)
+{
+    vp_wstream_truncate(&w->file, n);
+}
+
+const uint8_t *vp_dm_writer_data(vp_dm_writer *w, size_t *len, vp_error *err)
+{
+    if (dm_flush(w, err) != VP_OK)
+        return NULL;
+    /* What closing would add: the open block's count byte and records. */
+    w->tail.len = 0;
+    vp_wbuf_u8(&w->tail, (uint8_t)w->chunks.in_block);
+    vp_wbuf_bytes(&w->tail, w->chunks.pending.data, w->chunks.pending.len);
+    if (w->tail.oom) {
+        vp_fail(err, VP_ENOMEM, UINT64_MAX, "%s: out of memory", w->file.path);
+        return NULL;
+    }
+    return vp_wstream_contents(&w->file, w->tail.data, w->tail.len, &w->peek, len, err);
 }
 
 vp_errcode vp_dm_writer_close(vp_dm_writer *w, int terminate, const void *trailing, size_t ntrail,
@@ -136,6 +157,8 @@ vp_errcode vp_dm_writer_close(vp_dm_writer *w, int terminate, const void *traili
     rc = vp_wstream_close(&w->file, rc, bytes, err);
     vp_chunkw_free(&w->chunks);
     vp_wbuf_free(&w->out);
+    vp_wbuf_free(&w->tail);
+    vp_wbuf_free(&w->peek);
     free(w);
     return rc;
 }

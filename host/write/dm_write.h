@@ -55,10 +55,17 @@ vp_errcode vp_dm_writer_raw(vp_dm_writer *w, const void *p, size_t n, vp_error *
 uint64_t vp_dm_writer_records(const vp_dm_writer *w);
 /* Where the next record starts once written out: the bytes of the blocks
  * already emitted, the count byte of the open block and its records. */
-uint64_t vp_dm_writer_offset(const vp_dm_writer *w);
+uint64_t vp_dm_writer_tell(const vp_dm_writer *w);
+/* Cut the file to n bytes when it is closed (when it is longer). */
+void vp_dm_writer_truncate(vp_dm_writer *w, uint64_t n);
+/* The file as closing it now with the defaults would leave it (the array's
+ * last count byte written, cut as asked), read back from the file after
+ * handing it what is buffered; the writer stays open. Valid until the next
+ * call on w. NULL with err on failure. */
+const uint8_t *vp_dm_writer_data(vp_dm_writer *w, size_t *len, vp_error *err);
 /* End the array (its last count byte: `terminate` = 0 leaves out the 00
- * that follows a full block), append `trailing` bytes, close, free w (also
- * on failure). */
+ * that follows a full block), append `trailing` bytes, close (applying the
+ * cut), free w (also on failure). */
 vp_errcode vp_dm_writer_close(vp_dm_writer *w, int terminate, const void *trailing, size_t ntrail,
                               uint64_t *bytes, vp_error *err);
 

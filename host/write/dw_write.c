@@ -9,6 +9,7 @@ struct vp_dw_writer {
     vp_wstream file;
     vp_wbuf buf;
     uint64_t traces;
+    vp_wbuf peek; /* for vp_dw_writer_data */
 };
 
 /* Flush when this much is buffered: traces are small, files are not. */
@@ -34,9 +35,11 @@ static vp_errcode maybe_flush(vp_dw_writer *w, vp_error *err)
                                                    : VP_OK;
 }
 
-vp_dw_writer *vp_dw_writer_open(const char *path, const uint8_t header[4], uint8_t max_size,
-                                vp_error *err)
+vp_dw_writer *vp_dw_writer_open(const char *path, const vp_dw_wopts *o, vp_error *err)
 {
+    static const vp_dw_wopts zero;
+    if (!o)
+        o = &zero;
     vp_dw_writer *w = calloc(1, sizeof *w);
     if (!w) {
         vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
@@ -46,8 +49,8 @@ vp_dw_writer *vp_dw_writer_open(const char *path, const uint8_t header[4], uint8
         free(w);
         return NULL;
     }
-    vp_wbuf_bytes(&w->buf, header, 4);
-    vp_wbuf_u8(&w->buf, max_size);
+    vp_wbuf_bytes(&w->buf, o->header, 4);
+    vp_wbuf_u8(&w->buf, o->max_size);
     return w;
 }
 
@@ -163,7 +166,7 @@ uint64_t vp_dw_writer_traces(const vp_dw_writer *w)
     return w->traces;
 }
 
-uint64_t vp_dw_writer_bytes(const vp_dw_writer *w)
+uint64_t vp_dw_writer_tell(const vp_dw_writer *w)
 {
     return w->file.flushed + w->buf.len;
 }
@@ -171,7 +174,23 @@ uint64_t vp_dw_writer_bytes(const vp_dw_writer *w)
 static void writer_free(vp_dw_writer *w)
 {
     vp_wbuf_free(&w->buf);
+    vp_wbuf_free(&w->peek);
     free(w);
+}
+
+void vp_dw_writer_truncate(vp_dw_writer *w, uint64_t n)
+{
+    vp_wstream_truncate(&w->file, n);
+}
+
+const uint8_t *vp_dw_writer_data(vp_dw_writer *w, size_t *len, vp_error *err)
+{
+    if (vp_wstream_flush(&w->file, &w->buf, err) != VP_OK)
+        return NULL;
+    /* What closing would add: the footer, last_trace_counter = traces. */
+    uint32_t n = (uint32_t)w->traces;
+    uint8_t footer[4] = {(uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24)};
+    return vp_wstream_contents(&w->file, footer, sizeof footer, &w->peek, len, err);
 }
 
 vp_errcode vp_dw_writer_close(vp_dw_writer *w, int footer, uint32_t last_trace_counter,
@@ -183,12 +202,4 @@ vp_errcode vp_dw_writer_close(vp_dw_writer *w, int footer, uint32_t last_trace_c
     rc = vp_wstream_close(&w->file, rc, bytes, err);
     writer_free(w);
     return rc;
-}
-
-void vp_dw_writer_abort(vp_dw_writer *w)
-{
-    if (!w)
-        return;
-    vp_wstream_abort(&w->file);
-    writer_free(w);
 }

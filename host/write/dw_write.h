@@ -64,14 +64,20 @@ typedef struct vp_dw_wtrace {
     const vp_dw_whit *client, *server;
 } vp_dw_wtrace;
 
+/* The file's header: u8[4] header and u8 max_size. */
+typedef struct vp_dw_wopts {
+    uint8_t header[4];
+    uint8_t max_size;
+} vp_dw_wopts;
+
 /* Zeroes with used = 1 and the count overrides off. */
 void vp_dw_wtrace_init(vp_dw_wtrace *t);
 /* Zeroes with ragdoll_count = -1. */
 void vp_dw_whit_init(vp_dw_whit *h);
 
-/* Create (truncate) `path`, write header and max_size. NULL + err on failure. */
-vp_dw_writer *vp_dw_writer_open(const char *path, const uint8_t header[4], uint8_t max_size,
-                                vp_error *err);
+/* Create (truncate) `path`, write header and max_size (o NULL: zeros).
+ * NULL + err on failure. */
+vp_dw_writer *vp_dw_writer_open(const char *path, const vp_dw_wopts *o, vp_error *err);
 vp_errcode vp_dw_writer_trace(vp_dw_writer *w, const vp_dw_wtrace *t, vp_error *err);
 /* An empty slot: the single byte 0. */
 vp_errcode vp_dw_writer_empty(vp_dw_writer *w, vp_error *err);
@@ -79,12 +85,18 @@ vp_errcode vp_dw_writer_raw(vp_dw_writer *w, const void *p, size_t n, vp_error *
 /* Traces written so far (used slots). */
 uint64_t vp_dw_writer_traces(const vp_dw_writer *w);
 /* Bytes written so far: the offset the next slot starts at. */
-uint64_t vp_dw_writer_bytes(const vp_dw_writer *w);
-/* Write the footer when `footer` is non-zero, flush, close, free w (also on
- * failure). *bytes (may be NULL) receives the file size. */
+uint64_t vp_dw_writer_tell(const vp_dw_writer *w);
+/* Cut the file to n bytes when it is closed (when it is longer). */
+void vp_dw_writer_truncate(vp_dw_writer *w, uint64_t n);
+/* The file as closing it now with the defaults would leave it (the footer
+ * counting the traces so far, cut as asked), read back from the file after
+ * handing it what is buffered; the writer stays open. Valid until the next
+ * call on w. NULL with err on failure. */
+const uint8_t *vp_dw_writer_data(vp_dw_writer *w, size_t *len, vp_error *err);
+/* Write the footer when `footer` is non-zero, flush, close (applying the
+ * cut), free w (also on failure). *bytes (may be NULL) receives the file
+ * size. */
 vp_errcode vp_dw_writer_close(vp_dw_writer *w, int footer, uint32_t last_trace_counter,
                               uint64_t *bytes, vp_error *err);
-/* Free without writing the footer (error paths, garbage collection). */
-void vp_dw_writer_abort(vp_dw_writer *w);
 
 #endif

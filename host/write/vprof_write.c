@@ -1,9 +1,10 @@
 #include "write/vprof_write.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "write/wbuf.h"
 
 enum { TOK_START = 0, TOK_ADDNODE = 1, TOK_ADDGROUP = 2, TOK_TIMINGS = 3, TOK_END = 4 };
 
@@ -57,13 +58,11 @@ typedef struct wnode {
 } wnode;
 
 struct vp_vprof_writer {
-    FILE *f;
-    char *path;
+    vp_wstream file;
     vp_vprof_wopts opts;
     uint8_t *out;       /* output buffer, OUT_CAP bytes */
     size_t out_len;
-    uint64_t flushed;   /* bytes already handed to the file */
-    int io_failed;
+    vp_wbuf peek;       /* for vp_vprof_writer_data */
 
     wnode *nodes;
     size_t nnodes, nodes_cap;
@@ -82,22 +81,12 @@ struct vp_vprof_writer {
     uint64_t nframes;
 };
 
-static vp_errcode writer_io_fail(vp_vprof_writer *w, vp_error *err)
-{
-    w->io_failed = 1;
-    return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", w->path, strerror(errno));
-}
-
 static vp_errcode writer_flush(vp_vprof_writer *w, vp_error *err)
 {
-    if (w->io_failed)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: an earlier write failed",
-                       w->path);
-    if (w->out_len && fwrite(w->out, 1, w->out_len, w->f) != w->out_len)
-        return writer_io_fail(w, err);
-    w->flushed += w->out_len;
-    w->out_len = 0;
-    return VP_OK;
+    vp_errcode rc = vp_wstream_write(&w->file, w->out, w->out_len, err);
+    if (rc == VP_OK)
+        w->out_len = 0;
+    return rc;
 }
 
 /* Make room for n contiguous bytes in the output buffer. */
@@ -290,8 +279,8 @@ static void writer_free(vp_vprof_writer *w)
 {
     if (!w)
         return;
-    free(w->path);
     free(w->out);
+    vp_wbuf_free(&w->peek);
     free(w->nodes);
     free(w->map_slot);
     free(w->map_id);
@@ -314,17 +303,14 @@ vp_vprof_writer *vp_vprof_writer_open(const char *path, const vp_vprof_wopts *o,
         return NULL;
     }
     vp_vprof_writer *w = calloc(1, sizeof *w);
-    if (!w || !(w->path = strdup(path)) || !(w->out = malloc(OUT_CAP)) ||
+    if (!w || !(w->out = malloc(OUT_CAP)) ||
         !tree_add(w, o->root_id, NO_SLOT)) {
         writer_free(w);
         vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
         return NULL;
     }
     w->opts = *o;
-    w->f = fopen(path, "wb");
-    if (!w->f) {
-        vp_fail(err, errno == ENOENT ? VP_ENOENT : errno == EISDIR ? VP_EISDIR : VP_EIO,
-                UINT64_MAX, "cannot create %s: %s", path, strerror(errno));
+    if (vp_wstream_open(&w->file, path, err) != VP_OK) {
         writer_free(w);
         return NULL;
     }
@@ -466,20 +452,28 @@ vp_errcode vp_vprof_writer_raw(vp_vprof_writer *w, const void *bytes, size_t n, 
     return VP_OK;
 }
 
-uint64_t vp_vprof_writer_bytes(const vp_vprof_writer *w)
+uint64_t vp_vprof_writer_tell(const vp_vprof_writer *w)
 {
-    return w->flushed + w->out_len;
+    return w->file.flushed + w->out_len;
+}
+
+void vp_vprof_writer_truncate(vp_vprof_writer *w, uint64_t n)
+{
+    vp_wstream_truncate(&w->file, n);
+}
+
+const uint8_t *vp_vprof_writer_data(vp_vprof_writer *w, size_t *len, vp_error *err)
+{
+    /* Closing adds nothing: queued records without a frame are dropped. */
+    if (writer_flush(w, err) != VP_OK)
+        return NULL;
+    return vp_wstream_contents(&w->file, NULL, 0, &w->peek, len, err);
 }
 
 vp_errcode vp_vprof_writer_close(vp_vprof_writer *w, uint64_t *bytes, vp_error *err)
 {
     vp_errcode rc = writer_flush(w, err);
-    if (rc == VP_OK && fflush(w->f) != 0)
-        rc = writer_io_fail(w, err);
-    if (fclose(w->f) != 0 && rc == VP_OK)
-        rc = writer_io_fail(w, err);
-    if (bytes)
-        *bytes = w->flushed;
+    rc = vp_wstream_close(&w->file, rc, bytes, err);
     writer_free(w);
     return rc;
 }

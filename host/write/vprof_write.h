@@ -78,11 +78,18 @@ vp_errcode vp_vprof_writer_frame(vp_vprof_writer *w, int32_t tick, const vp_vpro
 vp_errcode vp_vprof_writer_raw(vp_vprof_writer *w, const void *bytes, size_t n, vp_error *err);
 
 /* Bytes written so far (buffered ones included): the current file offset. */
-uint64_t vp_vprof_writer_bytes(const vp_vprof_writer *w);
+uint64_t vp_vprof_writer_tell(const vp_vprof_writer *w);
 
-/* Flush and close the file; queued records not followed by a frame are
- * dropped (they cannot stand outside a frame). Frees w, also on failure.
- * *bytes (may be NULL) receives the file size. */
+/* Cut the file to n bytes when it is closed (when it is longer). */
+void vp_vprof_writer_truncate(vp_vprof_writer *w, uint64_t n);
+/* The file as closing it now would leave it (cut as asked), read back from
+ * the file after handing it what is buffered; the writer stays open. Valid
+ * until the next call on w. NULL with err on failure. */
+const uint8_t *vp_vprof_writer_data(vp_vprof_writer *w, size_t *len, vp_error *err);
+
+/* Flush and close the file (applying the cut); queued records not followed
+ * by a frame are dropped (they cannot stand outside a frame). Frees w, also
+ * on failure. *bytes (may be NULL) receives the file size. */
 vp_errcode vp_vprof_writer_close(vp_vprof_writer *w, uint64_t *bytes, vp_error *err);
 
 /* The 31 default budget groups of the spec's table, in ID order. */

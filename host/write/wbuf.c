@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
 
 /* ---- writing ----------------------------------------------------------- */
 
@@ -189,15 +191,35 @@ int vp_chunked_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
     return 1;
 }
 
-void vp_wfile_free(vp_wfile *f)
+/* The error for a file that cannot be created. */
+static vp_errcode create_failed(const char *path, vp_error *err)
 {
-    vp_wbuf_free(&f->buf);
-    vp_wbuf_free(&f->out);
-    f->has_cut = 0;
-    f->cut = 0;
+    int e = errno;
+    vp_errcode code = e == ENOENT ? VP_ENOENT : e == EISDIR ? VP_EISDIR : VP_EIO;
+    return vp_fail(err, code, UINT64_MAX, "cannot create %s: %s", path, strerror(e));
 }
 
-void vp_wfile_truncate(vp_wfile *f, size_t n)
+vp_errcode vp_wfile_open(vp_wfile *f, const char *path, vp_error *err)
+{
+    memset(f, 0, sizeof *f);
+    FILE *fp = fopen(path, "wb");
+    if (!fp)
+        return create_failed(path, err);
+    fclose(fp);
+    if (!(f->path = strdup(path)))
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    return VP_OK;
+}
+
+void vp_wfile_free(vp_wfile *f)
+{
+    free(f->path);
+    vp_wbuf_free(&f->buf);
+    vp_wbuf_free(&f->out);
+    memset(f, 0, sizeof *f);
+}
+
+void vp_wfile_truncate(vp_wfile *f, uint64_t n)
 {
     f->has_cut = 1;
     f->cut = n;
@@ -222,30 +244,34 @@ const uint8_t *vp_wfile_done(vp_wfile *f, size_t count_at, uint32_t count, const
     p[1] = (uint8_t)(count >> 8);
     p[2] = (uint8_t)(count >> 16);
     p[3] = (uint8_t)(count >> 24);
-    *len = f->has_cut && f->cut < f->out.len ? f->cut : f->out.len;
+    *len = f->has_cut && f->cut < f->out.len ? (size_t)f->cut : f->out.len;
     return f->out.data;
 }
 
-vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, uint64_t *bytes,
-                         vp_error *err)
+vp_errcode vp_wfile_close(vp_wfile *f, const uint8_t *p, size_t len, uint64_t *bytes,
+                          vp_error *err)
 {
-    if (!p)
-        return VP_ENOMEM;
-    FILE *f = fopen(path, "wb");
-    if (!f)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot create %s: %s", path, strerror(errno));
-    size_t put = len ? fwrite(p, 1, len, f) : 0;
-    int e = errno;
-    if (fclose(f) != 0) {
-        if (put == len)
-            e = errno;
-        put = len + 1;
+    vp_errcode rc = VP_ENOMEM;
+    if (p) {
+        FILE *fp = fopen(f->path, "wb");
+        if (!fp) {
+            rc = create_failed(f->path, err);
+        } else {
+            size_t put = len ? fwrite(p, 1, len, fp) : 0;
+            int e = errno;
+            if (fclose(fp) != 0 && put == len) {
+                e = errno;
+                put = len + 1;
+            }
+            rc = put == len ? VP_OK
+                            : vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", f->path,
+                                      strerror(e));
+        }
     }
-    if (put != len)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", path, strerror(e));
-    if (bytes)
+    if (rc == VP_OK && bytes)
         *bytes = len;
-    return VP_OK;
+    vp_wfile_free(f);
+    return rc;
 }
 
 vp_errcode vp_wstream_open(vp_wstream *s, const char *path, vp_error *err)
@@ -253,13 +279,27 @@ vp_errcode vp_wstream_open(vp_wstream *s, const char *path, vp_error *err)
     memset(s, 0, sizeof *s);
     if (!(s->path = strdup(path)))
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    s->f = fopen(path, "wb");
+    /* w+b: written as it goes, read back by vp_wstream_contents. */
+    s->f = fopen(path, "w+b");
     if (!s->f) {
-        vp_fail(err, VP_EIO, UINT64_MAX, "%s: cannot create: %s", path, strerror(errno));
+        vp_errcode code = create_failed(path, err);
         free(s->path);
         s->path = NULL;
-        return VP_EIO;
+        return code;
     }
+    return VP_OK;
+}
+
+vp_errcode vp_wstream_write(vp_wstream *s, const void *p, size_t n, vp_error *err)
+{
+    if (s->failed)
+        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: an earlier write failed",
+                       s->path);
+    if (n && fwrite(p, 1, n, s->f) != n) {
+        s->failed = 1;
+        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", s->path, strerror(errno));
+    }
+    s->flushed += n;
     return VP_OK;
 }
 
@@ -267,27 +307,66 @@ vp_errcode vp_wstream_flush(vp_wstream *s, vp_wbuf *b, vp_error *err)
 {
     if (b->oom)
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "%s: out of memory", s->path);
-    if (b->len && fwrite(b->data, 1, b->len, s->f) != b->len)
-        return vp_fail(err, VP_EIO, UINT64_MAX, "%s: write failed: %s", s->path, strerror(errno));
-    s->flushed += b->len;
-    b->len = 0;
-    return VP_OK;
+    vp_errcode rc = vp_wstream_write(s, b->data, b->len, err);
+    if (rc == VP_OK)
+        b->len = 0;
+    return rc;
+}
+
+void vp_wstream_truncate(vp_wstream *s, uint64_t n)
+{
+    s->has_cut = 1;
+    s->cut = n;
+}
+
+const uint8_t *vp_wstream_contents(vp_wstream *s, const void *tail, size_t ntail, vp_wbuf *out,
+                                   size_t *len, vp_error *err)
+{
+    out->len = 0;
+    out->oom = 0;
+    if (s->flushed > SIZE_MAX - ntail) {
+        vp_fail(err, VP_ENOMEM, UINT64_MAX, "%s: too large to read back", s->path);
+        return NULL;
+    }
+    vp_wbuf_zero(out, (size_t)s->flushed);
+    vp_wbuf_bytes(out, tail, ntail);
+    if (!out->data) { /* an empty file: still a buffer to point at */
+        vp_wbuf_u8(out, 0);
+        out->len = 0;
+    }
+    if (out->oom) {
+        vp_fail(err, VP_ENOMEM, UINT64_MAX, "%s: out of memory", s->path);
+        return NULL;
+    }
+    /* Reading after writing needs a flush or a seek in between, writing
+     * after reading a seek: leave the stream at its end again. */
+    int ok = fflush(s->f) == 0 && fseek(s->f, 0, SEEK_SET) == 0 &&
+             (s->flushed == 0 || fread(out->data, 1, (size_t)s->flushed, s->f) == s->flushed);
+    int e = errno;
+    if (fseek(s->f, 0, SEEK_END) != 0 || !ok) {
+        vp_fail(err, VP_EIO, UINT64_MAX, "cannot read back %s: %s", s->path,
+                strerror(ok ? errno : e));
+        return NULL;
+    }
+    *len = s->has_cut && s->cut < out->len ? (size_t)s->cut : out->len;
+    return out->data;
 }
 
 vp_errcode vp_wstream_close(vp_wstream *s, vp_errcode rc, uint64_t *bytes, vp_error *err)
 {
+    uint64_t size = s->flushed;
+    if (s->has_cut && s->cut < size) {
+        if (fflush(s->f) == 0 && ftruncate(fileno(s->f), (off_t)s->cut) == 0)
+            size = s->cut;
+        else if (rc == VP_OK)
+            rc = vp_fail(err, VP_EIO, UINT64_MAX, "cannot cut %s to %llu bytes: %s", s->path,
+                         (unsigned long long)s->cut, strerror(errno));
+    }
     if (fclose(s->f) != 0 && rc == VP_OK)
-        rc = vp_fail(err, VP_EIO, UINT64_MAX, "%s: close failed: %s", s->path, strerror(errno));
+        rc = vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", s->path, strerror(errno));
     if (bytes)
-        *bytes = s->flushed;
+        *bytes = size;
     free(s->path);
     memset(s, 0, sizeof *s);
     return rc;
-}
-
-void vp_wstream_abort(vp_wstream *s)
-{
-    fclose(s->f);
-    free(s->path);
-    memset(s, 0, sizeof *s);
 }

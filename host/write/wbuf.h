@@ -93,15 +93,20 @@ int vp_chunked_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
 /* A file built in memory, for writers that fill in a count once the parts
  * are written and that cut the result short on request (broken files). */
 typedef struct vp_wfile {
+    char *path;  /* written at vp_wfile_close */
     vp_wbuf buf; /* the file as written so far */
     vp_wbuf out; /* the finished copy handed out */
     int has_cut;
-    size_t cut;
+    uint64_t cut;
 } vp_wfile;
 
+/* Create (truncate) path now, so that a path that cannot be written fails
+ * when the writer is opened, as a streamed writer's does; the bytes are
+ * written by vp_wfile_close. Errors as vp_wstream_open's. */
+vp_errcode vp_wfile_open(vp_wfile *f, const char *path, vp_error *err);
 void vp_wfile_free(vp_wfile *f);
 /* Cut the finished copy to n bytes (applied last). */
-void vp_wfile_truncate(vp_wfile *f, size_t n);
+void vp_wfile_truncate(vp_wfile *f, uint64_t n);
 /* Start the finished copy: `out` holds buf again; the writer may complete
  * it (parts a real export would have) before vp_wfile_done. */
 vp_wbuf *vp_wfile_copy(vp_wfile *f);
@@ -110,32 +115,45 @@ vp_wbuf *vp_wfile_copy(vp_wfile *f);
  * memory building <what>") when memory ran out on the way. */
 const uint8_t *vp_wfile_done(vp_wfile *f, size_t count_at, uint32_t count, const char *what,
                              size_t *len, vp_error *err);
-/* A file written as it goes (the .dm and .dw writers): the writer buffers
- * in a vp_wbuf and hands the bytes over now and then. Messages name the
+/* A file written as it goes (the .dm, .dw and .vprof writers): the writer
+ * buffers and hands the bytes over now and then. The file is opened for
+ * reading too, so the bytes so far can be read back (w:data()), and a cut
+ * asked for (w:truncate) is applied when it is closed. Messages name the
  * path. */
 typedef struct vp_wstream {
     FILE *f;
     char *path;
     uint64_t flushed; /* bytes handed to the file */
+    int failed;       /* a write failed: the file is incomplete */
+    int has_cut;
+    uint64_t cut;     /* the size to cut the file to when it is closed */
 } vp_wstream;
 
-/* Create (truncate) path: ENOMEM "out of memory", EIO "<path>: cannot
- * create: <why>"; nothing is left to release on failure. */
+/* Create (truncate) path: ENOMEM "out of memory"; ENOENT, EISDIR or EIO
+ * "cannot create <path>: <why>"; nothing is left to release on failure. */
 vp_errcode vp_wstream_open(vp_wstream *s, const char *path, vp_error *err);
+/* Hand n bytes to the file: EIO "cannot write <path>: <why>" (and every
+ * write after a failed one fails too). */
+vp_errcode vp_wstream_write(vp_wstream *s, const void *p, size_t n, vp_error *err);
 /* Hand b's bytes to the file and empty b: ENOMEM when b ran out of memory
- * on the way, EIO when the write fails. */
+ * on the way, else as vp_wstream_write. */
 vp_errcode vp_wstream_flush(vp_wstream *s, vp_wbuf *b, vp_error *err);
-/* Close the file after the last flush, which returned rc; a failing close
- * is reported when nothing failed before. *bytes (may be NULL) receives the
- * file size. Releases s. */
+/* Cut the file to n bytes when it is closed (when it is longer). */
+void vp_wstream_truncate(vp_wstream *s, uint64_t n);
+/* The file as closing it now would leave it: the bytes handed over so far,
+ * then `tail` (what the writer would still write), cut as asked; into
+ * `out`, which is emptied first. NULL with err (EIO, ENOMEM) on failure. */
+const uint8_t *vp_wstream_contents(vp_wstream *s, const void *tail, size_t ntail, vp_wbuf *out,
+                                   size_t *len, vp_error *err);
+/* Close the file after the last flush, which returned rc, applying the
+ * cut; a failing close is reported when nothing failed before. *bytes (may
+ * be NULL) receives the file size. Releases s. */
 vp_errcode vp_wstream_close(vp_wstream *s, vp_errcode rc, uint64_t *bytes, vp_error *err);
-/* Close and release without reporting anything (error paths). */
-void vp_wstream_abort(vp_wstream *s);
 
-/* Write p[0..len), what vp_wfile_done returned, to a new file at path (EIO
- * naming the path); *bytes (may be NULL) receives len. p NULL: building the
- * bytes failed, err says why, ENOMEM is returned. */
-vp_errcode vp_wfile_save(const char *path, const uint8_t *p, size_t len, uint64_t *bytes,
-                         vp_error *err);
+/* Write p[0..len), what vp_wfile_done returned, to the file (EIO naming
+ * the path) and release f; *bytes (may be NULL) receives len. p NULL:
+ * building the bytes failed, err says why, ENOMEM is returned. */
+vp_errcode vp_wfile_close(vp_wfile *f, const uint8_t *p, size_t len, uint64_t *bytes,
+                          vp_error *err);
 
 #endif

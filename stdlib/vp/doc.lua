@@ -44,6 +44,43 @@ function doc.fn(name, sig, text, example)
   return { name = name, kind = "function", sig = sig, doc = text, example = example }
 end
 
+--- doc.writer_members(own, o) -> own's members followed by the ones every
+-- writer class has (docs/architecture.md, "Formats (Lua)"): tell, raw,
+-- truncate, data, close, path, closed, bytes. o.stream: the writer writes
+-- its file as it goes (true) or builds it in memory (false); o.raw and
+-- o.close replace those entries (a format's own meaning or options).
+function doc.writer_members(own, o)
+  o = o or {}
+  local m, f = doc.method, doc.field
+  local list = {}
+  for i, x in ipairs(own) do list[i] = x end
+  for _, x in ipairs({
+    m("tell", "w:tell() -> n", "the offset the next write lands at: bytes written so far", "print(w:tell())"),
+    o.raw or m("raw", "w:raw(bytes) -> offset",
+      "append bytes as they are (deliberately broken files); returns the offset they start at",
+      'local at = w:raw("\0\1")'),
+    m("truncate", "w:truncate(n)", o.stream
+      and "cut the file to n bytes when it is closed (w:data() shows the cut already); a cut past the end "
+        .. "changes nothing"
+      or "cut the finished bytes to n (in w:data() and the file); a cut past the end changes nothing",
+      "w:truncate(w:tell() - 4)"),
+    m("data", "w:data() -> string", o.stream
+      and "the file as closing it now would leave it, read back from the file after handing it what is "
+        .. "buffered; the writer stays open"
+      or "the file as closing it now would leave it, from memory; the writer stays open",
+      "local bytes = w:data()"),
+    o.close or m("close", "w:close() -> bytes",
+      "finish the file and return its size (again on a second close); also __close and __gc; other methods "
+        .. "raise \"<fmt> writer is closed\" afterwards", "print(w:close())"),
+    f("path", "the file being written", "print(w.path)"),
+    f("closed", "true once closed", "print(w.closed)"),
+    f("bytes", "bytes written so far, as w:tell(); the file size once closed", "print(w.bytes)"),
+  }) do
+    list[#list + 1] = x
+  end
+  return list
+end
+
 -- Module files known to exist, for when lfs is missing and the directory
 -- cannot be listed (a spec checks it names every file in stdlib/vp/doc/).
 local KNOWN = { "vp", "vprof", "vprof_writer", "devt", "dlag", "dm", "dw", "laige", "metrics", "analyses" }

@@ -16,19 +16,15 @@
 
 static vp_dw *dw_buf(const void *p, size_t n, vp_error *err)
 {
-    vp_map m;
-    vp_map_wrap(&m, p, n);
     vp_dw *d = NULL;
-    vp_dw_open_map(&m, &d, err);
+    vp_dw_open_mem(p, n, NULL, &d, err);
     return d;
 }
 
 static vp_dm *dm_buf(const void *p, size_t n, vp_error *err)
 {
-    vp_map m;
-    vp_map_wrap(&m, p, n);
     vp_dm *d = NULL;
-    vp_dm_open_map(&m, &d, err);
+    vp_dm_open_mem(p, n, NULL, &d, err);
     return d;
 }
 
@@ -116,8 +112,8 @@ static void test_dw_writer_roundtrip(void)
         return;
     close(fd);
     vp_error err;
-    static const uint8_t hdr[4] = {4, 0, 0, 0};
-    vp_dw_writer *w = vp_dw_writer_open(path, hdr, 3, &err);
+    static const vp_dw_wopts wo = {.header = {4, 0, 0, 0}, .max_size = 3};
+    vp_dw_writer *w = vp_dw_writer_open(path, &wo, &err);
     CHECK(w != NULL);
     if (!w)
         return;
@@ -154,7 +150,7 @@ static void test_dw_writer_roundtrip(void)
     CHECK_EQ(bytes, 5 + 10 + 136 + 1 + 41 + 216 + 1 + 216 + 1 + 4);
 
     vp_dw *d = NULL;
-    CHECK_EQ(vp_dw_open(path, &d, &err), VP_OK);
+    CHECK_EQ(vp_dw_open(path, NULL, &d, &err), VP_OK);
     if (d) {
         vp_dw_iter it;
         vp_dw_trace tr;
@@ -276,7 +272,7 @@ static void test_dm_writer(void)
     /* record: 9 + 45 + (45 + 23 + 1 + 24 + 1 + 8 + 25) */
     CHECK_EQ(bytes, 2 + 300 * (9 + 45 + 127));
     vp_dm *d = NULL;
-    CHECK_EQ(vp_dm_open(path, &d, &err), VP_OK);
+    CHECK_EQ(vp_dm_open(path, NULL, &d, &err), VP_OK);
     if (d) {
         CHECK_EQ(d->record_count, 300);
         CHECK_EQ(d->group_count, 600);
@@ -299,6 +295,72 @@ static void test_dm_writer(void)
     unlink(path);
 }
 
+/* The streamed writers' w:data() (the file as closing it would leave it,
+ * read back) and w:truncate() (made at close). */
+static void test_stream_data(void)
+{
+    char path[] = "/tmp/vpscript-test-data-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    vp_error err;
+    size_t len = 0;
+
+    vp_dm_writer *m = vp_dm_writer_open(path, &err);
+    CHECK(m != NULL);
+    if (m) {
+        vp_dm_wrecord r = {.have_data = 1, .time = 7};
+        CHECK_EQ(vp_dm_writer_record(m, &r, &err), VP_OK);
+        const uint8_t *p = vp_dm_writer_data(m, &len, &err);
+        /* count 1, have_data 1, time 7, bitfield 0 */
+        static const uint8_t want[] = {1, 1, 7, 0, 0, 0, 0, 0, 0, 0};
+        CHECK_EQ(len, sizeof want);
+        CHECK(p && memcmp(p, want, sizeof want) == 0);
+        CHECK_EQ(vp_dm_writer_empty(m, &err), VP_OK);
+        p = vp_dm_writer_data(m, &len, &err);
+        CHECK_EQ(len, 11);
+        CHECK(p && p[0] == 2 && p[10] == 0);
+        vp_dm_writer_truncate(m, 4);
+        p = vp_dm_writer_data(m, &len, &err);
+        CHECK_EQ(len, 4);
+        uint64_t bytes = 0;
+        CHECK_EQ(vp_dm_writer_close(m, 1, NULL, 0, &bytes, &err), VP_OK);
+        CHECK_EQ(bytes, 4);
+        vp_dm *d = NULL;
+        CHECK_EQ(vp_dm_open(path, NULL, &d, &err), VP_OK);
+        if (d) {
+            CHECK(d->truncated);
+            CHECK_EQ(d->record_count, 0);
+            vp_dm_free(d);
+        }
+    }
+
+    static const vp_dw_wopts wo = {.header = {1, 2, 3, 4}, .max_size = 2};
+    vp_dw_writer *w = vp_dw_writer_open(path, &wo, &err);
+    CHECK(w != NULL);
+    if (w) {
+        CHECK_EQ(vp_dw_writer_empty(w, &err), VP_OK);
+        const uint8_t *p = vp_dw_writer_data(w, &len, &err);
+        static const uint8_t want[] = {1, 2, 3, 4, 2, 0, 0, 0, 0, 0};
+        CHECK_EQ(len, sizeof want);
+        CHECK(p && memcmp(p, want, sizeof want) == 0);
+        vp_dw_writer_truncate(w, 6);
+        uint64_t bytes = 0;
+        CHECK_EQ(vp_dw_writer_close(w, 1, 0, &bytes, &err), VP_OK);
+        CHECK_EQ(bytes, 6);
+        vp_dw *d = NULL;
+        CHECK_EQ(vp_dw_open(path, NULL, &d, &err), VP_OK);
+        if (d) {
+            CHECK(d->truncated && !d->have_footer);
+            CHECK_EQ(d->empty_slots, 1);
+            vp_dw_free(d);
+        }
+    }
+    unlink(path);
+}
+
 int main(void)
 {
     test_dw_framing();
@@ -306,5 +368,6 @@ int main(void)
     test_dm_arrays();
     test_dm_bad();
     test_dm_writer();
+    test_stream_data();
     return check_done("test_dw");
 }

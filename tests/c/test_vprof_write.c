@@ -96,10 +96,10 @@ static void test_limits(const char *path)
     vp_vprof_wtiming t[2] = {{0, 0}, {4ull << 32, 1}};
     /* Width 4 cannot hold 2^32 units: nothing is written. */
     CHECK_EQ(vp_vprof_writer_frame(w, 1, t, &err), VP_ELIMIT);
-    CHECK_EQ(vp_vprof_writer_bytes(w), 8);
+    CHECK_EQ(vp_vprof_writer_tell(w), 8);
     /* NULL times: zeros for every node. */
     CHECK_EQ(vp_vprof_writer_frame(w, 1, NULL, &err), VP_OK);
-    CHECK_EQ(vp_vprof_writer_bytes(w), 8 + 5 + 1 + 4 + 2 + 4 + 4 + 1 + 3 + 3 + 1);
+    CHECK_EQ(vp_vprof_writer_tell(w), 8 + 5 + 1 + 4 + 2 + 4 + 4 + 1 + 3 + 3 + 1);
     CHECK_EQ(vp_vprof_writer_node(w, 1, "B", 0, INT32_MAX, NULL, &err), VP_OK);
     int32_t next;
     CHECK_EQ(vp_vprof_writer_next_id(w, &next, &err), VP_ELIMIT);
@@ -141,7 +141,7 @@ static void test_volume(const char *path)
         ok = vp_vprof_writer_frame(w, f, t, &err) == VP_OK;
     CHECK(ok);
     free(t);
-    uint64_t bytes = vp_vprof_writer_bytes(w), size = 0;
+    uint64_t bytes = vp_vprof_writer_tell(w), size = 0;
     CHECK_EQ(vp_vprof_writer_close(w, &size, &err), VP_OK);
     CHECK_EQ(size, bytes);
     FILE *f = fopen(path, "rb");
@@ -152,6 +152,34 @@ static void test_volume(const char *path)
         fclose(f);
     }
     CHECK(size > (1u << 20)); /* more than one output buffer */
+}
+
+/* w:data() reads the file back (buffered bytes included) and the writer
+ * goes on; a cut is shown by data and made at close. */
+static void test_data_truncate(const char *path)
+{
+    vp_error err;
+    vp_vprof_writer *w = vp_vprof_writer_open(path, NULL, &err);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    CHECK_EQ(vp_vprof_writer_frame(w, 1, NULL, &err), VP_OK);
+    size_t len = 0;
+    const uint8_t *p = vp_vprof_writer_data(w, &len, &err);
+    CHECK(p != NULL);
+    CHECK_EQ(len, vp_vprof_writer_tell(w));
+    CHECK(p && p[0] == 1 && p[8] == 0); /* version 1, then Token_StartFrame */
+    CHECK_EQ(vp_vprof_writer_frame(w, 2, NULL, &err), VP_OK);
+    uint64_t two = vp_vprof_writer_tell(w);
+    CHECK_EQ(two, 2 * len - 8);
+    vp_vprof_writer_truncate(w, two - 1);
+    p = vp_vprof_writer_data(w, &len, &err);
+    CHECK_EQ(len, two - 1);
+    uint64_t bytes = 0;
+    CHECK_EQ(vp_vprof_writer_close(w, &bytes, &err), VP_OK);
+    CHECK_EQ(bytes, two - 1);
+    unsigned char buf[256];
+    CHECK_EQ(slurp(path, buf, sizeof buf), two - 1);
 }
 
 int main(void)
@@ -165,6 +193,7 @@ int main(void)
     test_frame_bytes(path);
     test_limits(path);
     test_volume(path);
+    test_data_truncate(path);
     unlink(path);
     return check_done("vprof_write");
 }

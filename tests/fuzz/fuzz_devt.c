@@ -12,14 +12,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     vp_devt *d;
     vp_error err;
-    if (vp_devt_parse(&d, data, size, &err) != VP_OK)
+    if (vp_devt_open_mem(data, size, NULL, &d, &err) != VP_OK)
         return 0;
     if (d->bitfield_off + d->bitfield_len > size)
         abort();
     uint64_t events = 0, acc = 0;
     for (uint32_t g = 0; g < d->group_count; g++) {
         const vp_devt_group *gr = &d->groups[g];
-        if (gr->array_off < gr->offset || gr->end_off > size || gr->array_off >= gr->end_off)
+        /* An array holds at least its count byte, unless the file was cut
+         * before it. */
+        if (gr->array_off < gr->offset || gr->end_off > size || gr->array_off > gr->end_off ||
+            (gr->array_off == gr->end_off && !d->truncated))
             abort();
         for (uint64_t i = 0; i < gr->count; i++) {
             vp_devt_event ev;
@@ -38,6 +41,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (events != d->event_count)
         abort();
+    /* A strict open refuses exactly the files a lenient one keeps cut, and
+     * agrees with it on the others. */
+    const vp_open_opts strict = {.strict = 1};
+    vp_devt *s;
+    vp_errcode rc = vp_devt_open_mem(data, size, &strict, &s, &err);
+    if ((rc == VP_OK) == (d->truncated != 0))
+        abort();
+    if (s && (s->event_count != d->event_count || s->group_count != d->group_count))
+        abort();
+    vp_devt_free(s);
     (void)acc;
     vp_devt_free(d);
     return 0;

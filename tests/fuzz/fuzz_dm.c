@@ -12,11 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    vp_map m;
-    vp_map_wrap(&m, data, size);
     vp_dm *d;
     vp_error err;
-    if (vp_dm_open_map(&m, &d, &err) != VP_OK)
+    if (vp_dm_open_mem(data, size, NULL, &d, &err) != VP_OK)
         return 0;
     if (d->data_end > size || d->record_count + d->empty_records != d->slot_count)
         abort();
@@ -61,6 +59,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (vp_dm_iter_next(d, &it, &r, &err) <= 0 || r.have_data != 1 || r.index != want)
             abort();
     }
+    /* A strict open refuses exactly the cut files and those with bytes
+     * after the array, and agrees with a lenient one on the others. */
+    const vp_open_opts strict = {.strict = 1};
+    vp_dm *s;
+    vp_errcode rc = vp_dm_open_mem(data, size, &strict, &s, &err);
+    if ((rc == VP_OK) == (d->truncated || d->trailing_bytes))
+        abort();
+    if (s && (s->slot_count != d->slot_count || s->group_count != d->group_count))
+        abort();
+    vp_dm_free(s);
     (void)acc;
     vp_dm_free(d);
     return 0;

@@ -12,11 +12,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    vp_map m;
-    vp_map_wrap(&m, data, size);
     vp_dw *d;
     vp_error err;
-    if (vp_dw_open_map(&m, &d, &err) != VP_OK)
+    if (vp_dw_open_mem(data, size, NULL, &d, &err) != VP_OK)
         return 0;
     if (d->slots_end > size || d->trace_count + d->empty_slots != d->slot_count)
         abort();
@@ -73,6 +71,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (vp_dw_iter_next(d, &it, &t, &err) > 0)
         if (t.used)
             abort();
+    /* A strict open refuses exactly the files a lenient one keeps cut. */
+    const vp_open_opts strict = {.strict = 1};
+    vp_dw *s;
+    vp_errcode rc = vp_dw_open_mem(data, size, &strict, &s, &err);
+    if ((rc == VP_OK) == (d->truncated != 0))
+        abort();
+    if (s && s->slot_count != d->slot_count)
+        abort();
+    vp_dw_free(s);
     (void)acc;
     vp_dw_free(d);
     return 0;

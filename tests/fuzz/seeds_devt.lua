@@ -47,7 +47,7 @@ four("bitfield_past_end", { prefix = 0xFFFF, bitfield = "" }, {})
 do
   local w = vp.writer("devt", path("truncated"), {})
   w:group(events(30, 0))
-  w:truncate(w:offset() - 4)
+  w:truncate(w:tell() - 4)
   w:close()
 end
 do

@@ -10,7 +10,9 @@ return {
     doc = "The client's debugevent overlay exported with debugevent_export: a header, a visibility "
       .. "bitfield and up to four groups of 9-byte events {time1, time2, type}. Opening validates "
       .. "every group's framing once; events are decoded lazily. A group total that disagrees with "
-      .. "the events present, more than 4 groups, and bytes after the last group are warnings.",
+      .. "the events present, more than 4 groups, and bytes after the last group are warnings. A file "
+      .. "that ends inside a group keeps every complete event, sets truncated and warns with the "
+      .. "offset; vp.open(path, {strict = true}) refuses it instead.",
     members = {
       f("format", '"devt"', "print(cap.format)"),
       f("path", "the file the capture was opened from", "print(cap.path)"),
@@ -24,14 +26,19 @@ return {
       f("bitfield", "the bitfield's raw bytes (((prefix >> 6) + 1) << 3 of them), as a string",
         "print(#cap.bitfield)"),
       f("bits", "0-based positions of the set bits of the bitfield", "print(table.concat(cap.bits, ' '))"),
-      f("group_count", "number of groups in the file (4 seen in practice)", "print(cap.group_count)"),
-      f("event_count", "events over all groups", "print(cap.event_count)"),
+      f("group_count", "number of groups in the file (4 seen in practice; those read when truncated)",
+        "print(cap.group_count)"),
+      f("event_count", "events over all groups; also #cap", "print(cap.event_count)"),
       f("trailing_bytes", "bytes after the last group that were ignored (0 normally)",
         "print(cap.trailing_bytes)"),
+      f("truncated", "true when the file ends inside a group (the complete events are kept)",
+        "print(cap.truncated)"),
+      op("#", "#cap", "number of events over all groups", "print(#cap)"),
       m("groups", "cap:groups() -> iterator", "every group in file order",
         "for g in cap:groups() do print(g.index, g.name, #g) end"),
       m("group", "cap:group(i | name) -> group | nil",
-        'a group by 1-based index or name ("frames", "updates", "weapon_inputs", "weapons")',
+        'a group by 1-based index (out of range raises) or name ("frames", "updates", "weapon_inputs", '
+          .. '"weapons"; nil when no group has it)',
         'print(#cap:group("frames"))'),
       m("events", "cap:events() -> iterator of event, group",
         "every event of every group in file order, with its group",
@@ -65,8 +72,11 @@ return {
       op("#", "#g", "number of events in the group", "print(#g)"),
       m("events", "g:events() -> iterator", "the group's events in file order",
         "for ev in g:events() do print(ev.time1, ev.time2, ev.type, ev.type_name) end"),
-      m("event", "g:event(i) -> event | nil", "event i (1-based), random access",
+      m("event", "g:event(i) -> event", "event i (1-based), random access; out of range raises",
         "print(g:event(1).type_name)"),
+      m("totable", "g:totable() -> table", "every field as a plain table, the events included",
+        "local copy = g:totable()"),
+      op("==", "g1 == g2", "true for the same group of the same capture", "print(cap:group(1) == cap:group(1))"),
     },
   },
   {
@@ -76,18 +86,11 @@ return {
       .. "unknown, graph_duration, prefix, bitfield (raw bytes; default zeros of the right size), "
       .. "group_count (default: the number of groups written). The header is written before the "
       .. "first group or raw bytes.",
-    members = {
+    members = doc.writer_members({
       m("group", "w:group(events [, {total =, chunks = {...}}])",
         "append a group: u32 total (default #events) and the events as a chunked array; chunks "
           .. "lists the count bytes to write instead of the exact rule",
         "w:group({{time1 = 10, time2 = 12, type = 0}, {20, 21, 1}})"),
-      m("raw", "w:raw(bytes)", "append bytes as they are", 'w:raw("\\0\\0")'),
-      m("truncate", "w:truncate(n)", "cut the finished file to n bytes", "w:truncate(20)"),
-      m("offset", "w:offset() -> n", "bytes written so far: where the next write lands", "print(w:offset())"),
-      m("data", "w:data() -> string", "the finished bytes, without closing", "local bytes = w:data()"),
-      m("close", "w:close() -> bytes", "write the file; returns its size", "w:close()"),
-      f("path", "the file the writer writes", "print(w.path)"),
-      f("closed", "true after close", "print(w.closed)"),
-    },
+    }),
   },
 }

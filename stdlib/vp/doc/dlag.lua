@@ -11,12 +11,16 @@ local function sample_members(who)
     op("#", "#" .. who, "number of samples", "print(#" .. who .. ")"),
     m("samples", who .. ":samples() -> iterator", "the samples in file order; " .. sample_doc,
       "for s in " .. who .. ":samples() do print(s.time, s.value) end"),
-    m("sample", who .. ":sample(i) -> sample | nil", "sample i (1-based), random access",
+    m("sample", who .. ":sample(i) -> sample", "sample i (1-based), random access; out of range raises",
       "print(" .. who .. ":sample(1).value)"),
     m("values", who .. ":values() -> Series", "the sample values as a vp.Series (decoded in C)",
       "print(" .. who .. ":values():percentile(95))"),
     m("times", who .. ":times() -> Series", "the sample times as a vp.Series",
       "local t = " .. who .. ":times(); print(t:max() - t:min())"),
+    m("totable", who .. ":totable() -> table", "every field as a plain table, the samples included",
+      "local copy = " .. who .. ":totable()"),
+    op("==", who .. " == other", "true for the same record of the same capture",
+      "print(cap:hop(1) == cap:hop(1))"),
   }
 end
 
@@ -56,8 +60,10 @@ return {
       .. "measurement in index order from 1, the graph states, the traceroute host and tail records "
       .. "(probably traceroute hops) to the end of the file. Measurement names are positional "
       .. "(the table has 73 entries; 1962 builds have 72 and 1946 builds 71, and which one 1946 lacks "
-      .. "is not known). Opening validates everything once; samples are decoded lazily. A tail record "
-      .. "that does not parse keeps the ones before it and becomes a warning (trailing_bytes).",
+      .. "is not known). Opening validates everything once; samples are decoded lazily. A file that "
+      .. "ends inside a part (a tail record that does not parse included) keeps every complete record "
+      .. "before it, sets truncated and warns with the offset; vp.open(path, {strict = true}) refuses "
+      .. "it instead.",
     members = {
       f("format", '"dlag"', "print(cap.format)"),
       f("path", "the file the capture was opened from", "print(cap.path)"),
@@ -65,28 +71,34 @@ return {
       f("warnings", "list of warning strings (total mismatches, an unreadable tail record)",
         "for _, w in ipairs(cap.warnings) do print(w) end"),
       f("time", "u32 time from the header", "print(cap.time)"),
-      f("measurement_count", "number of measurement blocks in the file", "print(cap.measurement_count)"),
+      f("measurement_count", "number of measurement blocks in the file (those read when truncated); "
+        .. "also #cap", "print(cap.measurement_count)"),
+      op("#", "#cap", "number of measurements", "print(#cap)"),
       f("sample_count", "samples over all measurements", "print(cap.sample_count)"),
       f("graph_state_count", "number of graph states", "print(cap.graph_state_count)"),
-      f("traceroute_host", 'the traceroute host, "" when traceroute was off', "print(cap.traceroute_host)"),
+      f("traceroute_host", 'the traceroute host, "" when traceroute was off, nil when the file ends '
+        .. "before it", "print(cap.traceroute_host)"),
       f("hop_count", "number of tail records", "print(cap.hop_count)"),
       f("trailing_bytes", "bytes at the end that did not make a complete tail record",
         "print(cap.trailing_bytes)"),
+      f("truncated", "true when the file ends inside a part (every complete record is kept)",
+        "print(cap.truncated)"),
       m("measurements", "cap:measurements() -> iterator", "every measurement in index order",
         "for ms in cap:measurements() do print(ms.index, ms.name, #ms) end"),
       m("measurement", "cap:measurement(index | name) -> measurement | nil",
-        "by index, by name (exact, then ignoring case; the first match, so 59 needs its index), "
-          .. "or measurement_N",
+        "by index (out of range raises), by name (exact, then ignoring case; the first match, so 59 "
+          .. "needs its index), or measurement_N; nil when no name matches",
         'print(cap:measurement("Socket RTT"):values():mean())'),
       m("graph_states", "cap:graph_states() -> iterator",
         "graph states as tables: index, measurement_count, bitfield (raw bytes), bits (0-based set "
-          .. "positions), offset and scale ({x, y, z, w}), print_titles, unknown, file_offset",
+          .. "positions), offset and scale ({x, y, z, w}), print_titles (boolean), unknown, file_offset",
         "for gs in cap:graph_states() do print(gs.measurement_count, gs.scale.y) end"),
-      m("graph_state", "cap:graph_state(i) -> table | nil", "graph state i (1-based)",
+      m("graph_state", "cap:graph_state(i) -> table", "graph state i (1-based); out of range raises",
         "print(cap:graph_state(1).print_titles)"),
       m("hops", "cap:hops() -> iterator", "the tail records (probably traceroute hops) in file order",
         "for hop in cap:hops() do print(hop.address, hop.name, #hop) end"),
-      m("hop", "cap:hop(i) -> hop | nil", "tail record i (1-based)", "print(cap:hop(1).address)"),
+      m("hop", "cap:hop(i) -> hop", "tail record i (1-based); out of range raises",
+        "print(cap:hop(1).address)"),
       m("summary", "cap:summary() -> {{name =, value =}, ...}",
         "rows for info.lua: time, measurements, samples, graph states, traceroute host, hops",
         "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
@@ -115,7 +127,7 @@ return {
       .. "number written), complete (default true: finishing adds the empty graph-state array and "
       .. "host that were not written). Parts go in file order; writing a later part completes the "
       .. "skipped ones.",
-    members = {
+    members = doc.writer_members({
       m("measurement", "w:measurement(samples [, {total =, chunks = {...}}])",
         "append the next measurement: u32 total (default #samples) and the samples "
           .. "({value =, time =, unknown =} or {v, t, u}) as a chunked array",
@@ -130,13 +142,6 @@ return {
       m("hop", "w:hop{address =, samples =, chunks =, name =, unknown_u8_1 =, unknown_u32 =, "
           .. "unknown_floats =, unknown_u8_2 =}", "append a tail record",
         'w:hop{address = "10.0.0.1", name = "gw", samples = {{1.5, 10, 0}}}'),
-      m("raw", "w:raw(bytes)", "append bytes as they are", 'w:raw("\\255")'),
-      m("truncate", "w:truncate(n)", "cut the finished file to n bytes", "w:truncate(9)"),
-      m("offset", "w:offset() -> n", "bytes written so far: where the next write lands", "print(w:offset())"),
-      m("data", "w:data() -> string", "the finished bytes, without closing", "local bytes = w:data()"),
-      m("close", "w:close() -> bytes", "write the file; returns its size", "w:close()"),
-      f("path", "the file the writer writes", "print(w.path)"),
-      f("closed", "true after close", "print(w.closed)"),
-    },
+    }),
   },
 }

@@ -39,10 +39,11 @@ return {
       m("records", "cap:records([i]) -> iterator", "the records with data in file order, from the i-th",
         "for r in cap:records() do print(r.time, r.group_count) end"),
       m("slots", "cap:slots() -> iterator of slot, record|false",
-        "every element of the array: its 1-based number and its record, or false when empty",
+        "every element of the array: its 1-based number and its record, or false when empty (the "
+          .. "same iterator as a .dw capture's)",
         "for i, r in cap:slots() do print(i, r and r.time) end"),
-      m("record", "cap:record(i) -> record | nil", "record i (1-based among records with data)",
-        "print(cap:record(1).time)"),
+      m("record", "cap:record(i) -> record", "record i (1-based among records with data); out of range "
+          .. "raises", "print(cap:record(1).time)"),
       m("summary", "cap:summary() -> {{name =, value =}, ...}",
         "rows for info.lua: records, empty records, groups, group bits, time range, truncation",
         "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
@@ -56,18 +57,18 @@ return {
     doc = "A record keeps its capture alive; using it after cap:close() raises \"capture is closed\". "
       .. "Groups are plain tables: bit (0..19), index (1-based in the record), offset, size, "
       .. "short_time (u16), position, orientation (quaternion {x, y, z, w}), direction, state (u16, "
-      .. "looks like the movement state), have_ext; with the extended block (have_ext == 1): "
-      .. "unknown_1 (u16), velocity, unknown_2, unknown_3 (u8), jetpack_energy (u16), ground_time "
-      .. "(i16: positive on the ground, negative in the air), time_since_last_jump (i16), "
-      .. "have_collision, arrow_count, arrows = list of {origin, direction}, float_count and floats = "
-      .. "list of numbers when "
-      .. "have_collision ~= 0, unknown_4, unknown_5 (Vec3f), unknown_6 (u8).",
+      .. "looks like the movement state), have_ext (boolean); with the extended block: unknown_1 "
+      .. "(u16), velocity, unknown_2, unknown_3 (u8), jetpack_energy (u16), ground_time (i16: "
+      .. "positive on the ground, negative in the air), time_since_last_jump (i16), have_collision "
+      .. "(boolean), arrow_count, arrows = list of {origin, direction}, float_count and floats = "
+      .. "list of numbers when have_collision, unknown_4, unknown_5 (Vec3f), unknown_6 (u8).",
     members = {
       f("index", "1-based position among the records with data", "print(r.index)"),
       f("slot", "1-based element number in the array (empty records counted)", "print(r.slot)"),
       f("offset", "byte offset of the record's have_data byte", "print(r.offset)"),
       f("size", "bytes of the record", "print(r.size)"),
-      f("have_data", "the have_data byte (1)", "print(r.have_data)"),
+      f("used", "true: the slot holds a record (its have_data byte is 1); empty slots are false in "
+        .. "cap:slots()", "print(r.used)"),
       f("time", "u32 record time", "print(r.time)"),
       f("bitfield", "u32 mask of the groups recorded (bits 0..19)", "print(string.format('%x', r.bitfield))"),
       f("group_count", "set bits among 0..19: the groups present", "print(r.group_count)"),
@@ -80,6 +81,8 @@ return {
         "print(#r:group_list())"),
       m("totable", "r:totable() -> table", "every field and the groups as plain tables",
         "local copy = r:totable()"),
+      op("==", "r1 == r2", "true for the same record of the same capture",
+        "print(cap:record(1) == cap:record(1))"),
     },
   },
   {
@@ -89,21 +92,23 @@ return {
       .. "framed as the chunked array, 255 per block. Group tables use the reader's field names; "
       .. "any extended field (velocity, jetpack_energy, ground_time, ...) writes the extended block "
       .. "and arrows or floats write the collision block. Unknown keys raise.",
-    members = {
-      m("record", "w:record{time =, groups = {[bit] = group}, bitfield =, have_data =} -> offset",
-        "append a record; the bitfield defaults to the bits of groups (0..19); bitfield and "
-          .. "have_data override for broken files, as do have_ext, have_collision, arrow_count and "
-          .. "float_count in a group",
+    members = doc.writer_members({
+      m("record", "w:record{time =, groups = {[bit] = group}, bitfield =, used =} -> offset",
+        "append a record; the bitfield defaults to the bits of groups (0..19). For broken files: "
+          .. "bitfield, used (the have_data byte: true 1, or any byte), and in a group have_ext, "
+          .. "have_collision (true/false or a byte), arrow_count and float_count",
         "w:record{time = 10, groups = {[0] = {position = {x = 1, y = 2, z = 3}}}}"),
       m("empty", "w:empty() -> offset", "append an empty record (have_data 0)", "w:empty()"),
-      m("raw", "w:raw(bytes) -> offset", "bytes inside the array where the next record goes, not counted",
+      f("records", "records written so far (array elements)", "print(w.records)"),
+    }, {
+      stream = true,
+      raw = m("raw", "w:raw(bytes) -> offset",
+        "bytes inside the array where the next record goes, not counted; returns where they start",
         'w:raw("\\1\\0")'),
-      m("tell", "w:tell() -> n", "offset where the next record will start", "print(w:tell())"),
-      m("count", "w:count() -> n", "records written so far (elements)", "print(w:count())"),
-      m("close", "w:close{terminate = true, trailing = bytes} -> bytes",
+      close = m("close", "w:close{terminate = true, trailing = bytes} -> bytes",
         "end the array (terminate = false leaves out the 00 after a full block), append trailing "
-          .. "bytes, close",
+          .. "bytes, close; returns the file size (again on a second close); also __close and __gc",
         'w:close{trailing = "junk"}'),
-    },
+    }),
   },
 }

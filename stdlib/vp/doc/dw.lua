@@ -45,9 +45,11 @@ return {
       m("traces", "cap:traces([i]) -> iterator", "the traces (used slots) in file order, from the i-th",
         "for t in cap:traces() do print(t.trace_id, t.client_count, t.server_count) end"),
       m("slots", "cap:slots() -> iterator of slot, trace|false",
-        "every slot in file order: its 1-based number and its trace, or false when empty",
+        "every slot in file order: its 1-based number and its trace, or false when empty (the same "
+          .. "iterator as a .dm capture's)",
         "for i, t in cap:slots() do print(i, t and t.trace_id or 'empty') end"),
-      m("trace", "cap:trace(i) -> trace | nil", "trace i (1-based among used slots), random access",
+      m("trace", "cap:trace(i) -> trace", "trace i (1-based among used slots), random access; out of "
+          .. "range raises",
         "print(cap:trace(1).trace_id)"),
       m("summary", "cap:summary() -> {{name =, value =}, ...}",
         "rows for info.lua: header, max_size, slots, traces, empty slots, hits, movement blocks, "
@@ -66,16 +68,18 @@ return {
       .. "Impact, Shot, Detonate, Timeout, Validated; unknown_N past 10), trace_id, time, unknown_09 "
       .. "(u16), position and direction ({x, y, z}; direction is not normalised), physics_material "
       .. "(a material id for Impact/Ragdoll_Hit/Validated, INT32_MAX for Spawn, 0 for "
-      .. "Posefile_Hit), have_entity, entity = {guid, entity_id (guid >> 8), controller "
-      .. "(guid & 0xff), position, rotation {x, y, z, w}, unknown_24 (i8), unknown_25 (u8)} or nil, "
-      .. "have_ragdoll, ragdoll = {guid, entity_id, controller, count, transforms = list of 4x4 "
+      .. "Posefile_Hit), have_entity (boolean: any non-zero byte), entity = {guid, entity_id (guid >> 8), "
+      .. "controller (guid & 0xff), position, rotation {x, y, z, w}, unknown_24 (i8), unknown_25 "
+      .. "(u8)} or nil, have_ragdoll (boolean), ragdoll = {guid, entity_id, controller, count, "
+      .. "transforms = list of 4x4 "
       .. "matrices m[row][col]} or nil. A guid is a Lua integer (the u64's bits).",
     members = {
       f("index", "1-based position among the traces", "print(t.index)"),
       f("slot", "1-based slot number (empty slots counted)", "print(t.slot)"),
       f("offset", "byte offset of the slot's used byte", "print(t.offset)"),
       f("size", "bytes of the slot", "print(t.size)"),
-      f("used", "the used byte (1)", "print(t.used)"),
+      f("used", "true: the slot holds a trace (its used byte is 1); empty slots are false in "
+        .. "cap:slots()", "print(t.used)"),
       f("unknown_01", "u8 after the used byte, meaning unknown", "print(t.unknown_01)"),
       f("trace_id", "u32, PRNG generated: identifies one bullet", "print(string.format('%08x', t.trace_id))"),
       f("ammo_type_id", "u32; the movement block is present when it is not 0", "print(t.ammo_type_id)"),
@@ -98,6 +102,8 @@ return {
         'print(#t:hit_list("server"))'),
       m("totable", "t:totable() -> table", "every field, the movement block and both hit lists "
         .. "(client, server) as plain tables", "local copy = t:totable()"),
+      op("==", "t1 == t2", "true for the same trace of the same capture",
+        "print(cap:trace(1) == cap:trace(1))"),
     },
   },
   {
@@ -108,7 +114,7 @@ return {
       .. "use the reader's field names; vectors are {x=, y=, z=} or {1, 2, 3}; unknown byte fields "
       .. "take strings (zero-padded); a guid may be given as entity_id + controller. Unknown keys "
       .. "raise, so a typo cannot write a default silently.",
-    members = {
+    members = doc.writer_members({
       m("trace", "w:trace{trace_id =, ammo_type_id =, unknown_01 =, movement = {...}, client = {hit...}, "
         .. "server = {hit...}} -> offset",
         "append a used slot; movement only when ammo_type_id ~= 0; hit.type is a number or a name; "
@@ -117,11 +123,13 @@ return {
           .. "server_count, have_entity, have_ragdoll, ragdoll.count",
         'w:trace{trace_id = 1, client = {{type = "Impact", position = {x = 1, y = 2, z = 3}}}}'),
       m("empty_slot", "w:empty_slot() -> offset", "append an empty slot (the byte 0)", "w:empty_slot()"),
-      m("raw", "w:raw(bytes) -> offset", "append bytes as they are", 'w:raw("\\7")'),
-      m("tell", "w:tell() -> n", "bytes written so far: the offset of the next slot", "print(w:tell())"),
-      m("close", "w:close{last_trace_counter =, footer = true} -> bytes",
-        "write the footer (default counter: traces written; footer = false leaves it out) and close",
+      f("traces", "traces (used slots) written so far", "print(w.traces)"),
+    }, {
+      stream = true,
+      close = m("close", "w:close{last_trace_counter =, footer = true} -> bytes",
+        "write the footer (default counter: traces written; footer = false leaves it out) and close; "
+          .. "returns the file size (again on a second close); also __close and __gc",
         "w:close{last_trace_counter = 3}"),
-    },
+    }),
   },
 }

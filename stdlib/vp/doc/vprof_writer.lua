@@ -1,8 +1,10 @@
 -- vp.doc.vprof_writer: documentation of the VProf writer (vp.writer("vprof", ...)).
 -- Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
+local doc = require "vp.doc"
+
 return {
   {
-    class = "vp.vprof_writer",
+    class = "vp.vprof.writer",
     title = "VProf writer",
     doc = "Writes .vprof files from the format spec alone (it shares no code with the reader): "
       .. "tests, examples and deliberately broken files. The writer keeps its own tree as the "
@@ -13,7 +15,7 @@ return {
       .. "root_id (0), escape_width (4 or 8: bytes of the escaped time field), group_base "
       .. "(0: the file declares every group from \"Unaccounted\" on, as public engines do; 31: only "
       .. "the groups after the 31 defaults), version (1).",
-    members = {
+    members = doc.writer_members({
       {
         name = "group", kind = "method",
         sig = "w:group(name [, flags]) -> id",
@@ -49,29 +51,6 @@ return {
         example = 'w:frame(1000, {[w.root_id] = {us = 0, calls = 1}, [frame] = 14200, '
           .. '[physics] = {us = 3100, calls = 2}})',
       },
-      {
-        name = "raw", kind = "method",
-        sig = "w:raw(bytes)",
-        doc = "append bytes as they are, where the stream is (deliberately broken files)",
-        example = 'w:raw("\\0\\1\\0\\0\\0\\1")  -- a frame cut after its first token',
-      },
-      {
-        name = "offset", kind = "method",
-        sig = "w:offset() -> bytes",
-        doc = "the current file offset: bytes written so far, buffered ones included",
-        example = 'local at = w:offset()',
-      },
-      {
-        name = "close", kind = "method",
-        sig = "w:close() -> bytes",
-        doc = "flush and close the file, returning its size; idempotent; records queued after "
-          .. "the last frame are dropped; also __close and __gc. Other methods raise "
-          .. "\"vprof writer is closed\" afterwards",
-        example = 'print(w:close())',
-      },
-      { name = "bytes", kind = "field", doc = "bytes written so far (the file size once closed)" },
-      { name = "path", kind = "field", doc = "the file being written" },
-      { name = "closed", kind = "field", doc = "true once closed" },
       { name = "root_id", kind = "field", doc = "the header's root node id" },
       { name = "escape_width", kind = "field", doc = "4 or 8" },
       { name = "group_base", kind = "field", doc = "id of the first group record" },
@@ -79,6 +58,12 @@ return {
       { name = "frames", kind = "field", doc = "frames written so far (nil once closed)" },
       { name = "node_count", kind = "field", doc = "nodes in the tree, root included (nil once closed)" },
       { name = "group_count", kind = "field", doc = "groups declared so far (nil once closed)" },
-    },
+    }, {
+      stream = true,
+      close = doc.method("close", "w:close() -> bytes",
+        "flush and close the file, returning its size (again on a second close); records queued after the "
+          .. "last frame are dropped; also __close and __gc. Other methods raise \"vprof writer is closed\" "
+          .. "afterwards", "print(w:close())"),
+    }),
   },
 }
