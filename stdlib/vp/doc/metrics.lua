@@ -22,16 +22,20 @@ return {
           .. "another format's metric, no such group in this capture, no frames, ...)",
         'local m = require "vp.metrics"\nlocal v = m.compute(cap, {"frame_ms.p99", "group.Physics.mean_ms"})\n'
           .. 'print(v["frame_ms.p99"])'),
-      fn("value", "metrics.value(cap, name) -> number | nil, why", "one metric of a capture",
+      fn("value", "metrics.value(cap, name) -> number | nil, why",
+        "one metric of a capture; nil and why (a sentence) for an unknown name, another format's metric or "
+          .. "a value this capture does not have",
         'print(require("vp.metrics").value(cap, "low_1pct_fps"))'),
       fn("distribution", "metrics.distribution(cap, name) -> Series | nil, why",
-        "the per-frame (per-sample, per-trace) values a metric summarises, for significance tests",
+        "the per-frame (per-sample, per-trace) values a metric summarises, for significance tests; nil and "
+          .. "why when there are none",
         'local s = require("vp.metrics").distribution(cap, "group.Physics.mean_ms")\nprint(#s, s:mean())'),
       fn("list", "metrics.list() -> {{name, unit, polarity, formats, doc, pattern, distribution, per}, ...}",
         "the whole catalogue in order (what docs/metrics-table.md shows)",
         'for _, e in ipairs(require("vp.metrics").list()) do print(e.name, e.unit, e.polarity) end'),
-      fn("lookup", "metrics.lookup(name) -> entry, param | nil, message",
-        "the catalogue entry of a metric name and its NAME part",
+      fn("lookup", "metrics.lookup(name) -> entry | nil, param | message",
+        "the catalogue entry of a metric name and its param (the NAME part: \"Physics\" of "
+          .. "group.Physics.p99_ms); nil and a message for an unknown name",
         'local e, group = require("vp.metrics").lookup("group.World Rendering.p99_ms")  -- group = "World Rendering"'),
       fn("available", "metrics.available(cap [, {series_pass = false}]) -> {{name =, entity =}, ...}",
         "every metric this capture has (per group, node, system, ...); series_pass = false leaves out node "
@@ -47,7 +51,8 @@ return {
         .. "result hands on are never NaN or infinite", 'print(require("vp.metrics").finite(1 / 0))  -- nil'),
       fn("script_document", "metrics.script_document(cap, name) -> doc | nil, message",
         "the analysis \"hitches\", \"hitdiff\", \"events\" or \"movement\" of this capture with the "
-          .. "script's default options (its module's analyze(cap)), once per capture",
+          .. "script's default options (its module's analyze(cap)), once per capture; nil and a message "
+          .. "when that analysis does not apply",
         'print(#require("vp.metrics").script_document(cap, "hitches").hitches)'),
     },
   },
@@ -113,7 +118,7 @@ return {
     members = {
       fn("test", "mwu.test(a, b) -> {u_a, u_b, z, p, prob_b_greater, ties, ...} | nil, message",
         "a and b are Series or lists; prob_b_greater = U_b / (n_a n_b), the chance a value of b "
-          .. "exceeds one of a (0.5: no shift)",
+          .. "exceeds one of a (0.5: no shift); nil and a message when a side is empty",
         'local r = require("vp.mwu").test(cap_a:frame_times(), cap_b:frame_times())\nprint(r.p, r.prob_b_greater)'),
       fn("holm", "mwu.holm(ps) -> adjusted", "Holm step-down adjusted p-values, in the given order",
         'print(table.unpack(require("vp.mwu").holm({0.01, 0.04, 0.03})))'),

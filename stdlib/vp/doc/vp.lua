@@ -11,13 +11,15 @@ return {
         name = "open", kind = "function",
         sig = "vp.open(path [, opts]) -> cap | nil, message, code",
         doc = "open a capture; the format comes from the content, else the extension, "
-          .. "or opts.format; on failure returns nil, \"<path>: at byte N: ...\", code (e.g. \"ENOENT\")",
+          .. "or opts.format; on failure returns nil, the message \"<path>: at byte N: ...\" and the "
+          .. "code (e.g. \"ENOENT\")",
         example = 'local cap = assert(vp.open("examples/sample.vprof"))\nprint(cap.format, cap.size)',
       },
       {
         name = "detect", kind = "function",
         sig = "vp.detect(path) -> format | nil, message, code",
-        doc = "the format id vp.open would use for path, without parsing the file",
+        doc = "the format id vp.open would use for path, without parsing the file; nil, the message "
+          .. "and the code as vp.open's when it cannot tell",
         example = 'print(vp.detect("examples/sample.vprof"))  --> vprof',
       },
       {
