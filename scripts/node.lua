@@ -67,11 +67,16 @@ local header = {
   { "self % of node", fmt.fixed(doc.self_pct_of_node, 1) },
 }
 
+-- One row per statistic, a column each for the time and the self time.
 local stat_rows = {}
-for _, k in ipairs({ "time", "self" }) do
-  local row = { what = k }
-  for f, v in pairs(doc[k]) do row[f] = v end
-  stat_rows[#stat_rows + 1] = row
+for _, st in ipairs({ { "mean", "mean_ms" }, { "p50", "p50_ms" }, { "p95", "p95_ms" }, { "p99", "p99_ms" },
+  { "max", "max_ms" }, { "max frame", "max_frame" }, { "stddev", "stddev_ms" }, { "total", "total_ms" } }) do
+  stat_rows[#stat_rows + 1] = { what = st[1], frame = st[2] == "max_frame", time = doc.time[st[2]],
+    self = doc.self[st[2]] }
+end
+local function stat(v, row)
+  if row.frame then return fmt.int(v) end
+  return fmt.ms(v)
 end
 
 local WORST = {
@@ -86,15 +91,10 @@ report.emit(opts, {
   title = string.format("node: %s", cap.path or path),
   header = header,
   sections = {
-    { title = "per frame (ms)", rows = stat_rows, columns = {
+    { title = "time and self time per frame (ms; total: over the range)", rows = stat_rows, columns = {
       { key = "what", title = "", align = "left" },
-      { key = "mean_ms", title = "mean", format = fmt.ms, align = "right" },
-      { key = "p50_ms", title = "p50", format = fmt.ms, align = "right" },
-      { key = "p95_ms", title = "p95", format = fmt.ms, align = "right" },
-      { key = "p99_ms", title = "p99", format = fmt.ms, align = "right" },
-      { key = "max_ms", title = "max", format = fmt.ms, align = "right" },
-      { key = "max_frame", title = "max frame", align = "right" },
-      { key = "stddev_ms", title = "stddev", format = fmt.ms, align = "right" },
+      { key = "time", title = "time", format = stat, align = "right" },
+      { key = "self", title = "self", format = stat, align = "right" },
     } },
     { title = "worst frames", rows = doc.worst, empty = "none (no time in the range)", columns = WORST },
     { title = "children (share of the node's time)", rows = doc.children, empty = "none", columns = {

@@ -4,7 +4,6 @@
 -- by frame) on random frame times, and on small hand-made cases.
 local vp = require "vp"
 local anchors = require "vp.anchors"
-local E = require "vp.error"
 
 local function near(want, got, eps)
   if want == nil or got == nil then
@@ -15,13 +14,7 @@ local function near(want, got, eps)
     string.format("want %s, got %s", tostring(want), tostring(got)))
 end
 
-local function raises(code, pattern, f, ...)
-  local ok, e = pcall(f, ...)
-  assert.is_false(ok)
-  assert.is_true(E.is(e), tostring(e))
-  assert.are.equal(code, e.code)
-  if pattern then assert.matches(pattern, e.message) end
-end
+local raises = require("helpers").raises
 
 -- Frame times around 16 ms with spikes; some runs slow overall.
 local function random_frames(n)
