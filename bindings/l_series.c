@@ -423,9 +423,13 @@ static int s_tostring(lua_State *L)
         lua_pushliteral(L, "<Series n=0>");
         return 1;
     }
+    /* NaN prints as "nan" whatever its sign bit (0/0 is -nan in glibc) */
+    double v[3] = {vp_series_mean(s), vp_series_percentile(s, 99), vp_series_max(s)};
+    for (int i = 0; i < 3; i++)
+        if (isnan(v[i]))
+            v[i] = NAN;
     char buf[160];
-    snprintf(buf, sizeof buf, "<Series n=%zu mean=%.4g p99=%.4g max=%.4g>", s->n,
-             vp_series_mean(s), vp_series_percentile(s, 99), vp_series_max(s));
+    snprintf(buf, sizeof buf, "<Series n=%zu mean=%.4g p99=%.4g max=%.4g>", s->n, v[0], v[1], v[2]);
     lua_pushstring(L, buf);
     return 1;
 }
