@@ -120,24 +120,51 @@ int vp_series_cmp_test(double v, vp_series_cmp cmp, double x)
     return 0;
 }
 
+/* Run `body` for every index i whose value v satisfies v cmp x, with the
+ * comparison chosen once outside the loop (NaN fails each of them, and ~=
+ * tests it explicitly). */
+#define FOR_MATCHES(s, cmp, x, from, body)                                          \
+    do {                                                                            \
+        const double *v_ = (s)->v;                                                  \
+        size_t n_ = (s)->n;                                                         \
+        switch (cmp) {                                                              \
+        case VP_CMP_GT:                                                             \
+            for (size_t i = (from); i < n_; i++)                                    \
+                if (v_[i] > (x)) { body; }                                          \
+            break;                                                                  \
+        case VP_CMP_GE:                                                             \
+            for (size_t i = (from); i < n_; i++)                                    \
+                if (v_[i] >= (x)) { body; }                                         \
+            break;                                                                  \
+        case VP_CMP_LT:                                                             \
+            for (size_t i = (from); i < n_; i++)                                    \
+                if (v_[i] < (x)) { body; }                                          \
+            break;                                                                  \
+        case VP_CMP_LE:                                                             \
+            for (size_t i = (from); i < n_; i++)                                    \
+                if (v_[i] <= (x)) { body; }                                         \
+            break;                                                                  \
+        case VP_CMP_EQ:                                                             \
+            for (size_t i = (from); i < n_; i++)                                    \
+                if (v_[i] == (x)) { body; }                                         \
+            break;                                                                  \
+        case VP_CMP_NE:                                                             \
+            for (size_t i = (from); i < n_; i++)                                    \
+                if (v_[i] != (x) && !isnan(v_[i])) { body; }                        \
+            break;                                                                  \
+        }                                                                           \
+    } while (0)
+
 size_t vp_series_count(const vp_series *s, vp_series_cmp cmp, double x)
 {
     size_t c = 0;
-    if (cmp == VP_CMP_GT) { /* the common case, without the switch */
-        for (size_t i = 0; i < s->n; i++)
-            c += s->v[i] > x;
-        return c;
-    }
-    for (size_t i = 0; i < s->n; i++)
-        c += (size_t)vp_series_cmp_test(s->v[i], cmp, x);
+    FOR_MATCHES(s, cmp, x, 0, c++);
     return c;
 }
 
 size_t vp_series_find(const vp_series *s, vp_series_cmp cmp, double x, size_t from)
 {
-    for (size_t i = from; i < s->n; i++)
-        if (vp_series_cmp_test(s->v[i], cmp, x))
-            return i;
+    FOR_MATCHES(s, cmp, x, from, return i);
     return s->n;
 }
 
@@ -146,9 +173,10 @@ vp_series *vp_series_filter(const vp_series *s, vp_series_cmp cmp, double x)
     vp_series *r = vp_series_new(vp_series_count(s, cmp, x));
     if (!r)
         return NULL;
-    for (size_t i = 0; i < s->n; i++)
-        if (vp_series_cmp_test(s->v[i], cmp, x))
-            r->v[r->n++] = s->v[i];
+    double *o = r->v;
+    size_t k = 0;
+    FOR_MATCHES(s, cmp, x, 0, o[k++] = v_[i]);
+    r->n = k;
     return r;
 }
 
@@ -510,19 +538,70 @@ vp_series *vp_series_diff(const vp_series *s)
     return r;
 }
 
-static int cmp_nan_last(const void *pa, const void *pb)
+/* A double's bits as an unsigned key in the same order: negative numbers
+ * have every bit flipped, the others only the sign bit. */
+static uint64_t sort_key(double x)
 {
-    double a = *(const double *)pa, b = *(const double *)pb;
-    if (isnan(a) || isnan(b))
-        return isnan(a) - isnan(b);
-    return (a > b) - (a < b);
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return (u >> 63) ? ~u : (u | (UINT64_C(1) << 63));
+}
+
+static double key_value(uint64_t k)
+{
+    uint64_t u = (k >> 63) ? (k & ~(UINT64_C(1) << 63)) : ~k;
+    double x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
+
+/* Least significant byte first, one counting pass per byte; a byte all the
+ * keys share is skipped. a and tmp hold n keys; returns the one that holds
+ * them sorted. */
+static const uint64_t *radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
+{
+    for (unsigned shift = 0; shift < 64; shift += 8) {
+        size_t count[256] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(a[i] >> shift) & 0xff]++;
+        if (count[(a[0] >> shift) & 0xff] == n)
+            continue;
+        size_t at = 0;
+        for (int b = 0; b < 256; b++) {
+            size_t c = count[b];
+            count[b] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            tmp[count[(a[i] >> shift) & 0xff]++] = a[i];
+        uint64_t *t = a;
+        a = tmp;
+        tmp = t;
+    }
+    return a;
 }
 
 vp_series *vp_series_sorted(const vp_series *s)
 {
-    vp_series *r = vp_series_slice(s, 0, s->n);
-    if (r && r->n)
-        qsort(r->v, r->n, sizeof *r->v, cmp_nan_last);
+    size_t n = s->n, m = 0;
+    vp_series *r = series_of(n);
+    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    if (!r || !keys || !tmp) {
+        vp_series_unref(r);
+        free(keys);
+        free(tmp);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(s->v[i]))
+            keys[m++] = sort_key(s->v[i]);
+    const uint64_t *sorted = m ? radix_sort(keys, tmp, m) : keys;
+    for (size_t i = 0; i < m; i++)
+        r->v[i] = key_value(sorted[i]);
+    for (size_t i = m; i < n; i++)
+        r->v[i] = NAN;
+    free(keys);
+    free(tmp);
     return r;
 }
 

@@ -243,6 +243,20 @@ int main(void)
     vp_series_unref(p);
     vp_series_unref(q);
 
+    /* sort: infinities, signed zeros, tiny and huge magnitudes in order */
+    double odd[] = {3, -INFINITY, 0.0, -0.0, NAN, 1e-310, -1e-310, INFINITY, -2.5, 1e300, -1e300, 2};
+    vp_series *o = vp_series_new(0);
+    for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++)
+        vp_series_push(o, odd[i]);
+    vp_series *so = vp_series_sorted(o);
+    double want[] = {-INFINITY, -1e300, -2.5, -1e-310, 0, 0, 1e-310, 2, 3, 1e300, INFINITY};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        CHECK(so->v[i] == want[i]);
+    CHECK(isnan(so->v[11]));
+    CHECK(signbit(so->v[4]) && !signbit(so->v[5])); /* -0 before 0 */
+    vp_series_unref(so);
+    vp_series_unref(o);
+
     vp_series_cmp cmp;
     CHECK(vp_series_cmp_parse(">=", &cmp) && cmp == VP_CMP_GE);
     CHECK(vp_series_cmp_parse("~=", &cmp) && cmp == VP_CMP_NE);
