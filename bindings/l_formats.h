@@ -30,4 +30,7 @@ int luaopen_vp(lua_State *L);
 void vp_l_register_series(lua_State *L);
 int vp_l_series_new(lua_State *L);
 
+/* Push the vp.infer table: the comparison statistics' C loops (l_infer.c). */
+void vp_l_push_infer(lua_State *L);
+
 #endif

@@ -134,6 +134,8 @@ int luaopen_vp(lua_State *L)
     vp_l_register_dm(L);
     vp_l_register_dw(L);
     luaL_newlib(L, fns);
+    vp_l_push_infer(L);
+    lua_setfield(L, -2, "infer");
     lua_pushliteral(L, VP_VERSION);
     lua_setfield(L, -2, "version");
     return 1;
