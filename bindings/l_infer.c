@@ -166,6 +166,14 @@ static int i_ks(lua_State *L)
     return 2;
 }
 
+/* infer.ad(a_sorted, b_sorted) -> the two-sample Anderson-Darling A^2 */
+static int i_ad(lua_State *L)
+{
+    sample a = check_sorted(L, 1), b = check_sorted(L, 2);
+    lua_pushnumber(L, vp_ad_statistic(a.v, a.n, b.v, b.n));
+    return 1;
+}
+
 static int push_num(lua_State *L, double v)
 {
     if (isnan(v))
@@ -205,6 +213,11 @@ static int i_kolmogorov_q(lua_State *L)
     return push_num(L, vp_kolmogorov_q(luaL_checknumber(L, 1)));
 }
 
+static int i_anderson_darling_q(lua_State *L)
+{
+    return push_num(L, vp_anderson_darling_q(luaL_checknumber(L, 1)));
+}
+
 static int i_beta_inc(lua_State *L)
 {
     return push_num(L, vp_beta_inc(luaL_checknumber(L, 1), luaL_checknumber(L, 2), luaL_checknumber(L, 3)));
@@ -220,12 +233,14 @@ void vp_l_push_infer(lua_State *L)
         {"pair_diff_kth", i_pair_diff_kth},
         {"pair_diff_count", i_pair_diff_count},
         {"ks", i_ks},
+        {"ad", i_ad},
         {"t_cdf", i_t_cdf},
         {"t_two_sided", i_t_two_sided},
         {"t_quantile", i_t_quantile},
         {"normal_cdf", i_normal_cdf},
         {"normal_quantile", i_normal_quantile},
         {"kolmogorov_q", i_kolmogorov_q},
+        {"anderson_darling_q", i_anderson_darling_q},
         {"beta_inc", i_beta_inc},
         {NULL, NULL}};
     luaL_newlib(L, fns);

@@ -186,6 +186,30 @@ double vp_kolmogorov_q(double lambda)
     return q < 0 ? 0 : (q > 1 ? 1 : q);
 }
 
+double vp_anderson_darling_q(double z)
+{
+    if (isnan(z))
+        return NAN;
+    if (z <= 0)
+        return 1;
+    /* Two fitted pieces of the limit cdf, each a polynomial in z (Horner,
+     * highest power first). */
+    static const double low[] = {-0.00168691, 0.011672, -0.0347962, 0.0649821, -0.247105, -2.00012};
+    static const double high[] = {0.0003146, -0.008056, 0.082433, -0.43424, 2.30695, -1.0776};
+    if (z < 2) {
+        double poly = 0;
+        for (size_t i = 0; i < sizeof low / sizeof *low; i++)
+            poly = poly * z + low[i];
+        double cdf = -exp(-1.2337141 / z) / sqrt(z) * poly;
+        return cdf >= 1 ? 0 : 1 - cdf;
+    }
+    double poly = 0;
+    for (size_t i = 0; i < sizeof high / sizeof *high; i++)
+        poly = poly * z + high[i];
+    /* cdf = exp(-exp(-poly)); the upper tail without cancellation */
+    return -expm1(-exp(-poly));
+}
+
 /* Series ------------------------------------------------------------------- */
 
 int vp_batch_means(const double *x, size_t n, size_t k, vp_batch_map map, double c, double *out)
@@ -361,4 +385,30 @@ double vp_ks_statistic(const double *a, size_t m, const double *b, size_t n, dou
     if (at)
         *at = where;
     return d;
+}
+
+double vp_ad_statistic(const double *a, size_t m, const double *b, size_t n)
+{
+    if (m == 0 || n == 0)
+        return 0;
+    double N = (double)m + (double)n, dm = (double)m, dn = (double)n;
+    double sum_a = 0, sum_b = 0;
+    size_t i = 0, j = 0;
+    while (i < m || j < n) {
+        double v = j >= n || (i < m && a[i] <= b[j]) ? a[i] : b[j];
+        size_t ia = i, jb = j;
+        while (i < m && a[i] == v)
+            i++;
+        while (j < n && b[j] == v)
+            j++;
+        double fa = (double)(i - ia), fb = (double)(j - jb), l = fa + fb;
+        double ma = (double)ia + fa / 2, mb = (double)jb + fb / 2, bj = (double)(ia + jb) + l / 2;
+        double den = bj * (N - bj) - N * l / 4;
+        if (den <= 0)
+            continue; /* every value tied: nothing to weigh */
+        double da = N * ma - dm * bj, db = N * mb - dn * bj;
+        sum_a += l * da * da / den;
+        sum_b += l * db * db / den;
+    }
+    return (N - 1) / (N * N) * (sum_a / dm + sum_b / dn);
 }

@@ -105,6 +105,25 @@ int main(void)
     CHECK(vp_kolmogorov_q(0) == 1 && vp_kolmogorov_q(0.05) == 1);
     CHECK(vp_kolmogorov_q(10) < 1e-80);
 
+    /* Anderson-Darling: the limit's 10, 5 and 1 % points (1.933, 2.492, 3.878) */
+    CHECK(fabs(vp_anderson_darling_q(1.933) - 0.10) < 2e-4);
+    CHECK(fabs(vp_anderson_darling_q(2.492) - 0.05) < 2e-4);
+    CHECK(fabs(vp_anderson_darling_q(3.878) - 0.01) < 1e-4);
+    CHECK(vp_anderson_darling_q(0) == 1 && vp_anderson_darling_q(40) < 1e-15);
+    CHECK(fabs(vp_anderson_darling_q(2 - 1e-9) - vp_anderson_darling_q(2)) < 1e-5);
+    /* the two-sample statistic with ties, against a plain Python evaluation of
+     * Scholz and Stephens' formula over the same data */
+    double ad_a[] = {1, 2, 2, 3, 5, 8}, ad_b[] = {2, 3, 3, 4, 9, 10, 11};
+    CHECK(close_rel(vp_ad_statistic(ad_a, 6, ad_b, 7), 1.5261001883590968, 1e-12));
+    double ad_c[10], ad_d[12];
+    for (int i = 0; i < 12; i++) {
+        if (i < 10)
+            ad_c[i] = 0.1 * i;
+        ad_d[i] = 0.1 * i + 0.05;
+    }
+    CHECK(close_rel(vp_ad_statistic(ad_c, 10, ad_d, 12), 0.7278499764143087, 1e-12));
+    CHECK(vp_ad_statistic(ad_a, 6, ad_a, 6) < 1e-12);
+
     /* batch means: sizes differ by one, the first batches the longer */
     double x[] = {1, 2, 3, 4, 5, 6, 7};
     double out[3];
