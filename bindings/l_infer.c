@@ -1,5 +1,5 @@
-/* vp.infer: the comparison statistics' heavy loops (host/core/infer.h) for
- * stdlib/vp/infer.lua. Glue only: a sample is a vp.Series or a list of
+/* vp.infer.core: the comparison statistics' heavy loops (host/core/infer.h)
+ * for stdlib/vp/infer.lua; luaopen_vp preloads it. Glue only: a sample is a vp.Series or a list of
  * numbers (copied); functions that take sorted samples check the order. */
 #include <math.h>
 #include <stdlib.h>
@@ -223,7 +223,7 @@ static int i_beta_inc(lua_State *L)
     return push_num(L, vp_beta_inc(luaL_checknumber(L, 1), luaL_checknumber(L, 2), luaL_checknumber(L, 3)));
 }
 
-void vp_l_push_infer(lua_State *L)
+int vp_l_open_infer(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"sorted", i_sorted},
@@ -244,4 +244,5 @@ void vp_l_push_infer(lua_State *L)
         {"beta_inc", i_beta_inc},
         {NULL, NULL}};
     luaL_newlib(L, fns);
+    return 1;
 }

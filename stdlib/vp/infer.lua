@@ -56,9 +56,12 @@
 -- Every function returns plain data, or nil and a reason when the data
 -- cannot support the statistic (too few values, nothing beyond a tail).
 local vp = require "vp"
+local C = require "vp.infer.core" -- the C loops (bindings/l_infer.c), preloaded by require "vp"
 
-local C = vp.infer
 local infer = {}
+
+--- infer.concat({x, y, ...}) -> Series: samples one after the other (runs pooled).
+infer.concat = C.concat
 
 infer.DEFAULTS = { batches = 20, min_batch = 10, level = 0.95, min_tail = 10, r_max = 0.95, r_correct = true }
 
@@ -186,8 +189,7 @@ end
 function infer.indicator(s, c)
   if s.independent then
     if s.n < 2 then return nil, "fewer than 2 values" end
-    local b = infer.batch_variance(C.batch_means(s.x, math.min(s.n, 1000), "at_most", c), { r = 0 })
-    local p = b.mean
+    local p = C.batch_means(s.x, 1, "at_most", c)[1]
     return { value = p, var = p * (1 - p) / (s.n - 1), df = s.n - 1 }
   end
   local b, why = batched(s, "at_most", c)
@@ -441,9 +443,9 @@ function infer.effects(sa, sb, level)
   -- the variance of delta: each side's mean dominance, batched
   local function part(s, other)
     if s.independent then
-      local k = math.min(s.n, 1000)
-      if k < 2 then return nil end
-      return infer.batch_variance(C.dominance_batches(s.x, other, k), { r = 0 })
+      -- one value a batch: the plain variance (weapon traces are few)
+      if s.n < 2 then return nil end
+      return infer.batch_variance(C.dominance_batches(s.x, other, s.n), { r = 0 })
     end
     if s.k < 2 then return nil end
     return infer.batch_variance(C.dominance_batches(s.x, other, s.k))
