@@ -310,15 +310,11 @@ static double value_of(uint64_t k)
     return x;
 }
 
-double vp_pair_diff_kth(const double *a, size_t m, const double *b, size_t n, uint64_t k)
+/* The k-th smallest difference by bisection over the doubles themselves
+ * (their order as integers): at most 64 counting passes, no memory. */
+static double kth_by_keys(const double *a, size_t m, const double *b, size_t n, uint64_t k, double lo_v, double hi_v)
 {
-    if (m == 0 || n == 0 || k < 1 || k > (uint64_t)m * n)
-        return NAN;
-    /* The smallest v with at least k differences <= v is the k-th
-     * difference; bisect over the doubles between the extreme differences. */
-    uint64_t lo = key_of(b[0] - a[m - 1]), hi = key_of(b[n - 1] - a[0]);
-    if (count_at_most(a, m, b, n, value_of(lo)) >= k)
-        return value_of(lo);
+    uint64_t lo = key_of(lo_v), hi = key_of(hi_v);
     while (hi - lo > 1) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (count_at_most(a, m, b, n, value_of(mid)) >= k)
@@ -327,6 +323,91 @@ double vp_pair_diff_kth(const double *a, size_t m, const double *b, size_t n, ui
             lo = mid;
     }
     return value_of(hi);
+}
+
+/* The smallest difference above v (+inf when none): for each j the
+ * differences above v are those with i below some p_j, the smallest of them
+ * at i = p_j - 1; p_j never falls as j grows. */
+static double next_above(const double *a, size_t m, const double *b, size_t n, double v)
+{
+    double best = INFINITY;
+    size_t p = 0;
+    for (size_t j = 0; j < n; j++) {
+        while (p < m && b[j] - a[p] > v)
+            p++;
+        if (p > 0 && b[j] - a[p - 1] < best)
+            best = b[j] - a[p - 1];
+    }
+    return best;
+}
+
+
+/* The differences in (lo, hi], `count` of them, into a new array sorted
+ * ascending; NULL when out of memory. */
+static double *between(const double *a, size_t m, const double *b, size_t n, double lo, double hi, size_t count)
+{
+    double *buf = malloc(count ? count * sizeof *buf : 1);
+    if (!buf)
+        return NULL;
+    size_t q = 0, p = 0, k = 0;
+    for (size_t j = 0; j < n; j++) {
+        while (q < m && b[j] - a[q] > hi)
+            q++;
+        while (p < m && b[j] - a[p] > lo)
+            p++;
+        for (size_t i = q; i < p && k < count; i++)
+            buf[k++] = b[j] - a[i];
+    }
+    qsort(buf, k, sizeof *buf, cmp_double);
+    return buf;
+}
+
+double vp_pair_diff_kth(const double *a, size_t m, const double *b, size_t n, uint64_t k)
+{
+    if (m == 0 || n == 0 || k < 1 || k > (uint64_t)m * n)
+        return NAN;
+    /* Bisect on the value, keeping count(<= lo) < k <= count(<= hi), until
+     * the bracket holds no more than m + n differences; then list those and
+     * pick. A block of tied differences (quantised times) stops the counts
+     * from shrinking: then the smallest difference above lo either is the
+     * answer or moves lo past the block. */
+    double lo = b[0] - a[m - 1], hi = b[n - 1] - a[0];
+    uint64_t c_lo = count_at_most(a, m, b, n, lo), c_hi = (uint64_t)m * n;
+    if (c_lo >= k)
+        return lo;
+    uint64_t limit = (uint64_t)m + n, last_width = c_hi - c_lo + 1;
+    for (int iter = 0; iter < 200; iter++) {
+        if (c_hi - c_lo <= limit) {
+            double *buf = between(a, m, b, n, lo, hi, (size_t)(c_hi - c_lo));
+            if (!buf)
+                break;
+            double v = buf[k - c_lo - 1];
+            free(buf);
+            return v;
+        }
+        if (c_hi - c_lo == last_width) {
+            double x = next_above(a, m, b, n, lo);
+            uint64_t cx = count_at_most(a, m, b, n, x);
+            if (cx >= k)
+                return x;
+            lo = x;
+            c_lo = cx;
+            continue;
+        }
+        last_width = c_hi - c_lo;
+        double mid = lo + (hi - lo) / 2;
+        if (!(mid > lo && mid < hi))
+            return hi; /* no double between: the k-th difference is hi */
+        uint64_t c = count_at_most(a, m, b, n, mid);
+        if (c >= k) {
+            hi = mid;
+            c_hi = c;
+        } else {
+            lo = mid;
+            c_lo = c;
+        }
+    }
+    return kth_by_keys(a, m, b, n, k, lo, hi);
 }
 
 /* The first index of sorted s[0..m) whose value is >= x (strict: > x). */
@@ -347,17 +428,44 @@ int vp_dominance_batches(const double *x, size_t n, const double *other, size_t 
 {
     if (k < 1 || k > n || m < 1)
         return 0;
+    /* Frame times are quantised: `other` holds far fewer distinct values
+     * than values, and a search among those stays in the cache. below[u] =
+     * #other < vals[u]; the values equal to vals[u] follow. */
+    size_t l = 0;
+    for (size_t i = 0; i < m; i++)
+        if (i == 0 || other[i] != other[i - 1])
+            l++;
+    double *vals = malloc(l * sizeof *vals);
+    size_t *below = malloc((l + 1) * sizeof *below);
+    if (vals && below) {
+        size_t u = 0;
+        for (size_t i = 0; i < m; i++)
+            if (i == 0 || other[i] != other[i - 1]) {
+                vals[u] = other[i];
+                below[u++] = i;
+            }
+        below[l] = m;
+    }
     size_t base = n / k, extra = n % k, i = 0;
     for (size_t bt = 0; bt < k; bt++) {
         size_t len = base + (bt < extra ? 1 : 0);
         double s = 0;
         for (size_t e = i + len; i < e; i++) {
-            size_t below = bound(other, m, x[i], 0);
-            size_t above = m - bound(other, m, x[i], 1);
-            s += ((double)below - (double)above) / (double)m;
+            size_t lt, le;
+            if (vals && below) {
+                size_t u = bound(vals, l, x[i], 0);
+                lt = below[u];
+                le = u < l && vals[u] == x[i] ? below[u + 1] : lt;
+            } else {
+                lt = bound(other, m, x[i], 0);
+                le = bound(other, m, x[i], 1);
+            }
+            s += ((double)lt - (double)(m - le)) / (double)m;
         }
         out[bt] = s / (double)len;
     }
+    free(vals);
+    free(below);
     return 1;
 }
 

@@ -3,8 +3,8 @@
  * and intervals need, batch means of a series or of a function of it,
  * order statistics of the pairwise differences of two samples
  * (Hodges-Lehmann), the per-value dominance behind Cliff's delta and the
- * two-sample Kolmogorov-Smirnov statistic. Pure functions: no allocation
- * except vp_sorted_copy's result, no state. */
+ * two-sample Kolmogorov-Smirnov statistic. Pure functions: no state; only
+ * vp_sorted_copy's result and some functions' scratch are allocated. */
 #ifndef VP_INFER_H
 #define VP_INFER_H
 
@@ -66,15 +66,18 @@ int vp_is_sorted(const double *x, size_t n);
  * O(m + n). */
 void vp_pair_diff_count(const double *a, size_t m, const double *b, size_t n, double v, uint64_t *below,
                         uint64_t *equal);
-/* The k-th smallest difference, k in [1, m n]: a bisection over the
- * doubles in their order, each step one vp_pair_diff_count (at most 64
- * steps), exact. NaN when k is out of range. */
+/* The k-th smallest difference, k in [1, m n], exact: a bisection on the
+ * value (one counting pass a step) until at most m + n differences remain
+ * in the bracket, which are then listed and sorted (scratch of m + n
+ * doubles; without memory the bisection goes on over the doubles'
+ * order, at most 64 more passes). NaN when k is out of range. */
 double vp_pair_diff_kth(const double *a, size_t m, const double *b, size_t n, uint64_t k);
 
 /* For each x[i] (any order) the batch means (as vp_batch_means, k batches)
  * of d_i = (#{other < x[i]} - #{other > x[i]}) / m over the ascending
  * other[0..m): the per-value share of Cliff's delta. 0 unless
- * 1 <= k <= n and m >= 1. O(n log m). */
+ * 1 <= k <= n and m >= 1. O(n log L) with L the distinct values of other
+ * (scratch for them; without memory, O(n log m) over other itself). */
 int vp_dominance_batches(const double *x, size_t n, const double *other, size_t m, size_t k, double *out);
 
 /* sup_x |F_a(x) - F_b(x)| of the empirical distribution functions; *at (if
