@@ -110,7 +110,7 @@ local function interval_text(x, c)
       limit)
   end
   if not c.above then
-    return string.format("%s: the interval reaches %s %%, not wholly above a %s %% regression", what, lo, limit)
+    return string.format("%s: the interval of the regression starts at %s %%, not above %s %%", what, lo, limit)
   end
   return string.format("%s: worse by at least %s %% but the change is below min_effect %s", what, lo,
     show(x.limits.min_effect, x.unit))
@@ -185,24 +185,25 @@ end
 if opts.json then
   cli.json(doc, gate.schema)
 else
+  local columns = {
+    { key = "index", title = "#" },
+    { key = "name", title = "rule", align = "left" },
+    { key = "value", title = "value", format = function(v, x) return show(v, x.unit) end, align = "right" },
+    { key = "baseline", title = "baseline", format = function(v, x) return v and show(v, x.unit) or "" end,
+      align = "right" },
+    { key = "limits", title = "limit", format = limit_text, align = "left" },
+    { key = "status", title = "result", format = function(v) return v:upper() end, align = "left" },
+  }
+  if base then -- the change and its interval, beside the baseline
+    table.insert(columns, 5, { key = "change_pct", title = "change (95 % CI)",
+      format = function(_, x) return change_cell(x) end, align = "right" })
+  end
   report.emit(opts, {
     title = string.format("check: %s against %s%s", runs_text(r.file, r.runs), rules_path,
       base and (" (baseline " .. runs_text(r.baseline, r.baseline_runs) .. ")") or ""),
     header = { { "result", string.format("%s: %d passed, %d failed, %d skipped", r.status:upper(), r.passed, r.failed,
       r.skipped) } },
-    sections = {
-      { title = "rules", rows = doc.results, notes = notes, columns = {
-        { key = "index", title = "#" },
-        { key = "name", title = "rule", align = "left" },
-        { key = "value", title = "value", format = function(v, x) return show(v, x.unit) end, align = "right" },
-        { key = "baseline", title = "baseline", format = function(v, x) return v and show(v, x.unit) or "" end,
-          align = "right" },
-        { key = "change_pct", title = "change (95 % CI)", format = function(_, x) return change_cell(x) end,
-          align = "right" },
-        { key = "limits", title = "limit", format = limit_text, align = "left" },
-        { key = "status", title = "result", format = function(v) return v:upper() end, align = "left" },
-      } },
-    },
+    sections = { { title = "rules", rows = doc.results, notes = notes, columns = columns } },
     csv = { rows = doc.results, columns = {
       { key = "index" }, { key = "name" }, { key = "metric" }, { key = "status" }, { key = "value" },
       { key = "baseline" }, { key = "change" }, { key = "change_pct" }, { key = "regress_pct" },

@@ -1,5 +1,5 @@
--- compare.lua: every metric of two captures (or two sets of runs) side by side, with the change,
--- its 95 % interval, its significance, the effect sizes and a test of the distribution's shape
+-- compare.lua: every metric of two captures (or sets of runs) side by side, with 95 % intervals and significance
+-- (each change with its interval and p-value, Cliff's delta, the Hodges-Lehmann shift, a test of the shape)
 --
 -- usage: vpscript compare.lua [options] A B      (B: several files or directories, see vp.multi)
 --        vpscript compare.lua [options] A B... --runs          (B's captures are one side's runs)
