@@ -47,6 +47,16 @@ static sample check_sorted(lua_State *L, int idx)
     return s;
 }
 
+/* A number, or nil for NaN (no such value, arguments out of range). */
+static int push_num(lua_State *L, double v)
+{
+    if (isnan(v))
+        lua_pushnil(L);
+    else
+        lua_pushnumber(L, v);
+    return 1;
+}
+
 static void push_list(lua_State *L, const double *v, size_t n)
 {
     lua_createtable(L, n > 0x7fffffff ? 0 : (int)n, 0);
@@ -133,12 +143,7 @@ static int i_pair_diff_kth(lua_State *L)
 {
     sample a = check_sorted(L, 1), b = check_sorted(L, 2);
     lua_Integer k = luaL_checkinteger(L, 3);
-    double v = k >= 1 ? vp_pair_diff_kth(a.v, a.n, b.v, b.n, (uint64_t)k) : NAN;
-    if (isnan(v))
-        lua_pushnil(L);
-    else
-        lua_pushnumber(L, v);
-    return 1;
+    return push_num(L, k >= 1 ? vp_pair_diff_kth(a.v, a.n, b.v, b.n, (uint64_t)k) : NAN);
 }
 
 /* infer.pair_diff_count(a_sorted, b_sorted, v) -> below, equal */
@@ -159,10 +164,7 @@ static int i_ks(lua_State *L)
     sample a = check_sorted(L, 1), b = check_sorted(L, 2);
     double at;
     lua_pushnumber(L, vp_ks_statistic(a.v, a.n, b.v, b.n, &at));
-    if (isnan(at))
-        lua_pushnil(L);
-    else
-        lua_pushnumber(L, at);
+    push_num(L, at);
     return 2;
 }
 
@@ -174,48 +176,31 @@ static int i_ad(lua_State *L)
     return 1;
 }
 
-static int push_num(lua_State *L, double v)
+/* The distributions, by name: each takes one or two numbers and returns
+ * one. The closures carry their index into these constant tables. */
+static const struct {
+    const char *name;
+    double (*f)(double);
+} FN1[] = {{"normal_cdf", vp_normal_cdf},
+           {"normal_quantile", vp_normal_quantile},
+           {"kolmogorov_q", vp_kolmogorov_q},
+           {"anderson_darling_q", vp_anderson_darling_q}};
+
+static const struct {
+    const char *name;
+    double (*f)(double, double);
+} FN2[] = {{"t_cdf", vp_t_cdf}, {"t_two_sided", vp_t_two_sided}, {"t_quantile", vp_t_quantile}};
+
+static int call1(lua_State *L)
 {
-    if (isnan(v))
-        lua_pushnil(L);
-    else
-        lua_pushnumber(L, v);
-    return 1;
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(1));
+    return push_num(L, FN1[i].f(luaL_checknumber(L, 1)));
 }
 
-static int i_t_cdf(lua_State *L)
+static int call2(lua_State *L)
 {
-    return push_num(L, vp_t_cdf(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
-}
-
-static int i_t_two_sided(lua_State *L)
-{
-    return push_num(L, vp_t_two_sided(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
-}
-
-static int i_t_quantile(lua_State *L)
-{
-    return push_num(L, vp_t_quantile(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
-}
-
-static int i_normal_cdf(lua_State *L)
-{
-    return push_num(L, vp_normal_cdf(luaL_checknumber(L, 1)));
-}
-
-static int i_normal_quantile(lua_State *L)
-{
-    return push_num(L, vp_normal_quantile(luaL_checknumber(L, 1)));
-}
-
-static int i_kolmogorov_q(lua_State *L)
-{
-    return push_num(L, vp_kolmogorov_q(luaL_checknumber(L, 1)));
-}
-
-static int i_anderson_darling_q(lua_State *L)
-{
-    return push_num(L, vp_anderson_darling_q(luaL_checknumber(L, 1)));
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(1));
+    return push_num(L, FN2[i].f(luaL_checknumber(L, 1), luaL_checknumber(L, 2)));
 }
 
 static int i_beta_inc(lua_State *L)
@@ -234,15 +219,18 @@ int vp_l_open_infer(lua_State *L)
         {"pair_diff_count", i_pair_diff_count},
         {"ks", i_ks},
         {"ad", i_ad},
-        {"t_cdf", i_t_cdf},
-        {"t_two_sided", i_t_two_sided},
-        {"t_quantile", i_t_quantile},
-        {"normal_cdf", i_normal_cdf},
-        {"normal_quantile", i_normal_quantile},
-        {"kolmogorov_q", i_kolmogorov_q},
-        {"anderson_darling_q", i_anderson_darling_q},
         {"beta_inc", i_beta_inc},
         {NULL, NULL}};
     luaL_newlib(L, fns);
+    for (size_t i = 0; i < sizeof FN1 / sizeof *FN1; i++) {
+        lua_pushinteger(L, (lua_Integer)i);
+        lua_pushcclosure(L, call1, 1);
+        lua_setfield(L, -2, FN1[i].name);
+    }
+    for (size_t i = 0; i < sizeof FN2 / sizeof *FN2; i++) {
+        lua_pushinteger(L, (lua_Integer)i);
+        lua_pushcclosure(L, call2, 1);
+        lua_setfield(L, -2, FN2[i].name);
+    }
     return 1;
 }

@@ -12,26 +12,16 @@ local function near(a, b, tol)
   return math.abs(a - b) <= (tol or 1e-12) * math.max(1, math.abs(b))
 end
 
--- A deterministic generator: math.random with a fixed seed per test (locals:
--- a spec's globals are slow to reach).
-local sqrt, log, cos, exp, floor, random = math.sqrt, math.log, math.cos, math.exp, math.floor, math.random
-local TWO_PI = 2 * math.pi
-local function normal()
-  local u = random()
-  if u == 0 then u = 1e-300 end
-  return sqrt(-2 * log(u)) * cos(TWO_PI * random())
-end
-
--- Frame times with AR(1) drift (phi, sd) and 5 % lognormal noise, 4 us steps.
+-- Simulated drifting captures (tools/sim.lua, the calibration's generator),
+-- deterministic with a fixed seed per test; as lists for plain-Lua references.
+package.path = "tools/?.lua;" .. package.path
+local sim = require "sim"
+local normal = sim.normal
 local function drifting(n, phi, sd, shift)
-  local d, t = sd * normal(), {}
-  local innov = sd * sqrt(1 - phi * phi)
-  local base = 16 * (1 + (shift or 0))
-  for i = 1, n do
-    d = phi * d + innov * normal()
-    t[i] = floor(base * (1 + d) * exp(0.05 * normal()) / 0.004 + 0.5) * 0.004
-  end
-  return t
+  local d = {}
+  for k, v in pairs(sim.DESIGN) do d[k] = v end
+  d.phi, d.drift_sd, d.spike_p = phi, sd, 0
+  return sim.capture(n, d, shift):totable()
 end
 
 -- Plain-Lua batch means: k contiguous batches, the first n % k one longer.

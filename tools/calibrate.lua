@@ -5,7 +5,8 @@
 --
 --   vpscript tools/calibrate.lua [--pairs N] [--runs-pairs N] [--frames N] [--seed S] [--quick]
 --
--- A capture is n frame times x_t = base (1 + d_t) e_t s_t, rounded to 4 us:
+-- A capture is tools/sim.lua's: n frame times x_t = base (1 + d_t) e_t s_t,
+-- rounded to 4 us:
 --   d_t  slow drift, AR(1): d_t = phi d_(t-1) + sqrt(1 - phi^2) sd u_t, started
 --        in its stationary law (so every run wanders on its own);
 --   e_t  frame-to-frame noise, lognormal: exp(0.05 z_t);
@@ -19,7 +20,6 @@
 -- vp.compare and vp.gate call.
 local infer = require "vp.infer"
 local mwu = require "vp.mwu"
-local vp = require "vp"
 
 local opts = { pairs = 1000, runs_pairs = 300, frames = 3000, seed = 20240601, runs = 5 }
 do
@@ -48,32 +48,14 @@ end
 
 -- Generator ---------------------------------------------------------------------------
 
-local sqrt, log, cos, exp, floor, random = math.sqrt, math.log, math.cos, math.exp, math.floor, math.random
-local TWO_PI = 2 * math.pi
-
-local function normal()
-  local u = random()
-  if u == 0 then u = 1e-300 end
-  return sqrt(-2 * log(u)) * cos(TWO_PI * random())
+do -- tools/sim.lua sits beside this script
+  local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+  package.path = here .. "/?.lua;" .. package.path
 end
-
-local DESIGN = { base = 16, noise = 0.05, spike_p = 0.005, phi = 0.99, drift_sd = 0.01, quantum = 0.004 }
-
-local function capture(n, d, shift, spike_p)
-  local phi, sd = d.phi, d.drift_sd
-  local innov = sd * sqrt(1 - phi * phi)
-  local drift = sd * normal()
-  local base = d.base * (1 + shift)
-  local noise, q = d.noise, d.quantum
-  local t = {}
-  for i = 1, n do
-    drift = phi * drift + innov * normal()
-    local x = base * (1 + drift) * exp(noise * normal())
-    if random() < spike_p then x = x * (2 + 2 * random()) end
-    t[i] = floor(x / q + 0.5) * q
-  end
-  return vp.Series(t)
-end
+local sim = require "sim"
+local sqrt = math.sqrt
+local DESIGN = sim.DESIGN
+local capture = sim.capture
 
 local SCENARIOS = {
   { name = "no change", shift = 0 }, { name = "+1 %", shift = 0.01 }, { name = "+2 %", shift = 0.02 },
