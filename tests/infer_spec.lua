@@ -76,6 +76,10 @@ describe("vp.infer", function()
     assert.is_true(near(iid.var, (5 / 3) / 4))
     assert.equal(3, iid.df)
     assert.is_nil(infer.mean(infer.sample({ 1, 2, 3 })))
+    -- NaN values are left out, as vp.stats and vp.mwu leave them out
+    local nan = infer.sample(vp.Series({ 1, 0 / 0, 2, 3, 0 / 0 }))
+    assert.equal(3, nan.n)
+    assert.equal(2, nan.x:mean())
   end)
 
   it("quantile: Woodruff's interval mapped through the empirical quantiles, by hand", function()
@@ -214,6 +218,24 @@ describe("vp.infer", function()
     assert.is_true(infer.compare({ kind = "mean" }, sx, sy).p > 0.001)
     local same = assert(infer.shape(sx, infer.sample(x)))
     assert.equal(1, same.p)
+    -- the grid's p by hand: at each point the pooled quantile, each side's share at or below it
+    -- (plain-Lua batch means), Welch's t, the smallest p times the number of points
+    local pooled = {}
+    for i = 1, #x do pooled[#pooled + 1] = x[i] end
+    for i = 1, #y do pooled[#pooled + 1] = y[i] end
+    table.sort(pooled)
+    local best, at = math.huge, nil
+    for _, p in ipairs(infer.SHAPE_GRID) do
+      local c = pooled[math.ceil(p * #pooled - 1e-9)]
+      local function est(v)
+        local bv = infer.batch_variance(batch_means(v, 20, function(u) return u <= c and 1 or 0 end))
+        return { value = bv.mean, var = bv.var, df = bv.df }
+      end
+      local d = infer.difference(est(x), est(y))
+      if d.p < best then best, at = d.p, p end
+    end
+    assert.is_true(near(grid.p, math.min(1, best * #infer.SHAPE_GRID), 1e-9))
+    assert.equal(at, grid.at)
     for _, t in ipairs({ "ks", "ad" }) do
       assert.is_true(infer.shape(sx, sy, t).p < 1e-6, t)
       assert.is_true(infer.shape(sx, infer.sample(x), t).p > 0.99, t)

@@ -7,17 +7,18 @@
 --   local a, b = infer.sample(cap_a:frame_times()), infer.sample(cap_b:frame_times())
 --   local d = infer.compare({kind = "mean"}, a, b)      -- {diff, lo, hi, p, df, ...}
 --   local q = infer.compare({kind = "quantile", p = 0.99}, a, b)
---   local s = infer.shape(a, b)                         -- {d, p, n_eff_a, n_eff_b}
+--   local s = infer.shape(a, b)                         -- {test, p, at, ...}
 --   local e = infer.effects(a, b)                       -- {hl, hl_lo, hl_hi, delta, ...}
 --   local r = infer.runs({16.1, 16.3, 16.0}, {16.9, 16.7, 17.0})   -- Welch's t on run values
 --
--- Methods (the numbers are infer.DEFAULTS):
---   batch means     a series of n values in time order is cut into k = min(30,
+-- Methods (the numbers are infer.DEFAULTS; tools/calibrate.lua chose them):
+--   batch means     a series of n values in time order is cut into k = min(20,
 --                   floor(n / 10)) contiguous batches; the variance of the
 --                   grand mean is s_b^2 / k (s_b^2: the batch means' sample
---                   variance) inflated by (1 + r) / (1 - r), r the batch
---                   means' lag-1 autocorrelation clipped to [0, 0.95], with
---                   (k - 1) (1 - r) / (1 + r) degrees of freedom. Slow drift
+--                   variance) inflated by (1 + r) / (1 - r), with
+--                   (k - 1) (1 - r) / (1 + r) degrees of freedom, r the batch
+--                   means' lag-1 autocorrelation plus (1 + 3 r) / k (its
+--                   bias in a short series) clipped to [0, 0.95]. Slow drift
 --                   that outlives a batch shows up as r > 0 and widens the
 --                   interval instead of faking a difference.
 --   mean            the batch variance of the values themselves.
@@ -38,13 +39,14 @@
 --   difference      B - A with Welch-Satterthwaite: se^2 = v_a + v_b, df =
 --                   se^4 / (v_a^2 / df_a + v_b^2 / df_b); two-sided p from
 --                   Student's t; interval diff -+ t_{df, 1 - (1 - level)/2} se.
---   shape           the two-sample Kolmogorov-Smirnov distance D with each
---                   side's n replaced by an effective n: n / f, f the largest
---                   (at least 1) ratio of the indicator's batch variance to
---                   its independent variance p (1 - p) / n over p = 0.1,
---                   0.25, 0.5, 0.75, 0.9; p from Kolmogorov's distribution
---                   at (sqrt(N) + 0.12 + 0.11 / sqrt(N)) D, N = n_a n_b /
---                   (n_a + n_b) of the effective sizes.
+--   shape           at the pooled 5, 10, 25, 50, 75, 90, 95 and 99th
+--                   percentiles, each side's share of values at or below,
+--                   compared by Welch's t with the indicator's batch
+--                   variance; p = the smallest p times the points
+--                   (Bonferroni). Or the Kolmogorov-Smirnov / Anderson-
+--                   Darling distance with each n replaced by n / f, f the
+--                   largest (at least 1) ratio of the indicator's batch
+--                   variance to p (1 - p) / n over p = 0.1 .. 0.9.
 --   effects         Cliff's delta = P(B > A) - P(B < A) over all pairs of
 --                   values, with the batch variance of each side's per-value
 --                   dominance (the linear part of the U statistic) for its
@@ -65,7 +67,8 @@ infer.concat = C.concat
 
 infer.DEFAULTS = { batches = 20, min_batch = 10, level = 0.95, min_tail = 10, r_max = 0.95, r_correct = true }
 
-local SHAPE_GRID = { 0.1, 0.25, 0.5, 0.75, 0.9 }
+-- Where the effective size of a sample is measured (KS, AD).
+local EFFECTIVE_GRID = { 0.1, 0.25, 0.5, 0.75, 0.9 }
 
 local function defaults(opts)
   local o = {}
@@ -115,11 +118,20 @@ end
 --- infer.sample(x [, opts]) -> sample: a series in time order (a vp.Series
 -- or a list) with what the tests share: n, the number of batches k
 -- (min(opts.batches, floor(n / opts.min_batch))), and the ascending copy
--- made on first use (sample:sorted()). opts.independent = true: values are
--- independent units (weapon traces), no batching.
+-- made on first use (sample:sorted()); NaN values left out.
+-- opts.independent = true: values are independent units (weapon traces), no
+-- batching.
 function infer.sample(x, opts)
   local o = defaults(opts)
   if type(x) == "table" then x = vp.Series(x) end
+  local sum = x:sum()
+  if sum ~= sum then -- NaN values (a sensor that read nothing) are left out
+    local kept = {}
+    for _, v in ipairs(x:totable()) do
+      if v == v then kept[#kept + 1] = v end
+    end
+    x = vp.Series(kept)
+  end
   local n = #x
   local s = { x = x, n = n, independent = o.independent == true,
     k = math.min(o.batches, n // o.min_batch), opts = o }
@@ -341,7 +353,7 @@ local function effective_n(s)
   if s.k < 2 then return nil end
   local sorted = s.sorted()
   local f = 1
-  for _, p in ipairs(SHAPE_GRID) do
+  for _, p in ipairs(EFFECTIVE_GRID) do
     local q = nearest(sorted, p)
     local b = infer.batch_variance(C.batch_means(s.x, s.k, "at_most", q))
     local ph = b.mean
