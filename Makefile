@@ -43,7 +43,7 @@ CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench lint install uninstall clean examples docs readme
+.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench calibrate lint install uninstall clean examples docs readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -137,6 +137,14 @@ $(B)/bench/floor: bench/floor.c
 
 bench: all $(BENCH_BIN)
 	@sh bench/run.sh $(BENCH_FRAMES) $(BENCH_NODES)
+
+# How often each comparison method raises a false alarm on simulated
+# captures with slow drift, and how often it finds planted slowdowns and a
+# tail change (docs/compare.md shows the table). A benchmark, not a test:
+# about three minutes; CALIBRATE_ARGS=--quick for a rougher one in a minute.
+CALIBRATE_ARGS ?=
+calibrate: all
+	./vpscript tools/calibrate.lua $(CALIBRATE_ARGS)
 
 # DESTDIR stages the tree (packaging, tests/install_spec.lua); uninstall
 # removes the two files and the directories that only vpscript uses.
