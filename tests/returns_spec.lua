@@ -84,6 +84,9 @@ describe("documented functions return what their signature names", function()
   -- class -> function name -> list of calls; each returns table.pack(f(...)).
   local function calls()
     local cap, ft = caps.vprof, caps.vprof:frame_times()
+    local cmp, infer = require "vp.compare", require "vp.infer"
+    local side = cmp.side(cap)
+    local sample, tiny = infer.sample(ft), infer.sample({ 1 })
     local trace
     for t in caps.dw:traces() do
       if #t:hit_list("client") > 0 then
@@ -157,11 +160,17 @@ describe("documented functions return what their signature names", function()
         delta = { function() return P(m.delta, "frame_ms.p99", 16, 18) end },
         polarity = { function() return P(m.polarity, m.lookup("frame_ms.p99")) end },
         finite = { function() return P(m.finite, 1 / 0) end },
+        statistic = { function() return P(m.statistic, "frame_ms.p99") end },
         script_document = { function() return P(m.script_document, cap, "hitches") end,
           function() return P(m.script_document, cap, "no.such") end },
       },
       ["vp.compare"] = {
         analyze = { function() return P(require("vp.compare").analyze, cap, cap) end },
+        side = { function() return P(require("vp.compare").side, cap) end },
+        metric = { function() return P(cmp.metric, side, side, "frame_ms.mean", { 16.1 }, { 16.6 }) end,
+          function() return P(cmp.metric, side, side, "no.such", { 1 }, { 2 }) end },
+        distribution = { function() return P(cmp.distribution, side, side, "frame_ms.mean") end,
+          function() return P(cmp.distribution, side, side, "hitches") end },
         significance = { function()
           return P(require("vp.compare").significance, { { a = { 1, 2, 3 }, b = { 4, 5, 6 } } })
         end },
@@ -172,6 +181,23 @@ describe("documented functions return what their signature names", function()
         validate = { function() return P(require("vp.gate").validate, { { metric = "frame_ms.p99", max = 20 } }) end },
         evaluate = { function() return P(require("vp.gate").evaluate,
           require("vp.gate").validate({ { metric = "frame_ms.p99", max = 20 } }), cap) end },
+      },
+      ["vp.infer"] = {
+        sample = { function() return P(infer.sample, ft) end },
+        compare = { function() return P(infer.compare, { kind = "mean" }, sample, sample) end,
+          function() return P(infer.compare, { kind = "mean" }, tiny, tiny) end },
+        estimate = { function() return P(infer.estimate, { kind = "mean" }, sample) end,
+          function() return P(infer.estimate, { kind = "mean" }, tiny) end },
+        difference = { function()
+          local e = infer.estimate({ kind = "mean" }, sample)
+          return P(infer.difference, e, e)
+        end },
+        runs = { function() return P(infer.runs, { 16.1, 16.3, 16.0 }, { 16.9, 16.7, 17.0 }) end,
+          function() return P(infer.runs, { 16.1 }, { 16.9 }) end },
+        shape = { function() return P(infer.shape, sample, sample) end,
+          function() return P(infer.shape, tiny, tiny) end },
+        effects = { function() return P(infer.effects, sample, sample) end },
+        batch_variance = { function() return P(infer.batch_variance, { 1, 2, 3, 4, 5 }) end },
       },
       ["vp.mwu"] = {
         test = { function() return P(require("vp.mwu").test, { 1, 2, 3 }, { 4, 5, 6 }) end,

@@ -83,11 +83,13 @@ return {
         'local A = require("vp.compare").side({a1, a2, a3})'),
       fn("metric", "compare.metric(A, B, name, va, vb [, params]) -> row | nil, why",
         "one metric compared: va, vb its value in each run of A and B; the row as in analyze's metrics, "
-          .. "without the Holm adjustment (what check.lua's regression rules use)",
+          .. "without the Holm adjustment (what check.lua's regression rules use); nil and why (a sentence) when "
+          .. "the metric cannot be compared",
         'local c = require "vp.compare"\n'
           .. 'local row = c.metric(c.side(base), c.side(cap), "frame_ms.mean", {16.1}, {16.6})'),
       fn("distribution", "compare.distribution(A, B, name [, params]) -> {shape, effects} | nil, why",
-        "the shape test and the effect sizes (vp.infer) of the per-frame values behind a metric",
+        "the shape test and the effect sizes (vp.infer) of the per-frame values behind a metric; nil and why "
+          .. "when the metric has no per-frame values",
         'local c = require "vp.compare"\nprint(c.distribution(c.side(a), c.side(b), "frame_ms.mean").shape.p)'),
       doc.field("schema", "the --json document's shape (docs/architecture.md notation)",
         'print(require("vp.compare").schema)'),
@@ -113,17 +115,18 @@ return {
       fn("compare",
         "infer.compare(stat, sa, sb [, {level, den_a, den_b}]) -> {a, b, diff, se, df, p, lo, hi} | nil, why",
         "a statistic ({kind = \"mean\"}, {kind = \"quantile\", p = 0.99}, {kind = \"low_fps\", pct = 1}, ...) "
-          .. "on two samples and its change with the interval and the two-sided p",
+          .. "on two samples and its change with the interval and the two-sided p; nil and why when a side has "
+          .. "too few values for it",
         'local d = infer.compare({kind = "mean"}, infer.sample(a), infer.sample(b))\nprint(d.diff, d.lo, d.hi, d.p)'),
       fn("estimate", "infer.estimate(stat, s [, opts]) -> {value, var, df} | nil, why",
-        "one statistic and the variance of its estimator", 'print(infer.estimate({kind = "mean"}, s).var)'),
+        "one statistic and the variance of its estimator; nil and why when s has too few values for it", 'print(infer.estimate({kind = "mean"}, s).var)'),
       fn("difference", "infer.difference(ea, eb [, level]) -> {diff, se, df, t, p, lo, hi}",
         "B - A by Welch-Satterthwaite over two estimates", 'local d = infer.difference(ea, eb)'),
       fn("runs", "infer.runs(values_a, values_b [, level]) -> {a, b, diff, df, p, lo, hi} | nil, why",
-        "Welch's t on one value per run (at least 2 a side)",
+        "Welch's t on one value per run; nil and why with fewer than 2 runs a side",
         'print(infer.runs({16.1, 16.3, 16.0}, {16.9, 16.7, 17.0}).p)'),
       fn("shape", "infer.shape(sa, sb [, \"grid\" | \"ks\" | \"ad\"]) -> {test, statistic, p, at} | nil, why",
-        "a dependence-aware test of the whole distribution", 'print(infer.shape(sa, sb).p)'),
+        "a dependence-aware test of the whole distribution; nil and why when a side is too short", 'print(infer.shape(sa, sb).p)'),
       fn("effects", "infer.effects(sa, sb [, level]) -> {delta, delta_lo, delta_hi, hl, hl_lo, hl_hi, prob_b_greater}",
         "Cliff's delta and the Hodges-Lehmann shift over all pairs, with intervals", 'print(infer.effects(sa, sb).hl)'),
       fn("batch_variance", "infer.batch_variance(means [, {r, r_max, r_correct}]) -> {mean, var, df, r, k}",
