@@ -60,7 +60,22 @@ function laige.metrics(cap)
   return require("vp.laige.metrics").metrics(cap)
 end
 
+-- What a name that is not a regular file is, as the C readers say it
+-- (core/source.c).
+local NOT_A_FILE = {
+  ["named pipe"] = "a FIFO (named pipe)", ["char device"] = "a character device",
+  ["block device"] = "a block device", socket = "a socket",
+}
+
 local function read_file(path)
+  -- Refused before opening: io.open on a FIFO waits for a writer, forever
+  -- if none comes.
+  local ok, lfs = pcall(require, "lfs")
+  local mode = ok and type(lfs) == "table" and lfs.attributes(path, "mode")
+  if mode == "directory" then return nil, "is a directory, expected a capture file", "EISDIR" end
+  if mode and mode ~= "file" then
+    return nil, "is " .. (NOT_A_FILE[mode] or "not a regular file") .. ", not a capture file", "EIO"
+  end
   local f, msg, errno = io.open(path, "rb")
   if not f then
     msg = tostring(msg)
