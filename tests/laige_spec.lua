@@ -815,6 +815,26 @@ describe("laige formats through vp.open", function()
     assert.equal("EVERSION", code)
     assert.truthy(msg:find("line 1: unknown report version"))
   end)
+
+  it("detects a JSON profile by its structure, whatever the key order and size", function()
+    local vp = require "vp"
+    local data = require("laige_hostile").sorted_json(60)
+    assert(data:find('"version"', 1, true) > 4096, "the key should come after the first 4 KiB")
+    local path = h.write_in(dir, "sorted.json", data)
+    assert.equal("laige-profile", vp.detect(path))
+    local cap = h.open_ok(path)
+    assert.equal(60, #cap.systems)
+    assert.same({}, cap.warnings)
+    for _, script in ipairs({ "scripts/info.lua", "scripts/laige.lua" }) do
+      local r = h.run(script, path)
+      assert.equal(0, r.code, r.stderr)
+    end
+    -- "version" only inside a value is not a profile's key
+    local nested = h.write_in(dir, "nested.json", '{"counters": {"version": 1}, "x": "\\"version\\":"}')
+    local f, msg, code = vp.detect(nested)
+    assert.is_nil(f)
+    assert.equal("EFORMAT", code, msg)
+  end)
 end)
 
 describe("laige.lua", function()
