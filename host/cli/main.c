@@ -218,11 +218,14 @@ static int host_pmain(lua_State *L)
         lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
     }
     luaL_openlibs(L);
+    vp_cli_signals_coroutines(L);
     luaL_requiref(L, "vp", luaopen_vp, 1);
     lua_pop(L, 1);
     path_prepend(L, &c->paths);
     sentinel_create(L, &vp_cli_key_interrupted, EXIT_INTERRUPTED, "interrupted");
     sentinel_create(L, &vp_cli_key_pipe, EXIT_PIPE, "broken pipe");
+    sentinel_create(L, &vp_cli_key_terminated, EXIT_TERMINATED, "terminated (SIGTERM)");
+    sentinel_create(L, &vp_cli_key_hangup, EXIT_HANGUP, "hangup (SIGHUP)");
     int repl = o->has_i || (!o->script && !o->has_e && !o->has_v && isatty(STDIN_FILENO));
     args_table(L, argc, argv, repl ? 0 : o->script);
     if (o->has_W)
