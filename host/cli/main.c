@@ -219,6 +219,7 @@ static int host_pmain(lua_State *L)
     }
     luaL_openlibs(L);
     vp_cli_signals_coroutines(L);
+    vp_cli_hostlib_preload(L);
     luaL_requiref(L, "vp", luaopen_vp, 1);
     lua_pop(L, 1);
     path_prepend(L, &c->paths);
