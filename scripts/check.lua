@@ -21,7 +21,7 @@ local SPEC = {
     { "--alpha", type = "number", default = gate.DEFAULTS.alpha, min = 0, max = 1, metavar = "X",
       help = "significance level for rules with significant = true" },
     { "--junit", metavar = "FILE", help = "also write JUnit XML (one testcase per rule) to FILE",
-      merge = junit.merge },
+      merge = junit.merge, output = true },
   },
   positional = {
     { "RULES", help = "a Lua file returning a list of rules" },
