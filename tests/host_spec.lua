@@ -469,6 +469,47 @@ sys.stdout.write("%d\n%.2f\n%s" % (p.returncode, time.time() - t, err.decode()))
     end)
   end)
 
+  describe("names that are not regular files", function()
+    -- A FIFO with a writer attached (held open read-write for a while):
+    -- a reader that opened it would block reading, or read forever.
+    local function fifo_with_writer(name)
+      local path = dir .. "/" .. name
+      os.remove(path)
+      assert(os.execute("mkfifo " .. q(path)))
+      os.execute(string.format("sh -c %s >/dev/null 2>&1 &", q("exec 3<>" .. q(path) .. "; sleep 3")))
+      return path
+    end
+
+    it("are refused at once, on every path: detection, a forced reader, a baseline, a rules file", function()
+      local json = fifo_with_writer("report.json")
+      local rules = fifo_with_writer("rules.lua")
+      local fifo = ": is a FIFO (named pipe), not a capture file"
+      local cases = {
+        { { "scripts/info.lua", json }, json .. fifo },
+        { { "scripts/laige.lua", json, "--format", "laige-profile" }, json .. fifo },
+        { { "scripts/info.lua", json, "--format", "laige-profile" }, json .. fifo },
+        { { "scripts/compare.lua", "examples/sample.vprof", json }, json .. fifo },
+        { { "scripts/check.lua", "examples/rules/vprof.lua", "examples/sample.vprof", "--baseline", json },
+          json .. fifo },
+        { { "scripts/check.lua", rules, "examples/sample.vprof" },
+          rules .. ": is a FIFO (named pipe), not a rules file" },
+        { { "scripts/info.lua", "/dev/zero" }, "/dev/zero: is a character device, not a capture file" },
+      }
+      for _, c in ipairs(cases) do
+        local t = os.time()
+        local r = h.run(table.unpack(c[1]))
+        local what = table.concat(c[1], " ")
+        assert.are.equal(2, r.code, what .. "\n" .. r.stderr)
+        assert(r.stderr:find("vpscript: " .. c[2], 1, true), what .. "\n" .. r.stderr)
+        assert(os.time() - t <= 2, what .. " took " .. (os.time() - t) .. " s")
+      end
+      local vp = require "vp"
+      local f, msg, code = vp.detect(json)
+      assert.is_nil(f)
+      assert.are.equal("EIO", code, msg)
+    end)
+  end)
+
   describe("data directories", function()
     it("puts the stdlib first on package.path and keeps system modules loadable", function()
       local r = h.run("-e", "print(package.searchpath('vp.cli', package.path))")
