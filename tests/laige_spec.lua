@@ -571,6 +571,7 @@ end)
 
 describe("laige readers on hostile input", function()
   local lh = require "laige_hostile"
+  local function lfs_size(path) return require("lfs").attributes(path, "size") end
   setup(function() dir = h.tmpdir() end)
   teardown(function() h.cleanup() end)
 
@@ -600,19 +601,30 @@ describe("laige readers on hostile input", function()
     assert(secs < 5, string.format("took %.2f s", secs))
   end)
 
-  it("reads a large text profile within 64 MB + 10 x its size", function()
-    local data, n = lh.profile_text(8e6)
+  it("reads, analyses and prints a large text profile within 64 MB + 10 x its size", function()
+    local data, n = lh.profile_text(16e6)
     local path = h.write_in(dir, "big.txt", data)
+    data = nil -- luacheck: ignore
+    collectgarbage()
+    local size = lfs_size(path)
     local errf = dir .. "/time.err"
-    local cmd = string.format("/usr/bin/time -f 'RSS %%M' %s -e %s >/dev/null 2>%s", h.quote(h.bin()),
-      h.quote(string.format("local c = assert(require('vp.laige').open(%q)) assert(#c.systems == %d)", path, n)),
-      h.quote(errf))
-    local ok = os.execute(cmd)
-    local err = h.read_file(errf)
-    assert(ok, err)
-    local kb = tonumber(err:match("RSS (%d+)"))
-    assert(kb, err)
-    assert(kb * 1024 <= 64 * 2 ^ 20 + 10 * #data, string.format("peak RSS %d KB for %d bytes", kb, #data))
+    for _, words in ipairs({
+      { "-e", string.format("local c = assert(require('vp.laige').open(%q)) assert(#c.systems == %d)", path, n) },
+      { "scripts/info.lua", path },
+      { "scripts/laige.lua", path },
+      { "scripts/laige.lua", path, "--json" },
+    }) do
+      local quoted = {}
+      for i, w in ipairs(words) do quoted[i] = h.quote(w) end
+      local cmd = string.format("/usr/bin/time -f 'RSS %%M' %s %s >/dev/null 2>%s", h.quote(h.bin()),
+        table.concat(quoted, " "), h.quote(errf))
+      local ok = os.execute(cmd)
+      local err = h.read_file(errf)
+      assert(ok, err)
+      local kb = tonumber(err:match("RSS (%d+)"))
+      assert(kb, err)
+      assert(kb * 1024 <= 64 * 2 ^ 20 + 10 * size, string.format("%s: peak RSS %d KB for %d bytes", words[1], kb, size))
+    end
   end)
 end)
 

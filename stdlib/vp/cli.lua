@@ -485,7 +485,8 @@ end
 
 --- cli.json(value [, schema]): print one JSON document (and a newline) on stdout.
 function cli.json(value, schema)
-  io.stdout:write(json.encode(value, schema), "\n")
+  json.write(value, schema, function(piece) io.stdout:write(piece) end)
+  io.stdout:write("\n")
 end
 
 --- cli.decode_json(s) -> value (json.decode; null is cli.null).

@@ -78,25 +78,32 @@ function report.width(opts)
   return nil
 end
 
+-- The readable rendering, piece by piece to write(piece): a table is
+-- written a line at a time (fmt.table's write), never whole in memory.
+local function write_text(model, width, write)
+  if model.title then write(model.title .. "\n") end
+  if model.header and #model.header > 0 then
+    write((model.title and "\n" or "") .. fmt.kv(model.header, "  "))
+  end
+  for _, line in ipairs(model.notes or {}) do write(line .. "\n") end
+  for _, sec in ipairs(model.sections or {}) do
+    write("\n")
+    if sec.title then write(sec.title .. "\n") end
+    if #sec.rows == 0 then
+      write("  " .. (sec.empty or "(none)") .. "\n")
+    else
+      fmt.table(sec.rows, sec.columns, { max_width = width, indent = "  ",
+        write = function(line) write(line .. "\n") end })
+    end
+    for _, line in ipairs(sec.notes or {}) do write(line .. "\n") end
+  end
+end
+
 --- report.text(model [, width]) -> string: the readable rendering, tables
 -- cut to `width` columns (nil: never cut).
 function report.text(model, width)
   local out = {}
-  if model.title then out[#out + 1] = model.title .. "\n" end
-  if model.header and #model.header > 0 then
-    out[#out + 1] = (model.title and "\n" or "") .. fmt.kv(model.header, "  ")
-  end
-  for _, line in ipairs(model.notes or {}) do out[#out + 1] = line .. "\n" end
-  for _, sec in ipairs(model.sections or {}) do
-    out[#out + 1] = "\n"
-    if sec.title then out[#out + 1] = sec.title .. "\n" end
-    if #sec.rows == 0 then
-      out[#out + 1] = "  " .. (sec.empty or "(none)") .. "\n"
-    else
-      out[#out + 1] = fmt.table(sec.rows, sec.columns, { max_width = width, indent = "  " })
-    end
-    for _, line in ipairs(sec.notes or {}) do out[#out + 1] = line .. "\n" end
-  end
+  write_text(model, width, function(piece) out[#out + 1] = piece end)
   return table.concat(out)
 end
 
@@ -109,7 +116,7 @@ function report.emit(opts, model)
     if not t then cli.fail(2, "this script has no table to print as CSV") end
     io.stdout:write(report.csv(t.columns, t.rows))
   else
-    io.stdout:write(report.text(model, report.width(opts)))
+    write_text(model, report.width(opts), function(piece) io.stdout:write(piece) end)
   end
   io.stdout:flush()
 end

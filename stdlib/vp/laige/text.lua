@@ -117,11 +117,33 @@ local function text_stats(ctx, where, g)
   return s
 end
 
--- Iterate the lines of `data`: yields lineno, line (without the line end;
--- CRLF and a leading BOM removed), terminated (false for a last line
--- without its newline).
-local function lines_of(data)
-  local pos, n, lineno = 1, #data, 0
+-- Iterate the lines of `input` (the report as a string, or a file handle
+-- read a line at a time, so that a large report is never in memory
+-- whole): yields lineno, line (without the line end; CRLF and a leading
+-- BOM removed), terminated (false for a last line without its newline).
+local function lines_of(input)
+  local lineno = 0
+  if type(input) ~= "string" then
+    local first = true
+    return function()
+      local line, err = input:read("L")
+      if not line then
+        if err then fail("EIO", "cannot read the file: " .. tostring(err)) end
+        return nil
+      end
+      lineno = lineno + 1
+      local terminated = byte(line, -1) == 10
+      if terminated then line = sub(line, 1, -2) end
+      if first then
+        first = false
+        if sub(line, 1, 3) == "\239\187\191" then line = sub(line, 4) end
+      end
+      if byte(line, -1) == 13 then line = sub(line, 1, -2) end
+      return lineno, line, terminated
+    end
+  end
+  local data = input
+  local pos, n = 1, #data
   if data:sub(1, 3) == "\239\187\191" then pos = 4 end
   return function()
     if pos > n then return nil end
@@ -255,8 +277,8 @@ end
 
 -- Profile report ---------------------------------------------------------------
 
---- text.profile(ctx, data, path, size) -> a profile report read from its
--- text form (raises read.fail errors; warnings go to ctx).
+--- text.profile(ctx, input, path, size) -> a profile report read from its
+-- text form (input: the text, or a file handle at its start) (raises read.fail errors; warnings go to ctx).
 function text.profile(ctx, data, path, size)
   local cap = model.new_profile(ctx, path, size, "text", nil)
   local seen = {}
@@ -297,7 +319,8 @@ end
 
 -- Budget report ------------------------------------------------------------------
 
---- text.budget(ctx, data, path, size) -> a budget report (raises read.fail
+--- text.budget(ctx, input, path, size) -> a budget report (input as for
+-- text.profile) (raises read.fail
 -- errors; warnings go to ctx).
 function text.budget(ctx, data, path, size)
   local cap = model.new_budget(ctx, path, size)
