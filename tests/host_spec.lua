@@ -357,27 +357,12 @@ describe("vpscript host", function()
   end)
 
   describe("stop signals", function()
-    -- python3 starts the program with the default signal dispositions (a
-    -- shell's background job would have SIGINT ignored), waits for its
-    -- first line, sends the signal and reports the status (negative: killed
-    -- by that signal), the seconds it took to end, and stderr.
-    local py = [[
-import signal, subprocess, sys, time
-sig = getattr(signal, sys.argv[1])
-p = subprocess.Popen(sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-p.stdout.readline()
-time.sleep(0.3)  # into the loop that follows the line
-t = time.time()
-p.send_signal(sig)
-try:
-    out, err = p.communicate(timeout=30)
-except subprocess.TimeoutExpired:
-    p.kill()
-    out, err = p.communicate()
-sys.stdout.write("%d\n%.2f\n%s" % (p.returncode, time.time() - t, err.decode()))
-]]
+    -- tests/stop.py starts the program with the default signal
+    -- dispositions, waits for its first line, sends the signal and reports
+    -- the status (negative: killed by that signal), the seconds it took to
+    -- end, and stderr.
     local function stopped(sig, code)
-      local out = sh(string.format("python3 -c %s %s %s -e %s", q(py), sig, q(h.bin()),
+      local out = sh(string.format("python3 tests/stop.py %s line -- %s -e %s", sig, q(h.bin()),
         q("print('started') io.stdout:flush() " .. code)))
       local status, secs, err = out:match("^(%-?%d+)\n([%d.]+)\n(.*)$")
       return tonumber(status), tonumber(secs), err

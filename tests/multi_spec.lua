@@ -465,42 +465,37 @@ io.open(os.getenv("PIDS_DIR") .. "/" .. pid, "w"):close()
 while true do end
 ]])
       for _, n in ipairs({ "a", "b", "c" }) do h.write_file(d .. "/" .. n .. ".vprof", "x") end
-      local py = [[
-import os, signal, subprocess, sys, time
-pids, tmp, sig = sys.argv[1], sys.argv[2], getattr(signal, sys.argv[3])
-p = subprocess.Popen(sys.argv[4:], env=dict(os.environ, PIDS_DIR=pids, TMPDIR=tmp),
-                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-t = time.time()
-while len(os.listdir(pids)) < 2 and time.time() - t < 30:
-    time.sleep(0.05)
-time.sleep(0.2)
-p.send_signal(sig)
-try:
-    out, err = p.communicate(timeout=30)
-except subprocess.TimeoutExpired:
-    p.kill()
-    out, err = p.communicate()
-time.sleep(0.5)
-alive = []
-for pid in os.listdir(pids):
-    try:
-        with open("/proc/%s/stat" % pid) as f:
-            if f.read().split(") ")[1][0] != "Z":
-                alive.append(pid)
-                os.kill(int(pid), signal.SIGKILL)
-    except (FileNotFoundError, ProcessLookupError):
-        pass
-sys.stdout.write("%d %d [%s] [%s]\n%s" % (p.returncode, len(os.listdir(pids)), ",".join(alive),
-                 ",".join(os.listdir(tmp)), err.decode()))
-]]
+      -- every worker written down in pids/ has ended (a zombie has too)
+      local function alive()
+        local list = {}
+        for pid in require("lfs").dir(d .. "/pids") do
+          local f = pid:match("^%d+$") and io.open("/proc/" .. pid .. "/stat")
+          local stat = f and f:read("a")
+          if f then f:close() end
+          if stat and not stat:match("^%d+ %b() Z") then
+            list[#list + 1] = pid
+            os.execute("kill -9 " .. pid)
+          end
+        end
+        return list
+      end
       for _, sig in ipairs({ { "SIGTERM", 143, "terminated (SIGTERM)" }, { "SIGHUP", 129, "hangup (SIGHUP)" } }) do
         os.execute("rm -f " .. h.quote(d .. "/pids") .. "/*")
-        local p = io.popen(string.format("python3 -c %s %s %s %s %s %s --jobs 2 %s %s %s", h.quote(py),
-          h.quote(d .. "/pids"), h.quote(d .. "/tmp"), sig[1], h.quote(h.bin()), h.quote(script),
-          h.quote(d .. "/a.vprof"), h.quote(d .. "/b.vprof"), h.quote(d .. "/c.vprof")))
+        local p = io.popen(string.format("python3 tests/stop.py %s files:%s:2 PIDS_DIR=%s TMPDIR=%s -- %s %s --jobs 2 "
+          .. "%s %s %s", sig[1], h.quote(d .. "/pids"), h.quote(d .. "/pids"), h.quote(d .. "/tmp"), h.quote(h.bin()),
+          h.quote(script), h.quote(d .. "/a.vprof"), h.quote(d .. "/b.vprof"), h.quote(d .. "/c.vprof")))
         local out = p:read("a")
         p:close()
-        assert.equal(string.format("%d 2 [] []\nvpscript: %s\n", sig[2], sig[3]), out)
+        local status, _, err = out:match("^(%-?%d+)\n([%d.]+)\n(.*)$")
+        assert.equal(sig[2], tonumber(status), out)
+        assert.equal("vpscript: " .. sig[3] .. "\n", err)
+        os.execute("sleep 0.5")
+        assert.same({}, alive())
+        local left = {}
+        for name in require("lfs").dir(d .. "/tmp") do
+          if name ~= "." and name ~= ".." then left[#left + 1] = name end
+        end
+        assert.same({}, left)
       end
     end)
 

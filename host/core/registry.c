@@ -67,6 +67,19 @@ static void json_key_done(json_keys *k)
         k->seen |= 2;
 }
 
+/* One byte inside a string (after its opening quote): 1 when it is the
+ * closing quote. An escape sets k->escaped for the byte after it. */
+static int json_string_byte(json_keys *k, uint8_t c)
+{
+    if (k->escaped) {
+        k->escaped = 0;
+        return 0;
+    }
+    if (c == '\\')
+        k->escaped = 1;
+    return c == '"';
+}
+
 /* Feed n more bytes; a VP_SNIFF_ value (MORE: feed the rest). */
 static int json_keys_feed(json_keys *k, const uint8_t *p, size_t n)
 {
@@ -90,12 +103,10 @@ static int json_keys_feed(json_keys *k, const uint8_t *p, size_t n)
             k->escaped = 0;
             break;
         case JK_IN_KEY:
-            if (k->escaped) {
-                k->escaped = 0;
+            if (k->escaped || c == '\\') {
                 k->klen = sizeof k->key; /* an escaped key is none of ours */
-            } else if (c == '\\') {
-                k->escaped = 1;
-            } else if (c == '"') {
+                json_string_byte(k, c);
+            } else if (json_string_byte(k, c)) {
                 json_key_done(k);
                 if (k->seen == 3)
                     return VP_SNIFF_YES;
@@ -115,11 +126,7 @@ static int json_keys_feed(json_keys *k, const uint8_t *p, size_t n)
             break;
         case JK_VALUE:
             if (k->in_str) {
-                if (k->escaped)
-                    k->escaped = 0;
-                else if (c == '\\')
-                    k->escaped = 1;
-                else if (c == '"')
+                if (json_string_byte(k, c))
                     k->in_str = 0;
             } else if (c == '"') {
                 k->in_str = 1;

@@ -368,7 +368,8 @@ function cli.reads(spec, format)
   return false
 end
 
-local function lfs_or_nil()
+--- cli.lfs() -> LuaFileSystem, or nil where it is not installed.
+function cli.lfs()
   local ok, lfs = pcall(require, "lfs")
   if ok and type(lfs) == "table" then return lfs end
   return nil
@@ -380,7 +381,7 @@ end
 -- that does not exist yet is created and removed again; a device or a
 -- FIFO (a process substitution, >(...)) is taken as it is.
 function cli.check_output(path)
-  local lfs = lfs_or_nil()
+  local lfs = cli.lfs()
   local mode = lfs and lfs.attributes(path, "mode")
   if mode == "directory" then return nil, "is a directory" end
   if mode and mode ~= "file" then return true end

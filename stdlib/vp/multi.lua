@@ -57,11 +57,7 @@ multi.quote = quote
 
 -- Host ---------------------------------------------------------------------------
 
-local function lfs_or_nil()
-  local ok, lfs = pcall(require, "lfs")
-  if ok and type(lfs) == "table" then return lfs end
-  return nil
-end
+local lfs_or_nil = cli.lfs
 
 --- multi.interpreter([argv]) -> {program, interpreter options...}: the
 -- command that runs Lua scripts the way this one runs (vpscript or lua5.4,

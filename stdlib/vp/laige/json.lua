@@ -58,18 +58,27 @@ function json.profile(ctx, data, path, size)
     return type(v)
   end
 
-  -- JSON stats: nil for null or n == 0.
-  local function json_stats(where, v)
+  -- v when it is an object; nil for null, and with a warning for nothing
+  -- (missing) or anything else (expected).
+  local function an_object(v, missing, expected, ...)
     if v == nil then
-      warn(ctx, "%s: missing", where)
+      warn(ctx, missing, ...)
       return nil
     end
     if v == NULL then return nil end
     if not is_object(v) then
-      warn(ctx, "%s: expected an object or null, found %s", where, kind_of(v))
+      local args = table.pack(...)
+      args[args.n + 1] = kind_of(v)
+      warn(ctx, expected, table.unpack(args, 1, args.n + 1))
       return nil
     end
-    if v.n == 0 then return nil end
+    return v
+  end
+
+  -- JSON stats: nil for null or n == 0.
+  local function json_stats(where, v)
+    v = an_object(v, "%s: missing", "%s: expected an object or null, found %s", where)
+    if not v or v.n == 0 then return nil end
     return fill(ctx, where, STATS, v, keys[v], {}, true)
   end
 
@@ -84,17 +93,7 @@ function json.profile(ctx, data, path, size)
   local cap = model.new_profile(ctx, path, size, "json", version)
 
   local function object(key)
-    local v = doc[key]
-    if v == nil then
-      warn(ctx, 'no "%s" key', key)
-      return nil
-    end
-    if v == NULL then return nil end
-    if not is_object(v) then
-      warn(ctx, '"%s": expected an object, found %s', key, kind_of(v))
-      return nil
-    end
-    return v
+    return an_object(doc[key], 'no "%s" key', '"%s": expected an object, found %s', key)
   end
 
   local counters = object("counters")
