@@ -185,7 +185,12 @@ function fmt.table(rows, columns, opts)
   local function emit(vals)
     local parts = {}
     for c = 1, #columns do parts[c] = pad(vals[c], widths[c], right[c]) end
-    local line = (indent .. table.concat(parts, "  ")):gsub("%s+$", "")
+    local line = indent .. table.concat(parts, "  ")
+    -- the padding at the end goes; gsub("%s+$", "") would backtrack over
+    -- every run of blanks inside the line (a wide column): quadratic
+    local j = #line
+    while j > 0 and line:find("^%s", j) do j = j - 1 end
+    line = line:sub(1, j)
     if stream then stream(line) else lines[#lines + 1] = line end
   end
   if opts.header ~= false then
