@@ -6,6 +6,7 @@
 --   local lh = require "laige_hostile"
 --   lh.inner_blanks(100000)       -- a counters line with 100 KB of blanks inside
 --   lh.dotted_name(700000)        -- a system name of bare words: "x .. .. .." (~2 MB)
+--   lh.many_sections(700000)      -- a system line of 700,000 "a:" sections (~2 MB)
 --   lh.profile_text(20e6)         -- a text profile of about that many bytes of system lines
 --   lh.sorted_json(60)            -- a JSON profile, keys sorted, "version" after 4 KiB
 local lh = {}
@@ -22,6 +23,13 @@ end
 function lh.dotted_name(n)
   return "laige-profile version=1\nlaige-profile system id=1 name=x" .. string.rep(" ..", n)
     .. " budget_ms=1 runs=1 last_ms=0.5 warns=0 errors=0 window: n=0\n"
+end
+
+--- A system line with `n` sections ("a: a: a: ..."): four tables each
+-- once, 150 times the file in memory.
+function lh.many_sections(n)
+  return "laige-profile version=1\nlaige-profile system id=1 name=x budget_ms=1 runs=1 last_ms=0.5 warns=0 "
+    .. "errors=0 window: n=0" .. string.rep(" a:", n) .. "\n"
 end
 
 local SYSTEM = "laige-profile system id=%d name=Sys%d budget_ms=0.5 runs=600 last_ms=0.200349 warns=0 "

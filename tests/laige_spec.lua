@@ -611,28 +611,41 @@ describe("laige readers on hostile input", function()
     assert.truthy(h.read_file(outf):find(name, 1, true))
   end)
 
+  -- Peak RSS in KB of the binary run with these words (stdout discarded).
+  local function peak_kb(words)
+    local quoted = {}
+    for i, w in ipairs(words) do quoted[i] = h.quote(w) end
+    local errf = dir .. "/time.err"
+    local ok = os.execute(string.format("/usr/bin/time -f 'RSS %%M' %s %s >/dev/null 2>%s", h.quote(h.bin()),
+      table.concat(quoted, " "), h.quote(errf)))
+    local err = h.read_file(errf)
+    assert(ok, err)
+    return assert(tonumber(err:match("RSS (%d+)")), err)
+  end
+
+  it("keeps a line of 700,000 sections within 64 MB + 10 x its size", function()
+    local data = lh.many_sections(700000)
+    local path = h.write_in(dir, "sections.txt", data)
+    local kb = peak_kb({ "scripts/laige.lua", path })
+    assert(kb * 1024 <= 64 * 2 ^ 20 + 10 * #data, string.format("peak RSS %d KB for %d bytes", kb, #data))
+    local cap = h.open_ok(path)
+    assert.is_true(has_warning(cap, "^line 2: more than 256 sections: the rest are kept as words$"))
+    assert.equal(1, cap.systems[1].runs)
+  end)
+
   it("reads, analyses and prints a large text profile within 64 MB + 10 x its size", function()
     local data, n = lh.profile_text(16e6)
     local path = h.write_in(dir, "big.txt", data)
     data = nil -- luacheck: ignore
     collectgarbage()
     local size = lfs_size(path)
-    local errf = dir .. "/time.err"
     for _, words in ipairs({
       { "-e", string.format("local c = assert(require('vp.laige').open(%q)) assert(#c.systems == %d)", path, n) },
       { "scripts/info.lua", path },
       { "scripts/laige.lua", path },
       { "scripts/laige.lua", path, "--json" },
     }) do
-      local quoted = {}
-      for i, w in ipairs(words) do quoted[i] = h.quote(w) end
-      local cmd = string.format("/usr/bin/time -f 'RSS %%M' %s %s >/dev/null 2>%s", h.quote(h.bin()),
-        table.concat(quoted, " "), h.quote(errf))
-      local ok = os.execute(cmd)
-      local err = h.read_file(errf)
-      assert(ok, err)
-      local kb = tonumber(err:match("RSS (%d+)"))
-      assert(kb, err)
+      local kb = peak_kb(words)
       assert(kb * 1024 <= 64 * 2 ^ 20 + 10 * size, string.format("%s: peak RSS %d KB for %d bytes", words[1], kb, size))
     end
   end)

@@ -35,13 +35,24 @@ local function join_pieces(g)
   g.pieces = nil
 end
 
-local function tokenize(body)
+-- A line has a few sections; one with thousands (a hostile line of "a: a:
+-- a: ...") would cost four tables each. Past MAX_SECTIONS, "name:" tokens
+-- are words of the last section, with a warning.
+local MAX_SECTIONS = 256
+
+local function tokenize(body, ctx, lineno)
   local cur = new_group(nil)
   local groups = { cur }
   local last_key
   for tok in body:gmatch("%S+") do
     local eq = find(tok, "=", 1, true)
-    if eq and eq > 1 then
+    if #groups > MAX_SECTIONS and not eq and byte(tok, -1) == 58 then
+      if not groups.overflow then
+        groups.overflow = true
+        warn(ctx, "line %d: more than %d sections: the rest are kept as words", lineno, MAX_SECTIONS)
+      end
+      cur.words[#cur.words + 1] = tok
+    elseif eq and eq > 1 then
       local k = sub(tok, 1, eq - 1)
       if cur.kv[k] == nil then cur.order[#cur.order + 1] = k end
       cur.kv[k] = sub(tok, eq + 1)
@@ -289,7 +300,7 @@ function text.profile(ctx, data, path, size)
       warn(ctx, "%s: not a laige-profile line, kept in extra: '%s'", at, short(line))
       return
     end
-    local groups = tokenize(body)
+    local groups = tokenize(body, ctx, lineno)
     local g1, g2 = groups[1], groups[2]
     local section = group_is_empty(g1) and g2 and g2.name
     if section == "counters" or section == "world" then
@@ -343,7 +354,7 @@ function text.budget(ctx, data, path, size)
   local function budget_head(lineno, trimmed)
     end_block()
     local at = "line " .. lineno
-    local groups = tokenize(trimmed)
+    local groups = tokenize(trimmed, ctx, lineno)
     local g1 = groups[1]
     local head = fill(ctx, at .. ": budget", BUDGET_HEAD, g1.kv, g1.order, {}, false, nil, true)
     local b = { name = head.budget, result = head.result, metric = head.metric, unit = head.unit,
@@ -368,7 +379,7 @@ function text.budget(ctx, data, path, size)
   local function budget_part(lineno, trimmed)
     local b = block.budget
     local at = string.format("line %d: budget %s", lineno, tostring(b.name))
-    local groups = tokenize(trimmed)
+    local groups = tokenize(trimmed, ctx, lineno)
     local g1, g2 = groups[1], groups[2]
     local section = group_is_empty(g1) and g2 and g2.name
     local part
@@ -405,7 +416,7 @@ function text.budget(ctx, data, path, size)
 
   local function report_line(lineno, line, body)
     local at = "line " .. lineno
-    local groups = tokenize(body)
+    local groups = tokenize(body, ctx, lineno)
     local g1, g2 = groups[1], groups[2]
     local section = group_is_empty(g1) and g2 and g2.name
     if section == "context" and #groups == 2 then
