@@ -149,8 +149,9 @@ return {
     members = {
       fn("rules", "gate.rules(path [, {baseline = true}]) -> rules", "load and validate a rules file",
         'local rules = require("vp.gate").rules("gate.lua", {baseline = true})'),
-      fn("load", "gate.load(path) -> list",
-        "run a rules file in its sandbox (no io, os, require or load; an instruction budget)",
+      fn("load", "gate.load(path [, {limits = {cpu_ms, memory_mb}}]) -> list",
+        "run a rules file in its sandbox (no io, os, require or load), in a child process under CPU-time "
+          .. "and memory limits it cannot catch (gate.LIMITS)",
         'local list = require("vp.gate").load("gate.lua")'),
       fn("validate", "gate.validate(list [, {source, baseline}]) -> rules",
         "check each rule's fields and metric; the first problem raises EUSAGE naming the rule",
