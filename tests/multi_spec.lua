@@ -300,15 +300,22 @@ describe("vp.multi", function()
     end)
 
     describe("a directory means the captures the script reads", function()
-      it("hitches on examples/ takes its 3 captures and says in one line what it skipped", function()
-        local r = h.run("scripts/hitches.lua", "examples/", "--json")
+      it("hitches on a folder of every example takes its 3 captures and says in one line what it skipped", function()
+        -- A copy of the shipped examples, one of each, so the walk's input is fixed.
+        local ex = h.tmpdir() .. "/ex"
+        os.execute("mkdir -p " .. h.quote(ex .. "/laige"))
+        for _, f in ipairs({ "sample.vprof", "sample.devt", "sample.dlag", "sample.dm", "sample.dw",
+          "laige/profile.json", "laige/profile.txt", "laige/budget_pass.txt", "laige/budget_fail.txt" }) do
+          os.execute("cp " .. h.quote("examples/" .. f) .. " " .. h.quote(ex .. "/" .. f))
+        end
+        local r = h.run("scripts/hitches.lua", ex .. "/", "--json")
         assert.equal(0, r.code, r.stderr)
         local files = {}
         for i, l in ipairs(lines(r.stdout)) do files[i] = cjson.decode(l).file end
-        assert.same({ "examples/laige/budget_fail.txt", "examples/laige/budget_pass.txt", "examples/sample.vprof" },
+        assert.same({ ex .. "/laige/budget_fail.txt", ex .. "/laige/budget_pass.txt", ex .. "/sample.vprof" },
           files)
-        assert.equal("vpscript: examples/: skipped 6 of 9 captures: hitches.lua does not read devt (1), dlag (1), "
-          .. "dm (1), dw (1), laige-profile (2)\n", r.stderr)
+        assert.equal("vpscript: " .. ex .. "/: skipped 6 of 9 captures: hitches.lua does not read devt (1), "
+          .. "dlag (1), dm (1), dw (1), laige-profile (2)\n", r.stderr)
       end)
 
       it("a walk with nothing the script reads is an error that says what it skipped", function()

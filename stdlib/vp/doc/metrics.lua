@@ -201,9 +201,10 @@ return {
         "cli.parse plus --jobs and a repeatable capture argument (the positional with files = true, "
           .. "else the last); runs every file and ends the script when there are several",
         'local opts, args = require("vp.multi").parse(arg, SPEC)'),
-      fn("expand", "multi.expand(paths) -> files",
-        "files as given, directories walked (sorted, hidden entries skipped, capture extensions; "
-          .. ".json and .txt only when vp.detect recognises them)",
+      fn("expand", "multi.expand(paths [, reads [, forced]]) -> files, skipped",
+        "files as given, directories walked (sorted, hidden entries skipped) for the captures the "
+          .. "script reads (reads: a script spec with formats, or nil for every format; forced: a --format "
+          .. "id); skipped = {count, seen, formats = {format = count}} over the captures the walks left out",
         'for _, f in ipairs(require("vp.multi").expand({"captures/"})) do print(f) end'),
     },
   },
