@@ -11,6 +11,7 @@ environment. Prints the exit status (negative: killed by that signal), the
 seconds from the signal to the end, then the program's stderr, one per line.
 A program still running 30 s after the signal is killed.
 """
+import ctypes
 import os
 import signal
 import subprocess
@@ -24,7 +25,17 @@ env = dict(os.environ)
 for pair in sys.argv[3:sep]:
     name, value = pair.split("=", 1)
     env[name] = value
-p = subprocess.Popen(sys.argv[sep + 1:], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def die_with_parent():
+    # The program is killed when this driver dies (a test run interrupted from
+    # outside), so an endless test loop never outlives its test.
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+p = subprocess.Popen(sys.argv[sep + 1:], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                     preexec_fn=die_with_parent)
 if wait == "line":
     p.stdout.readline()
     time.sleep(0.3)
