@@ -1,8 +1,11 @@
 #include "core/series.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/hist.h"
 
 /* A series' percentile cache: a copy of its values, which successive
  * selections leave ever more ordered. `fixed` lists positions already
@@ -107,17 +110,10 @@ double vp_series_sum(vp_series *s)
      * still n (a new series: 0 and 0); other changes reset sum_n. */
     if (s->sum_n == s->n)
         return s->sum;
-    /* Neumaier summation: a million small frame times must not drift. */
-    double sum = 0, comp = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        double x = s->v[i], t = sum + x;
-        if (fabs(sum) >= fabs(x))
-            comp += (sum - t) + x;
-        else
-            comp += (x - t) + sum;
-        sum = t;
-    }
-    s->sum = sum + comp;
+    vp_ksum k = {0, 0};
+    for (size_t i = 0; i < s->n; i++)
+        vp_ksum_add(&k, s->v[i]);
+    s->sum = vp_ksum_get(&k);
     s->sum_n = s->n;
     return s->sum;
 }
@@ -239,12 +235,7 @@ double vp_series_percentile(vp_series *s, double p)
 {
     if (!s->n || !(p >= 0 && p <= 100))
         return NAN;
-    /* p*n/100 rather than p/100*n, and a tolerance, so that p95 of 100
-     * values is rank 95 and not 96 through rounding. */
-    double r = ceil(p * (double)s->n / 100.0 - 1e-9);
-    size_t rank = r < 1 ? 1 : (size_t)r;
-    if (rank > s->n)
-        rank = s->n;
+    size_t rank = (size_t)vp_nearest_rank(p, s->n);
     if (!s->sel) {
         struct vp_series_sel *sel = calloc(1, sizeof *sel);
         if (!sel)
