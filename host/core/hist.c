@@ -32,7 +32,7 @@ void vp_hist_free(vp_hist *h)
 static inline uint32_t hist_home(uint64_t v, uint32_t cap)
 {
     /* Fibonacci hashing: consecutive values (the usual case) spread out. */
-    return (uint32_t)((v * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+    return (uint32_t)v & (cap - 1);
 }
 
 static int hist_grow(vp_hist *h)

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t acc = 0;
     vp_vprof_pass(m, 0, m->frame_count ? m->frame_count - 1 : 0, count_cb, &acc, &err);
     for (uint32_t fi = 0; fi < m->frame_count && fi < 8; fi++) {
-        uint32_t n = m->frame_nodes[fi];
+        uint32_t n = m->frames[fi].n;
         void *mem = malloc(vp_vprof_fdata_size(n) + 1);
         vp_vprof_fdata fd;
         vp_vprof_fdata_init(&fd, n, mem);
