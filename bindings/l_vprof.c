@@ -130,12 +130,47 @@ static int frame_range(lua_State *L, int arg, const vp_vprof *m, uint32_t *first
     return 1;
 }
 
+/* vp.error.new(code, message): run protected, so that a Lua without the
+ * stdlib on its path still gets the message. */
+static int new_vp_error(lua_State *L)
+{
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "vp.error");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "new");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* Raise a reader failure met after the open (a frame read again, a pass)
+ * naming the capture's file (the capture at cap_idx): as a vp.error with
+ * the reader's code, so a script ends as for a file it cannot open (exit 2
+ * for a file truncated while open), not with a traceback. */
+static int raise_at(lua_State *L, int cap_idx, const vp_error *err)
+{
+    cap_idx = lua_absindex(L, cap_idx);
+    lua_pushcfunction(L, new_vp_error);
+    lua_pushstring(L, vp_errcode_name(err->code));
+    lua_getiuservalue(L, cap_idx, 1);
+    lua_getfield(L, -1, "path");
+    lua_replace(L, -2);
+    lua_pushfstring(L, "%s: %s", lua_tostring(L, -1), err->msg);
+    lua_replace(L, -2);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        lua_getiuservalue(L, cap_idx, 1);
+        lua_getfield(L, -1, "path");
+        return vp_l_raise(L, lua_tostring(L, -1), err);
+    }
+    return lua_error(L);
+}
+
 /* Raise err, naming the file of the capture at index 1. */
 static void raise_for_cap(lua_State *L, const vp_error *err)
 {
-    lua_getiuservalue(L, 1, 1);
-    lua_getfield(L, -1, "path");
-    vp_l_raise(L, lua_tostring(L, -1), err);
+    raise_at(L, 1, err);
 }
 
 /* ---- frames ------------------------------------------------------------ */
@@ -161,9 +196,7 @@ static lframe *decoded_frame(lua_State *L, int idx, vp_vprof **m)
         vp_error err;
         if (vp_vprof_frame_read(*m, f->fi, &f->fd, &err) != VP_OK) {
             vp_lchild_pushcap(L, idx);
-            lua_getiuservalue(L, -1, 1);
-            lua_getfield(L, -1, "path");
-            vp_l_raise(L, lua_tostring(L, -1), &err);
+            raise_at(L, -1, &err);
         }
         f->decoded = 1;
     }
@@ -654,13 +687,8 @@ static void push_group_columns(lua_State *L, int cap_idx, vp_vprof *m, int fold)
         lua_rawseti(L, t, (lua_Integer)g);
     }
     vp_error err;
-    lua_pushvalue(L, cap_idx);
-    int saved = lua_gettop(L);
-    if (vp_vprof_group_series(m, fold, out, &err) != VP_OK) {
-        lua_getiuservalue(L, saved, 1);
-        lua_getfield(L, -1, "path");
-        vp_l_raise(L, lua_tostring(L, -1), &err);
-    }
+    if (vp_vprof_group_series(m, fold, out, &err) != VP_OK)
+        raise_at(L, cap_idx, &err);
     lua_settop(L, t);
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, key);

@@ -1,5 +1,6 @@
 #include "core/hist.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,10 +30,13 @@ void vp_hist_free(vp_hist *h)
     memset(h, 0, sizeof *h);
 }
 
-static inline uint32_t hist_home(uint64_t v, uint32_t cap)
+/* A value's home slot. The key (set from the histogram's address when its
+ * table is first made) keeps a file from choosing values that all land in
+ * one run of slots: counting stays O(1) per value on hostile input too.
+ * Only where values sit in the table depends on it, never an answer. */
+static inline uint32_t hist_home(uint64_t key, uint64_t v, uint32_t cap)
 {
-    /* Fibonacci hashing: consecutive values (the usual case) spread out. */
-    return (uint32_t)v & (cap - 1);
+    return (uint32_t)(((v ^ key) * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
 }
 
 static int hist_grow(vp_hist *h)
@@ -40,13 +44,17 @@ static int hist_grow(vp_hist *h)
     uint32_t ncap = h->cap ? h->cap * 2 : 16;
     if (ncap < h->cap)
         return 0;
+    if (!h->cap) {
+        uint64_t k = (uint64_t)(uintptr_t)h * 0xBF58476D1CE4E5B9ull;
+        h->key = k ^ (k >> 31);
+    }
     vp_hist_slot *ns = calloc(ncap, sizeof *ns);
     if (!ns)
         return 0;
     for (uint32_t i = 0; i < h->cap; i++) {
         if (!h->slots[i].count)
             continue;
-        uint32_t j = hist_home(h->slots[i].value, ncap);
+        uint32_t j = hist_home(h->key, h->slots[i].value, ncap);
         while (ns[j].count)
             j = (j + 1) & (ncap - 1);
         ns[j] = h->slots[i];
@@ -71,7 +79,7 @@ int vp_hist_add_slow(vp_hist *h, uint64_t v, uint64_t times)
     if (((uint64_t)h->used + 1) * 2 > h->cap && !hist_grow(h))
         return 0;
     uint32_t mask = h->cap - 1;
-    for (uint32_t i = hist_home(v, h->cap);; i = (i + 1) & mask) {
+    for (uint32_t i = hist_home(h->key, v, h->cap);; i = (i + 1) & mask) {
         vp_hist_slot *s = &h->slots[i];
         if (s->count == 0) {
             s->value = v;

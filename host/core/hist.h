@@ -51,6 +51,7 @@ typedef struct vp_hist {
     vp_hist_slot *slots; /* open addressing, linear probing */
     uint32_t cap;        /* a power of two; 0 before the first nonzero value */
     uint32_t used;       /* distinct nonzero values */
+    uint64_t key;        /* mixes the values' slots (hist.c) */
     uint64_t zeros;      /* the value 0, the most common one, kept apart */
     uint64_t n;          /* values counted */
     /* The distinct values in ascending order with their cumulative counts,
