@@ -28,6 +28,20 @@ typedef struct {
     vp_vprof_fdata fd; /* arrays follow the struct in the same userdata */
 } lframe;
 
+/* A per-frame quantity summarised (vp.vprof.dist): the statistics a Series
+ * of it would give, from the value counts a pass kept; the column itself
+ * only when asked for (series, totable, [i]). A group's self time (the
+ * model's statistics), the frame times (the open pass's), or a node's time,
+ * self time or calls (cap:series with {summary = true}: the dist owns it). */
+enum { DIST_GROUP, DIST_FRAME, DIST_NODE };
+typedef struct {
+    int kind;
+    uint32_t index; /* group or node index */
+    int fold;       /* a group's: hidden groups folded */
+    int field;      /* a node's: vp_vprof_field */
+    vp_stream own;  /* a node's summary */
+} ldist;
+
 static vp_vprof *check_cap(lua_State *L, int idx)
 {
     return vp_lcap_check(L, idx, CAP_T)->model;
@@ -608,13 +622,18 @@ static int cap_frame_times(lua_State *L)
     return 1;
 }
 
-/* cap:series(node | {node, ...}, field) -> Series | {Series, ...} */
+static ldist *dist_new(lua_State *L, int kind, uint32_t index);
+
+/* cap:series(node | {node, ...}, field [, {summary = true}]) -> Series |
+ * {Series, ...}: one pass for all the nodes; with summary, dists instead
+ * (the figures of the columns without keeping them). */
 static int cap_series(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
     static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
     static const vp_vprof_field field_ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
     vp_vprof_field field = field_ids[luaL_checkoption(L, 3, "time_ms", fields)];
+    int summary = vp_l_opt_bool(L, 4, "summary", 0);
     int many = lua_type(L, 2) == LUA_TTABLE;
     lua_Integer count = many ? luaL_len(L, 2) : 1;
     luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
@@ -623,6 +642,7 @@ static int cap_series(lua_State *L)
      * them. */
     uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
     vp_series **out = lua_newuserdatauv(L, (size_t)count * sizeof *out + 1, 0);
+    vp_stream **streams = lua_newuserdatauv(L, (size_t)count * sizeof *streams + 1, 0);
     lua_createtable(L, (int)count, 0);
     int results = lua_gettop(L);
     for (lua_Integer k = 1; k <= count; k++) {
@@ -636,14 +656,21 @@ static int cap_series(lua_State *L)
         } else {
             nodes[k - 1] = check_node_arg(L, 2, 1, m);
         }
-        out[k - 1] = vp_series_new(m->frame_count);
-        if (!out[k - 1])
-            return luaL_error(L, "out of memory");
-        vp_l_push_series(L, out[k - 1]);
+        if (summary) {
+            ldist *d = dist_new(L, DIST_NODE, nodes[k - 1]);
+            d->field = field;
+            streams[k - 1] = &d->own;
+        } else {
+            out[k - 1] = vp_series_new(m->frame_count);
+            if (!out[k - 1])
+                return luaL_error(L, "out of memory");
+            vp_l_push_series(L, out[k - 1]);
+        }
         lua_rawseti(L, results, k);
     }
     vp_error err;
-    if (vp_vprof_node_series(m, nodes, (uint32_t)count, field, out, &err) != VP_OK)
+    if ((summary ? vp_vprof_node_streams(m, nodes, (uint32_t)count, field, streams, &err)
+                 : vp_vprof_node_series(m, nodes, (uint32_t)count, field, out, &err)) != VP_OK)
         raise_for_cap(L, &err);
     if (!many)
         lua_rawgeti(L, results, 1);
@@ -720,22 +747,28 @@ static int cap_group_self_ms(lua_State *L)
     return 1;
 }
 
-/* A group's self time per frame, summarised (vp.vprof.dist): the
- * statistics a Series of it would give, from the value counts the pass
- * kept; the column itself only when asked for (series, totable, [i]). */
-typedef struct {
-    uint32_t gi;
-    int fold;
-} ldist;
-
-/* gi VP_VPROF_NO_NODE: the frame times. */
 static ldist *check_dist(lua_State *L, int idx, vp_vprof **m, vp_stream **s)
 {
     ldist *d = vp_lchild_check(L, idx, DIST_T, (void **)m);
-    *s = d->gi == VP_VPROF_NO_NODE ? &(*m)->frame_stream : vp_vprof_group_stream(*m, d->gi, d->fold);
+    switch (d->kind) {
+    case DIST_FRAME: *s = &(*m)->frame_stream; break;
+    case DIST_NODE: *s = &d->own; break;
+    default: *s = vp_vprof_group_stream(*m, d->index, d->fold); break;
+    }
     if (!*s)
         luaL_error(L, "the statistics of this group are gone");
     return d;
+}
+
+/* A value of the summary as the column would hold it. */
+static double dist_value(const ldist *d, uint64_t v)
+{
+    return d->kind == DIST_NODE && d->field == VP_VPROF_CALLS ? (double)v : vp_vprof_ms(v);
+}
+
+static double dist_scale(const ldist *d)
+{
+    return d->kind == DIST_NODE && d->field == VP_VPROF_CALLS ? 1.0 : VP_VPROF_US_PER_UNIT / 1000.0;
 }
 
 static int dist_len(lua_State *L)
@@ -770,7 +803,7 @@ static int dist_extreme(lua_State *L, int max, int arg)
 {
     vp_vprof *m;
     vp_stream *s;
-    check_dist(L, 1, &m, &s);
+    ldist *d = check_dist(L, 1, &m, &s);
     if (!vp_stream_n(s)) {
         if (arg)
             lua_pushnil(L);
@@ -779,7 +812,7 @@ static int dist_extreme(lua_State *L, int max, int arg)
     } else if (arg) {
         lua_pushinteger(L, (lua_Integer)(max ? s->argmax : s->argmin) + 1);
     } else {
-        lua_pushnumber(L, vp_vprof_ms(max ? s->max : s->min));
+        lua_pushnumber(L, dist_value(d, max ? s->max : s->min));
     }
     return 1;
 }
@@ -793,12 +826,12 @@ static int dist_percentile(lua_State *L)
 {
     vp_vprof *m;
     vp_stream *s;
-    check_dist(L, 1, &m, &s);
+    ldist *d = check_dist(L, 1, &m, &s);
     double p = luaL_checknumber(L, 2);
     luaL_argcheck(L, p >= 0 && p <= 100, 2, "percentile must be in 0..100");
     int ok;
     uint64_t v = vp_stream_percentile(s, p, &ok);
-    lua_pushnumber(L, ok ? vp_vprof_ms(v) : NAN);
+    lua_pushnumber(L, ok ? dist_value(d, v) : NAN);
     return 1;
 }
 
@@ -806,8 +839,8 @@ static int dist_stddev(lua_State *L)
 {
     vp_vprof *m;
     vp_stream *s;
-    check_dist(L, 1, &m, &s);
-    lua_pushnumber(L, vp_stream_stddev(s, VP_VPROF_US_PER_UNIT / 1000.0));
+    ldist *d = check_dist(L, 1, &m, &s);
+    lua_pushnumber(L, vp_stream_stddev(s, dist_scale(d)));
     return 1;
 }
 
@@ -817,14 +850,14 @@ static int dist_counts(lua_State *L)
 {
     vp_vprof *m;
     vp_stream *s;
-    check_dist(L, 1, &m, &s);
+    ldist *d = check_dist(L, 1, &m, &s);
     uint32_t k;
     const vp_hist_slot *v = vp_hist_sorted(&s->h, &k);
     if (!v && vp_stream_n(s))
         return luaL_error(L, "out of memory");
     lua_createtable(L, 0, (int)k);
     for (uint32_t i = 0; i < k; i++) {
-        lua_pushnumber(L, vp_vprof_ms(v[i].value));
+        lua_pushnumber(L, dist_value(d, v[i].value));
         lua_pushinteger(L, (lua_Integer)(v[i].count - (i ? v[i - 1].count : 0)));
         lua_rawset(L, -3);
     }
@@ -838,7 +871,7 @@ static int dist_series(lua_State *L)
     vp_vprof *m;
     vp_stream *s;
     ldist *d = check_dist(L, 1, &m, &s);
-    if (d->gi == VP_VPROF_NO_NODE) {
+    if (d->kind == DIST_FRAME) {
         vp_series *ft = vp_vprof_frame_series(m);
         if (!ft)
             return luaL_error(L, "out of memory");
@@ -846,9 +879,27 @@ static int dist_series(lua_State *L)
         return 1;
     }
     vp_lchild_pushcap(L, 1);
-    push_group_columns(L, lua_gettop(L), m, d->fold && m->hidden_groups);
-    lua_rawgeti(L, -1, (lua_Integer)d->gi);
+    int cap = lua_gettop(L);
+    if (d->kind == DIST_NODE) {
+        vp_series *col = vp_series_new(m->frame_count);
+        if (!col)
+            return luaL_error(L, "out of memory");
+        vp_l_push_series(L, col);
+        vp_error err;
+        if (vp_vprof_node_series(m, &d->index, 1, (vp_vprof_field)d->field, &col, &err) != VP_OK)
+            raise_at(L, cap, &err);
+        return 1;
+    }
+    push_group_columns(L, cap, m, d->fold && m->hidden_groups);
+    lua_rawgeti(L, -1, (lua_Integer)d->index);
     return 1;
+}
+
+static int dist_gc(lua_State *L)
+{
+    ldist *d = luaL_checkudata(L, 1, DIST_T);
+    vp_stream_free(&d->own);
+    return 0;
 }
 
 static int dist_totable(lua_State *L)
@@ -880,13 +931,28 @@ static int dist_tostring(lua_State *L)
     ldist *d = check_dist(L, 1, &m, &s);
     uint64_t n = vp_stream_n(s);
     double mean = n ? vp_ksum_get(&s->sum) / (double)n : 0.0;
-    if (d->gi == VP_VPROF_NO_NODE)
+    static const char *const fields[] = {"time_ms", "self_ms", "calls"};
+    if (d->kind == DIST_FRAME)
         lua_pushfstring(L, "<vprof dist: frame time, %d frames, mean %f ms>", (int)n, mean);
+    else if (d->kind == DIST_NODE)
+        lua_pushfstring(L, "<vprof dist: node %s %s, %d frames, mean %f>",
+                        vp_vprof_name(m, m->nodes[d->index].name), fields[d->field], (int)n, mean);
     else
         lua_pushfstring(L, "<vprof dist: %s self time%s, %d frames, mean %f ms>",
-                        vp_vprof_name(m, m->groups[d->gi].name), d->fold ? " (hidden folded)" : "",
-                        (int)n, mean);
+                        vp_vprof_name(m, m->groups[d->index].name),
+                        d->fold ? " (hidden folded)" : "", (int)n, mean);
     return 1;
+}
+
+/* A new dist of the capture at index 1. */
+static ldist *dist_new(lua_State *L, int kind, uint32_t index)
+{
+    ldist *d = vp_lchild_new(L, sizeof *d, DIST_T, 1);
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    d->index = index;
+    vp_stream_init(&d->own);
+    return d;
 }
 
 /* cap:group_stats([{fold_hidden = true}]) -> {[group] = dist}: every group
@@ -902,9 +968,7 @@ static int cap_group_stats(lua_State *L)
         if (!vp_vprof_group_stream(m, g, fold))
             continue;
         push_group(L, 1, g);
-        ldist *d = vp_lchild_new(L, sizeof *d, DIST_T, 1);
-        d->gi = g;
-        d->fold = fold;
+        dist_new(L, DIST_GROUP, g)->fold = fold;
         lua_rawset(L, -3);
     }
     return 1;
@@ -914,9 +978,7 @@ static int cap_group_stats(lua_State *L)
 static int cap_frame_dist(lua_State *L)
 {
     check_cap(L, 1);
-    ldist *d = vp_lchild_new(L, sizeof *d, DIST_T, 1);
-    d->gi = VP_VPROF_NO_NODE;
-    d->fold = 0;
+    dist_new(L, DIST_FRAME, 0);
     return 1;
 }
 
@@ -1374,7 +1436,7 @@ void vp_l_register_vprof(lua_State *L)
     vp_l_class(L, GROUP_T, group_meta, NULL, group_get);
 
     static const luaL_Reg dist_meta[] = {
-        {"__tostring", dist_tostring}, {"__len", dist_len}, {NULL, NULL}};
+        {"__tostring", dist_tostring}, {"__len", dist_len}, {"__gc", dist_gc}, {NULL, NULL}};
     static const luaL_Reg dist_methods[] = {
         {"sum", dist_sum},       {"mean", dist_mean},     {"min", dist_min},
         {"max", dist_max},       {"argmin", dist_argmin}, {"argmax", dist_argmax},

@@ -32,8 +32,10 @@ local SPEC = {
 local opts, args = multi.parse(arg, SPEC)
 local rules_path = args[1]
 local rules = gate.rules(rules_path, { baseline = opts.baseline ~= nil })
-local cap = cli.open(args[2])
-local base = opts.baseline and cli.open(opts.baseline) or nil
+-- A VProf capture computes its group and node statistics while it is read
+-- ({stats = true}; other formats ignore it): rules read them.
+local cap = cli.open(args[2], { stats = true })
+local base = opts.baseline and cli.open(opts.baseline, { stats = true }) or nil
 local r = gate.evaluate(rules, cap, base, { alpha = opts.alpha, source = rules_path })
 cap:close()
 if base then base:close() end

@@ -42,7 +42,9 @@ for _, pat in ipairs(opts.match) do
   if not ok then cli.fail(2, "option --match: bad pattern '%s': %s", pat, tostring(err)) end
 end
 
-local cap_a, cap_b = cli.open(args[1]), cli.open(args[2])
+-- Every group and node metric is read: VProf captures compute those
+-- statistics while they are read ({stats = true}; other formats ignore it).
+local cap_a, cap_b = cli.open(args[1], { stats = true }), cli.open(args[2], { stats = true })
 local r = compare.analyze(cap_a, cap_b, { alpha = opts.alpha, nodes = opts.nodes, match = opts.match })
 cap_a:close()
 cap_b:close()

@@ -26,6 +26,7 @@ static void hist_drop_sorted(vp_hist *h)
 void vp_hist_free(vp_hist *h)
 {
     hist_drop_sorted(h);
+    free(h->small);
     free(h->slots);
     memset(h, 0, sizeof *h);
 }
@@ -76,6 +77,13 @@ int vp_hist_add_slow(vp_hist *h, uint64_t v, uint64_t times)
         h->n += times;
         return 1;
     }
+    if (!h->small && h->n >= VP_HIST_SMALL)
+        h->small = calloc(VP_HIST_SMALL, sizeof *h->small); /* NULL: the table counts */
+    if (v < VP_HIST_SMALL && h->small && times <= UINT32_MAX - h->small[v]) {
+        h->small[v] += (uint32_t)times;
+        h->n += times;
+        return 1;
+    }
     if (((uint64_t)h->used + 1) * 2 > h->cap && !hist_grow(h))
         return 0;
     uint32_t mask = h->cap - 1;
@@ -108,17 +116,35 @@ const vp_hist_slot *vp_hist_sorted(vp_hist *h, uint32_t *k)
     if (!h->n)
         return NULL;
     if (!h->sorted) {
-        uint32_t d = (uint32_t)vp_hist_distinct(h);
-        vp_hist_slot *s = malloc((size_t)d * sizeof *s);
+        size_t d = (size_t)h->used + 1 + (h->small ? VP_HIST_SMALL : 0);
+        vp_hist_slot *s = malloc(d * sizeof *s);
         if (!s)
             return NULL;
+        /* Zero, the small values in order, then the table's values sorted;
+         * a small value counted in the table before the array existed is
+         * merged with its array count. */
         uint32_t j = 0;
         if (h->zeros)
             s[j++] = (vp_hist_slot){0, h->zeros};
+        for (uint32_t v = 1; h->small && v < VP_HIST_SMALL; v++)
+            if (h->small[v])
+                s[j++] = (vp_hist_slot){v, h->small[v]};
+        uint32_t from = j;
         for (uint32_t i = 0; i < h->cap; i++)
             if (h->slots[i].count)
                 s[j++] = h->slots[i];
-        qsort(s + (h->zeros != 0), j - (h->zeros != 0), sizeof *s, cmp_slot);
+        qsort(s + from, j - from, sizeof *s, cmp_slot);
+        if (h->small && from < j && s[from].value < VP_HIST_SMALL) {
+            qsort(s, j, sizeof *s, cmp_slot);
+            uint32_t w = 0;
+            for (uint32_t i = 0; i < j; i++) {
+                if (w && s[w - 1].value == s[i].value)
+                    s[w - 1].count += s[i].count;
+                else
+                    s[w++] = s[i];
+            }
+            j = w;
+        }
         for (uint32_t i = 1; i < j; i++)
             s[i].count += s[i - 1].count;
         h->sorted = s;
@@ -126,6 +152,13 @@ const vp_hist_slot *vp_hist_sorted(vp_hist *h, uint32_t *k)
     }
     *k = h->sorted_n;
     return h->sorted;
+}
+
+uint64_t vp_hist_distinct(vp_hist *h)
+{
+    uint32_t k;
+    vp_hist_sorted(h, &k);
+    return k;
 }
 
 uint64_t vp_hist_at_rank(vp_hist *h, uint64_t r, int *ok)

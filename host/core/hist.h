@@ -47,8 +47,14 @@ typedef struct vp_hist_slot {
     uint64_t value, count; /* count 0: an empty slot */
 } vp_hist_slot;
 
+/* Values below this are counted in a plain array once a histogram has seen
+ * that many values (so a histogram of a few values stays small): the usual
+ * 4 us self times of a group or a node then cost an increment, no probing. */
+#define VP_HIST_SMALL 1024u
+
 typedef struct vp_hist {
-    vp_hist_slot *slots; /* open addressing, linear probing */
+    uint32_t *small;     /* counts of 1 .. VP_HIST_SMALL - 1, or NULL */
+    vp_hist_slot *slots; /* the other values: open addressing, linear probing */
     uint32_t cap;        /* a power of two; 0 before the first nonzero value */
     uint32_t used;       /* distinct nonzero values */
     uint64_t key;        /* mixes the values' slots (hist.c) */
@@ -69,19 +75,23 @@ int vp_hist_add_slow(vp_hist *h, uint64_t v, uint64_t times);
 
 static inline int vp_hist_add(vp_hist *h, uint64_t v, uint64_t times)
 {
-    if (v == 0 && !h->sorted) {
-        h->zeros += times;
-        h->n += times;
-        return 1;
+    if (!h->sorted) {
+        if (v == 0) {
+            h->zeros += times;
+            h->n += times;
+            return 1;
+        }
+        if (v < VP_HIST_SMALL && h->small && times == 1 && h->small[v] < UINT32_MAX) {
+            h->small[v]++;
+            h->n++;
+            return 1;
+        }
     }
     return vp_hist_add_slow(h, v, times);
 }
 
-/* Distinct values counted. */
-static inline uint64_t vp_hist_distinct(const vp_hist *h)
-{
-    return (uint64_t)h->used + (h->zeros != 0);
-}
+/* Distinct values counted (builds the sorted view; 0 on OOM). */
+uint64_t vp_hist_distinct(vp_hist *h);
 
 /* The distinct values in ascending order, each with the number of values
  * up to and including it (so the last cumulative count is n); *k receives

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bigmem.h"
 #include "core/hist.h"
 
 /* A series' percentile cache: a copy of its values, which successive
@@ -14,6 +15,7 @@
  * two nearest: after p50, p99 looks at the top half. */
 struct vp_series_sel {
     double *buf;
+    size_t bytes; /* of buf (core/bigmem) */
     size_t fixed[16];
     unsigned nfixed;
 };
@@ -22,7 +24,7 @@ void vp_series_drop_cache(vp_series *s)
 {
     if (!s->sel)
         return;
-    free(s->sel->buf);
+    vp_big_free(s->sel->buf, s->sel->bytes);
     free(s->sel);
     s->sel = NULL;
 }
@@ -33,7 +35,7 @@ vp_series *vp_series_new(size_t cap)
     if (!s)
         return NULL;
     if (cap) {
-        s->v = malloc(cap * sizeof *s->v);
+        s->v = cap <= ((size_t)-1) / sizeof *s->v ? vp_big_realloc(NULL, 0, cap * sizeof *s->v) : NULL;
         if (!s->v) {
             free(s);
             return NULL;
@@ -55,7 +57,7 @@ void vp_series_unref(vp_series *s)
     if (!s || --s->refs)
         return;
     vp_series_drop_cache(s);
-    free(s->v);
+    vp_big_free(s->v, s->cap * sizeof *s->v);
     free(s);
 }
 
@@ -69,7 +71,7 @@ static int series_reserve(vp_series *s, size_t n)
             return 0;
         ncap *= 2;
     }
-    double *v = realloc(s->v, ncap * sizeof *v);
+    double *v = vp_big_realloc(s->v, s->cap * sizeof *v, ncap * sizeof *v);
     if (!v)
         return 0;
     s->v = v;
@@ -240,7 +242,8 @@ double vp_series_percentile(vp_series *s, double p)
         struct vp_series_sel *sel = calloc(1, sizeof *sel);
         if (!sel)
             return NAN;
-        if (!(sel->buf = malloc(s->n * sizeof *sel->buf))) {
+        sel->bytes = s->n * sizeof *sel->buf;
+        if (!(sel->buf = vp_big_realloc(NULL, 0, sel->bytes))) {
             free(sel);
             return NAN;
         }

@@ -302,6 +302,12 @@ typedef enum {
 int vp_vprof_node_order(vp_vprof *m, const vp_vprof_node_stat *st, uint32_t nframes,
                         vp_vprof_node_key key, uint32_t *out, uint32_t *count);
 
+/* The same pass summarising instead of keeping the columns: *out[k]
+ * (initialised) gets each frame's value of node k, in 4 us units for times
+ * (scale: ms per unit) and as a count for calls (scale 1). */
+vp_errcode vp_vprof_node_streams(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                 vp_vprof_field field, vp_stream *const *out, vp_error *err);
+
 /* 1 when some group that has nodes is hidden (BUDGETFLAG_HIDDEN), so that
  * folding changes anything. */
 int vp_vprof_has_hidden_groups(const vp_vprof *m);

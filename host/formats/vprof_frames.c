@@ -41,22 +41,25 @@ static vp_errcode frame_seek_timings(vp_vprof *m, uint32_t fi, vp_cursor *c, vp_
 }
 
 vp_errcode vp_vprof_frame_decode(vp_vprof *m, uint32_t fi, const vp_vprof_epoch *ep,
-                                 vprof_scratch *s, int want_calls, vp_error *err)
+                                 vprof_scratch *s, unsigned want, uint32_t upto, vp_error *err)
 {
     vp_cursor c;
     vp_errcode rc = frame_seek_timings(m, fi, &c, err);
     if (rc != VP_OK)
         return rc;
     uint32_t n = ep->n;
+    if (upto > n || (want & VPROF_WANT_SELF))
+        upto = n;
     vprof_decode_stats st = {0};
     uint8_t tok = 0;
-    if (vp_vprof_timings(&c.p, c.end, 0, n, m->escape_width, s->units,
-                         want_calls ? s->calls : NULL, &st) < n ||
-        !vp_rd_u8(&c, &tok) || tok != TOK_END_FRAME || vp_cursor_left(&c) != 0)
+    if (vp_vprof_timings(&c.p, c.end, 0, upto, m->escape_width, s->units,
+                         (want & VPROF_WANT_CALLS) ? s->calls : NULL, &st) < upto ||
+        (upto == n && (!vp_rd_u8(&c, &tok) || tok != TOK_END_FRAME || vp_cursor_left(&c) != 0)))
         return vp_fail(err, VP_ECHANGED, vp_cursor_off(&c),
                        "frame %u cannot be read again: the file changed since it was opened",
                        fi + 1);
-    vp_vprof_self_by_pos(ep, s->units, s->self, s->tmp);
+    if (want & VPROF_WANT_SELF)
+        vp_vprof_self_by_pos(ep, s->units, s->self, s->tmp);
     return VP_OK;
 }
 
@@ -84,7 +87,8 @@ vp_errcode vp_vprof_frame_read(vp_vprof *m, uint32_t fi, vp_vprof_fdata *fd, vp_
         vp_vprof_scratch_free(&s);
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     }
-    vp_errcode rc = vp_vprof_frame_decode(m, fi, ep, &s, 1, err);
+    vp_errcode rc =
+        vp_vprof_frame_decode(m, fi, ep, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, n, err);
     if (rc == VP_OK) {
         /* Scatter to node-index order. */
         for (uint32_t pos = 0; pos < n; pos++) {
@@ -112,7 +116,8 @@ vp_errcode vp_vprof_pass(vp_vprof *m, uint32_t first, uint32_t last, vp_vprof_pa
             rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
             break;
         }
-        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, 1, err)) != VP_OK)
+        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, n,
+                                        err)) != VP_OK)
             break;
         if (fn(ud, fi, ep, s.units, s.self, s.calls))
             break;

@@ -300,7 +300,7 @@ static vp_errcode frame_self_read(vp_vprof *m, uint32_t fi, frame_self *fs, vp_e
     const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
     if (!ep || !vp_vprof_scratch_fit(&fs->s, n))
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_errcode rc = vp_vprof_frame_decode(m, fi, ep, &fs->s, 0, err);
+    vp_errcode rc = vp_vprof_frame_decode(m, fi, ep, &fs->s, VPROF_WANT_SELF, n, err);
     if (rc != VP_OK)
         return rc;
     for (uint32_t pos = 0; pos < n; pos++) {

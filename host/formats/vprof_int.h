@@ -120,11 +120,16 @@ void vp_vprof_scratch_free(vprof_scratch *s);
 
 /* ---- decoding frames again (vprof_frames.c) ------------------------------ */
 
-/* Decode frame fi's timing records into s (sized for its n): units, self
- * times and, when want_calls, calls, by position in the epoch of n nodes
- * (passed in). */
+/* What vp_vprof_frame_decode produces besides the times. */
+#define VPROF_WANT_CALLS 1
+#define VPROF_WANT_SELF 2
+
+/* Decode frame fi's first `upto` timing records (its node count or fewer)
+ * into s (sized for its n): units and, as `want` says, calls and self times
+ * (self needs every record), by position in the epoch of n nodes (passed
+ * in). A whole frame is checked to end where the next begins. */
 vp_errcode vp_vprof_frame_decode(vp_vprof *m, uint32_t fi, const vp_vprof_epoch *ep,
-                                 vprof_scratch *s, int want_calls, vp_error *err);
+                                 vprof_scratch *s, unsigned want, uint32_t upto, vp_error *err);
 
 /* ---- whole-capture statistics (vprof_stats.c) ------------------------------ */
 
@@ -150,7 +155,6 @@ typedef struct vprof_acc {
         uint8_t *in; /* by group index */
         uint32_t n;
     } g, f;
-    uint64_t *run; /* running sums over pos[] (pcap + 1) */
     uint32_t gcap, pcap;
 } vprof_acc;
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bigmem.h"
 #include "formats/vprof_int.h"
 
 static const struct {
@@ -198,7 +199,7 @@ void vp_vprof_free(vp_vprof *m)
     free(m->nodes);
     free(m->groups);
     free(m->names);
-    free(m->frames);
+    vp_big_free(m->frames, (size_t)m->frame_cap * sizeof *m->frames);
     vp_series_unref(m->frame_ms);
     vp_stream_free(&m->frame_stream);
     free(m->path_rank);

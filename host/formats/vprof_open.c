@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bigmem.h"
 #include "core/sort.h"
 #include "formats/vprof_int.h"
 
@@ -247,9 +248,19 @@ static int rollback(vp_vprof *m, uint32_t nodes, uint32_t groups)
 
 static int frame_commit(vp_vprof *m, uint64_t off, int32_t tick, uint32_t n, uint64_t units)
 {
-    if (m->frame_count == m->frame_cap &&
-        !vp_vprof_grow((void **)&m->frames, &m->frame_cap, m->frame_count + 1, sizeof *m->frames))
-        return 0;
+    if (m->frame_count == m->frame_cap) {
+        /* Doubling, in huge pages once large (core/bigmem: a page fault
+         * per 4 KiB of records cost more than decoding them). */
+        uint32_t ncap = m->frame_cap ? m->frame_cap * 2 : 4096;
+        if (ncap <= m->frame_cap)
+            return 0;
+        vp_vprof_frame *f = vp_big_realloc(m->frames, (size_t)m->frame_cap * sizeof *f,
+                                           (size_t)ncap * sizeof *f);
+        if (!f)
+            return 0;
+        m->frames = f;
+        m->frame_cap = ncap;
+    }
     m->frames[m->frame_count++] = (vp_vprof_frame){off, units, tick, n};
     return vp_stream_add(&m->frame_stream, units, 1, VP_VPROF_US_PER_UNIT / 1000.0);
 }
@@ -658,9 +669,10 @@ static vp_errcode open_src(vp_src *src, const vp_open_opts *opts, vp_vprof **out
         vp_src_close(src);
         return rc;
     }
-    /* The pass is over: give the window's memory back until a frame is read
-     * again. */
-    vp_src_forget(src);
+    /* The window's bytes are dropped, so what is read later comes from the
+     * file as it is then (a file cut since shows at once); its buffer stays
+     * for those reads: making it anew would fault its pages in again. */
+    src->len = 0;
     m->src = *src;
     *out = m;
     return VP_OK;

@@ -99,7 +99,6 @@ void vprof_acc_free(vprof_acc *a)
     free(a->peak_frame);
     gsets_free(&a->g);
     gsets_free(&a->f);
-    free(a->run);
     if (a->own_out)
         free(a->out);
     memset(a, 0, sizeof *a);
@@ -131,8 +130,7 @@ static int groups_fit(vprof_acc *a, vp_vprof *m, uint32_t n)
     }
     if (n > a->pcap) {
         if (!fit((void **)&a->g.pos, a->pcap, n, sizeof(uint32_t)) ||
-            !fit((void **)&a->f.pos, a->pcap, n, sizeof(uint32_t)) ||
-            !fit((void **)&a->run, a->pcap, n + 1, sizeof(uint64_t)))
+            !fit((void **)&a->f.pos, a->pcap, n, sizeof(uint32_t)))
             return 0;
         a->pcap = n;
     }
@@ -270,23 +268,19 @@ static int acc_epoch(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32
     return 1;
 }
 
-/* Each group's self time in the frame, gathered from its positions: one
- * running sum over pos[] (the groups' runs back to back), each group's sum
- * the difference at the ends of its run. */
-static int gsets_add(const struct vprof_gsets *g, vp_stream **streams, const uint64_t *self,
-                     uint64_t *run, uint32_t n)
+/* Each group's self time in the frame, gathered from its positions into a
+ * register (the runs' lengths repeat frame after frame, so their loop
+ * branches predict well). */
+static int gsets_add(const struct vprof_gsets *g, vp_stream **streams, const uint64_t *self)
 {
     const uint32_t *pos = g->pos;
-    uint64_t acc = 0;
-    run[0] = 0;
-    for (uint32_t j = 0; j < n; j++) {
-        acc += self[pos[j]];
-        run[j + 1] = acc;
-    }
-    for (uint32_t k = 0; k < g->n; k++)
-        if (!vp_stream_add(streams[g->active[k]], run[g->start[k + 1]] - run[g->start[k]], 1,
-                           MS_PER_UNIT))
+    for (uint32_t k = 0; k < g->n; k++) {
+        uint64_t sum = 0;
+        for (uint32_t j = g->start[k]; j < g->start[k + 1]; j++)
+            sum += self[pos[j]];
+        if (!vp_stream_add(streams[g->active[k]], sum, 1, MS_PER_UNIT))
             return 0;
+    }
     return 1;
 }
 
@@ -313,9 +307,9 @@ int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_
             ps[pos] = self[pos] > ps[pos] ? self[pos] : ps[pos];
         }
     }
-    if ((a->what & VP_VPROF_STATS_GROUPS) && !gsets_add(&a->g, m->stats.group, self, a->run, n))
+    if ((a->what & VP_VPROF_STATS_GROUPS) && !gsets_add(&a->g, m->stats.group, self))
         return 0;
-    if ((a->what & VP_VPROF_STATS_FOLDED) && !gsets_add(&a->f, m->stats.folded, self, a->run, n))
+    if ((a->what & VP_VPROF_STATS_FOLDED) && !gsets_add(&a->f, m->stats.folded, self))
         return 0;
     return 1;
 }
@@ -377,8 +371,8 @@ vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err)
             rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
             goto done;
         }
-        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, (missing & VP_VPROF_STATS_NODES) != 0,
-                                        err)) != VP_OK)
+        unsigned want = VPROF_WANT_SELF | ((missing & VP_VPROF_STATS_NODES) ? VPROF_WANT_CALLS : 0);
+        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, want, n, err)) != VP_OK)
             goto done;
         if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
             rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
@@ -436,7 +430,8 @@ vp_errcode vp_vprof_node_stats(vp_vprof *m, uint32_t first, uint32_t last,
             rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
             goto done;
         }
-        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, 1, err)) != VP_OK)
+        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, n,
+                                        err)) != VP_OK)
             goto done;
         if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
             rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
@@ -450,65 +445,110 @@ done:
     return rc;
 }
 
-/* One pass filling a series per requested node: each node's position is
- * looked up again only when the tree grows (a new epoch). */
+/* One pass filling a series (or a summary) per requested node: each node's
+ * position is looked up again only when the tree grows (a new epoch). */
 typedef struct {
-    vp_series *const *out;
+    vp_series *const *out; /* columns, or NULL and: */
+    vp_stream *const *streams; /* summaries */
     const uint32_t *nodes;
     uint32_t *pos;   /* per requested node: position in the epoch, or NO_NODE */
     uint32_t *posof; /* node -> position in the epoch */
     uint32_t count;
     vp_vprof_field field;
     uint32_t ep_n;
-    int oom;
 } series_pass;
 
-static int series_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
-                     const uint64_t *self, const uint32_t *calls)
+/* A new epoch: each requested node's position, and how many records the
+ * field needs read (self times need every record; a time or a call count
+ * only those up to the last node asked for). */
+static void series_epoch(series_pass *sp, const vp_vprof_epoch *ep, uint32_t *upto)
 {
-    series_pass *sp = ud;
-    (void)fi;
-    if (ep->n != sp->ep_n) {
-        sp->ep_n = ep->n;
-        for (uint32_t pos = 0; pos < ep->n; pos++)
-            sp->posof[ep->order[pos]] = pos;
-        for (uint32_t k = 0; k < sp->count; k++)
-            sp->pos[k] = sp->nodes[k] < ep->n ? sp->posof[sp->nodes[k]] : VP_VPROF_NO_NODE;
-    }
+    sp->ep_n = ep->n;
+    for (uint32_t pos = 0; pos < ep->n; pos++)
+        sp->posof[ep->order[pos]] = pos;
+    *upto = 0;
     for (uint32_t k = 0; k < sp->count; k++) {
-        uint32_t pos = sp->pos[k];
-        double v = 0;
-        if (pos != VP_VPROF_NO_NODE)
-            v = sp->field == VP_VPROF_CALLS
-                    ? (double)calls[pos]
-                    : vp_vprof_ms(sp->field == VP_VPROF_SELF_MS ? self[pos] : units[pos]);
-        if (!vp_series_push_fast(sp->out[k], v)) {
-            sp->oom = 1;
-            return 1;
-        }
+        sp->pos[k] = sp->nodes[k] < ep->n ? sp->posof[sp->nodes[k]] : VP_VPROF_NO_NODE;
+        if (sp->pos[k] != VP_VPROF_NO_NODE && sp->pos[k] + 1 > *upto)
+            *upto = sp->pos[k] + 1;
     }
-    return 0;
+    if (sp->field == VP_VPROF_SELF_MS)
+        *upto = ep->n;
 }
 
-vp_errcode vp_vprof_node_series(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                vp_vprof_field field, vp_series *const *out, vp_error *err)
+static int series_frame(series_pass *sp, const vprof_scratch *s)
+{
+    for (uint32_t k = 0; k < sp->count; k++) {
+        uint32_t pos = sp->pos[k];
+        uint64_t v = 0;
+        if (pos != VP_VPROF_NO_NODE)
+            v = sp->field == VP_VPROF_CALLS ? s->calls[pos]
+                : sp->field == VP_VPROF_SELF_MS ? s->self[pos] : s->units[pos];
+        int ok;
+        if (sp->streams)
+            ok = vp_stream_add(sp->streams[k], v, 1,
+                               sp->field == VP_VPROF_CALLS ? 1.0 : VP_VPROF_US_PER_UNIT / 1000.0);
+        else
+            ok = vp_series_push_fast(sp->out[k],
+                                     sp->field == VP_VPROF_CALLS ? (double)v : vp_vprof_ms(v));
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static vp_errcode series_run(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                             vp_vprof_field field, vp_series *const *out,
+                             vp_stream *const *streams, vp_error *err)
 {
     if (!m->frame_count || !count)
         return VP_OK;
     uint32_t *pos = malloc((size_t)count * sizeof *pos);
     uint32_t *posof = malloc((size_t)m->node_count * sizeof *posof);
+    vprof_scratch s = {0};
+    vp_errcode rc = VP_OK;
     if (!pos || !posof) {
-        free(pos);
-        free(posof);
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        goto done;
     }
-    series_pass sp = {out, nodes, pos, posof, count, field, UINT32_MAX, 0};
-    vp_errcode rc = vp_vprof_pass(m, 0, m->frame_count - 1, series_cb, &sp, err);
+    series_pass sp = {out, streams, nodes, pos, posof, count, field, UINT32_MAX};
+    unsigned want = field == VP_VPROF_CALLS    ? VPROF_WANT_CALLS
+                    : field == VP_VPROF_SELF_MS ? VPROF_WANT_SELF
+                                                : 0;
+    uint32_t upto = 0;
+    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
+        uint32_t n = m->frames[fi].n;
+        const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
+        if (!ep || !vp_vprof_scratch_fit(&s, n)) {
+            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+            goto done;
+        }
+        if (n != sp.ep_n)
+            series_epoch(&sp, ep, &upto);
+        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, want, upto, err)) != VP_OK)
+            goto done;
+        if (!series_frame(&sp, &s)) {
+            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+            goto done;
+        }
+    }
+done:
     free(pos);
     free(posof);
-    if (rc == VP_OK && sp.oom)
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_vprof_scratch_free(&s);
     return rc;
+}
+
+vp_errcode vp_vprof_node_series(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                vp_vprof_field field, vp_series *const *out, vp_error *err)
+{
+    return series_run(m, nodes, count, field, out, NULL, err);
+}
+
+vp_errcode vp_vprof_node_streams(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                 vp_vprof_field field, vp_stream *const *out, vp_error *err)
+{
+    return series_run(m, nodes, count, field, NULL, out, err);
 }
 
 typedef struct order_ctx {

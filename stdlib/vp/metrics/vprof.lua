@@ -8,8 +8,9 @@
 -- reader's whole-capture statistics (cap:node_stat: one pass for every node,
 -- the open pass when the capture was opened with {stats = ...}), and node
 -- percentiles one more C pass for all the nodes asked together (cap:series
--- with a list of nodes: the entries' `prefetch`). Nothing iterates frames x
--- nodes in Lua.
+-- with a list of nodes: the entries' `prefetch`), which summarises each
+-- node's values (exact value counts) instead of keeping their columns.
+-- Nothing iterates frames x nodes in Lua.
 --
 -- Listing (metrics.available, what compare.lua compares) names every node
 -- of a tree of at most NODE_LIST nodes; of a larger one the NODE_LIST with
@@ -143,7 +144,11 @@ local function vprof_node(ctx, path)
   return r
 end
 
--- Per-frame Series of a node's field, by field and full path.
+-- What a node's per-frame values are kept as: their summary (a vp.vprof.dist
+-- answers what the Series would; its totable builds the column).
+local SUMMARY = { summary = true }
+
+-- Per-frame values of a node's field (summarised), by field and path.
 local function node_series(ctx, path, field)
   ctx.node_series = ctx.node_series or {}
   local r = vprof_node(ctx, path)
@@ -151,7 +156,7 @@ local function node_series(ctx, path, field)
   local key = field .. "\0" .. r.node.path
   local s = ctx.node_series[key]
   if not s then
-    s = ctx.cap:series(r.node, field)
+    s = ctx.cap:series(r.node, field, SUMMARY)
     ctx.node_series[key] = s
   end
   return s
@@ -180,7 +185,7 @@ local function prefetch_node_series(ctx, asked)
   for _, field in ipairs(fields) do
     local list, nodes = fields[field], {}
     for i, r in ipairs(list) do nodes[i] = r.node end
-    local series = ctx.cap:series(nodes, field)
+    local series = ctx.cap:series(nodes, field, SUMMARY)
     for i, r in ipairs(list) do ctx.node_series[field .. "\0" .. r.node.path] = series[i] end
   end
 end
