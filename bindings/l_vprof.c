@@ -728,7 +728,7 @@ static void push_group_columns(lua_State *L, int cap_idx, vp_vprof *m, int fold)
 static int cap_group_self_ms(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
-    int fold = vp_l_opt_bool(L, 2, "fold_hidden", 0) && m->hidden_groups;
+    int fold = vp_l_opt_bool(L, 2, "fold_hidden", 0) && m->fold_differs;
     lua_settop(L, 1);
     push_group_columns(L, 1, m, fold);
     int cols = lua_gettop(L);
@@ -890,7 +890,7 @@ static int dist_series(lua_State *L)
             raise_at(L, cap, &err);
         return 1;
     }
-    push_group_columns(L, cap, m, d->fold && m->hidden_groups);
+    push_group_columns(L, cap, m, d->fold && m->fold_differs);
     lua_rawgeti(L, -1, (lua_Integer)d->index);
     return 1;
 }
@@ -960,7 +960,7 @@ static ldist *dist_new(lua_State *L, int kind, uint32_t index)
 static int cap_group_stats(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
-    int fold = vp_l_opt_bool(L, 2, "fold_hidden", 0) && m->hidden_groups;
+    int fold = vp_l_opt_bool(L, 2, "fold_hidden", 0) && m->fold_differs;
     lua_settop(L, 1);
     need_stats(L, m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS);
     lua_newtable(L);

@@ -149,6 +149,51 @@ describe("statistics at open and on demand", function()
   end)
 end)
 
+describe("folded group summaries", function()
+  it("equal the folded columns when hidden nodes appear mid-capture, summarised at open or later", function()
+    -- Frames 1..150 have visible groups only; frame 151 adds a node of a
+    -- hidden group under Physics, frame 201 one under a node of another
+    -- hidden group.
+    local frames = {}
+    for i = 1, 300 do
+      local f = { tick = i, [1] = 0, [2] = 4 * (1000 + rnd(300)), [3] = 4 * (500 + rnd(900)) }
+      if i >= 151 then f[4] = 4 * (100 + rnd(500)) end
+      if i >= 201 then f[5] = 4 * (50 + rnd(50)) end
+      f[2] = f[2] + (f[4] or 0)
+      f[3] = f[3] + (f[5] or 0)
+      f[1] = f[2] + f[3]
+      if i == 151 then f.add = { { id = 4, parent = 2, name = "Hidden", group = "Secret" } } end
+      if i == 201 then f.add = { { id = 5, parent = 3, name = "Deep", group = "Secret" } } end
+      frames[i] = f
+    end
+    local path = h.vprof(dir .. "/fold.vprof", {
+      groups = { { "Secret", 0x8000 } },
+      nodes = { { id = 1, parent = 0, name = "Frame", group = "Game" },
+        { id = 2, parent = 1, name = "Physics", group = "Physics" },
+        { id = 3, parent = 1, name = "Sound", group = "Sound" } },
+      frames = frames,
+    })
+    for _, opts in ipairs({ {}, { stats = { fold_hidden = true } }, { stats = true } }) do
+      local cap = assert(vp.open(path, opts))
+      for _, fold in ipairs({ true, false }) do
+        local cols = {}
+        for g, col in pairs(cap:group_self_ms({ fold_hidden = fold })) do cols[g.name] = col end
+        local seen = 0
+        for g, d in pairs(cap:group_stats({ fold_hidden = fold })) do
+          local col = assert(cols[g.name], g.name)
+          assert.same(col:totable(), d:totable())
+          assert.equal(col:sum(), d:sum(), g.name)
+          assert.equal(col:argmax(), d:argmax(), g.name)
+          for _, p in ipairs({ 0, 50, 90, 99, 100 }) do assert.equal(col:percentile(p), d:percentile(p)) end
+          seen = seen + 1
+        end
+        assert.equal(fold and 4 or 5, seen) -- the root's Unaccounted too; Secret has no folded time
+      end
+      cap:close()
+    end
+  end)
+end)
+
 describe("hitch causes", function()
   -- A tree of 12 nodes over 5 groups, two of them added late; noisy times;
   -- a spike every 3..9 frames in a random node (hundreds of hitches, their

@@ -192,6 +192,32 @@ void vp_stream_free(vp_stream *s)
     memset(s, 0, sizeof *s);
 }
 
+int vp_stream_copy(vp_stream *dst, const vp_stream *src)
+{
+    *dst = *src;
+    dst->h.small = NULL;
+    dst->h.slots = NULL;
+    dst->h.sorted = NULL;
+    dst->h.sorted_n = 0;
+    if (src->h.small) {
+        dst->h.small = malloc(VP_HIST_SMALL * sizeof *dst->h.small);
+        if (!dst->h.small)
+            goto oom;
+        memcpy(dst->h.small, src->h.small, VP_HIST_SMALL * sizeof *dst->h.small);
+    }
+    if (src->h.cap) {
+        dst->h.slots = malloc((size_t)src->h.cap * sizeof *dst->h.slots);
+        if (!dst->h.slots)
+            goto oom;
+        memcpy(dst->h.slots, src->h.slots, (size_t)src->h.cap * sizeof *dst->h.slots);
+    }
+    return 1;
+oom:
+    free(dst->h.small);
+    vp_stream_init(dst);
+    return 0;
+}
+
 uint64_t vp_stream_percentile(vp_stream *s, double p, int *ok)
 {
     if (!s->h.n || !(p >= 0 && p <= 100)) {

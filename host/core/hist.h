@@ -116,6 +116,8 @@ typedef struct vp_stream {
 
 void vp_stream_init(vp_stream *s);
 void vp_stream_free(vp_stream *s);
+/* *dst (initialised, empty) becomes a copy of *src; 0 on OOM. */
+int vp_stream_copy(vp_stream *dst, const vp_stream *src);
 
 /* Append `times` copies of v (positions n .. n + times - 1); 0 on OOM. */
 static inline int vp_stream_add(vp_stream *s, uint64_t v, uint64_t times, double scale)

@@ -131,6 +131,7 @@ typedef struct vp_vprof {
     int zero_timings;
     int group_base;        /* 0 or 31: id of the first AddBudgetGroup record */
     int hidden_groups;     /* some group that has nodes is hidden */
+    int fold_differs;      /* some node counts towards another group folded */
     int fold_changed;      /* a group's hidden flag changed after nodes named it */
 
     vp_vprof_node *nodes;

@@ -156,6 +156,9 @@ typedef struct vprof_acc {
         uint32_t n;
     } g, f;
     uint32_t gcap, pcap;
+    /* Folded sums are the plain ones until an epoch has a node whose folded
+     * group differs: only then are the streams copied and kept apart. */
+    int f_live;
 } vprof_acc;
 
 /* Start accumulating `what` into m->stats (out == NULL) or, for node totals

@@ -581,17 +581,13 @@ static int finalize(vp_vprof *m, const attempt *a)
         vis_sweep(m);
     }
     m->hidden_groups = vp_vprof_has_hidden_groups(m);
+    for (uint32_t v = 0; v < m->node_count && !m->fold_differs; v++)
+        m->fold_differs = m->nodes[v].vis != m->nodes[v].group;
     vp_vprof_stats *st = &m->stats;
     if (m->fold_changed)
         vprof_stats_drop(m, VP_VPROF_STATS_FOLDED);
-    if (!m->hidden_groups && (st->have & VP_VPROF_STATS_FOLDED) &&
-        !(st->have & VP_VPROF_STATS_GROUPS)) {
-        /* Nothing to fold: the folded figures are the plain ones. */
-        vp_stream **t = st->group;
-        st->group = st->folded;
-        st->folded = t;
-        st->have = (st->have & ~VP_VPROF_STATS_FOLDED) | VP_VPROF_STATS_GROUPS;
-    }
+    if (!m->fold_differs && (st->have & VP_VPROF_STATS_GROUPS))
+        st->have |= VP_VPROF_STATS_FOLDED; /* folding changes nothing */
     if (!number_namesakes(m))
         return 0;
     path_lengths(m);

@@ -68,6 +68,9 @@ int vprof_acc_begin(vprof_acc *a, vp_vprof *m, unsigned what, vp_vprof_node_stat
                     uint32_t first)
 {
     memset(a, 0, sizeof *a);
+    /* Folded figures start as copies of the plain ones (acc_epoch). */
+    if (what & VP_VPROF_STATS_FOLDED)
+        what |= VP_VPROF_STATS_GROUPS;
     a->what = what;
     a->first = first;
     a->out = out;
@@ -256,9 +259,31 @@ static int acc_epoch(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32
             return 0;
         uint32_t *scratch = malloc(((size_t)m->group_count + 1) * sizeof *scratch);
         int ok = scratch != NULL;
+        uint32_t before = a->g.n; /* the groups of the epochs before */
         if (ok && (a->what & VP_VPROF_STATS_GROUPS))
             ok = gsets_build(&a->g, ep->group, n, m->stats.group, fi, scratch);
-        if (ok && (a->what & VP_VPROF_STATS_FOLDED))
+        if (ok && (a->what & VP_VPROF_STATS_FOLDED) && !a->f_live) {
+            /* Until some node folds elsewhere the folded sums are the plain
+             * ones: start them here as copies of those of the groups the
+             * nodes before this epoch count towards (folding cannot move
+             * them: a flag change is fold_changed); the new nodes' folded
+             * groups start with zeros below. */
+            for (uint32_t pos = 0; pos < n && !a->f_live; pos++)
+                a->f_live = ep->vis[pos] != ep->group[pos];
+            for (uint32_t k = 0; ok && a->f_live && k < before; k++) {
+                uint32_t g = a->g.active[k];
+                vp_stream *c = malloc(sizeof *c);
+                ok = c && vp_stream_copy(c, m->stats.group[g]);
+                if (!ok) {
+                    free(c);
+                    break;
+                }
+                m->stats.folded[g] = c;
+                a->f.in[g] = 1;
+                a->f.active[a->f.n++] = g;
+            }
+        }
+        if (ok && a->f_live)
             ok = gsets_build(&a->f, ep->vis, n, m->stats.folded, fi, scratch);
         free(scratch);
         if (!ok)
@@ -309,7 +334,7 @@ int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_
     }
     if ((a->what & VP_VPROF_STATS_GROUPS) && !gsets_add(&a->g, m->stats.group, self))
         return 0;
-    if ((a->what & VP_VPROF_STATS_FOLDED) && !gsets_add(&a->f, m->stats.folded, self))
+    if (a->f_live && !gsets_add(&a->f, m->stats.folded, self))
         return 0;
     return 1;
 }
@@ -347,7 +372,7 @@ int vprof_acc_end(vprof_acc *a, vp_vprof *m, uint32_t frames)
 
 vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err)
 {
-    if (!m->hidden_groups && (m->stats.have & VP_VPROF_STATS_GROUPS))
+    if (!m->fold_differs && (m->stats.have & VP_VPROF_STATS_GROUPS))
         m->stats.have |= VP_VPROF_STATS_FOLDED; /* the same figures */
     unsigned missing = what & ~m->stats.have & VP_VPROF_STATS_ALL;
     if (!missing)
@@ -355,7 +380,7 @@ vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err)
     /* One pass computes everything not there yet, so no script pays for a
      * third. Folding changes nothing without hidden groups. */
     missing = ~m->stats.have & VP_VPROF_STATS_ALL;
-    if (!m->hidden_groups)
+    if (!m->fold_differs)
         missing &= ~VP_VPROF_STATS_FOLDED;
     vprof_acc a;
     vprof_scratch s = {0};
@@ -386,7 +411,7 @@ done:
         vprof_stats_drop(m, missing);
     vprof_acc_free(&a);
     vp_vprof_scratch_free(&s);
-    if (rc == VP_OK && !m->hidden_groups)
+    if (rc == VP_OK && !m->fold_differs)
         m->stats.have |= VP_VPROF_STATS_FOLDED;
     return rc;
 }
@@ -396,7 +421,7 @@ vp_stream *vp_vprof_group_stream(vp_vprof *m, uint32_t g, int fold)
     vp_vprof_stats *st = &m->stats;
     if (g >= st->gcap)
         return NULL;
-    if (fold && m->hidden_groups)
+    if (fold && m->fold_differs)
         return (st->have & VP_VPROF_STATS_FOLDED) ? st->folded[g] : NULL;
     return (st->have & VP_VPROF_STATS_GROUPS) ? st->group[g] : NULL;
 }
@@ -652,7 +677,7 @@ vp_errcode vp_vprof_group_series(vp_vprof *m, int fold, vp_series *const *out, v
     uint64_t *acc = malloc(((size_t)m->group_count + 1) * sizeof *acc);
     if (!acc)
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    group_pass gp = {m, fold && m->hidden_groups, acc, out, 0};
+    group_pass gp = {m, fold && m->fold_differs, acc, out, 0};
     vp_errcode rc = vp_vprof_pass(m, 0, m->frame_count - 1, group_cb, &gp, err);
     free(acc);
     if (rc == VP_OK && gp.oom)
