@@ -319,17 +319,20 @@ int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_
     uint32_t n = ep->n;
     if (a->what & VP_VPROF_STATS_NODES) {
         uint64_t *time = a->time, *sf = a->self, *cl = a->calls, *pk = a->peak, *ps = a->peak_self;
+        uint32_t *pf = a->peak_frame;
         for (uint32_t pos = 0; pos < n; pos++) {
-            time[pos] += units[pos];
-            sf[pos] += self[pos];
+            uint64_t u = units[pos], sv = self[pos];
+            time[pos] += u;
+            sf[pos] += sv;
             cl[pos] += calls[pos];
-        }
-        for (uint32_t pos = 0; pos < n; pos++) {
-            if (units[pos] > pk[pos]) { /* the first frame of a new peak */
-                pk[pos] = units[pos];
-                a->peak_frame[pos] = fi;
+            /* New peaks are rare after the first frames: branches, not
+             * stores every time. */
+            if (u > pk[pos]) { /* the first frame of a new peak */
+                pk[pos] = u;
+                pf[pos] = fi;
             }
-            ps[pos] = self[pos] > ps[pos] ? self[pos] : ps[pos];
+            if (sv > ps[pos])
+                ps[pos] = sv;
         }
     }
     if ((a->what & VP_VPROF_STATS_GROUPS) && !gsets_add(&a->g, m->stats.group, self))
