@@ -974,8 +974,8 @@ static int cap_group_stats(lua_State *L)
     return 1;
 }
 
-/* cap:frame_dist() -> dist: the frame times, summarised at open. */
-static int cap_frame_dist(lua_State *L)
+/* cap:time_stats() -> dist: the frame times, summarised at open. */
+static int cap_time_stats(lua_State *L)
 {
     check_cap(L, 1);
     dist_new(L, DIST_FRAME, 0);
@@ -1409,7 +1409,7 @@ void vp_l_register_vprof(lua_State *L)
                                            {"series", cap_series},
                                            {"group_self_ms", cap_group_self_ms},
                                            {"group_stats", cap_group_stats},
-                                           {"frame_dist", cap_frame_dist},
+                                           {"time_stats", cap_time_stats},
                                            {"slowest_sum", cap_slowest_sum},
                                            {"node_stats", cap_node_stats},
                                            {"node_stat", cap_node_stat},

@@ -373,7 +373,7 @@ describe("node orders and frame-time figures", function()
 
   it("equal the Series' and vp.stats' answers", function()
     local cap = assert(vp.open("examples/sample.vprof"))
-    local d, s = cap:frame_dist(), cap:frame_times()
+    local d, s = cap:time_stats(), cap:frame_times()
     for _, p in ipairs({ 0, 1, 50, 95, 99, 99.9, 100 }) do assert.equal(s:percentile(p), d:percentile(p)) end
     assert.equal(s:sum(), d:sum())
     assert.equal(s:mean(), d:mean())

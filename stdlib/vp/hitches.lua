@@ -225,7 +225,7 @@ function hitches.analyze(cap, params)
   local is_vprof = cap.format == "vprof"
   local ft, err
   if is_vprof then
-    ft = cap:frame_dist()
+    ft = cap:time_stats()
   elseif type(cap.frame_times) ~= "function" then
     err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
   else

@@ -55,9 +55,11 @@ return {
         'print(cap:group("Physics").flags)'),
       m("frame_times", "cap:frame_times() -> Series", "frame time (ms) of every frame",
         "print(cap:frame_times():percentile(99))"),
-      m("series", 'cap:series(node | {node, ...}, "time_ms"|"self_ms"|"calls") -> Series | {Series, ...}',
+      m("series", 'cap:series(node | {node, ...}, "time_ms"|"self_ms"|"calls" [, {summary = true}]) '
+          .. "-> Series | {Series, ...}",
         "a node's inclusive time, self time or calls per frame (0 where absent); given a list "
-          .. "of nodes, a list of Series from the same single C pass",
+          .. "of nodes, a list of Series from the same single C pass; with summary, vp.vprof.dist "
+          .. "summaries of them instead (no column kept)",
         'local s = cap:series("Root/CEngine::Frame", "self_ms")'),
       m("group_self_ms", "cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}",
         "self time (ms) per frame of every group that has nodes, as columns (one pass, frames x "
@@ -68,6 +70,14 @@ return {
         "the same per-frame self times summarised (vp.vprof.dist): exact value counts, the sum "
           .. "in frame order, the first minimum and maximum; what budget.lua reads",
         "for g, d in pairs(cap:group_stats()) do print(g.name, d:mean(), d:percentile(99)) end"),
+      m("time_stats", "cap:time_stats() -> dist",
+        "the frame times summarised by the open pass (vp.vprof.dist: the frame_times Series' "
+          .. "figures without the column)",
+        "print(cap:time_stats():percentile(99))"),
+      m("slowest_sum", "cap:slowest_sum(k) -> number",
+        "the sum (ms) of the k slowest frame times: those above the k-th largest in frame order, "
+          .. "then that one for the rest (the sum the low-FPS figures divide by k)",
+        "print(1000 / (cap:slowest_sum(40) / 40))"),
       m("node_stats", "cap:node_stats([i [, j]] [, {sort =, limit =}]) -> list [, count]",
         "per node over frames i..j: {node, frames, calls, time_ms, self_ms, peak_ms, "
           .. "peak_self_ms, peak_frame}; totals, in pre-order (the whole capture: the "
@@ -147,8 +157,9 @@ return {
   {
     class = "vp.vprof.dist",
     title = "VProf group self time per frame, summarised",
-    doc = "What cap:group_stats gives for each group: the statistics a Series of the group's "
-      .. "self time per frame would give, with the same numbers (sum in frame order, first "
+    doc = "A per-frame quantity summarised: a group's self time (cap:group_stats), the frame "
+      .. "times (cap:time_stats), a node's time, self time or calls (cap:series with summary). It "
+      .. "answers what a Series of the values would, with the same numbers (sum in frame order, first "
       .. "minimum and maximum, nearest-rank percentiles from exact counts of the 4 us values), "
       .. "in memory proportional to the distinct values instead of the frames. Keeps its "
       .. "capture alive.",

@@ -11,8 +11,8 @@ local frame_times, laige_values = C.frame_times, C.laige_values
 -- counts), other captures' Series.
 local function frame_values(ctx)
   if ctx.format == "vprof" then
-    ctx.frame_dist = ctx.frame_dist or ctx.cap:frame_dist()
-    return ctx.frame_dist
+    ctx.time_stats = ctx.time_stats or ctx.cap:time_stats()
+    return ctx.time_stats
   end
   return frame_times(ctx)
 end
