@@ -116,9 +116,14 @@ describe("a 100,000-deep chain of nodes", function()
         os.remove(ef)
         assert.equal("0", code, s[1] .. " on " .. depth .. ": " .. stderr)
         kb, secs = tonumber(kb), tonumber(secs)
+        -- (Under AddressSanitizer, `make asan`, the peak is mostly its shadow
+        -- memory and quarantine, not the program's: the bound is the release
+        -- build's.)
         local limit_kb = 64 * 1024 + 10 * size / 1024
-        assert.is_true(kb <= limit_kb, string.format("%s on %d: peak %d KB, limit %d KB", s[1], depth, kb,
-          math.floor(limit_kb)))
+        if not os.getenv("ASAN_OPTIONS") then
+          assert.is_true(kb <= limit_kb, string.format("%s on %d: peak %d KB, limit %d KB", s[1], depth, kb,
+            math.floor(limit_kb)))
+        end
         -- Quadratic work on the 100,000 chain takes minutes (top.lua took 56 s
         -- on the 20,000 one); linear work takes well under a second.
         assert.is_true(secs < 15, string.format("%s on %d took %.1f s", s[1], depth, secs))
