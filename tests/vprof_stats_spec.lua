@@ -265,7 +265,9 @@ describe("hitch causes", function()
       else
         hit = i > 1 and ft[i] >= 2.5 * base and ft[i] - base >= 5
       end
-      if hit then
+      if hit and limit == 0 then
+        out[#out + 1] = { frame = i, frame_ms = ft[i], baseline_ms = base, causes = {}, groups = {} }
+      elseif hit then
         local fr = cap:frame(i)
         local causes = {}
         for node in fr:nodes() do
@@ -317,6 +319,32 @@ describe("hitch causes", function()
     local doc = hitches.analyze(cap, { threshold_ms = 12, causes = 4 })
     assert.is_true(#doc.hitches >= 100)
     assert.same(reference(cap, 30, 4, 12), strip(doc))
+    cap:close()
+  end)
+
+  it("find the baselines of many hitches over long windows with a sliding median", function()
+    -- So many frames to test over so long a window that copying each window
+    -- would cost more than one sliding pass: the reader slides a median.
+    local cap = assert(vp.open(path))
+    local hitches = require "vp.hitches"
+    local doc = hitches.analyze(cap, { threshold_ms = 0, window = 400, causes = 0 })
+    assert.equal(1500, #doc.hitches)
+    assert.same(reference(cap, 400, 0, 0), strip(doc))
+    for _, w in ipairs({ 300, 700 }) do
+      doc = hitches.analyze(cap, { window = w, factor = 1.1, min_excess_ms = 0, causes = 0 })
+      assert.is_true(#doc.hitches * w > 64 * 1500 + 4096, w .. ": " .. #doc.hitches) -- slides
+      local ft = cap:frame_times():totable()
+      local mine = {}
+      for i = 2, #ft do
+        local vals = {}
+        for j = math.max(1, i - w), i - 1 do vals[#vals + 1] = ft[j] end
+        local b = stats.median(vals)
+        if ft[i] >= 1.1 * b and ft[i] - b >= 0 then
+          mine[#mine + 1] = { frame = i, frame_ms = ft[i], baseline_ms = b, causes = {}, groups = {} }
+        end
+      end
+      assert.same(mine, strip(doc), "window " .. w)
+    end
     cap:close()
   end)
 

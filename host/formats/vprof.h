@@ -132,6 +132,8 @@ typedef struct vp_vprof {
     int group_base;        /* 0 or 31: id of the first AddBudgetGroup record */
     int hidden_groups;     /* some group that has nodes is hidden */
     int fold_differs;      /* some node counts towards another group folded */
+    size_t causes_batch;   /* bytes of window values vp_vprof_causes holds at once;
+                            * 0: 32 MiB (tests make it small) */
     int fold_changed;      /* a group's hidden flag changed after nodes named it */
 
     vp_vprof_node *nodes;

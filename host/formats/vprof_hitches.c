@@ -400,7 +400,8 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
     qsort(cg, ncg, sizeof *cg, cmp_cand);
 
     best bn = {nodes, 0, limit, m, rank}, bg = {groups, 0, limit, m, NULL};
-    size_t batch = w ? BATCH_BYTES / ((size_t)w * sizeof *vals) : ncn + ncg;
+    size_t bytes = m->causes_batch ? m->causes_batch : BATCH_BYTES;
+    size_t batch = w ? bytes / ((size_t)w * sizeof *vals) : ncn + ncg;
     if (batch < 1)
         batch = 1;
     vals = malloc(((batch < ncn + ncg ? batch : ncn + ncg) * (size_t)(w ? w : 1) + 1) *

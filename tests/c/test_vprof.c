@@ -470,8 +470,75 @@ static void test_stats(void)
     vp_vprof_free(m);
 }
 
+/* Causes found in batches of candidates (a long window) are the ones found
+ * all at once; hitches by both rules. */
+static void test_causes_batches(void)
+{
+    buf f = {.n = 0};
+    header(&f, 0);
+    for (int i = 0; i < 80; i++) {
+        start(&f, i);
+        if (i == 0) {
+            all_groups(&f);
+            node(&f, 0, "F", 3, 1);
+            for (int k = 0; k < 6; k++)
+                node(&f, 1, k % 2 ? "A" : "B", k + 1, 2 + k);
+        }
+        u8(&f, 3);
+        uint64_t kid[6], sum = 0;
+        for (int k = 0; k < 6; k++) {
+            kid[k] = 1000 + 400 * (uint64_t)((i * 7 + k * 13) % 5);
+            if (i % 20 == 19 && k == i % 6)
+                kid[k] += 30000 + 1000 * (uint64_t)k;
+            if (i % 20 == 19 && k == (i + 3) % 6)
+                kid[k] += 12000;
+            sum += kid[k];
+        }
+        timing(&f, 1, 0, 4);
+        timing(&f, 1, sum, 4);
+        for (int k = 5; k >= 0; k--) /* newest child first */
+            timing(&f, 1, kid[k], 4);
+        u8(&f, 4);
+    }
+    vp_error err;
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    vp_vprof_hitch_rule rule = {2, 5, 0, 0, 30};
+    vp_vprof_hitch *hs;
+    uint32_t nh;
+    CHECK_EQ(vp_vprof_hitches(m, &rule, &hs, &nh, &err), VP_OK);
+    CHECK_EQ(nh, 4); /* frames 19, 39, 59, 79 (0-based) */
+    CHECK_EQ(hs[0].frame, 19);
+    for (uint32_t k = 0; k < nh; k++) {
+        vp_vprof_cause n1[4], g1[4], n2[4], g2[4];
+        uint32_t a1, b1, a2, b2;
+        m->causes_batch = 0;
+        CHECK_EQ(vp_vprof_causes(m, hs[k].frame, 30, 4, n1, &a1, g1, &b1, &err), VP_OK);
+        m->causes_batch = 30 * sizeof(uint64_t); /* one candidate per batch */
+        CHECK_EQ(vp_vprof_causes(m, hs[k].frame, 30, 4, n2, &a2, g2, &b2, &err), VP_OK);
+        CHECK_EQ(a1, a2);
+        CHECK_EQ(b1, b2);
+        CHECK(a1 >= 2 && b1 >= 2);
+        CHECK(memcmp(n1, n2, a1 * sizeof *n1) == 0);
+        CHECK(memcmp(g1, g2, b1 * sizeof *g1) == 0);
+        CHECK(n1[0].excess_ms >= n1[1].excess_ms);
+    }
+    free(hs);
+    rule.absolute = 1;
+    rule.threshold_ms = 40;
+    CHECK_EQ(vp_vprof_hitches(m, &rule, &hs, &nh, &err), VP_OK);
+    CHECK_EQ(nh, 4);
+    CHECK_EQ(hs[0].frame, 19);
+    CHECK(hs[0].has_baseline);
+    free(hs);
+    vp_vprof_free(m);
+}
+
 int main(void)
 {
+    test_causes_batches();
     test_tree_and_times();
     test_self_clamp_and_root_time();
     test_escapes(4);
