@@ -181,23 +181,22 @@ uint64_t vp_vprof_self_by_pos(const vp_vprof_epoch *ep, const uint64_t *units, u
     return units[0] > root ? units[0] : root;
 }
 
+/* Grow *p to n + 1 elements of `size` bytes; 0 on OOM (*p untouched). */
+static int fit(void **p, uint32_t n, size_t size)
+{
+    void *q = realloc(*p, ((size_t)n + 1) * size);
+    if (!q)
+        return 0;
+    *p = q;
+    return 1;
+}
+
 int vp_vprof_scratch_fit(vprof_scratch *s, uint32_t n)
 {
     if (n <= s->cap && s->units)
         return 1;
-    uint64_t *u = realloc(s->units, ((size_t)n + 1) * sizeof *u);
-    if (u)
-        s->units = u;
-    uint64_t *sf = realloc(s->self, ((size_t)n + 1) * sizeof *sf);
-    if (sf)
-        s->self = sf;
-    uint64_t *t = realloc(s->tmp, ((size_t)n + 1) * sizeof *t);
-    if (t)
-        s->tmp = t;
-    uint32_t *c = realloc(s->calls, ((size_t)n + 1) * sizeof *c);
-    if (c)
-        s->calls = c;
-    if (!u || !sf || !t || !c)
+    if (!fit((void **)&s->units, n, sizeof *s->units) || !fit((void **)&s->self, n, sizeof *s->self) ||
+        !fit((void **)&s->tmp, n, sizeof *s->tmp) || !fit((void **)&s->calls, n, sizeof *s->calls))
         return 0;
     s->cap = n;
     return 1;

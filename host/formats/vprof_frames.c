@@ -63,6 +63,16 @@ vp_errcode vp_vprof_frame_decode(vp_vprof *m, uint32_t fi, const vp_vprof_epoch 
     return VP_OK;
 }
 
+vp_errcode vp_vprof_frame_next(vp_vprof *m, uint32_t fi, vprof_scratch *s, unsigned want,
+                               uint32_t upto, const vp_vprof_epoch **ep, vp_error *err)
+{
+    uint32_t n = m->frames[fi].n;
+    *ep = vp_vprof_epoch_for(m, n);
+    if (!*ep || !vp_vprof_scratch_fit(s, n))
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    return vp_vprof_frame_decode(m, fi, *ep, s, want, upto, err);
+}
+
 size_t vp_vprof_fdata_size(uint32_t n)
 {
     return (size_t)n * (2 * sizeof(uint64_t) + sizeof(uint32_t));
@@ -81,14 +91,10 @@ vp_errcode vp_vprof_frame_read(vp_vprof *m, uint32_t fi, vp_vprof_fdata *fd, vp_
     if (fi >= m->frame_count || fd->n != m->frames[fi].n)
         return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no frame %u", fi + 1);
     uint32_t n = fd->n;
-    const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
+    const vp_vprof_epoch *ep;
     vprof_scratch s = {0};
-    if (!ep || !vp_vprof_scratch_fit(&s, n)) {
-        vp_vprof_scratch_free(&s);
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    }
     vp_errcode rc =
-        vp_vprof_frame_decode(m, fi, ep, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, n, err);
+        vp_vprof_frame_next(m, fi, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, UINT32_MAX, &ep, err);
     if (rc == VP_OK) {
         /* Scatter to node-index order. */
         for (uint32_t pos = 0; pos < n; pos++) {
@@ -110,14 +116,9 @@ vp_errcode vp_vprof_pass(vp_vprof *m, uint32_t first, uint32_t last, vp_vprof_pa
     vprof_scratch s = {0};
     vp_errcode rc = VP_OK;
     for (uint32_t fi = first; fi <= last; fi++) {
-        uint32_t n = m->frames[fi].n;
-        const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
-        if (!ep || !vp_vprof_scratch_fit(&s, n)) {
-            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-            break;
-        }
-        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, n,
-                                        err)) != VP_OK)
+        const vp_vprof_epoch *ep;
+        if ((rc = vp_vprof_frame_next(m, fi, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, UINT32_MAX,
+                                      &ep, err)) != VP_OK)
             break;
         if (fn(ud, fi, ep, s.units, s.self, s.calls))
             break;

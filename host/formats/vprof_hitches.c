@@ -13,62 +13,19 @@
 
 /* ---- medians ------------------------------------------------------------------- */
 
-static void swap_u64(uint64_t *a, uint64_t *b)
+static int cmp_u64(const void *a, const void *b)
 {
-    uint64_t t = *a;
-    *a = *b;
-    *b = t;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
 }
 
-/* Put the k-th smallest of v[0..n) at v[k], the smaller ones before it
- * (quickselect with a median-of-three pivot; a short range is sorted). */
-static void select_u64(uint64_t *v, size_t n, size_t k)
-{
-    size_t lo = 0, hi = n - 1;
-    while (hi > lo) {
-        if (hi - lo < 16) {
-            for (size_t i = lo + 1; i <= hi; i++)
-                for (size_t j = i; j > lo && v[j - 1] > v[j]; j--)
-                    swap_u64(&v[j - 1], &v[j]);
-            return;
-        }
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < v[lo])
-            swap_u64(&v[mid], &v[lo]);
-        if (v[hi] < v[lo])
-            swap_u64(&v[hi], &v[lo]);
-        if (v[hi] < v[mid])
-            swap_u64(&v[hi], &v[mid]);
-        uint64_t pivot = v[mid];
-        size_t i = lo, j = hi;
-        while (i <= j) {
-            while (v[i] < pivot)
-                i++;
-            while (pivot < v[j])
-                j--;
-            if (i <= j) {
-                swap_u64(&v[i], &v[j]);
-                i++;
-                if (j == 0)
-                    break;
-                j--;
-            }
-        }
-        if (k <= j)
-            hi = j;
-        else if (k >= i)
-            lo = i;
-        else
-            return;
-    }
-}
-
-/* The median in ms of n > 0 values in units (reordered): the middle one,
- * or the mean of the two middle ones for an even n (stats.median). */
+/* The median in ms of n > 0 values in units (sorted in place): the middle
+ * one, or the mean of the two middle ones for an even n (stats.median). A
+ * usual window (30) sorts quickest by insertion. */
 static double median_ms(uint64_t *v, size_t n)
 {
     size_t h = n / 2;
-    if (n <= 48) { /* a usual window: sorting it outright is quicker */
+    if (n <= 48) {
         for (size_t i = 1; i < n; i++) {
             uint64_t x = v[i];
             size_t j = i;
@@ -76,16 +33,10 @@ static double median_ms(uint64_t *v, size_t n)
                 v[j] = v[j - 1];
             v[j] = x;
         }
-        return n % 2 ? vp_vprof_ms(v[h]) : (vp_vprof_ms(v[h - 1]) + vp_vprof_ms(v[h])) / 2;
+    } else {
+        qsort(v, n, sizeof *v, cmp_u64);
     }
-    select_u64(v, n, h);
-    if (n % 2)
-        return vp_vprof_ms(v[h]);
-    uint64_t below = v[0];
-    for (size_t i = 1; i < h; i++)
-        if (v[i] > below)
-            below = v[i];
-    return (vp_vprof_ms(below) + vp_vprof_ms(v[h])) / 2;
+    return n % 2 ? vp_vprof_ms(v[h]) : (vp_vprof_ms(v[h - 1]) + vp_vprof_ms(v[h])) / 2;
 }
 
 /* ---- detection -------------------------------------------------------------------- */
@@ -99,12 +50,6 @@ typedef struct slide {
     uint32_t *tree; /* Fenwick counts over ranks 1..nv */
     uint32_t nv, top; /* top: the highest power of two <= nv */
 } slide;
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
 
 static int slide_init(slide *s, const vp_vprof *m)
 {
@@ -306,14 +251,11 @@ typedef struct frame_self {
 
 static vp_errcode frame_self_read(vp_vprof *m, uint32_t fi, frame_self *fs, vp_error *err)
 {
-    uint32_t n = m->frames[fi].n;
-    const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
-    if (!ep || !vp_vprof_scratch_fit(&fs->s, n))
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_errcode rc = vp_vprof_frame_decode(m, fi, ep, &fs->s, VPROF_WANT_SELF, n, err);
+    const vp_vprof_epoch *ep;
+    vp_errcode rc = vp_vprof_frame_next(m, fi, &fs->s, VPROF_WANT_SELF, UINT32_MAX, &ep, err);
     if (rc != VP_OK)
         return rc;
-    for (uint32_t pos = 0; pos < n; pos++) {
+    for (uint32_t pos = 0; pos < ep->n; pos++) {
         uint64_t self = fs->s.self[pos];
         fs->node[ep->order[pos]] = self;
         fs->group[ep->group[pos]] += self;

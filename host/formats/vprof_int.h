@@ -131,6 +131,12 @@ void vp_vprof_scratch_free(vprof_scratch *s);
 vp_errcode vp_vprof_frame_decode(vp_vprof *m, uint32_t fi, const vp_vprof_epoch *ep,
                                  vprof_scratch *s, unsigned want, uint32_t upto, vp_error *err);
 
+/* The step of every pass over frames: frame fi's epoch (*ep), room in s,
+ * and its records decoded as vp_vprof_frame_decode does (upto: UINT32_MAX
+ * for all). */
+vp_errcode vp_vprof_frame_next(vp_vprof *m, uint32_t fi, vprof_scratch *s, unsigned want,
+                               uint32_t upto, const vp_vprof_epoch **ep, vp_error *err);
+
 /* ---- whole-capture statistics (vprof_stats.c) ------------------------------ */
 
 /* Accumulates statistics frame by frame from decoded records by position:

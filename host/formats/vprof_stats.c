@@ -392,15 +392,10 @@ vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err)
         rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
         goto done;
     }
+    unsigned want = VPROF_WANT_SELF | ((missing & VP_VPROF_STATS_NODES) ? VPROF_WANT_CALLS : 0);
     for (uint32_t fi = 0; fi < m->frame_count; fi++) {
-        uint32_t n = m->frames[fi].n;
-        const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
-        if (!ep || !vp_vprof_scratch_fit(&s, n)) {
-            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-            goto done;
-        }
-        unsigned want = VPROF_WANT_SELF | ((missing & VP_VPROF_STATS_NODES) ? VPROF_WANT_CALLS : 0);
-        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, want, n, err)) != VP_OK)
+        const vp_vprof_epoch *ep;
+        if ((rc = vp_vprof_frame_next(m, fi, &s, want, UINT32_MAX, &ep, err)) != VP_OK)
             goto done;
         if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
             rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
@@ -452,14 +447,9 @@ vp_errcode vp_vprof_node_stats(vp_vprof *m, uint32_t first, uint32_t last,
         goto done;
     }
     for (uint32_t fi = first; fi <= last; fi++) {
-        uint32_t n = m->frames[fi].n;
-        const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
-        if (!ep || !vp_vprof_scratch_fit(&s, n)) {
-            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-            goto done;
-        }
-        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, n,
-                                        err)) != VP_OK)
+        const vp_vprof_epoch *ep;
+        if ((rc = vp_vprof_frame_next(m, fi, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, UINT32_MAX,
+                                      &ep, err)) != VP_OK)
             goto done;
         if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
             rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
@@ -546,14 +536,15 @@ static vp_errcode series_run(vp_vprof *m, const uint32_t *nodes, uint32_t count,
     uint32_t upto = 0;
     for (uint32_t fi = 0; fi < m->frame_count; fi++) {
         uint32_t n = m->frames[fi].n;
-        const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
-        if (!ep || !vp_vprof_scratch_fit(&s, n)) {
-            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-            goto done;
-        }
-        if (n != sp.ep_n)
+        const vp_vprof_epoch *ep;
+        if (n != sp.ep_n) {
+            if (!(ep = vp_vprof_epoch_for(m, n))) {
+                rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+                goto done;
+            }
             series_epoch(&sp, ep, &upto);
-        if ((rc = vp_vprof_frame_decode(m, fi, ep, &s, want, upto, err)) != VP_OK)
+        }
+        if ((rc = vp_vprof_frame_next(m, fi, &s, want, upto, &ep, err)) != VP_OK)
             goto done;
         if (!series_frame(&sp, &s)) {
             rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
