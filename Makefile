@@ -41,7 +41,7 @@ CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench bench-huge lint install uninstall clean examples docs readme
+.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench bench-huge calibrate lint install uninstall clean examples docs readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -141,6 +141,14 @@ bench: all $(BENCH_BIN)
 
 bench-huge: all $(BENCH_BIN)
 	@sh bench/run.sh huge
+
+# How often each comparison method raises a false alarm on simulated
+# captures with slow drift, and how often it finds planted slowdowns and a
+# tail change (docs/compare.md shows the table). A benchmark, not a test:
+# about three minutes; CALIBRATE_ARGS=--quick for a rougher one in a minute.
+CALIBRATE_ARGS ?=
+calibrate: all
+	./vpscript tools/calibrate.lua $(CALIBRATE_ARGS)
 
 # DESTDIR stages the tree (packaging, tests/install_spec.lua); uninstall
 # removes the two files and the directories that only vpscript uses.

@@ -30,4 +30,8 @@ int luaopen_vp(lua_State *L);
 void vp_l_register_series(lua_State *L);
 int vp_l_series_new(lua_State *L);
 
+/* The "vp.infer.core" module (preloaded by luaopen_vp): the comparison
+ * statistics' C loops for stdlib/vp/infer.lua (l_infer.c). */
+int vp_l_open_infer(lua_State *L);
+
 #endif

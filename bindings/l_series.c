@@ -1,6 +1,10 @@
-/* vp.Series: an immutable numeric column backed by a C double array. */
+/* vp.Series: an immutable numeric column backed by a C double array. The
+ * statistics and operations are core/series and core/series_ops; this is
+ * the glue (arguments, results, and the Lua predicates of where/filter,
+ * called once per element). */
 #include <math.h>
 
+#include "core/series_ops.h"
 #include "l_common.h"
 #include "l_formats.h"
 
@@ -19,6 +23,15 @@ vp_series *vp_l_check_series(lua_State *L, int idx)
 {
     lseries *u = luaL_checkudata(L, idx, VP_SERIES_T);
     return u->s;
+}
+
+/* Push the new series r an operation returned (NULL: out of memory). */
+static int push_new(lua_State *L, vp_series *r)
+{
+    if (!r)
+        return luaL_error(L, "out of memory");
+    vp_l_push_series(L, r);
+    return 1;
 }
 
 /* vp.Series(t): a Series from a list of numbers or from another Series. */
@@ -155,13 +168,252 @@ static int s_slice(lua_State *L)
         i = 1;
     if (j > n)
         j = n;
-    vp_series *r = vp_series_new(j >= i ? (size_t)(j - i + 1) : 0);
-    if (!r)
-        return luaL_error(L, "out of memory");
-    for (lua_Integer k = i; k <= j; k++)
-        vp_series_push(r, s->v[k - 1]);
-    vp_l_push_series(L, r);
+    return push_new(L, j >= i ? vp_series_slice(s, (size_t)(i - 1), (size_t)j) : vp_series_new(0));
+}
+
+static int s_median(lua_State *L)
+{
+    lua_pushnumber(L, vp_series_median(vp_l_check_series(L, 1)));
     return 1;
+}
+
+/* The comparison of a threshold selection: argument idx, ">" by default. */
+static vp_series_cmp check_cmp(lua_State *L, int idx)
+{
+    vp_series_cmp cmp = VP_CMP_GT;
+    const char *op = luaL_optstring(L, idx, ">");
+    if (!vp_series_cmp_parse(op, &cmp))
+        luaL_argerror(L, idx, lua_pushfstring(L, "comparison must be >, >=, <, <=, == or ~=, not '%s'", op));
+    return cmp;
+}
+
+/* Is argument 2 a predicate (called with value, index) rather than a
+ * threshold? Raises for anything else. */
+static int is_predicate(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TNUMBER)
+        return 0;
+    if (lua_type(L, 2) == LUA_TFUNCTION || luaL_getmetafield(L, 2, "__call") != LUA_TNIL) {
+        lua_settop(L, 2);
+        return 1;
+    }
+    return luaL_typeerror(L, 2, "number or function");
+}
+
+/* pred(s[i], i) for the predicate at index 2: Lua, once per element. */
+static int call_predicate(lua_State *L, const vp_series *s, size_t i)
+{
+    lua_pushvalue(L, 2);
+    lua_pushnumber(L, s->v[i]);
+    lua_pushinteger(L, (lua_Integer)i + 1);
+    lua_call(L, 2, 1);
+    int keep = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return keep;
+}
+
+/* s:where(x [, op]) or s:where(pred) -> {i, ...}: the 1-based positions whose
+ * value v satisfies v op x (">" by default; NaN never does), or pred(v, i). */
+static int s_where(lua_State *L)
+{
+    vp_series *s = vp_l_check_series(L, 1);
+    lua_Integer k = 0;
+    if (is_predicate(L)) {
+        lua_newtable(L);
+        for (size_t i = 0; i < s->n; i++)
+            if (call_predicate(L, s, i)) {
+                lua_pushinteger(L, (lua_Integer)i + 1);
+                lua_rawseti(L, 3, ++k);
+            }
+        return 1;
+    }
+    double x = luaL_checknumber(L, 2);
+    vp_series_cmp cmp = check_cmp(L, 3);
+    size_t count = vp_series_count(s, cmp, x);
+    lua_createtable(L, count > 0x7fffffff ? 0 : (int)count, 0);
+    for (size_t i = vp_series_find(s, cmp, x, 0); i < s->n; i = vp_series_find(s, cmp, x, i + 1)) {
+        lua_pushinteger(L, (lua_Integer)i + 1);
+        lua_rawseti(L, -2, ++k);
+    }
+    return 1;
+}
+
+/* s:filter(x [, op]) or s:filter(pred) -> Series of the values where()
+ * selects, in order. */
+static int s_filter(lua_State *L)
+{
+    vp_series *s = vp_l_check_series(L, 1);
+    if (is_predicate(L)) {
+        /* The result is a Lua value from the start: an error in pred
+         * leaves it to the collector. */
+        vp_series *r = vp_series_new(0);
+        if (!r)
+            return luaL_error(L, "out of memory");
+        vp_l_push_series(L, r);
+        for (size_t i = 0; i < s->n; i++)
+            if (call_predicate(L, s, i) && !vp_series_push(r, s->v[i]))
+                return luaL_error(L, "out of memory");
+        return 1;
+    }
+    double x = luaL_checknumber(L, 2);
+    return push_new(L, vp_series_filter(s, check_cmp(L, 3), x));
+}
+
+static int s_count_above(lua_State *L)
+{
+    vp_series *s = vp_l_check_series(L, 1);
+    lua_pushinteger(L, (lua_Integer)vp_series_count(s, VP_CMP_GT, luaL_checknumber(L, 2)));
+    return 1;
+}
+
+/* s:rolling(window [, "mean"|"median"|"max"]) -> Series */
+static int s_rolling(lua_State *L)
+{
+    static const char *const kinds[] = {"mean", "median", "max", NULL};
+    static const vp_roll_kind as[] = {VP_ROLL_MEAN, VP_ROLL_MEDIAN, VP_ROLL_MAX};
+    vp_series *s = vp_l_check_series(L, 1);
+    lua_Integer w = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, w >= 1, 2, "window must be at least 1");
+    int kind = luaL_checkoption(L, 3, "mean", kinds);
+    return push_new(L, vp_series_rolling(s, (size_t)w, as[kind]));
+}
+
+static void set_count(lua_State *L, const char *k, uint64_t v)
+{
+    lua_pushinteger(L, (lua_Integer)v);
+    lua_setfield(L, -2, k);
+}
+
+/* s:histogram(bins | {edge, ...}) -> {edges, counts, below, above, missing} */
+static int s_histogram(lua_State *L)
+{
+    vp_series *s = vp_l_check_series(L, 1);
+    size_t nedges;
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        lua_Integer k = luaL_checkinteger(L, 2);
+        luaL_argcheck(L, k >= 1 && k <= 1000000, 2, "bins must be in 1..1000000");
+        nedges = (size_t)k + 1;
+    } else {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lua_Integer k = luaL_len(L, 2);
+        luaL_argcheck(L, k >= 2 && k <= 1000001, 2, "edges: a list of 2 to 1000001 increasing numbers");
+        nedges = (size_t)k;
+    }
+    /* edges and counts in one block owned by Lua (an error frees it) */
+    double *edges = lua_newuserdatauv(L, nedges * (sizeof(double) + sizeof(uint64_t)), 0);
+    uint64_t *counts = (uint64_t *)(edges + nedges);
+    int have = 1;
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        have = vp_series_bin_edges(s, nedges - 1, edges);
+    } else {
+        for (size_t i = 0; i < nedges; i++) {
+            lua_rawgeti(L, 2, (lua_Integer)i + 1);
+            int ok;
+            edges[i] = lua_tonumberx(L, -1, &ok);
+            lua_pop(L, 1);
+            if (!ok || isnan(edges[i]) || (i && !(edges[i] > edges[i - 1])))
+                return luaL_argerror(L, 2, "edges must be increasing numbers");
+        }
+    }
+    uint64_t below = 0, above = 0, missing = s->n;
+    if (have)
+        vp_series_histogram(s, edges, nedges, counts, &below, &above, &missing);
+    lua_createtable(L, 0, 5);
+    lua_createtable(L, have ? (int)nedges : 0, 0);
+    for (size_t i = 0; have && i < nedges; i++) {
+        lua_pushnumber(L, edges[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "edges");
+    lua_createtable(L, have ? (int)nedges - 1 : 0, 0);
+    for (size_t i = 0; have && i + 1 < nedges; i++) {
+        lua_pushinteger(L, (lua_Integer)counts[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "counts");
+    set_count(L, "below", below);
+    set_count(L, "above", above);
+    set_count(L, "missing", missing);
+    return 1;
+}
+
+static int s_cumsum(lua_State *L)
+{
+    return push_new(L, vp_series_cumsum(vp_l_check_series(L, 1)));
+}
+
+static int s_diff(lua_State *L)
+{
+    return push_new(L, vp_series_diff(vp_l_check_series(L, 1)));
+}
+
+static int s_sort(lua_State *L)
+{
+    return push_new(L, vp_series_sorted(vp_l_check_series(L, 1)));
+}
+
+/* s:top(k) -> {i, ...}: positions of the k largest values, largest first. */
+static int s_top(lua_State *L)
+{
+    vp_series *s = vp_l_check_series(L, 1);
+    lua_Integer k = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, k >= 0, 2, "k must be at least 0");
+    size_t want = (size_t)k < s->n ? (size_t)k : s->n;
+    size_t *idx = lua_newuserdatauv(L, (want ? want : 1) * sizeof *idx, 0);
+    int oom;
+    size_t got = vp_series_top(s, want, idx, &oom);
+    if (oom)
+        return luaL_error(L, "out of memory");
+    lua_createtable(L, (int)got, 0);
+    for (size_t i = 0; i < got; i++) {
+        lua_pushinteger(L, (lua_Integer)idx[i] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* ---- arithmetic: s + t, s - 1, 2 * s, s / t, -s ------------------------------ */
+
+static int arith(lua_State *L, vp_series_op op, const char *sym)
+{
+    lseries *a = luaL_testudata(L, 1, VP_SERIES_T), *b = luaL_testudata(L, 2, VP_SERIES_T);
+    if (a && b) {
+        if (a->s->n != b->s->n)
+            return luaL_error(L, "Series lengths differ: %I and %I (element-wise %s needs equal lengths)",
+                              (lua_Integer)a->s->n, (lua_Integer)b->s->n, sym);
+        return push_new(L, vp_series_arith(a->s, b->s, op));
+    }
+    int num = a ? 2 : 1;
+    if (lua_type(L, num) != LUA_TNUMBER)
+        return luaL_error(L, "attempt to perform arithmetic (%s) on a Series and a %s value", sym,
+                          luaL_typename(L, num));
+    double x = lua_tonumber(L, num);
+    return push_new(L, vp_series_arith_scalar(a ? a->s : b->s, x, op, !a));
+}
+
+static int s_add(lua_State *L)
+{
+    return arith(L, VP_SERIES_ADD, "+");
+}
+
+static int s_sub(lua_State *L)
+{
+    return arith(L, VP_SERIES_SUB, "-");
+}
+
+static int s_mul(lua_State *L)
+{
+    return arith(L, VP_SERIES_MUL, "*");
+}
+
+static int s_div(lua_State *L)
+{
+    return arith(L, VP_SERIES_DIV, "/");
+}
+
+static int s_unm(lua_State *L)
+{
+    return push_new(L, vp_series_arith_scalar(vp_l_check_series(L, 1), -1, VP_SERIES_MUL, 0));
 }
 
 static int s_tostring(lua_State *L)
@@ -171,21 +423,29 @@ static int s_tostring(lua_State *L)
         lua_pushliteral(L, "<Series n=0>");
         return 1;
     }
+    /* NaN prints as "nan" whatever its sign bit (0/0 is -nan in glibc) */
+    double v[3] = {vp_series_mean(s), vp_series_percentile(s, 99), vp_series_max(s)};
+    for (int i = 0; i < 3; i++)
+        if (isnan(v[i]))
+            v[i] = NAN;
     char buf[160];
-    snprintf(buf, sizeof buf, "<Series n=%zu mean=%.4g p99=%.4g max=%.4g>", s->n,
-             vp_series_mean(s), vp_series_percentile(s, 99), vp_series_max(s));
+    snprintf(buf, sizeof buf, "<Series n=%zu mean=%.4g p99=%.4g max=%.4g>", s->n, v[0], v[1], v[2]);
     lua_pushstring(L, buf);
     return 1;
 }
 
 void vp_l_register_series(lua_State *L)
 {
-    static const luaL_Reg meta[] = {
-        {"__gc", s_gc}, {"__len", s_len}, {"__tostring", s_tostring}, {NULL, NULL}};
+    static const luaL_Reg meta[] = {{"__gc", s_gc},   {"__len", s_len}, {"__tostring", s_tostring},
+                                     {"__add", s_add}, {"__sub", s_sub}, {"__mul", s_mul},
+                                     {"__div", s_div}, {"__unm", s_unm}, {NULL, NULL}};
     static const luaL_Reg methods[] = {
-        {"sum", s_sum},       {"mean", s_mean},         {"min", s_min},
-        {"max", s_max},       {"argmax", s_argmax},     {"argmin", s_argmin},
-        {"stddev", s_stddev}, {"percentile", s_percentile}, {"totable", s_totable},
-        {"slice", s_slice},   {NULL, NULL}};
+        {"sum", s_sum},         {"mean", s_mean},         {"min", s_min},
+        {"max", s_max},         {"argmax", s_argmax},     {"argmin", s_argmin},
+        {"stddev", s_stddev},   {"percentile", s_percentile}, {"median", s_median},
+        {"totable", s_totable}, {"slice", s_slice},       {"where", s_where},
+        {"filter", s_filter},   {"count_above", s_count_above}, {"rolling", s_rolling},
+        {"histogram", s_histogram}, {"cumsum", s_cumsum}, {"diff", s_diff},
+        {"sort", s_sort},       {"top", s_top},           {NULL, NULL}};
     vp_l_class(L, VP_SERIES_T, meta, methods, s_get);
 }

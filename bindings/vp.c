@@ -133,6 +133,12 @@ int luaopen_vp(lua_State *L)
     vp_l_register_dlag(L);
     vp_l_register_dm(L);
     vp_l_register_dw(L);
+    /* The statistics' C loops are vp.infer's engine, not part of the vp
+     * namespace: require "vp.infer.core" (after require "vp") finds them. */
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE);
+    lua_pushcfunction(L, vp_l_open_infer);
+    lua_setfield(L, -2, "vp.infer.core");
+    lua_pop(L, 1);
     luaL_newlib(L, fns);
     lua_pushliteral(L, VP_VERSION);
     lua_setfield(L, -2, "version");

@@ -1,6 +1,9 @@
--- compare.lua: every metric of two captures side by side, with the change, its impact and its significance
+-- compare.lua: every metric of two captures (or sets of runs) side by side, with 95 % intervals and significance
+-- (each change with its interval and p-value, Cliff's delta, the Hodges-Lehmann shift, a test of the shape)
 --
--- usage: vpscript compare.lua [options] A B   (B: several files or directories, see vp.multi)
+-- usage: vpscript compare.lua [options] A B      (B: several files or directories, see vp.multi)
+--        vpscript compare.lua [options] A B... --runs          (B's captures are one side's runs)
+--        vpscript compare.lua [options] --baseline A... B...  (several baseline captures)
 -- The comparison, its definitions and the --json shape are vp.compare's (docs/compare.md);
 -- this script parses the options and prints a table, Markdown, CSV or JSON.
 local cli = require "vp.cli"
@@ -11,13 +14,31 @@ local metrics = require "vp.metrics"
 local compare = require "vp.compare"
 local multi = require "vp.multi"
 
+local function choices(set)
+  local l = {}
+  for k in pairs(set) do l[#l + 1] = k end
+  table.sort(l)
+  return l
+end
+
 local SPEC = {
   name = "compare.lua",
-  summary = "Every metric of two captures side by side: change, impact and significance.",
+  summary = "Every metric of two captures (or two sets of runs) side by side: change, 95 % interval, "
+    .. "significance, effect sizes and shape.",
   description = compare.DEFINITIONS,
   options = {
     { "--alpha", type = "number", default = compare.DEFAULTS.alpha, min = 0, max = 1, metavar = "X",
-      help = "significance level (Holm-adjusted Mann-Whitney U p-values)" },
+      help = "significance level (Holm-adjusted p-values)" },
+    { "--baseline", metavar = "BASE", multi = true,
+      help = "a baseline capture or directory of runs (repeat for several); every positional argument is then B" },
+    { "--runs", type = "flag",
+      help = "B's captures (files and directories) are runs of one build: one comparison, not one per capture" },
+    { "--test", default = compare.DEFAULTS.test, choices = choices(compare.TESTS), metavar = "NAME",
+      help = "per-frame test: batch-means (allows for drift) or mann-whitney (assumes independent frames)" },
+    { "--shape", default = compare.DEFAULTS.shape, choices = choices(compare.SHAPES), metavar = "NAME",
+      help = "shape test: grid (quantile grid), ks (Kolmogorov-Smirnov) or ad (Anderson-Darling)" },
+    { "--evidence", default = compare.DEFAULTS.evidence, choices = choices(compare.EVIDENCE), metavar = "NAME",
+      help = "what decides: auto (runs with 2 or more a side, else frames), runs or frames" },
     { "--nodes", type = "integer", default = compare.DEFAULTS.nodes, min = 0, metavar = "N",
       help = "VProf nodes tested and given percentiles: the N whose mean time changed most (0 = all)" },
     { "--limit", type = "integer", default = 30, min = 0, metavar = "N",
@@ -26,14 +47,17 @@ local SPEC = {
     { "--match", metavar = "PATTERN", multi = true,
       help = "only metrics whose name contains this Lua pattern (repeat for several: any of them)" },
     { "--markdown", type = "flag", help = "print Markdown tables (for a code review)" },
+    { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
+      help = "with several B captures compared one by one: N at a time, in parallel processes" },
   },
   positional = {
-    { "A", help = "the baseline capture" },
-    { "B", help = "the capture to compare with A", files = true },
+    { "A", help = "the baseline: a capture or a directory of its runs (left out with --baseline)", optional = true },
+    { "B", help = "the capture to compare with A; several files or directories run one by one (or, with "
+      .. "--runs, as one side's runs)", files = true, rest = true },
   },
 }
 
-local opts, args = multi.parse(arg, SPEC)
+local opts, pos = cli.parse(arg, SPEC)
 if opts.markdown and (opts.json or opts.csv) then
   cli.fail(2, "--markdown excludes --json and --csv (try 'vpscript compare.lua --help')")
 end
@@ -42,12 +66,37 @@ for _, pat in ipairs(opts.match) do
   if not ok then cli.fail(2, "option --match: bad pattern '%s': %s", pat, tostring(err)) end
 end
 
+-- The sides: A from --baseline or the first argument, B the rest.
+local a_paths, b_paths, fixed = opts.baseline, {}, {}
+if #a_paths == 0 then
+  a_paths = { pos[1] }
+  fixed = { pos[1] }
+  for i = 2, #pos do b_paths[#b_paths + 1] = pos[i] end
+else
+  for i = 1, #pos do b_paths[i] = pos[i] end
+end
+if #b_paths == 0 then cli.fail(2, "missing argument B (try 'vpscript compare.lua --help')") end
+local b_files = multi.expand(b_paths)
+if #b_files == 0 then cli.fail(2, "no capture files in %s", table.concat(b_paths, ", ")) end
+if not opts.runs and (#b_files > 1 or b_files[1] ~= b_paths[1]) then
+  multi.run(b_files, opts, SPEC, fixed) -- one comparison per B capture; never returns
+end
+local a_files = multi.expand(a_paths)
+if #a_files == 0 then cli.fail(2, "no capture files in %s", table.concat(a_paths, ", ")) end
+
 -- Every group and node metric is read: VProf captures compute those
 -- statistics while they are read ({stats = true}; other formats ignore it).
-local cap_a, cap_b = cli.open(args[1], { stats = true }), cli.open(args[2], { stats = true })
-local r = compare.analyze(cap_a, cap_b, { alpha = opts.alpha, nodes = opts.nodes, match = opts.match })
-cap_a:close()
-cap_b:close()
+local function open_all(files)
+  local caps = {}
+  for i, f in ipairs(files) do caps[i] = cli.open(f, { stats = true }) end
+  return caps
+end
+local caps_a, caps_b = open_all(a_files), open_all(b_files)
+local r = compare.analyze(caps_a, caps_b, { alpha = opts.alpha, nodes = opts.nodes, match = opts.match,
+  test = opts.test, shape = opts.shape, evidence = opts.evidence })
+for _, c in ipairs(caps_a) do c:close() end
+for _, c in ipairs(caps_b) do c:close() end
+for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", w, "\n") end
 
 if opts.json then
   -- only_in_*: the values as a map, null for the ones the capture cannot give
@@ -74,11 +123,25 @@ local function pct(v)
   if v == nil then return "new" end
   return (v > 0 and "+" or "") .. fmt.fixed(v, 1) .. " %"
 end
-local function pval(v)
-  if v == nil then return "" end
-  if v == 0 then return "<1e-300" end
-  if v < 1e-4 then return string.format("%.1e", v) end
-  return string.format("%.4f", v)
+local function signed_pct(v) return (v > 0 and "+" or "") .. fmt.fixed(v, 1) end
+-- the 95 % interval of change %, or of the change when A is 0
+local function ci_text(m)
+  local ci = m.ci
+  if not ci then return "-" end
+  if ci.pct_lo then return signed_pct(ci.pct_lo) .. " .. " .. signed_pct(ci.pct_hi) .. " %" end
+  return signed(ci.change_lo, m.unit) .. " .. " .. signed(ci.change_hi, m.unit)
+end
+local function pval(v) return v == nil and "" or fmt.p_value(v) end
+local function shape_text(m)
+  local s = m.shape
+  if not s or s.p_adjusted == nil then return "" end
+  return fmt.p_value(s.p_adjusted) .. (s.significant and " *" or "")
+end
+local function effect(m, key, digits)
+  local e = m.effect
+  if not e or e[key] == nil then return "" end
+  if key == "hl_shift" then return signed(e.hl_shift, m.unit:match("^ms") and "ms" or nil) end
+  return (e[key] > 0 and "+" or "") .. fmt.fixed(e[key], digits)
 end
 local function label(m)
   if m.normalised then return m.metric .. " (per " .. m.unit:match("/(.*)$") .. ")" end
@@ -117,27 +180,45 @@ local function values_text(e)
   return table.concat(parts, ", ")
 end
 local function side_text(x)
-  return string.format("%s (%s%s)", x.file, x.format, x.frames and (", " .. fmt.int(x.frames) .. " frames") or "")
+  local frames = x.frames and (", " .. fmt.int(x.frames) .. " frames" .. (x.runs > 1 and " a run" or "")) or ""
+  if x.runs == 1 then return string.format("%s (%s%s)", x.file, x.format, frames) end
+  return string.format("%d runs: %s .. %s (%s%s)", x.runs, x.files[1], x.files[#x.files], x.format, frames)
 end
 local s = r.summary
-local headline = string.format("%d metrics: %d worse (%d significant), %d better (%d significant), %d unchanged",
-  s.metrics, s.worse, s.significant_worse, s.better, s.significant_better, s.same)
-local test_line = string.format("Mann-Whitney U, two-sided, Holm-adjusted over %d distributions, alpha %s",
-  r.tests, fmt.number(r.alpha, 4))
+local headline = string.format("%d metrics: %d worse (%d significant), %d better (%d significant), %d changed, "
+  .. "%d unchanged", s.metrics, s.worse, s.significant_worse, s.better, s.significant_better, s.changed, s.same)
+local TEST_TEXT = {
+  ["batch-means"] = "per-frame batch means (allows for slow drift)",
+  ["mann-whitney"] = "per-frame Mann-Whitney U (assumes independent frames)",
+}
+local test_line
+if r.evidence == "runs" then
+  test_line = string.format("Welch t on the %d and %d run values", r.a.runs, r.b.runs)
+else
+  test_line = TEST_TEXT[r.test]
+end
+test_line = string.format("%s, two-sided, Holm-adjusted over %d metrics, alpha %s; intervals %s %%", test_line,
+  r.tests, fmt.number(r.alpha, 4), fmt.number(100 * r.level, 3))
+local SHAPE_TEXT = { grid = "quantile grid", ks = "Kolmogorov-Smirnov", ad = "Anderson-Darling" }
+local shape_line = string.format("%s, Holm-adjusted over %d distributions: %d changed", SHAPE_TEXT[r.shape_test],
+  r.shape_tests, s.shape_changes)
 local only = { { "A", r.only_in_a }, { "B", r.only_in_b } }
 
 if opts.markdown then
   local out = { string.format("### vpscript compare\n\n**A** `%s` -> **B** `%s`\n", side_text(r.a), side_text(r.b)),
-    headline .. ". Significance: " .. test_line .. "." }
+    headline .. ". Significance: " .. test_line .. ". Shape: " .. shape_line .. "." }
+  for _, w in ipairs(r.warnings) do out[#out + 1] = "\n> warning: " .. w end
   local function md(x) return (tostring(x):gsub("|", "\\|")) end
   for _, sec in ipairs(sections) do
     if sec.n > 0 then
-      out[#out + 1] = string.format("\n#### %s (%d)\n\n| metric | A | B | change | change %% | p (adj.) | |\n"
-        .. "|---|--:|--:|--:|--:|--:|---|", sec.title, sec.n)
+      out[#out + 1] = string.format("\n#### %s (%d)\n\n| metric | A | B | change | change %% | 95 %% CI | "
+        .. "p (adj.) | | HL shift | Cliff's d | shape p |\n|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|",
+        sec.title, sec.n)
       for _, m in ipairs(sec.shown) do
-        out[#out + 1] = string.format("| `%s` | %s | %s | %s | %s | %s | %s |", md(m.label), num(m.a, m.unit),
-          num(m.b, m.unit), signed(m.change, m.unit), pct(m.change_pct), pval(m.p_adjusted),
-          m.significant and "**significant**" or "")
+        out[#out + 1] = string.format("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", md(m.label),
+          num(m.a, m.unit), num(m.b, m.unit), signed(m.change, m.unit), pct(m.change_pct), ci_text(m),
+          pval(m.p_adjusted), m.significant and "**significant**" or "", effect(m, "hl_shift"),
+          effect(m, "cliffs_delta", 2), shape_text(m))
       end
       if sec.more > 0 then out[#out + 1] = string.format("\n_%d more (see --limit 0)_", sec.more) end
     end
@@ -161,8 +242,13 @@ local COLUMNS = {
   { key = "b", title = "B", format = function(v, m) return num(v, m.unit) end, align = "right" },
   { key = "change", title = "change", format = function(v, m) return signed(v, m.unit) end, align = "right" },
   { key = "change_pct", title = "change %", format = pct, align = "right" },
+  { key = "ci", title = "95 % CI", format = function(_, m) return ci_text(m) end, align = "right" },
   { key = "p_adjusted", title = "p (adj.)", format = pval, align = "right" },
   { key = "significant", title = "", format = function(v) return v and "*" or "" end, align = "left" },
+  { key = "effect", title = "HL shift", format = function(_, m) return effect(m, "hl_shift") end, align = "right" },
+  { key = "effect", title = "delta", format = function(_, m) return effect(m, "cliffs_delta", 2) end,
+    align = "right" },
+  { key = "shape", title = "shape p", format = function(_, m) return shape_text(m) end, align = "right" },
   { key = "unit", title = "unit", align = "left" },
 }
 local function note(more) return more > 0 and { string.format("  ... %d more (--limit 0 lists all)", more) } or nil end
@@ -183,14 +269,23 @@ for _, o in ipairs(only) do
         { key = "values", title = "values", align = "left" } } }
   end
 end
+local function nested(path)
+  local a, b = path:match("^(%w+)%.([%w_]+)$")
+  return function(_, row) return row[a] and row[a][b] end
+end
 local csv_columns = {}
 for i, k in ipairs({ "metric", "unit", "polarity", "a", "b", "change", "change_pct", "impact", "direction",
-  "normalised", "p_value", "p_adjusted", "significant", "prob_b_greater" }) do csv_columns[i] = { key = k } end
+  "normalised", "evidence", "p_value", "p_adjusted", "significant", "ci.pct_lo", "ci.pct_hi", "ci.change_lo",
+  "ci.change_hi", "effect.hl_shift", "effect.cliffs_delta", "shape.p_adjusted" }) do
+  csv_columns[i] = { key = k, csv = k:gsub("%.", "_"), csv_value = k:find("%.") and nested(k) or nil }
+end
+local header = { { "A", side_text(r.a) }, { "B", side_text(r.b) }, { "metrics", headline },
+  { "significance", test_line .. " (* = significant)" }, { "shape", shape_line } }
+for _, w in ipairs(r.warnings) do header[#header + 1] = { "warning", w } end
 report.emit(opts, {
   title = "compare: A -> B",
-  header = { { "A", side_text(r.a) }, { "B", side_text(r.b) }, { "metrics", headline },
-    { "significance", test_line .. " (* = significant)" } },
+  header = header,
   sections = tables,
   csv = { rows = r.metrics, columns = csv_columns },
-  max_width = 140,
+  max_width = 160,
 })

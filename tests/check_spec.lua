@@ -125,7 +125,10 @@ describe("vp.gate", function()
     assert.is_false(g.normalised)
     assert.same({ kind = "regress", failed = true, over = true, big = true, significant = true, a = g.baseline,
       b = g.value }, g.checks[1])
-    assert.same({ max_regress_pct = 10, min_effect = 0.2, significant = true, alpha = 0.01 }, g.limits)
+    assert.same({ max_regress_pct = 10, min_effect = 0.2, significant = true, alpha = 0.01, test = "batch-means" },
+      g.limits)
+    assert.equal("frames", g.evidence)
+    assert.is_true(g.ci.pct_lo > 20 and g.ci.pct_lo < g.change_pct and g.change_pct < g.ci.pct_hi)
     assert.equal("pass", r.results[2].status)
     assert.is_false(r.results[2].checks[1].over)
     assert.equal("pass", r.results[3].status)
@@ -327,8 +330,8 @@ describe("check.lua", function()
       assert.is_true(g.regress_pct > 25 and g.regress_pct < 35)
       assert.is_true(g.p_value < 1e-10)
       assert.is_true(g.baseline > 1.9 and g.baseline < 2.1)
-      assert.matches("^group%.Physics%.mean_ms 2%.%d+ ms %-> 2%.%d+ ms %(%+0%.%d+ ms, %+%d+%.%d %%, p [<=] [^)]+%): "
-        .. "worse by %d+%.%d %%, more than the allowed 10 %%$", g.message)
+      assert.matches("^group%.Physics%.mean_ms 2%.%d+ ms %-> 2%.%d+ ms %(%+0%.%d+ ms, %+%d+%.%d %%, 95 %% CI "
+        .. "%+%d+%.%d %.%. %+%d+%.%d %%, p [<=] [^)]+%): worse by %d+%.%d %%, more than the allowed 10 %%$", g.message)
       -- Physics is a fifth of the frame: frame p95 and 1 % low move ~6 %, under 10 %
       assert.equal("pass", doc.results[2].status, doc.results[2].message)
       assert.is_true(doc.results[2].regress_pct > 3)
@@ -478,10 +481,11 @@ describe("check.lua", function()
     assert.equal(3, first.code)
     assert.equal(first.stdout, second.stdout)
     local head = '^{"file":"[^"]+","format":"vprof","baseline":"[^"]+","rules":"[^"]+","status":"fail",'
-      .. '"passed":0,"failed":2,"skipped":1,"results":%[{"index":1,"name":"frame_ms%.p99","metric":"frame_ms%.p99",'
-      .. '"unit":"ms","status":"fail","value":[%d.]+,"baseline":null,"change":null,"change_pct":null,'
-      .. '"regress_pct":null,"normalised":false,"p_value":null,"limits":{"max":5,"min":null,'
-      .. '"max_regress_pct":null,"min_effect":null,"significant":null,"alpha":null},"message":"frame_ms%.p99 = '
+      .. '"passed":0,"failed":2,"skipped":1,"runs":1,"baseline_runs":1,"warnings":%[%],"results":%[{"index":1,'
+      .. '"name":"frame_ms%.p99","metric":"frame_ms%.p99","unit":"ms","status":"fail","value":[%d.]+,'
+      .. '"baseline":null,"change":null,"change_pct":null,"regress_pct":null,"normalised":false,"evidence":null,'
+      .. '"p_value":null,"ci":null,"limits":{"max":5,"min":null,"max_regress_pct":null,"ci_above":null,'
+      .. '"min_effect":null,"significant":null,"alpha":null,"test":null},"message":"frame_ms%.p99 = '
     assert.truthy(first.stdout:find(head), first.stdout:sub(1, 600))
     local vjson = require "vp.json"
     assert.same({}, vjson.undeclared(vjson.decode(first.stdout), require("vp.gate").schema))
@@ -497,6 +501,8 @@ describe("check.lua", function()
         { "dlag.lua", exdir .. "/sample.dlag" }, { "devt.lua", exdir .. "/sample.devt" },
         { "dm.lua", exdir .. "/sample.dm" }, { "laige.lua", "examples/laige" },
         { "vprof_regress.lua", exdir .. "/sample.vprof", "--baseline", exdir .. "/sample.vprof" },
+        { "vprof_runs.lua", exdir .. "/runs/new", "--runs", "--baseline", exdir .. "/runs/base" },
+        { "vprof_runs.lua", exdir .. "/runs/new/run1.vprof", "--baseline", exdir .. "/runs/base/run1.vprof" },
       }
       for _, c in ipairs(cases) do
         local r = run("examples/rules/" .. c[1], table.unpack(c, 2))
@@ -508,6 +514,9 @@ describe("check.lua", function()
       assert.equal(3, run("examples/rules/dw.lua", exdir .. "/sample.dw").code)
       assert.equal(0, run("examples/rules/vprof_regress.lua", exdir .. "/sample.vprof", "--baseline",
         exdir .. "/sample.vprof").code)
+      -- the new build's runs: 15 % slower Physics, about 2 % of the frame, beyond doubt
+      assert.equal(3, run("examples/rules/vprof_runs.lua", exdir .. "/runs/new", "--runs", "--baseline",
+        exdir .. "/runs/base").code)
     end)
 
     it("the CI workflow calls the scripts with options they have", function()
@@ -558,6 +567,8 @@ describe("check.lua", function()
       assert.equal("regression", f3.attr.type)
       assert.matches("allowed: regression at most 10 %% and significant at alpha 0%.01", f3.text)
       assert.matches("baseline: 2%.%d+ ms", f3.text)
+      assert.matches("change: [%d.]+ %%, 95 %% interval [%d.]+ %.%. [%d.]+ %%", f3.text)
+      assert.matches("p%-value: [%d.e-]+\n", f3.text .. "\n")
       assert.equal(1, #kids(cases[4], "skipped"))
       local props = kids(kids(suites[1], "properties")[1], "property")
       local p = {}
@@ -578,6 +589,132 @@ describe("check.lua", function()
       local case = kids(kids(root, "testsuite")[1], "testcase")[1]
       assert.equal("rule 1: group.Odd <&>\"' ?\u{FFFD} group.mean_ms", case.attr.name)
       assert.matches("above the maximum", kids(case, "failure")[1].attr.message)
+    end)
+  end)
+
+  describe("intervals, the per-frame test and runs", function()
+    local vp = require "vp"
+    local gate = require "vp.gate"
+    local noise
+    setup(function() noise = fx.vprof(dir .. "/noise.vprof", { seed = 33 }) end)
+
+    it("ci_above fails only when the whole interval lies above the limit", function()
+      local rf = rules("ci.lua", [[
+        return {
+          { metric = "group.Physics.mean_ms", ci_above = 20 },
+          { metric = "group.Physics.mean_ms", ci_above = 40 },
+          { metric = "group.Physics.mean_ms", ci_above = 20, min_effect = 1 },
+          { metric = "low_1pct_fps", ci_above = 2 },
+        }]])
+      local doc, r = json(rf, slow, "--baseline", base, "--json")
+      assert.equal(3, r.code, r.stderr)
+      local x = doc.results
+      assert.equal("fail", x[1].status)
+      assert.is_true(x[1].ci.impact_lo > 20)
+      assert.matches("^group%.Physics%.mean_ms 2%.%d+ ms %-> 2%.%d+ ms %(.-95 %% CI %+%d+%.%d %.%. %+%d+%.%d %%.-%): "
+        .. "worse by at least %d+%.%d %%: the whole interval lies above a 20 %% regression$", x[1].message)
+      assert.equal(20, x[1].limits.ci_above)
+      assert.equal("pass", x[2].status)
+      assert.matches("the interval of the regression starts at %d+%.%d %%, not above 40 %%$", x[2].message)
+      assert.equal("pass", x[3].status) -- 0.6 ms is below min_effect 1 ms
+      assert.matches("below min_effect", x[3].message)
+      -- higher is better: fps fell ~6 %, the regression interval is the fall
+      assert.is_true(x[4].ci.impact_lo > 2 and x[4].ci.impact_lo == -x[4].ci.pct_hi)
+      assert.equal("fail", x[4].status)
+      -- the same design drawn again: nothing above 2 %
+      local quiet = json(rules("ci2.lua", "return { { metric = 'frame_ms.mean', ci_above = 2 }, "
+        .. "{ metric = 'frame_ms.p95', ci_above = 2 }, { metric = 'group.Physics.mean_ms', ci_above = 2 } }"),
+        noise, "--baseline", base, "--json")
+      for _, res in ipairs(quiet.results) do assert.equal("pass", res.status, res.message) end
+      -- the text table shows the change and its interval
+      local t = run(rf, slow, "--baseline", base)
+      assert.matches("change %(95 %% CI%)", t.stdout)
+      assert.matches("%+%d+%.%d %% %(%+%d+%.%d %.%. %+%d+%.%d%)%s+95 %% CI not above %+20 %%%s+FAIL", t.stdout)
+    end)
+
+    it("a rule that cannot have an interval fails with the reason; validation names misuse", function()
+      local doc, r = json(rules("nomax.lua", "return { { metric = 'frame_ms.max', ci_above = 5 } }"), slow,
+        "--baseline", base, "--json")
+      assert.equal(3, r.code)
+      assert.matches("^frame_ms%.max: no interval of the change in %%: an extreme value %(max, min%) has no interval",
+        doc.results[1].message)
+      local function bad(rule, want)
+        local ok, e = pcall(gate.validate, { rule }, { source = "g", baseline = true })
+        assert.is_false(ok)
+        assert.matches(want, e.message)
+      end
+      bad({ metric = "frame_ms.mean", max = 20, test = "mann-whitney" }, "test only goes with max_regress_pct")
+      bad({ metric = "frame_ms.mean", max_regress_pct = 2, test = "ttest" }, 'test must be "batch%-means" or')
+      bad({ metric = "frames", ci_above = 2 }, "frames has no better direction")
+      bad({ metric = "frame_ms.mean", min_effect = 1, max = 3 },
+        "min_effect only goes with max_regress_pct or ci_above")
+      local ok, e = pcall(gate.validate, { { metric = "frame_ms.mean", ci_above = 2 } }, { source = "g" })
+      assert.is_false(ok)
+      assert.equal("g: rule 1 (frame_ms.mean): ci_above needs a baseline (--baseline BASE)", e.message)
+    end)
+
+    it("significant = true uses the calibrated per-frame test; test = 'mann-whitney' the rank test; "
+      .. "a max the shape test", function()
+      local b, s = assert(vp.open(base)), assert(vp.open(slow))
+      local r = gate.evaluate(gate.validate({
+        { metric = "group.Physics.mean_ms", max_regress_pct = 10, significant = true },
+        { metric = "group.Physics.mean_ms", max_regress_pct = 10, significant = true, test = "mann-whitney" },
+        { metric = "group.Physics.max_ms", max_regress_pct = 10, significant = true },
+      }, { baseline = true }), s, b)
+      local x = r.results
+      assert.equal("frames", x[1].evidence)
+      assert.equal("batch-means", x[1].limits.test)
+      assert.equal("mann-whitney", x[2].limits.test)
+      assert.equal(0, x[2].p_value) -- the rank test on 1,200 frames a side underflows
+      assert.is_true(x[1].p_value > 0)
+      assert.equal("shape", x[3].evidence)
+      assert.equal("fail", x[3].status)
+      assert.same({ "fail", "fail" }, { x[1].status, x[2].status })
+      b:close()
+      s:close()
+    end)
+
+    it("several runs a side: --baseline a directory, --runs for the capture side; the runs decide", function()
+      local bdir, ndir = dir .. "/b", dir .. "/n"
+      os.execute("mkdir -p " .. h.quote(bdir) .. " " .. h.quote(ndir))
+      for i = 1, 5 do
+        fx.vprof(bdir .. "/r" .. i .. ".vprof", { seed = 50 + i, frames = 600 })
+        fx.vprof(ndir .. "/r" .. i .. ".vprof", { seed = 60 + i, frames = 600, physics_us = 2100 })
+      end
+      local rf = rules("runs.lua", "return { { metric = 'group.Physics.mean_ms', ci_above = 2 }, "
+        .. "{ metric = 'hitches', max_regress_pct = 10, significant = true }, "
+        .. "{ metric = 'frame_ms.p99', max = 30 } }")
+      local doc, r = json(rf, ndir, "--runs", "--baseline", bdir, "--json")
+      assert.equal(3, r.code, r.stderr)
+      assert.equal(5, doc.runs)
+      assert.equal(5, doc.baseline_runs)
+      local g = doc.results[1]
+      assert.equal("runs", g.evidence)
+      assert.equal("fail", g.status) -- +5 %, the whole interval above 2 %
+      assert.is_true(g.ci.pct_lo > 2)
+      assert.matches("%(5 runs against 5%)", g.message)
+      -- a count is tested on its run values
+      assert.equal("pass", doc.results[2].status)
+      assert.equal("runs", doc.results[2].evidence)
+      assert.equal("pass", doc.results[3].status)
+      -- without --runs each capture is checked on its own against the 5 baseline runs (a count cannot
+      -- be tested then: the rules file says so, exit 2)
+      local one = run(rf, ndir .. "/r1.vprof", "--baseline", bdir)
+      assert.equal(2, one.code)
+      assert.matches("rule 2 %(hitches%): significant = true needs a metric with per%-frame values", one.stderr)
+      local rf1 = rules("runs1.lua", "return { { metric = 'group.Physics.mean_ms', ci_above = 2 } }")
+      local each = run(rf1, ndir .. "/r1.vprof", ndir .. "/r2.vprof", "--baseline", bdir,
+        "--json")
+      assert.equal(3, each.code, each.stderr)
+      local n = 0
+      for line in each.stdout:gmatch("[^\n]+") do
+        local d = require("cjson").decode(line)
+        assert.equal(5, d.baseline_runs)
+        assert.equal("frames", d.results[1].evidence)
+        n = n + 1
+      end
+      assert.equal(2, n)
+      assert.matches("runs decide only with 2 or more a side", each.stderr)
     end)
   end)
 end)

@@ -2,7 +2,9 @@
 -- planted regressions (a slower group, a new hitch, a higher disagreement
 -- rate, a new node) must be found and marked; planted noise (the same
 -- distributions drawn again) must not be marked significant; totals are
--- normalised when frame counts differ; JSON, text, Markdown and CSV.
+-- normalised when frame counts differ; several runs a side decide by their
+-- run values; intervals, effect sizes and the shape test in every form;
+-- JSON, text, Markdown and CSV. (vp.infer's statistics: infer_spec.)
 local h = require "helpers"
 local fx = require "gate_fixtures"
 local NULL = require("cjson").null
@@ -38,54 +40,6 @@ describe("vp.compare", function()
   setup(function() dir = h.tmpdir() end)
   teardown(h.cleanup)
 
-  describe("significance", function()
-    -- mtcars' mpg by transmission (automatic, manual): the example of R's
-    -- wilcox.test(mpg ~ am, data = mtcars), which prints "W = 42, p-value =
-    -- 0.001871" (normal approximation with the tie correction and the
-    -- continuity correction; 7 pairs of tied values)
-    local auto = { 21.4, 18.7, 18.1, 14.3, 24.4, 22.8, 19.2, 17.8, 16.4, 17.3, 15.2, 10.4, 10.4, 14.7, 21.5,
-      15.5, 15.2, 13.3, 19.2 }
-    local manual = { 21.0, 21.0, 22.8, 32.4, 30.4, 33.9, 27.3, 26.0, 30.4, 15.8, 19.7, 15.0, 21.4 }
-
-    it("a tie-heavy Mann-Whitney U test gives the textbook value", function()
-      local t = assert(require("vp.mwu").test(auto, manual))
-      assert.equal(42, t.u_a) -- R's W
-      assert.equal(42, t.ties) -- 7 ties of two: 7 x (2^3 - 2)
-      assert.is_true(math.abs(t.p - 0.001871) < 5e-7, tostring(t.p))
-      local tests, m = compare.significance({ { a = auto, b = vp.Series(manual) } })
-      assert.equal(1, m)
-      assert.equal(t.p, tests[1].p)
-      assert.equal(t.p, tests[1].p_adjusted) -- a family of one
-      assert.is_true(tests[1].significant)
-      assert.equal(205 / (19 * 13), tests[1].prob_b_greater)
-    end)
-
-    it("Holm-adjusts one family; all-tied pairs are left out of it, empty ones untested", function()
-      local p1 = 0.0018713913331786 -- the pair above
-      local p2 = 0.0744618314 -- {1, 2, 3} vs {3, 4, 5, 6} (see mwu_spec)
-      local family = {
-        { a = auto, b = manual },
-        { a = { 1, 2, 3 }, b = { 3, 4, 5, 6 } },
-        { a = { 5, 5, 5 }, b = { 5, 5 } }, -- every value tied: nothing to test
-        { a = {}, b = { 1 } }, -- an empty sample
-        { a = { 1, 2, 3, 4 }, b = { 4, 3, 2, 1 } }, -- p = 1
-      }
-      local tests, m = compare.significance(family, 0.01)
-      assert.equal(3, m)
-      -- by hand, ascending: 3 x p1, max(3 p1, 2 x p2), max(.., 1 x 1)
-      assert.is_true(math.abs(tests[1].p_adjusted - 3 * p1) < 1e-12)
-      assert.is_true(math.abs(tests[2].p_adjusted - 2 * p2) < 1e-9)
-      assert.equal(1, tests[5].p_adjusted)
-      assert.same({ p = 1, p_adjusted = 1, prob_b_greater = 0.5, significant = false }, tests[3])
-      assert.is_nil(tests[4])
-      assert.same({ true, false, false, false }, { tests[1].significant, tests[2].significant,
-        tests[3].significant, tests[5].significant })
-      -- p1 alone is below 0.005, but not once adjusted for the family of three
-      assert.is_true(p1 < 0.005)
-      assert.is_false(compare.significance(family, 0.005)[1].significant)
-    end)
-  end)
-
   describe("analyze", function()
     local a, b
     setup(function()
@@ -97,15 +51,38 @@ describe("vp.compare", function()
       local ca, cb = assert(vp.open(a)), assert(vp.open(b))
       local r = compare.analyze(ca, cb, { nodes = 3 })
       assert_plain(r, "result")
-      assert.same({ file = a, format = "vprof", frames = 1200 }, r.a)
+      assert.same({ file = a, format = "vprof", frames = 1200, runs = 1, files = { a } }, r.a)
       assert.equal(0.01, r.alpha)
+      assert.equal(0.95, r.level)
+      assert.equal("frames", r.evidence)
       local m = {}
       for _, row in ipairs(r.metrics) do m[row.metric] = row end
       local g = m["group.Physics.mean_ms"]
       assert.equal("worse", g.direction)
       assert.is_true(g.significant)
-      assert.equal(g.p_adjusted, m["group.Physics.p99_ms"].p_adjusted) -- one test per distribution
+      assert.equal("frames", g.evidence)
+      assert.equal("batch-means", g.method)
+      -- the interval holds the change, in the metric's unit and in %
+      assert.is_true(g.ci.change_lo < g.change and g.change < g.ci.change_hi)
+      assert.is_true(math.abs(g.ci.pct_lo - 100 * g.ci.change_lo / g.a) < 1e-9)
+      assert.equal(g.ci.pct_lo, g.ci.impact_lo) -- lower is better: the impact is the change
+      assert.is_true(g.ci.pct_lo > 25 and g.ci.pct_hi < 35)
+      -- each metric its own test; one shape test and one set of effect sizes per distribution
+      local q = m["group.Physics.p99_ms"]
+      assert.is_true(q.p_value ~= g.p_value)
+      assert.same(g.shape, q.shape)
+      assert.same(g.effect, q.effect)
+      assert.is_true(g.shape.significant)
+      assert.is_true(math.abs(g.effect.hl_shift - 0.6) < 0.05)
+      assert.is_true(g.effect.cliffs_delta > 0.95)
+      -- max: no interval, a note saying why, but the distribution's shape and effects
+      local mx = m["group.Physics.max_ms"]
+      assert.is_nil(mx.ci)
+      assert.is_nil(mx.p_value)
+      assert.matches("no interval", mx.note)
+      assert.same(g.shape, mx.shape)
       assert.is_nil(m.hitches.p_value) -- a count: no distribution
+      assert.matches("no per%-frame values", m.hitches.note)
       assert.equal("same", m.hitches.direction)
       assert.matches("Physics", r.metrics[1].metric)
       -- the new node is only in B, with its values in catalogue order; not compared
@@ -141,7 +118,8 @@ describe("vp.compare", function()
       local r = compare.analyze(ca, cb, { match = { "^frame_ms%.p9" } })
       assert.equal(2, #r.metrics)
       assert.equal(0, #r.only_in_b)
-      for _, bad in ipairs({ { alpha = 2 }, { nodes = -1 }, { match = { "[" } } }) do
+      for _, bad in ipairs({ { alpha = 2 }, { nodes = -1 }, { match = { "[" } }, { test = "t" }, { shape = "x" },
+        { evidence = "some" }, { level = 1 } }) do
         local ok, e = pcall(compare.analyze, ca, cb, bad)
         assert.is_false(ok)
         assert.is_true(E.is(e), tostring(e))
@@ -171,7 +149,8 @@ describe("compare.lua", function()
     assert.is_true(g.significant)
     assert.is_true(g.p_adjusted < 1e-10)
     assert.is_true(g.change_pct > 25 and g.change_pct < 35, tostring(g.change_pct))
-    assert.is_true(g.prob_b_greater > 0.9)
+    assert.is_true(g.effect.prob_b_greater > 0.9)
+    assert.is_true(g.ci.pct_lo > 20)
     assert.equal(g.change_pct, g.impact)
     -- the largest impact leads: a Physics metric (group or node), ~+30 %
     assert.matches("Physics", doc.metrics[1].metric)
@@ -191,8 +170,13 @@ describe("compare.lua", function()
     assert.equal("worse", m["low_1pct_fps"].direction)
     assert.is_true(doc.summary.significant_worse >= 5)
     assert.equal(0, doc.summary.significant_better)
-    assert.equal("mann-whitney-u", doc.test)
+    assert.equal("batch-means", doc.test)
+    assert.equal("grid", doc.shape_test)
     assert.equal("holm", doc.correction)
+    -- the summary adds up
+    local s = doc.summary
+    assert.equal(#doc.metrics, s.metrics)
+    assert.equal(s.metrics, s.worse + s.better + s.changed + s.same)
   end)
 
   for _, seed in ipairs({ 2, 3, 4 }) do
@@ -202,6 +186,7 @@ describe("compare.lua", function()
       assert.is_true(doc.tests >= 7)
       for _, r in ipairs(doc.metrics) do
         assert.is_not_true(r.significant, r.metric .. " p_adj " .. tostring(r.p_adjusted))
+        if r.shape ~= NULL then assert.is_not_true(r.shape.significant, r.metric .. " shape") end
         -- nothing moves much either
         if r.metric:match("mean_ms$") and type(r.change_pct) == "number" then
           assert.is_true(math.abs(r.change_pct) < 3, r.metric)
@@ -291,17 +276,26 @@ describe("compare.lua", function()
     local t = h.run("scripts/compare.lua", a, b)
     assert.equal(0, t.code, t.stderr)
     assert.matches("regressions %(%d+%)", t.stdout)
-    assert.matches("group%.Physics%.mean_ms%s+2%.%d+%s+2%.%d+%s+%+0%.%d+%s+%+[23]%d%.%d %%%s+%S+%s+%*", t.stdout)
+    -- metric, A, B, change, change %, 95 % CI, p, *, HL shift, delta, shape p
+    assert.matches("group%.Physics%.mean_ms%s+2%.%d+%s+2%.%d+%s+%+0%.%d+%s+%+[23]%d%.%d %%%s+%+[23]%d%.%d %.%. "
+      .. "%+[23]%d%.%d %%%s+[%d.e-]+%s+%*%s+%+0%.%d+%s+%+[01]%.%d%d%s+[%d.e-]+ %*%s+ms", t.stdout)
+    assert.matches("%d+ metrics: %d+ worse %(%d+ significant%), %d+ better %(%d+ significant%), %d+ changed, "
+      .. "%d+ unchanged", t.stdout)
+    assert.matches("shape%s+quantile grid, Holm%-adjusted over %d+ distributions: %d+ changed", t.stdout)
     local md = h.run("scripts/compare.lua", a, b, "--markdown", "--limit", "5")
     assert.equal(0, md.code, md.stderr)
-    assert.truthy(md.stdout:find("| metric | A | B | change | change % | p (adj.) | |", 1, true))
+    assert.truthy(md.stdout:find("| metric | A | B | change | change % | 95 % CI | p (adj.) | | HL shift | "
+      .. "Cliff's d | shape p |", 1, true))
     assert.matches("|%-%-%-|%-%-:|", md.stdout)
-    assert.matches("| `group%.Physics%.[%w_]+` | [%d.]+ | [%d.]+ | %+[%d.]+ | %+%d+%.%d %% | [^|]+ | "
+    assert.matches("| `group%.Physics%.[%w_]+` | [%d.]+ | [%d.]+ | %+[%d.]+ | %+%d+%.%d %% | [^|]+ | [^|]+ | "
       .. "%*%*significant%*%* |", md.stdout)
     local csv = h.run("scripts/compare.lua", a, b, "--csv")
     assert.equal(0, csv.code, csv.stderr)
-    assert.equal("metric,unit,polarity,a,b,change,change_pct,impact,direction,normalised,p_value,p_adjusted,"
-      .. "significant,prob_b_greater", csv.stdout:match("^[^\n]+"))
+    assert.equal("metric,unit,polarity,a,b,change,change_pct,impact,direction,normalised,evidence,p_value,"
+      .. "p_adjusted,significant,ci_pct_lo,ci_pct_hi,ci_change_lo,ci_change_hi,effect_hl_shift,"
+      .. "effect_cliffs_delta,shape_p_adjusted", csv.stdout:match("^[^\n]+"))
+    assert.matches("\ngroup%.Physics%.mean_ms,ms,lower,[%d.]+,[%d.]+,[%d.]+,[%d.]+,[%d.]+,worse,false,frames,"
+      .. "[%de.-]+,[%de.-]+,true,2%d%.%d+,3%d%.%d+,", csv.stdout)
     local bad = h.run("scripts/compare.lua", a, b, "--markdown", "--json")
     assert.equal(2, bad.code)
   end)
@@ -312,10 +306,11 @@ describe("compare.lua", function()
     local second = h.run("scripts/compare.lua", a, b, "--json")
     assert.equal(0, first.code, first.stderr)
     assert.equal(first.stdout, second.stdout)
-    local head = '^{"a":{"file":[^}]*},"b":{[^}]*},"alpha":0%.01,"test":"mann%-whitney%-u","correction":"holm",'
-      .. '"tests":%d+,"summary":{"metrics":%d+,"worse":%d+,"better":%d+,"changed":%d+,"same":%d+,'
-      .. '"significant_worse":%d+,"significant_better":%d+},"metrics":%[{"metric":"[^"]+","unit":"ms",'
-      .. '"polarity":"lower","a":'
+    local head = '^{"a":{"file":[^}]*},"b":{[^}]*},"alpha":0%.01,"level":0%.95,"test":"batch%-means",'
+      .. '"shape_test":"grid","correction":"holm","evidence":"frames","tests":%d+,"shape_tests":%d+,'
+      .. '"summary":{"metrics":%d+,"worse":%d+,"better":%d+,"changed":%d+,"same":%d+,'
+      .. '"significant_worse":%d+,"significant_better":%d+,"shape_changes":%d+},"warnings":%[%],'
+      .. '"metrics":%[{"metric":"[^"]+","unit":"ms","polarity":"lower","a":'
     assert.truthy(first.stdout:find(head), first.stdout:sub(1, 400))
     assert.truthy(first.stdout:find('"only_in_a":[],"only_in_b":[{"kind":"node","name":"Root/CEngine::Frame/Again",'
       .. '"metrics":{"node.Root/CEngine::Frame/Again.calls_per_frame":1,', 1, true), first.stdout:sub(-400))
@@ -332,5 +327,127 @@ describe("compare.lua", function()
     local r = h.run("scripts/compare.lua", a, dir .. "/missing.vprof")
     assert.equal(2, r.code)
     assert.matches("vpscript: " .. dir:gsub("%p", "%%%0") .. "/missing%.vprof", r.stderr)
+  end)
+
+  it("one p-value format everywhere: 3 significant digits, '< 1e-300' below", function()
+    local fmt = require "vp.fmt"
+    assert.same({ "< 1e-300", "< 1e-300", "1e-300", "1.5e-239", "0.00187", "0.94", "1", "-" },
+      { fmt.p_value(0), fmt.p_value(1.7e-314), fmt.p_value(1e-300), fmt.p_value(1.5e-239),
+        fmt.p_value(0.0018713913), fmt.p_value(0.94012), fmt.p_value(1), fmt.p_value(nil) })
+    -- Mann-Whitney on a 30 % shift underflows to 0: printed as "< 1e-300", never 0 or a subnormal
+    local b = fx.vprof(dir .. "/slow3.vprof", { seed = 14, physics_us = 2600 })
+    local t = h.run("scripts/compare.lua", a, b, "--test", "mann-whitney", "--limit", "0")
+    assert.equal(0, t.code, t.stderr)
+    assert.truthy(t.stdout:find("< 1e-300", 1, true))
+    assert.is_falsy(t.stdout:find("<1e-300", 1, true))
+    assert.is_falsy(t.stdout:gsub("< 1e%-300", ""):find("e%-3%d%d"))
+    assert.matches("per%-frame Mann%-Whitney U %(assumes independent frames%)", t.stdout)
+    -- the option says what it assumes, on stderr and in the JSON
+    assert.matches("vpscript: warning: %-%-test mann%-whitney assumes independent frames", t.stderr)
+    local doc = h.run_json("scripts/compare.lua", a, b, "--test", "mann-whitney", "--json")
+    assert.equal("mann-whitney", doc.test)
+    assert.equal("mann-whitney", by_metric(doc)["group.Physics.mean_ms"].method)
+    assert.equal(1, #doc.warnings)
+  end)
+
+  it("a change that prints as 0.0 % is unchanged, and the summary adds up", function()
+    local b = fx.vprof(dir .. "/tiny.vprof", { seed = 1, sound_spike = 300 })
+    local doc = h.run_json("scripts/compare.lua", a, b, "--json")
+    local m = by_metric(doc)
+    -- one Sound frame 1 ms longer: the frame mean moves by far less than 0.05 %
+    assert.is_true(m["frame_ms.mean"].change > 0)
+    assert.is_true(math.abs(m["frame_ms.mean"].change_pct) < 0.05)
+    assert.equal("same", m["frame_ms.mean"].direction)
+    assert.equal("worse", m["group.Sound.max_ms"].direction)
+    local s = doc.summary
+    assert.equal(s.metrics, s.worse + s.better + s.changed + s.same)
+    for _, r in ipairs(doc.metrics) do
+      if r.direction == "better" or r.direction == "worse" then
+        assert.is_true(math.abs(r.change_pct or math.huge) >= 0.05, r.metric)
+      end
+    end
+    local t = h.run("scripts/compare.lua", a, b)
+    assert.is_falsy(t.stdout:match("improvements %(%d+%)\n[^\n]*\n[^\n]*\n[^\n]-%-0%.0 %%"))
+  end)
+end)
+
+describe("compare.lua with several runs a side", function()
+  local dir, base_dir, new_dir, noise_dir
+  setup(function()
+    dir = h.tmpdir()
+    base_dir, new_dir, noise_dir = dir .. "/base", dir .. "/new", dir .. "/noise"
+    for _, d in ipairs({ base_dir, new_dir, noise_dir }) do os.execute("mkdir -p " .. h.quote(d)) end
+    for i = 1, 5 do
+      fx.vprof(base_dir .. "/run" .. i .. ".vprof", { seed = i, frames = 600 })
+      fx.vprof(new_dir .. "/run" .. i .. ".vprof", { seed = 100 + i, frames = 600, physics_us = 2100 })
+      fx.vprof(noise_dir .. "/run" .. i .. ".vprof", { seed = 200 + i, frames = 600 })
+    end
+  end)
+  teardown(h.cleanup)
+
+  it("a directory a side: the runs are the units, Welch's t on their values decides", function()
+    local doc = h.run_json("scripts/compare.lua", base_dir, new_dir, "--runs", "--json")
+    assert.equal(5, doc.a.runs)
+    assert.equal(5, #doc.b.files)
+    assert.equal("runs", doc.evidence)
+    assert.same({}, doc.warnings)
+    local g = by_metric(doc)["group.Physics.mean_ms"]
+    assert.equal("runs", g.evidence)
+    assert.equal("welch-runs", g.method)
+    assert.equal(5, #g.runs.a)
+    assert.is_true(g.significant)
+    assert.is_true(g.ci.pct_lo > 3 and g.ci.pct_hi < 7, g.ci.pct_lo .. " .. " .. g.ci.pct_hi)
+    -- the value is the mean of the runs' values
+    local sum = 0
+    for _, v in ipairs(g.runs.b) do sum = sum + v end
+    assert.is_true(math.abs(g.b - sum / 5) < 1e-9)
+    -- the pooled per-frame view is reported beside
+    assert.equal("batch-means", g.frames.method)
+    assert.is_true(g.frames.p_value < 1e-6)
+    -- a count has no distribution, but runs give it an interval
+    local hitches = by_metric(doc).hitches
+    assert.equal("runs", hitches.evidence)
+    -- the same design drawn again: nothing significant
+    local quiet = h.run_json("scripts/compare.lua", base_dir, noise_dir, "--runs", "--json")
+    for _, r in ipairs(quiet.metrics) do assert.is_not_true(r.significant, r.metric) end
+  end)
+
+  it("--baseline files and --runs; fewer than 5 runs a side warn; one run a side falls back to frames", function()
+    local r = h.run("scripts/compare.lua", "--baseline", base_dir .. "/run1.vprof", "--baseline",
+      base_dir .. "/run2.vprof", "--baseline", base_dir .. "/run3.vprof", new_dir .. "/run1.vprof",
+      new_dir .. "/run2.vprof", new_dir .. "/run3.vprof", "--runs", "--json")
+    assert.equal(0, r.code, r.stderr)
+    local doc = require("cjson").decode(r.stdout)
+    assert.equal(3, doc.a.runs)
+    assert.equal(3, doc.b.runs)
+    assert.matches("little power below 5 runs", doc.warnings[1])
+    assert.matches("vpscript: warning: 3 runs against 3", r.stderr)
+    -- A a directory of runs, one B capture: the per-frame values decide
+    local one = h.run_json("scripts/compare.lua", base_dir, new_dir .. "/run4.vprof", "--json")
+    assert.equal(5, one.a.runs)
+    assert.equal(1, one.b.runs)
+    assert.equal("frames", one.evidence)
+    assert.matches("runs decide only with 2 or more a side", one.warnings[1])
+    assert.equal("frames", by_metric(one)["group.Physics.mean_ms"].evidence)
+    -- --evidence frames: the pooled per-frame view decides even with runs
+    local fr = h.run_json("scripts/compare.lua", base_dir, new_dir, "--runs", "--evidence", "frames", "--json")
+    assert.equal("frames", by_metric(fr)["group.Physics.mean_ms"].evidence)
+    -- without --runs, each B capture is compared with the baseline's runs on its own
+    local each = h.run("scripts/compare.lua", base_dir, new_dir .. "/run1.vprof", new_dir .. "/run2.vprof", "--json")
+    assert.equal(0, each.code, each.stderr)
+    local n = 0
+    for line in each.stdout:gmatch("[^\n]+") do
+      n = n + 1
+      assert.equal(5, require("cjson").decode(line).a.runs)
+    end
+    assert.equal(2, n)
+  end)
+
+  it("text names the runs and the test that decided", function()
+    local t = h.run("scripts/compare.lua", base_dir, new_dir, "--runs", "--limit", "3")
+    assert.equal(0, t.code, t.stderr)
+    assert.matches("A%s+5 runs: [^\n]*/base/run1%.vprof %.%. [^\n]*/base/run5%.vprof %(vprof, 600 frames a run%)",
+      t.stdout)
+    assert.matches("significance%s+Welch t on the 5 and 5 run values, two%-sided", t.stdout)
   end)
 end)

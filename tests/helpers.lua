@@ -236,4 +236,17 @@ function h.near(a, b, eps)
   return type(a) == "number" and type(b) == "number" and math.abs(a - b) <= (eps or 1e-9)
 end
 
+--- Assert that f(...) raises a vp.error with `code` whose message matches
+-- the Lua pattern `pattern` (when given).
+function h.raises(code, pattern, f, ...)
+  local ok, e = pcall(f, ...)
+  assert(not ok, "no error raised")
+  local E = require "vp.error"
+  assert(E.is(e), "not a vp.error: " .. tostring(e))
+  assert(e.code == code, string.format("code %s, expected %s (%s)", tostring(e.code), code, tostring(e.message)))
+  if pattern then
+    assert(tostring(e.message):find(pattern), string.format("message %q does not match %q", e.message, pattern))
+  end
+end
+
 return h

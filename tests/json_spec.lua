@@ -97,6 +97,12 @@ describe("vp.json", function()
     assert.same({ "b[1].y", "m.q.o" }, json.undeclared(doc, "{a, b: [{x}], m: {*: {n}}}"))
     assert.same({}, json.undeclared(doc, "{a, b: [{x, y}], m: {*}}"))
   end)
+
+  it("lists the keys a schema declares that a document lacks", function()
+    local doc = { a = 1, b = { { x = 1 }, { y = 2 } } }
+    assert.same({ "b[2].x", "c" }, json.missing(doc, "{a, b: [{x}], c}"))
+    assert.same({}, json.missing(doc, "{a, b: []}"))
+  end)
 end)
 
 describe("vp.error", function()

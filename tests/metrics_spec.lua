@@ -471,6 +471,36 @@ describe("vp.metrics", function()
     d = metrics.delta("frames", 100, 200)
     assert.equal("changed", d.direction)
     assert.equal(0, d.worse_pct)
+    -- a change that prints as 0.0 % is no change, whichever way it goes
+    d = metrics.delta("frame_ms.mean", 10, 10.004)
+    near(d.change_pct, 0.04)
+    assert.equal("same", d.direction)
+    assert.equal("same", metrics.delta("frame_ms.mean", 10, 9.996).direction)
+    assert.equal("better", metrics.delta("frame_ms.mean", 10, 9.99).direction)
+    assert.equal("same", metrics.delta("frames", 1000, 1000.4).direction)
+  end)
+
+  it("statistic: what each metric with a distribution computes from it, for vp.infer", function()
+    local want = {
+      ["frame_ms.mean"] = { kind = "mean" }, ["frame_ms.p99"] = { kind = "quantile", p = 0.99 },
+      ["frame_ms.max"] = { kind = "extreme" }, ["low_01pct_fps"] = { kind = "low_fps", pct = 0.1 },
+      ["low_1pct_fps"] = { kind = "low_fps", pct = 1 }, ["group.A b.c.share_pct"] = { kind = "share" },
+      ["group.Physics.p50_ms"] = { kind = "quantile", p = 0.5 },
+      ["node.Root/X.calls_per_frame"] = { kind = "mean" }, ["node.Root/X.self_ms"] = { kind = "mean" },
+      ["lag.Socket RTT.min"] = { kind = "extreme" },
+      ["hitdiff.rate_pct"] = { kind = "mean", scale = 100, independent = true },
+      ["hitdiff.position_mismatch"] = { kind = "count", independent = true },
+    }
+    for name, st in pairs(want) do assert.same(st, metrics.statistic(name), name) end
+    assert.is_nil(metrics.statistic("hitches"))
+    assert.is_nil(metrics.statistic("no.such"))
+    -- every catalogue entry with a distribution says what it computes from it
+    for _, e in ipairs(metrics.list()) do
+      if e.distribution then
+        local name = e.name:gsub("NAME", "X"):gsub("PATH", "Root/X"):gsub("KIND", "no_server_data")
+        assert.is_table(metrics.statistic(name), e.name)
+      end
+    end
   end)
 
   it("docs/metrics-table.md carries the table the catalogue generates, every metric in it", function()

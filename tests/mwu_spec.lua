@@ -96,6 +96,20 @@ describe("vp.mwu", function()
     end
   end)
 
+  it("a tie-heavy case gives the textbook value (R's wilcox.test(mpg ~ am, data = mtcars))", function()
+    -- mtcars' mpg by transmission (automatic, manual); R prints "W = 42,
+    -- p-value = 0.001871" (normal approximation with the tie and continuity
+    -- corrections; 7 pairs of tied values)
+    local auto = { 21.4, 18.7, 18.1, 14.3, 24.4, 22.8, 19.2, 17.8, 16.4, 17.3, 15.2, 10.4, 10.4, 14.7, 21.5,
+      15.5, 15.2, 13.3, 19.2 }
+    local manual = { 21.0, 21.0, 22.8, 32.4, 30.4, 33.9, 27.3, 26.0, 30.4, 15.8, 19.7, 15.0, 21.4 }
+    local t = assert(mwu.test(auto, vp.Series(manual)))
+    assert.equal(42, t.u_a) -- R's W
+    assert.equal(42, t.ties) -- 7 ties of two: 7 x (2^3 - 2)
+    assert.is_true(math.abs(t.p - 0.001871) < 5e-7, tostring(t.p))
+    assert.equal(205 / (19 * 13), t.prob_b_greater)
+  end)
+
   it("a small case by hand: A = {1, 2, 3}, B = {3, 4, 5, 6}", function()
     -- ranks: 1 2 3.5 | 3.5 5 6 7; R_b = 21.5, U_b = 21.5 - 10 = 11.5
     -- ties: one pair: t^3 - t = 6; sigma^2 = 12/12 * (8 - 6/42) = 7.857142...

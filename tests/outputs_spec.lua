@@ -12,6 +12,10 @@ local RUNS = {
   { "hitches", "examples/laige/budget_fail.txt", schema = require("vp.hitches").schema },
   { "budget", "examples/sample.vprof", "--fold-hidden", schema = require("vp.budget").schema },
   { "top", "examples/sample.vprof", "--limit", "0", schema = require("vp.top").schema },
+  { "tree", "examples/sample.vprof", schema = require("vp.tree").schema },
+  { "tree", "examples/sample.vprof", "--by-name", "--min-pct", "1", schema = require("vp.tree").names_schema },
+  { "node", "Physics_Step", "examples/sample.vprof", schema = require("vp.node").schema },
+  { "node", "**/R_DrawWorld", "examples/sample.vprof", "--frames", "3000:3200", schema = require("vp.node").schema },
   { "info", "examples/sample.vprof", schema = require("vp.info").schema },
   { "info", "examples/laige/budget_fail.txt", schema = require("vp.info").schema },
   { "lag", "examples/sample.dlag", schema = require("vp.lag").schema },
@@ -22,25 +26,6 @@ local RUNS = {
   { "laige", "examples/laige/profile.json", schema = require("vp.laige").profile_schema },
   { "laige", "examples/laige/budget_fail.txt", schema = require("vp.laige").budget_schema },
 }
-
--- The declared keys that are missing from a decoded document.
-local function missing(value, src)
-  local out = {}
-  local function walk(v, shape, path)
-    if type(v) ~= "table" or not shape then return end
-    if shape.kind == "list" then
-      for i = 1, #v do walk(v[i], shape.item, path .. "[" .. i .. "]") end
-    elseif shape.kind == "object" then
-      for _, e in ipairs(shape.keys) do
-        local p = path == "" and e.name or (path .. "." .. e.name)
-        if v[e.name] == nil and not e.optional then out[#out + 1] = p end
-        walk(v[e.name], e.shape, p)
-      end
-    end
-  end
-  walk(value, json.schema(src), "")
-  return out
-end
 
 describe("shipped scripts' output", function()
   for _, run in ipairs(RUNS) do
@@ -64,7 +49,7 @@ describe("shipped scripts' output", function()
       words[#words + 1] = "--json"
       local doc = h.run_json(table.unpack(words))
       assert.same({}, json.undeclared(doc, run.schema))
-      assert.same({}, missing(doc, run.schema))
+      assert.same({}, json.missing(doc, run.schema))
       assert.is_not.equal(cjson.null, doc.file)
     end)
   end

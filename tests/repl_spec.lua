@@ -51,7 +51,9 @@ describe("vp.repl", function()
       local t = {}
       for i = 1, 12 do t["key_number_" .. i] = i end
       local s = repl.format(t)
-      assert.matches("^{\n  key_number_1 = 1,\n  key_number_10 = 10,\n", s)
+      -- numbers in names count: 1, 2, ..., 10, not 1, 10, 11
+      assert.matches("^{\n  key_number_1 = 1,\n  key_number_2 = 2,\n", s)
+      assert.matches("key_number_9 = 9,\n  key_number_10 = 10,", s)
       assert.matches("\n}$", s)
       local nested = repl.format({ inner = t })
       assert.matches("^{\n  inner = {\n    key_number_1 = 1,", nested)
@@ -94,7 +96,7 @@ describe("vp.repl", function()
     it("completes methods through the metatable's __methods, and string methods", function()
       local start, list = names("series:m")
       assert.are.equal(8, start)
-      assert.are.equal("max mean min", list)
+      assert.are.equal("max mean median min", list)
       assert.are.same({ 5, "upper" }, { names("str:up") })
       -- `:` offers only callables; `.` offers fields too
       assert.are.same({ 5, "" }, { names("tbl:al") })
@@ -144,6 +146,104 @@ describe("vp.repl", function()
       assert.are.same({ "name" }, list)
       cap:close()
       h.cleanup()
+    end)
+  end)
+
+  describe("natural order, cut hints and settings", function()
+    it("orders keys as people count, group objects by their number", function()
+      assert.is_true(repl.natural_less("group 2", "group 10"))
+      assert.is_false(repl.natural_less("group 10", "group 2"))
+      assert.is_true(repl.natural_less("a", "b"))
+      assert.is_true(repl.natural_less("x9y", "x10a"))
+      assert.is_true(repl.natural_less("x1", "x01")) -- equal numbers: fewer zeros first
+      assert.is_true(repl.natural_less("ab", "abc"))
+      assert.are.equal('{ ["group 1"] = 3, ["group 2"] = 2, ["group 10"] = 1 }',
+        repl.format({ ["group 10"] = 1, ["group 2"] = 2, ["group 1"] = 3 }))
+      local cap = assert(vp.open("examples/sample.vprof"))
+      local s = repl.format(cap:group_self_ms(), { items = 100, width = 1000 })
+      local ids = {}
+      for id in s:gmatch("%[<group (%d+) ") do ids[#ids + 1] = tonumber(id) end
+      assert.is_true(#ids >= 30)
+      for i = 2, #ids do assert.is_true(ids[i - 1] < ids[i], s) end
+      cap:close()
+    end)
+
+    it("says what was cut and which setting shows more; repl.depth and repl.items change it", function()
+      local s, cut = repl.format({ a = { b = { c = { d = 1 } } } })
+      assert.are.equal("{ a = { b = { c = {...} } } }", s)
+      assert.are.same({ depth = true }, cut)
+      assert.matches("^%-%- nested tables cut at depth 3 %({%.%.%.}%): repl%.depth = 5 shows more$",
+        repl.cut_hint(cut))
+      assert.is_nil(select(2, repl.format({ 1, { 2 } })))
+      local long = {}
+      for i = 1, 60 do long[i] = i end
+      assert.are.same({ items = true }, select(2, repl.format(long)))
+      assert.matches("repl%.items = 200 shows more", repl.cut_hint({ items = true }))
+      repl.depth, repl.items = 5, 100
+      local ok, err = pcall(function()
+        assert.are.equal("{ a = { b = { c = { d = 1 } } } }", (repl.format({ a = { b = { c = { d = 1 } } } })))
+        assert.is_nil(select(2, repl.format(long)))
+        assert.are.equal("{ a = {...} }", (repl.format({ a = { 1 } }, { depth = 1 }))) -- opts still win
+      end)
+      repl.depth, repl.items = nil, nil
+      assert(ok, err)
+    end)
+  end)
+
+  describe("captures, nodes, frames and groups", function()
+    local cap
+    setup(function() cap = assert(vp.open("examples/sample.vprof")) end)
+    teardown(function() cap:close() end)
+
+    it("prints the capture with cap.group_count groups, as info does, and its frame times", function()
+      local s = repl.describe(cap)
+      local info = require("vp.info").analyze(cap)
+      assert.are.equal(35, cap.group_count)
+      assert.are.equal(cap.group_count, info.summary.groups)
+      assert.matches("^<vprof sample%.vprof: 4,000 frames, 91 nodes, 35 groups %(33 with nodes%); "
+        .. "frame 14%.63 ms mean, p99 17%.02, max 59%.27 @ 3,100>$", s)
+      assert.are.equal(s, (repl.format(cap)))
+    end)
+
+    it("prints a node with its time, self time, calls, peak and group, as top.lua has them", function()
+      local n = cap:node("Root/CEngine::Frame/_Host_RunFrame_Server/Physics_Step")
+      local row
+      for _, r in ipairs(require("vp.top").analyze(cap, { limit = 0 }).nodes) do
+        if r.path == n.path then row = r end
+      end
+      local fmt = require "vp.fmt"
+      assert.are.equal(string.format("<node %s (id %d): %s ms/frame, self %s, 1.00 calls/frame, peak %s @ frame %s, "
+        .. "group Physics>", n.path, n.id, fmt.ms(row.ms_per_frame), fmt.ms(row.self_ms_per_frame), fmt.ms(row.peak_ms),
+        fmt.int(row.peak_frame)), repl.describe(n))
+    end)
+
+    it("prints a frame against the median frame with its heaviest node, and a group with its self time", function()
+      local s = repl.describe(cap:frame(3100))
+      assert.matches("^<frame 3100 tick 51249: 59%.272 ms, %d+ nodes; 4%.%d%d x the median frame %(14%.%d+ ms%); "
+        .. "most self time: Root/CEngine::Frame/CL_Render/R_DrawWorld/Shader_Compile 45%.00 ms>$", s)
+      assert.matches("^<group 8 Physics %(flags 6%): self 2%.944 ms/frame mean, p99 4%.348, max 34%.04 @ frame 2,500>$",
+        repl.describe(cap:group("Physics")))
+      assert.matches(": no nodes>$", repl.describe(cap:group("Tools")))
+    end)
+
+    it("completes node paths and group names inside the string a method takes", function()
+      local env = { cap = cap, fr = cap:frame(3), t = { c = cap } }
+      local function names(line)
+        local start, list = repl.complete(line, env)
+        return start, table.concat(list, " ")
+      end
+      assert.are.same({ 11, "CEngine::Frame Root" }, { names('cap:node("') })
+      assert.are.same({ 11, "Root/" }, { names('cap:node("Root') }) -- typed in full: go down
+      assert.are.same({ 26, "CL_Render" }, { names('cap:node("CEngine::Frame/CL_R') })
+      assert.are.same({ 48, 'Shader_Compile"' }, { names('cap:node("CEngine::Frame/CL_Render/R_DrawWorld/Sh') })
+      assert.are.same({ 63, "Simulate Simulate#2" },
+        { names("cap:series('CEngine::Frame/_Host_RunFrame_Server/Physics_Step/Sim") })
+      assert.are.same({ 28, "S_Update" }, { names('fr:time_ms("CEngine::Frame/S_') })
+      assert.are.same({ 12, 'Physics"' }, { names('t.c:group("Phy') })
+      assert.are.same({ 12, 'Particle/Effect_Rendering"' }, { names('cap:group("Part') })
+      assert.are.same({ 16, "" }, { names('cap:node("Nope/') })
+      -- anywhere else a string still completes file names
+      assert.are.same({ 14, "examples/" }, { names('x = vp.open("exa') })
     end)
   end)
 
@@ -251,7 +351,7 @@ describe("vpscript REPL on a terminal", function()
     assert.is_truthy(r.transcript:find("vpscript: " .. missing .. ": ", 1, true))
     local one = session({ "-i", cap_path }, {
       { "expect", "cap = <vprof " }, P, typed("cap1"), { "expect", "nil" }, P, BYE, WAIT })
-    assert.is_truthy(one.transcript:find("cap = " .. tostring(assert(vp.open(cap_path))), 1, true))
+    assert.is_truthy(one.transcript:find("cap = " .. repl.describe(assert(vp.open(cap_path))), 1, true))
   end)
 
   it("completes methods, fields, globals and file names with Tab", function()
@@ -345,6 +445,26 @@ describe("vpscript REPL on a terminal", function()
     lfs.mkdir(home)
     session({}, { P, typed("from_home = 1"), P, BYE, WAIT }, { HOME = home, VPSCRIPT_HISTORY = "" })
     assert.are.equal("from_home = 1\n", h.read_file(home .. "/.vpscript_history"))
+  end)
+
+  it("prints captures with their groups and timings, completes node paths, and cuts deep tables with a hint", function()
+    local r = session({ "-i", "examples/sample.vprof" }, {
+      { "expect", "cap = <vprof sample.vprof: 4,000 frames, 91 nodes, 35 groups (33 with nodes)" },
+      P, typed("cap.group_count"), { "expect", "35" },
+      P, typed("cap.root"), { "expect", "<node Root (id 0): " }, { "expect", "ms/frame, self " },
+      P, { "send", 'n = cap:node("CEngine::Frame/_Host_RunFrame_Server/Phys\t' },
+      { "expect_line", 'vp> n = cap:node("CEngine::Frame/_Host_RunFrame_Server/Physics_Step' },
+      typed('")'), P, typed("n"), { "expect", "group Physics>" },
+      P, { "send", 'g = cap:group("Phy\t' }, { "expect_line", 'vp> g = cap:group("Physics"' },
+      typed(")"), P, typed("g"), { "expect", "<group 8 Physics (flags 6): self 2.944 ms/frame mean" },
+      P, typed("{a = {b = {c = {d = 1}}}}"), { "expect", "{ a = { b = { c = {...} } } }" },
+      { "expect", "-- nested tables cut at depth 3 ({...}): repl.depth = 5 shows more" },
+      P, typed("repl.depth = 5"),
+      P, typed("{a = {b = {c = {d = 1}}}}"), { "expect", "{ a = { b = { c = { d = 1 } } } }" },
+      P, BYE, WAIT })
+    assert.are.equal(0, r.status)
+    local _, hints = r.transcript:gsub("repl%.depth = 5 shows more", "")
+    assert.are.equal(1, hints)
   end)
 
   it("shows help for objects and names", function()

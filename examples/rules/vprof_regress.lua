@@ -2,8 +2,9 @@
 -- build: `vpscript check.lua examples/rules/vprof_regress.lua NEW.vprof
 -- --baseline GOOD.vprof`. A rule fails only when the metric got worse by
 -- more than max_regress_pct AND by at least min_effect (in the metric's
--- unit) AND, with significant = true, the Mann-Whitney U test of the
--- per-frame values says the change is not noise (p < alpha, default 0.01).
+-- unit) AND, with significant = true, the change is not noise: p < alpha
+-- (default 0.01) by the per-frame test that allows for slow drift (batch
+-- means; docs/compare.md), or by the run values with several runs a side.
 return {
   { metric = "frame_ms.mean", max_regress_pct = 5, min_effect = 0.3, significant = true },
   { metric = "frame_ms.p99", max_regress_pct = 10, min_effect = 1, significant = true },

@@ -1,32 +1,19 @@
--- vp.compare: every metric of two captures side by side: the change, its
--- impact and its significance. The analysis behind compare.lua.
+-- vp.compare: every metric of two captures (or two sets of runs) side by
+-- side: the change, its 95 % interval, its significance, the effect sizes
+-- and a test of the distribution's shape. The analysis behind compare.lua;
+-- vp.gate uses compare.metric for its regression rules.
 --
 --   local compare = require "vp.compare"
 --   local r = compare.analyze(cap_a, cap_b, {alpha = 0.01, nodes = 10, match = {"^group%."}})
---   for _, m in ipairs(r.metrics) do print(m.metric, m.a, m.b, m.impact, m.significant) end
+--   local r = compare.analyze({a1, a2, a3, a4, a5}, {b1, b2, b3, b4, b5})   -- runs a side
+--   for _, m in ipairs(r.metrics) do print(m.metric, m.a, m.b, m.ci.pct_lo, m.ci.pct_hi, m.significant) end
 --   io.write(json.encode(r, compare.schema))   -- compare.lua's --json (see only_in below)
 --
--- A is the baseline, B the new capture. The metrics compared are the
--- catalogue's (vp.metrics) that both captures have; the groups, nodes,
--- systems, ... present in only one of them are listed separately with their
--- values. Definitions (compare.DEFINITIONS, printed by compare.lua --help;
--- docs/compare.md):
---   change      B - A; change_pct = 100 (B - A) / |A| (nil when A is 0 and
---               B is not)
---   normalised  a total (entry.per: hitches, disagreement counts, laige
---               counters) is divided by its capture's frames (compared
---               traces, ...) when the two captures differ in it; a_raw and
---               b_raw keep the totals
---   impact      change_pct signed by the metric's polarity (positive =
---               worse), 0 for metrics with no better direction, nil for a
---               change from 0; rows sort by |impact|, a change from 0 first
---   significant the per-frame distributions behind the metrics (one test
---               per distribution: group.X.mean_ms and group.X.p99_ms share
---               one) are tested with the two-sided Mann-Whitney U test
---               (vp.mwu), the p-values of one comparison Holm-adjusted as
---               one family; significant = adjusted p < alpha
---   nodes       VProf: p95, p99 and the test only for the `nodes` nodes
---               whose mean time per frame changed most (0 = all)
+-- A is the baseline, B the new build; each side is one capture or a list
+-- of captures of one format (runs of the same build). The metrics
+-- compared are the catalogue's (vp.metrics) that every run of both sides
+-- has. compare.DEFINITIONS (printed by compare.lua --help) and
+-- docs/compare.md state every figure; vp.infer the methods.
 --
 -- The result is plain data (nil for absent, never NaN or infinity) in the
 -- shape of compare.schema, except that the only_in_a / only_in_b entries
@@ -36,108 +23,308 @@
 local E = require "vp.error"
 local metrics = require "vp.metrics"
 local mwu = require "vp.mwu"
+local infer = require "vp.infer"
 
 local compare = {}
 
-compare.DEFAULTS = { alpha = 0.01, nodes = 10, match = nil }
+compare.DEFAULTS = { alpha = 0.01, nodes = 10, match = nil, test = "batch-means", shape = "grid",
+  evidence = "auto", level = 0.95 }
+
+compare.TESTS = { ["batch-means"] = true, ["mann-whitney"] = true }
+compare.SHAPES = { grid = true, ks = true, ad = true }
+compare.EVIDENCE = { auto = true, runs = true, frames = true }
+
+--- Below this many runs a side the run-level test is reported with a warning.
+compare.MIN_RUNS = 5
 
 --- The --json document (docs/architecture.md notation).
 compare.schema = [[{
-  a: {file, format, frames}, b: {file, format, frames},
-  alpha, test, correction, tests,
-  summary: {metrics, worse, better, changed, same, significant_worse, significant_better},
+  a: {file, format, frames, runs, files: []}, b: {file, format, frames, runs, files: []},
+  alpha, level, test, shape_test, correction, evidence, tests, shape_tests,
+  summary: {metrics, worse, better, changed, same, significant_worse, significant_better, shape_changes},
+  warnings: [],
   metrics: [{metric, unit, polarity, a, b, change, change_pct, impact, direction, normalised,
-             a_raw, b_raw, per, p_value, p_adjusted, significant, prob_b_greater}],
+             a_raw, b_raw, per, evidence, method, p_value, p_adjusted, significant,
+             ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
+             effect: {hl_shift, hl_lo, hl_hi, cliffs_delta, cliffs_lo, cliffs_hi, prob_b_greater},
+             shape: {test, p_value, p_adjusted, significant, at},
+             frames: {method, a, b, p_value, change_lo, change_hi, df},
+             runs: {a: [], b: [], p_value, change_lo, change_hi, df},
+             note}],
   only_in_a: [{kind, name, metrics: {*}}],
   only_in_b: [{kind, name, metrics: {*}}]
 }]]
 
 --- The definitions, as compare.lua --help prints them.
 compare.DEFINITIONS = [[
-Definitions:
-  metrics     every metric of the catalogue that both captures have (see
+Definitions (docs/compare.md has the methods, their assumptions and the
+calibration):
+  metrics     every metric of the catalogue that both sides have (see
               docs/metrics-table.md); a group, node, system, budget or
-              measurement found in only one capture is listed under "only
+              measurement found on one side only is listed under "only
               in A" / "only in B" with its values, not compared.
-  change      B - A, and change % = 100 x (B - A) / |A| (none when A is 0).
+  runs        a side may be several captures (runs of one build): each
+              metric's value is the mean of its runs' values.
+  change      B - A, and change % = 100 x (B - A) / |A| (none when A is
+              0); a change that rounds to 0.0 % counts as unchanged.
   normalised  totals (hitches, per-kind disagreement counts, counters) are
               divided by the capture's frames (compared traces, ...) first
-              when the two captures differ in it.
-  impact      change % signed by the metric's polarity: positive = worse
-              (a rise of a lower-is-better metric), negative = better; 0
-              for metrics that are neither. Rows are sorted by |impact|;
-              a change from 0 counts as the largest.
-  significant for metrics that summarise a per-frame distribution (frame
-              time, group self time, node time, lag samples): a two-sided
-              Mann-Whitney U test of A's values against B's (normal
-              approximation with tie correction and continuity
-              correction). The p-values of all distributions compared are
-              Holm-adjusted together, so the chance of ANY false alarm in
-              one comparison stays below --alpha; "significant" means the
-              adjusted p < --alpha. Consecutive frames are correlated, so
-              the test is optimistic on long captures: read it together
-              with the size of the change. prob(B>A) is the probability
-              that a frame of B is slower than a frame of A (0.5 = none).
-  nodes       VProf: mean, self, calls per frame and peak for every node;
-              p95, p99 and the significance test for the --nodes nodes with
-              the largest change of mean time per frame.]]
+              when the two sides differ in it.
+  impact      change % signed by the metric's polarity: positive = worse.
+              Rows sort by |impact|; a change from 0 counts as largest.
+  95 % CI     the interval of the change (and of change %): with 2 or
+              more runs a side from Welch's t on the run values (runs are
+              independent); otherwise from the per-frame values with batch
+              means, which allow for slow drift: means, quantiles
+              (Woodruff), 1 % low FPS (tail mean), shares. Max and min
+              have none.
+  significant the same test's two-sided p-value, Holm-adjusted over every
+              metric tested in one comparison, below --alpha. "evidence"
+              says which test decided: runs or frames. --test
+              mann-whitney uses the per-frame Mann-Whitney U test instead
+              (it assumes independent frames and cries wolf on drifting
+              captures).
+  shape       a test of the whole per-frame distribution (spread, tail,
+              stutter) beside the location test: the share of frames
+              below the pooled 5, 10, 25, 50, 75, 90, 95 and 99th
+              percentiles compared with batch-means variances
+              (Bonferroni over the points; --shape ks or ad for the
+              Kolmogorov-Smirnov or Anderson-Darling distance with an
+              effective n). Holm-adjusted as its own family.
+  HL shift    Hodges-Lehmann: the median of all differences (B value - A
+              value) of the per-frame values, in their unit, with its 95 %
+              interval; Cliff's delta = P(B > A) - P(B < A) over all pairs
+              of frames (-1 .. 1, 0 = no shift), with its interval.
+  nodes       VProf: p95, p99, the tests and the effect sizes only for the
+              --nodes nodes with the largest change of mean time per frame.]]
 
--- The result holds no NaN or infinity (a change from 0 has no change_pct and no impact).
 local finite = metrics.finite
 
--- Significance ---------------------------------------------------------------------------
+-- Sides ------------------------------------------------------------------------------
 
---- compare.significance(family, alpha) -> tests, m
--- family: a list of {a = values, b = values} (Series or lists of numbers),
--- the distributions of one comparison. tests[i] = {p, p_adjusted,
--- prob_b_greater, significant} for each pair, or nil when a sample is
--- empty. The p-values are Holm-adjusted over the m pairs that can be
--- tested; a pair whose values are all tied has nothing to test (p = 1,
--- p_adjusted = 1) and no place in the family.
-function compare.significance(family, alpha)
-  alpha = alpha or compare.DEFAULTS.alpha
-  local tests, ps, at = {}, {}, {}
-  for i, pair in ipairs(family) do
-    local t = mwu.test(pair.a, pair.b)
-    if t then
-      tests[i] = { p = t.p, prob_b_greater = t.prob_b_greater }
-      if t.sigma > 0 then
-        ps[#ps + 1] = t.p
-        at[#ps] = i
-      else
-        tests[i].p_adjusted = 1
+local function is_capture(x)
+  if type(x) == "userdata" then return true end
+  return type(x) == "table" and getmetatable(x) ~= nil and x.format ~= nil
+end
+
+--- compare.side(x) -> side: a capture or a list of captures (runs) made
+-- into what compare.metric takes: {runs = {cap, ...}, format, samples
+-- (cache)}. Raises EUSAGE for an empty list and EINPUT for runs of
+-- different formats.
+function compare.side(x)
+  if type(x) == "table" and x.runs and x.samples then return x end
+  local runs
+  if is_capture(x) then runs = { x } else runs = x end
+  if type(runs) ~= "table" or #runs == 0 then E.raise("EUSAGE", "vp.compare: a side needs at least one capture") end
+  for i, cap in ipairs(runs) do
+    if cap.format ~= runs[1].format then
+      E.raise("EINPUT", "%s: a %s capture among %s runs (%s): the runs of one side must be one format",
+        tostring(cap.path), tostring(cap.format), tostring(runs[1].format), tostring(runs[1].path))
+    end
+    runs[i] = cap
+  end
+  return { runs = runs, format = runs[1].format, samples = {} }
+end
+
+-- The pooled per-frame sample of a metric's distribution on one side (all
+-- its runs one after the other), cached by distribution key; nil, why.
+local function side_sample(side, name)
+  local key = metrics.distribution_key(name) or name
+  local hit = side.samples[key]
+  if hit == nil then
+    local parts, why = {}, nil
+    for i, cap in ipairs(side.runs) do
+      local s, w = metrics.distribution(cap, name)
+      if not s then
+        why = w
+        break
       end
+      parts[i] = s
+    end
+    if why then
+      hit = { why = why }
+    else
+      local x = #parts == 1 and parts[1] or infer.concat(parts)
+      local stat = metrics.statistic(name)
+      hit = { sample = infer.sample(x, { independent = stat and stat.independent }) }
+    end
+    side.samples[key] = hit
+  end
+  return hit.sample, hit.why
+end
+
+-- Per-frame evidence --------------------------------------------------------------------
+
+-- The per-frame test of one metric: {method, a, b, diff, lo, hi, p, df} | nil, why.
+local function frames_test(name, A, B, p, normalised)
+  local stat = metrics.statistic(name)
+  if not stat then return nil, "no per-frame values" end
+  if stat.kind == "count" and normalised then stat = { kind = "mean", independent = true } end
+  local sa, why = side_sample(A, name)
+  if not sa then return nil, why end
+  local sb, whyb = side_sample(B, name)
+  if not sb then return nil, whyb end
+  local o = { level = p.level }
+  if stat.kind == "share" then
+    o.den_a = side_sample(A, "frame_ms.mean")
+    o.den_b = side_sample(B, "frame_ms.mean")
+  end
+  local d, dwhy = infer.compare(stat, sa, sb, o)
+  if not d then return nil, dwhy end
+  d.method = stat.independent and "welch-independent" or "batch-means"
+  if p.test == "mann-whitney" then
+    local t = mwu.test(sa.x, sb.x)
+    if t then d.p, d.method = t.p, "mann-whitney" end
+  end
+  return d
+end
+
+--- compare.distribution(A, B, name [, params]) -> {shape, effects} | nil,
+-- why: the shape test and the effect sizes of the distribution behind
+-- metric `name` (pooled frames of each side).
+function compare.distribution(A, B, name, params)
+  local p = params or compare.DEFAULTS
+  local sa, why = side_sample(A, name)
+  if not sa then return nil, why end
+  local sb, whyb = side_sample(B, name)
+  if not sb then return nil, whyb end
+  return { shape = infer.shape(sa, sb, p.shape or "grid"), effects = infer.effects(sa, sb, p.level) }
+end
+
+-- One metric --------------------------------------------------------------------------
+
+local function mean_of(list)
+  local s, n = 0, 0
+  for _, v in ipairs(list) do
+    s, n = s + v, n + 1
+  end
+  return n > 0 and s / n or nil
+end
+
+-- The interval of change % (and of impact) from that of the change.
+local function interval(row, lo, hi, level)
+  if lo == nil then return nil end
+  local ci = { level = level, change_lo = finite(lo), change_hi = finite(hi) }
+  local a = row.a
+  if a and a ~= 0 then
+    ci.pct_lo, ci.pct_hi = finite(100 * lo / math.abs(a)), finite(100 * hi / math.abs(a))
+    local sign = (row.polarity == "lower" and 1) or (row.polarity == "higher" and -1) or 0
+    if sign == 1 then
+      ci.impact_lo, ci.impact_hi = ci.pct_lo, ci.pct_hi
+    elseif sign == -1 and ci.pct_lo then
+      ci.impact_lo, ci.impact_hi = -ci.pct_hi, -ci.pct_lo
     end
   end
-  for k, adj in pairs(mwu.holm(ps)) do tests[at[k]].p_adjusted = adj end
-  for i = 1, #family do
-    local t = tests[i]
-    if t then t.significant = t.p_adjusted < alpha end
+  return ci
+end
+
+--- compare.metric(A, B, name, va, vb [, params]) -> row | nil, why: one
+-- metric compared. A, B: sides (compare.side); va, vb: the metric's value
+-- in each run of A and B (lists, a missing value nil); params as
+-- compare.analyze's (and per_frame = false: no per-frame work). The row has everything of a compare.schema metric
+-- but p_adjusted and significant (the caller adjusts over its family):
+-- its p_value and ci come from the evidence that decides ("runs" with 2
+-- runs or more a side unless params.evidence = "frames"; else "frames").
+function compare.metric(A, B, name, va, vb, params)
+  local p = {}
+  for k, v in pairs(compare.DEFAULTS) do p[k] = v end
+  for k, v in pairs(params or {}) do p[k] = v end
+  local e = metrics.lookup(name)
+  if not e then return nil, "unknown metric '" .. tostring(name) .. "'" end
+  for i = 1, #A.runs do
+    if va[i] == nil then return nil, "not measured in " .. tostring(A.runs[i].path) end
   end
-  return tests, #ps
+  for i = 1, #B.runs do
+    if vb[i] == nil then return nil, "not measured in " .. tostring(B.runs[i].path) end
+  end
+  local function per_values(side)
+    if not e.per then return nil end
+    local l = {}
+    for i, cap in ipairs(side.runs) do
+      l[i] = metrics.value(cap, e.per)
+      if l[i] == nil then return nil end
+    end
+    return l
+  end
+  local pa, pb = per_values(A), per_values(B)
+  local d = metrics.delta(name, mean_of(va), mean_of(vb), pa and mean_of(pa), pb and mean_of(pb))
+  local row = {
+    metric = name, unit = d.unit, polarity = d.polarity, a = finite(d.a), b = finite(d.b),
+    change = finite(d.change), change_pct = finite(d.change_pct), impact = finite(d.worse_pct),
+    worse_pct = d.worse_pct, direction = d.direction, normalised = d.normalised,
+    a_raw = finite(d.a_raw), b_raw = finite(d.b_raw), per = d.per,
+  }
+
+  -- runs: one value each (per frame when normalised), Welch's t
+  local runs
+  if #A.runs >= 2 and #B.runs >= 2 then
+    local ra, rb = {}, {}
+    for i, v in ipairs(va) do ra[i] = d.normalised and v / pa[i] or v end
+    for i, v in ipairs(vb) do rb[i] = d.normalised and v / pb[i] or v end
+    local t = infer.runs(ra, rb, p.level)
+    runs = { a = ra, b = rb }
+    if t then
+      runs.p_value, runs.change_lo, runs.change_hi, runs.df = finite(t.p), finite(t.lo), finite(t.hi), finite(t.df)
+    end
+  end
+  local frames, why
+  if p.per_frame ~= false then
+    frames, why = frames_test(name, A, B, p, d.normalised)
+  else
+    why = "per-frame tests only for the --nodes nodes that changed most"
+  end
+  if frames then
+    row.frames = { method = frames.method, a = finite(frames.a), b = finite(frames.b), p_value = finite(frames.p),
+      change_lo = finite(frames.lo), change_hi = finite(frames.hi), df = finite(frames.df) }
+  end
+  row.runs = runs
+
+  local use_runs = runs and runs.p_value ~= nil and p.evidence ~= "frames"
+  if use_runs then
+    row.evidence, row.method, row.p_value = "runs", "welch-runs", runs.p_value
+    row.ci = interval(row, runs.change_lo, runs.change_hi, p.level)
+  elseif frames and p.evidence ~= "runs" then
+    row.evidence, row.method, row.p_value = "frames", frames.method, row.frames.p_value
+    row.ci = interval(row, frames.lo, frames.hi, p.level)
+  else
+    row.note = why or (runs and "the runs' values do not vary") or "no per-frame values and one run a side"
+  end
+  return row
 end
 
 -- Pairing ----------------------------------------------------------------------------------
 
--- The metrics a capture has: names (name -> entity or true), by entity, in order.
-local function index(cap)
-  local list = metrics.available(cap, { series_pass = false })
-  local names, by_entity, order = {}, {}, {}
+-- The metrics a side has in every run: names (name -> entity or true), by
+-- entity, in the first run's order.
+local function index(side)
+  local list
+  local count = {}
+  for i, cap in ipairs(side.runs) do
+    local l = metrics.available(cap, { series_pass = false })
+    if i == 1 then list = l end
+    for _, r in ipairs(l) do count[r.name] = (count[r.name] or 0) + 1 end
+  end
+  local n = #side.runs
+  local names, by_entity, order, kept = {}, {}, {}, {}
   for _, r in ipairs(list) do
-    names[r.name] = r.entity or true
-    if r.entity then
-      if not by_entity[r.entity] then
-        by_entity[r.entity] = {}
-        order[#order + 1] = r.entity
+    if count[r.name] == n then
+      kept[#kept + 1] = r
+      names[r.name] = r.entity or true
+      if r.entity then
+        if not by_entity[r.entity] then
+          by_entity[r.entity] = {}
+          order[#order + 1] = r.entity
+        end
+        local l = by_entity[r.entity]
+        l[#l + 1] = r.name
       end
-      local l = by_entity[r.entity]
-      l[#l + 1] = r.name
     end
   end
-  return { list = list, names = names, by_entity = by_entity, order = order }
+  return { list = kept, names = names, by_entity = by_entity, order = order }
 end
 
--- Entities (and fixed metrics) found on one side only, with their values.
+-- Entities (and fixed metrics) found on one side only, with their values
+-- (the side's first run).
 local function only_in(this, other, cap, matches)
   local out = {}
   for _, ent in ipairs(this.order) do
@@ -185,28 +372,58 @@ local function moved_nodes(common, va, vb, k, matches)
   return extra, tested
 end
 
-local function check_params(p)
+--- compare.check_params(p, who) -> raises EUSAGE for a parameter it cannot use.
+function compare.check_params(p, who)
+  who = who or "vp.compare"
   if type(p.alpha) ~= "number" or not (p.alpha >= 0 and p.alpha <= 1) then
-    E.raise("EUSAGE", "vp.compare: alpha must be a number in 0..1, got %s", tostring(p.alpha))
+    E.raise("EUSAGE", "%s: alpha must be a number in 0..1, got %s", who, tostring(p.alpha))
   end
-  if math.type(p.nodes) ~= "integer" or p.nodes < 0 then
-    E.raise("EUSAGE", "vp.compare: nodes must be an integer >= 0, got %s", tostring(p.nodes))
+  if type(p.level) ~= "number" or not (p.level > 0 and p.level < 1) then
+    E.raise("EUSAGE", "%s: level must be a number between 0 and 1, got %s", who, tostring(p.level))
+  end
+  for key, set in pairs({ test = compare.TESTS, shape = compare.SHAPES, evidence = compare.EVIDENCE }) do
+    if not set[p[key]] then
+      local l = {}
+      for k in pairs(set) do l[#l + 1] = k end
+      table.sort(l)
+      E.raise("EUSAGE", "%s: %s must be one of %s, got %s", who, key, table.concat(l, ", "), tostring(p[key]))
+    end
+  end
+  if p.nodes ~= nil and (math.type(p.nodes) ~= "integer" or p.nodes < 0) then
+    E.raise("EUSAGE", "%s: nodes must be an integer >= 0, got %s", who, tostring(p.nodes))
   end
   for _, pat in ipairs(p.match or {}) do
     local ok, err = pcall(string.find, "", pat)
-    if not ok then E.raise("EUSAGE", "vp.compare: bad pattern '%s': %s", tostring(pat), tostring(err)) end
+    if not ok then E.raise("EUSAGE", "%s: bad pattern '%s': %s", who, tostring(pat), tostring(err)) end
   end
 end
 
---- compare.analyze(cap_a, cap_b [, params]) -> result (see the top of this file)
--- params (all optional; defaults in compare.DEFAULTS): alpha, nodes, match
--- (a list of Lua patterns: only metrics whose name contains one of them).
--- Raises EUSAGE (vp.error) for parameters it cannot use.
+-- Holm over the rows' `key` p-values; sets p_adjusted and significant.
+local function adjust(items, get, set, alpha)
+  local ps, at = {}, {}
+  for i, it in ipairs(items) do
+    local pv = get(it)
+    if pv ~= nil then
+      ps[#ps + 1] = pv
+      at[#ps] = i
+    end
+  end
+  for k, adj in pairs(mwu.holm(ps)) do set(items[at[k]], adj, adj < alpha) end
+  return #ps
+end
+
+--- compare.analyze(a, b [, params]) -> result (see the top of this file).
+-- a, b: a capture or a list of captures (runs) each. params (all optional;
+-- defaults in compare.DEFAULTS): alpha, level (of the intervals, 0.95),
+-- nodes, match (a list of Lua patterns: only metrics whose name contains
+-- one of them), test ("batch-means" | "mann-whitney"), shape ("grid" |
+-- "ks" | "ad"), evidence ("auto" | "runs" | "frames"). Raises EUSAGE
+-- (vp.error) for parameters it cannot use.
 function compare.analyze(cap_a, cap_b, params)
   local p = {}
   for k, v in pairs(compare.DEFAULTS) do p[k] = v end
   for k, v in pairs(params or {}) do p[k] = v end
-  check_params(p)
+  compare.check_params(p)
   local function matches(name)
     if not p.match or #p.match == 0 then return true end
     for _, pat in ipairs(p.match) do
@@ -214,63 +431,88 @@ function compare.analyze(cap_a, cap_b, params)
     end
     return false
   end
+  local A, B = compare.side(cap_a), compare.side(cap_b)
 
-  local ia, ib = index(cap_a), index(cap_b)
+  local ia, ib = index(A), index(B)
   local common = {}
   for _, r in ipairs(ia.list) do
     if ib.names[r.name] and matches(r.name) then common[#common + 1] = r.name end
   end
-  local va = metrics.compute(cap_a, common)
-  local vb = metrics.compute(cap_b, common)
+  -- values[run][name]
+  local function compute(side, names, into)
+    for i, cap in ipairs(side.runs) do
+      into[i] = into[i] or {}
+      local v = metrics.compute(cap, names)
+      for k, x in pairs(v) do into[i][k] = x end
+    end
+    return into
+  end
+  local va, vb = compute(A, common, {}), compute(B, common, {})
+  local function means(vals)
+    local out = {}
+    for _, name in ipairs(common) do
+      local l = {}
+      for i = 1, #vals do l[i] = vals[i][name] end
+      if #l == #vals then out[name] = mean_of(l) end
+    end
+    return out
+  end
   local tested_nodes
-  if cap_a.format == "vprof" and cap_b.format == "vprof" then
+  if A.format == "vprof" and B.format == "vprof" then
     local extra
-    extra, tested_nodes = moved_nodes(common, va, vb, p.nodes, matches)
-    local ea = metrics.compute(cap_a, extra)
-    local eb = metrics.compute(cap_b, extra)
-    for _, name in ipairs(extra) do
-      common[#common + 1] = name
-      va[name], vb[name] = ea[name], eb[name]
-    end
+    extra, tested_nodes = moved_nodes(common, means(va), means(vb), p.nodes, matches)
+    compute(A, extra, va)
+    compute(B, extra, vb)
+    for _, name in ipairs(extra) do common[#common + 1] = name end
   end
 
-  -- Changes
-  local function per_value(cap, values, per)
-    if not per then return nil end
-    if values[per] == nil then values[per] = metrics.value(cap, per) or false end
-    return values[per] or nil
-  end
-  local rows = {}
+  -- Rows, with the per-distribution shape tests and effect sizes
+  local rows, dists, dist_of = {}, {}, {}
   for _, name in ipairs(common) do
-    local a, b = va[name], vb[name]
-    if a ~= nil and b ~= nil then
-      local e = metrics.lookup(name)
-      local d = metrics.delta(name, a, b, per_value(cap_a, va, e.per), per_value(cap_b, vb, e.per))
-      d.metric = name
-      rows[#rows + 1] = d
+    local la, lb = {}, {}
+    for i = 1, #A.runs do la[i] = va[i][name] end
+    for i = 1, #B.runs do lb[i] = vb[i][name] end
+    -- Nodes: only the tested nodes' inclusive time gets per-frame work
+    -- (every node's would cost a pass per node and side).
+    local key = metrics.distribution_key(name)
+    local node = name:match("^node%.(.+)%.[%w_]+$")
+    local rp = p
+    if key and node and not (tested_nodes and tested_nodes[node] and key:sub(1, 9) == "node\0time") then
+      key = nil
+      rp = { per_frame = false }
+      for k, v in pairs(p) do rp[k] = v end
+      rp.per_frame = false
+    end
+    local row = compare.metric(A, B, name, la, lb, rp)
+    if row then
+      if key then
+        if dist_of[key] == nil then
+          local dd = compare.distribution(A, B, name, p)
+          dist_of[key] = dd or false
+          if dd then dists[#dists + 1] = dd end
+        end
+        local dd = dist_of[key]
+        if dd then
+          local ef = dd.effects
+          if ef then
+            row.effect = { hl_shift = finite(ef.hl), hl_lo = finite(ef.hl_lo), hl_hi = finite(ef.hl_hi),
+              cliffs_delta = finite(ef.delta), cliffs_lo = finite(ef.delta_lo), cliffs_hi = finite(ef.delta_hi),
+              prob_b_greater = finite(ef.prob_b_greater) }
+          end
+          row.dist = dd
+        end
+      end
+      rows[#rows + 1] = row
     end
   end
 
-  -- Significance: one test per distribution, one Holm family per comparison.
-  local family, slot = {}, {} -- distribution key -> index in family (false: none)
-  for _, r in ipairs(rows) do
-    local key = metrics.distribution_key(r.metric)
-    local node = r.metric:match("^node%.(.+)%.[%w_]+$")
-    -- Nodes: only the inclusive-time distribution of the tested nodes (self
-    -- time and calls would triple the passes for little news).
-    if key and node and not (tested_nodes and tested_nodes[node] and key:sub(1, 9) == "node\0time") then key = nil end
-    if key and slot[key] == nil then
-      slot[key] = false
-      local sa = metrics.distribution(cap_a, r.metric)
-      local sb = sa and metrics.distribution(cap_b, r.metric)
-      if sa and sb then
-        family[#family + 1] = { a = sa, b = sb }
-        slot[key] = #family
-      end
-    end
-    r.slot = key and slot[key] or nil
-  end
-  local tests, m = compare.significance(family, p.alpha)
+  -- Significance: Holm over the metrics tested; the shape tests as their own family.
+  local m = adjust(rows, function(r) return r.p_value end, function(r, adj, sig)
+    r.p_adjusted, r.significant = adj, sig
+  end, p.alpha)
+  local shape_m = adjust(dists, function(dd) return dd.shape and dd.shape.p end, function(dd, adj, sig)
+    dd.shape.p_adjusted, dd.shape.significant = adj, sig
+  end, p.alpha)
 
   -- Order: by |impact|, a change from 0 first; then by |change %|; then by name.
   local function size(r) return r.change_pct and math.abs(r.change_pct) or math.huge end
@@ -283,32 +525,56 @@ function compare.analyze(cap_a, cap_b, params)
   end)
 
   local summary = { metrics = #rows, worse = 0, better = 0, changed = 0, same = 0,
-    significant_worse = 0, significant_better = 0 }
-  local out = {}
-  for i, r in ipairs(rows) do
-    local t = r.slot and tests[r.slot]
-    out[i] = {
-      metric = r.metric, unit = r.unit, polarity = r.polarity, a = finite(r.a), b = finite(r.b),
-      change = finite(r.change), change_pct = finite(r.change_pct), impact = finite(r.worse_pct),
-      direction = r.direction, normalised = r.normalised, a_raw = finite(r.a_raw), b_raw = finite(r.b_raw),
-      per = r.per,
-      p_value = t and t.p, p_adjusted = t and t.p_adjusted, significant = t and t.significant,
-      prob_b_greater = t and t.prob_b_greater,
-    }
+    significant_worse = 0, significant_better = 0, shape_changes = 0 }
+  for _, dd in ipairs(dists) do
+    if dd.shape and dd.shape.significant then summary.shape_changes = summary.shape_changes + 1 end
+  end
+  for _, r in ipairs(rows) do
+    local sh = r.dist and r.dist.shape
+    if sh then
+      r.shape = { test = sh.test, p_value = finite(sh.p), p_adjusted = finite(sh.p_adjusted),
+        significant = sh.significant, at = sh.at }
+    end
+    r.dist, r.worse_pct = nil, nil
+    if r.significant == nil and r.p_value ~= nil then r.significant = false end
     summary[r.direction] = summary[r.direction] + 1
-    if t and t.significant and (r.direction == "worse" or r.direction == "better") then
+    if r.significant and (r.direction == "worse" or r.direction == "better") then
       local k = "significant_" .. r.direction
       summary[k] = summary[k] + 1
     end
   end
 
-  local function side(cap)
-    return { file = cap.path, format = cap.format, frames = (metrics.value(cap, "frames")) }
+  local warnings = {}
+  local na, nb = #A.runs, #B.runs
+  if na >= 2 and nb >= 2 then
+    if (na < compare.MIN_RUNS or nb < compare.MIN_RUNS) and p.evidence ~= "frames" then
+      warnings[#warnings + 1] = string.format("%d run%s against %d: the run-level test has little power below %d "
+        .. "runs a side", na, na == 1 and "" or "s", nb, compare.MIN_RUNS)
+    end
+  elseif na ~= nb or na > 1 then
+    warnings[#warnings + 1] = string.format("%d run%s against %d: runs decide only with 2 or more a side; the "
+      .. "per-frame values decide", na, na == 1 and "" or "s", nb)
+  end
+  if p.test == "mann-whitney" then
+    warnings[#warnings + 1] = "--test mann-whitney assumes independent frames: on captures that drift it flags "
+      .. "changes that are not there (docs/compare.md)"
+  end
+
+  local evidence = (na >= 2 and nb >= 2 and p.evidence ~= "frames") and "runs" or "frames"
+  local function side(s)
+    local files, fr = {}, {}
+    for i, cap in ipairs(s.runs) do
+      files[i] = cap.path
+      fr[#fr + 1] = metrics.value(cap, "frames")
+    end
+    return { file = s.runs[1].path, format = s.format, frames = #fr == #s.runs and mean_of(fr) or nil,
+      runs = #s.runs, files = files }
   end
   return {
-    a = side(cap_a), b = side(cap_b), alpha = p.alpha, test = "mann-whitney-u", correction = "holm",
-    tests = m, summary = summary, metrics = out,
-    only_in_a = only_in(ia, ib, cap_a, matches), only_in_b = only_in(ib, ia, cap_b, matches),
+    a = side(A), b = side(B), alpha = p.alpha, level = p.level, test = p.test, shape_test = p.shape,
+    correction = "holm", evidence = evidence, tests = m, shape_tests = shape_m, summary = summary,
+    warnings = warnings, metrics = rows,
+    only_in_a = only_in(ia, ib, A.runs[1], matches), only_in_b = only_in(ib, ia, B.runs[1], matches),
   }
 end
 

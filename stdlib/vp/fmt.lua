@@ -6,6 +6,7 @@
 --   fmt.bytes(1536)         "1.5 KiB" (B, KiB, MiB, GiB, TiB; powers of 1024)
 --   fmt.pct(12.345)         "12.3 %"
 --   fmt.duration(83000)     "1 min 23 s" (argument in ms)
+--   fmt.p_value(0.0018714)  "0.00187" (3 significant digits; "< 1e-300" below)
 --   fmt.value(v)            any value: integers with separators, floats
 --                           trimmed, booleans yes/no, nil/NaN "-"
 --   fmt.table(rows, columns [, opts]) -> string (see below)
@@ -54,6 +55,16 @@ end
 function fmt.pct(x, decimals)
   if missing(x) then return DASH end
   return fmt.fixed(x, decimals or 1) .. " %"
+end
+
+--- fmt.p_value(p): the one way vpscript prints a p-value: 3 significant
+-- digits ("0.00187", "0.94", "1.5e-239"), and "< 1e-300" below 1e-300
+-- (0 and the subnormal values a double can reach there carry no more
+-- meaning than that).
+function fmt.p_value(p)
+  if missing(p) then return DASH end
+  if p < 1e-300 then return "< 1e-300" end
+  return string.format("%.3g", p)
 end
 
 function fmt.bytes(n)

@@ -17,33 +17,42 @@
 --
 -- gate.evaluate returns plain data (nil for absent, never NaN or infinity):
 --   {file, format, baseline, rules, status = "pass" | "fail", passed, failed,
---    skipped, results = [ {index, name, metric, unit, status = "pass" |
---    "fail" | "skip", value, baseline, change, change_pct, regress_pct,
---    normalised, p_value, limits = {max, min, max_regress_pct, min_effect,
---    significant, alpha}, message, checks} ]}
--- message explains a rule that could not be checked ("group.X.mean_ms: not
--- measured: ..."); otherwise it is nil and `checks` lists what was checked,
--- in order, for the report to explain: {kind = "max" | "min", failed} and
--- {kind = "regress", failed, over (worse by more than max_regress_pct),
--- big (the change is at least min_effect), significant (p < alpha, true
--- without the test), a, b (the compared values: per frame when
--- normalised), per (what a normalised value is per: "frame", ...)}.
--- regress_pct is nil for a change from 0 (an infinite regression when
--- worse). The --json document is gate.schema: the result with each
--- result's message and without `checks`.
+--    skipped, runs, baseline_runs, warnings, results = [ {index, name,
+--    metric, unit, status = "pass" | "fail" | "skip", value, baseline,
+--    change, change_pct, regress_pct, normalised, evidence, p_value, ci =
+--    {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
+--    limits = {max, min, max_regress_pct, ci_above, min_effect, significant,
+--    alpha, test}, message, checks} ]}
+-- The capture and the baseline are each one capture or a list of runs
+-- (compare.side): a value is the mean of the runs' values. message explains
+-- a rule that could not be checked ("group.X.mean_ms: not measured: ...");
+-- otherwise it is nil and `checks` lists what was checked, in order, for
+-- the report to explain: {kind = "max" | "min", failed}, {kind =
+-- "regress", failed, over (worse by more than max_regress_pct), big (the
+-- change is at least min_effect), significant (p < alpha, true without the
+-- test), a, b (the compared values: per frame when normalised), per (what
+-- a normalised value is per: "frame", ...)} and {kind = "interval", failed,
+-- above (the whole interval of the regression lies above ci_above), big,
+-- a, b, per}. The change, its interval and its p-value are
+-- vp.compare.metric's (the same methods as compare.lua: runs decide with 2
+-- or more a side, else the per-frame values with batch means; evidence
+-- says which). regress_pct is nil for a change from 0 (an infinite
+-- regression when worse). The --json document is gate.schema: the result
+-- with each result's message and without `checks`.
 local E = require "vp.error"
 local metrics = require "vp.metrics"
-local mwu = require "vp.mwu"
+local compare = require "vp.compare"
 
 local gate = {}
 
-gate.DEFAULTS = { alpha = 0.01 }
+gate.DEFAULTS = { alpha = 0.01, test = "batch-means" }
 
 --- The --json document (docs/architecture.md notation).
 gate.schema = [[{
-  file, format, baseline, rules, status, passed, failed, skipped,
+  file, format, baseline, rules, status, passed, failed, skipped, runs, baseline_runs, warnings: [],
   results: [{index, name, metric, unit, status, value, baseline, change, change_pct, regress_pct,
-             normalised, p_value, limits: {max, min, max_regress_pct, min_effect, significant, alpha},
+             normalised, evidence, p_value, ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
+             limits: {max, min, max_regress_pct, ci_above, min_effect, significant, alpha, test},
              message}]
 }]]
 
@@ -60,26 +69,40 @@ Each rule checks one metric of the capture:
                        frames (compared traces, ...) first when the two
                        captures differ in them. A baseline of 0 and any
                        worsening counts as an infinite regression.
-  min_effect = E       ... but only when |value - baseline| >= E (in the
-                       metric's unit): changes smaller than E are noise.
-  significant = true   ... and only when a two-sided Mann-Whitney U test of
-                       the capture's per-frame values against the
-                       baseline's gives p < alpha (the rule's `alpha`, else
-                       --alpha). Only for metrics with a per-frame
-                       distribution (frame_ms.*, group.*, node.*, lag.*).
+  ci_above = P         (needs --baseline) fails only when the whole 95 %
+                       interval of the regression lies above P %: the
+                       metric is worse by more than P % beyond reasonable
+                       doubt. The interval is compare.lua's: from Welch's t
+                       on the run values with 2 or more runs a side, else
+                       from the per-frame values by batch means, which
+                       allow for slow drift (max and min have none).
+  min_effect = E       ... either only when |value - baseline| >= E (in
+                       the metric's unit): changes smaller than E are noise.
+  significant = true   ... max_regress_pct only when the change is
+                       significant: p < alpha (the rule's `alpha`, else
+                       --alpha) from the same test as the interval (for
+                       max and min with one run a side: the distribution's
+                       shape test). Only for metrics with per-frame values
+                       (frame_ms.*, group.*, node.*, lag.*) or with runs.
+  test = "mann-whitney" the per-frame test behind `significant`: the
+                       default "batch-means", or the Mann-Whitney U test
+                       (it assumes independent frames and over-reports on
+                       captures that drift).
   optional = true      a metric this capture cannot give (no such group) is
                        skipped instead of failed.
   format = "vprof"     the rule applies only to captures of that format (or
                        list of formats); others skip it.
 Metric names, units and which way is better: docs/metrics-table.md.
+With several runs (--baseline given several times or a directory, --runs
+for the capture side) a value is the mean of the runs' values.
 Exit status: 0 all rules passed, 3 a rule failed, 2 a malformed rules file
 (the message names the rule), an unknown metric, a metric of another
 format, or an unreadable capture.]]
 
 --- Rule fields and the type each takes ("format": a format name or a list of them).
 gate.FIELDS = {
-  metric = "string", max = "number", min = "number", max_regress_pct = "number",
-  min_effect = "number", significant = "boolean", alpha = "number", optional = "boolean",
+  metric = "string", max = "number", min = "number", max_regress_pct = "number", ci_above = "number",
+  min_effect = "number", significant = "boolean", alpha = "number", test = "string", optional = "boolean",
   name = "string", format = "format",
 }
 
@@ -186,25 +209,34 @@ function gate.validate(list, params)
     local e, param = metrics.lookup(rule.metric)
     if not e then bad("%s", param) end
     rule.entry, rule.param = e, param
-    if rule.max == nil and rule.min == nil and rule.max_regress_pct == nil then
-      bad("nothing to check: give max, min or max_regress_pct")
+    if rule.max == nil and rule.min == nil and rule.max_regress_pct == nil and rule.ci_above == nil then
+      bad("nothing to check: give max, min, max_regress_pct or ci_above")
+    end
+    if rule.max_regress_pct == nil and rule.ci_above == nil and rule.min_effect ~= nil then
+      bad("min_effect only goes with max_regress_pct or ci_above")
     end
     if rule.max_regress_pct == nil then
-      for _, k in ipairs({ "min_effect", "significant" }) do
+      for _, k in ipairs({ "significant", "test" }) do
         if rule[k] ~= nil then bad("%s only goes with max_regress_pct", k) end
       end
     end
-    if rule.alpha ~= nil and (rule.alpha <= 0 or rule.alpha >= 1) then bad("alpha must be between 0 and 1") end
-    if rule.max_regress_pct ~= nil then
-      if rule.max_regress_pct < 0 then bad("max_regress_pct must be at least 0") end
-      if not params.baseline then bad("max_regress_pct needs a baseline (--baseline BASE)") end
-      if metrics.polarity(e, param) == "none" then
-        bad("%s has no better direction, so it cannot regress; use max or min", rule.metric)
+    if rule.test ~= nil and not compare.TESTS[rule.test] then
+      bad("test must be \"batch-means\" or \"mann-whitney\", got \"%s\"", rule.test)
+    end
+    for _, k in ipairs({ "max_regress_pct", "ci_above" }) do
+      if rule[k] ~= nil then
+        if not params.baseline then bad("%s needs a baseline (--baseline BASE)", k) end
+        if metrics.polarity(e, param) == "none" then
+          bad("%s has no better direction, so it cannot regress; use max or min", rule.metric)
+        end
       end
     end
+    if rule.alpha ~= nil and (rule.alpha <= 0 or rule.alpha >= 1) then bad("alpha must be between 0 and 1") end
+    if rule.max_regress_pct ~= nil and rule.max_regress_pct < 0 then bad("max_regress_pct must be at least 0") end
     if rule.min_effect ~= nil and rule.min_effect < 0 then bad("min_effect must be at least 0") end
-    if rule.significant and not e.dist then
-      bad("significant = true needs a metric with per-frame values (frame_ms.*, group.*, node.*, lag.*)")
+    if rule.significant and not e.dist and not params.runs then
+      bad("significant = true needs a metric with per-frame values (frame_ms.*, group.*, node.*, lag.*), "
+        .. "or several runs a side")
     end
     for f in pairs(rule.format or {}) do
       if not metrics.applies(e, f) then
@@ -227,11 +259,6 @@ end
 
 -- Evaluation ---------------------------------------------------------------------------
 
-local function per_value(cap, e)
-  if not e.per then return nil end
-  return metrics.value(cap, e.per)
-end
-
 local function sorted_formats(set)
   local l = {}
   for f in pairs(set) do l[#l + 1] = f end
@@ -239,62 +266,113 @@ local function sorted_formats(set)
   return table.concat(l, ", ")
 end
 
--- The regression check of rule r: fills res, returns the check or nil when
--- the rule cannot be checked (res.status and res.message set).
-local function regression(r, v, cap, base, alpha, res)
-  local b, bwhy = metrics.value(base, r.metric)
-  if b == nil then
+-- A metric's value in each run of a side, or nil, why.
+local function run_values(side, name)
+  local vals = {}
+  for i, cap in ipairs(side.runs) do
+    local v, why = metrics.value(cap, name)
+    if v == nil then
+      if #side.runs > 1 then why = tostring(cap.path) .. ": " .. tostring(why) end
+      return nil, why
+    end
+    vals[i] = v
+  end
+  return vals
+end
+
+local function mean(list)
+  local s = 0
+  for _, v in ipairs(list) do s = s + v end
+  return s / #list
+end
+
+-- The regression checks of rule r (max_regress_pct, ci_above): fills res,
+-- returns the checks or nil when the rule cannot be checked (res.status
+-- and res.message set).
+local function regression(r, vals, S, base, p, res)
+  local bvals, bwhy = run_values(base, r.metric)
+  if not bvals then
     res.status = r.optional and "skip" or "fail"
     res.message = string.format("%s: not measured in the baseline: %s", r.metric, tostring(bwhy))
     return nil
   end
-  local d = metrics.delta(r.metric, b, v, per_value(base, r.entry), per_value(cap, r.entry))
-  res.baseline, res.change, res.change_pct = finite(d.a_raw), finite(d.change), finite(d.change_pct)
-  res.regress_pct, res.normalised = finite(d.worse_pct), d.normalised
-  local check = { kind = "regress", over = d.worse_pct > r.max_regress_pct,
-    big = math.abs(d.change) >= (r.min_effect or 0), significant = true, a = finite(d.a), b = finite(d.b),
-    per = d.normalised and d.unit:match("/(.*)$") or nil }
-  if r.significant then
-    local sa, sawhy = metrics.distribution(base, r.metric)
-    local sb, sbwhy = metrics.distribution(cap, r.metric)
-    local t
-    if sa and sb then t = mwu.test(sa, sb) end
-    if not t then
+  local alpha = r.alpha or p.alpha
+  local row, why = compare.metric(base, S, r.metric, bvals, vals, { alpha = alpha, test = r.test or p.test })
+  if not row then
+    res.status = "fail"
+    res.message = string.format("%s: %s", r.metric, tostring(why))
+    return nil
+  end
+  res.baseline, res.change, res.change_pct = row.a_raw, row.change, row.change_pct
+  res.regress_pct, res.normalised, res.evidence, res.p_value, res.ci = row.impact, row.normalised, row.evidence,
+    row.p_value, row.ci
+  local per = row.normalised and row.unit:match("/(.*)$") or nil
+  local big = math.abs(row.change or 0) >= (r.min_effect or 0)
+  local checks = {}
+  if r.max_regress_pct then
+    local check = { kind = "regress", over = row.worse_pct > r.max_regress_pct, big = big, significant = true,
+      a = row.a, b = row.b, per = per }
+    if r.significant then
+      local pv = row.p_value
+      if pv == nil and (metrics.statistic(r.metric) or {}).kind == "extreme" then
+        -- max, min: no interval of their own; the distribution's shape decides
+        local dd = compare.distribution(base, S, r.metric)
+        if dd and dd.shape then pv, res.evidence, res.p_value = dd.shape.p, "shape", dd.shape.p end
+      end
+      if pv == nil then
+        res.status = "fail"
+        res.message = string.format("%s: no test of the change: %s", r.metric, tostring(row.note))
+        return nil
+      end
+      check.significant = pv < alpha
+    end
+    check.failed = check.over and check.big and check.significant
+    checks[#checks + 1] = check
+  end
+  if r.ci_above then
+    local ci = row.ci
+    if not (ci and ci.impact_lo) then
       res.status = "fail"
-      res.message = string.format("%s: no per-frame values to test: %s", r.metric,
-        tostring(sawhy or sbwhy or "an empty sample"))
+      res.message = string.format("%s: no interval of the change in %%: %s", r.metric,
+        tostring(row.note or (row.change_pct == nil and "the baseline is 0" or "no test")))
       return nil
     end
-    res.p_value = t.p
-    check.significant = t.p < alpha
+    local check = { kind = "interval", above = ci.impact_lo > r.ci_above, big = big, a = row.a, b = row.b,
+      per = per }
+    check.failed = check.above and check.big
+    checks[#checks + 1] = check
   end
-  check.failed = check.over and check.big and check.significant
-  return check
+  return checks
 end
 
-local function evaluate(r, cap, base, alpha)
+local function evaluate(r, S, base, p)
+  local cap = S.runs[1]
+  local regress = r.max_regress_pct or r.ci_above
   local res = { index = r.index, name = r.label, metric = r.metric, unit = r.entry.unit, normalised = false,
-    limits = { max = r.max, min = r.min, max_regress_pct = r.max_regress_pct, min_effect = r.min_effect,
-      significant = r.significant, alpha = r.max_regress_pct and (r.alpha or alpha) or nil } }
+    limits = { max = r.max, min = r.min, max_regress_pct = r.max_regress_pct, ci_above = r.ci_above,
+      min_effect = r.min_effect, significant = r.significant,
+      alpha = r.max_regress_pct and r.significant and (r.alpha or p.alpha) or nil,
+      test = r.max_regress_pct and r.significant and (r.test or p.test) or nil } }
   if r.format and not r.format[cap.format] then
     res.status = "skip"
     res.message = string.format("skipped: the rule is for %s captures", sorted_formats(r.format))
     return res
   end
-  local v, why = metrics.value(cap, r.metric)
-  res.value = finite(v)
-  if v == nil then
+  local vals, why = run_values(S, r.metric)
+  if vals == nil then
     res.status = r.optional and "skip" or "fail"
     res.message = string.format("%s: not measured: %s", r.metric, tostring(why))
     return res
   end
+  local v = mean(vals)
+  res.value = finite(v)
   local checks = {}
   if r.max then checks[#checks + 1] = { kind = "max", failed = v > r.max } end
   if r.min then checks[#checks + 1] = { kind = "min", failed = v < r.min } end
-  if r.max_regress_pct then
-    local c = regression(r, v, cap, base, r.alpha or alpha, res)
+  if regress then
+    local c = regression(r, vals, S, base, p, res)
     if not c then return res end
-    checks[#checks + 1] = c
+    for _, x in ipairs(c) do checks[#checks + 1] = x end
   end
   res.status = "pass"
   for _, c in ipairs(checks) do
@@ -305,35 +383,51 @@ local function evaluate(r, cap, base, alpha)
 end
 
 --- gate.evaluate(rules, cap [, base [, params]]) -> result (see the top of
--- this file). rules: from gate.rules / gate.validate. base: the baseline
--- capture (needed by max_regress_pct rules). params: alpha (the default of
--- rules with significant = true, 0.01), source (the rules file's name).
--- Raises EUSAGE when a rule that applies to the capture's format (no
--- `format` restricting it) names a metric of another format.
+-- this file). rules: from gate.rules / gate.validate. cap, base: a capture
+-- or a list of captures (runs) each; base is needed by max_regress_pct and
+-- ci_above rules. params: alpha (the default of rules with significant =
+-- true, 0.01), test (their default per-frame test, "batch-means"), source
+-- (the rules file's name). Raises EUSAGE when a rule that applies to the
+-- capture's format (no `format` restricting it) names a metric of another
+-- format.
 function gate.evaluate(rules, cap, base, params)
   params = params or {}
-  local alpha = params.alpha or gate.DEFAULTS.alpha
+  local p = { alpha = params.alpha or gate.DEFAULTS.alpha, test = params.test or gate.DEFAULTS.test }
   local source = params.source or "rules"
+  local S = compare.side(cap)
+  local B = base and compare.side(base) or nil
   for _, r in ipairs(rules) do
-    if (not r.format or r.format[cap.format]) and not metrics.applies(r.entry, cap.format) then
+    if (not r.format or r.format[S.format]) and not metrics.applies(r.entry, S.format) then
       E.raise("EUSAGE", "%s: rule %d (%s): metric %s does not apply to %s captures (it applies to %s); "
         .. "restrict the rule with format = \"...\"", source, r.index, r.metric, r.metric,
-        tostring(cap.format), table.concat(r.entry.formats, ", "))
+        tostring(S.format), table.concat(r.entry.formats, ", "))
     end
-    if r.max_regress_pct and not base then
-      E.raise("EUSAGE", "%s: rule %d (%s): max_regress_pct needs a baseline (--baseline BASE)", source, r.index,
-        r.metric)
+    local k = r.max_regress_pct and "max_regress_pct" or (r.ci_above and "ci_above")
+    if k and not B then
+      E.raise("EUSAGE", "%s: rule %d (%s): %s needs a baseline (--baseline BASE)", source, r.index, r.metric, k)
     end
   end
   local results, counts = {}, { pass = 0, fail = 0, skip = 0 }
   for i, r in ipairs(rules) do
-    results[i] = evaluate(r, cap, base, alpha)
+    results[i] = evaluate(r, S, B, p)
     counts[results[i].status] = counts[results[i].status] + 1
   end
+  local warnings = {}
+  if B then
+    local na, nb = #B.runs, #S.runs
+    if na >= 2 and nb >= 2 and (na < compare.MIN_RUNS or nb < compare.MIN_RUNS) then
+      warnings[1] = string.format("%d baseline run%s against %d: the run-level test has little power below %d "
+        .. "runs a side", na, na == 1 and "" or "s", nb, compare.MIN_RUNS)
+    elseif (na > 1) ~= (nb > 1) then
+      warnings[1] = string.format("%d baseline run%s against %d: runs decide only with 2 or more a side; the "
+        .. "per-frame values decide", na, na == 1 and "" or "s", nb)
+    end
+  end
   return {
-    file = cap.path, format = cap.format, baseline = base and base.path, rules = params.source,
+    file = S.runs[1].path, format = S.format, baseline = B and B.runs[1].path, rules = params.source,
     status = counts.fail > 0 and "fail" or "pass", passed = counts.pass, failed = counts.fail,
-    skipped = counts.skip, results = results,
+    skipped = counts.skip, runs = #S.runs, baseline_runs = B and #B.runs or nil, warnings = warnings,
+    results = results,
   }
 end
 

@@ -288,10 +288,9 @@ function json.encode(value, schema)
   return table.concat(out)
 end
 
---- json.undeclared(value, schema) -> list of the paths ("groups[1].extra")
--- of keys the schema does not declare (and does not allow with "*"):
--- specs use it to keep a script's documented shape and its output equal.
-function json.undeclared(value, schema)
+-- The paths of a value against a schema that `undeclared` (keys the schema
+-- does not declare) or, without it, missing (declared keys absent) finds.
+local function schema_paths(value, schema, undeclared)
   local found = {}
   local function walk(v, shape, path)
     if type(v) ~= "table" or not shape then return end
@@ -299,9 +298,11 @@ function json.undeclared(value, schema)
       for i = 1, #v do walk(v[i], shape.item, path .. "[" .. i .. "]") end
     elseif shape.kind == "object" then
       for _, e in ipairs(shape.keys) do
-        walk(v[e.name], e.shape, path == "" and e.name or (path .. "." .. e.name))
+        local p = path == "" and e.name or (path .. "." .. e.name)
+        if not undeclared and v[e.name] == nil and not e.optional then found[#found + 1] = p end
+        walk(v[e.name], e.shape, p)
       end
-      for _, k in ipairs(sorted_keys(v, shape.index)) do
+      for _, k in ipairs(undeclared and sorted_keys(v, shape.index) or {}) do
         local p = path == "" and tostring(k) or (path .. "." .. tostring(k))
         if shape.open then walk(v[k], shape.rest, p) else found[#found + 1] = p end
       end
@@ -309,6 +310,20 @@ function json.undeclared(value, schema)
   end
   walk(value, json.schema(schema), "")
   return found
+end
+
+--- json.undeclared(value, schema) -> list of the paths ("groups[1].extra")
+-- of keys the schema does not declare (and does not allow with "*"):
+-- specs use it to keep a script's documented shape and its output equal.
+function json.undeclared(value, schema)
+  return schema_paths(value, schema, true)
+end
+
+--- json.missing(value, schema) -> list of the paths of keys the schema
+-- declares that a decoded document lacks (JSON null decodes to a value, so
+-- only keys left out count): the other half of json.undeclared.
+function json.missing(value, schema)
+  return schema_paths(value, schema, false)
 end
 
 --- json.decode(s) -> value (lua-cjson; JSON null is json.null).

@@ -15,6 +15,8 @@
 -- Everything written is escaped (& < > " '), control characters other than
 -- tab and line ends become "?", and bytes that are not UTF-8 become U+FFFD,
 -- so a node or group name with odd bytes cannot make the file unreadable.
+local fmt = require "vp.fmt"
+
 local junit = {}
 
 --- junit.clean(s) -> s as valid UTF-8 without XML-forbidden control characters.
@@ -66,6 +68,9 @@ local function allowed_text(l, unit)
     if l.significant == true then s = s .. " and significant at alpha " .. string.format("%.6g", l.alpha) end
     t[#t + 1] = s
   end
+  if type(l.ci_above) == "number" then
+    t[#t + 1] = "95 % interval of the regression not wholly above " .. string.format("%.6g", l.ci_above) .. " %"
+  end
   return table.concat(t, "; ")
 end
 
@@ -74,7 +79,7 @@ local function failure_type(r)
   if r.value == nil or type(r.value) ~= "number" then return "not_measured" end
   if type(l.max) == "number" and r.value > l.max then return "max" end
   if type(l.min) == "number" and r.value < l.min then return "min" end
-  if type(l.max_regress_pct) == "number" then return "regression" end
+  if type(l.max_regress_pct) == "number" or type(l.ci_above) == "number" then return "regression" end
   return "failure"
 end
 
@@ -121,7 +126,12 @@ function junit.suite(doc)
       if type(r.regress_pct) == "number" then
         detail[#detail + 1] = string.format("worse than the baseline by: %.6g %%", r.regress_pct)
       end
-      if type(r.p_value) == "number" then detail[#detail + 1] = string.format("p-value: %.6g", r.p_value) end
+      local ci = type(r.ci) == "table" and r.ci or nil
+      if ci and type(ci.pct_lo) == "number" then
+        detail[#detail + 1] = string.format("change: %.6g %%, 95 %% interval %.6g .. %.6g %%", r.change_pct,
+          ci.pct_lo, ci.pct_hi)
+      end
+      if type(r.p_value) == "number" then detail[#detail + 1] = "p-value: " .. fmt.p_value(r.p_value) end
       lines[#lines + 1] = head .. ">"
       lines[#lines + 1] = string.format('      <failure type="%s" message="%s">%s</failure>', failure_type(r),
         attr(r.message or "failed"), junit.escape(table.concat(detail, "\n")))

@@ -187,6 +187,33 @@ function metrics.distribution(cap, name)
   return s
 end
 
+--- metrics.statistic(name) -> stat | nil: what the metric computes from
+-- its per-frame distribution, for vp.infer: {kind = "mean"} (means per
+-- frame: mean, self and calls per frame), {kind = "quantile", p}
+-- (nearest-rank pNN), {kind = "low_fps", pct}, {kind = "share"} (a
+-- group's share of the frame time), {kind = "extreme"} (max, min: no
+-- interval), and for weapon traces {kind = "mean", scale = 100} (a rate in
+-- %) or {kind = "count"} (a count of traces), with independent = true
+-- (each trace is its own bullet). nil for a metric without a distribution.
+function metrics.statistic(name)
+  local e = metrics.lookup(name)
+  if not e or not e.dist then return nil end
+  local last = e.name:match("([^.]+)$")
+  if e.name:match("^hitdiff%.") then
+    if last == "rate_pct" then return { kind = "mean", scale = 100, independent = true } end
+    return { kind = "count", independent = true }
+  end
+  local low = last:match("^low_(%d+)pct_fps$")
+  if low then return { kind = "low_fps", pct = tonumber(low:sub(1, 1) == "0" and "0." .. low:sub(2) or low) } end
+  local stat = last:gsub("_ms$", "")
+  if stat == "mean" or stat == "self" or stat == "calls_per_frame" then return { kind = "mean" } end
+  local pct = stat:match("^p(%d+)$")
+  if pct then return { kind = "quantile", p = tonumber(pct) / 100 } end
+  if stat == "max" or stat == "min" then return { kind = "extreme" } end
+  if stat == "share_pct" then return { kind = "share" } end
+  return nil
+end
+
 --- metrics.distribution_key(name) -> a string equal for metrics that share
 -- one distribution (group.X.mean_ms and group.X.p99_ms), or nil.
 function metrics.distribution_key(name)
@@ -268,6 +295,7 @@ local PER_UNIT = {
 --   and b ~= 0), worse_pct = change_pct signed so that positive is worse
 --   (math.huge when a = 0 and b is worse, -math.huge when better; 0 for
 --   polarity "none"), direction = "worse" | "better" | "same" | "changed"}
+-- ("same" also for a change below 0.05 %, which prints as 0.0 %)
 function metrics.delta(name, a, b, per_a, per_b)
   local e, param = metrics.lookup(name)
   assert(e, param)
@@ -295,7 +323,8 @@ function metrics.delta(name, a, b, per_a, per_b)
   else
     out.worse_pct = sign * (d > 0 and math.huge or -math.huge)
   end
-  if d == 0 then
+  -- a change that prints as 0.0 % is no change
+  if d == 0 or (out.change_pct and math.abs(out.change_pct) < 0.05) then
     out.direction = "same"
   elseif sign == 0 then
     out.direction = "changed"

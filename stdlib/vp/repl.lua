@@ -1,12 +1,14 @@
 -- vp.repl: the Lua side of the vpscript REPL (`vpscript -i [captures...]`):
 -- the pretty printer for results, Tab completion candidates, help() and the
--- error display. The host (host/main.c) does the line editing and calls
---   repl.start(env, files)     open the captures, install help()
+-- error display. The host (host/cli/repl.c) does the line editing and calls
+--   repl.start(env, files)     open the captures, install help() and `repl`
 --   repl.show(...)             print a statement's results
 --   repl.complete(line)        -> start, candidates (Tab)
 --   repl.error_text(msg)       message and a short traceback
--- Everything here is plain Lua and can be used from scripts too, e.g.
--- `print(require("vp.repl").format(t))`.
+-- In the REPL the module is the global `repl`: `repl.depth = 5` shows
+-- nested tables deeper, `repl.items = 200` longer ones (repl.width,
+-- repl.string_len likewise). Everything here is plain Lua and can be used
+-- from scripts too, e.g. `print(require("vp.repl").format(t))`.
 local doc = require "vp.doc"
 
 local repl = {}
@@ -19,6 +21,14 @@ end
 -- pretty printer -----------------------------------------------------------
 
 repl.defaults = { depth = 3, items = 50, width = 78, string_len = 200 }
+
+-- The settings in use: repl.depth etc., set by the user, else the defaults.
+local function setting(k, opts)
+  local v = opts and opts[k]
+  if v == nil then v = rawget(repl, k) end
+  if math.type(v) ~= "integer" or v < 0 then v = repl.defaults[k] end
+  return v
+end
 
 local KEYWORDS = {
   "and", "break", "do", "else", "elseif", "end", "false", "for", "function", "goto", "if", "in",
@@ -60,12 +70,35 @@ end
 
 local TYPE_ORDER = { number = 1, string = 2, boolean = 3 }
 
+--- repl.natural_less(a, b) -> boolean: strings in the order people count:
+-- runs of digits compare as numbers ("group 2" before "group 10"), the rest
+-- byte by byte; equal numbers with more leading zeros come later.
+function repl.natural_less(a, b)
+  local i, j, na, nb = 1, 1, #a, #b
+  while i <= na and j <= nb do
+    local da, db = a:match("^%d+", i), b:match("^%d+", j)
+    if da and db then
+      local ta, tb = da:gsub("^0+", ""), db:gsub("^0+", "")
+      if #ta ~= #tb then return #ta < #tb end
+      if ta ~= tb then return ta < tb end
+      if #da ~= #db then return #da < #db end
+      i, j = i + #da, j + #db
+    else
+      local ca, cb = a:sub(i, i), b:sub(j, j)
+      if ca ~= cb then return ca < cb end
+      i, j = i + 1, j + 1
+    end
+  end
+  return (na - i) < (nb - j)
+end
+
 local function key_less(a, b)
   local ta, tb = TYPE_ORDER[type(a)] or 4, TYPE_ORDER[type(b)] or 4
   if ta ~= tb then return ta < tb end
-  if ta <= 2 then return a < b end
+  if ta == 1 then return a < b end
+  if ta == 2 then return repl.natural_less(a, b) end
   if ta == 3 then return (not a) and b end
-  return safe_tostring(a) < safe_tostring(b)
+  return repl.natural_less(safe_tostring(a), safe_tostring(b))
 end
 
 local format_value
@@ -75,7 +108,10 @@ local function format_table(t, o, level, path)
   local mt = getmetatable(t)
   if type(mt) == "table" and rawget(mt, "__tostring") then return safe_tostring(t) end
   if next(t) == nil then return "{}" end
-  if level >= o.depth then return "{...}" end
+  if level >= o.depth then
+    o.cut.depth = true
+    return "{...}"
+  end
   path[t] = true
   local entries, n = {}, 0
   local seq = 0
@@ -95,12 +131,17 @@ local function format_table(t, o, level, path)
     if n >= o.items then
       n = n + 1
     else
-      local ks = is_ident(k) and k or ("[" .. format_value(k, o, o.depth, path) .. "]")
+      -- a userdata key (a group of cap:group_self_ms()) as its short name
+      local kv = type(k) == "userdata" and safe_tostring(k) or format_value(k, o, o.depth, path)
+      local ks = is_ident(k) and k or ("[" .. kv .. "]")
       add(ks .. " = " .. format_value(rawget(t, k), o, level + 1, path))
     end
   end
   path[t] = nil
-  if total > o.items then entries[#entries + 1] = string.format("... (%d more)", total - o.items) end
+  if total > o.items then
+    o.cut.items = true
+    entries[#entries + 1] = string.format("... (%d more)", total - o.items)
+  end
   local one = "{ " .. table.concat(entries, ", ") .. " }"
   if #one <= o.width - 2 * level and not one:find("\n") then return one end
   local pad = "  "
@@ -115,28 +156,179 @@ format_value = function(v, o, level, path)
   if t == "string" then return quote(v, o.string_len) end
   if t == "table" then return format_table(v, o, level, path) end
   if t == "function" then return function_text(v) end
+  if t == "userdata" then return repl.describe(v) end
   return safe_tostring(v)
 end
 
---- repl.format(value [, opts]) -> string: a readable rendering; tables with
--- sorted keys, `depth` and `items` limits, `<cycle>` where a table contains
--- itself; userdata (captures, frames, Series) through their __tostring.
+--- repl.format(value [, opts]) -> string, cut: a readable rendering; tables
+-- with their keys in natural order (numbers first, "x2" before "x10"),
+-- `depth` and `items` limits, `<cycle>` where a table contains itself;
+-- captures, nodes, frames and groups with their key timings
+-- (repl.describe), other userdata through __tostring. opts: depth, items,
+-- width, string_len (default: repl.depth etc., else repl.defaults). cut is
+-- nil, or {depth = true} when a table was shown as {...}, {items = true}
+-- when one was shortened (both may be set).
 function repl.format(value, opts)
-  local o = {}
-  for k, v in pairs(repl.defaults) do o[k] = (opts and opts[k]) or v end
-  return format_value(value, o, 0, {})
+  local o = { cut = {} }
+  for k in pairs(repl.defaults) do o[k] = setting(k, opts) end
+  local text = format_value(value, o, 0, {})
+  return text, next(o.cut) and o.cut or nil
 end
 
---- repl.show(...): print values the way the REPL shows results.
+--- repl.cut_hint(cut) -> string | nil: the line the REPL prints after a
+-- value that was cut, naming the setting that shows more.
+function repl.cut_hint(cut)
+  if not cut then return nil end
+  local parts = {}
+  if cut.depth then
+    parts[#parts + 1] = string.format("nested tables cut at depth %d ({...}): repl.depth = %d shows more",
+      setting("depth"), setting("depth") + 2)
+  end
+  if cut.items then
+    parts[#parts + 1] = string.format("long tables cut at %d entries: repl.items = %d shows more", setting("items"),
+      setting("items") * 4)
+  end
+  return "-- " .. table.concat(parts, "; ")
+end
+
+--- repl.show(...): print values the way the REPL shows results, then a
+-- hint when something was cut (repl.cut_hint).
 function repl.show(...)
   local n = select("#", ...)
-  local parts, multi = {}, false
+  local parts, multi, cut = {}, false, nil
   for i = 1, n do
-    parts[i] = repl.format((select(i, ...)))
+    local c
+    parts[i], c = repl.format((select(i, ...)))
+    if c then
+      cut = cut or {}
+      for k in pairs(c) do cut[k] = true end
+    end
     if parts[i]:find("\n") then multi = true end
   end
   io.stdout:write(table.concat(parts, multi and "\n" or "\t"), "\n")
+  local hint = repl.cut_hint(cut)
+  if hint then io.stdout:write(hint, "\n") end
   io.stdout:flush()
+end
+
+-- key timings --------------------------------------------------------------
+
+-- Per capture, what the descriptions read: computed once (one C pass each),
+-- dropped with the capture.
+local per_capture = setmetatable({}, { __mode = "k" })
+
+local function class_of(v)
+  local mt = getmetatable(v)
+  local name = type(mt) == "table" and rawget(mt, "__name")
+  return type(name) == "string" and name or nil
+end
+
+-- The capture a child (node, frame, group) keeps alive: its user value 1.
+local function capture_of(child)
+  local ok, cap = pcall(debug.getuservalue, child, 1)
+  if ok and class_of(cap) == "vp.vprof" then return cap end
+  return nil
+end
+
+local function cached(cap, key, make)
+  local c = per_capture[cap]
+  if not c then
+    c = {}
+    per_capture[cap] = c
+  end
+  if c[key] == nil then c[key] = make() end
+  return c[key]
+end
+
+local function node_rows(cap)
+  return cached(cap, "nodes", function()
+    local rows = {}
+    for _, r in ipairs(cap:node_stats()) do rows[r.node] = r end
+    return rows
+  end)
+end
+
+local function frame_times(cap)
+  return cached(cap, "frame_times", function() return cap:frame_times() end)
+end
+
+local function ms(x) return require("vp.fmt").ms(x) end
+local function int(x) return require("vp.fmt").int(x) end
+
+-- "<... 91 nodes>" -> "<... 91 nodes" .. extra .. ">"
+local function extend(v, extra)
+  return (safe_tostring(v):gsub(">$", "")) .. extra .. ">"
+end
+
+local DESCRIBE = {}
+
+DESCRIBE["vp.vprof"] = function(cap)
+  local with_nodes = 0
+  for g in cap:groups() do
+    if g.has_nodes then with_nodes = with_nodes + 1 end
+  end
+  local out = string.format("<vprof %s: %s frames, %s nodes, %s groups (%s with nodes)",
+    tostring(cap.path or "?"):match("[^/]*$"), int(cap.frame_count), int(cap.node_count), int(cap.group_count),
+    int(with_nodes))
+  local ft = frame_times(cap)
+  if #ft > 0 then
+    out = out .. string.format("; frame %s ms mean, p99 %s, max %s @ %s", ms(ft:mean()), ms(ft:percentile(99)),
+      ms(ft:max()), int(ft:argmax()))
+  end
+  if cap.truncated then out = out .. "; truncated" end
+  return out .. ">"
+end
+
+DESCRIBE["vp.vprof.node"] = function(n)
+  local cap = capture_of(n)
+  local r = cap and cap.frame_count > 0 and node_rows(cap)[n]
+  if not r then return safe_tostring(n) end
+  local f = cap.frame_count
+  return extend(n, string.format(": %s ms/frame, self %s, %s calls/frame, peak %s @ frame %s, group %s",
+    ms(r.time_ms / f), ms(r.self_ms / f), require("vp.fmt").fixed(r.calls / f, 2), ms(r.peak_ms),
+    int(r.peak_frame), n.group and n.group.name or "-"))
+end
+
+DESCRIBE["vp.vprof.frame"] = function(fr)
+  local cap = capture_of(fr)
+  local extra = ""
+  if cap then
+    local med = frame_times(cap):median()
+    if med == med and med > 0 then
+      extra = string.format("; %.2f x the median frame (%s ms)", fr.frame_ms / med, ms(med))
+    end
+  end
+  local top, top_ms = nil, 0
+  for n in fr:nodes() do
+    local s = fr:self_ms(n)
+    if s > top_ms then top, top_ms = n, s end
+  end
+  if top then extra = extra .. string.format("; most self time: %s %s ms", top.path, ms(top_ms)) end
+  return extend(fr, extra)
+end
+
+DESCRIBE["vp.vprof.group"] = function(g)
+  local cap = capture_of(g)
+  if not cap then return safe_tostring(g) end
+  local s = cached(cap, "groups", function() return cap:group_self_ms() end)[g]
+  if not s or #s == 0 then return extend(g, ": no nodes") end
+  return extend(g, string.format(": self %s ms/frame mean, p99 %s, max %s @ frame %s", ms(s:mean()),
+    ms(s:percentile(99)), ms(s:max()), int(s:argmax())))
+end
+
+--- repl.describe(value) -> string: how the REPL shows a userdata: a VProf
+-- capture with its counts (groups as cap.group_count, and how many have
+-- nodes) and frame times; a node with its time, self time and calls per
+-- frame, its peak and group; a frame with how it compares with the median
+-- frame and the node with the most self time; a group with its self time
+-- per frame. Anything else (or a closed capture) through __tostring.
+function repl.describe(v)
+  local f = DESCRIBE[class_of(v)]
+  if f then
+    local ok, s = pcall(f, v)
+    if ok and type(s) == "string" then return s end
+  end
+  return safe_tostring(v)
 end
 
 -- errors -------------------------------------------------------------------
@@ -293,16 +485,117 @@ local function global_names(env)
   return out
 end
 
+-- The value a chain of names ("cap", "caps.a", "x.fr") stands for in env.
+local function resolve_chain(env, chain)
+  local obj
+  for name in chain:gmatch("[^.]+") do
+    if obj == nil and env then
+      obj = safe_index(env, name)
+      env = nil
+    else
+      obj = safe_index(obj, name)
+    end
+    if obj == nil then return nil end
+  end
+  return obj
+end
+
+-- Methods whose first argument is a node (path or id), and the one that
+-- takes a group name, by class.
+local NODE_ARG = {
+  ["vp.vprof"] = { node = true, series = true, find = true, nodes_named = true },
+  ["vp.vprof.frame"] = { time_ms = true, self_ms = true, calls = true },
+}
+local GROUP_ARG = { ["vp.vprof"] = { group = true } }
+
+-- The capture and the kind of name ("node" or "group") a string opened as
+-- the first argument of `obj:method(` wants, or nil.
+local function string_argument(line, q, env)
+  local chain, method = line:sub(1, q - 2):match("([%a_][%w_%.]*):([%a_][%w_]*)%s*%(%s*$")
+  if not chain then return nil end
+  local obj = resolve_chain(env, chain)
+  local class = obj ~= nil and class_of(obj)
+  if not class then return nil end
+  local cap = class == "vp.vprof" and obj or capture_of(obj)
+  if not cap then return nil end
+  if NODE_ARG[class] and NODE_ARG[class][method] then return cap, "node" end
+  if GROUP_ARG[class] and GROUP_ARG[class][method] then return cap, "group" end
+  return nil
+end
+
+-- Node paths, one level at a time: "Root" and the root's children at the
+-- top (paths may be given relative to the root), then the children of the
+-- node the text names. A node without children closes the string; one
+-- typed in full gets its "/" so the next Tab goes on.
+local function complete_node(line, q, cap)
+  local text = line:sub(q)
+  local dir, base = text:match("^(.*/)([^/]*)$")
+  if not dir then dir, base = "", text end
+  local parent
+  if dir ~= "" then
+    local found, n = pcall(cap.node, cap, dir:sub(1, -2))
+    if not found or n == nil then return q + #dir, {} end
+    parent = n
+  end
+  local quote_char = line:sub(q - 1, q - 1)
+  local out, kids = {}, {}
+  local function offer(n)
+    local key = n.path:match("[^/]*$")
+    if key:sub(1, #base) == base then
+      out[#out + 1] = key
+      kids[key] = n:children()() ~= nil
+    end
+  end
+  local ok = pcall(function()
+    if parent then
+      for c in parent:children() do offer(c) end
+    else
+      offer(cap.root)
+      for c in cap.root:children() do offer(c) end
+    end
+  end)
+  if not ok then return q + #dir, {} end
+  table.sort(out, repl.natural_less)
+  if #out == 1 then
+    if not kids[out[1]] then
+      out[1] = out[1] .. quote_char
+    elseif out[1] == base then
+      out[1] = out[1] .. "/"
+    end
+  end
+  return q + #dir, out
+end
+
+local function complete_group(line, q, cap)
+  local text, out = line:sub(q), {}
+  pcall(function()
+    for g in cap:groups() do
+      if g.name:sub(1, #text) == text then out[#out + 1] = g.name end
+    end
+  end)
+  table.sort(out, repl.natural_less)
+  if #out == 1 then out[1] = out[1] .. line:sub(q - 1, q - 1) end
+  return q, out
+end
+
 --- repl.complete(line [, env]) -> start, candidates: completions for the
 -- text before the cursor. `start` is the 1-based position where the word
 -- being completed begins; each candidate replaces line:sub(start).
 -- Completes globals and keywords, `a.b.c` fields and `obj:method` names
--- (through metatables), and file names inside an open string.
+-- (through metatables); inside an open string, node paths where a VProf
+-- capture or frame method takes a node (cap:node("Root/CE<Tab>,
+-- cap:series(", fr:time_ms("), group names in cap:group(", and file names
+-- anywhere else.
 function repl.complete(line, env)
   env = env or _G
   local none = #line + 1
   local q = open_string(line)
-  if q then return complete_file(line, q) end
+  if q then
+    local cap, kind = string_argument(line, q, env)
+    if kind == "node" then return complete_node(line, q, cap) end
+    if kind == "group" then return complete_group(line, q, cap) end
+    return complete_file(line, q)
+  end
   if q == false then return none, {} end
   local chain = line:match("[%w_%.:]*$")
   local before = line:sub(#line - #chain, #line - #chain)
@@ -548,7 +841,8 @@ end
 
 -- start --------------------------------------------------------------------
 
---- repl.start(env, files): install help() in env and open each file as
+--- repl.start(env, files): install help() and `repl` (this module, for
+-- repl.depth and the other settings) in env and open each file as
 -- env.cap (one file) or env.cap1, env.cap2, ... (several; env.cap is then
 -- the first that opened). One line per file says what was opened; a file
 -- that does not open is reported and the REPL starts anyway.
@@ -556,6 +850,7 @@ function repl.start(env, files)
   env.help = function(...)
     io.stdout:write(help_for(env, select("#", ...), (...)), "\n")
   end
+  env.repl = repl
   local vp = require "vp"
   local several = #files > 1
   for i, path in ipairs(files) do
@@ -573,7 +868,7 @@ function repl.start(env, files)
         env.cap = cap
         also = "  (also cap)"
       end
-      io.stdout:write(name, " = ", safe_tostring(cap), also, "\n")
+      io.stdout:write(name, " = ", repl.describe(cap), also, "\n")
       for _, w in ipairs(cap.warnings or {}) do io.stderr:write("warning: ", tostring(w), "\n") end
     end
   end

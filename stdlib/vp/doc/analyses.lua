@@ -97,7 +97,10 @@ return {
           .. "time difference",
         'local r = require("vp.hitdiff").analyze(cap)\nprint(r.disagree, r.rate_pct)'),
       fn("classify", "hitdiff.classify(client_hits, server_hits [, tolerance]) -> kind | nil, info",
-        "the kind of one trace (nil: neither side has a hit)",
+        "the kind of one trace (nil: neither side has a hit); info = {client, server: each side's terminal "
+          .. "hit, nil when it has none; distance: between their positions, nil unless both have one; "
+          .. "client_guid, server_guid: the entity each side's character hits name, nil when none or when a "
+          .. "side has no hits}",
         'print(require("vp.hitdiff").classify(t:hit_list("client"), t:hit_list("server")))'),
       schema("analyze's result"),
       definitions("hitdiff.lua"),

@@ -18,7 +18,8 @@ return {
       {
         name = "open", kind = "function",
         sig = "laige.open(path [, opts [, format]]) -> cap | nil, message, code",
-        doc = "read a profile report (JSON or text) or a budget report; format \"laige-profile\" or "
+        doc = "read a profile report (JSON or text) or a budget report, or nil, the message and the code; "
+          .. "format \"laige-profile\" or "
           .. "\"laige-budget\" (nil: from the content, by vp.detect); errors name the line (text) or the byte (JSON): "
           .. "\"<path>: line N: ...\" / \"<path>: at byte N (line L, column C): ...\", codes ENOENT, EISDIR, "
           .. "EEMPTY, EFORMAT, ETRUNC, EVERSION",

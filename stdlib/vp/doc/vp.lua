@@ -11,13 +11,15 @@ return {
         name = "open", kind = "function",
         sig = "vp.open(path [, opts]) -> cap | nil, message, code",
         doc = "open a capture; the format comes from the content, else the extension, "
-          .. "or opts.format; on failure returns nil, \"<path>: at byte N: ...\", code (e.g. \"ENOENT\")",
+          .. "or opts.format; on failure returns nil, the message \"<path>: at byte N: ...\" and the "
+          .. "code (e.g. \"ENOENT\")",
         example = 'local cap = assert(vp.open("examples/sample.vprof"))\nprint(cap.format, cap.size)',
       },
       {
         name = "detect", kind = "function",
         sig = "vp.detect(path) -> format | nil, message, code",
-        doc = "the format id vp.open would use for path, without parsing the file",
+        doc = "the format id vp.open would use for path, without parsing the file; nil, the message "
+          .. "and the code as vp.open's when it cannot tell",
         example = 'print(vp.detect("examples/sample.vprof"))  --> vprof',
       },
       {
@@ -51,8 +53,12 @@ return {
     class = "vp.Series",
     title = "numeric column",
     doc = "An immutable column of doubles kept in C (frame times, per-frame node times, samples). "
-      .. "Statistics run in C. Empty series: mean, min, max, stddev and percentile are NaN, "
-      .. "argmax and argmin nil, sum 0.",
+      .. "Statistics and operations run in C over the whole column and return new Series or plain "
+      .. "values, so a question about a million frames takes milliseconds. Empty series: mean, min, "
+      .. "max, stddev, percentile and median are NaN, argmax and argmin nil, sum 0. NaN is a missing "
+      .. "value: arithmetic and diff propagate it, where/filter/count_above/top never select it, "
+      .. "median, rolling, histogram and cumsum skip it (min, max, mean and percentile predate the "
+      .. "rule: percentile ranks NaN above every number).",
     members = {
       {
         name = "#", kind = "operator",
@@ -65,6 +71,31 @@ return {
         sig = "s[i] -> number | nil",
         doc = "value i (1-based); nil outside 1..#s",
         example = "local ft = cap:frame_times()\nprint(ft[1], ft[#ft])",
+      },
+      {
+        name = "+", kind = "operator",
+        sig = "s + t, s + x, x + s -> Series",
+        doc = "element-wise sum with a Series of the same length or a number; unequal lengths raise "
+          .. "\"Series lengths differ: N and M\"",
+        example = "local rest = cap:frame_times() - cap:series(\"Root/CEngine::Frame/CL_Render\", \"time_ms\")",
+      },
+      {
+        name = "-", kind = "operator",
+        sig = "s - t, s - x, x - s, -s -> Series",
+        doc = "element-wise difference (and negation), as +",
+        example = "local over = cap:frame_times() - 16.7",
+      },
+      {
+        name = "*", kind = "operator",
+        sig = "s * t, s * x, x * s -> Series",
+        doc = "element-wise product, as +",
+        example = "local us = cap:frame_times() * 1000",
+      },
+      {
+        name = "/", kind = "operator",
+        sig = "s / t, s / x, x / s -> Series",
+        doc = "element-wise quotient, as + (IEEE: x / 0 is an infinity, 0 / 0 NaN)",
+        example = "local fps = 1000 / cap:frame_times()",
       },
       {
         name = "sum", kind = "method",
@@ -116,6 +147,75 @@ return {
         example = "local ft = cap:frame_times()\nprint(ft:percentile(50), ft:percentile(99))",
       },
       {
+        name = "median", kind = "method",
+        sig = "s:median() -> number",
+        doc = "the middle value of the numbers (NaN skipped), the mean of the two middle ones for an "
+          .. "even count; NaN when there is no number",
+        example = "print(vp.Series{1, 2, 3, 10}:median())  --> 2.5",
+      },
+      {
+        name = "where", kind = "method",
+        sig = "s:where(x [, op]) | s:where(pred) -> {i, ...}",
+        doc = "the positions (frame numbers for a per-frame column) whose value v satisfies v op x "
+          .. "(op \">\" by default, or \">=\", \"<\", \"<=\", \"==\", \"~=\"; NaN never does), in C; "
+          .. "or where pred(v, i) is true, which calls Lua once per value",
+        example = "for _, i in ipairs(cap:frame_times():where(50)) do print(i, cap:frame(i).tick) end",
+      },
+      {
+        name = "count_above", kind = "method",
+        sig = "s:count_above(x) -> integer",
+        doc = "how many values are strictly above x (#s:where(x) without the list)",
+        example = "print(cap:frame_times():count_above(33.3), \"frames under 30 FPS\")",
+      },
+      {
+        name = "filter", kind = "method",
+        sig = "s:filter(x [, op]) | s:filter(pred) -> Series",
+        doc = "the values where() selects, in order, as a new Series",
+        example = "print(cap:frame_times():filter(20, \"<=\"):mean())",
+      },
+      {
+        name = "rolling", kind = "method",
+        sig = "s:rolling(window [, \"mean\"|\"median\"|\"max\"]) -> Series",
+        doc = "trailing window statistic: value i is the mean (default), median or max of the numbers "
+          .. "among values i - window + 1 .. i (the first ones use the shorter windows they have); "
+          .. "NaN where a window holds no number",
+        example = "local baseline = cap:frame_times():rolling(30, \"median\")",
+      },
+      {
+        name = "histogram", kind = "method",
+        sig = "s:histogram(bins | {edge, ...}) -> {edges, counts, below, above, missing}",
+        doc = "counts per bin: `bins` equal-width bins from the smallest to the largest number, or the "
+          .. "given increasing edges; bin j holds edges[j] <= v < edges[j+1], the last one also its upper "
+          .. "edge; below/above count values outside explicit edges, missing the NaN",
+        example = "local h = cap:frame_times():histogram({0, 8.3, 16.7, 33.3, 1000})\n"
+          .. "print(table.concat(h.counts, \" \"))",
+      },
+      {
+        name = "cumsum", kind = "method",
+        sig = "s:cumsum() -> Series",
+        doc = "running sum (compensated); NaN where the value is NaN, left out of the sum",
+        example = "local elapsed_ms = cap:frame_times():cumsum()",
+      },
+      {
+        name = "diff", kind = "method",
+        sig = "s:diff() -> Series",
+        doc = "differences of neighbours, #s - 1 values: d[i] = s[i + 1] - s[i] (frame i + 1 minus frame i)",
+        example = "print(cap:frame_times():diff():max(), \"ms: the largest jump\")",
+      },
+      {
+        name = "sort", kind = "method",
+        sig = "s:sort() -> Series",
+        doc = "the values in ascending order, NaN last",
+        example = "local sorted = cap:frame_times():sort()\nprint(sorted[1], sorted[#sorted])",
+      },
+      {
+        name = "top", kind = "method",
+        sig = "s:top(k) -> {i, ...}",
+        doc = "the positions of the k largest numbers, largest first (the earlier one first on ties); "
+          .. "fewer when there are fewer numbers",
+        example = "for _, i in ipairs(cap:frame_times():top(5)) do print(i, cap:frame_times()[i]) end",
+      },
+      {
         name = "totable", kind = "method",
         sig = "s:totable() -> {number, ...}",
         doc = "the values as a new Lua list",
@@ -124,7 +224,8 @@ return {
       {
         name = "slice", kind = "method",
         sig = "s:slice(i [, j]) -> Series",
-        doc = "a new Series of values i..j (1-based, inclusive; j defaults to #s; clamped to 1..#s)",
+        doc = "a new Series of values i..j (1-based, inclusive; j defaults to #s; clamped to 1..#s, "
+          .. "empty when i > j)",
         example = "local first100 = cap:frame_times():slice(1, 100)",
       },
     },

@@ -96,9 +96,9 @@ return {
         "for _, h in ipairs(cap:hitches({window = 30})) do print(h.frame, h.frame_ms) end"),
       m("causes", "cap:causes(frame, {window = 30, limit = 5}) -> nodes, groups",
         "the limit largest node and group self-time excesses of a frame over their own "
-          .. "baselines (median over the window frames before it): {{node, self_ms, excess_ms}}, "
-          .. "{{group, self_ms, excess_ms}}, by excess (ties by path, by group name); decodes "
-          .. "only those frames",
+          .. "baselines (median over the window frames before it): nodes {{node, self_ms, "
+          .. "excess_ms}} and groups {{group, self_ms, excess_ms}}, by excess (ties by path, by "
+          .. "group name); decodes only those frames",
         "local nodes, groups = cap:causes(1200)"),
       m("summary", "cap:summary() -> {{name=, value=}, ...}", "the rows info.lua prints",
         "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
@@ -181,7 +181,8 @@ return {
       m("stddev", "d:stddev() -> number",
         "population standard deviation over the counts (may differ from a Series' in the last "
           .. "bits: the squares are added by value, not in frame order)", "print(d:stddev())"),
-      m("counts", "d:counts() -> {[value] = count}, n", "each distinct value and how often it came",
+      m("counts", "d:counts() -> {[value] = count}, n",
+        "each distinct value and how often it came, and n, the number of values",
         "local c, n = d:counts()"),
       m("series", "d:series() -> Series", "the column itself (one pass for every group, kept)",
         "print(d:series():totable()[1])"),

@@ -3,14 +3,15 @@
 --
 -- Group metrics read the reader's summaries of each group's self time per
 -- frame (cap:group_stats: exact value counts, no column) and their
--- statistics come from vp.budget, as budget.lua's; their distributions are
--- those summaries too (vp.mwu reads their counts). Node totals are the
--- reader's whole-capture statistics (cap:node_stat: one pass for every node,
--- the open pass when the capture was opened with {stats = ...}), and node
--- percentiles one more C pass for all the nodes asked together (cap:series
--- with a list of nodes: the entries' `prefetch`), which summarises each
--- node's values (exact value counts) instead of keeping their columns.
--- Nothing iterates frames x nodes in Lua.
+-- statistics come from vp.budget, as budget.lua's. Their distributions, which
+-- vp.compare and vp.gate test in time order (batches of consecutive frames),
+-- are the columns (cap:group_self_ms: one pass for every group, frames x
+-- groups of memory, only when a distribution is asked for). Node totals are
+-- the reader's whole-capture statistics (cap:node_stat: one pass for every
+-- node, the open pass when the capture was opened with {stats = ...}), and
+-- node percentiles one more C pass for all the nodes asked together
+-- (cap:series with a list of nodes: the entries' `prefetch`). Nothing
+-- iterates frames x nodes in Lua.
 --
 -- Listing (metrics.available, what compare.lua compares) names every node
 -- of a tree of at most NODE_LIST nodes; of a larger one the NODE_LIST with
@@ -62,9 +63,14 @@ local function group_stat(ctx, name, key)
   return nil, "the total frame time is 0"
 end
 
+-- A group's distribution: its self time per frame as a column in time
+-- order (vp.compare and vp.gate test batches of consecutive frames), one
+-- pass building every group's column the first time one is asked for.
 local function group_series(ctx, name)
   local g = vprof_groups(ctx)[name]
-  return g and g.series
+  if not g then return nil end
+  ctx.group_columns = ctx.group_columns or ctx.cap:group_self_ms()
+  return ctx.group_columns[g.group]
 end
 
 local GROUP_STATS = {
@@ -144,11 +150,8 @@ local function vprof_node(ctx, path)
   return r
 end
 
--- What a node's per-frame values are kept as: their summary (a vp.vprof.dist
--- answers what the Series would; its totable builds the column).
-local SUMMARY = { summary = true }
-
--- Per-frame values of a node's field (summarised), by field and path.
+-- Per-frame values of a node's field (a Series in time order), by field and
+-- path.
 local function node_series(ctx, path, field)
   ctx.node_series = ctx.node_series or {}
   local r = vprof_node(ctx, path)
@@ -156,7 +159,7 @@ local function node_series(ctx, path, field)
   local key = field .. "\0" .. r.node.path
   local s = ctx.node_series[key]
   if not s then
-    s = ctx.cap:series(r.node, field, SUMMARY)
+    s = ctx.cap:series(r.node, field)
     ctx.node_series[key] = s
   end
   return s
@@ -185,7 +188,7 @@ local function prefetch_node_series(ctx, asked)
   for _, field in ipairs(fields) do
     local list, nodes = fields[field], {}
     for i, r in ipairs(list) do nodes[i] = r.node end
-    local series = ctx.cap:series(nodes, field, SUMMARY)
+    local series = ctx.cap:series(nodes, field)
     for i, r in ipairs(list) do ctx.node_series[field .. "\0" .. r.node.path] = series[i] end
   end
 end

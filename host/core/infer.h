@@ -1,0 +1,95 @@
+/* The heavy loops of the comparison statistics (stdlib/vp/infer.lua holds
+ * the methods; docs/compare.md states them): the distributions p-values
+ * and intervals need, batch means of a series or of a function of it,
+ * order statistics of the pairwise differences of two samples
+ * (Hodges-Lehmann), the per-value dominance behind Cliff's delta and the
+ * two-sample Kolmogorov-Smirnov statistic. Pure functions: no state; only
+ * vp_sorted_copy's result and some functions' scratch are allocated. */
+#ifndef VP_INFER_H
+#define VP_INFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Distributions ------------------------------------------------------------ */
+
+/* log Gamma(x) for x > 0 (NaN otherwise). libm's lgamma writes the global
+ * signgam; this one writes nothing. Relative error below 1e-14. */
+double vp_log_gamma(double x);
+/* The regularised incomplete beta function I_x(a, b), a, b > 0, x in
+ * [0, 1]; NaN outside. */
+double vp_beta_inc(double x, double a, double b);
+/* Student's t with df > 0 degrees of freedom (fractional df allowed; df
+ * above 1e7 is taken as the normal): P(T <= t). */
+double vp_t_cdf(double t, double df);
+/* P(|T| >= |t|), without the cancellation of 2 (1 - cdf) in the tail. */
+double vp_t_two_sided(double t, double df);
+/* The t with P(T <= t) = p, p in (0, 1); NaN outside. */
+double vp_t_quantile(double p, double df);
+/* Standard normal: P(Z <= z), and the z with P(Z <= z) = p, p in (0, 1). */
+double vp_normal_cdf(double z);
+double vp_normal_quantile(double p);
+/* Kolmogorov's limit distribution: P(K > lambda) = 2 sum_{k >= 1}
+ * (-1)^(k-1) exp(-2 k^2 lambda^2); 1 for lambda <= 0. */
+double vp_kolmogorov_q(double lambda);
+
+/* The Anderson-Darling limit distribution (of the one-sample statistic,
+ * and of the two-sample one): P(A^2 > z), from Marsaglia and Marsaglia's
+ * fitted formula (2004; absolute error below 2e-6). 1 for z <= 0. */
+double vp_anderson_darling_q(double z);
+
+/* Series ------------------------------------------------------------------- */
+
+/* What vp_batch_means averages: x itself, the indicator 1{x <= c}, or the
+ * excess max(x - c, 0). */
+typedef enum { VP_BATCH_VALUE, VP_BATCH_AT_MOST, VP_BATCH_EXCESS } vp_batch_map;
+
+/* Split x[0..n) in its order into k contiguous batches whose sizes differ
+ * by at most one (the first n % k batches hold one value more) and write
+ * the mean of map(x) over each batch to out[0..k). Returns 0 (nothing
+ * written) unless 1 <= k <= n. NaN values are the caller's to drop. */
+int vp_batch_means(const double *x, size_t n, size_t k, vp_batch_map map, double c, double *out);
+
+/* A new ascending copy of x[0..n) without its NaN values (malloc'd; the
+ * caller frees it), its length in *out_n; NULL when out of memory (an
+ * empty x gives a valid one-byte block and *out_n = 0). */
+double *vp_sorted_copy(const double *x, size_t n, size_t *out_n);
+
+/* 1 when x[0..n) is ascending (no NaN), else 0. */
+int vp_is_sorted(const double *x, size_t n);
+
+/* Two samples ----------------------------------------------------------------
+ * a[0..m) and b[0..n) ascending, without NaN. "Differences" are the m n
+ * values b[j] - a[i]. */
+
+/* How many differences are below v (*below) and equal to v (*equal).
+ * O(m + n). */
+void vp_pair_diff_count(const double *a, size_t m, const double *b, size_t n, double v, uint64_t *below,
+                        uint64_t *equal);
+/* The k-th smallest difference, k in [1, m n], exact: a bisection on the
+ * value (one counting pass a step) until at most m + n differences remain
+ * in the bracket, which are then listed and sorted (scratch of m + n
+ * doubles; without memory the bisection goes on over the doubles'
+ * order, at most 64 more passes). NaN when k is out of range. */
+double vp_pair_diff_kth(const double *a, size_t m, const double *b, size_t n, uint64_t k);
+
+/* For each x[i] (any order) the batch means (as vp_batch_means, k batches)
+ * of d_i = (#{other < x[i]} - #{other > x[i]}) / m over the ascending
+ * other[0..m): the per-value share of Cliff's delta. 0 unless
+ * 1 <= k <= n and m >= 1. O(n log L) with L the distinct values of other
+ * (scratch for them; without memory, O(n log m) over other itself). */
+int vp_dominance_batches(const double *x, size_t n, const double *other, size_t m, size_t k, double *out);
+
+/* sup_x |F_a(x) - F_b(x)| of the empirical distribution functions; *at (if
+ * not NULL) gets an x where it is reached. 0 when a sample is empty. */
+double vp_ks_statistic(const double *a, size_t m, const double *b, size_t n, double *at);
+
+/* The two-sample Anderson-Darling statistic in Scholz and Stephens'
+ * version for tied values (A^2_akN with k = 2: each distinct value z_j
+ * counts with its multiplicity l_j, the samples' counts below it plus half
+ * their ties): (N - 1) / N^2 sum_i (1 / n_i) sum_j l_j (N M_ij - n_i B_j)^2
+ * / (B_j (N - B_j) - N l_j / 4), N = m + n, B_j the pooled count below z_j
+ * plus l_j / 2. Its null mean is 1. 0 when a sample is empty. */
+double vp_ad_statistic(const double *a, size_t m, const double *b, size_t n);
+
+#endif

@@ -1,0 +1,485 @@
+-- vp.infer: significance, intervals and effect sizes for comparing two
+-- captures whose per-frame values are not independent. The methods behind
+-- vp.compare and vp.gate; docs/compare.md states them with their
+-- assumptions and the calibration (tools/calibrate.lua, `make calibrate`).
+--
+--   local infer = require "vp.infer"
+--   local a, b = infer.sample(cap_a:frame_times()), infer.sample(cap_b:frame_times())
+--   local d = infer.compare({kind = "mean"}, a, b)      -- {diff, lo, hi, p, df, ...}
+--   local q = infer.compare({kind = "quantile", p = 0.99}, a, b)
+--   local s = infer.shape(a, b)                         -- {test, p, at, ...}
+--   local e = infer.effects(a, b)                       -- {hl, hl_lo, hl_hi, delta, ...}
+--   local r = infer.runs({16.1, 16.3, 16.0}, {16.9, 16.7, 17.0})   -- Welch's t on run values
+--
+-- Methods (the numbers are infer.DEFAULTS; tools/calibrate.lua chose them):
+--   batch means     a series of n values in time order is cut into k = min(20,
+--                   floor(n / 10)) contiguous batches; the variance of the
+--                   grand mean is s_b^2 / k (s_b^2: the batch means' sample
+--                   variance) inflated by (1 + r) / (1 - r), with
+--                   (k - 1) (1 - r) / (1 + r) degrees of freedom, r the batch
+--                   means' lag-1 autocorrelation plus (1 + 3 r) / k (its
+--                   bias in a short series) clipped to [0, 0.95]. Slow drift
+--                   that outlives a batch shows up as r > 0 and widens the
+--                   interval instead of faking a difference.
+--   mean            the batch variance of the values themselves.
+--   quantile        Woodruff: the batch variance of the indicator series
+--                   1{x <= q} (q the nearest-rank quantile) is se_p^2; the
+--                   quantile's se is (Q(p + t se_p) - Q(p - t se_p)) / 2t
+--                   with Q the empirical quantile function and t the 95 %
+--                   t value. Needs >= min_tail values beyond q.
+--   low_fps         1000 / ES, ES the mean of the slowest k = max(1,
+--                   floor(n pct / 100)) frames, written as the mean of
+--                   y_i = q + (n / k) max(x_i - q, 0) (q the k-th largest
+--                   value), whose batch variance is ES's; the delta method
+--                   carries it to fps. Needs k >= min_tail.
+--   ratio           share = 100 sum(g) / sum(f): the batch variance of
+--                   100 (g_i - R f_i) / mean(f).
+--   independent     (per-trace rates and counts of weapon traces: each
+--                   trace is its own bullet) the plain variance s^2 / n.
+--   difference      B - A with Welch-Satterthwaite: se^2 = v_a + v_b, df =
+--                   se^4 / (v_a^2 / df_a + v_b^2 / df_b); two-sided p from
+--                   Student's t; interval diff -+ t_{df, 1 - (1 - level)/2} se.
+--   shape           at the pooled 5, 10, 25, 50, 75, 90, 95 and 99th
+--                   percentiles, each side's share of values at or below,
+--                   compared by Welch's t with the indicator's batch
+--                   variance; p = the smallest p times the points
+--                   (Bonferroni). Or the Kolmogorov-Smirnov / Anderson-
+--                   Darling distance with each n replaced by n / f, f the
+--                   largest (at least 1) ratio of the indicator's batch
+--                   variance to p (1 - p) / n over p = 0.1 .. 0.9.
+--   effects         Cliff's delta = P(B > A) - P(B < A) over all pairs of
+--                   values, with the batch variance of each side's per-value
+--                   dominance (the linear part of the U statistic) for its
+--                   interval; the Hodges-Lehmann shift = the median of the
+--                   n_a n_b differences b - a, its interval the differences
+--                   of rank N/2 -+ t se(delta) N / 2 (the rank-test interval,
+--                   with the dependence-aware se).
+--   runs            Welch's t on one value per run (runs are independent).
+-- Every function returns plain data, or nil and a reason when the data
+-- cannot support the statistic (too few values, nothing beyond a tail).
+local vp = require "vp"
+local C = require "vp.infer.core" -- the C loops (bindings/l_infer.c), preloaded by require "vp"
+
+local infer = {}
+
+--- infer.concat({x, y, ...}) -> Series: samples one after the other (runs pooled).
+infer.concat = C.concat
+
+infer.DEFAULTS = { batches = 20, min_batch = 10, level = 0.95, min_tail = 10, r_max = 0.95, r_correct = true }
+
+-- Where the effective size of a sample is measured (KS, AD).
+local EFFECTIVE_GRID = { 0.1, 0.25, 0.5, 0.75, 0.9 }
+
+local function defaults(opts)
+  local o = {}
+  for k, v in pairs(infer.DEFAULTS) do o[k] = v end
+  for k, v in pairs(opts or {}) do o[k] = v end
+  return o
+end
+
+--- infer.t_crit(level, df) -> the two-sided critical t value.
+function infer.t_crit(level, df)
+  return C.t_quantile(1 - (1 - level) / 2, df)
+end
+
+-- Batch means ------------------------------------------------------------------------
+
+--- infer.batch_variance(means [, opts]) -> {mean, var, df, r, k}: the
+-- variance of the grand mean of a series from its k batch means (see the
+-- top of this file). opts.r_max clips r (0.95); opts.r = 0 forces
+-- independence. nil for fewer than 2 batches.
+function infer.batch_variance(means, opts)
+  local k = #means
+  if k < 2 then return nil, "fewer than 2 batches" end
+  local r_max = (opts and opts.r_max) or infer.DEFAULTS.r_max
+  local s = 0
+  for i = 1, k do s = s + means[i] end
+  local m = s / k
+  local ss, lag = 0, 0
+  for i = 1, k do
+    local d = means[i] - m
+    ss = ss + d * d
+    if i > 1 then lag = lag + d * (means[i - 1] - m) end
+  end
+  local r = 0
+  if opts and opts.r ~= nil then
+    r = opts.r
+  elseif ss > 0 then
+    r = lag / ss
+    if not opts or opts.r_correct ~= false then r = r + (1 + 3 * r) / k end
+    r = math.max(0, math.min(r_max, r))
+  end
+  local f = (1 + r) / (1 - r)
+  return { mean = m, var = ss / (k - 1) / k * f, df = (k - 1) / f, r = r, k = k }
+end
+
+-- Samples ------------------------------------------------------------------------------
+
+--- infer.sample(x [, opts]) -> sample: a series in time order (a vp.Series
+-- or a list) with what the tests share: n, the number of batches k
+-- (min(opts.batches, floor(n / opts.min_batch))), and the ascending copy
+-- made on first use (sample:sorted()); NaN values left out.
+-- opts.independent = true: values are independent units (weapon traces), no
+-- batching.
+function infer.sample(x, opts)
+  local o = defaults(opts)
+  if type(x) == "table" then x = vp.Series(x) end
+  local sum = x:sum()
+  if sum ~= sum then -- NaN values (a sensor that read nothing) are left out
+    local kept = {}
+    for _, v in ipairs(x:totable()) do
+      if v == v then kept[#kept + 1] = v end
+    end
+    x = vp.Series(kept)
+  end
+  local n = #x
+  local s = { x = x, n = n, independent = o.independent == true,
+    k = math.min(o.batches, n // o.min_batch), opts = o }
+  function s.sorted()
+    if not s._sorted then s._sorted = C.sorted(x) end
+    return s._sorted
+  end
+  return s
+end
+
+-- The batch means of f(x) for a sample, and their variance.
+local function batched(s, map, c)
+  if s.k < 2 then
+    return nil, string.format("too few values to batch (%d; at least %d)", s.n, 2 * s.opts.min_batch)
+  end
+  return infer.batch_variance(C.batch_means(s.x, s.k, map or "value", c), s.opts)
+end
+
+-- Nearest-rank quantile of a sorted Series: rank ceil(p n), at least 1.
+local function nearest(sorted, p)
+  local n = #sorted
+  local rank = math.ceil(p * n - 1e-9)
+  if rank < 1 then rank = 1 elseif rank > n then rank = n end
+  return sorted[rank], rank
+end
+infer.nearest = nearest
+
+-- Estimates ---------------------------------------------------------------------------
+-- An estimate is {value, var, df}: the statistic, the variance of its
+-- estimator and the degrees of freedom of that variance.
+
+--- infer.mean(s) -> estimate of the mean.
+function infer.mean(s)
+  if s.n == 0 then return nil, "no values" end
+  local m = s.x:mean()
+  if s.independent then
+    if s.n < 2 then return nil, "fewer than 2 values" end
+    local sd = s.x:stddev()
+    return { value = m, var = sd * sd / (s.n - 1), df = s.n - 1 }
+  end
+  local b, why = batched(s)
+  if not b then return nil, why end
+  return { value = m, var = b.var, df = b.df, r = b.r }
+end
+
+--- infer.quantile(s, p [, opts]) -> estimate of the nearest-rank p-quantile (p in (0, 1)).
+function infer.quantile(s, p, opts)
+  local o = defaults(opts)
+  if s.n == 0 then return nil, "no values" end
+  local tail = math.min(p, 1 - p) * s.n
+  if tail < o.min_tail then
+    return nil, string.format("too few values beyond the quantile (%.0f; at least %d)", tail, o.min_tail)
+  end
+  local sorted = s.sorted()
+  local q = nearest(sorted, p)
+  local b, why = batched(s, "at_most", q)
+  if not b then return nil, why end
+  local t = o.woodruff_z or infer.t_crit(o.level, b.df)
+  local se_p = math.sqrt(b.var)
+  local lo = nearest(sorted, math.max(0, p - t * se_p))
+  local hi = nearest(sorted, math.min(1, p + t * se_p))
+  local se = (hi - lo) / (2 * t)
+  return { value = q, var = se * se, df = b.df, r = b.r }
+end
+
+--- infer.indicator(s, c) -> estimate of the share of values at most c.
+function infer.indicator(s, c)
+  if s.independent then
+    if s.n < 2 then return nil, "fewer than 2 values" end
+    local p = C.batch_means(s.x, 1, "at_most", c)[1]
+    return { value = p, var = p * (1 - p) / (s.n - 1), df = s.n - 1 }
+  end
+  local b, why = batched(s, "at_most", c)
+  if not b then return nil, why end
+  return { value = b.mean, var = b.var, df = b.df, r = b.r }
+end
+
+--- infer.tail_mean(s, pct [, opts]) -> estimate of the mean of the largest
+-- max(1, floor(n pct / 100)) values (the "pct % low" frame time).
+function infer.tail_mean(s, pct, opts)
+  local o = defaults(opts)
+  if s.n == 0 then return nil, "no values" end
+  local k = math.max(1, math.floor(s.n * pct / 100 + 1e-9))
+  if k < o.min_tail then
+    return nil, string.format("too few values in the slowest %s %% (%d; at least %d)", tostring(pct), k, o.min_tail)
+  end
+  local sorted = s.sorted()
+  local q = sorted[s.n - k + 1]
+  local b, why = batched(s, "excess", q)
+  if not b then return nil, why end
+  local excess = 0
+  for i = s.n - k + 1, s.n do excess = excess + (sorted[i] - q) end
+  local scale = s.n / k
+  -- the mean of the top k = q + (n / k) x the mean excess over q
+  return { value = q + excess / k, var = scale * scale * b.var, df = b.df, r = b.r }
+end
+
+--- infer.ratio(num, den [, scale]) -> estimate of scale x sum(num) / sum(den),
+-- num and den samples of the same length (group time over frame time).
+function infer.ratio(num, den, scale)
+  scale = scale or 1
+  if num.n == 0 or num.n ~= den.n then return nil, "no values" end
+  local sd = den.x:sum()
+  if sd == 0 then return nil, "the denominator is 0" end
+  local r = num.x:sum() / sd
+  if num.k < 2 then return nil, "too few values to batch" end
+  local bn = C.batch_means(num.x, num.k, "value")
+  local bd = C.batch_means(den.x, den.k, "value")
+  local mean_den = sd / den.n
+  local y = {}
+  for i = 1, #bn do y[i] = scale * (bn[i] - r * bd[i]) / mean_den end
+  local b = infer.batch_variance(y)
+  return { value = scale * r, var = b.var, df = b.df, r = b.r }
+end
+
+--- infer.map(e, f, slope) -> the estimate of f(value) by the delta method
+-- (slope = f'(value)).
+function infer.map(e, f, slope)
+  return { value = f(e.value), var = slope * slope * e.var, df = e.df, r = e.r }
+end
+
+--- infer.estimate(stat, s [, opts]) -> estimate | nil, why. stat: {kind =
+-- "mean" | "quantile" (p) | "low_fps" (pct) | "share" | "count" |
+-- "extreme", scale}; "share" needs opts.den (the frame-time sample).
+function infer.estimate(stat, s, opts)
+  local k = stat.kind
+  local e, why
+  if k == "mean" or k == "count" then
+    e, why = infer.mean(s)
+    if e and k == "count" then e = infer.map(e, function(v) return v * s.n end, s.n) end
+  elseif k == "quantile" then
+    e, why = infer.quantile(s, stat.p, opts)
+  elseif k == "low_fps" then
+    e, why = infer.tail_mean(s, stat.pct, opts)
+    if e then
+      if e.value <= 0 then return nil, "the slowest frames took 0 ms" end
+      e = infer.map(e, function(v) return 1000 / v end, -1000 / (e.value * e.value))
+    end
+  elseif k == "share" then
+    if not (opts and opts.den) then return nil, "no frame times to divide by" end
+    e, why = infer.ratio(s, opts.den, 100)
+  else
+    return nil, "an extreme value (max, min) has no interval"
+  end
+  if not e then return nil, why end
+  if stat.scale then e = infer.map(e, function(v) return v * stat.scale end, stat.scale) end
+  return e
+end
+
+-- Differences ------------------------------------------------------------------------
+
+--- infer.difference(ea, eb [, level]) -> {diff, se, df, t, p, lo, hi,
+-- level}: B - A by Welch-Satterthwaite over two estimates.
+function infer.difference(ea, eb, level)
+  level = level or infer.DEFAULTS.level
+  local diff = eb.value - ea.value
+  local var = ea.var + eb.var
+  local out = { diff = diff, level = level }
+  if var <= 0 then
+    out.se, out.df, out.lo, out.hi = 0, ea.df + eb.df, diff, diff
+    out.p = diff == 0 and 1 or 0
+    out.t = nil
+    return out
+  end
+  local se = math.sqrt(var)
+  local denom = (ea.var > 0 and ea.var * ea.var / ea.df or 0) + (eb.var > 0 and eb.var * eb.var / eb.df or 0)
+  local df = var * var / denom
+  local t = diff / se
+  local crit = infer.t_crit(level, df)
+  out.se, out.df, out.t = se, df, t
+  out.p = C.t_two_sided(t, df)
+  out.lo, out.hi = diff - crit * se, diff + crit * se
+  return out
+end
+
+--- infer.compare(stat, sa, sb [, opts]) -> {a, b, diff, se, df, t, p, lo,
+-- hi, level} | nil, why: the statistic on both samples and its change.
+-- opts: level, den_a and den_b (share), and the DEFAULTS.
+function infer.compare(stat, sa, sb, opts)
+  opts = opts or {}
+  local oa, ob = {}, {}
+  for k, v in pairs(opts) do oa[k], ob[k] = v, v end
+  oa.den, ob.den = opts.den_a, opts.den_b
+  local ea, why = infer.estimate(stat, sa, oa)
+  if not ea then return nil, why end
+  local eb, whyb = infer.estimate(stat, sb, ob)
+  if not eb then return nil, whyb end
+  local d = infer.difference(ea, eb, opts.level)
+  d.a, d.b = ea.value, eb.value
+  return d
+end
+
+--- infer.runs(va, vb [, level]) -> {a, b, diff, se, df, t, p, lo, hi,
+-- n_a, n_b, level} | nil, why: Welch's t on one value per run (lists of
+-- numbers, at least 2 a side).
+function infer.runs(va, vb, level)
+  local function est(v)
+    local n = #v
+    local s = 0
+    for i = 1, n do s = s + v[i] end
+    local m = s / n
+    local ss = 0
+    for i = 1, n do ss = ss + (v[i] - m) ^ 2 end
+    return { value = m, var = ss / (n - 1) / n, df = n - 1 }
+  end
+  if #va < 2 or #vb < 2 then return nil, "fewer than 2 runs on a side" end
+  local ea, eb = est(va), est(vb)
+  local d = infer.difference(ea, eb, level)
+  d.a, d.b, d.n_a, d.n_b = ea.value, eb.value, #va, #vb
+  return d
+end
+
+-- Shape -------------------------------------------------------------------------------
+
+-- The effective size of a sample for the KS test: n / f, f the largest
+-- ratio (at least 1) of an indicator's batch variance to p (1 - p) / n.
+local function effective_n(s)
+  if s.independent then return s.n end
+  if s.k < 2 then return nil end
+  local sorted = s.sorted()
+  local f = 1
+  for _, p in ipairs(EFFECTIVE_GRID) do
+    local q = nearest(sorted, p)
+    local b = infer.batch_variance(C.batch_means(s.x, s.k, "at_most", q))
+    local ph = b.mean
+    if ph > 0 and ph < 1 then f = math.max(f, b.var * s.n / (ph * (1 - ph))) end
+  end
+  return s.n / f
+end
+
+-- The value of rank r (1-based) among two ascending Series together.
+local function pooled_rank(a, b, r)
+  local m, n = #a, #b
+  -- take i from a and r - i from b: the largest i with a[i] <= b[r - i + 1]
+  local lo, hi = math.max(0, r - n), math.min(m, r)
+  while lo < hi do
+    local i = (lo + hi + 1) // 2
+    if a[i] <= (b[r - i + 1] or math.huge) then lo = i else hi = i - 1 end
+  end
+  local i = lo
+  local x = i > 0 and a[i] or -math.huge
+  local y = r - i > 0 and b[r - i] or -math.huge
+  return math.max(x, y)
+end
+infer.pooled_rank = pooled_rank
+
+infer.SHAPE_GRID = { 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99 }
+
+--- infer.shape(sa, sb [, test]) -> {test, statistic, p, at, n_eff_a,
+-- n_eff_b} | nil, why: a dependence-aware test of the whole distribution.
+-- test "grid" (the default): at each p of infer.SHAPE_GRID, the share of
+-- each side's values at most the pooled p-quantile, compared by Welch's t
+-- with each side's batch variance of that indicator; p = the smallest of
+-- those p-values times their number (Bonferroni), `at` the p where it is
+-- reached, statistic its |t|. A grid point needs min_tail values beyond it
+-- on each side. "ks" / "ad": Kolmogorov-Smirnov / Anderson-Darling with
+-- each n replaced by an effective n (n / f, f the largest batch-variance
+-- inflation of the indicator over p = 0.1 .. 0.9).
+function infer.shape(sa, sb, test)
+  test = test or "grid"
+  if sa.n == 0 or sb.n == 0 then return nil, "no values" end
+  local out = { test = test }
+  if test == "grid" then
+    local a, b = sa.sorted(), sb.sorted()
+    local N = sa.n + sb.n
+    local best, used = nil, 0
+    for _, p in ipairs(infer.SHAPE_GRID) do
+      local c = pooled_rank(a, b, math.max(1, math.ceil(p * N - 1e-9)))
+      local ta = math.min(p, 1 - p)
+      local min_tail = (sa.opts and sa.opts.min_tail) or infer.DEFAULTS.min_tail
+      if ta * sa.n >= min_tail and ta * sb.n >= min_tail then
+        local ea = infer.indicator(sa, c)
+        local eb = infer.indicator(sb, c)
+        if ea and eb then
+          local d = infer.difference(ea, eb)
+          used = used + 1
+          if not best or d.p < best.p then best = { p = d.p, at = p, t = d.t } end
+        end
+      end
+    end
+    if used == 0 then return nil, "too few values for any point of the grid" end
+    out.p, out.at, out.statistic, out.points = math.min(1, best.p * used), best.at, best.t and math.abs(best.t), used
+    return out
+  end
+  local na, nb = effective_n(sa), effective_n(sb)
+  if not na or not nb then return nil, "too few values to batch" end
+  out.n_eff_a, out.n_eff_b = na, nb
+  if test == "ks" then
+    local d = C.ks(sa.sorted(), sb.sorted())
+    local ne = na * nb / (na + nb)
+    local rn = math.sqrt(ne)
+    out.statistic, out.p = d, C.kolmogorov_q((rn + 0.12 + 0.11 / rn) * d)
+  else
+    -- A^2 grows with n_a n_b / N: scale it to the effective sizes
+    local a2 = C.ad(sa.sorted(), sb.sorted())
+    local scale = (na * nb / (na + nb)) / (sa.n * sb.n / (sa.n + sb.n))
+    out.statistic, out.p = a2, C.anderson_darling_q(a2 * scale)
+  end
+  return out
+end
+
+-- Effect sizes ------------------------------------------------------------------------
+
+--- infer.effects(sa, sb [, level]) -> {hl, hl_lo, hl_hi, delta, delta_lo,
+-- delta_hi, prob_b_greater}: Cliff's delta and the Hodges-Lehmann shift of
+-- B against A with their intervals (nil where the samples cannot give one).
+function infer.effects(sa, sb, level)
+  level = level or infer.DEFAULTS.level
+  if sa.n == 0 or sb.n == 0 then return nil, "no values" end
+  local a, b = sa.sorted(), sb.sorted()
+  local m, n = #a, #b
+  local N = m * n
+  local below, equal = C.pair_diff_count(a, b, 0)
+  local above = N - below - equal
+  local out = { delta = (above - below) / N, prob_b_greater = (above + equal / 2) / N }
+  if N % 2 == 1 then
+    out.hl = C.pair_diff_kth(a, b, (N + 1) // 2)
+  else
+    out.hl = (C.pair_diff_kth(a, b, N // 2) + C.pair_diff_kth(a, b, N // 2 + 1)) / 2
+  end
+  -- the variance of delta: each side's mean dominance, batched
+  local function part(s, other)
+    if s.independent then
+      -- one value a batch: the plain variance (weapon traces are few)
+      if s.n < 2 then return nil end
+      return infer.batch_variance(C.dominance_batches(s.x, other, s.n), { r = 0 })
+    end
+    if s.k < 2 then return nil end
+    return infer.batch_variance(C.dominance_batches(s.x, other, s.k))
+  end
+  local va, vb = part(sa, b), part(sb, a)
+  if va and vb then
+    local var = va.var + vb.var
+    if var > 0 then
+      local df = var * var / ((va.var > 0 and va.var ^ 2 / va.df or 0) + (vb.var > 0 and vb.var ^ 2 / vb.df or 0))
+      local se = math.sqrt(var)
+      local t = infer.t_crit(level, df)
+      out.delta_lo = math.max(-1, out.delta - t * se)
+      out.delta_hi = math.min(1, out.delta + t * se)
+      local c = t * se * N / 2
+      local kl = math.max(1, math.min(N, math.floor(N / 2 - c)))
+      out.hl_lo = C.pair_diff_kth(a, b, kl)
+      out.hl_hi = C.pair_diff_kth(a, b, N + 1 - kl)
+    else
+      out.delta_lo, out.delta_hi, out.hl_lo, out.hl_hi = out.delta, out.delta, out.hl, out.hl
+    end
+  end
+  return out
+end
+
+return infer

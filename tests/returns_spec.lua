@@ -1,0 +1,291 @@
+-- Every return value is documented (docs/api.md, help()): in the
+-- documentation table each value after the first that a signature names is
+-- described in its member's line, and every documented function of the vp
+-- module and of the stdlib modules, called here, returns exactly as many
+-- values as its signature names (at most; and that many on some call). A
+-- function that grows an undocumented return value, or one documented that
+-- no longer comes, fails here.
+local h = require "helpers"
+local doc = require "vp.doc"
+local vp = require "vp"
+
+-- The return values a signature names: "f(x) -> a | nil, b, c" gives
+-- {"a | nil", "b", "c"}. Commas inside (), {} and [] or quotes do not split;
+-- "iterator of x, y" is one value (what the iterator yields).
+local function returns(sig)
+  local r = sig:match("%->%s*(.*)$")
+  if not r then return {} end
+  if r:match("^iterator") then return { r } end
+  local out, depth, cur, q = {}, 0, {}, nil
+  for c in r:gmatch(".") do
+    if q then
+      if c == q then q = nil end
+    elseif c == '"' or c == "'" then
+      q = c
+    elseif c:match("[%({%[]") then
+      depth = depth + 1
+    elseif c:match("[%)}%]]") then
+      depth = depth - 1
+    elseif c == "," and depth == 0 then
+      out[#out + 1] = table.concat(cur):match("^%s*(.-)%s*$")
+      cur = {}
+      c = nil
+    end
+    if c then cur[#cur + 1] = c end
+  end
+  out[#out + 1] = table.concat(cur):match("^%s*(.-)%s*$")
+  return out
+end
+
+describe("the documentation of return values", function()
+  it("reads the values a signature names", function()
+    assert.are.same({ "kind | nil", "info" }, returns("hitdiff.classify(C, S [, t]) -> kind | nil, info"))
+    assert.are.same({ "result", "{total_ms, hidden}" }, returns("budget.analyze(cap) -> result, {total_ms, hidden}"))
+    assert.are.same({ "iterator of node, time_ms, calls" }, returns("fr:nodes() -> iterator of node, time_ms, calls"))
+    assert.are.same({ "cap | nil", "message", "code" }, returns('vp.open(path [, opts]) -> cap | nil, message, code'))
+    assert.are.same({ '"profile" | "budget" | nil' }, returns('laige.kind(x) -> "profile" | "budget" | nil'))
+    assert.are.same({}, returns("junit.write(path, suite | {suite, ...})"))
+  end)
+
+  it("describes every value after the first by its name in the member's line", function()
+    local missing = {}
+    for _, c in ipairs(doc.classes()) do
+      for _, m in ipairs(c.members) do
+        local rs = m.sig and returns(m.sig) or {}
+        for i = 2, #rs do
+          local name = rs[i]:match("^([%a_][%w_]*)")
+          -- a table literal ({total_ms}) names its own fields
+          if name and not m.doc:find("%f[%w_]" .. name .. "%f[^%w_]") then
+            missing[#missing + 1] = string.format("%s.%s: return value %d '%s'", c.class, m.name, i, rs[i])
+          end
+        end
+      end
+    end
+    assert.are.same({}, missing)
+  end)
+end)
+
+describe("documented functions return what their signature names", function()
+  local dir, caps = nil, {}
+  setup(function()
+    dir = h.tmpdir()
+    for _, f in ipairs({ "vprof", "dw", "dlag", "devt", "dm" }) do
+      caps[f] = assert(vp.open("examples/sample." .. f))
+    end
+    local laige = require "vp.laige"
+    caps.profile = assert(laige.open("examples/laige/profile.json"))
+    caps.budget = assert(laige.open("examples/laige/budget_fail.txt"))
+  end)
+  teardown(function()
+    for _, c in pairs(caps) do c:close() end
+    h.cleanup()
+  end)
+
+  -- class -> function name -> list of calls; each returns table.pack(f(...)).
+  local function calls()
+    local cap, ft = caps.vprof, caps.vprof:frame_times()
+    local cmp, infer = require "vp.compare", require "vp.infer"
+    local side = cmp.side(cap)
+    local sample, tiny = infer.sample(ft), infer.sample({ 1 })
+    local trace
+    for t in caps.dw:traces() do
+      if #t:hit_list("client") > 0 then
+        trace = t
+        break
+      end
+    end
+    local m, tmp = require "vp.metrics", dir .. "/out"
+    local function P(f, ...) return table.pack(f(...)) end
+    local suite = require("vp.junit").suite({ file = "a.vprof", results = {} })
+    require("vp.junit").write(tmp .. ".1.xml", suite)
+    return {
+      ["vp"] = {
+        open = { function() return P(vp.open, "examples/sample.vprof") end,
+          function() return P(vp.open, dir .. "/missing.vprof") end },
+        detect = { function() return P(vp.detect, "examples/sample.dm") end,
+          function() return P(vp.detect, dir .. "/missing.vprof") end },
+        formats = { function() return P(vp.formats) end },
+        writer = { function() return P(vp.writer, "vprof", dir .. "/w.vprof") end },
+        Series = { function() return P(vp.Series, { 1, 2 }) end },
+      },
+      ["vp.hitches"] = { analyze = { function() return P(require("vp.hitches").analyze, cap) end } },
+      ["vp.budget"] = {
+        analyze = { function() return P(require("vp.budget").analyze, cap) end },
+        group_stats = { function() return P(require("vp.budget").group_stats, ft, ft:sum()) end },
+      },
+      ["vp.top"] = { analyze = { function() return P(require("vp.top").analyze, cap) end } },
+      ["vp.info"] = {
+        analyze = { function() return P(require("vp.info").analyze, cap) end },
+        schema_for = { function()
+          return P(require("vp.info").schema_for, select(2, require("vp.info").analyze(cap)))
+        end },
+      },
+      ["vp.hitdiff"] = {
+        analyze = { function() return P(require("vp.hitdiff").analyze, caps.dw) end },
+        classify = { function() return P(require("vp.hitdiff").classify, trace:hit_list("client"),
+          trace:hit_list("server")) end, function() return P(require("vp.hitdiff").classify, {}, {}) end },
+      },
+      ["vp.lag"] = {
+        analyze = { function() return P(require("vp.lag").analyze, caps.dlag) end },
+        measurement_doc = { function() return P(require("vp.lag").measurement_doc, caps.dlag,
+          caps.dlag:measurement("Socket RTT")) end },
+        summary = { function() return P(require("vp.lag").summary, caps.dlag:measurement("Socket RTT"):values()) end },
+      },
+      ["vp.events"] = { analyze = { function() return P(require("vp.events").analyze, caps.devt) end } },
+      ["vp.movement"] = { analyze = { function() return P(require("vp.movement").analyze, caps.dm) end } },
+      ["vp.laige"] = {
+        open = { function() return P(require("vp.laige").open, "examples/laige/profile.json") end,
+          function() return P(require("vp.laige").open, dir .. "/missing.json") end },
+        metrics = { function() return P(require("vp.laige").metrics, caps.profile) end },
+        kind = { function() return P(require("vp.laige").kind, caps.budget) end },
+        budget_pct = { function() return P(require("vp.laige").budget_pct, caps.budget.systems[1]) end },
+        system_p99 = { function() return P(require("vp.laige").system_p99, caps.budget.systems[1]) end },
+        system_over = { function() return P(require("vp.laige").system_over, caps.budget.systems[1]) end },
+        over_budget = { function() return P(require("vp.laige").over_budget, caps.budget) end },
+        analyze = { function() return P(require("vp.laige").analyze, caps.budget) end },
+        schema_of = { function()
+          return P(require("vp.laige").schema_of, require("vp.laige").analyze(caps.budget))
+        end },
+      },
+      ["vp.metrics"] = {
+        compute = { function() return P(m.compute, cap, { "frame_ms.p99", "no.such" }) end },
+        value = { function() return P(m.value, cap, "low_1pct_fps") end,
+          function() return P(m.value, cap, "no.such") end },
+        distribution = { function() return P(m.distribution, cap, "frame_ms.p99") end,
+          function() return P(m.distribution, cap, "no.such") end },
+        list = { function() return P(m.list) end },
+        lookup = { function() return P(m.lookup, "group.Physics.p99_ms") end,
+          function() return P(m.lookup, "no.such") end },
+        available = { function() return P(m.available, cap) end },
+        delta = { function() return P(m.delta, "frame_ms.p99", 16, 18) end },
+        polarity = { function() return P(m.polarity, m.lookup("frame_ms.p99")) end },
+        finite = { function() return P(m.finite, 1 / 0) end },
+        statistic = { function() return P(m.statistic, "frame_ms.p99") end },
+        script_document = { function() return P(m.script_document, cap, "hitches") end,
+          function() return P(m.script_document, cap, "no.such") end },
+      },
+      ["vp.compare"] = {
+        analyze = { function() return P(require("vp.compare").analyze, cap, cap) end },
+        side = { function() return P(require("vp.compare").side, cap) end },
+        metric = { function() return P(cmp.metric, side, side, "frame_ms.mean", { 16.1 }, { 16.6 }) end,
+          function() return P(cmp.metric, side, side, "no.such", { 1 }, { 2 }) end },
+        distribution = { function() return P(cmp.distribution, side, side, "frame_ms.mean") end,
+          function() return P(cmp.distribution, side, side, "hitches") end },
+        significance = { function()
+          return P(require("vp.compare").significance, { { a = { 1, 2, 3 }, b = { 4, 5, 6 } } })
+        end },
+      },
+      ["vp.gate"] = {
+        rules = { function() return P(require("vp.gate").rules, "examples/rules/vprof.lua") end },
+        load = { function() return P(require("vp.gate").load, "examples/rules/vprof.lua") end },
+        validate = { function() return P(require("vp.gate").validate, { { metric = "frame_ms.p99", max = 20 } }) end },
+        evaluate = { function() return P(require("vp.gate").evaluate,
+          require("vp.gate").validate({ { metric = "frame_ms.p99", max = 20 } }), cap) end },
+      },
+      ["vp.infer"] = {
+        sample = { function() return P(infer.sample, ft) end },
+        compare = { function() return P(infer.compare, { kind = "mean" }, sample, sample) end,
+          function() return P(infer.compare, { kind = "mean" }, tiny, tiny) end },
+        estimate = { function() return P(infer.estimate, { kind = "mean" }, sample) end,
+          function() return P(infer.estimate, { kind = "mean" }, tiny) end },
+        difference = { function()
+          local e = infer.estimate({ kind = "mean" }, sample)
+          return P(infer.difference, e, e)
+        end },
+        runs = { function() return P(infer.runs, { 16.1, 16.3, 16.0 }, { 16.9, 16.7, 17.0 }) end,
+          function() return P(infer.runs, { 16.1 }, { 16.9 }) end },
+        shape = { function() return P(infer.shape, sample, sample) end,
+          function() return P(infer.shape, tiny, tiny) end },
+        effects = { function() return P(infer.effects, sample, sample) end },
+        batch_variance = { function() return P(infer.batch_variance, { 1, 2, 3, 4, 5 }) end },
+      },
+      ["vp.mwu"] = {
+        test = { function() return P(require("vp.mwu").test, { 1, 2, 3 }, { 4, 5, 6 }) end,
+          function() return P(require("vp.mwu").test, {}, {}) end },
+        holm = { function() return P(require("vp.mwu").holm, { 0.01, 0.04 }) end },
+        erfc = { function() return P(require("vp.mwu").erfc, 1) end },
+        p_two_sided = { function() return P(require("vp.mwu").p_two_sided, 1.96) end },
+      },
+      ["vp.multi"] = {
+        parse = { function() return P(require("vp.multi").parse, { "examples/sample.vprof" },
+          { name = "x.lua", positional = { { "CAPTURE" } } }) end },
+        expand = { function() return P(require("vp.multi").expand, { "examples/sample.vprof" }) end },
+      },
+      ["vp.junit"] = {
+        suite = { function() return P(require("vp.junit").suite, { file = "a.vprof", results = {} }) end },
+        write = { function() return P(require("vp.junit").write, tmp .. ".2.xml", suite) end },
+        merge = { function() return P(require("vp.junit").merge, { { file = "a.vprof", path = tmp .. ".1.xml" } },
+          tmp .. ".all.xml") end },
+        escape = { function() return P(require("vp.junit").escape, "a < b") end },
+      },
+      ["vp.find"] = {
+        nodes = { function() return P(require("vp.find").nodes, cap, "Physics*") end },
+        named = { function() return P(require("vp.find").named, cap, "AI_Pathfind") end },
+        compile = { function() return P(require("vp.find").compile, "R_*") end },
+        glob_pattern = { function() return P(require("vp.find").glob_pattern, "R_*") end },
+      },
+      ["vp.tree"] = {
+        analyze = { function() return P(require("vp.tree").analyze, cap) end },
+        frame_range = { function() return P(require("vp.tree").frame_range, cap, {}, "x") end },
+      },
+      ["vp.node"] = {
+        analyze = { function() return P(require("vp.node").analyze, cap, { node = "Physics_Step" }) end },
+        resolve = { function() return P(require("vp.node").resolve, cap, "Physics_Step") end },
+      },
+      ["vp.anchors"] = {
+        capframex = { function() return P(require("vp.anchors").capframex, ft) end },
+        unreal = { function() return P(require("vp.anchors").unreal, ft) end },
+        capframex_low = { function() return P(require("vp.anchors").capframex_low, ft, 1) end },
+        capframex_window = { function() return P(require("vp.anchors").capframex_window, 16.7) end },
+        r8_quantile = { function() return P(require("vp.anchors").r8_quantile, ft, 0.5) end },
+        hitch_list = { function() return P(require("vp.anchors").hitch_list, "unreal", ft) end },
+      },
+      ["vp.repl"] = {
+        format = { function() return P(require("vp.repl").format, { a = { b = { c = { 1 } } } }) end },
+        describe = { function() return P(require("vp.repl").describe, cap) end },
+        show = { function()
+          local out = io.stdout
+          io.stdout = assert(io.open("/dev/null", "w")) -- luacheck: ignore 122
+          local r = table.pack(pcall(require("vp.repl").show, 42))
+          io.stdout:close()
+          io.stdout = out -- luacheck: ignore 122
+          assert(r[1], r[2])
+          return table.pack(table.unpack(r, 2, r.n))
+        end },
+        cut_hint = { function() return P(require("vp.repl").cut_hint, { depth = true }) end },
+        natural_less = { function() return P(require("vp.repl").natural_less, "a2", "a10") end },
+        complete = { function() return P(require("vp.repl").complete, "pri", { print = print }) end },
+        error_text = { function() return P(require("vp.repl").error_text, "x") end },
+        help_text = { function() return P(require("vp.repl").help_text, "Series") end },
+      },
+    }
+  end
+
+  it("for the vp module and every stdlib module with a documentation class", function()
+    local table_ = calls()
+    local wrong, uncalled = {}, {}
+    for _, c in ipairs(doc.classes()) do
+      for _, member in ipairs(c.members) do
+        if member.kind == "function" then
+          local list = table_[c.class] and table_[c.class][member.name]
+          if not list then
+            uncalled[#uncalled + 1] = c.class .. "." .. member.name
+          else
+            local most = 0
+            for _, call in ipairs(list) do
+              local r = call()
+              most = math.max(most, r.n)
+            end
+            local want = #returns(member.sig)
+            if most ~= want then
+              wrong[#wrong + 1] = string.format("%s.%s: returns up to %d values, its signature names %d (%s)",
+                c.class, member.name, most, want, member.sig)
+            end
+          end
+        end
+      end
+    end
+    assert.are.same({}, uncalled, "documented functions this spec does not call: add a call")
+    assert.are.same({}, wrong)
+  end)
+end)
