@@ -27,6 +27,7 @@ local budget = require "vp.budget"
 
 local SPEC = {
   name = "budget.lua",
+  formats = { "vprof" },
   summary = "Budget-group self time per frame over a whole VProf capture.",
   description = budget.DEFINITIONS,
   options = {

@@ -24,7 +24,7 @@ local SPEC = {
     { "--alpha", type = "number", default = gate.DEFAULTS.alpha, min = 0, max = 1, metavar = "X",
       help = "significance level for rules with significant = true" },
     { "--junit", metavar = "FILE", help = "also write JUnit XML (one testcase per rule) to FILE",
-      merge = junit.merge },
+      merge = junit.merge, output = true },
     { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
       help = "with several captures checked one by one: N at a time, in parallel processes" },
   },

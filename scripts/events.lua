@@ -32,6 +32,7 @@ local events = require "vp.events"
 
 local SPEC = {
   name = "events.lua",
+  formats = { "devt" },
   summary = "Counts, rates and intervals per group and event type of a .devt export, and frame pacing.",
   description = events.DEFINITIONS,
   positional = { { "CAPTURE", help = "a .devt event profiler export" } },

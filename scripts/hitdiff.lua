@@ -40,6 +40,7 @@ local hitdiff = require "vp.hitdiff"
 
 local SPEC = {
   name = "hitdiff.lua",
+  formats = { "dw" },
   summary = "Client/server hit disagreement per bullet of a .dw weapon trace.",
   description = hitdiff.DEFINITIONS,
   options = {

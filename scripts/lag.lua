@@ -41,6 +41,7 @@ local lag = require "vp.lag"
 
 local SPEC = {
   name = "lag.lua",
+  formats = { "dlag" },
   summary = "Per-measurement statistics and spikes of a .dlag lag profiler export, ping and loss first.",
   description = lag.DEFINITIONS,
   options = {

@@ -43,6 +43,7 @@ local laige = require "vp.laige"
 
 local SPEC = {
   name = "laige.lua",
+  formats = { "laige-profile", "laige-budget" },
   summary = "A laige engine profile or budget report: statistics, systems over budget, failed frames.",
   description = laige.DEFINITIONS,
   options = {
@@ -55,12 +56,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
--- laige.open reads only laige reports and says so for anything else.
-local cap, err = laige.open(path)
-if not cap then cli.fail(2, "%s", err) end
-for _, w in ipairs(cap.warnings) do
-  io.stderr:write("vpscript: warning: ", path, ": ", w, "\n")
-end
+local cap = cli.open(path) -- laige reports only (SPEC.formats)
 local doc = laige.analyze(cap, { sort = opts.sort, file = path })
 
 -- Times in these reports are often microseconds: print them with the

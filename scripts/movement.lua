@@ -38,6 +38,7 @@ local movement = require "vp.movement"
 
 local SPEC = {
   name = "movement.lua",
+  formats = { "dm" },
   summary = "Distance, speed, ground/air time, jumps, jetpack use and corrections of a .dm trace.",
   description = movement.DEFINITIONS,
   options = {

@@ -211,6 +211,81 @@ describe("vp.gate", function()
     assert.equal(2, e.exit)
     assert.matches("missing%.lua", e.message)
   end)
+
+  -- The rules file cannot hold the gate hostage: every limit is enforced
+  -- outside its reach (a child process under vpscript).
+  describe("hostile rules files", function()
+    local LIMITS = { limits = { cpu_ms = 300, memory_mb = 64 } }
+    local function refused(text, pattern, limits)
+      local t = os.time()
+      local e = raised(gate.load, fx.rules(dir, "hostile.lua", text), limits or LIMITS)
+      assert.equal("EUSAGE", e.code, tostring(e.message))
+      assert.equal(2, e.exit)
+      assert.matches(pattern, e.message)
+      assert(os.time() - t < 30, "took " .. (os.time() - t) .. " s")
+      return e
+    end
+
+    it("a loop that catches every error is stopped (CPU time, not instructions)", function()
+      refused("while true do pcall(function() while true do end end) end",
+        "hostile%.lua: the rules file runs too long %(it ran for more than 300 ms of CPU time%)$")
+      refused("while true do end return {}", "runs too long")
+    end)
+
+    it("a pattern that backtracks inside C is stopped", function()
+      refused('local x = string.rep("a", 40):match(string.rep("a*", 40) .. "b") return {}', "runs too long")
+      refused('return { { metric = ("a"):rep(40):gsub(("a*"):rep(40) .. "b", "") } }', "runs too long")
+    end)
+
+    it("a 2 GB allocation is refused; a file that allocates without end is stopped", function()
+      -- (CPU time enough to reach the memory limit first on a loaded machine)
+      local roomy = { limits = { cpu_ms = 5000, memory_mb = 64 } }
+      refused('local s = string.rep("x", 2^31 - 1) return {}',
+        "hostile%.lua: the rules file needs too much memory %(more than 64 MB%)$", roomy)
+      refused("local t = {} while true do t[#t + 1] = ('x'):rep(2^20) .. #t end",
+        "the rules file needs too much memory %(more than 64 MB%)", roomy)
+      -- catching the refusal only leads to the CPU limit
+      refused('local t = {} while true do pcall(function() t[#t + 1] = ("x"):rep(2^20) .. #t end) end',
+        "runs too long")
+    end)
+
+    it("what it returns must be plain data, and it comes back exactly", function()
+      refused("local t = {} t[1] = t return t", "hostile%.lua: rule 1: a table that contains itself")
+      refused("return { { metric = 'hitches', max = function() return 1 end } }",
+        "hostile%.lua: rule 1%.max: a function %(rules hold numbers, strings, booleans and tables%)")
+      refused("return { { metric = 'hitches', max = 1, [{}] = 1 } }", "rule 1: a key that is a table")
+      local list = gate.load(fx.rules(dir, "data.lua", "return { { metric = 'a\\0\\n\\255', max = 0.1, "
+        .. "min = math.mininteger, n = 3, f = { 'vprof', true }, x = 1/0, y = -1/0, z = 0/0 } }"), LIMITS)
+      local r = list[1]
+      assert.equal("a\0\n\255", r.metric)
+      assert.equal(0.1, r.max)
+      assert.equal(math.mininteger, r.min)
+      assert.equal("integer", math.type(r.min))
+      assert.equal("integer", math.type(r.n))
+      assert.same({ "vprof", true }, r.f)
+      assert.equal(math.huge, r.x)
+      assert.equal(-math.huge, r.y)
+      assert.is_true(r.z ~= r.z)
+    end)
+
+    it("no library that reaches outside: io, os, require, load, setmetatable, debug, coroutine", function()
+      for _, name in ipairs({ "io", "os", "require", "load", "setmetatable", "debug", "coroutine", "dofile" }) do
+        refused(string.format("local x = %s.x return {}", name), "error while running: .*" .. name)
+      end
+    end)
+
+    it("under a stock lua5.4 (no vp.host) an instruction budget still stops a pcall loop", function()
+      local rf = fx.rules(dir, "loop.lua", "while true do pcall(function() while true do end end) end")
+      local code = string.format("local ok, e = pcall(require('vp.gate').load, %q, {limits = {cpu_ms = 100}}) "
+        .. "print(e.message)", rf)
+      local cmd = string.format("cd %s && LUA_CPATH='./?.so;;' LUA_PATH='./stdlib/?.lua;;' timeout 60 lua5.4 -e %s",
+        h.quote(os.getenv("PWD") or "."), h.quote(code))
+      local p = io.popen(cmd)
+      local out = p:read("a")
+      p:close()
+      assert.matches("loop%.lua: the rules file runs too long %(it ran for more than 2000000 instructions%)", out)
+    end)
+  end)
 end)
 
 describe("check.lua", function()

@@ -356,21 +356,142 @@ describe("vpscript host", function()
     end)
   end)
 
-  describe("Ctrl-C", function()
-    it("stops a long script: 'vpscript: interrupted', exit 130", function()
-      -- python3 restores the default SIGINT disposition in the child (a
-      -- shell's background job would have it ignored).
-      local py = [[
-import signal, subprocess, sys
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-p.stdout.readline()
-p.send_signal(signal.SIGINT)
-out, err = p.communicate(timeout=60)
-sys.stdout.write("%d\n%s" % (p.returncode, err.decode()))
-]]
-      local out = sh(string.format("python3 -c %s %s -e %s", q(py), q(h.bin()),
-        q("print('started') io.stdout:flush() while true do end")))
-      assert.are.equal("130\nvpscript: interrupted\n", out)
+  describe("stop signals", function()
+    -- tests/stop.py starts the program with the default signal
+    -- dispositions, waits for its first line, sends the signal and reports
+    -- the status (negative: killed by that signal), the seconds it took to
+    -- end, and stderr.
+    local function stopped(sig, code)
+      local out = sh(string.format("python3 tests/stop.py %s line -- %s -e %s", sig, q(h.bin()),
+        q("print('started') io.stdout:flush() " .. code)))
+      local status, secs, err = out:match("^(%-?%d+)\n([%d.]+)\n(.*)$")
+      return tonumber(status), tonumber(secs), err
+    end
+
+    it("Ctrl-C stops a long script: 'vpscript: interrupted', exit 130", function()
+      local status, _, err = stopped("SIGINT", "while true do end")
+      assert.are.equal(130, status)
+      assert.are.equal("vpscript: interrupted\n", err)
+    end)
+
+    it("Ctrl-C stops a script looping inside a coroutine, however deep", function()
+      for _, code in ipairs({
+        "coroutine.wrap(function() while true do end end)()",
+        "local co = coroutine.create(function() while true do end end) print(coroutine.resume(co))",
+        "local co = coroutine.create(function() while true do end end) while true do coroutine.resume(co) end",
+        "coroutine.wrap(function() coroutine.wrap(function() while true do end end)() end)()",
+      }) do
+        local status, secs, err = stopped("SIGINT", code)
+        assert.are.equal(130, status, code)
+        assert.are.equal("vpscript: interrupted\n", err, code)
+        assert(secs < 1.5, code .. ": took " .. secs .. " s")
+      end
+    end)
+
+    it("coroutines behave as before: values, errors with their position, status", function()
+      local r = h.run("-e", [[
+        local gen = coroutine.wrap(function(a) local b = coroutine.yield(a + 1) return b * 2 end)
+        print(gen(1), gen(5))
+        local co = coroutine.create(function() error("boom") end)
+        print(coroutine.resume(co))
+        print(coroutine.status(co), coroutine.resume(co))
+        print(pcall(coroutine.wrap(function() error("inner") end)))
+        print(pcall(coroutine.resume, 42))
+        print(select('#', coroutine.resume(coroutine.create(function() return 1, 2, 3 end))))
+        local w = coroutine.wrap(function() return end) w() print(pcall(w))]])
+      assert.are.equal(0, r.code, r.stderr)
+      assert.are.equal("2\t10\n"
+        .. "false\t(command line):3: boom\n"
+        .. "dead\tfalse\tcannot resume dead coroutine\n"
+        .. "false\t(command line):6: inner\n"
+        .. "false\tbad argument #1 to 'coroutine.resume' (thread expected, got number)\n"
+        .. "4\n"
+        .. "false\tcannot resume dead coroutine\n", r.stdout)
+    end)
+
+    it("SIGTERM and SIGHUP stop a script as Ctrl-C does: exit 143 and 129", function()
+      local status, _, err = stopped("SIGTERM", "while true do end")
+      assert.are.equal(143, status)
+      assert.are.equal("vpscript: terminated (SIGTERM)\n", err)
+      status, _, err = stopped("SIGHUP", "coroutine.wrap(function() while true do end end)()")
+      assert.are.equal(129, status)
+      assert.are.equal("vpscript: hangup (SIGHUP)\n", err)
+    end)
+
+    it("the script's cleanup runs: a to-be-closed variable and a pcall see the stop", function()
+      local out = dir .. "/closed.txt"
+      local status = stopped("SIGTERM", string.format([[
+        local f <close> = setmetatable({}, {__close = function()
+          local o = io.open(%q, "w") o:write("closed") o:close() end})
+        while true do end]], out))
+      assert.are.equal(143, status)
+      assert.are.equal("closed", h.read_file(out))
+    end)
+
+    it("a script that cannot be stopped at an instruction ends after the grace time", function()
+      for _, code in ipairs({
+        'string.rep("a", 40):match(string.rep("a*", 40) .. "b")', -- backtracks inside C
+        "while true do pcall(function() while true do end end) end", -- catches every stop
+      }) do
+        local status, secs, err = stopped("SIGINT", code)
+        assert.are.equal(-2, status, code) -- killed by SIGINT, as the shell sees it: 130
+        assert(secs >= 1.5 and secs < 10, code .. ": took " .. secs .. " s")
+        assert.are.equal("vpscript: the script did not stop: ended\n", err, code)
+      end
+      local status = stopped("SIGTERM", 'string.rep("a", 40):match(string.rep("a*", 40) .. "b")')
+      assert.are.equal(-15, status)
+    end)
+
+    it("a signal ignored when vpscript starts stays ignored", function()
+      local r = h.run("-e", "local p = io.popen('kill -HUP $PPID; echo sent') print(p:read('l')) p:close() "
+        .. "print('still here')", { env = {} })
+      assert.are.equal(129, r.code) -- not ignored: stopped
+      local cmd = string.format("trap '' HUP; %s -e %s", q(h.bin()),
+        q("os.execute('kill -HUP ' .. io.open('/proc/self/stat'):read('a'):match('^%d+')) print('still here')"))
+      local out, code = sh(cmd)
+      assert.are.equal(0, code)
+      assert.are.equal("still here\n", out)
+    end)
+  end)
+
+  describe("names that are not regular files", function()
+    -- A FIFO with a writer attached (held open read-write for a while):
+    -- a reader that opened it would block reading, or read forever.
+    local function fifo_with_writer(name)
+      local path = dir .. "/" .. name
+      os.remove(path)
+      assert(os.execute("mkfifo " .. q(path)))
+      os.execute(string.format("sh -c %s >/dev/null 2>&1 &", q("exec 3<>" .. q(path) .. "; sleep 3")))
+      return path
+    end
+
+    it("are refused at once, on every path: detection, a forced reader, a baseline, a rules file", function()
+      local json = fifo_with_writer("report.json")
+      local rules = fifo_with_writer("rules.lua")
+      local fifo = ": is a FIFO (named pipe), not a capture file"
+      local cases = {
+        { { "scripts/info.lua", json }, json .. fifo },
+        { { "scripts/laige.lua", json, "--format", "laige-profile" }, json .. fifo },
+        { { "scripts/info.lua", json, "--format", "laige-profile" }, json .. fifo },
+        { { "scripts/compare.lua", "examples/sample.vprof", json }, json .. fifo },
+        { { "scripts/check.lua", "examples/rules/vprof.lua", "examples/sample.vprof", "--baseline", json },
+          json .. fifo },
+        { { "scripts/check.lua", rules, "examples/sample.vprof" },
+          rules .. ": is a FIFO (named pipe), not a rules file" },
+        { { "scripts/info.lua", "/dev/zero" }, "/dev/zero: is a character device, not a capture file" },
+      }
+      for _, c in ipairs(cases) do
+        local t = os.time()
+        local r = h.run(table.unpack(c[1]))
+        local what = table.concat(c[1], " ")
+        assert.are.equal(2, r.code, what .. "\n" .. r.stderr)
+        assert(r.stderr:find("vpscript: " .. c[2], 1, true), what .. "\n" .. r.stderr)
+        assert(os.time() - t <= 2, what .. " took " .. (os.time() - t) .. " s")
+      end
+      local vp = require "vp"
+      local f, msg, code = vp.detect(json)
+      assert.is_nil(f)
+      assert.are.equal("EIO", code, msg)
     end)
   end)
 

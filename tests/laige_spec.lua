@@ -362,8 +362,8 @@ describe("laige profile report", function()
     local msg, code, path = open_err("bad.json", bad)
     assert.equal("EFORMAT", code)
     local at = bad:find(",,", 1, true) -- the second comma, 0-based offset = position
-    assert.equal(string.format("%s: at byte %d (line 3, column %d): malformed JSON: expected object key "
-      .. "string but found 'comma'", path, at, at - #'{\n  "version": 1,\n' + 1), msg)
+    assert.equal(string.format("%s: at byte %d (line 3, column %d): malformed JSON: expected a key "
+      .. "(a string) but found ','", path, at, at - #'{\n  "version": 1,\n' + 1), msg)
     msg, code = open_err("notobj.json", "[1, 2]", "laige-profile")
     assert.equal("EFORMAT", code)
     assert.truthy(msg:find(": at byte 0: expected a JSON object", 1, true), msg)
@@ -488,6 +488,168 @@ describe("laige profile report", function()
     assert.equal(1, m["systems.over_budget"])
     assert.is_nil(m.overall) -- a profile report has no overall verdict
     for k, v in pairs(m) do assert(v == v, k .. " is NaN") end
+  end)
+end)
+
+describe("laige numbers and JSON keys", function()
+  setup(function() dir = h.tmpdir() end)
+  teardown(function() h.cleanup() end)
+
+  -- One rule for both forms (docs/laige.md): a value that is not a report
+  -- number, or one too large for a double, is a warning and no value.
+  it("warns about hex, NaN, Infinity and out-of-range numbers in JSON and leaves them out", function()
+    local json = PROFILE_JSON:gsub('"ticks": 1e%+02', '"ticks": 0x10'):gsub('"frames": 101', '"frames": NaN')
+      :gsub('"draw_calls": 0', '"draw_calls": Infinity'):gsub('"net_bytes": 0', '"net_bytes": 1e999')
+      :gsub('"texture_binds": 0', '"texture_binds": -inf')
+    local cap = open_ok("nums.json", json)
+    for _, k in ipairs({ "ticks", "frames", "draw_calls", "texture_binds", "net_bytes" }) do
+      assert.is_nil(cap.counters[k], k)
+    end
+    assert.is_true(has_warning(cap, "^counters: ticks: expected a number, found '0x10'$"))
+    assert.is_true(has_warning(cap, "^counters: frames: expected a number, found 'NaN'$"))
+    assert.is_true(has_warning(cap, "^counters: draw_calls: expected a number, found 'Infinity'$"))
+    assert.is_true(has_warning(cap, "^counters: texture_binds: expected a number, found '%-inf'$"))
+    assert.is_true(has_warning(cap, "^counters: net_bytes: number out of range$"))
+    -- JSON's own grammar: +1, .5, 01 and 1. are not JSON numbers either
+    for _, tok in ipairs({ "+1", ".5", "01", "1." }) do
+      local c = open_ok("tok.json", (PROFILE_JSON:gsub('"ticks": 1e%+02', '"ticks": ' .. tok)))
+      assert.is_nil(c.counters.ticks, tok)
+      assert.is_true(has_warning(c, "^counters: ticks: expected a number, found '" .. tok:gsub("%p", "%%%0")
+        .. "'$"), tok)
+    end
+    -- a bare word that is no number at all is malformed JSON
+    local msg, code = open_err("word.json", (PROFILE_JSON:gsub('"ticks": 1e%+02', '"ticks": hello')))
+    assert.equal("EFORMAT", code)
+    assert.truthy(msg:find("malformed JSON: expected a value but found 'hello'", 1, true), msg)
+  end)
+
+  it("applies the same rule to the text form: hex and out-of-range numbers warn", function()
+    local cap = open_ok("nums.txt", with_line(PROFILE_TEXT, 2,
+      "laige-profile counters: ticks=0x10 frames=1e999 draw_calls=-1e999 texture_binds=0 net_bytes=0"))
+    assert.is_nil(cap.counters.ticks)
+    assert.is_nil(cap.counters.frames)
+    assert.is_nil(cap.counters.draw_calls)
+    assert.equal(0, cap.counters.texture_binds)
+    assert.is_true(has_warning(cap, "^line 2: counters: ticks: expected a number, found '0x10'$"))
+    assert.is_true(has_warning(cap, "^line 2: counters: frames: number out of range: '1e999'$"))
+    assert.is_true(has_warning(cap, "^line 2: counters: draw_calls: number out of range: '%-1e999'$"))
+  end)
+
+  it("warns about a repeated JSON key, naming where, and keeps the last value", function()
+    local json = PROFILE_JSON:gsub('"frames": 101,', '"frames": 101, "frames": 7,')
+      :gsub('"runs": 100,', '"runs": 100, "runs": 5,')
+      :gsub('"version": 1,', '"version": 1, "world": null,')
+    local cap = open_ok("dup.json", json)
+    assert.equal(7, cap.counters.frames)
+    assert.equal(5, cap.systems[1].runs)
+    assert.is_table(cap.world) -- the later object wins over the earlier null
+    local at = json:find('"frames": 7', 1, true) - 1
+    assert.is_true(has_warning(cap, "^at byte " .. at .. ": counters: duplicate key 'frames': the last value is kept$"))
+    assert.is_true(has_warning(cap, "^at byte %d+: systems%[1%]: duplicate key 'runs': the last value is kept$"))
+    assert.is_true(has_warning(cap, "^at byte %d+: duplicate key 'world': the last value is kept$"))
+  end)
+
+  it("reads JSON strings with escapes and keeps the key order of unknown keys", function()
+    local json = PROFILE_JSON:gsub('"EngTickCounter"', '"Eng\\u00e9\\t\\"q\\" \\ud83d\\ude00"')
+      :gsub('"version": 1,', '"version": 1, "zeta": 1, "alpha": 2,')
+    local cap = open_ok("esc.json", json)
+    assert.equal('Eng\u{e9}\t"q" \u{1F600}', cap.systems[1].name)
+    assert.equal("unknown key 'zeta' kept in extra", cap.warnings[1])
+    assert.equal("unknown key 'alpha' kept in extra", cap.warnings[2])
+    local msg, code = open_err("ctl.json", (PROFILE_JSON:gsub('"EngTickCounter"', '"Eng\nTick"')))
+    assert.equal("EFORMAT", code)
+    assert.truthy(msg:find("control character 0x0A in a string", 1, true), msg)
+  end)
+
+  it("refuses nesting deeper than its limit instead of overflowing a stack", function()
+    local deep = string.rep("[", 100000)
+    local msg, code = open_err("deep.json", '{"version": 1, "x": ' .. deep, "laige-profile")
+    assert.equal("EFORMAT", code)
+    assert.truthy(msg:find("nesting deeper than 512 levels", 1, true), msg)
+  end)
+end)
+
+describe("laige readers on hostile input", function()
+  local lh = require "laige_hostile"
+  local function lfs_size(path) return require("lfs").attributes(path, "size") end
+  setup(function() dir = h.tmpdir() end)
+  teardown(function() h.cleanup() end)
+
+  -- CPU seconds of one open (os.clock: not the machine's other load).
+  local function timed_open(name, data)
+    local path = h.write_in(dir, name, data)
+    local t = os.clock()
+    local cap, msg = laige.open(path)
+    return os.clock() - t, cap, msg
+  end
+
+  it("reads a line with 100 KB of blanks inside in linear time (was 72 s)", function()
+    local secs, cap, msg = timed_open("blanks.txt", lh.inner_blanks(100000))
+    assert(cap, msg)
+    assert.equal(1, cap.counters.ticks)
+    assert.equal(2, cap.counters.frames)
+    assert(secs < 2, string.format("took %.2f s", secs))
+  end)
+
+  it("reads a 2 MB line of bare words in linear time (was over 150 s)", function()
+    local secs, cap, msg = timed_open("dots.txt", lh.dotted_name(700000))
+    assert(cap, msg)
+    local name = cap.systems[1].name
+    assert.equal(1 + 3 * 700000, #name)
+    assert.equal("x .. ..", name:sub(1, 7))
+    assert.equal(1, cap.systems[1].runs)
+    assert(secs < 5, string.format("took %.2f s", secs))
+    -- and laige.lua prints it whole (a pipe: no cutting) in linear time: the
+    -- padding of the header under a 2 MB column once took the table's
+    -- trailing-blank trim quadratic time
+    local path = dir .. "/dots.txt"
+    local errf, outf = dir .. "/time.err", dir .. "/dots.out"
+    assert(os.execute(string.format("/usr/bin/time -f 'CPU %%U' %s scripts/laige.lua %s >%s 2>%s", h.quote(h.bin()),
+      h.quote(path), h.quote(outf), h.quote(errf))))
+    local cpu = tonumber(h.read_file(errf):match("CPU ([%d.]+)"))
+    assert(cpu and cpu < 5, h.read_file(errf))
+    assert.truthy(h.read_file(outf):find(name, 1, true))
+  end)
+
+  -- Peak RSS in KB of the release binary run with these words (stdout
+  -- discarded). Always ./vpscript, also under `make asan`: an ASan build's
+  -- shadow memory, redzones and quarantine say nothing about the program's.
+  local function peak_kb(words)
+    local quoted = {}
+    for i, w in ipairs(words) do quoted[i] = h.quote(w) end
+    local errf = dir .. "/time.err"
+    local ok = os.execute(string.format("/usr/bin/time -f 'RSS %%M' ./vpscript %s >/dev/null 2>%s",
+      table.concat(quoted, " "), h.quote(errf)))
+    local err = h.read_file(errf)
+    assert(ok, err)
+    return assert(tonumber(err:match("RSS (%d+)")), err)
+  end
+
+  it("keeps a line of 700,000 sections within 64 MB + 10 x its size", function()
+    local data = lh.many_sections(700000)
+    local path = h.write_in(dir, "sections.txt", data)
+    local kb = peak_kb({ "scripts/laige.lua", path })
+    assert(kb * 1024 <= 64 * 2 ^ 20 + 10 * #data, string.format("peak RSS %d KB for %d bytes", kb, #data))
+    local cap = h.open_ok(path)
+    assert.is_true(has_warning(cap, "^line 2: more than 256 sections: the rest are kept as words$"))
+    assert.equal(1, cap.systems[1].runs)
+  end)
+
+  it("reads, analyses and prints a large text profile within 64 MB + 10 x its size", function()
+    local data, n = lh.profile_text(16e6)
+    local path = h.write_in(dir, "big.txt", data)
+    data = nil -- luacheck: ignore
+    collectgarbage()
+    local size = lfs_size(path)
+    for _, words in ipairs({
+      { "-e", string.format("local c = assert(require('vp.laige').open(%q)) assert(#c.systems == %d)", path, n) },
+      { "scripts/info.lua", path },
+      { "scripts/laige.lua", path },
+      { "scripts/laige.lua", path, "--json" },
+    }) do
+      local kb = peak_kb(words)
+      assert(kb * 1024 <= 64 * 2 ^ 20 + 10 * size, string.format("%s: peak RSS %d KB for %d bytes", words[1], kb, size))
+    end
   end)
 end)
 
@@ -689,6 +851,26 @@ describe("laige formats through vp.open", function()
     assert.is_nil(cap)
     assert.equal("EVERSION", code)
     assert.truthy(msg:find("line 1: unknown report version"))
+  end)
+
+  it("detects a JSON profile by its structure, whatever the key order and size", function()
+    local vp = require "vp"
+    local data = require("laige_hostile").sorted_json(60)
+    assert(data:find('"version"', 1, true) > 4096, "the key should come after the first 4 KiB")
+    local path = h.write_in(dir, "sorted.json", data)
+    assert.equal("laige-profile", vp.detect(path))
+    local cap = h.open_ok(path)
+    assert.equal(60, #cap.systems)
+    assert.same({}, cap.warnings)
+    for _, script in ipairs({ "scripts/info.lua", "scripts/laige.lua" }) do
+      local r = h.run(script, path)
+      assert.equal(0, r.code, r.stderr)
+    end
+    -- "version" only inside a value is not a profile's key
+    local nested = h.write_in(dir, "nested.json", '{"counters": {"version": 1}, "x": "\\"version\\":"}')
+    local f, msg, code = vp.detect(nested)
+    assert.is_nil(f)
+    assert.equal("EFORMAT", code, msg)
   end)
 end)
 

@@ -293,9 +293,217 @@ describe("vp.multi", function()
         assert.equal(0.1, docs[1].corrections.min_correction)
         assert.equal(docs[1].corrections.count, docs[3].corrections.count)
         assert.equal(2, docs[2].exit)
-        assert.matches("^" .. bad:gsub("%p", "%%%0") .. ": at byte %d+: ", docs[2].error)
+        -- named explicitly, a file of another format is an error (a directory would skip it)
+        assert.equal(bad .. ": a vprof capture: movement.lua reads dm (--format NAME forces a reader)", docs[2].error)
         assert.matches("vpscript: 1 of 3 files failed\n$", r.stderr)
       end)
+    end)
+
+    describe("a directory means the captures the script reads", function()
+      it("hitches on a folder of every example takes its 3 captures and says in one line what it skipped", function()
+        -- A copy of the shipped examples, one of each, so the walk's input is fixed.
+        local ex = h.tmpdir() .. "/ex"
+        os.execute("mkdir -p " .. h.quote(ex .. "/laige"))
+        for _, f in ipairs({ "sample.vprof", "sample.devt", "sample.dlag", "sample.dm", "sample.dw",
+          "laige/profile.json", "laige/profile.txt", "laige/budget_pass.txt", "laige/budget_fail.txt" }) do
+          os.execute("cp " .. h.quote("examples/" .. f) .. " " .. h.quote(ex .. "/" .. f))
+        end
+        local r = h.run("scripts/hitches.lua", ex .. "/", "--json")
+        assert.equal(0, r.code, r.stderr)
+        local files = {}
+        for i, l in ipairs(lines(r.stdout)) do files[i] = cjson.decode(l).file end
+        assert.same({ ex .. "/laige/budget_fail.txt", ex .. "/laige/budget_pass.txt", ex .. "/sample.vprof" },
+          files)
+        assert.equal("vpscript: " .. ex .. "/: skipped 6 of 9 captures: hitches.lua does not read devt (1), "
+          .. "dlag (1), dm (1), dw (1), laige-profile (2)\n", r.stderr)
+      end)
+
+      it("a walk with nothing the script reads is an error that says what it skipped", function()
+        local r = h.run("scripts/hitdiff.lua", tree .. "/sub/deeper")
+        assert.equal(2, r.code)
+        assert.equal("vpscript: no capture files that hitdiff.lua reads in " .. tree .. "/sub/deeper (skipped 1 of 1 "
+          .. "capture: hitdiff.lua does not read vprof (1))\n", r.stderr)
+      end)
+
+      it("a script that reads every format takes every capture; a file named explicitly is still an error", function()
+        local files, skipped = multi.expand({ tree }, { name = "x.lua" })
+        assert.equal(8, #files)
+        assert.equal(0, skipped.count)
+        files, skipped = multi.expand({ tree }, { name = "x.lua", formats = { "dw", "laige-profile" } })
+        local rel = {}
+        for i, f in ipairs(files) do rel[i] = f:sub(#tree + 2) end
+        assert.same({ "sub/profile.txt", "sub/report.json", "sub/t.dw" }, rel)
+        assert.same({ vprof = 5 }, skipped.formats)
+        local r = h.run("scripts/hitdiff.lua", tree .. "/a.vprof", tree .. "/sub/t.dw", "--json")
+        assert.equal(2, r.code)
+        local docs = lines(r.stdout)
+        assert.equal(tree .. "/a.vprof: a vprof capture: hitdiff.lua reads dw (--format NAME forces a reader)",
+          cjson.decode(docs[1]).error)
+        assert.is_nil(cjson.decode(docs[2]).error)
+      end)
+
+      it("--format NAME keeps that format's files and those it cannot tell with its extension", function()
+        local d = h.tmpdir()
+        h.write_file(d .. "/detected.json", h.read_file("examples/laige/profile.json"))
+        -- no "counters": detection cannot tell it, the forced reader can read it
+        h.write_file(d .. "/forced.json", '{"version": 1, "systems": []}\n')
+        h.write_file(d .. "/other.txt", h.read_file("examples/laige/budget_pass.txt"))
+        local files = multi.expand({ d }, nil, "laige-profile")
+        assert.same({ d .. "/detected.json", d .. "/forced.json" }, files)
+        local r = h.run("scripts/info.lua", d, "--format", "laige-profile", "--json")
+        assert.equal(0, r.code, r.stderr)
+        assert.equal(2, #lines(r.stdout))
+        assert.equal("laige-profile", cjson.decode(lines(r.stdout)[2]).format)
+      end)
+
+      it("an unreadable directory is reported and skipped; the walk goes on (--strict: exit 2)", function()
+        local d = h.tmpdir()
+        os.execute("mkdir -p " .. h.quote(d .. "/ok") .. " " .. h.quote(d .. "/locked"))
+        h.write_file(d .. "/ok/a.vprof", h.read_file(tree .. "/a.vprof"))
+        h.write_file(d .. "/locked/b.vprof", h.read_file(tree .. "/b.vprof"))
+        h.write_file(d .. "/z.vprof", h.read_file(tree .. "/b.vprof"))
+        os.execute("chmod 755 " .. h.quote(d) .. " && chmod 0 " .. h.quote(d .. "/locked"))
+        -- root reads any directory: the walk runs as nobody then
+        local p = io.popen("id -u")
+        local uid = p:read("l")
+        p:close()
+        local prefix = uid == "0" and "setpriv --reuid=65534 --regid=65534 --clear-groups " or ""
+        local function walk(...)
+          local words = { prefix .. h.quote(h.bin()), "scripts/info.lua", h.quote(d), ... }
+          local errf = os.tmpname()
+          local pipe = io.popen(table.concat(words, " ") .. " 2>" .. errf)
+          local out = pipe:read("a")
+          local _, _, code = pipe:close()
+          local err = h.read_file(errf)
+          os.remove(errf)
+          return code, out, err
+        end
+        local code, out, err = walk("--json")
+        os.execute("chmod 755 " .. h.quote(d .. "/locked"))
+        assert.equal(0, code, err)
+        local docs = lines(out)
+        assert.equal(2, #docs)
+        assert.equal(d .. "/ok/a.vprof", cjson.decode(docs[1]).file)
+        assert.equal(d .. "/z.vprof", cjson.decode(docs[2]).file)
+        assert.equal("vpscript: warning: " .. d .. "/locked: cannot list the directory (Permission denied): skipped\n",
+          err)
+        os.execute("chmod 0 " .. h.quote(d .. "/locked"))
+        code, out, err = walk("--json", "--strict")
+        os.execute("chmod 755 " .. h.quote(d .. "/locked"))
+        assert.equal(2, code)
+        assert.equal("", out)
+        assert.equal("vpscript: " .. d .. "/locked: cannot list the directory (Permission denied): skipped (--strict: "
+          .. "a warning is an error)\n", err)
+      end)
+    end)
+
+    it("--junit to a directory that does not exist fails at once, before any capture is read", function()
+      local r = h.run("scripts/check.lua", rules_pass, tree .. "/a.vprof", tree .. "/b.vprof", "--junit",
+        "/nonexistent/dir/x.xml")
+      assert.equal(2, r.code)
+      assert.equal("", r.stdout)
+      assert.equal("vpscript: --junit /nonexistent/dir/x.xml: cannot be written: No such file or directory\n", r.stderr)
+      r = h.run("scripts/check.lua", rules_pass, tree .. "/a.vprof", "--junit", dir)
+      assert.equal(2, r.code)
+      assert.equal("vpscript: --junit " .. dir .. ": is a directory\n", r.stderr)
+      -- a file that can be written is not left behind by the check
+      local fresh = dir .. "/fresh.xml"
+      r = h.run("scripts/check.lua", "--junit", fresh, "/nonexistent-rules.lua", tree .. "/a.vprof")
+      assert.equal(2, r.code)
+      assert.is_nil(io.open(fresh, "r"))
+    end)
+
+    it("NDJSON stays valid UTF-8 JSON whatever the file names: bytes that are not UTF-8, a newline", function()
+      local d = h.tmpdir()
+      local odd, nl = d .. "/bad\255\254name.vprof", d .. "/new\nline.vprof"
+      h.write_file(odd, "not a capture")
+      h.write_file(nl, "not a capture either")
+      fx.vprof(d .. "/good\255.vprof", { seed = 2, frames = 50 })
+      local r = h.run("scripts/info.lua", d, "--json")
+      assert.equal(2, r.code)
+      local docs = lines(r.stdout)
+      assert.equal(3, #docs)
+      for _, l in ipairs(docs) do
+        assert(utf8.len(l), "not UTF-8: " .. l)
+        cjson.decode(l)
+      end
+      local by = {}
+      for _, l in ipairs(docs) do
+        local doc = cjson.decode(l)
+        by[doc.file] = doc
+      end
+      local odd_name = d .. "/bad\u{FFFD}\u{FFFD}name.vprof"
+      assert.is_table(by[odd_name])
+      assert.matches("^" .. odd_name:gsub("%p", "%%%0") .. ": ", by[odd_name].error)
+      -- the newline is the file's, kept whole in file and error
+      assert.is_table(by[nl])
+      assert.matches("^" .. nl:gsub("%p", "%%%0") .. ": ", by[nl].error)
+      assert.equal(2, by[nl].exit)
+      assert.is_nil(by[d .. "/good\u{FFFD}.vprof"].error)
+    end)
+
+    it("the same input gives the same bytes: NDJSON, CSV, JUnit", function()
+      local function twice(...)
+        local a, b = h.run(...), h.run(...)
+        assert.equal(a.stdout, b.stdout)
+        assert.equal(a.stderr, b.stderr)
+        return a
+      end
+      assert.is_true(#twice("scripts/info.lua", "examples/", "--json").stdout > 1000)
+      assert.is_true(#twice("scripts/check.lua", "examples/rules/vprof.lua", "examples/", "--json").stdout > 1000)
+      assert.is_true(#twice("scripts/hitches.lua", "examples/", "--csv").stdout > 500)
+      assert.is_true(#twice("scripts/laige.lua", "examples/laige", "--json").stdout > 1000)
+      local x1, x2 = dir .. "/one.xml", dir .. "/two.xml"
+      local a = h.run("scripts/check.lua", "examples/rules/vprof.lua", "examples/", "--junit", x1, "--jobs", "2")
+      local b = h.run("scripts/check.lua", "examples/rules/vprof.lua", "examples/", "--junit", x2)
+      assert.equal(a.code, b.code)
+      assert.equal(h.read_file(x1), h.read_file(x2))
+      assert.is_true(#h.read_file(x1) > 1000)
+    end)
+
+    it("SIGTERM during --jobs stops every worker, removes the temporary files and exits 143", function()
+      local d = h.tmpdir()
+      os.execute("mkdir -p " .. h.quote(d .. "/pids") .. " " .. h.quote(d .. "/tmp"))
+      local script = h.write_file(d .. "/slow.lua", [[
+local multi = require "vp.multi"
+multi.parse(arg, { name = "slow.lua", positional = { { "CAPTURE", help = "x" } } })
+local pid = io.open("/proc/self/stat"):read("a"):match("^%d+")
+io.open(os.getenv("PIDS_DIR") .. "/" .. pid, "w"):close()
+while true do end
+]])
+      for _, n in ipairs({ "a", "b", "c" }) do h.write_file(d .. "/" .. n .. ".vprof", "x") end
+      -- every worker written down in pids/ has ended (a zombie has too)
+      local function alive()
+        local list = {}
+        for pid in require("lfs").dir(d .. "/pids") do
+          local f = pid:match("^%d+$") and io.open("/proc/" .. pid .. "/stat")
+          local stat = f and f:read("a")
+          if f then f:close() end
+          if stat and not stat:match("^%d+ %b() Z") then
+            list[#list + 1] = pid
+            os.execute("kill -9 " .. pid)
+          end
+        end
+        return list
+      end
+      for _, sig in ipairs({ { "SIGTERM", 143, "terminated (SIGTERM)" }, { "SIGHUP", 129, "hangup (SIGHUP)" } }) do
+        os.execute("rm -f " .. h.quote(d .. "/pids") .. "/*")
+        local p = io.popen(string.format("python3 tests/stop.py %s files:%s:2 PIDS_DIR=%s TMPDIR=%s -- %s %s --jobs 2 "
+          .. "%s %s %s", sig[1], h.quote(d .. "/pids"), h.quote(d .. "/pids"), h.quote(d .. "/tmp"), h.quote(h.bin()),
+          h.quote(script), h.quote(d .. "/a.vprof"), h.quote(d .. "/b.vprof"), h.quote(d .. "/c.vprof")))
+        local out = p:read("a")
+        p:close()
+        local status, _, err = out:match("^(%-?%d+)\n([%d.]+)\n(.*)$")
+        assert.equal(sig[2], tonumber(status), out)
+        assert.equal("vpscript: " .. sig[3] .. "\n", err)
+        os.execute("sleep 0.5")
+        assert.same({}, alive())
+        local left = {}
+        for name in require("lfs").dir(d .. "/tmp") do
+          if name ~= "." and name ~= ".." then left[#left + 1] = name end
+        end
+        assert.same({}, left)
+      end
     end)
 
     it("one file behaves as before: a single document, the script's own exit code", function()

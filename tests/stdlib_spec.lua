@@ -469,3 +469,96 @@ describe("vp.report", function()
     assert.equal("name,v\nn,\n", emitted({ csv = true }, model))
   end)
 end)
+
+describe("the options every script takes: --format, --strict, --wide", function()
+  local h = require "helpers"
+  local dir
+  setup(function() dir = h.tmpdir() end)
+  teardown(function() h.cleanup() end)
+
+  it("--format names a known format the script reads; it is given to every cli.open", function()
+    local spec = { name = "f.lua", formats = { "vprof", "laige-budget" }, positional = { { "CAPTURE" } } }
+    local e = raised(cli.parse, { "--format", "nope", "x" }, spec)
+    assert.equal(2, e.exit)
+    assert.matches("^option %-%-format: unknown format 'nope' %(formats: vprof, devt, ", e.message)
+    e = raised(cli.parse, { "--format", "dw", "x" }, spec)
+    assert.equal("option --format: f.lua does not read dw captures (it reads vprof, laige-budget)", e.message)
+    assert.equal("laige-budget", (cli.parse({ "--format=laige-budget", "x" }, spec)).format)
+    -- a laige JSON profile without "counters" is told by no detector, but read when forced
+    local path = h.write_file(dir .. "/run.json", '{"version": 1, "systems": []}\n')
+    local r = h.run("scripts/info.lua", path)
+    assert.equal(2, r.code)
+    for _, script in ipairs({ "scripts/info.lua", "scripts/laige.lua" }) do
+      r = h.run(script, path, "--format", "laige-profile", "--json")
+      assert.equal(0, r.code, r.stderr)
+      assert.equal("laige-profile", require("cjson").decode(r.stdout).format)
+    end
+    r = h.run("scripts/hitches.lua", "examples/sample.dw")
+    assert.equal(2, r.code)
+    assert.equal("vpscript: examples/sample.dw: a dw capture: hitches.lua reads vprof, laige-budget (--format NAME "
+      .. "forces a reader)\n", r.stderr)
+  end)
+
+  it("--strict turns any warning into exit 2, for CI", function()
+    local text = h.read_file("examples/laige/profile.txt"):gsub("laige%-profile world:[^\n]*\n", "")
+    local path = h.write_file(dir .. "/noworld.txt", text)
+    local r = h.run("scripts/laige.lua", path)
+    assert.equal(0, r.code)
+    assert.equal("vpscript: warning: " .. path .. ": no world line\n", r.stderr)
+    for _, script in ipairs({ "scripts/laige.lua", "scripts/info.lua", "scripts/check.lua" }) do
+      local args = { script, path, "--strict" }
+      if script == "scripts/check.lua" then args = { script, "examples/rules/laige.lua", path, "--strict" } end
+      r = h.run(table.unpack(args))
+      assert.equal(2, r.code, script)
+      assert.equal("", r.stdout, script)
+      assert.equal("vpscript: " .. path .. ": no world line (--strict: a warning is an error)\n", r.stderr, script)
+    end
+  end)
+
+  it("text tables fit COLUMNS or the terminal; --wide and a pipe never cut", function()
+    local function longest(out)
+      local n = 0
+      for l in out:gmatch("[^\n]+") do n = math.max(n, #l) end
+      return n
+    end
+    local full = h.run("scripts/top.lua", "examples/sample.vprof")
+    assert.equal(0, full.code, full.stderr)
+    local width = longest(full.stdout)
+    assert(width > 150, "the node paths are long: " .. width)
+    assert.is_nil(full.stdout:find("...", 1, true)) -- no path cut
+    assert.equal(width, longest(h.run("scripts/top.lua", "examples/sample.vprof", { env = { COLUMNS = "250" } })
+      .stdout))
+    local cut = h.run("scripts/top.lua", "examples/sample.vprof", { env = { COLUMNS = "120" } }).stdout
+    assert.equal(120, longest(cut))
+    assert.truthy(cut:find("  ...", 1, true)) -- paths cut at the front
+    assert.equal(width, longest(h.run("scripts/top.lua", "examples/sample.vprof", "--wide",
+      { env = { COLUMNS = "120" } }).stdout))
+    -- a terminal 130 wide, and no COLUMNS
+    local py = [[
+import fcntl, os, pty, struct, subprocess, sys, termios
+m, s = pty.openpty()
+fcntl.ioctl(s, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 130, 0, 0))
+env = dict(os.environ)
+env.pop("COLUMNS", None)
+p = subprocess.Popen(sys.argv[1:], stdout=s, stderr=subprocess.DEVNULL, env=env)
+os.close(s)
+out = b""
+while True:
+    try:
+        chunk = os.read(m, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+p.wait()
+sys.stdout.write(out.decode().replace("\r\n", "\n"))
+]]
+    local p = io.popen(string.format("python3 -c %s %s scripts/top.lua examples/sample.vprof", h.quote(py),
+      h.quote(h.bin())))
+    local tty = p:read("a")
+    p:close()
+    assert.equal(130, longest(tty))
+  end)
+
+end)

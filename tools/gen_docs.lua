@@ -60,7 +60,8 @@ end
 local function shell(args, stdin)
   local words = {}
   for w in args:gmatch("%S+") do words[#words + 1] = quote(w) end
-  local cmd = quote(bin()) .. " " .. table.concat(words, " ") .. " 2>&1"
+  -- COLUMNS unset: the samples are what a pipe gets, whoever runs this
+  local cmd = "COLUMNS= " .. quote(bin()) .. " " .. table.concat(words, " ") .. " 2>&1"
   local tmp
   if stdin then
     tmp = os.tmpname()

@@ -6,7 +6,10 @@
  *   options.c  the command line: parsing, usage, version
  *   scripts.c  the data directory, finding a script (as given,
  *              VPSCRIPT_PATH, the shipped ones), running it, --list
- *   signals.c  SIGINT and SIGPIPE, and the hook that stops running Lua code
+ *   signals.c  SIGINT, SIGTERM, SIGHUP and SIGPIPE, the hook that stops
+ *              running Lua code (in any coroutine), the grace timer
+ *   hostlib.c  the vp.host module: isolate (untrusted code in a child
+ *              process under CPU and memory limits), terminals
  *   repl.c     the REPL: line reading (readline), history, completion
  *
  * State travels in a vp_cli_ctx passed to every part. The only
@@ -38,6 +41,8 @@
 #define EXIT_SCRIPT 1
 #define EXIT_USAGE 2
 #define EXIT_INTERRUPTED 130
+#define EXIT_TERMINATED (128 + SIGTERM)
+#define EXIT_HANGUP (128 + SIGHUP)
 /* What a shell reports for a process ended by SIGPIPE: the usual status of
  * a producer whose reader went away. */
 #define EXIT_PIPE (128 + SIGPIPE)
@@ -63,6 +68,8 @@ typedef struct vp_cli_ctx {
     /* SIGINT was ignored when we started (a background job of a script):
      * then it stays ignored, as for any well-behaved program. */
     int sigint_ignored;
+    /* The same for SIGTERM and SIGHUP (nohup ignores SIGHUP). */
+    int sigterm_ignored, sighup_ignored;
     int repl_ref;     /* the vp.repl module in the registry, or LUA_NOREF */
     int continuation; /* the line being read continues an unfinished chunk */
     char hist_path[PATH_MAX];
@@ -72,7 +79,8 @@ typedef struct vp_cli_ctx {
 /* ---- main.c ------------------------------------------------------------- */
 
 /* Call the function below `narg` arguments under the message handler, with
- * Ctrl-C armed to stop it; returns the lua_pcall status. */
+ * Ctrl-C, SIGTERM and SIGHUP armed to stop it; returns the lua_pcall
+ * status. */
 int vp_cli_chunk_call(vp_cli_ctx *c, int narg, int nres);
 /* Report the error object on top of the stack (popped); return the exit
  * status it calls for. `fail_code` is the status of a plain error. */
@@ -106,11 +114,15 @@ int vp_cli_script_run(vp_cli_ctx *c);
 
 /* ---- signals.c ---------------------------------------------------------- */
 
-/* Registry keys of the two error objects the stop hook raises. */
-extern const char vp_cli_key_interrupted, vp_cli_key_pipe;
+/* Registry keys of the error objects the stop hook raises. */
+extern const char vp_cli_key_interrupted, vp_cli_key_pipe, vp_cli_key_terminated,
+    vp_cli_key_hangup;
 
 /* Install the SIGPIPE handler and let the handlers reach c->L. */
 void vp_cli_signals_start(vp_cli_ctx *c);
+/* Replace coroutine.resume and coroutine.wrap by versions that let a stop
+ * signal reach the coroutine that runs (after luaL_openlibs). */
+void vp_cli_signals_coroutines(lua_State *L);
 /* Before the state is closed: the handlers must not touch it any more. */
 void vp_cli_signals_stop(void);
 /* Lua code is about to run / has run under vp_cli_chunk_call: only in
@@ -125,6 +137,14 @@ int vp_cli_sigint_seen(void);
 void vp_cli_sigint_clear(void);
 /* stdout's reader went away. */
 int vp_cli_pipe_closed(void);
+/* A stop signal (or a closed stdout) came during the current run: the stop
+ * is raised at the next Lua instruction. */
+int vp_cli_stop_pending(void);
+
+/* ---- hostlib.c ---------------------------------------------------------- */
+
+/* Make require "vp.host" load the module (package.preload). */
+void vp_cli_hostlib_preload(lua_State *L);
 
 /* ---- repl.c ------------------------------------------------------------- */
 

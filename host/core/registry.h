@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/source.h"
 #include "core/vp_error.h"
 
 /* Format ids, as Lua sees them in cap.format. */
@@ -21,9 +22,23 @@
 
 #define VP_FORMAT_MAX_EXT 4
 
-/* 1 when `head` (the first n bytes of a file of `size` bytes) is this
- * format's. */
+/* What a content test says. */
+enum {
+    VP_SNIFF_NO = 0,
+    VP_SNIFF_YES = 1,
+    /* The head does not decide: the witness may lie further in the file (a
+     * JSON report's keys, in any order). Only when n < size. */
+    VP_SNIFF_MORE = 2
+};
+
+/* The content test on `head`, the first n bytes of a file of `size` bytes:
+ * a VP_SNIFF_ value. */
 typedef int (*vp_sniff_fn)(const uint8_t *head, size_t n, uint64_t size);
+
+/* The content test over the whole file, for a format whose sniffer may say
+ * VP_SNIFF_MORE: reads as far as it needs (linear in the file, one pass)
+ * and says yes (1) or no (0). */
+typedef int (*vp_sniff_src_fn)(vp_src *src);
 
 typedef struct vp_format {
     const char *id;
@@ -33,6 +48,8 @@ typedef struct vp_format {
     /* The content test, or NULL for a format without magic: then the
      * extension is the only witness and it decides, whatever the bytes. */
     vp_sniff_fn sniff;
+    /* The whole-file test when `sniff` said VP_SNIFF_MORE, or NULL. */
+    vp_sniff_src_fn sniff_src;
     /* The extensions are generic (.json, .txt): they say where to look for
      * the format but never decide it. */
     int ext_generic;
@@ -51,11 +68,16 @@ const vp_format *vp_format_for_ext(const char *path);
  * `size` bytes) and its name: an extension of a format without magic
  * decides; else the first format whose content test accepts the bytes;
  * else the format the extension names. Returns a format id, or NULL when
- * neither the content nor the extension says. */
+ * neither the content nor the extension says. With the whole file as the
+ * head (n == size) this is exactly vp_detect_file's answer; with less, a
+ * format whose witness lies beyond the head is not seen. */
 const char *vp_detect(const uint8_t *head, size_t n, uint64_t size, const char *path);
 
-/* Read the head of `path` and detect. Fails with ENOENT, EISDIR, EIO,
- * EEMPTY, or EFORMAT when the format cannot be told. */
+/* Detect `path` as vp_detect does, reading past the head where a content
+ * test needs it (VP_SNIFF_MORE): detection does not depend on where in the
+ * file the witness is (the order of a JSON report's keys, its size). Fails
+ * with ENOENT, EISDIR, EIO (a FIFO, device or socket is refused without
+ * blocking), EEMPTY, or EFORMAT when the format cannot be told. */
 vp_errcode vp_detect_file(const char *path, const char **format, vp_error *err);
 
 #endif

@@ -12,6 +12,15 @@
 --   local result = cli.run(hitches.analyze, cap, params)  -- plain data
 --   if opts.json then cli.json(result, hitches.schema) end
 --
+-- Every script also gets --format NAME (read each capture with that reader),
+-- --strict (any warning is an error: exit 2) and --wide (never cut text
+-- to the terminal's width). A spec may say which formats the script reads,
+-- `formats = {"vprof", "laige-budget"}`: cli.open refuses a capture of
+-- another format with a clear message, and vp.multi's directory walk keeps
+-- only the captures the script reads. An option whose value is a file the
+-- script writes says `output = true`: cli.parse checks, before any work,
+-- that the file can be written.
+--
 -- Option types: "flag" (true when given, else the default or false),
 -- "number", "integer", "string", "range" ("I:J", "I:", ":J" or "I" ->
 -- {first=, last=}, see cli.resolve_range). Extra checks: `choices = {...}`,
@@ -63,8 +72,16 @@ end
 local common_options = {
   { "--json", type = "flag", help = "print one JSON document on stdout instead of a table" },
   { "--csv", type = "flag", help = "print CSV (header line, then one line per row) instead of a table" },
+  { "--format", metavar = "NAME",
+    help = "read every capture with this reader instead of detecting its format (a format id of vp.formats())" },
+  { "--strict", type = "flag", help = "treat every warning as an error: exit 2 (for CI)" },
+  { "--wide", type = "flag", help = "never cut text columns to the terminal's width" },
   { "--help", short = "-h", type = "flag", help = "show this help and exit" },
 }
+
+-- What the last cli.parse gave: cli.open reads --format, --strict and the
+-- spec's formats from it, so that scripts need not pass them along.
+local current = { opts = {}, spec = {} }
 
 local function key_of(name)
   return (name:gsub("^%-+", ""):gsub("%-", "_"))
@@ -80,7 +97,7 @@ local function metavar_of(o)
 end
 
 -- The effective option list: the script's own, then the common ones it did
--- not redefine.
+-- not redefine (cli.options).
 local function all_options(spec)
   local list, seen = {}, {}
   for _, o in ipairs(spec.options or {}) do
@@ -94,6 +111,10 @@ local function all_options(spec)
   end
   return list
 end
+
+--- cli.options(spec) -> list: every option a script takes (its own, then
+-- the common ones it did not redefine), as cli.parse reads them.
+cli.options = function(spec) return all_options(spec) end
 
 local function wrap(text, width, indent)
   local out, line = {}, ""
@@ -293,6 +314,26 @@ function cli.parse(argv, spec)
   if opts.json and opts.csv then
     cli.fail(2, "--json and --csv exclude each other%s", hint(spec))
   end
+  if opts.format ~= nil then
+    local ids = cli.format_ids()
+    local known = false
+    for _, id in ipairs(ids) do known = known or id == opts.format end
+    if not known then
+      cli.fail(2, "option --format: unknown format '%s' (formats: %s)%s", opts.format, table.concat(ids, ", "),
+        hint(spec))
+    end
+    if spec.formats and not cli.reads(spec, opts.format) then
+      cli.fail(2, "option --format: %s does not read %s captures (it reads %s)", spec.name or "this script",
+        opts.format, table.concat(spec.formats, ", "))
+    end
+  end
+  for _, o in ipairs(options) do
+    local v = opts[key_of(o[1])]
+    if o.output and type(v) == "string" then
+      local ok, why = cli.check_output(v)
+      if not ok then cli.fail(2, "%s %s: %s", o[1], v, why) end
+    end
+  end
 
   local pspec = spec.positional or {}
   local max, min = 0, 0
@@ -306,16 +347,91 @@ function cli.parse(argv, spec)
   if #pos > max then
     cli.fail(2, "unexpected argument '%s'%s", pos[max + 1], hint(spec))
   end
+  current = { opts = opts, spec = spec }
   return opts, pos
+end
+
+--- cli.format_ids() -> list of the format ids vpscript reads (vp.formats()).
+function cli.format_ids()
+  local ids = {}
+  for i, f in ipairs(require("vp").formats()) do ids[i] = f.name end
+  return ids
+end
+
+--- cli.reads(spec, format) -> true when a script of this spec reads captures
+-- of that format (every format when the spec lists none).
+function cli.reads(spec, format)
+  if not spec.formats then return true end
+  for _, f in ipairs(spec.formats) do
+    if f == format then return true end
+  end
+  return false
+end
+
+--- cli.lfs() -> LuaFileSystem, or nil where it is not installed.
+function cli.lfs()
+  local ok, lfs = pcall(require, "lfs")
+  if ok and type(lfs) == "table" then return lfs end
+  return nil
+end
+
+--- cli.check_output(path) -> true | nil, why: can the script write this
+-- file? Checked before any work starts, so that a typo in --junit's
+-- directory is said at once, not after every capture was read. A file
+-- that does not exist yet is created and removed again; a device or a
+-- FIFO (a process substitution, >(...)) is taken as it is.
+function cli.check_output(path)
+  local lfs = cli.lfs()
+  local mode = lfs and lfs.attributes(path, "mode")
+  if mode == "directory" then return nil, "is a directory" end
+  if mode and mode ~= "file" then return true end
+  local f, msg = io.open(path, "ab")
+  if not f then
+    msg = tostring(msg)
+    if msg:sub(1, #path + 2) == path .. ": " then msg = msg:sub(#path + 3) end
+    return nil, "cannot be written: " .. msg
+  end
+  f:close()
+  if not mode then os.remove(path) end
+  return true
+end
+
+--- cli.warn(fmt, ...): print "vpscript: warning: <message>" on stderr; with
+-- --strict, end the script with exit 2 and the message instead.
+function cli.warn(fmt, ...)
+  local msg = fmt
+  if select("#", ...) > 0 then msg = string.format(fmt, ...) end
+  if current.opts.strict then
+    cli.fail(2, "%s (--strict: a warning is an error)", msg)
+  end
+  io.stderr:write("vpscript: warning: ", msg, "\n")
 end
 
 local open_progress -- below, with cli.progress
 
 --- cli.open(path [, opts [, quiet]]) -> cap: vp.open or fail with exit 2 and
--- the reader's message. Warnings go to stderr as "vpscript: warning: <path>: ..."
--- unless `quiet` (for a script that prints cap.warnings itself).
+-- the reader's message. The format is opts.format, else --format, else
+-- detected; a capture of a format the script does not read (the spec's
+-- `formats`) is refused before it is read. Warnings go to stderr as
+-- "vpscript: warning: <path>: ..." (cli.warn: --strict makes the first an
+-- error) unless `quiet` (for a script that prints cap.warnings itself;
+-- --strict still fails on them).
 function cli.open(path, opts, quiet)
   local vp = require "vp"
+  local spec = current.spec
+  local format = opts and opts.format or current.opts.format
+  if format and not (opts and opts.format) then
+    local o = { format = format }
+    for k, v in pairs(opts or {}) do o[k] = v end
+    opts = o
+  end
+  if spec.formats and not format then
+    local detected = vp.detect(path)
+    if detected and not cli.reads(spec, detected) then
+      cli.fail(2, "%s: a %s capture: %s reads %s (--format NAME forces a reader)", path, detected,
+        spec.name or "this script", table.concat(spec.formats, ", "))
+    end
+  end
   local clear
   if not (opts and opts.progress ~= nil) then
     local progress
@@ -341,10 +457,12 @@ function cli.open(path, opts, quiet)
     if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
     cli.fail(2, "%s", msg)
   end
-  for _, w in ipairs(quiet and {} or cap.warnings or {}) do
-    w = tostring(w)
-    if w:sub(1, #path) ~= path then w = path .. ": " .. w end
-    io.stderr:write("vpscript: warning: ", w, "\n")
+  if not quiet or current.opts.strict then
+    for _, w in ipairs(cap.warnings or {}) do
+      w = tostring(w)
+      if w:sub(1, #path) ~= path then w = path .. ": " .. w end
+      cli.warn("%s", w)
+    end
   end
   return cap
 end
@@ -368,7 +486,8 @@ end
 
 --- cli.json(value [, schema]): print one JSON document (and a newline) on stdout.
 function cli.json(value, schema)
-  io.stdout:write(json.encode(value, schema), "\n")
+  json.write(value, schema, function(piece) io.stdout:write(piece) end)
+  io.stdout:write("\n")
 end
 
 --- cli.decode_json(s) -> value (json.decode; null is cli.null).
@@ -378,13 +497,24 @@ end
 
 -- progress -----------------------------------------------------------------
 
-local function stderr_is_tty()
-  local ok, term = pcall(require, "term")
-  if ok and term and term.isatty then
-    local ok2, r = pcall(term.isatty, io.stderr)
-    return ok2 and r
+--- cli.terminal(stream) -> is_terminal, columns|nil: whether "stdout" or
+-- "stderr" is a terminal, and its width when it can be told (vpscript's
+-- vp.host; under a stock lua5.4 lua-term says whether, not how wide).
+function cli.terminal(stream)
+  local ok, host = pcall(require, "vp.host")
+  if ok and type(host) == "table" and host.isatty then
+    return host.isatty(stream), host.columns(stream)
   end
-  return false
+  local tok, term = pcall(require, "term")
+  if tok and type(term) == "table" and term.isatty then
+    local ok2, r = pcall(term.isatty, stream == "stderr" and io.stderr or io.stdout)
+    return ok2 and r == true, nil
+  end
+  return false, nil
+end
+
+local function stderr_is_tty()
+  return (cli.terminal("stderr"))
 end
 
 -- The line a long vp.open draws, "vpscript: reading <path>:  42%", from

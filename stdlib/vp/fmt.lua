@@ -133,11 +133,16 @@ end
 --   {key = "frame_ms", title = "frame ms", format = fmt.ms | function(v, row),
 --    align = "right" | "left"}  -- default: right when the values are numbers
 -- opts: {max_width = 100 (shrinks the widest left-aligned column, cutting
---   its values at the front), indent = "  ", header = true, rule = true}
+--   its values at the front), indent = "  ", header = true, rule = true,
+--   write = function(line)}
 -- Returns lines joined with "\n" (with a trailing newline; "" for no columns).
+-- With opts.write, each line (without its newline) goes to write instead
+-- and nothing is returned: the cells are formatted twice (the widths
+-- first) and never kept, so a table of a million rows costs no memory.
 function fmt.table(rows, columns, opts)
   opts = opts or {}
   local indent = opts.indent or ""
+  local stream = opts.write
   local cells, widths, right = {}, {}, {}
   for c, col in ipairs(columns) do
     widths[c] = opts.header == false and 0 or #(col.title or col.key or "")
@@ -153,17 +158,24 @@ function fmt.table(rows, columns, opts)
     end
     right[c] = numeric
   end
-  for r, row in ipairs(rows) do
-    cells[r] = {}
+  local function cells_of(row)
+    local out = {}
     for c, col in ipairs(columns) do
       local v = row[col.key]
       local s
       if col.format then s = col.format(v, row) else s = fmt.value(v) end
-      s = tostring(s)
-      cells[r][c] = s
-      if #s > widths[c] then widths[c] = #s end
+      out[c] = tostring(s)
     end
+    return out
   end
+  for r, row in ipairs(rows) do
+    local rc = cells_of(row)
+    for c = 1, #columns do
+      if #rc[c] > widths[c] then widths[c] = #rc[c] end
+    end
+    if not stream then cells[r] = rc end
+  end
+  local cut -- the column cut to fit max_width, and its width
   if opts.max_width and #columns > 0 then
     local total = #indent + 2 * (#columns - 1)
     for c = 1, #columns do total = total + widths[c] end
@@ -175,6 +187,7 @@ function fmt.table(rows, columns, opts)
       if wc then
         local new = math.max(8, widths[wc] - (total - opts.max_width))
         widths[wc] = new
+        cut = wc
         for r = 1, #cells do cells[r][wc] = fmt.truncate(cells[r][wc], new) end
       end
     end
@@ -183,7 +196,13 @@ function fmt.table(rows, columns, opts)
   local function emit(vals)
     local parts = {}
     for c = 1, #columns do parts[c] = pad(vals[c], widths[c], right[c]) end
-    lines[#lines + 1] = (indent .. table.concat(parts, "  ")):gsub("%s+$", "")
+    local line = indent .. table.concat(parts, "  ")
+    -- the padding at the end goes; gsub("%s+$", "") would backtrack over
+    -- every run of blanks inside the line (a wide column): quadratic
+    local j = #line
+    while j > 0 and line:find("^%s", j) do j = j - 1 end
+    line = line:sub(1, j)
+    if stream then stream(line) else lines[#lines + 1] = line end
   end
   if opts.header ~= false then
     local titles = {}
@@ -194,6 +213,14 @@ function fmt.table(rows, columns, opts)
       for c = 1, #columns do rule[c] = string.rep("-", widths[c]) end
       emit(rule)
     end
+  end
+  if stream then
+    for _, row in ipairs(rows) do
+      local rc = cells_of(row)
+      if cut then rc[cut] = fmt.truncate(rc[cut], widths[cut]) end
+      emit(rc)
+    end
+    return nil
   end
   for r = 1, #cells do emit(cells[r]) end
   if #lines == 0 then return "" end

@@ -219,6 +219,7 @@ local function encode_list(t, item, out, depth)
   for i = 1, n do
     if i > 1 then out[#out + 1] = "," end
     encode(t[i], item, out, depth)
+    if out.flush and #out >= 8192 then out.flush() end
   end
   out[#out + 1] = "]"
 end
@@ -286,6 +287,19 @@ function json.encode(value, schema)
   local out = {}
   encode(value, json.schema(schema), out, 0)
   return table.concat(out)
+end
+
+--- json.write(value, schema, write): the text json.encode gives, handed to
+-- write(piece) as it is made (a list of a million objects is never whole
+-- in memory: --json on a huge report).
+function json.write(value, schema, write)
+  local out = {}
+  out.flush = function()
+    write(table.concat(out))
+    for i = #out, 1, -1 do out[i] = nil end
+  end
+  encode(value, json.schema(schema), out, 0)
+  out.flush()
 end
 
 -- The paths of a value against a schema that `undeclared` (keys the schema

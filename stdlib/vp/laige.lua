@@ -60,30 +60,49 @@ function laige.metrics(cap)
   return require("vp.laige.metrics").metrics(cap)
 end
 
-local function read_file(path)
+-- What a name that is not a regular file is, as the C readers say it
+-- (core/source.c).
+local NOT_A_FILE = {
+  ["named pipe"] = "a FIFO (named pipe)", ["char device"] = "a character device",
+  ["block device"] = "a block device", socket = "a socket",
+}
+
+-- The report's file, opened: the handle, its size and its first bytes (at
+-- most 4 KiB), or nil, message, code. A text report is then read a line at
+-- a time, a JSON one whole.
+local function open_file(path)
+  -- Refused before opening: io.open on a FIFO waits for a writer, forever
+  -- if none comes.
+  local ok, lfs = pcall(require, "lfs")
+  local mode = ok and type(lfs) == "table" and lfs.attributes(path, "mode")
+  if mode == "directory" then return nil, "is a directory, expected a capture file", "EISDIR" end
+  if mode and mode ~= "file" then
+    return nil, "is " .. (NOT_A_FILE[mode] or "not a regular file") .. ", not a capture file", "EIO"
+  end
   local f, msg, errno = io.open(path, "rb")
   if not f then
     msg = tostring(msg)
     if msg:sub(1, #path + 2) == path .. ": " then msg = msg:sub(#path + 3) end
     return nil, msg, errno == 2 and "ENOENT" or "EIO"
   end
-  local data, rmsg, rerrno = f:read("a")
-  f:close()
-  if not data then
+  local head, rmsg, rerrno = f:read(4096)
+  if not head then
+    f:close()
     if rerrno == 21 then return nil, "is a directory, expected a capture file", "EISDIR" end
-    return nil, tostring(rmsg), "EIO"
+    if rmsg then return nil, tostring(rmsg), "EIO" end
+    return nil, "the file is empty", "EEMPTY"
   end
-  if #data == 0 then return nil, "the file is empty", "EEMPTY" end
-  return data
+  local size = f:seek("end")
+  f:seek("set")
+  return f, size, head
 end
 
 -- Which parser reads a profile report: the JSON one when the content (after
 -- a BOM and blank space) starts like JSON, the text one otherwise; each says
 -- what is wrong with content that is neither.
-local function is_json(data)
-  local s = data:sub(1, 4096)
-  if s:sub(1, 3) == "\239\187\191" then s = s:sub(4) end
-  return s:match("^%s*[{%[]") ~= nil
+local function is_json(head)
+  if head:sub(1, 3) == "\239\187\191" then head = head:sub(4) end
+  return head:match("^%s*[{%[]") ~= nil
 end
 
 --- laige.open(path [, opts [, format]]) -> cap | nil, message, code
@@ -96,21 +115,27 @@ function laige.open(path, opts, format)
   if format ~= nil and format ~= "laige-profile" and format ~= "laige-budget" then
     error("laige.open: unknown format '" .. tostring(format) .. "'", 2)
   end
-  local data, msg, code = read_file(path)
-  if not data then return nil, path .. ": " .. msg, code end
+  local f, size, head = open_file(path)
+  if not f then return nil, path .. ": " .. size, head end
   if not format then
     format = vp.detect(path)
     if format ~= "laige-profile" and format ~= "laige-budget" then
+      f:close()
       return nil, path .. ": not a laige report (expected 'laige-profile', 'laige-budget-report' "
         .. "or a JSON object with \"version\" and \"counters\")", "EFORMAT"
     end
   end
   local ctx = read.new_ctx(path)
   local ok, cap = pcall(function()
-    if format == "laige-budget" then return require("vp.laige.text").budget(ctx, data, path, #data) end
-    if is_json(data) then return require("vp.laige.json").profile(ctx, data, path, #data) end
-    return require("vp.laige.text").profile(ctx, data, path, #data)
+    if format == "laige-budget" then return require("vp.laige.text").budget(ctx, f, path, size) end
+    if is_json(head) then
+      local data, rmsg = f:read("a")
+      if not data then read.fail("EIO", "cannot read the file: " .. tostring(rmsg)) end
+      return require("vp.laige.json").profile(ctx, data, path, size)
+    end
+    return require("vp.laige.text").profile(ctx, f, path, size)
   end)
+  f:close()
   if not ok then
     if E.is(cap) then return nil, path .. ": " .. cap.message, cap.code end
     error(cap, 0)

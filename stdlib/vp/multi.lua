@@ -20,10 +20,18 @@
 --   exit    2 when any file failed (unreadable, malformed, script error),
 --           else 3 when any failed a gate, else 0
 -- Directories are walked recursively (LuaFileSystem), names in byte order,
--- entries starting with "." skipped; a file is taken when its extension is
--- one of vp.formats()' extensions, except that .json and .txt files (laige
--- reports) are taken only when vp.detect recognises their content. Files
--- named explicitly are always taken (a bad one is reported, not skipped).
+-- entries starting with "." skipped. A directory means "the captures this
+-- script reads": a file is taken when its extension is one of
+-- vp.formats()' extensions (.json and .txt files only when vp.detect
+-- recognises their content) and its detected format is one the script
+-- reads (the spec's `formats`, see vp.cli; all when it lists none). The
+-- others are counted and said in one line on stderr ("vpscript: examples:
+-- skipped 6 of 9 captures: hitches.lua does not read devt (1), ..."). With
+-- --format F, the files detected as F are taken, and those whose format
+-- cannot be told but whose extension is one of F's. A directory that
+-- cannot be listed is a warning (--strict: an error) and the walk goes on.
+-- Files named explicitly are always taken (a bad one, or one of another
+-- format, is reported, not skipped).
 --
 -- An option whose output is a file (check.lua's --junit) declares
 -- `merge = function(parts, dest)`: each child then writes its own part and
@@ -36,7 +44,8 @@ local cli = require "vp.cli"
 
 local multi = {}
 
--- Extensions shared with text formats that are recognised by content.
+-- Extensions that say where a format may be found but never decide it
+-- (core/registry's generic ones: laige reports): vp.detect decides.
 local GENERIC_EXT = { [".json"] = true, [".txt"] = true }
 
 local function quote(s)
@@ -48,11 +57,7 @@ multi.quote = quote
 
 -- Host ---------------------------------------------------------------------------
 
-local function lfs_or_nil()
-  local ok, lfs = pcall(require, "lfs")
-  if ok and type(lfs) == "table" then return lfs end
-  return nil
-end
+local lfs_or_nil = cli.lfs
 
 --- multi.interpreter([argv]) -> {program, interpreter options...}: the
 -- command that runs Lua scripts the way this one runs (vpscript or lua5.4,
@@ -90,15 +95,24 @@ local function remove_dir(dir)
   if dir and dir:match("/vpscript%.[%w]+$") then os.execute("rm -rf " .. quote(dir)) end
 end
 
---- multi.error_message(stderr_text) -> the last "vpscript: ..." error line
--- (not a warning), without the prefix, or nil.
+--- multi.error_message(stderr_text) -> the error a child ended with: from
+-- the last line that starts with "vpscript: " and is not a warning, to the
+-- end (a file name may hold a newline), without the prefix and without a
+-- traceback; or nil.
 function multi.error_message(err)
-  local msg
-  for line in (err or ""):gmatch("[^\n]+") do
-    local m = line:match("^vpscript: (.*)$")
-    if m and not m:match("^warning: ") then msg = m end
+  err = err or ""
+  local start, pos = nil, 1
+  while true do
+    local s = err:find("vpscript: ", pos, true)
+    if not s then break end
+    if (s == 1 or err:sub(s - 1, s - 1) == "\n") and err:sub(s, s + 18) ~= "vpscript: warning: " then start = s end
+    pos = s + 1
   end
-  return msg
+  if not start then return nil end
+  local msg = err:sub(start + #"vpscript: ")
+  local tb = msg:find("\nstack traceback:", 1, true)
+  if tb then msg = msg:sub(1, tb - 1) end
+  return (msg:gsub("\n+$", ""))
 end
 
 -- Files ----------------------------------------------------------------------------
@@ -107,43 +121,84 @@ local function extension_sets()
   local vp = require "vp"
   local exts = {}
   for _, f in ipairs(vp.formats()) do
-    for _, e in ipairs(f.extensions or {}) do exts[e:lower()] = true end
+    for _, e in ipairs(f.extensions or {}) do
+      e = e:lower()
+      exts[e] = exts[e] or {}
+      exts[e][#exts[e] + 1] = f.name
+    end
   end
-  return exts
+  return exts, GENERIC_EXT
 end
 
---- multi.wanted(path [, exts]) -> true when a directory walk takes this file.
-function multi.wanted(path, exts)
-  exts = exts or extension_sets()
+--- multi.classify(path [, reads [, forced]]) -> format | nil: what a
+-- directory walk makes of a file: its format when the walk takes it; nil
+-- and a reason ("not a capture", or "format" and the format the script
+-- does not read) when it leaves it. reads: a spec (vp.cli's `formats`;
+-- nil: every format); forced: a --format id.
+function multi.classify(path, reads, forced)
+  local vp = require "vp"
+  local exts, generic = extension_sets()
   local ext = path:match("(%.[^./]+)$")
-  if not ext then return false end
-  ext = ext:lower()
-  if not exts[ext] then return false end
-  if GENERIC_EXT[ext] then
-    local vp = require "vp"
-    return vp.detect(path) ~= nil
+  ext = ext and ext:lower()
+  if not ext or not exts[ext] then return nil, "not a capture" end
+  local detected, _, code = vp.detect(path)
+  if forced then
+    if detected == forced then return forced end
+    if not detected and code == "EFORMAT" then
+      for _, id in ipairs(exts[ext]) do
+        if id == forced then return forced end
+      end
+    end
+    if detected then return nil, "format", detected end
+    return nil, "not a capture"
   end
-  return true
+  if not detected then
+    -- unreadable, empty: a capture file by its name, reported by the run
+    -- when the name says a format the script reads
+    if generic[ext] or code == "EFORMAT" then return nil, "not a capture" end
+    for _, id in ipairs(exts[ext]) do
+      if not reads or cli.reads(reads, id) then return id end
+    end
+    return nil, "format", exts[ext][1]
+  end
+  if reads and not cli.reads(reads, detected) then return nil, "format", detected end
+  return detected
 end
 
---- multi.expand(paths) -> list of files: files as given, directories walked
--- (recursively, sorted, hidden entries skipped, capture files only).
-function multi.expand(paths)
+--- multi.wanted(path) -> true when a directory walk of a script that reads
+-- every format takes this file.
+function multi.wanted(path)
+  return multi.classify(path) ~= nil
+end
+
+--- multi.expand(paths [, reads [, forced]]) -> files, skipped: files as
+-- given, directories walked (recursively, sorted, hidden entries left out)
+-- for the captures the script reads (multi.classify). skipped: {count =,
+-- seen =, formats = {format = count}} over the captures the walks left
+-- out. A directory that cannot be listed is a warning (vp.cli's cli.warn)
+-- and the walk goes on.
+function multi.expand(paths, reads, forced)
   local lfs = lfs_or_nil()
-  local exts = extension_sets()
   local out, seen_dirs = {}, {}
+  local skipped = { count = 0, seen = 0, formats = {} }
   local function walk(dir)
     local a = lfs.attributes(dir)
     local key = a and (tostring(a.dev) .. ":" .. tostring(a.ino))
-    if not key or seen_dirs[key] then return end -- unreadable or a symlink loop
+    if not key or seen_dirs[key] then return end -- gone, or a symlink loop
     seen_dirs[key] = true
     local ok, iter, state = pcall(lfs.dir, dir)
-    if not ok then
-      cli.fail(2, "%s: cannot list the directory: %s", dir, tostring(iter))
-    end
     local names = {}
-    for name in iter, state do
-      if name:sub(1, 1) ~= "." then names[#names + 1] = name end
+    if ok then
+      ok, iter = pcall(function()
+        for name in iter, state do
+          if name:sub(1, 1) ~= "." then names[#names + 1] = name end
+        end
+      end)
+    end
+    if not ok then
+      local why = tostring(iter):gsub("^cannot open [^:]*: ", "")
+      cli.warn("%s: cannot list the directory (%s): skipped", dir, why)
+      return
     end
     table.sort(names)
     for _, name in ipairs(names) do
@@ -151,8 +206,16 @@ function multi.expand(paths)
       local mode = lfs.attributes(p, "mode")
       if mode == "directory" then
         walk(p)
-      elseif mode == "file" and multi.wanted(p, exts) then
-        out[#out + 1] = p
+      elseif mode == "file" then
+        local f, why, other = multi.classify(p, reads, forced)
+        if f then
+          out[#out + 1] = p
+          skipped.seen = skipped.seen + 1
+        elseif why == "format" then
+          skipped.seen = skipped.seen + 1
+          skipped.count = skipped.count + 1
+          skipped.formats[other] = (skipped.formats[other] or 0) + 1
+        end
       end
     end
   end
@@ -164,7 +227,20 @@ function multi.expand(paths)
       out[#out + 1] = p
     end
   end
-  return out
+  return out, skipped
+end
+
+--- multi.skipped_line(given, skipped, spec) -> the one line that says what
+-- the walk left out (and that line without the directories), or nil when
+-- it left out nothing.
+function multi.skipped_line(given, skipped, spec)
+  if skipped.count == 0 then return nil end
+  local list = {}
+  for f, n in pairs(skipped.formats) do list[#list + 1] = string.format("%s (%d)", f, n) end
+  table.sort(list)
+  local what = string.format("skipped %d of %d capture%s: %s does not read %s", skipped.count, skipped.seen,
+    skipped.seen == 1 and "" or "s", spec.name or "this script", table.concat(list, ", "))
+  return table.concat(given, ", ") .. ": " .. what, what
 end
 
 local function is_dir(p)
@@ -176,10 +252,6 @@ end
 
 local JOBS_OPTION = { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
   help = "with several files: run N of them at a time, in parallel processes" }
-
-local COMMON = {
-  { "--json", type = "flag" }, { "--csv", type = "flag" },
-}
 
 local function key_of(name)
   return (name:gsub("^%-+", ""):gsub("%-", "_"))
@@ -227,16 +299,7 @@ end
 -- `merge` get the path parts[key] instead of their value.
 function multi.child_options(opts, spec, parts)
   local words = {}
-  local list = {}
-  for _, o in ipairs(spec.options or {}) do list[#list + 1] = o end
-  for _, o in ipairs(COMMON) do
-    local seen = false
-    for _, x in ipairs(list) do
-      if x[1] == o[1] then seen = true end
-    end
-    if not seen then list[#list + 1] = o end
-  end
-  for _, o in ipairs(list) do
+  for _, o in ipairs(cli.options(spec)) do
     local name = o[1]
     local k = key_of(name)
     local v = opts[k]
@@ -362,6 +425,13 @@ function multi.run(files, opts, spec, fixed, argv)
     local k = key_of(o[1])
     if o.merge and opts[k] ~= nil then merges[#merges + 1] = { key = k, option = o, dest = opts[k] } end
   end
+  -- The children write to files: they cut their tables to this run's
+  -- width only when told (COLUMNS), as vp.report would here.
+  local env = ""
+  if not opts.wide and not os.getenv("COLUMNS") then
+    local width = require("vp.report").width(opts)
+    if width then env = string.format("COLUMNS=%d ", width) end
+  end
   local cmds = {}
   for i, file in ipairs(files) do
     local parts
@@ -376,7 +446,7 @@ function multi.run(files, opts, spec, fixed, argv)
     words[#words + 1] = "--"
     for _, w in ipairs(fixed) do words[#words + 1] = quote(w) end
     words[#words + 1] = quote(file)
-    cmds[i] = table.concat(words, " ")
+    cmds[i] = env .. table.concat(words, " ")
   end
 
   local done, next_out = {}, 1
@@ -465,9 +535,15 @@ function multi.parse(argv, spec)
   for i = k, #pos do given[#given + 1] = pos[i] end
   if #given == 1 and not is_dir(given[1]) then return opts, pos end
   if #given == 0 then return opts, pos end -- an optional files argument left out
-  local files = multi.expand(given)
+  local files, skipped = multi.expand(given, spec, opts.format)
+  local line, what = multi.skipped_line(given, skipped, spec)
   if #files == 0 then
-    cli.fail(2, "no capture files in %s", table.concat(given, ", "))
+    local reads = spec.formats and ("that " .. (spec.name or "this script") .. " reads ") or ""
+    cli.fail(2, "no capture files %sin %s%s", reads, table.concat(given, ", "), what and (" (" .. what .. ")") or "")
+  end
+  if line then
+    io.stderr:write("vpscript: ", line, "\n")
+    io.stderr:flush()
   end
   local fixed = {}
   for i = 1, k - 1 do fixed[i] = pos[i] end

@@ -12,8 +12,10 @@
 --       {title = "hitches", columns = {...}, rows = {...}, empty = "no hitches"},
 --     },
 --     csv = {columns = {...}, rows = {...}}, -- --csv table (default: sections[1])
---     max_width = 120,                    -- text table width limit
 --   })
+-- Text tables fit the width report.width(opts) gives (the widest text
+-- column, a path or a name, is cut at the front); a model's max_width is
+-- no longer read: the terminal, COLUMNS or --wide decide.
 -- Columns are fmt.table columns ({key, title, format, align}); CSV uses the
 -- column keys as the header line and the RAW values (numbers unformatted,
 -- 14 significant digits like the JSON; nil/NaN empty).
@@ -63,25 +65,45 @@ function report.csv(columns, rows)
   return table.concat(lines, "\n") .. "\n"
 end
 
---- report.text(model) -> string: the readable rendering.
-function report.text(model)
-  local out = {}
-  if model.title then out[#out + 1] = model.title .. "\n" end
+--- report.width(opts) -> columns, or nil for no cutting: nil with --wide;
+-- else COLUMNS when it is set to a number (the user's choice, also in a
+-- pipe); else the terminal's width when stdout is one (80 when it cannot
+-- be told); else nil: a file or a pipe gets full paths and names.
+function report.width(opts)
+  if opts and opts.wide then return nil end
+  local cols = math.tointeger(tonumber(os.getenv("COLUMNS") or ""))
+  if cols and cols > 0 then return cols end
+  local tty, tcols = cli.terminal("stdout")
+  if tty then return tcols or 80 end
+  return nil
+end
+
+-- The readable rendering, piece by piece to write(piece): a table is
+-- written a line at a time (fmt.table's write), never whole in memory.
+local function write_text(model, width, write)
+  if model.title then write(model.title .. "\n") end
   if model.header and #model.header > 0 then
-    out[#out + 1] = (model.title and "\n" or "") .. fmt.kv(model.header, "  ")
+    write((model.title and "\n" or "") .. fmt.kv(model.header, "  "))
   end
-  for _, line in ipairs(model.notes or {}) do out[#out + 1] = line .. "\n" end
+  for _, line in ipairs(model.notes or {}) do write(line .. "\n") end
   for _, sec in ipairs(model.sections or {}) do
-    out[#out + 1] = "\n"
-    if sec.title then out[#out + 1] = sec.title .. "\n" end
+    write("\n")
+    if sec.title then write(sec.title .. "\n") end
     if #sec.rows == 0 then
-      out[#out + 1] = "  " .. (sec.empty or "(none)") .. "\n"
+      write("  " .. (sec.empty or "(none)") .. "\n")
     else
-      out[#out + 1] = fmt.table(sec.rows, sec.columns,
-        { max_width = model.max_width or 120, indent = "  " })
+      fmt.table(sec.rows, sec.columns, { max_width = width, indent = "  ",
+        write = function(line) write(line .. "\n") end })
     end
-    for _, line in ipairs(sec.notes or {}) do out[#out + 1] = line .. "\n" end
+    for _, line in ipairs(sec.notes or {}) do write(line .. "\n") end
   end
+end
+
+--- report.text(model [, width]) -> string: the readable rendering, tables
+-- cut to `width` columns (nil: never cut).
+function report.text(model, width)
+  local out = {}
+  write_text(model, width, function(piece) out[#out + 1] = piece end)
   return table.concat(out)
 end
 
@@ -94,7 +116,7 @@ function report.emit(opts, model)
     if not t then cli.fail(2, "this script has no table to print as CSV") end
     io.stdout:write(report.csv(t.columns, t.rows))
   else
-    io.stdout:write(report.text(model))
+    write_text(model, report.width(opts), function(piece) io.stdout:write(piece) end)
   end
   io.stdout:flush()
 end

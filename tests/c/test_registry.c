@@ -88,6 +88,37 @@ static void check_detect(void)
     CHECK(detect_str(other, strlen(other), "r.json") == NULL);
     CHECK(detect_str("hello", 5, "notes.txt") == NULL);
     CHECK(detect_str("hello", 5, "noext") == NULL);
+    /* JSON by structure: top-level keys in any order, not words anywhere. */
+    const char *sorted = "{\"counters\": {\"a\": [1, {\"version\": 1}]}, \"s\": \"\\\"}\", \"version\": 1}";
+    CHECK(same(detect_str(sorted, strlen(sorted), "r.json"), VP_FMT_LAIGE_PROFILE));
+    const char *nested = "{\"counters\": {\"version\": 1}, \"x\": \"version\"}";
+    CHECK(detect_str(nested, strlen(nested), "r.json") == NULL);
+    const char *after = "{\"counters\": 1} {\"version\": 1}";
+    CHECK(detect_str(after, strlen(after), "r.json") == NULL);
+    const char *escaped = "{\"counters\": 1, \"vers\\u0069on\": 1}";
+    CHECK(detect_str(escaped, strlen(escaped), "r.json") == NULL);
+    /* A head that stops before the keys decides nothing by itself. */
+    CHECK(vp_detect((const uint8_t *)sorted, 20, strlen(sorted), "r.json") == NULL);
+}
+
+/* A laige JSON profile written with sorted keys and 60 systems: "version"
+ * comes long after the first 4 KiB. */
+static char *sorted_profile(size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return NULL;
+    n += (size_t)snprintf(buf + n, cap - n, "\xEF\xBB\xBF {\"counters\": {\"frames\": 1, \"ticks\": 1}, "
+                                           "\"systems\": [");
+    for (int i = 1; i <= 60; i++)
+        n += (size_t)snprintf(buf + n, cap - n,
+                              "%s{\"id\": %d, \"name\": \"Sys\\\"%d}\", \"window_ms\": {\"n\": 1, "
+                              "\"p99\": 0.5, \"tags\": [\"version\", [[]]]}}",
+                              i > 1 ? ", " : "", i, i);
+    n += (size_t)snprintf(buf + n, cap - n, "], \"version\": 1}\n");
+    *len = n;
+    return buf;
 }
 
 static void write_file(const char *path, const void *data, size_t n)
@@ -125,6 +156,32 @@ static void check_detect_file(void)
     CHECK_EQ(vp_detect_file(path, &fmt, &err), VP_EFORMAT);
     CHECK_STR_CONTAINS(err.msg, "not a format vpscript reads");
     remove(path);
+
+    size_t plen;
+    char *profile = sorted_profile(&plen);
+    CHECK(profile && plen > 4096 + 1024);
+    if (profile) {
+        CHECK(vp_detect((const uint8_t *)profile, 4096, plen, "run.json") == NULL);
+        CHECK(same(vp_detect((const uint8_t *)profile, plen, plen, "run.json"),
+                   VP_FMT_LAIGE_PROFILE));
+        snprintf(path, sizeof path, "%s/sorted.json", dir);
+        write_file(path, profile, plen);
+        fmt = NULL;
+        CHECK_EQ(vp_detect_file(path, &fmt, &err), VP_OK);
+        CHECK(same(fmt, VP_FMT_LAIGE_PROFILE));
+        /* the same without its last key: read to the end, then no */
+        write_file(path, profile, plen - 16);
+        CHECK_EQ(vp_detect_file(path, &fmt, &err), VP_EFORMAT);
+        remove(path);
+        free(profile);
+    }
+
+    snprintf(path, sizeof path, "%s/fifo.json", dir);
+    if (mkfifo(path, 0600) == 0) {
+        CHECK_EQ(vp_detect_file(path, &fmt, &err), VP_EIO);
+        CHECK_STR_CONTAINS(err.msg, "FIFO");
+        remove(path);
+    }
 
     snprintf(path, sizeof path, "%s/cap", dir);
     write_file(path, "\1\0\0\0\0\0\0\0", 8);

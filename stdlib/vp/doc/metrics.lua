@@ -149,8 +149,9 @@ return {
     members = {
       fn("rules", "gate.rules(path [, {baseline = true}]) -> rules", "load and validate a rules file",
         'local rules = require("vp.gate").rules("gate.lua", {baseline = true})'),
-      fn("load", "gate.load(path) -> list",
-        "run a rules file in its sandbox (no io, os, require or load; an instruction budget)",
+      fn("load", "gate.load(path [, {limits = {cpu_ms, memory_mb}}]) -> list",
+        "run a rules file in its sandbox (no io, os, require or load), in a child process under CPU-time "
+          .. "and memory limits it cannot catch (gate.LIMITS)",
         'local list = require("vp.gate").load("gate.lua")'),
       fn("validate", "gate.validate(list [, {source, baseline}]) -> rules",
         "check each rule's fields and metric; the first problem raises EUSAGE naming the rule",
@@ -200,9 +201,10 @@ return {
         "cli.parse plus --jobs and a repeatable capture argument (the positional with files = true, "
           .. "else the last); runs every file and ends the script when there are several",
         'local opts, args = require("vp.multi").parse(arg, SPEC)'),
-      fn("expand", "multi.expand(paths) -> files",
-        "files as given, directories walked (sorted, hidden entries skipped, capture extensions; "
-          .. ".json and .txt only when vp.detect recognises them)",
+      fn("expand", "multi.expand(paths [, reads [, forced]]) -> files, skipped",
+        "files as given, directories walked (sorted, hidden entries skipped) for the captures the "
+          .. "script reads (reads: a script spec with formats, or nil for every format; forced: a --format "
+          .. "id); skipped = {count, seen, formats = {format = count}} over the captures the walks left out",
         'for _, f in ipairs(require("vp.multi").expand({"captures/"})) do print(f) end'),
     },
   },

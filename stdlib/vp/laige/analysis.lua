@@ -126,25 +126,33 @@ local function systems_of(cap, kind, sort)
   for _, o in ipairs(over_list) do
     if o.system then over_set[o.system] = true end
   end
+  -- One constructor per row: the table is made at its size at once (a
+  -- report may list a million systems; rows grown field by field cost a
+  -- rehash each, and garbage).
   local rows, pos = {}, {}
+  local NO_FLAGS = {}
+  local function num(v) return type(v) == "number" and defined(v) or v end
   for i, s in ipairs(cap.systems) do
     local w = s.window
-    local row = pick(s, { "id", "name", "budget_ms", "runs", "last_ms", "warns", "errors" })
-    row.n = w and defined(w.n) or 0
-    row.mean_ms, row.p50_ms, row.p95_ms = w and defined(w.mean), w and defined(w.p50), w and defined(w.p95)
-    row.max_ms = w and defined(w.max)
-    row.p99_ms = defined(model.system_p99(s))
-    row.budget_pct = model.budget_pct(s)
-    row.over_budget = over_set[s] == true
+    local over = over_set[s] == true
+    local flags = NO_FLAGS
+    if over or (s.warns or 0) > 0 or (s.errors or 0) > 0 or not w then
+      flags = {}
+      if over then flags[#flags + 1] = "OVER" end
+      if (s.warns or 0) > 0 then flags[#flags + 1] = "WARN" end
+      if (s.errors or 0) > 0 then flags[#flags + 1] = "ERR" end
+      if not w then flags[#flags + 1] = "NO_SAMPLES" end
+    end
+    local row = {
+      id = num(s.id), name = s.name, budget_ms = num(s.budget_ms), runs = num(s.runs), last_ms = num(s.last_ms),
+      warns = num(s.warns), errors = num(s.errors), n = w and defined(w.n) or 0,
+      mean_ms = w and defined(w.mean), p50_ms = w and defined(w.p50), p95_ms = w and defined(w.p95),
+      max_ms = w and defined(w.max), p99_ms = defined(model.system_p99(s)), budget_pct = model.budget_pct(s),
+      over_budget = over, flags = flags,
+    }
     if kind == "budget" then
       row.measured_p99_ms, row.result = defined(s.measured_p99_ms), s.result
     end
-    local flags = {}
-    if row.over_budget then flags[#flags + 1] = "OVER" end
-    if (s.warns or 0) > 0 then flags[#flags + 1] = "WARN" end
-    if (s.errors or 0) > 0 then flags[#flags + 1] = "ERR" end
-    if not w then flags[#flags + 1] = "NO_SAMPLES" end
-    row.flags = flags
     rows[i], pos[row] = row, i
   end
   local key = SORTERS[sort]
@@ -153,6 +161,7 @@ local function systems_of(cap, kind, sort)
     if r == nil then return pos[a] < pos[b] end
     return r
   end)
+  pos = nil
 
   local over, reasons = {}, {}
   for _, r in ipairs(rows) do

@@ -3,7 +3,7 @@
 -- syntax, the warning and error rules, and filling a model table from raw
 -- values whatever the form. See vp.laige for the reading rules.
 local E = require "vp.error"
-local cjson = require("cjson").new()
+local jr = require "vp.laige.jsonread"
 
 local read = {}
 
@@ -16,6 +16,7 @@ read.RESULTS = { "PASS", "FAIL", "NO_SAMPLES", "NO_ENTRY" }
 local MAX_WARNINGS = 200
 local NAN = math.abs(0 / 0) -- fabs clears the sign: prints "nan", not "-nan"
 local INF = math.huge
+local NULL = jr.null
 read.NAN = NAN
 
 local RESULT_SET = {}
@@ -63,15 +64,19 @@ local SPECIAL_NUMBERS = {
   infinity = INF, ["+infinity"] = INF, ["-infinity"] = -INF,
 }
 
--- A report number as text: decimal (with exponent), or nan/inf as the
--- engine prints them. Hex and anything else Lua would also take are not
--- report numbers.
+-- A report number as text -> value, or nil [, why]: decimal (with an
+-- exponent), or nan/inf as printf writes them. Hexadecimal and anything
+-- else Lua would also take are not report numbers; a decimal too large for
+-- a double (1e999) is refused as "out of range" instead of becoming an
+-- infinity nobody wrote.
 local function parse_number(s)
-  local l = s:lower()
-  local special = SPECIAL_NUMBERS[l]
-  if special then return special end
-  if not l:match("^[+-]?%d*%.?%d*e?[+-]?%d*$") or not l:match("%d") then return nil end
-  return tonumber(s)
+  local x = tonumber(s)
+  if x then
+    if s:find("[xX%s]") then return nil end
+    if x == INF or x == -INF then return nil, "out of range" end
+    return x
+  end
+  return SPECIAL_NUMBERS[s:lower()]
 end
 
 local function as_int(x)
@@ -89,11 +94,15 @@ local function text_extra_value(s)
   return s
 end
 
--- JSON values with cjson.null dropped and whole numbers as integers.
+-- JSON values (vp.laige.jsonread) as plain data: null dropped, whole
+-- numbers as integers, a bad number token as the text it was.
 local function json_plain(v, depth)
-  if v == cjson.null then return nil end
+  if v == NULL then return nil end
   if type(v) == "number" then return as_int(v) end
-  if type(v) ~= "table" or depth > 64 then return v end
+  if type(v) ~= "table" then return v end
+  local bad = jr.is_bad(v)
+  if bad then return bad end
+  if depth > 64 then return nil end
   local out = {}
   for k, x in pairs(v) do out[k] = json_plain(x, depth + 1) end
   return out
@@ -136,16 +145,22 @@ local function warn_extra(ctx, fmt, ...)
 end
 
 local function short(s)
-  s = s:gsub("[%c]", "?")
   if #s > 60 then s = s:sub(1, 57) .. "..." end
-  return s
+  return (s:gsub("%c", "?"))
 end
 
 -- Field filling --------------------------------------------------------------
 
--- Convert one raw value (text: a string; JSON: a decoded value) to `kind`.
--- Returns value or nil, complaint.
+-- Convert one raw value (text: a string; JSON: a jsonread value) to `kind`.
+-- Returns value or nil, complaint. The one rule about numbers, for both
+-- forms: a value that is not a report number (hex, a JSON NaN, a word) or
+-- is out of range (1e999) is a complaint and no value.
 local function convert(kind, raw, from_json)
+  local bad = from_json and jr.is_bad(raw)
+  if bad then
+    local what = (kind == "str" or kind == "result") and "a string" or "a number"
+    return nil, "expected " .. what .. ", found '" .. short(bad) .. "'"
+  end
   if kind == "str" then
     if type(raw) == "string" then return raw end
     if type(raw) == "number" then return tostring(as_int(raw)), "expected a string" end
@@ -161,9 +176,15 @@ local function convert(kind, raw, from_json)
   local x, complaint
   if type(raw) == "number" then
     x = raw
+    if x == INF or x == -INF then
+      -- only JSON gets here: a number too large for a double
+      return nil, "number out of range"
+    end
   elseif type(raw) == "string" then
-    x = parse_number(raw)
+    local why
+    x, why = parse_number(raw)
     if not x then
+      if why then return nil, "number out of range: '" .. short(raw) .. "'" end
       return nil, "expected a number, found '" .. short(raw) .. "'"
     end
     if from_json then complaint = "expected a number, found a string" end
@@ -174,17 +195,23 @@ local function convert(kind, raw, from_json)
   return as_num(x), complaint
 end
 
--- Fill `out` from a source of raw values following `schema`. src:
---   get(key) -> raw value or nil; keys() -> list of the source's keys in a
---   stable order. `where` prefixes warnings ("line 3: counters"). Keys in
---   `skip` are handled by the caller. Missing keys warn unless `quiet`.
-local function fill(ctx, where, schema, src, out, from_json, skip, quiet)
-  local known = {}
+-- Fill `out` from raw values following `schema`: kv maps a key to its raw
+-- value (JSON null is absent), keys lists the source's keys in a stable
+-- order. `where` prefixes warnings ("line 3: counters"). Keys in `skip` are
+-- handled by the caller. Missing keys warn unless `quiet`.
+local known_keys = setmetatable({}, { __mode = "k" }) -- schema -> {key = true}
+
+local function fill(ctx, where, schema, kv, keys, out, from_json, skip, quiet)
+  local known = known_keys[schema]
+  if not known then
+    known = {}
+    for _, f in ipairs(schema) do known[f[1]] = true end
+    known_keys[schema] = known
+  end
   for _, f in ipairs(schema) do
     local key, kind = f[1], f[2]
-    known[key] = true
-    local raw = src.get(key)
-    if raw == nil then
+    local raw = kv[key]
+    if raw == nil or raw == NULL then
       if not quiet then warn(ctx, "%s: missing %s", where, key) end
     else
       local v, complaint = convert(kind, raw, from_json)
@@ -192,13 +219,13 @@ local function fill(ctx, where, schema, src, out, from_json, skip, quiet)
       out[key] = v
     end
   end
-  for _, k in ipairs(src.keys()) do
+  for _, k in ipairs(keys) do
     if not known[k] and not (skip and skip[k]) then
       out.extra = out.extra or {}
       if from_json then
-        out.extra[k] = json_plain(src.get(k), 0)
+        out.extra[k] = json_plain(kv[k], 0)
       else
-        out.extra[k] = text_extra_value(src.get(k))
+        out.extra[k] = text_extra_value(kv[k])
       end
       warn_extra(ctx, "%s: unknown key '%s' kept in extra", where, short(tostring(k)))
     end

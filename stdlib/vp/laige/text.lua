@@ -15,38 +15,87 @@ local STATS, COUNTERS, WORLD, PROFILE_SYSTEM = read.STATS, read.COUNTERS, read.W
 local BUDGET_SYSTEM, CONTEXT, FRAMES_INFO, FRAME = read.BUDGET_SYSTEM, read.CONTEXT, read.FRAMES_INFO, read.FRAME
 local BUDGET_HEAD, BUDGET_VALUES, OVER_BUDGET = read.BUDGET_HEAD, read.BUDGET_VALUES, read.OVER_BUDGET
 
+local byte, sub, find, concat = string.byte, string.sub, string.find, table.concat
+
 -- Split a line body into groups: the first is the line's own key=value
 -- pairs (and bare words), every "name:" token opens a new named group
 -- ("window: n=...", "stats: n=..."). A bare word after a key=value pair
 -- continues that value with a space (names and machine strings are not
--- quoted by the engine).
-local function tokenize(body)
-  local groups = { { order = {}, kv = {}, words = {} } }
+-- quoted by the engine). The pieces of a continued value are joined once
+-- the group ends: joining them word by word would copy the value again for
+-- every word, quadratic in a long line.
+local function new_group(name)
+  return { name = name, order = {}, kv = {}, words = {} }
+end
+
+local function join_pieces(g)
+  local pieces = g.pieces
+  if not pieces then return end
+  for k, list in pairs(pieces) do g.kv[k] = concat(list, " ") end
+  g.pieces = nil
+end
+
+-- A line has a few sections; one with thousands (a hostile line of "a: a:
+-- a: ...") would cost four tables each. Past MAX_SECTIONS, "name:" tokens
+-- are words of the last section, with a warning.
+local MAX_SECTIONS = 256
+
+local function tokenize(body, ctx, lineno)
+  local cur = new_group(nil)
+  local groups = { cur }
   local last_key
   for tok in body:gmatch("%S+") do
-    local cur = groups[#groups]
-    local k, v = tok:match("^([^=]+)=(.*)$")
-    if k then
+    local eq = find(tok, "=", 1, true)
+    if #groups > MAX_SECTIONS and not eq and byte(tok, -1) == 58 then
+      if not groups.overflow then
+        groups.overflow = true
+        warn(ctx, "line %d: more than %d sections: the rest are kept as words", lineno, MAX_SECTIONS)
+      end
+      cur.words[#cur.words + 1] = tok
+    elseif eq and eq > 1 then
+      local k = sub(tok, 1, eq - 1)
       if cur.kv[k] == nil then cur.order[#cur.order + 1] = k end
-      cur.kv[k] = v
+      cur.kv[k] = sub(tok, eq + 1)
+      if cur.pieces then cur.pieces[k] = nil end
       last_key = k
-    elseif #tok > 1 and tok:sub(-1) == ":" then
-      groups[#groups + 1] = { name = tok:sub(1, -2), order = {}, kv = {}, words = {} }
+    elseif #tok > 1 and byte(tok, -1) == 58 then -- "name:"
+      join_pieces(cur)
+      cur = new_group(sub(tok, 1, -2))
+      groups[#groups + 1] = cur
       last_key = nil
     elseif last_key then
-      cur.kv[last_key] = cur.kv[last_key] .. " " .. tok
+      local pieces = cur.pieces
+      if not pieces then
+        pieces = {}
+        cur.pieces = pieces
+      end
+      local list = pieces[last_key]
+      if not list then
+        list = { cur.kv[last_key] }
+        pieces[last_key] = list
+      end
+      list[#list + 1] = tok
     else
       cur.words[#cur.words + 1] = tok
     end
   end
+  join_pieces(cur)
   return groups
 end
 
-local function text_src(group)
-  return {
-    get = function(k) return group.kv[k] end,
-    keys = function() return group.order end,
-  }
+-- A line without the blank space around it, in time linear in the line
+-- (the pattern "^%s*(.-)%s*$" backtracks over every run of inner blanks:
+-- quadratic in a line with a long one).
+local function last_nonblank(line)
+  local j = #line
+  while find(line, "^%s", j) do j = j - 1 end
+  return j
+end
+
+local function trim(line)
+  local i = find(line, "%S")
+  if not i then return "" end
+  return sub(line, i, last_nonblank(line))
 end
 
 local function group_is_empty(g)
@@ -74,16 +123,38 @@ local function text_stats(ctx, where, g)
     -- budget block's stats line) says nothing more.
     return nil
   end
-  local s = fill(ctx, where, STATS, text_src(g), {}, false)
+  local s = fill(ctx, where, STATS, g.kv, g.order, {}, false)
   warn_words(ctx, where, g, s)
   return s
 end
 
--- Iterate the lines of `data`: yields lineno, line (without the line end;
--- CRLF and a leading BOM removed), terminated (false for a last line
--- without its newline).
-local function lines_of(data)
-  local pos, n, lineno = 1, #data, 0
+-- Iterate the lines of `input` (the report as a string, or a file handle
+-- read a line at a time, so that a large report is never in memory
+-- whole): yields lineno, line (without the line end; CRLF and a leading
+-- BOM removed), terminated (false for a last line without its newline).
+local function lines_of(input)
+  local lineno = 0
+  if type(input) ~= "string" then
+    local first = true
+    return function()
+      local line, err = input:read("L")
+      if not line then
+        if err then fail("EIO", "cannot read the file: " .. tostring(err)) end
+        return nil
+      end
+      lineno = lineno + 1
+      local terminated = byte(line, -1) == 10
+      if terminated then line = sub(line, 1, -2) end
+      if first then
+        first = false
+        if sub(line, 1, 3) == "\239\187\191" then line = sub(line, 4) end
+      end
+      if byte(line, -1) == 13 then line = sub(line, 1, -2) end
+      return lineno, line, terminated
+    end
+  end
+  local data = input
+  local pos, n = 1, #data
   if data:sub(1, 3) == "\239\187\191" then pos = 4 end
   return function()
     if pos > n then return nil end
@@ -108,16 +179,24 @@ local function parse_lines(ctx, data, prefix, handle)
   local version
   local last_line, last_terminated, last_nwarn_before = nil, true, 0
   for lineno, line, terminated in lines_of(data) do
-    if line:match("%S") then
+    local first = find(line, "%S")
+    if first then
       local nwarn_before = ctx.nwarn
       ctx.first_line_warning = nil
-      local trimmed = line:match("^%s*(.-)%s*$")
+      -- body: what follows the prefix and a blank, without copying the
+      -- line more than once
       local body
-      if trimmed:sub(1, #prefix) == prefix then
-        local rest = trimmed:sub(#prefix + 1)
-        if rest == "" or rest:match("^%s") then body = rest:match("^%s*(.*)$") end
+      if find(line, prefix, first, true) == first then
+        local after = first + #prefix
+        local b = find(line, "%S", after)
+        if not b then
+          body = ""
+        elseif b > after then
+          body = sub(line, b, last_nonblank(line))
+        end
       end
       if not version then
+        local trimmed = trim(line)
         local raw = body and body:match("^version=(%S*)$")
         local head = prefix .. " version="
         if not terminated and (raw == "" or (not raw and head:sub(1, #trimmed) == trimmed)) then
@@ -172,7 +251,7 @@ local function system_line(ctx, at, groups, fields)
   local where = at .. ": system"
   local g1 = groups[1]
   table.remove(g1.words, 1)
-  local sys = fill(ctx, where, fields, text_src(g1), {}, false)
+  local sys = fill(ctx, where, fields, g1.kv, g1.order, {}, false)
   warn_words(ctx, where, g1, sys)
   local w
   for i = 2, #groups do
@@ -209,8 +288,8 @@ end
 
 -- Profile report ---------------------------------------------------------------
 
---- text.profile(ctx, data, path, size) -> a profile report read from its
--- text form (raises read.fail errors; warnings go to ctx).
+--- text.profile(ctx, input, path, size) -> a profile report read from its
+-- text form (input: the text, or a file handle at its start) (raises read.fail errors; warnings go to ctx).
 function text.profile(ctx, data, path, size)
   local cap = model.new_profile(ctx, path, size, "text", nil)
   local seen = {}
@@ -221,13 +300,13 @@ function text.profile(ctx, data, path, size)
       warn(ctx, "%s: not a laige-profile line, kept in extra: '%s'", at, short(line))
       return
     end
-    local groups = tokenize(body)
+    local groups = tokenize(body, ctx, lineno)
     local g1, g2 = groups[1], groups[2]
     local section = group_is_empty(g1) and g2 and g2.name
     if section == "counters" or section == "world" then
       once(ctx, seen, lineno, section)
       local where = at .. ": " .. section
-      local out = fill(ctx, where, section == "counters" and COUNTERS or WORLD, text_src(g2), {}, false)
+      local out = fill(ctx, where, section == "counters" and COUNTERS or WORLD, g2.kv, g2.order, {}, false)
       warn_words(ctx, where, g2, out)
       for i = 3, #groups do
         warn(ctx, "%s: unknown section '%s:' ignored", where, short(groups[i].name))
@@ -251,7 +330,8 @@ end
 
 -- Budget report ------------------------------------------------------------------
 
---- text.budget(ctx, data, path, size) -> a budget report (raises read.fail
+--- text.budget(ctx, input, path, size) -> a budget report (input as for
+-- text.profile) (raises read.fail
 -- errors; warnings go to ctx).
 function text.budget(ctx, data, path, size)
   local cap = model.new_budget(ctx, path, size)
@@ -274,9 +354,9 @@ function text.budget(ctx, data, path, size)
   local function budget_head(lineno, trimmed)
     end_block()
     local at = "line " .. lineno
-    local groups = tokenize(trimmed)
+    local groups = tokenize(trimmed, ctx, lineno)
     local g1 = groups[1]
-    local head = fill(ctx, at .. ": budget", BUDGET_HEAD, text_src(g1), {}, false, nil, true)
+    local head = fill(ctx, at .. ": budget", BUDGET_HEAD, g1.kv, g1.order, {}, false, nil, true)
     local b = { name = head.budget, result = head.result, metric = head.metric, unit = head.unit,
       extra = head.extra }
     local where = at .. ": budget " .. tostring(b.name)
@@ -299,13 +379,13 @@ function text.budget(ctx, data, path, size)
   local function budget_part(lineno, trimmed)
     local b = block.budget
     local at = string.format("line %d: budget %s", lineno, tostring(b.name))
-    local groups = tokenize(trimmed)
+    local groups = tokenize(trimmed, ctx, lineno)
     local g1, g2 = groups[1], groups[2]
     local section = group_is_empty(g1) and g2 and g2.name
     local part
     if g1.order[1] == "after" and #groups == 1 then
       part = "after"
-      local v = fill(ctx, at, BUDGET_VALUES, text_src(g1), {}, false)
+      local v = fill(ctx, at, BUDGET_VALUES, g1.kv, g1.order, {}, false)
       warn_words(ctx, at, g1, v)
       b.after, b.before, b.target = v.after, v.before, v.target
       if v.extra then
@@ -317,7 +397,7 @@ function text.budget(ctx, data, path, size)
       b.stats = text_stats(ctx, at .. " stats", g2)
     elseif section == "context" and #groups == 2 then
       part = "context"
-      b.context = fill(ctx, at .. " context", CONTEXT, text_src(g2), {}, false)
+      b.context = fill(ctx, at .. " context", CONTEXT, g2.kv, g2.order, {}, false)
       warn_words(ctx, at .. " context", g2, b.context)
     elseif section and #groups == 2 then
       b.extra = b.extra or {}
@@ -336,19 +416,19 @@ function text.budget(ctx, data, path, size)
 
   local function report_line(lineno, line, body)
     local at = "line " .. lineno
-    local groups = tokenize(body)
+    local groups = tokenize(body, ctx, lineno)
     local g1, g2 = groups[1], groups[2]
     local section = group_is_empty(g1) and g2 and g2.name
     if section == "context" and #groups == 2 then
       once(ctx, seen, lineno, "context")
-      cap.context = fill(ctx, at .. ": context", CONTEXT, text_src(g2), {}, false)
+      cap.context = fill(ctx, at .. ": context", CONTEXT, g2.kv, g2.order, {}, false)
       warn_words(ctx, at .. ": context", g2, cap.context)
     elseif section == "frames" and #groups == 2 then
       once(ctx, seen, lineno, "frames")
-      cap.frames_info = fill(ctx, at .. ": frames", FRAMES_INFO, text_src(g2), {}, false)
+      cap.frames_info = fill(ctx, at .. ": frames", FRAMES_INFO, g2.kv, g2.order, {}, false)
       warn_words(ctx, at .. ": frames", g2, cap.frames_info)
     elseif g1.order[1] == "frame" and #groups == 1 then
-      local f = fill(ctx, at .. ": frame", FRAME, text_src(g1), {}, false)
+      local f = fill(ctx, at .. ": frame", FRAME, g1.kv, g1.order, {}, false)
       warn_words(ctx, at .. ": frame", g1, f)
       cap.frames[#cap.frames + 1] = f
     elseif g1.words[1] == "system" then
@@ -358,7 +438,7 @@ function text.budget(ctx, data, path, size)
       if #g2.order == 0 and #g2.words == 1 and g2.words[1] == "none" then
         seen.over_budget_none = lineno
       else
-        local o = fill(ctx, at .. ": over_budget", OVER_BUDGET, text_src(g2), {}, false)
+        local o = fill(ctx, at .. ": over_budget", OVER_BUDGET, g2.kv, g2.order, {}, false)
         warn_words(ctx, at .. ": over_budget", g2, o)
         cap.over_budget[#cap.over_budget + 1] = o
       end
@@ -374,7 +454,7 @@ function text.budget(ctx, data, path, size)
   end
 
   cap.version = parse_lines(ctx, data, "laige-budget-report", function(lineno, line, body)
-    local trimmed = line:match("^%s*(.-)%s*$")
+    local trimmed = trim(line)
     if body then
       end_block()
       report_line(lineno, line, body)
