@@ -23,8 +23,6 @@ ALL_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -DVP_VERSION='"$(VERSION)"' \
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 15
-BENCH_FRAMES ?= 300000
-BENCH_NODES ?= 1000
 
 # host/core, host/formats and host/write never include lua.h, and each
 # includes only the layers docs/architecture.md allows (make lint checks
@@ -43,7 +41,7 @@ CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench calibrate lint install uninstall clean examples docs readme
+.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench bench-huge calibrate lint install uninstall clean examples docs readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -135,8 +133,14 @@ $(B)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/floor.c
 
+# Two capture shapes, each against the floor and cat (bench/run.sh; sizes:
+# BENCH_WIDE, BENCH_LONG; repeats: BENCH_RUNS). bench-huge writes a 4 GB
+# capture, measures hitches.lua and budget.lua on it and deletes it.
 bench: all $(BENCH_BIN)
-	@sh bench/run.sh $(BENCH_FRAMES) $(BENCH_NODES)
+	@sh bench/run.sh wide long
+
+bench-huge: all $(BENCH_BIN)
+	@sh bench/run.sh huge
 
 # How often each comparison method raises a false alarm on simulated
 # captures with slow drift, and how often it finds planted slowdowns and a

@@ -1,15 +1,16 @@
 /* gen_vprof: write a large, deterministic VProf capture for `make bench`.
  *
- *   gen_vprof OUT FRAMES NODES
+ *   gen_vprof OUT FRAMES NODES [SPIKE_EVERY]
  *
  * A tree of NODES nodes (root included) over the 31 default budget groups
  * plus 3 custom ones (group ids from 0, declared in frame 1 as the public
  * engines do). Most nodes exist from frame 1; about 5 % (leaves) appear in the
  * middle of the capture. Times are noisy around a ~15 ms frame; about 15 % of the
  * nodes are called 255 times or more (escaped calls); every 4,999th frame one
- * node takes ~300 ms (escaped time) so hitch detection has work to do. The
- * same arguments always give the same bytes (xorshift PRNG, fixed seed).
- * At 300,000 x 1,000 the file is about 1 GB. */
+ * node takes ~300 ms (escaped time) so hitch detection has work to do
+ * (SPIKE_EVERY, default 4999: the long shape of `make bench` spikes every
+ * 500 frames). The same arguments always give the same bytes (xorshift
+ * PRNG, fixed seed). At 300,000 x 1,000 the file is about 1 GB. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,10 +56,11 @@ static long gen_arg(const char *s, const char *what)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: gen_vprof OUT FRAMES NODES\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: gen_vprof OUT FRAMES NODES [SPIKE_EVERY]\n");
         return 2;
     }
+    uint32_t spike_every = argc == 5 ? (uint32_t)gen_arg(argv[4], "SPIKE_EVERY") : 4999;
     const char *out = argv[1];
     uint32_t frames = (uint32_t)gen_arg(argv[2], "FRAMES");
     uint32_t nnodes = (uint32_t)gen_arg(argv[3], "NODES");
@@ -168,7 +170,7 @@ int main(int argc, char **argv)
             }
         }
         uint32_t spike = UINT32_MAX;
-        if (f % 4999 == 4998 && nnodes > 2)
+        if (f % spike_every == spike_every - 1 && nnodes > 2)
             do
                 spike = 2 + rng_next() % (nnodes - 2);
             while (g[spike].start > f);

@@ -1,34 +1,43 @@
 #!/bin/sh
-# make bench: vpscript against the floor on one large VProf capture.
+# make bench / make bench-huge: vpscript against the floor and cat on large
+# VProf captures, one table per capture shape.
 #
-#   sh bench/run.sh [FRAMES [NODES]]       (defaults 300000 1000, about 1 GB)
+#   sh bench/run.sh [SHAPE...]     shapes: wide long (make bench), huge (make bench-huge)
 #
-# Generates bench/data/big.vprof with build/bench/gen_vprof (skipped when the
-# file exists and was made by the same generator with the same FRAMES and
-# NODES), warms the page cache, then runs each contender once and prints
-# wall time, CPU time (user + sys) and peak RSS (GNU time: %e %U %S %M) side
-# by side:
-#   cat         cat FILE >/dev/null: reading the bytes, nothing else
-#   floor       build/bench/floor: the minimal C decode loop (every timing
-#               record decoded and summed, no tree, no index)
-#   open        vp.open alone (bench/open_only.lua): the frame index build
-#   hitches     ./vpscript scripts/hitches.lua FILE --json
-#   budget      ./vpscript scripts/budget.lua FILE --json
+#   wide   300,000 frames x 1,000 nodes (about 1 GB), a spike every 4,999 frames
+#   long   732,000 frames x 117 nodes (about 290 MB), a spike every 500 frames:
+#          a long session of short frames with 1,464 hitches
+#   huge   1,250,000 frames x 1,000 nodes (about 4.1 GB), generated, measured
+#          (hitches.lua and budget.lua) and deleted
+#
+# The sizes can be changed: BENCH_WIDE="FRAMES NODES SPIKE_EVERY", likewise
+# BENCH_LONG and BENCH_HUGE. Captures are written to bench/data/ by
+# build/bench/gen_vprof (deterministic: reused while the generator and the
+# parameters are unchanged; never committed). The page cache is warmed, so
+# every contender reads from memory. Each contender runs BENCH_RUNS times
+# (default 3) under GNU time (/usr/bin/time -f '%e %U %S %M'); the table
+# shows the median wall and CPU (user + sys) time and the largest peak RSS:
+#   cat       cat FILE >/dev/null: reading the bytes, nothing else
+#   floor     build/bench/floor FILE: the minimal C decode loop (read() into
+#             one buffer, every timing record decoded and summed, nothing kept)
+#   open      vpscript bench/open_only.lua FILE: vp.open alone (the one pass)
+#   hitches   vpscript scripts/hitches.lua FILE --json (with causes)
+#   budget    vpscript scripts/budget.lua FILE --json
+#   top       vpscript scripts/top.lua FILE --json
+#   compare   vpscript scripts/compare.lua FILE FILE --json (the capture against itself)
+#   check     vpscript scripts/check.lua examples/rules/vprof.lua FILE --json
+#             (exit 3, a failed rule, counts as a run: it is the gate's answer)
 # "x floor" is wall time over the floor's, "cpu x" CPU time over the floor's;
-# GB/s is file bytes / wall time.
-# On a shared machine wall time is noisy: compare CPU time too.
-# A script that does not exist yet is reported as "missing", one that fails
-# as "FAILED" with its stderr in build/bench/<name>.err; the run goes on.
+# GB/s is file bytes / wall time. On a shared machine wall time is noisy:
+# compare CPU time too, and state the load (printed with each table).
+# A run that fails is reported as FAILED with its stderr in
+# build/bench/<shape>-<what>.err; the run goes on.
 set -u
-
-frames=${1:-300000}
-nodes=${2:-1000}
 cd "$(dirname "$0")/.." || exit 1
 
 B=build/bench
 data=bench/data
-file=$data/big.vprof
-stamp=$data/big.params
+runs=${BENCH_RUNS:-3}
 mkdir -p "$B" "$data"
 
 if [ ! -x "$B/gen_vprof" ] || [ ! -x "$B/floor" ] || [ ! -x ./vpscript ]; then
@@ -39,64 +48,109 @@ if [ ! -x /usr/bin/time ]; then
     exit 1
 fi
 
-want="frames=$frames nodes=$nodes"
-if [ -f "$file" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
-   [ -n "$(find "$file" -newer "$B/gen_vprof")" ]; then
-    echo "bench: reusing $file ($want)"
-else
-    echo "bench: generating $file ($want)"
-    rm -f "$stamp"
-    "$B/gen_vprof" "$file" "$frames" "$nodes" || exit 1
-    echo "$want" >"$stamp"
-fi
-bytes=$(wc -c <"$file" | tr -d ' ')
+# gen SHAPE FRAMES NODES SPIKE: make bench/data/SHAPE.vprof unless it is current.
+gen() {
+    file=$data/$1.vprof
+    stamp=$data/$1.params
+    want="frames=$2 nodes=$3 spike=$4"
+    if [ -f "$file" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
+       [ -n "$(find "$file" -newer "$B/gen_vprof")" ]; then
+        echo "bench: reusing $file ($want)"
+    else
+        echo "bench: generating $file ($want)"
+        rm -f "$stamp"
+        "$B/gen_vprof" "$file" "$2" "$3" "$4" || exit 1
+        echo "$want" >"$stamp"
+    fi
+}
 
-# Warm the page cache so every contender reads from memory.
-cat "$file" >/dev/null
-cat "$file" >/dev/null
-
-floor_s=""
-floor_cpu=""
-echo
-printf 'bench: %s, %s bytes (%s frames x %s nodes), %s\n' "$file" "$bytes" "$frames" "$nodes" \
-    "$(uname -m) $(nproc 2>/dev/null || echo '?') cpu"
-printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "what" "wall s" "cpu s" "peak RSS MB" "GB/s" "x floor" "cpu x" "command"
-
-# run NAME DESCRIPTION CMD...: time CMD, print one row.
+# run SHAPE NAME EXTRA_OK DESCRIPTION CMD...: time CMD $runs times, print one row.
 run() {
-    name=$1
-    desc=$2
-    shift 2
-    out="$B/$name.time"
-    err="$B/$name.err"
-    if /usr/bin/time -o "$out" -f '%e %U %S %M' "$@" >"$B/$name.out" 2>"$err"; then
-        read -r wall user sys rss_kb <"$out"
-        cpu=$(awk -v u="$user" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
-        rss_mb=$(awk -v k="$rss_kb" 'BEGIN { printf "%.1f", k / 1024 }')
-        gbs=$(awk -v b="$bytes" -v s="$wall" 'BEGIN { if (s > 0) printf "%.2f", b / s / 1e9; else print "inf" }')
-        if [ "$name" = floor ]; then floor_s=$wall; floor_cpu=$cpu; fi
-        ratio=$(awk -v s="$wall" -v f="${floor_s:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
-        cratio=$(awk -v s="$cpu" -v f="${floor_cpu:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
-        printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "$name" "$wall" "$cpu" "$rss_mb" "$gbs" "$ratio" "$cratio" "$desc"
-    else
-        rc=$?
-        printf '%-10s %8s %8s %12s %7s %8s %8s  %s (exit %s, see %s)\n' "$name" FAILED - - - - - "$desc" "$rc" "$err"
+    shape=$1
+    name=$2
+    okcode=$3
+    desc=$4
+    shift 4
+    out="$B/$shape-$name.time"
+    err="$B/$shape-$name.err"
+    : >"$out"
+    i=0
+    while [ "$i" -lt "$runs" ]; do
+        /usr/bin/time -a -o "$out" -f '%e %U %S %M %x' "$@" >"$B/$shape-$name.out" 2>"$err"
+        i=$((i + 1))
+    done
+    # The exit status is the last field; a line "Command exited with ..." may precede it.
+    if ! awk -v ok="$okcode" '$1 ~ /^[0-9.]+$/ && ($5 == 0 || $5 == ok) { n++ } END { exit n == 0 }' "$out"; then
+        printf '%-10s %8s %8s %12s %7s %8s %8s  %s (see %s)\n' "$name" FAILED - - - - - "$desc" "$err"
+        return
     fi
+    set -- $(awk 'BEGIN { n = 0; m = 0 } $1 ~ /^[0-9.]+$/ { w[n] = $1; c[n] = $2 + $3; if ($4 > m) m = $4; n++ }
+        END {
+            for (i = 0; i < n; i++) for (j = i + 1; j < n; j++) {
+                if (w[j] < w[i]) { t = w[i]; w[i] = w[j]; w[j] = t }
+                if (c[j] < c[i]) { t = c[i]; c[i] = c[j]; c[j] = t }
+            }
+            printf "%.2f %.2f %.1f\n", w[int(n / 2)], c[int(n / 2)], m / 1024
+        }' "$out")
+    wall=$1
+    cpu=$2
+    rss=$3
+    gbs=$(awk -v b="$bytes" -v s="$wall" 'BEGIN { if (s > 0) printf "%.2f", b / s / 1e9; else print "inf" }')
+    if [ "$name" = floor ]; then floor_s=$wall; floor_cpu=$cpu; fi
+    ratio=$(awk -v s="$wall" -v f="${floor_s:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
+    cratio=$(awk -v s="$cpu" -v f="${floor_cpu:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
+    printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "$name" "$wall" "$cpu" "$rss" "$gbs" "$ratio" "$cratio" "$desc"
 }
 
-# run_script NAME: a shipped script, or "missing" when it is not there yet.
-run_script() {
-    if [ -f "scripts/$1.lua" ]; then
-        run "$1" "vpscript scripts/$1.lua FILE --json" ./vpscript "scripts/$1.lua" "$file" --json
-    else
-        printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "$1" missing - - - - - "scripts/$1.lua does not exist yet"
-    fi
+# bench SHAPE FRAMES NODES SPIKE SCRIPTS...: one table.
+bench() {
+    shape=$1
+    gen "$shape" "$2" "$3" "$4"
+    shift 4
+    file=$data/$shape.vprof
+    bytes=$(wc -c <"$file" | tr -d ' ')
+    cat "$file" >/dev/null
+    cat "$file" >/dev/null
+    floor_s=""
+    floor_cpu=""
+    echo
+    printf 'bench %s: %s, %s bytes, %s; load %s; median of %s runs\n' "$shape" "$file" "$bytes" \
+        "$(uname -m) $(nproc 2>/dev/null || echo '?') cpu" \
+        "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" "$runs"
+    printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "what" "wall s" "cpu s" "peak RSS MB" "GB/s" \
+        "x floor" "cpu x" "command"
+    run "$shape" cat 0 "cat FILE >/dev/null" cat "$file"
+    run "$shape" floor 0 "build/bench/floor FILE (minimal C decode loop)" "$B/floor" "$file"
+    for s in "$@"; do
+        case $s in
+        open) run "$shape" open 0 "vpscript bench/open_only.lua FILE (vp.open alone)" \
+            ./vpscript bench/open_only.lua "$file" ;;
+        compare) run "$shape" compare 0 "vpscript scripts/compare.lua FILE FILE --json" \
+            ./vpscript scripts/compare.lua "$file" "$file" --json ;;
+        check) run "$shape" check 3 "vpscript scripts/check.lua examples/rules/vprof.lua FILE --json" \
+            ./vpscript scripts/check.lua examples/rules/vprof.lua "$file" --json ;;
+        *) run "$shape" "$s" 0 "vpscript scripts/$s.lua FILE --json" ./vpscript "scripts/$s.lua" "$file" --json ;;
+        esac
+    done
 }
 
-run cat "cat FILE >/dev/null" cat "$file"
-run floor "build/bench/floor FILE (minimal C decode loop)" "$B/floor" "$file"
-run open "vpscript bench/open_only.lua FILE (vp.open: index build)" ./vpscript bench/open_only.lua "$file"
-run_script hitches
-run_script budget
+[ $# -gt 0 ] || set -- wide long
+for shape in "$@"; do
+    case $shape in
+    wide)
+        # shellcheck disable=SC2086
+        bench wide ${BENCH_WIDE:-300000 1000 4999} open hitches budget top compare check ;;
+    long)
+        # shellcheck disable=SC2086
+        bench long ${BENCH_LONG:-732000 117 500} open hitches budget top compare check ;;
+    huge)
+        # shellcheck disable=SC2086
+        bench huge ${BENCH_HUGE:-1250000 1000 4999} open hitches budget
+        rm -f "$data/huge.vprof" "$data/huge.params" ;;
+    *)
+        echo "bench: unknown shape '$shape' (wide, long, huge)" >&2
+        exit 2 ;;
+    esac
+done
 echo
-echo "bench: outputs and stderr in $B/<what>.out and .err"
+echo "bench: outputs and stderr in $B/<shape>-<what>.out and .err"

@@ -1,4 +1,6 @@
 /* The VProf model in Lua: captures, frames, nodes and groups. */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/sort.h"
@@ -10,6 +12,7 @@
 #define NODE_T "vp.vprof.node"
 #define GROUP_T "vp.vprof.group"
 #define FRAME_T "vp.vprof.frame"
+#define DIST_T "vp.vprof.dist"
 
 typedef struct {
     uint32_t idx;
@@ -24,6 +27,20 @@ typedef struct {
     int decoded;
     vp_vprof_fdata fd; /* arrays follow the struct in the same userdata */
 } lframe;
+
+/* A per-frame quantity summarised (vp.vprof.dist): the statistics a Series
+ * of it would give, from the value counts a pass kept; the column itself
+ * only when asked for (series, totable, [i]). A group's self time (the
+ * model's statistics), the frame times (the open pass's), or a node's time,
+ * self time or calls (cap:series with {summary = true}: the dist owns it). */
+enum { DIST_GROUP, DIST_FRAME, DIST_NODE };
+typedef struct {
+    int kind;
+    uint32_t index; /* group or node index */
+    int fold;       /* a group's: hidden groups folded */
+    int field;      /* a node's: vp_vprof_field */
+    vp_stream own;  /* a node's summary */
+} ldist;
 
 static vp_vprof *check_cap(lua_State *L, int idx)
 {
@@ -127,11 +144,54 @@ static int frame_range(lua_State *L, int arg, const vp_vprof *m, uint32_t *first
     return 1;
 }
 
+/* vp.error.new(code, message): run protected, so that a Lua without the
+ * stdlib on its path still gets the message. */
+static int new_vp_error(lua_State *L)
+{
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "vp.error");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "new");
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* Raise a reader failure met after the open (a frame read again, a pass)
+ * naming the capture's file (the capture at cap_idx): as a vp.error with
+ * the reader's code, so a script ends as for a file it cannot open (exit 2
+ * for a file truncated while open), not with a traceback. */
+static int raise_at(lua_State *L, int cap_idx, const vp_error *err)
+{
+    cap_idx = lua_absindex(L, cap_idx);
+    lua_pushcfunction(L, new_vp_error);
+    lua_pushstring(L, vp_errcode_name(err->code));
+    lua_getiuservalue(L, cap_idx, 1);
+    lua_getfield(L, -1, "path");
+    lua_replace(L, -2);
+    lua_pushfstring(L, "%s: %s", lua_tostring(L, -1), err->msg);
+    lua_replace(L, -2);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        lua_getiuservalue(L, cap_idx, 1);
+        lua_getfield(L, -1, "path");
+        return vp_l_raise(L, lua_tostring(L, -1), err);
+    }
+    return lua_error(L);
+}
+
+/* Raise err, naming the file of the capture at index 1. */
+static void raise_for_cap(lua_State *L, const vp_error *err)
+{
+    raise_at(L, 1, err);
+}
+
 /* ---- frames ------------------------------------------------------------ */
 
 static void push_frame(lua_State *L, int cap_idx, vp_vprof *m, uint32_t fi)
 {
-    uint32_t n = m->frame_nodes[fi];
+    uint32_t n = m->frames[fi].n;
     lframe *f = vp_lchild_new(L, sizeof(lframe) + vp_vprof_fdata_size(n), FRAME_T, cap_idx);
     f->fi = fi;
     vp_vprof_fdata_init(&f->fd, n, f + 1);
@@ -150,9 +210,7 @@ static lframe *decoded_frame(lua_State *L, int idx, vp_vprof **m)
         vp_error err;
         if (vp_vprof_frame_read(*m, f->fi, &f->fd, &err) != VP_OK) {
             vp_lchild_pushcap(L, idx);
-            lua_getiuservalue(L, -1, 1);
-            lua_getfield(L, -1, "path");
-            vp_l_raise(L, lua_tostring(L, -1), &err);
+            raise_at(L, -1, &err);
         }
         f->decoded = 1;
     }
@@ -237,11 +295,11 @@ static int frame_get(lua_State *L)
     if (strcmp(k, "index") == 0)
         lua_pushinteger(L, (lua_Integer)f->fi + 1);
     else if (strcmp(k, "tick") == 0)
-        lua_pushinteger(L, m->frame_tick[f->fi]);
+        lua_pushinteger(L, m->frames[f->fi].tick);
     else if (strcmp(k, "frame_ms") == 0)
-        lua_pushnumber(L, m->frame_ms->v[f->fi]);
+        lua_pushnumber(L, vp_vprof_frame_ms(m, f->fi));
     else if (strcmp(k, "offset") == 0)
-        lua_pushinteger(L, (lua_Integer)m->frame_off[f->fi]);
+        lua_pushinteger(L, (lua_Integer)m->frames[f->fi].off);
     else if (strcmp(k, "node_count") == 0)
         lua_pushinteger(L, f->fd.n);
     else
@@ -254,7 +312,7 @@ static int frame_tostring(lua_State *L)
     vp_vprof *m;
     lframe *f = check_frame(L, 1, &m);
     lua_pushfstring(L, "<frame %d tick %d: %f ms, %d nodes>", (int)f->fi + 1,
-                    (int)m->frame_tick[f->fi], m->frame_ms->v[f->fi], (int)f->fd.n);
+                    (int)m->frames[f->fi].tick, vp_vprof_frame_ms(m, f->fi), (int)f->fd.n);
     return 1;
 }
 
@@ -287,18 +345,26 @@ static int node_children(lua_State *L)
     return 1;
 }
 
-static void push_path(lua_State *L, const vp_vprof *m, uint32_t idx)
+typedef size_t (*path_fn)(const vp_vprof *m, uint32_t node, char *buf, size_t cap);
+
+/* Push a node's path as `fn` writes it (elided or full). */
+static void push_path_with(lua_State *L, const vp_vprof *m, uint32_t idx, path_fn fn)
 {
-    char small[256];
-    size_t need = vp_vprof_node_path(m, idx, small, sizeof small);
+    char small[300];
+    size_t need = fn(m, idx, small, sizeof small);
     if (need < sizeof small) {
         lua_pushlstring(L, small, need);
         return;
     }
     luaL_Buffer b;
     char *p = luaL_buffinitsize(L, &b, need + 1);
-    vp_vprof_node_path(m, idx, p, need + 1);
+    fn(m, idx, p, need + 1);
     luaL_pushresultsize(&b, need);
+}
+
+static void push_path(lua_State *L, const vp_vprof *m, uint32_t idx)
+{
+    push_path_with(L, m, idx, vp_vprof_node_path);
 }
 
 static int node_get(lua_State *L)
@@ -313,6 +379,14 @@ static int node_get(lua_State *L)
         lua_pushstring(L, vp_vprof_name(m, nd->name));
     else if (strcmp(k, "path") == 0)
         push_path(L, m, n->idx);
+    else if (strcmp(k, "full_path") == 0)
+        push_path_with(L, m, n->idx, vp_vprof_node_full_path);
+    else if (strcmp(k, "path_order") == 0) {
+        const uint32_t *rank = vp_vprof_path_order(m);
+        if (!rank)
+            return luaL_error(L, "out of memory");
+        lua_pushinteger(L, (lua_Integer)rank[n->idx] + 1);
+    }
     else if (strcmp(k, "depth") == 0)
         lua_pushinteger(L, nd->depth);
     else if (strcmp(k, "index") == 0)
@@ -541,25 +615,25 @@ static int cap_group(lua_State *L)
 static int cap_frame_times(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
-    vp_l_push_series(L, vp_series_ref(m->frame_ms));
+    vp_series *s = vp_vprof_frame_series(m);
+    if (!s)
+        return luaL_error(L, "out of memory");
+    vp_l_push_series(L, s);
     return 1;
 }
 
-/* Raise err, naming the file of the capture at index 1. */
-static void raise_for_cap(lua_State *L, const vp_error *err)
-{
-    lua_getiuservalue(L, 1, 1);
-    lua_getfield(L, -1, "path");
-    vp_l_raise(L, lua_tostring(L, -1), err);
-}
+static ldist *dist_new(lua_State *L, int kind, uint32_t index);
 
-/* cap:series(node | {node, ...}, field) -> Series | {Series, ...} */
+/* cap:series(node | {node, ...}, field [, {summary = true}]) -> Series |
+ * {Series, ...}: one pass for all the nodes; with summary, dists instead
+ * (the figures of the columns without keeping them). */
 static int cap_series(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
     static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
     static const vp_vprof_field field_ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
     vp_vprof_field field = field_ids[luaL_checkoption(L, 3, "time_ms", fields)];
+    int summary = vp_l_opt_bool(L, 4, "summary", 0);
     int many = lua_type(L, 2) == LUA_TTABLE;
     lua_Integer count = many ? luaL_len(L, 2) : 1;
     luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
@@ -568,6 +642,7 @@ static int cap_series(lua_State *L)
      * them. */
     uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
     vp_series **out = lua_newuserdatauv(L, (size_t)count * sizeof *out + 1, 0);
+    vp_stream **streams = lua_newuserdatauv(L, (size_t)count * sizeof *streams + 1, 0);
     lua_createtable(L, (int)count, 0);
     int results = lua_gettop(L);
     for (lua_Integer k = 1; k <= count; k++) {
@@ -581,62 +656,347 @@ static int cap_series(lua_State *L)
         } else {
             nodes[k - 1] = check_node_arg(L, 2, 1, m);
         }
-        out[k - 1] = vp_series_new(m->frame_count);
-        if (!out[k - 1])
-            return luaL_error(L, "out of memory");
-        vp_l_push_series(L, out[k - 1]);
+        if (summary) {
+            ldist *d = dist_new(L, DIST_NODE, nodes[k - 1]);
+            d->field = field;
+            streams[k - 1] = &d->own;
+        } else {
+            out[k - 1] = vp_series_new(m->frame_count);
+            if (!out[k - 1])
+                return luaL_error(L, "out of memory");
+            vp_l_push_series(L, out[k - 1]);
+        }
         lua_rawseti(L, results, k);
     }
     vp_error err;
-    if (vp_vprof_node_series(m, nodes, (uint32_t)count, field, out, &err) != VP_OK)
+    if ((summary ? vp_vprof_node_streams(m, nodes, (uint32_t)count, field, streams, &err)
+                 : vp_vprof_node_series(m, nodes, (uint32_t)count, field, out, &err)) != VP_OK)
         raise_for_cap(L, &err);
     if (!many)
         lua_rawgeti(L, results, 1);
     return 1;
 }
 
-/* cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series} */
-static int cap_group_self_ms(lua_State *L)
+/* ---- group self time: summaries and columns --------------------------------- */
+
+/* Make sure the statistics `what` exist, raising naming the file. */
+static void need_stats(lua_State *L, vp_vprof *m, unsigned what)
 {
-    vp_vprof *m = check_cap(L, 1);
-    int fold = vp_l_opt_bool(L, 2, "fold_hidden", 0);
-    lua_newtable(L);
-    int result = lua_gettop(L);
-    if (!fold || !vp_vprof_has_hidden_groups(m)) {
-        for (uint32_t g = 0; g < m->group_count; g++) {
-            if (!m->groups[g].self_ms)
-                continue;
-            push_group(L, 1, g);
-            vp_l_push_series(L, vp_series_ref(m->groups[g].self_ms));
-            lua_rawset(L, result);
-        }
-        return 1;
+    vp_error err;
+    if (vp_vprof_stats_need(m, what, &err) != VP_OK)
+        raise_for_cap(L, &err);
+}
+
+/* The per-frame columns of every group (fold: hidden groups folded), made
+ * by one pass and kept in the capture's cache: {[group index] = Series}. */
+static void push_group_columns(lua_State *L, int cap_idx, vp_vprof *m, int fold)
+{
+    const char *key = fold ? "group_columns_folded" : "group_columns";
+    vp_lcap_cache(L, cap_idx);
+    if (lua_getfield(L, -1, key) == LUA_TTABLE) {
+        lua_remove(L, -2);
+        return;
     }
-    /* Folding needs each node's nearest visible ancestor: a second pass. */
-    size_t gbytes = (size_t)m->group_count * sizeof(vp_series *);
-    char *mem = lua_newuserdatauv(L, gbytes + (size_t)m->node_count * sizeof(uint32_t) + 1, 0);
-    vp_series **out = (vp_series **)mem;
-    uint32_t *vis = (uint32_t *)(mem + gbytes);
-    memset(out, 0, gbytes);
-    vp_vprof_fold_map(m, vis);
-    for (uint32_t v = 0; v < m->node_count; v++) {
-        uint32_t g = vis[v];
-        if (out[g])
+    lua_pop(L, 1);
+    need_stats(L, m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS);
+    lua_createtable(L, 0, 16);
+    int t = lua_gettop(L);
+    vp_series **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
+    for (uint32_t g = 0; g < m->group_count; g++) {
+        out[g] = NULL;
+        if (!vp_vprof_group_stream(m, g, fold))
             continue;
         out[g] = vp_series_new(m->frame_count);
         if (!out[g])
-            return luaL_error(L, "out of memory");
-        /* Hand each series to Lua now so an error cannot leak it. */
-        push_group(L, 1, g);
+            luaL_error(L, "out of memory");
+        /* Handed to Lua at once so an error cannot leak it. */
         vp_l_push_series(L, out[g]);
-        lua_rawset(L, result);
+        lua_rawseti(L, t, (lua_Integer)g);
     }
     vp_error err;
-    if (vp_vprof_group_self_fold(m, vis, out, &err) != VP_OK)
-        raise_for_cap(L, &err);
-    lua_settop(L, result);
+    if (vp_vprof_group_series(m, fold, out, &err) != VP_OK)
+        raise_at(L, cap_idx, &err);
+    lua_settop(L, t);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, key);
+    lua_remove(L, -2);
+}
+
+/* cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}: the
+ * columns themselves (frames x groups of memory; vp.budget reads the
+ * summaries of cap:group_stats instead). */
+static int cap_group_self_ms(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    int fold = vp_l_opt_bool(L, 2, "fold_hidden", 0) && m->fold_differs;
+    lua_settop(L, 1);
+    push_group_columns(L, 1, m, fold);
+    int cols = lua_gettop(L);
+    lua_newtable(L);
+    for (uint32_t g = 0; g < m->group_count; g++) {
+        if (lua_rawgeti(L, cols, (lua_Integer)g) == LUA_TNIL) {
+            lua_pop(L, 1);
+            continue;
+        }
+        vp_series *s = vp_l_check_series(L, -1);
+        lua_pop(L, 1);
+        push_group(L, 1, g);
+        vp_l_push_series(L, vp_series_ref(s));
+        lua_rawset(L, -3);
+    }
     return 1;
 }
+
+static ldist *check_dist(lua_State *L, int idx, vp_vprof **m, vp_stream **s)
+{
+    ldist *d = vp_lchild_check(L, idx, DIST_T, (void **)m);
+    switch (d->kind) {
+    case DIST_FRAME: *s = &(*m)->frame_stream; break;
+    case DIST_NODE: *s = &d->own; break;
+    default: *s = vp_vprof_group_stream(*m, d->index, d->fold); break;
+    }
+    if (!*s)
+        luaL_error(L, "the statistics of this group are gone");
+    return d;
+}
+
+/* A value of the summary as the column would hold it. */
+static double dist_value(const ldist *d, uint64_t v)
+{
+    return d->kind == DIST_NODE && d->field == VP_VPROF_CALLS ? (double)v : vp_vprof_ms(v);
+}
+
+static double dist_scale(const ldist *d)
+{
+    return d->kind == DIST_NODE && d->field == VP_VPROF_CALLS ? 1.0 : VP_VPROF_US_PER_UNIT / 1000.0;
+}
+
+static int dist_len(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    check_dist(L, 1, &m, &s);
+    lua_pushinteger(L, (lua_Integer)vp_stream_n(s));
+    return 1;
+}
+
+static int dist_sum(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    check_dist(L, 1, &m, &s);
+    lua_pushnumber(L, vp_ksum_get(&s->sum));
+    return 1;
+}
+
+static int dist_mean(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    check_dist(L, 1, &m, &s);
+    uint64_t n = vp_stream_n(s);
+    lua_pushnumber(L, n ? vp_ksum_get(&s->sum) / (double)n : NAN);
+    return 1;
+}
+
+static int dist_extreme(lua_State *L, int max, int arg)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    ldist *d = check_dist(L, 1, &m, &s);
+    if (!vp_stream_n(s)) {
+        if (arg)
+            lua_pushnil(L);
+        else
+            lua_pushnumber(L, NAN);
+    } else if (arg) {
+        lua_pushinteger(L, (lua_Integer)(max ? s->argmax : s->argmin) + 1);
+    } else {
+        lua_pushnumber(L, dist_value(d, max ? s->max : s->min));
+    }
+    return 1;
+}
+
+static int dist_min(lua_State *L) { return dist_extreme(L, 0, 0); }
+static int dist_max(lua_State *L) { return dist_extreme(L, 1, 0); }
+static int dist_argmin(lua_State *L) { return dist_extreme(L, 0, 1); }
+static int dist_argmax(lua_State *L) { return dist_extreme(L, 1, 1); }
+
+static int dist_percentile(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    ldist *d = check_dist(L, 1, &m, &s);
+    double p = luaL_checknumber(L, 2);
+    luaL_argcheck(L, p >= 0 && p <= 100, 2, "percentile must be in 0..100");
+    int ok;
+    uint64_t v = vp_stream_percentile(s, p, &ok);
+    lua_pushnumber(L, ok ? dist_value(d, v) : NAN);
+    return 1;
+}
+
+static int dist_stddev(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    ldist *d = check_dist(L, 1, &m, &s);
+    lua_pushnumber(L, vp_stream_stddev(s, dist_scale(d)));
+    return 1;
+}
+
+/* d:counts() -> {[ms] = count}, n: the distinct values and how often each
+ * came (what rank tests need). */
+static int dist_counts(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    ldist *d = check_dist(L, 1, &m, &s);
+    uint32_t k;
+    const vp_hist_slot *v = vp_hist_sorted(&s->h, &k);
+    if (!v && vp_stream_n(s))
+        return luaL_error(L, "out of memory");
+    lua_createtable(L, 0, (int)k);
+    for (uint32_t i = 0; i < k; i++) {
+        lua_pushnumber(L, dist_value(d, v[i].value));
+        lua_pushinteger(L, (lua_Integer)(v[i].count - (i ? v[i - 1].count : 0)));
+        lua_rawset(L, -3);
+    }
+    lua_pushinteger(L, (lua_Integer)vp_stream_n(s));
+    return 2;
+}
+
+/* d:series() -> the column (one pass for every group, kept). */
+static int dist_series(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    ldist *d = check_dist(L, 1, &m, &s);
+    if (d->kind == DIST_FRAME) {
+        vp_series *ft = vp_vprof_frame_series(m);
+        if (!ft)
+            return luaL_error(L, "out of memory");
+        vp_l_push_series(L, ft);
+        return 1;
+    }
+    vp_lchild_pushcap(L, 1);
+    int cap = lua_gettop(L);
+    if (d->kind == DIST_NODE) {
+        vp_series *col = vp_series_new(m->frame_count);
+        if (!col)
+            return luaL_error(L, "out of memory");
+        vp_l_push_series(L, col);
+        vp_error err;
+        if (vp_vprof_node_series(m, &d->index, 1, (vp_vprof_field)d->field, &col, &err) != VP_OK)
+            raise_at(L, cap, &err);
+        return 1;
+    }
+    push_group_columns(L, cap, m, d->fold && m->fold_differs);
+    lua_rawgeti(L, -1, (lua_Integer)d->index);
+    return 1;
+}
+
+static int dist_gc(lua_State *L)
+{
+    ldist *d = luaL_checkudata(L, 1, DIST_T);
+    vp_stream_free(&d->own);
+    return 0;
+}
+
+static int dist_totable(lua_State *L)
+{
+    dist_series(L);
+    lua_getfield(L, -1, "totable");
+    lua_insert(L, -2);
+    lua_call(L, 1, 1);
+    return 1;
+}
+
+static int dist_get(lua_State *L)
+{
+    if (lua_type(L, 2) != LUA_TNUMBER) {
+        lua_pushnil(L);
+        return 1;
+    }
+    lua_settop(L, 2);
+    dist_series(L);
+    lua_pushvalue(L, 2);
+    lua_gettable(L, -2);
+    return 1;
+}
+
+static int dist_tostring(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    ldist *d = check_dist(L, 1, &m, &s);
+    uint64_t n = vp_stream_n(s);
+    double mean = n ? vp_ksum_get(&s->sum) / (double)n : 0.0;
+    static const char *const fields[] = {"time_ms", "self_ms", "calls"};
+    if (d->kind == DIST_FRAME)
+        lua_pushfstring(L, "<vprof dist: frame time, %d frames, mean %f ms>", (int)n, mean);
+    else if (d->kind == DIST_NODE)
+        lua_pushfstring(L, "<vprof dist: node %s %s, %d frames, mean %f>",
+                        vp_vprof_name(m, m->nodes[d->index].name), fields[d->field], (int)n, mean);
+    else
+        lua_pushfstring(L, "<vprof dist: %s self time%s, %d frames, mean %f ms>",
+                        vp_vprof_name(m, m->groups[d->index].name),
+                        d->fold ? " (hidden folded)" : "", (int)n, mean);
+    return 1;
+}
+
+/* A new dist of the capture at index 1. */
+static ldist *dist_new(lua_State *L, int kind, uint32_t index)
+{
+    ldist *d = vp_lchild_new(L, sizeof *d, DIST_T, 1);
+    memset(d, 0, sizeof *d);
+    d->kind = kind;
+    d->index = index;
+    vp_stream_init(&d->own);
+    return d;
+}
+
+/* cap:group_stats([{fold_hidden = true}]) -> {[group] = dist}: every group
+ * some node counts towards, its self time per frame summarised. */
+static int cap_group_stats(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    int fold = vp_l_opt_bool(L, 2, "fold_hidden", 0) && m->fold_differs;
+    lua_settop(L, 1);
+    need_stats(L, m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS);
+    lua_newtable(L);
+    for (uint32_t g = 0; g < m->group_count; g++) {
+        if (!vp_vprof_group_stream(m, g, fold))
+            continue;
+        push_group(L, 1, g);
+        dist_new(L, DIST_GROUP, g)->fold = fold;
+        lua_rawset(L, -3);
+    }
+    return 1;
+}
+
+/* cap:time_stats() -> dist: the frame times, summarised at open. */
+static int cap_time_stats(lua_State *L)
+{
+    check_cap(L, 1);
+    dist_new(L, DIST_FRAME, 0);
+    return 1;
+}
+
+/* cap:slowest_sum(k) -> the sum of the k slowest frame times (ms). */
+static int cap_slowest_sum(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    lua_Integer k = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, k >= 1 && k <= (lua_Integer)m->frame_count, 2, "k must be in 1..frames");
+    int ok;
+    double s = vp_vprof_slowest_sum(m, (uint32_t)k, &ok);
+    if (!ok)
+        return luaL_error(L, "out of memory");
+    lua_pushnumber(L, s);
+    return 1;
+}
+
+/* ---- node totals ------------------------------------------------------------ */
 
 static void setnum(lua_State *L, const char *k, double v)
 {
@@ -650,43 +1010,194 @@ static void setint(lua_State *L, const char *k, lua_Integer v)
     lua_setfield(L, -2, k);
 }
 
-/* cap:node_stats([i [, j]]) -> list of per-node totals over frames i..j */
-static int cap_node_stats(lua_State *L)
+/* Push {node, frames, calls, time_ms, self_ms, peak_ms, peak_self_ms,
+ * peak_frame} for node v. */
+static void push_stat_row(lua_State *L, int cap_idx, uint32_t v, const vp_vprof_node_stat *a)
 {
-    vp_vprof *m = check_cap(L, 1);
+    lua_createtable(L, 0, 9);
+    push_node(L, cap_idx, v);
+    lua_setfield(L, -2, "node");
+    setint(L, "frames", a->frames);
+    setint(L, "calls", (lua_Integer)a->calls);
+    setnum(L, "time_ms", vp_vprof_ms(a->time));
+    setnum(L, "self_ms", vp_vprof_ms(a->self));
+    setnum(L, "peak_ms", vp_vprof_ms(a->peak));
+    setnum(L, "peak_self_ms", vp_vprof_ms(a->peak_self));
+    if (a->frames)
+        setint(L, "peak_frame", (lua_Integer)a->peak_frame + 1);
+}
+
+/* The totals of every node over frames i..j (args at `arg`), in a userdata
+ * left on the stack. */
+static vp_vprof_node_stat *range_stats(lua_State *L, int arg, vp_vprof *m, uint32_t *nframes)
+{
     uint32_t first = 0, last = 0;
-    int any = frame_range(L, 2, m, &first, &last);
-    lua_settop(L, 1);
+    int any = frame_range(L, arg, m, &first, &last);
     vp_vprof_node_stat *acc = lua_newuserdatauv(L, (size_t)m->node_count * sizeof *acc + 1, 0);
-    vp_error err;
     if (!any) { /* an empty range: every node gets zeros */
         first = 1;
         last = 0;
     }
+    *nframes = any ? last - first + 1 : 0;
+    vp_error err;
     if (vp_vprof_node_stats(m, first, last, acc, &err) != VP_OK)
         raise_for_cap(L, &err);
-    lua_createtable(L, (int)m->node_count, 0);
+    return acc;
+}
+
+/* cap:node_stats([i [, j]] [, {sort =, limit =}]) -> list of per-node
+ * totals over frames i..j: every node in pre-order; with a sort, the nodes
+ * other than the root that exist in the range, largest first by "time",
+ * "self", "per_call", "peak" or "peak_over_avg" (ties by path), the first
+ * `limit` of them (0: all), and how many there are. */
+static int cap_node_stats(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    static const char *const keys[] = {"time", "self", "per_call", "peak", "peak_over_avg", NULL};
+    static const vp_vprof_node_key key_ids[] = {VP_VPROF_BY_TIME, VP_VPROF_BY_SELF,
+                                                VP_VPROF_BY_PER_CALL, VP_VPROF_BY_PEAK,
+                                                VP_VPROF_BY_PEAK_OVER_AVG};
+    int top = lua_gettop(L), key = -1;
+    lua_Integer limit = 0;
+    if (top >= 2 && lua_istable(L, top)) {
+        lua_getfield(L, top, "sort");
+        const char *k = lua_tostring(L, -1);
+        for (int i = 0; k && keys[i]; i++)
+            if (strcmp(k, keys[i]) == 0)
+                key = i;
+        if (key < 0)
+            return luaL_error(L, "cap:node_stats: sort must be one of time, self, per_call, "
+                                 "peak, peak_over_avg");
+        lua_pop(L, 1);
+        limit = vp_l_opt_int(L, top, "limit", 0);
+        luaL_argcheck(L, limit >= 0, top, "limit must be at least 0");
+        lua_remove(L, top);
+    }
+    lua_settop(L, 3);
+    uint32_t nframes;
+    vp_vprof_node_stat *acc = range_stats(L, 2, m, &nframes);
+    if (key >= 0) {
+        uint32_t *order = lua_newuserdatauv(L, (size_t)m->node_count * sizeof *order + 1, 0);
+        uint32_t count;
+        if (!vp_vprof_node_order(m, acc, nframes, key_ids[key], order, &count))
+            return luaL_error(L, "out of memory");
+        uint32_t shown = limit > 0 && (lua_Integer)count > limit ? (uint32_t)limit : count;
+        lua_createtable(L, (int)shown, 0);
+        for (uint32_t k = 0; k < shown; k++) {
+            push_stat_row(L, 1, order[k], &acc[order[k]]);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+        lua_pushinteger(L, count);
+        return 2;
+    }
     const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, m->node_count);
     if (!ep)
         return luaL_error(L, "out of memory");
-    lua_Integer k = 0;
+    lua_createtable(L, (int)m->node_count, 0);
     for (uint32_t pos = 0; pos < ep->n; pos++) {
-        uint32_t v = ep->order[pos];
-        const vp_vprof_node_stat *a = &acc[v];
-        lua_createtable(L, 0, 9);
-        push_node(L, 1, v);
-        lua_setfield(L, -2, "node");
-        setint(L, "frames", a->frames);
-        setint(L, "calls", (lua_Integer)a->calls);
-        setnum(L, "time_ms", vp_vprof_ms(a->time));
-        setnum(L, "self_ms", vp_vprof_ms(a->self));
-        setnum(L, "peak_ms", vp_vprof_ms(a->peak));
-        setnum(L, "peak_self_ms", vp_vprof_ms(a->peak_self));
-        if (a->frames)
-            setint(L, "peak_frame", (lua_Integer)a->peak_frame + 1);
-        lua_rawseti(L, -2, ++k);
+        push_stat_row(L, 1, ep->order[pos], &acc[ep->order[pos]]);
+        lua_rawseti(L, -2, (lua_Integer)pos + 1);
     }
     return 1;
+}
+
+/* cap:node_stat(node [, i [, j]]) -> the totals of one node over frames
+ * i..j (the whole capture: read off the statistics, no pass once they
+ * exist). */
+static int cap_node_stat(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    uint32_t v = check_node_arg(L, 2, 1, m);
+    uint32_t first = 0, last = 0;
+    if (frame_range(L, 3, m, &first, &last) && first == 0 && last + 1 == m->frame_count) {
+        need_stats(L, m, VP_VPROF_STATS_NODES);
+        push_stat_row(L, 1, v, &m->stats.node[v]);
+        return 1;
+    }
+    lua_settop(L, 4);
+    lua_remove(L, 2); /* the range args move to 2, 3 */
+    uint32_t nframes;
+    vp_vprof_node_stat *acc = range_stats(L, 2, m, &nframes);
+    push_stat_row(L, 1, v, &acc[v]);
+    return 1;
+}
+
+/* ---- hitches ------------------------------------------------------------------ */
+
+/* cap:hitches({factor =, window =, min_excess_ms =, threshold_ms =}) ->
+ * list of {frame, tick, frame_ms, baseline_ms}: hitches.lua's rule (the
+ * analysis, vp.hitches, checks the parameters). */
+static int cap_hitches(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    vp_vprof_hitch_rule r = {0};
+    lua_getfield(L, 2, "factor");
+    r.factor = luaL_optnumber(L, -1, 2.5);
+    lua_getfield(L, 2, "min_excess_ms");
+    r.min_excess_ms = luaL_optnumber(L, -1, 5);
+    lua_getfield(L, 2, "threshold_ms");
+    r.absolute = !lua_isnil(L, -1);
+    r.threshold_ms = luaL_optnumber(L, -1, 0);
+    lua_Integer w = vp_l_opt_int(L, 2, "window", 30);
+    luaL_argcheck(L, w >= 1 && w <= UINT32_MAX, 2, "window must be at least 1");
+    r.window = (uint32_t)w;
+    vp_vprof_hitch *h;
+    uint32_t count;
+    vp_error err;
+    if (vp_vprof_hitches(m, &r, &h, &count, &err) != VP_OK)
+        raise_for_cap(L, &err);
+    /* Lua owns the list from here: copy it into a userdata first. */
+    vp_vprof_hitch *list = lua_newuserdatauv(L, (size_t)count * sizeof *list + 1, 0);
+    if (count)
+        memcpy(list, h, (size_t)count * sizeof *list);
+    free(h);
+    lua_createtable(L, (int)count, 0);
+    for (uint32_t k = 0; k < count; k++) {
+        lua_createtable(L, 0, 4);
+        setint(L, "frame", (lua_Integer)list[k].frame + 1);
+        setint(L, "tick", m->frames[list[k].frame].tick);
+        setnum(L, "frame_ms", list[k].frame_ms);
+        if (list[k].has_baseline)
+            setnum(L, "baseline_ms", list[k].baseline_ms);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
+/* cap:causes(frame, {window =, limit =}) -> nodes, groups: the `limit`
+ * largest node and group self-time excesses over their own baselines in
+ * `frame`, {{node, self_ms, excess_ms}}, {{group, self_ms, excess_ms}}. */
+static int cap_causes(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    uint32_t fi = (uint32_t)vp_l_check_index(L, 2, "frame", m->frame_count);
+    lua_Integer w = vp_l_opt_int(L, 3, "window", 30), limit = vp_l_opt_int(L, 3, "limit", 5);
+    luaL_argcheck(L, w >= 1 && w <= UINT32_MAX, 3, "window must be at least 1");
+    luaL_argcheck(L, limit >= 0 && limit <= 1 << 20, 3, "limit must be in 0..1048576");
+    vp_vprof_cause *c = lua_newuserdatauv(L, 2 * (size_t)limit * sizeof *c + 1, 0);
+    uint32_t nc, ng;
+    vp_error err;
+    if (vp_vprof_causes(m, fi, (uint32_t)w, (uint32_t)limit, c, &nc, c + limit, &ng, &err) !=
+        VP_OK)
+        raise_for_cap(L, &err);
+    for (int kind = 0; kind < 2; kind++) {
+        const vp_vprof_cause *list = kind ? c + limit : c;
+        uint32_t n = kind ? ng : nc;
+        lua_createtable(L, (int)n, 0);
+        for (uint32_t k = 0; k < n; k++) {
+            lua_createtable(L, 0, 3);
+            if (kind)
+                push_group(L, 1, list[k].index);
+            else
+                push_node(L, 1, list[k].index);
+            lua_setfield(L, -2, kind ? "group" : "node");
+            setnum(L, "self_ms", list[k].self_ms);
+            setnum(L, "excess_ms", list[k].excess_ms);
+            lua_rawseti(L, -2, (lua_Integer)k + 1);
+        }
+    }
+    return 2;
 }
 
 static void summary_row(lua_State *L, lua_Integer *k, const char *name)
@@ -713,9 +1224,14 @@ static int cap_summary(lua_State *L)
     if (vp_vprof_tick_range(m, &lo, &hi)) {
         lua_pushfstring(L, "%d .. %d", (int)lo, (int)hi);
         summary_row(L, &k, "ticks");
-        lua_pushnumber(L, vp_series_sum(m->frame_ms));
+        vp_series *ft = vp_vprof_frame_series(m);
+        if (!ft)
+            return luaL_error(L, "out of memory");
+        double sum = vp_series_sum(ft), mean = vp_series_mean(ft);
+        vp_series_unref(ft);
+        lua_pushnumber(L, sum);
         summary_row(L, &k, "duration_ms");
-        lua_pushnumber(L, vp_series_mean(m->frame_ms));
+        lua_pushnumber(L, mean);
         summary_row(L, &k, "mean_frame_ms");
     }
     lua_pushinteger(L, m->node_count);
@@ -794,10 +1310,34 @@ static void progress_call(void *ud, uint64_t done, uint64_t total)
     p->failed = lua_pcall(p->L, 2, 0, 0) != LUA_OK;
 }
 
+/* opts.stats: the whole-capture statistics to compute in the open pass:
+ * true for all, or {groups =, fold_hidden =, nodes = booleans}. */
+static unsigned open_stats(lua_State *L, int opts)
+{
+    if (!lua_istable(L, opts))
+        return 0;
+    unsigned what = 0;
+    int t = lua_getfield(L, opts, "stats");
+    if (t == LUA_TBOOLEAN) {
+        what = lua_toboolean(L, -1) ? VP_VPROF_STATS_ALL : 0;
+    } else if (t == LUA_TTABLE) {
+        int st = lua_gettop(L);
+        what |= vp_l_opt_bool(L, st, "groups", 0) ? VP_VPROF_STATS_GROUPS : 0;
+        what |= vp_l_opt_bool(L, st, "fold_hidden", 0) ? VP_VPROF_STATS_FOLDED : 0;
+        what |= vp_l_opt_bool(L, st, "nodes", 0) ? VP_VPROF_STATS_NODES : 0;
+    } else if (t != LUA_TNIL) {
+        luaL_error(L, "vp.open: stats must be true or a table {groups =, fold_hidden =, nodes =}");
+    }
+    lua_pop(L, 1);
+    return what;
+}
+
 int vp_l_open_vprof(lua_State *L, const char *path, int opts)
 {
     vp_open_opts o = {0};
     o.escape_width = (int)vp_l_opt_int(L, opts, "escape_width", 0);
+    o.strict = vp_l_opt_bool(L, opts, "strict", 0);
+    o.stats = open_stats(L, opts);
     if (o.escape_width != 0 && o.escape_width != 4 && o.escape_width != 8)
         return luaL_error(L, "vp.open: escape_width must be 4 or 8");
     lprogress lp = {L, 0, 0};
@@ -824,7 +1364,7 @@ int vp_l_open_vprof(lua_State *L, const char *path, int opts)
     vp_warnings named = {0};
     for (size_t i = 0; i < m->warnings.count; i++)
         vp_warn(&named, "%s: %s", path, m->warnings.items[i]);
-    vp_lcap_new(L, CAP_T, m, free_model, "vprof", path, m->map.size, &named);
+    vp_lcap_new(L, CAP_T, m, free_model, "vprof", path, m->src.size, &named);
     vp_warnings_free(&named);
     int cap = lua_gettop(L);
     lua_pushinteger(L, m->frame_count);
@@ -868,7 +1408,13 @@ void vp_l_register_vprof(lua_State *L)
                                            {"frame_times", cap_frame_times},
                                            {"series", cap_series},
                                            {"group_self_ms", cap_group_self_ms},
+                                           {"group_stats", cap_group_stats},
+                                           {"time_stats", cap_time_stats},
+                                           {"slowest_sum", cap_slowest_sum},
                                            {"node_stats", cap_node_stats},
+                                           {"node_stat", cap_node_stat},
+                                           {"hitches", cap_hitches},
+                                           {"causes", cap_causes},
                                            {"summary", cap_summary},
                                            {"close", cap_close},
                                            {NULL, NULL}};
@@ -888,4 +1434,13 @@ void vp_l_register_vprof(lua_State *L)
 
     static const luaL_Reg group_meta[] = {{"__tostring", group_tostring}, {NULL, NULL}};
     vp_l_class(L, GROUP_T, group_meta, NULL, group_get);
+
+    static const luaL_Reg dist_meta[] = {
+        {"__tostring", dist_tostring}, {"__len", dist_len}, {"__gc", dist_gc}, {NULL, NULL}};
+    static const luaL_Reg dist_methods[] = {
+        {"sum", dist_sum},       {"mean", dist_mean},     {"min", dist_min},
+        {"max", dist_max},       {"argmin", dist_argmin}, {"argmax", dist_argmax},
+        {"percentile", dist_percentile}, {"stddev", dist_stddev}, {"counts", dist_counts},
+        {"series", dist_series}, {"totable", dist_totable}, {NULL, NULL}};
+    vp_l_class(L, DIST_T, dist_meta, dist_methods, dist_get);
 }

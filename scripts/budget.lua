@@ -39,7 +39,8 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
+-- What budget.analyze reads, computed while the capture is read.
+local cap = cli.open(path, { stats = { groups = not opts.fold_hidden, fold_hidden = opts.fold_hidden } })
 if cap.format ~= "vprof" then
   cli.fail(2, "%s: budget.lua reads VProf captures; this is a %s capture", path, tostring(cap.format))
 end

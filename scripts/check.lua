@@ -47,9 +47,11 @@ if opts.runs then
   if #cap_files == 0 then cli.fail(2, "no capture files in %s", table.concat(args, ", ", 2)) end
 end
 local rules = gate.rules(rules_path, { baseline = #base_files > 0, runs = #base_files > 1 and #cap_files > 1 })
+-- A VProf capture computes its group and node statistics while it is read
+-- ({stats = true}; other formats ignore it): rules read them.
 local function open_all(files)
   local caps = {}
-  for i, f in ipairs(files) do caps[i] = cli.open(f) end
+  for i, f in ipairs(files) do caps[i] = cli.open(f, { stats = true }) end
   return caps
 end
 local caps = open_all(cap_files)

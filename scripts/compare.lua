@@ -84,9 +84,11 @@ end
 local a_files = multi.expand(a_paths)
 if #a_files == 0 then cli.fail(2, "no capture files in %s", table.concat(a_paths, ", ")) end
 
+-- Every group and node metric is read: VProf captures compute those
+-- statistics while they are read ({stats = true}; other formats ignore it).
 local function open_all(files)
   local caps = {}
-  for i, f in ipairs(files) do caps[i] = cli.open(f) end
+  for i, f in ipairs(files) do caps[i] = cli.open(f, { stats = true }) end
   return caps
 end
 local caps_a, caps_b = open_all(a_files), open_all(b_files)

@@ -44,7 +44,9 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
+-- Whole-capture node totals are computed while the capture is read (a range
+-- makes its own pass over its frames).
+local cap = cli.open(path, { stats = { nodes = opts.frames == nil } })
 if cap.format ~= "vprof" then
   cli.fail(2, "%s: top.lua reads VProf captures; this is a %s capture", path, tostring(cap.format))
 end

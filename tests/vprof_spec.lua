@@ -267,6 +267,11 @@ describe("vprof", function()
       assert.are.equal(2, cap.node_count) -- the cut frame's new node is dropped
       local size = #bytes - 3
       assert.matches(("truncated at byte %d: the file ends inside frame 3"):format(size), cap.warnings[1], 1, true)
+      -- {strict = true} refuses what the lenient open keeps, with the same message
+      local none, msg, code = vp.open(cut, { strict = true })
+      assert.is_nil(none)
+      assert.are.equal("ETRUNC", code)
+      assert.matches(("at byte %d: the file ends inside frame 3"):format(size), msg, 1, true)
     end)
 
     it("treats the tick as a tick, not a frame number", function()

@@ -23,6 +23,10 @@ typedef struct vp_open_opts {
      * inside a record fails with ETRUNC (and the message the warning would
      * have had) instead of keeping every complete record. */
     int strict;
+    /* VProf: the whole-capture statistics to compute in the open pass
+     * (VP_VPROF_STATS_* bits, formats/vprof.h); the others are computed by
+     * one more pass when first asked for. 0: none. */
+    unsigned stats;
 } vp_open_opts;
 
 #endif

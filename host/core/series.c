@@ -1,8 +1,12 @@
 #include "core/series.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/bigmem.h"
+#include "core/hist.h"
 
 /* A series' percentile cache: a copy of its values, which successive
  * selections leave ever more ordered. `fixed` lists positions already
@@ -11,6 +15,7 @@
  * two nearest: after p50, p99 looks at the top half. */
 struct vp_series_sel {
     double *buf;
+    size_t bytes; /* of buf (core/bigmem) */
     size_t fixed[16];
     unsigned nfixed;
 };
@@ -19,7 +24,7 @@ void vp_series_drop_cache(vp_series *s)
 {
     if (!s->sel)
         return;
-    free(s->sel->buf);
+    vp_big_free(s->sel->buf, s->sel->bytes);
     free(s->sel);
     s->sel = NULL;
 }
@@ -30,7 +35,7 @@ vp_series *vp_series_new(size_t cap)
     if (!s)
         return NULL;
     if (cap) {
-        s->v = malloc(cap * sizeof *s->v);
+        s->v = cap <= ((size_t)-1) / sizeof *s->v ? vp_big_realloc(NULL, 0, cap * sizeof *s->v) : NULL;
         if (!s->v) {
             free(s);
             return NULL;
@@ -52,7 +57,7 @@ void vp_series_unref(vp_series *s)
     if (!s || --s->refs)
         return;
     vp_series_drop_cache(s);
-    free(s->v);
+    vp_big_free(s->v, s->cap * sizeof *s->v);
     free(s);
 }
 
@@ -66,7 +71,7 @@ static int series_reserve(vp_series *s, size_t n)
             return 0;
         ncap *= 2;
     }
-    double *v = realloc(s->v, ncap * sizeof *v);
+    double *v = vp_big_realloc(s->v, s->cap * sizeof *v, ncap * sizeof *v);
     if (!v)
         return 0;
     s->v = v;
@@ -107,17 +112,10 @@ double vp_series_sum(vp_series *s)
      * still n (a new series: 0 and 0); other changes reset sum_n. */
     if (s->sum_n == s->n)
         return s->sum;
-    /* Neumaier summation: a million small frame times must not drift. */
-    double sum = 0, comp = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        double x = s->v[i], t = sum + x;
-        if (fabs(sum) >= fabs(x))
-            comp += (sum - t) + x;
-        else
-            comp += (x - t) + sum;
-        sum = t;
-    }
-    s->sum = sum + comp;
+    vp_ksum k = {0, 0};
+    for (size_t i = 0; i < s->n; i++)
+        vp_ksum_add(&k, s->v[i]);
+    s->sum = vp_ksum_get(&k);
     s->sum_n = s->n;
     return s->sum;
 }
@@ -239,17 +237,13 @@ double vp_series_percentile(vp_series *s, double p)
 {
     if (!s->n || !(p >= 0 && p <= 100))
         return NAN;
-    /* p*n/100 rather than p/100*n, and a tolerance, so that p95 of 100
-     * values is rank 95 and not 96 through rounding. */
-    double r = ceil(p * (double)s->n / 100.0 - 1e-9);
-    size_t rank = r < 1 ? 1 : (size_t)r;
-    if (rank > s->n)
-        rank = s->n;
+    size_t rank = (size_t)vp_nearest_rank(p, s->n);
     if (!s->sel) {
         struct vp_series_sel *sel = calloc(1, sizeof *sel);
         if (!sel)
             return NAN;
-        if (!(sel->buf = malloc(s->n * sizeof *sel->buf))) {
+        sel->bytes = s->n * sizeof *sel->buf;
+        if (!(sel->buf = vp_big_realloc(NULL, 0, sel->bytes))) {
             free(sel);
             return NAN;
         }

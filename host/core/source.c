@@ -115,7 +115,12 @@ const uint8_t *vp_src_get(vp_src *s, uint64_t off, size_t need, size_t *avail, v
             *avail = s->len - (size_t)(off - s->off);
         return s->buf + (off - s->off);
     }
-    size_t want = need > VP_SRC_WINDOW ? need : VP_SRC_WINDOW;
+    /* A read that continues the window (a pass walking forward) refills a
+     * whole window; one elsewhere (random access: a frame here, a frame
+     * there) takes a block, not a window it would mostly throw away. */
+    int onward = s->buf && off >= s->off && off <= s->off + s->len;
+    size_t chunk = onward ? VP_SRC_WINDOW : VP_SRC_BLOCK;
+    size_t want = need > chunk ? need : chunk;
     if (want > s->size - off)
         want = (size_t)(s->size - off);
     if (want > s->cap) {

@@ -19,8 +19,10 @@
 
 #include "core/vp_error.h"
 
-/* Bytes read per refill when the caller needs fewer. */
+/* Bytes read per refill when the caller needs fewer: a window when the
+ * read continues the current one, a block when it is elsewhere. */
 #define VP_SRC_WINDOW ((size_t)1 << 20)
+#define VP_SRC_BLOCK ((size_t)64 << 10)
 
 typedef struct vp_src {
     int fd;             /* -1: a memory source */

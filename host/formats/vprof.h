@@ -1,29 +1,51 @@
 /* Source engine VProf recordings (.vprof): the model and its reader.
  *
+ * The file is read through a window (core/source.h), never mapped: a file
+ * truncated while open is an error (ECHANGED), not a SIGBUS.
+ *
  * Opening makes one pass over the file. That pass validates the framing,
- * builds the frame offset index and, since it has to decode every timing
- * record anyway to find where a frame ends, also computes each frame's time
- * and each budget group's self time per frame. Everything else decodes
- * frames on demand from the index (vp_vprof_frame_read, vp_vprof_pass).
+ * adds the nodes and groups, and keeps one fixed record per frame (its
+ * offset, tick, node count and time: 24 bytes), since it has to decode
+ * every timing record anyway to find where a frame ends. On request
+ * (vp_open_opts.stats) the same pass also computes whole-capture
+ * statistics: per budget group, a summary of its self time per frame (exact
+ * value counts, the sum in frame order, the first minimum and maximum;
+ * never the column itself), with hidden groups folded or not, and per-node
+ * totals. What was not asked for at open is computed by one more pass, all
+ * of it at once, the first time it is needed (vp_vprof_stats_need).
+ * Everything else decodes frames on demand from the frame records
+ * (vp_vprof_frame_read, vp_vprof_pass): memory grows with the tree and the
+ * frame count, never with frames x nodes.
  *
  * Nodes are numbered in the order they were added ("index"; the root is 0),
- * which is also the order of the node arrays below. A frame holds the nodes
- * with index < frame's node count: nodes are never removed. */
+ * which is also the order of the node arrays below; a parent's index is
+ * always below its children's. A frame holds the nodes with index < frame's
+ * node count: nodes are never removed. */
 #ifndef VP_VPROF_H
 #define VP_VPROF_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/mapfile.h"
+#include "core/hist.h"
 #include "core/open_opts.h"
 #include "core/series.h"
+#include "core/source.h"
 #include "core/vp_error.h"
 
 #define VP_VPROF_NO_NODE UINT32_MAX
 #define VP_VPROF_DEFAULT_GROUPS 31
 /* Times are stored in the file in units of 4 microseconds. */
 #define VP_VPROF_US_PER_UNIT 4
+
+/* vp_open_opts.stats and vp_vprof_stats_need: whole-capture statistics. */
+#define VP_VPROF_STATS_GROUPS 1u /* per group: self time per frame (vp_stream) */
+#define VP_VPROF_STATS_FOLDED 2u /* the same with hidden groups folded */
+#define VP_VPROF_STATS_NODES 4u  /* per node: totals over every frame */
+#define VP_VPROF_STATS_ALL 7u
+
+/* Node paths longer than this many bytes are shown elided (vp_vprof_node_path). */
+#define VP_VPROF_PATH_MAX 256
 
 typedef struct vp_vprof_node {
     int32_t id;           /* the file's node id */
@@ -36,6 +58,11 @@ typedef struct vp_vprof_node {
     uint32_t first_frame; /* 0-based frame in which the node first exists */
     uint32_t group;       /* index into groups */
     uint32_t dup;         /* 0, or k >= 2 for the k-th sibling of the same name */
+    uint32_t vis;         /* the group its self time counts towards with hidden
+                           * groups folded (vp_vprof_visible_group) */
+    uint32_t path_len;    /* bytes of its full path, saturated at UINT32_MAX */
+    uint32_t head;        /* its deepest ancestor-or-self whose full path is
+                           * short enough to head an elided path */
 } vp_vprof_node;
 
 typedef struct vp_vprof_group {
@@ -44,7 +71,6 @@ typedef struct vp_vprof_group {
     uint32_t name;       /* offset in names */
     uint8_t declared;    /* 1: from an AddBudgetGroup record */
     uint8_t has_nodes;   /* 1: at least one node is in this group */
-    vp_series *self_ms;  /* self time per frame (ms), NULL when no nodes */
 } vp_vprof_group;
 
 #define VP_BUDGETFLAG_CLIENT 0x1
@@ -52,18 +78,51 @@ typedef struct vp_vprof_group {
 #define VP_BUDGETFLAG_OTHER 0x4
 #define VP_BUDGETFLAG_HIDDEN 0x8000
 
+/* One frame: what the open pass keeps of it. */
+typedef struct vp_vprof_frame {
+    uint64_t off;   /* byte offset of its Token_StartFrame */
+    uint64_t units; /* frame time, 4 us units */
+    int32_t tick;
+    uint32_t n;     /* node count */
+} vp_vprof_frame;
+
 /* The pre-order of the tree as it stood at a given node count: the order
  * timing records are written in. */
 typedef struct vp_vprof_epoch {
     uint32_t n;          /* node count */
     uint32_t *order;     /* pos -> node index */
-    uint32_t *parent_pos;/* pos -> parent's pos; n for the root, so sums into
-                          * slot n (callers size such arrays n + 1) */
+    uint32_t *parent_pos;/* pos -> parent's pos; n for the root */
     uint32_t *group;     /* pos -> group index */
+    uint32_t *vis;       /* pos -> group index with hidden groups folded */
+    /* The children of each node that has some, by position: the inner
+     * nodes inner[0..n_inner) (pre-order), the children of inner[k] at
+     * kids[kid_start[k] .. kid_start[k + 1]). Self times gather their child
+     * sums through these: no scatter, no chain of stores. */
+    uint32_t n_inner;
+    uint32_t *inner, *kid_start, *kids;
 } vp_vprof_epoch;
 
+/* One node's totals over a range of frames, in 4 us units. */
+typedef struct vp_vprof_node_stat {
+    uint64_t time, self;      /* inclusive and exclusive, summed */
+    uint64_t peak, peak_self; /* the largest of one frame */
+    uint64_t calls;
+    uint32_t frames;     /* frames of the range in which the node exists */
+    uint32_t peak_frame; /* 0-based frame of `peak` (the first such), when frames > 0 */
+} vp_vprof_node_stat;
+
+/* Whole-capture statistics (see the top of this file). */
+typedef struct vp_vprof_stats {
+    unsigned have;              /* VP_VPROF_STATS_* computed so far */
+    vp_stream **group;          /* by group index: self time per frame (units),
+                                 * NULL for a group no node counts towards */
+    vp_stream **folded;         /* the same with hidden groups folded */
+    uint32_t gcap;              /* entries of group and folded */
+    vp_vprof_node_stat *node;   /* node_count: totals over every frame */
+} vp_vprof_stats;
+
 typedef struct vp_vprof {
-    vp_map map;
+    vp_src src;
     int32_t version;
     int32_t root_id;
     int escape_width;      /* 4 or 8 */
@@ -71,6 +130,11 @@ typedef struct vp_vprof {
     int truncated;
     int zero_timings;
     int group_base;        /* 0 or 31: id of the first AddBudgetGroup record */
+    int hidden_groups;     /* some group that has nodes is hidden */
+    int fold_differs;      /* some node counts towards another group folded */
+    size_t causes_batch;   /* bytes of window values vp_vprof_causes holds at once;
+                            * 0: 32 MiB (tests make it small) */
+    int fold_changed;      /* a group's hidden flag changed after nodes named it */
 
     vp_vprof_node *nodes;
     uint32_t node_count, node_cap;
@@ -79,24 +143,27 @@ typedef struct vp_vprof {
     char *names;
     size_t names_len, names_cap;
 
-    /* Frame index. */
+    /* Frame records; frames_end is the offset after the last one. */
+    vp_vprof_frame *frames;
     uint32_t frame_count, frame_cap;
-    uint64_t *frame_off;   /* byte offset of Token_StartFrame */
-    int32_t *frame_tick;
-    uint32_t *frame_nodes; /* node count of the frame */
-    vp_series *frame_ms;
+    uint64_t frames_end;
 
+    vp_stream frame_stream; /* the frame times (units), summarised */
+    vp_vprof_stats stats;
     vp_warnings warnings;
 
-    /* Private: id -> index maps and the cached epoch. */
+    /* Private: id -> index maps, the cached epoch, the frame times as a
+     * Series (built when first asked for), the path order (likewise). */
     struct vp_idmap *node_ids, *group_ids;
     vp_vprof_epoch epoch;
+    vp_series *frame_ms;
+    uint32_t *path_rank;
 } vp_vprof;
 
 /* Open a file or a caller-owned buffer (opts may be NULL; the reader uses
- * escape_width and reports progress through the open pass). On failure
- * *out is NULL and err says where and why (the message does not name the
- * file). */
+ * escape_width, strict and stats, and reports progress through the open
+ * pass). On failure *out is NULL and err says where and why (the message
+ * does not name the file). */
 vp_errcode vp_vprof_open(const char *path, const vp_open_opts *opts, vp_vprof **out,
                          vp_error *err);
 vp_errcode vp_vprof_open_mem(const void *buf, size_t n, const vp_open_opts *opts,
@@ -108,22 +175,65 @@ static inline const char *vp_vprof_name(const vp_vprof *m, uint32_t off)
     return m->names + off;
 }
 
+/* Milliseconds from 4 us units. */
+static inline double vp_vprof_ms(uint64_t units)
+{
+    return (double)units * (VP_VPROF_US_PER_UNIT / 1000.0);
+}
+
+static inline double vp_vprof_frame_ms(const vp_vprof *m, uint32_t fi)
+{
+    return vp_vprof_ms(m->frames[fi].units);
+}
+
+/* The frame times in ms, one per frame, as a Series the model keeps (a
+ * reference: unref it); NULL on OOM. */
+vp_series *vp_vprof_frame_series(vp_vprof *m);
+
+/* The sum in ms of the k slowest frame times (1 <= k <= frames): the times
+ * above the k-th largest added in frame order, then that one for the rest;
+ * what the low-FPS figures divide by k (vp.stats.low_fps sums a Series the
+ * same way). *ok = 0 when k is out of range or on OOM. */
+double vp_vprof_slowest_sum(vp_vprof *m, uint32_t k, int *ok);
+
+/* ---- nodes and paths (vprof_paths.c) -------------------------------------- */
+
 /* Node index for a node id, or VP_VPROF_NO_NODE. */
 uint32_t vp_vprof_node_by_id(const vp_vprof *m, int32_t id);
 /* Node index for a path ("Root/A/B", "A/B" relative to the root, "#k"
- * suffixes for same-named siblings), or VP_VPROF_NO_NODE. */
+ * suffixes for same-named siblings, or an elided path as
+ * vp_vprof_node_path writes it), or VP_VPROF_NO_NODE. Work linear in the
+ * path and the children looked at, whatever the depth. */
 uint32_t vp_vprof_node_by_path(const vp_vprof *m, const char *path, size_t len);
-/* Write the node's path into buf (always NUL-terminated); returns the full
- * length it needs, like snprintf. */
+/* Write the node's full path into buf (always NUL-terminated); returns the
+ * full length it needs, like snprintf. O(depth). */
+size_t vp_vprof_node_full_path(const vp_vprof *m, uint32_t node, char *buf, size_t cap);
+/* The node's path as listings show it: the full path when it is at most
+ * VP_VPROF_PATH_MAX bytes, else its first components, the marker
+ * "/…[id=N]/" naming the node's id (so paths stay unique) and its last
+ * components, at least the node's own name. Bounded work per node, so
+ * listing every node's path is linear in the file. Returns the length it
+ * needs, like snprintf. */
 size_t vp_vprof_node_path(const vp_vprof *m, uint32_t node, char *buf, size_t cap);
+/* Each node's position in the byte order of the full paths (0 for the
+ * root), computed once without building a path: ties between rows "by
+ * path" are settled in O(1). NULL on OOM. */
+const uint32_t *vp_vprof_path_order(vp_vprof *m);
 /* Group index for a group id, or VP_VPROF_NO_NODE. */
 uint32_t vp_vprof_group_by_id(const vp_vprof *m, int32_t id);
 /* The group that a node's self time counts towards when hidden groups are
- * folded into their nearest visible ancestor's group. */
-uint32_t vp_vprof_visible_group(const vp_vprof *m, uint32_t node);
+ * folded into their nearest visible ancestor's group: its own group when
+ * that is visible, else its parent's answer (its own group when no
+ * ancestor's group is visible). O(1): kept per node. */
+static inline uint32_t vp_vprof_visible_group(const vp_vprof *m, uint32_t node)
+{
+    return m->nodes[node].vis;
+}
 
 /* The epoch (pre-order) of a node count; valid until the next call. */
 const vp_vprof_epoch *vp_vprof_epoch_for(vp_vprof *m, uint32_t n);
+
+/* ---- frames (vprof_frames.c) ----------------------------------------------- */
 
 /* One decoded frame, indexed by node index (< n). Times in 4 us units. */
 typedef struct vp_vprof_fdata {
@@ -143,28 +253,28 @@ vp_errcode vp_vprof_frame_read(vp_vprof *m, uint32_t fi, vp_vprof_fdata *fd, vp_
 
 /* Whole-range pass: decode frames first..last (0-based, inclusive) in
  * order and call fn for each with arrays indexed by position in the
- * epoch's pre-order. fn returns non-zero to stop early. Pages are released
- * behind the cursor. */
+ * epoch's pre-order. fn returns non-zero to stop early. */
 typedef int (*vp_vprof_pass_fn)(void *ud, uint32_t fi, const vp_vprof_epoch *ep,
                                 const uint64_t *units, const uint64_t *self,
                                 const uint32_t *calls);
 vp_errcode vp_vprof_pass(vp_vprof *m, uint32_t first, uint32_t last, vp_vprof_pass_fn fn,
                          void *ud, vp_error *err);
 
-/* ---- statistics over a range of frames (vprof_stats.c) ------------------ */
+/* ---- statistics (vprof_stats.c) --------------------------------------------- */
 
-/* One node's totals over a range of frames, in 4 us units. */
-typedef struct vp_vprof_node_stat {
-    uint64_t time, self;      /* inclusive and exclusive, summed */
-    uint64_t peak, peak_self; /* the largest of one frame */
-    uint64_t calls;
-    uint32_t frames;     /* frames of the range in which the node exists */
-    uint32_t peak_frame; /* 0-based frame of `peak` (the first such), when frames > 0 */
-} vp_vprof_node_stat;
+/* Make sure the whole-capture statistics `what` (VP_VPROF_STATS_* bits)
+ * are in m->stats: what the open pass did not compute, one pass computes
+ * (everything missing at once). */
+vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err);
+
+/* The self-time summary of group g (fold: with hidden groups folded), or
+ * NULL when no node counts towards it. Call vp_vprof_stats_need first. */
+vp_stream *vp_vprof_group_stream(vp_vprof *m, uint32_t g, int fold);
 
 /* Per-node totals over frames first..last (0-based, inclusive; an empty or
  * out-of-range range gives zeros): out has node_count entries, by node
- * index. */
+ * index. The whole capture comes from m->stats, a range from a pass over
+ * its frames. */
 vp_errcode vp_vprof_node_stats(vp_vprof *m, uint32_t first, uint32_t last,
                                vp_vprof_node_stat *out, vp_error *err);
 
@@ -177,16 +287,38 @@ typedef enum { VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS } vp_vprof_fie
 vp_errcode vp_vprof_node_series(vp_vprof *m, const uint32_t *nodes, uint32_t count,
                                 vp_vprof_field field, vp_series *const *out, vp_error *err);
 
+/* What vp_vprof_node_order sorts by (top.lua's orders): inclusive time,
+ * self time, ms per call (none when never called), peak, peak over the
+ * mean per frame (none when that mean is 0). */
+typedef enum {
+    VP_VPROF_BY_TIME,
+    VP_VPROF_BY_SELF,
+    VP_VPROF_BY_PER_CALL,
+    VP_VPROF_BY_PEAK,
+    VP_VPROF_BY_PEAK_OVER_AVG
+} vp_vprof_node_key;
+
+/* The nodes other than the root that exist in a range of nframes frames
+ * (st: their totals over it, vp_vprof_node_stats), largest `key` first,
+ * those without a value last, ties in path order: node indices into out
+ * (node_count entries), *count how many. 0 on OOM. */
+int vp_vprof_node_order(vp_vprof *m, const vp_vprof_node_stat *st, uint32_t nframes,
+                        vp_vprof_node_key key, uint32_t *out, uint32_t *count);
+
+/* The same pass summarising instead of keeping the columns: *out[k]
+ * (initialised) gets each frame's value of node k, in 4 us units for times
+ * (scale: ms per unit) and as a count for calls (scale 1). */
+vp_errcode vp_vprof_node_streams(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                 vp_vprof_field field, vp_stream *const *out, vp_error *err);
+
 /* 1 when some group that has nodes is hidden (BUDGETFLAG_HIDDEN), so that
  * folding changes anything. */
 int vp_vprof_has_hidden_groups(const vp_vprof *m);
-/* Fill vis (node_count entries): for each node, the group its self time
- * counts towards when hidden groups are folded (vp_vprof_visible_group). */
-void vp_vprof_fold_map(const vp_vprof *m, uint32_t *vis);
 /* One pass over every frame appending to out[g] (group_count entries; NULL
- * for a group to skip) the self time in ms of the nodes vis maps to g. */
-vp_errcode vp_vprof_group_self_fold(vp_vprof *m, const uint32_t *vis, vp_series *const *out,
-                                    vp_error *err);
+ * for a group to skip) the group's self time in ms, with hidden groups
+ * folded when `fold`: the columns themselves, for callers that ask for
+ * them (frames x groups of memory). */
+vp_errcode vp_vprof_group_series(vp_vprof *m, int fold, vp_series *const *out, vp_error *err);
 
 /* The groups with at least one node. */
 uint32_t vp_vprof_groups_with_nodes(const vp_vprof *m);
@@ -196,10 +328,42 @@ int vp_vprof_tick_range(const vp_vprof *m, int32_t *lo, int32_t *hi);
  * VP_VPROF_NO_NODE. */
 uint32_t vp_vprof_group_by_name(const vp_vprof *m, const char *name);
 
-/* Milliseconds from 4 us units. */
-static inline double vp_vprof_ms(uint64_t units)
-{
-    return (double)units * (VP_VPROF_US_PER_UNIT / 1000.0);
-}
+/* ---- hitches (vprof_hitches.c) ------------------------------------------------ */
+
+typedef struct vp_vprof_hitch_rule {
+    double factor;        /* relative rule: frame >= factor x baseline ... */
+    double min_excess_ms; /* ... and frame - baseline >= min_excess_ms */
+    double threshold_ms;  /* absolute rule (when `absolute`): frame > threshold */
+    int absolute;
+    uint32_t window;      /* baseline: median of this many preceding frames */
+} vp_vprof_hitch_rule;
+
+typedef struct vp_vprof_hitch {
+    uint32_t frame;     /* 0-based */
+    int has_baseline;   /* 0 for frame 0 */
+    double frame_ms, baseline_ms;
+} vp_vprof_hitch;
+
+/* The hitch frames by `rule` (hitches.lua's definitions), in frame order,
+ * in a malloc'd array (*out, *count; free it). The baseline is the median
+ * of the frame times of the window frames before the frame. */
+vp_errcode vp_vprof_hitches(const vp_vprof *m, const vp_vprof_hitch_rule *rule,
+                            vp_vprof_hitch **out, uint32_t *count, vp_error *err);
+
+/* A cause: a node (index) or a group (index) whose self time in a frame
+ * exceeds its own baseline, the median of its self time over the window
+ * frames before it (0 in frames without the node; 0 with no window). */
+typedef struct vp_vprof_cause {
+    uint32_t index;
+    double self_ms, excess_ms;
+} vp_vprof_cause;
+
+/* The `limit` largest node causes and group causes of frame fi over the
+ * `window` frames before it, by excess (ties: by path, by group name);
+ * the arrays have room for `limit` entries each; *nc and *ng receive how
+ * many were found. Reads only those frames: work in window x nodes. */
+vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t limit,
+                           vp_vprof_cause *nodes, uint32_t *nc, vp_vprof_cause *groups,
+                           uint32_t *ng, vp_error *err);
 
 #endif

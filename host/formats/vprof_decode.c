@@ -1,9 +1,14 @@
-/* Timing records: the decoders the open pass and the re-reading of frames
- * share, and their scratch arrays. */
+/* Timing records: the decoder every pass uses, and its scratch arrays. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "formats/vprof_int.h"
+
+#if defined(__GNUC__)
+#define VPROF_INLINE static inline __attribute__((always_inline))
+#else
+#define VPROF_INLINE static inline
+#endif
 
 static inline uint64_t rd_le(const uint8_t *p, int n)
 {
@@ -13,78 +18,70 @@ static inline uint64_t rd_le(const uint8_t *p, int n)
     return v;
 }
 
-/* Decode n timing records (calls, time) at *pp. Returns the number of
- * records decoded; fewer than n means the buffer ended first. */
-uint32_t vp_vprof_timings_decode(const uint8_t **pp, const uint8_t *end, uint32_t n, int ew,
-                                 uint64_t *units, uint32_t *calls, vprof_decode_stats *st)
+/* One record at p, which has at least VPROF_REC_MAX bytes after it. */
+VPROF_INLINE const uint8_t *rec_fast(const uint8_t *p, int ew, uint64_t *t, uint32_t *c,
+                                     vprof_decode_stats *st)
 {
-    const uint8_t *p = *pp;
-    const size_t max_rec = 1 + 2 + 2 + 8;
-    uint32_t i = 0;
-    /* Fast path: while a whole worst-case record fits, skip bounds checks. */
-    for (; i < n && (size_t)(end - p) >= max_rec; i++) {
-        uint32_t c = p[0];
-        if (c == 255) {
-            c = (uint32_t)p[1] | (uint32_t)p[2] << 8;
-            st->anomalies += c < 255;
-            p += 3;
-        } else {
-            p += 1;
-        }
-        uint64_t t = (uint64_t)p[0] | (uint64_t)p[1] << 8;
-        p += 2;
-        if (t == 0xFFFF) {
-            t = ew == 4 ? rd_le(p, 4) : rd_le(p, 8);
-            p += ew;
-            st->escapes++;
-            st->anomalies += t < 0xFFFF;
-        }
-        units[i] = t;
-        calls[i] = c;
+    uint32_t calls = p[0];
+    if (calls == 255) {
+        calls = (uint32_t)p[1] | (uint32_t)p[2] << 8;
+        st->anomalies += calls < 255;
+        p += 3;
+    } else {
+        p += 1;
     }
-    for (; i < n; i++) {
-        if (end - p < 3)
-            break;
-        uint32_t c = p[0];
-        const uint8_t *q = p + 1;
-        if (c == 255) {
-            c = (uint32_t)p[1] | (uint32_t)p[2] << 8;
-            st->anomalies += c < 255;
-            q = p + 3;
-        }
-        if (end - q < 2)
-            break;
-        uint64_t t = (uint64_t)q[0] | (uint64_t)q[1] << 8;
-        q += 2;
-        if (t == 0xFFFF) {
-            if (end - q < ew)
-                break;
-            t = rd_le(q, ew);
-            q += ew;
-            st->escapes++;
-            st->anomalies += t < 0xFFFF;
-        }
-        units[i] = t;
-        calls[i] = c;
-        p = q;
+    uint64_t time = (uint64_t)p[0] | (uint64_t)p[1] << 8;
+    p += 2;
+    if (time == 0xFFFF) {
+        time = rd_le(p, ew);
+        p += ew;
+        st->escapes++;
+        st->anomalies += time < 0xFFFF;
     }
-    *pp = p;
-    return i;
+    *t = time;
+    *c = calls;
+    return p;
 }
 
-/* The open pass's decoder: like vp_vprof_timings_decode, but calls are only checked,
- * and each time is also added to its parent's slot of csum (n + 1 slots;
- * the root's parent slot n is zeroed by the caller, every other slot here
- * as its own record is read), so self times need no second walk over the
- * tree. */
-uint32_t vp_vprof_timings_index(const uint8_t **pp, const uint8_t *end, uint32_t n, int ew,
-                                const uint32_t *parent_pos, uint64_t *units, uint64_t *csum,
-                                vprof_decode_stats *st)
+/* One record at p with only `left` bytes after it; NULL when it does not
+ * fit. */
+static const uint8_t *rec_checked(const uint8_t *p, size_t left, int ew, uint64_t *t, uint32_t *c,
+                                  vprof_decode_stats *st)
+{
+    if (left < 3)
+        return NULL;
+    uint32_t calls = p[0];
+    size_t k = 1;
+    if (calls == 255) {
+        calls = (uint32_t)p[1] | (uint32_t)p[2] << 8;
+        k = 3;
+    }
+    if (left < k + 2)
+        return NULL;
+    uint64_t time = (uint64_t)p[k] | (uint64_t)p[k + 1] << 8;
+    size_t len = k + 2;
+    if (time == 0xFFFF) {
+        if (left < len + (size_t)ew)
+            return NULL;
+        time = rd_le(p + len, ew);
+        len += (size_t)ew;
+        st->escapes++;
+        st->anomalies += time < 0xFFFF;
+    }
+    st->anomalies += k == 3 && calls < 255;
+    *t = time;
+    *c = calls;
+    return p + len;
+}
+
+/* The decoder, specialised by the compiler with and without calls. */
+VPROF_INLINE uint32_t timings(const uint8_t **pp, const uint8_t *end, uint32_t i, uint32_t n,
+                              int ew, uint64_t *units, uint32_t *calls, vprof_decode_stats *st,
+                              const int with_calls)
 {
     const uint8_t *p = *pp;
-    const size_t max_rec = 1 + 2 + 2 + 8;
-    uint32_t i = 0;
-    while (i < n && (size_t)(end - p) >= 4 * max_rec) {
+    uint64_t any = 0;
+    while (i < n && (size_t)(end - p) >= 4 * VPROF_REC_MAX) {
         /* Almost every record is the short form (calls < 255, time below
          * 0xFFFF units): 3 bytes. Four of them are taken at fixed offsets,
          * which breaks the chain of lengths the record-by-record loop has
@@ -99,95 +96,109 @@ uint32_t vp_vprof_timings_index(const uint8_t **pp, const uint8_t *end, uint32_t
                 units[i + 1] = t1;
                 units[i + 2] = t2;
                 units[i + 3] = t3;
-                /* A parent precedes its children in pre-order, so zeroing a
-                 * slot when its record is read is always soon enough. */
-                csum[i] = csum[i + 1] = csum[i + 2] = csum[i + 3] = 0;
-                csum[parent_pos[i]] += t0;
-                csum[parent_pos[i + 1]] += t1;
-                csum[parent_pos[i + 2]] += t2;
-                csum[parent_pos[i + 3]] += t3;
+                any |= t0 | t1 | t2 | t3;
+                if (with_calls) {
+                    calls[i] = p[0];
+                    calls[i + 1] = p[3];
+                    calls[i + 2] = p[6];
+                    calls[i + 3] = p[9];
+                }
                 p += 12;
                 i += 4;
                 continue;
             }
         }
-        if (p[0] == 255) {
-            st->anomalies += ((uint32_t)p[1] | (uint32_t)p[2] << 8) < 255;
-            p += 3;
-        } else {
-            p += 1;
-        }
-        uint64_t t = (uint64_t)p[0] | (uint64_t)p[1] << 8;
-        p += 2;
-        if (t == 0xFFFF) {
-            t = rd_le(p, ew);
-            p += ew;
-            st->escapes++;
-            st->anomalies += t < 0xFFFF;
-        }
+        uint64_t t;
+        uint32_t c;
+        p = rec_fast(p, ew, &t, &c, st);
         units[i] = t;
-        csum[i] = 0;
-        csum[parent_pos[i]] += t;
+        any |= t;
+        if (with_calls)
+            calls[i] = c;
         i++;
     }
-    /* Near the end of the buffer the checked decoder does the rest. */
-    uint32_t calls_scratch[64];
-    while (i < n) {
-        uint32_t k = n - i < 64 ? n - i : 64;
-        uint32_t got = vp_vprof_timings_decode(&p, end, k, ew, units + i, calls_scratch, st);
-        for (uint32_t j = i; j < i + got; j++)
-            csum[j] = 0;
-        for (uint32_t j = i; j < i + got; j++)
-            csum[parent_pos[j]] += units[j];
-        i += got;
-        if (got < k)
+    /* Near the end of the bytes, record by record with every length checked. */
+    for (; i < n; i++) {
+        uint64_t t;
+        uint32_t c;
+        const uint8_t *q = rec_checked(p, (size_t)(end - p), ew, &t, &c, st);
+        if (!q)
             break;
+        p = q;
+        units[i] = t;
+        any |= t;
+        if (with_calls)
+            calls[i] = c;
     }
+    st->any |= any;
     *pp = p;
     return i;
 }
 
-/* Self time by position: inclusive minus the children's inclusive times,
- * clamped at 0 (children can exceed their parent by timer truncation).
- * Returns the frame time: the root's children's sum, or the root's own
- * time when that is larger. */
-uint64_t vp_vprof_self_by_pos(const vp_vprof_epoch *ep, const uint64_t *units, uint64_t *self)
+uint32_t vp_vprof_timings(const uint8_t **pp, const uint8_t *end, uint32_t i, uint32_t n, int ew,
+                          uint64_t *units, uint32_t *calls, vprof_decode_stats *st)
 {
-    uint32_t n = ep->n;
-    memset(self, 0, (size_t)n * sizeof *self);
-    for (uint32_t pos = n; pos-- > 1;)
-        self[ep->parent_pos[pos]] += units[pos];
-    uint64_t root_children = n ? self[0] : 0;
-    for (uint32_t pos = 0; pos < n; pos++)
-        self[pos] = units[pos] > self[pos] ? units[pos] - self[pos] : 0;
-    uint64_t root = n ? units[0] : 0;
-    return root > root_children ? root : root_children;
+    if (calls)
+        return timings(pp, end, i, n, ew, units, calls, st, 1);
+    return timings(pp, end, i, n, ew, units, NULL, st, 0);
 }
 
-int vp_vprof_scratch_fit(vprof_scratch *s, uint32_t n, uint32_t groups)
+uint64_t vp_vprof_root_kids(const vp_vprof_epoch *ep, const uint64_t *units)
 {
-    if (n > s->cap) {
-        uint64_t *u = realloc(s->units, (size_t)n * sizeof *u);
-        if (u)
-            s->units = u;
-        /* self doubles as the open pass's child-sum array: n + 1 slots. */
-        uint64_t *sf = realloc(s->self, ((size_t)n + 1) * sizeof *sf);
-        if (sf)
-            s->self = sf;
-        uint32_t *c = realloc(s->calls, (size_t)n * sizeof *c);
-        if (c)
-            s->calls = c;
-        if (!u || !sf || !c)
-            return 0;
-        s->cap = n;
+    uint64_t cs = 0;
+    if (ep->n_inner && ep->inner[0] == 0)
+        for (uint32_t k = ep->kid_start[0]; k < ep->kid_start[1]; k++)
+            cs += units[ep->kids[k]];
+    return cs;
+}
+
+uint64_t vp_vprof_self_by_pos(const vp_vprof_epoch *ep, const uint64_t *units, uint64_t *self,
+                              uint64_t *tmp)
+{
+    uint32_t n = ep->n;
+    if (!n)
+        return 0;
+    memcpy(self, units, (size_t)n * sizeof *self);
+    /* Leaves are their own self time. The inner nodes' child sums come from
+     * one running sum over every child in kids[] order (each inner node's
+     * children are a run of it): two flat loops of independent loads, where
+     * adding each time into its parent's slot would chain every sibling's
+     * store to the next, and a loop per inner node would mispredict its
+     * length. */
+    const uint32_t *inner = ep->inner, *ks = ep->kid_start, *kids = ep->kids;
+    uint32_t nk = ks[ep->n_inner];
+    uint64_t run = 0;
+    tmp[0] = 0;
+    for (uint32_t k = 0; k < nk; k++) {
+        run += units[kids[k]];
+        tmp[k + 1] = run;
     }
-    if (groups > s->gcap) {
-        uint64_t *g = realloc(s->gacc, (size_t)groups * sizeof *g);
-        if (!g)
-            return 0;
-        s->gacc = g;
-        s->gcap = groups;
+    for (uint32_t j = 0; j < ep->n_inner; j++) {
+        uint64_t cs = tmp[ks[j + 1]] - tmp[ks[j]], u = units[inner[j]];
+        self[inner[j]] = u > cs ? u - cs : 0;
     }
+    uint64_t root = ep->n_inner && inner[0] == 0 ? tmp[ks[1]] - tmp[ks[0]] : 0;
+    return units[0] > root ? units[0] : root;
+}
+
+/* Grow *p to n + 1 elements of `size` bytes; 0 on OOM (*p untouched). */
+static int fit(void **p, uint32_t n, size_t size)
+{
+    void *q = realloc(*p, ((size_t)n + 1) * size);
+    if (!q)
+        return 0;
+    *p = q;
+    return 1;
+}
+
+int vp_vprof_scratch_fit(vprof_scratch *s, uint32_t n)
+{
+    if (n <= s->cap && s->units)
+        return 1;
+    if (!fit((void **)&s->units, n, sizeof *s->units) || !fit((void **)&s->self, n, sizeof *s->self) ||
+        !fit((void **)&s->tmp, n, sizeof *s->tmp) || !fit((void **)&s->calls, n, sizeof *s->calls))
+        return 0;
+    s->cap = n;
     return 1;
 }
 
@@ -195,6 +206,7 @@ void vp_vprof_scratch_free(vprof_scratch *s)
 {
     free(s->units);
     free(s->self);
+    free(s->tmp);
     free(s->calls);
-    free(s->gacc);
+    memset(s, 0, sizeof *s);
 }

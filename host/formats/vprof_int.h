@@ -4,14 +4,17 @@
  *
  *   vprof_model.c   the model: id -> index maps, names, budget groups,
  *                   epochs, freeing
- *   vprof_decode.c  timing records: the decoders both passes use, and
- *                   their scratch arrays
- *   vprof_open.c    the open pass: structure records, the frame index, the
- *                   two escape-width attempts, truncation rollback
- *   vprof_paths.c   node paths: building one, finding the node for one
+ *   vprof_decode.c  timing records: the decoders every pass uses, and their
+ *                   scratch arrays
+ *   vprof_open.c    the open pass: structure records, the frame records,
+ *                   the two escape-width attempts, truncation rollback
+ *   vprof_paths.c   node paths: full and elided, the path order, finding
+ *                   the node for one
  *   vprof_frames.c  decoding frames again: one frame, or a range in order
- *   vprof_stats.c   statistics over a range of frames (per-node totals,
- *                   group self times with hidden groups folded) */
+ *   vprof_stats.c   whole-capture statistics (the accumulator the open pass
+ *                   and the statistics pass share), per-node totals and
+ *                   series over a range, group columns
+ *   vprof_hitches.c hitch detection and each hitch's causes */
 #ifndef VP_VPROF_INT_H
 #define VP_VPROF_INT_H
 
@@ -28,6 +31,16 @@ enum {
     TOK_TIMINGS = 3,
     TOK_END_FRAME = 4,
 };
+
+/* The longest timing record: calls 1 + 2, time 2 + an 8-byte escape. */
+#define VPROF_REC_MAX 13
+
+/* An elided node path (vprof_paths.c) keeps the path of the deepest
+ * ancestor whose path is at most VPROF_HEAD_MAX bytes, and the node's last
+ * components, at most VPROF_TAIL_MAX bytes (the node's own name always,
+ * however long). */
+#define VPROF_HEAD_MAX 64
+#define VPROF_TAIL_MAX 128
 
 /* ---- the model (vprof_model.c) ----------------------------------------- */
 
@@ -55,39 +68,121 @@ uint32_t vp_vprof_group_resolve(vp_vprof *m, int32_t id, int warn, uint64_t off)
 /* Add each of the 31 default groups the model does not have yet (a file
  * whose declarations start after them relies on them); 0 on OOM. */
 int vp_vprof_groups_add_defaults(vp_vprof *m);
+/* Node v's folded group from its own group and its parent's (parents come
+ * first in index order, so one forward sweep sets every node). */
+void vp_vprof_node_set_vis(vp_vprof *m, uint32_t v);
+/* Forget the cached epoch (the tree it was built for changed). */
+void vp_vprof_epoch_reset(vp_vprof *m);
 
 /* ---- timing records (vprof_decode.c) ------------------------------------ */
 
 typedef struct vprof_decode_stats {
     int escapes;   /* time values that used the escape */
     int anomalies; /* escaped values below their escape threshold */
+    uint64_t any;  /* the OR of every time value: 0 means no timings at all */
 } vprof_decode_stats;
 
-/* Decode n timing records (calls, time) at *pp, escape width ew. Returns
- * the number of records decoded; fewer than n means the buffer ended
- * first. */
-uint32_t vp_vprof_timings_decode(const uint8_t **pp, const uint8_t *end, uint32_t n, int ew,
-                                 uint64_t *units, uint32_t *calls, vprof_decode_stats *st);
-/* The open pass's decoder: calls are only checked, and each time is also
- * added to its parent's slot of csum (see vprof_decode.c). */
-uint32_t vp_vprof_timings_index(const uint8_t **pp, const uint8_t *end, uint32_t n, int ew,
-                                const uint32_t *parent_pos, uint64_t *units, uint64_t *csum,
-                                vprof_decode_stats *st);
-/* Self times by position from inclusive ones; returns the frame time. */
-uint64_t vp_vprof_self_by_pos(const vp_vprof_epoch *ep, const uint64_t *units, uint64_t *self);
+/* Decode timing records i.. of n at *pp (escape width ew) while whole
+ * records are left before `end`: units[k] and, when not NULL, calls[k].
+ * Returns the index of the first record not decoded (n when all were).
+ * Resumable: call again with that index after more bytes come. */
+uint32_t vp_vprof_timings(const uint8_t **pp, const uint8_t *end, uint32_t i, uint32_t n, int ew,
+                          uint64_t *units, uint32_t *calls, vprof_decode_stats *st);
+
+/* Self times by position (inclusive time minus the children's, clamped at
+ * 0) from a frame's decoded times, with tmp (n + 1 entries) as scratch;
+ * returns the frame time. */
+uint64_t vp_vprof_self_by_pos(const vp_vprof_epoch *ep, const uint64_t *units, uint64_t *self,
+                              uint64_t *tmp);
+/* The sum of the root's children's times. The frame time is that, or the
+ * root's own time when larger (format-notes: the root is about 0 in real
+ * captures). */
+uint64_t vp_vprof_root_kids(const vp_vprof_epoch *ep, const uint64_t *units);
+
+static inline uint64_t vp_vprof_frame_units(const vp_vprof_epoch *ep, const uint64_t *units)
+{
+    if (!ep->n)
+        return 0;
+    uint64_t kids = vp_vprof_root_kids(ep, units);
+    return units[0] > kids ? units[0] : kids;
+}
 
 /* Per-frame arrays, grown as the tree grows and reused frame to frame. */
 typedef struct vprof_scratch {
-    uint64_t *units, *self;
+    uint64_t *units, *self, *tmp;
     uint32_t *calls;
     uint32_t cap;
-    uint64_t *gacc;
-    uint32_t gcap;
 } vprof_scratch;
 
-/* Room for n nodes (self gets n + 1 slots) and `groups` group sums; 0 on
- * OOM. */
-int vp_vprof_scratch_fit(vprof_scratch *s, uint32_t n, uint32_t groups);
+/* Room for n nodes; 0 on OOM. */
+int vp_vprof_scratch_fit(vprof_scratch *s, uint32_t n);
 void vp_vprof_scratch_free(vprof_scratch *s);
+
+/* ---- decoding frames again (vprof_frames.c) ------------------------------ */
+
+/* What vp_vprof_frame_decode produces besides the times. */
+#define VPROF_WANT_CALLS 1
+#define VPROF_WANT_SELF 2
+
+/* Decode frame fi's first `upto` timing records (its node count or fewer)
+ * into s (sized for its n): units and, as `want` says, calls and self times
+ * (self needs every record), by position in the epoch of n nodes (passed
+ * in). A whole frame is checked to end where the next begins. */
+vp_errcode vp_vprof_frame_decode(vp_vprof *m, uint32_t fi, const vp_vprof_epoch *ep,
+                                 vprof_scratch *s, unsigned want, uint32_t upto, vp_error *err);
+
+/* The step of every pass over frames: frame fi's epoch (*ep), room in s,
+ * and its records decoded as vp_vprof_frame_decode does (upto: UINT32_MAX
+ * for all). */
+vp_errcode vp_vprof_frame_next(vp_vprof *m, uint32_t fi, vprof_scratch *s, unsigned want,
+                               uint32_t upto, const vp_vprof_epoch **ep, vp_error *err);
+
+/* ---- whole-capture statistics (vprof_stats.c) ------------------------------ */
+
+/* Accumulates statistics frame by frame from decoded records by position:
+ * the open pass and the statistics pass share it. */
+typedef struct vprof_acc {
+    unsigned what;           /* VP_VPROF_STATS_* being computed */
+    uint32_t first;          /* first frame of the range (node totals) */
+    vp_vprof_node_stat *out; /* node totals, by node index */
+    uint32_t out_cap;        /* entries of out when it is the accumulator's own */
+    int own_out;
+    /* Node totals by position since the current epoch began (one array per
+     * figure: the sums are plain vector loops). */
+    uint32_t ep_n;
+    uint32_t *order;         /* that epoch's pos -> node */
+    uint64_t *time, *self, *calls, *peak, *peak_self;
+    uint32_t *peak_frame;
+    uint32_t pos_cap;
+    /* Groups (and folded groups) with nodes in the epoch, and their nodes'
+     * positions: group g = active[k] sums self[pos[start[k] .. start[k + 1])]. */
+    struct vprof_gsets {
+        uint32_t *active, *start, *pos;
+        uint8_t *in; /* by group index */
+        uint32_t n;
+    } g, f;
+    uint32_t gcap, pcap;
+    /* Folded sums are the plain ones until an epoch has a node whose folded
+     * group differs: only then are the streams copied and kept apart. */
+    int f_live;
+} vprof_acc;
+
+/* Start accumulating `what` into m->stats (out == NULL) or, for node totals
+ * over a range starting at frame `first`, into out (node_count entries,
+ * zeroed here); 0 on OOM. */
+int vprof_acc_begin(vprof_acc *a, vp_vprof *m, unsigned what, vp_vprof_node_stat *out,
+                    uint32_t first);
+/* Add frame fi (records by position in ep; calls may be NULL unless node
+ * totals are computed); 0 on OOM. */
+int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_t fi,
+                    const uint64_t *units, const uint64_t *self, const uint32_t *calls);
+/* Finish after frame `last` (frames: the count accumulated): fold the last
+ * epoch's totals in and fill each node's frame count; 0 on OOM. */
+int vprof_acc_end(vprof_acc *a, vp_vprof *m, uint32_t last);
+void vprof_acc_free(vprof_acc *a);
+/* Allocate m->stats' arrays for `what` (nothing computed yet); 0 on OOM. */
+int vprof_stats_alloc(vp_vprof *m, unsigned what);
+/* Free the statistics `what` and clear their bits. */
+void vprof_stats_drop(vp_vprof *m, unsigned what);
 
 #endif

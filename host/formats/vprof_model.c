@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bigmem.h"
 #include "formats/vprof_int.h"
 
 static const struct {
@@ -176,10 +177,10 @@ vp_vprof *vp_vprof_model_new(void)
     vp_vprof *m = calloc(1, sizeof *m);
     if (!m)
         return NULL;
+    m->src.fd = -1;
     m->node_ids = calloc(1, sizeof *m->node_ids);
     m->group_ids = calloc(1, sizeof *m->group_ids);
-    m->frame_ms = vp_series_new(0);
-    if (!m->node_ids || !m->group_ids || !m->frame_ms) {
+    if (!m->node_ids || !m->group_ids) {
         vp_vprof_free(m);
         return NULL;
     }
@@ -191,22 +192,21 @@ void vp_vprof_free(vp_vprof *m)
 {
     if (!m)
         return;
-    vp_map_close(&m->map);
+    vp_src_close(&m->src);
+    vprof_stats_drop(m, VP_VPROF_STATS_ALL);
+    free(m->stats.group);
+    free(m->stats.folded);
     free(m->nodes);
-    for (uint32_t i = 0; i < m->group_count; i++)
-        vp_series_unref(m->groups[i].self_ms);
     free(m->groups);
     free(m->names);
-    free(m->frame_off);
-    free(m->frame_tick);
-    free(m->frame_nodes);
+    vp_big_free(m->frames, (size_t)m->frame_cap * sizeof *m->frames);
     vp_series_unref(m->frame_ms);
+    vp_stream_free(&m->frame_stream);
+    free(m->path_rank);
     vp_warnings_free(&m->warnings);
     idmap_free(m->node_ids);
     idmap_free(m->group_ids);
-    free(m->epoch.order);
-    free(m->epoch.parent_pos);
-    free(m->epoch.group);
+    vp_vprof_epoch_reset(m);
     free(m);
 }
 
@@ -274,34 +274,58 @@ int vp_vprof_groups_add_defaults(vp_vprof *m)
     return 1;
 }
 
-uint32_t vp_vprof_visible_group(const vp_vprof *m, uint32_t node)
+void vp_vprof_node_set_vis(vp_vprof *m, uint32_t v)
 {
-    for (uint32_t v = node; v != VP_VPROF_NO_NODE; v = m->nodes[v].parent)
-        if (!(m->groups[m->nodes[v].group].flags & VP_BUDGETFLAG_HIDDEN))
-            return m->nodes[v].group;
-    return m->nodes[node].group;
+    vp_vprof_node *nd = &m->nodes[v];
+    /* A node whose own group is visible counts there; else where its parent
+     * counts, unless no ancestor's group is visible either (the parent then
+     * counts in its own hidden group), when it keeps its own group. */
+    nd->vis = nd->group;
+    if (nd->group == VP_VPROF_NO_NODE || !(m->groups[nd->group].flags & VP_BUDGETFLAG_HIDDEN) ||
+        nd->parent == VP_VPROF_NO_NODE)
+        return;
+    const vp_vprof_node *p = &m->nodes[nd->parent];
+    if (p->vis != VP_VPROF_NO_NODE && !(m->groups[p->vis].flags & VP_BUDGETFLAG_HIDDEN))
+        nd->vis = p->vis;
 }
 
 /* ---- epochs ------------------------------------------------------------ */
+
+void vp_vprof_epoch_reset(vp_vprof *m)
+{
+    vp_vprof_epoch *ep = &m->epoch;
+    free(ep->order);
+    free(ep->parent_pos);
+    free(ep->group);
+    free(ep->vis);
+    free(ep->inner);
+    free(ep->kid_start);
+    free(ep->kids);
+    memset(ep, 0, sizeof *ep);
+}
 
 const vp_vprof_epoch *vp_vprof_epoch_for(vp_vprof *m, uint32_t n)
 {
     vp_vprof_epoch *ep = &m->epoch;
     if (ep->order && ep->n == n)
         return ep;
-    uint32_t *order = realloc(ep->order, (size_t)n * sizeof *order);
-    if (order)
-        ep->order = order;
-    uint32_t *pp = realloc(ep->parent_pos, (size_t)n * sizeof *pp);
-    if (pp)
-        ep->parent_pos = pp;
-    uint32_t *grp = realloc(ep->group, (size_t)n * sizeof *grp);
-    if (grp)
-        ep->group = grp;
-    if (!order || !pp || !grp) {
-        ep->n = 0;
-        return NULL;
-    }
+    ep->n = 0;
+#define FIT(field)                                                           \
+    do {                                                                     \
+        uint32_t *p_ = realloc(ep->field, ((size_t)n + 1) * sizeof *p_);     \
+        if (!p_)                                                             \
+            return NULL;                                                     \
+        ep->field = p_;                                                      \
+    } while (0)
+    FIT(order);
+    FIT(parent_pos);
+    FIT(group);
+    FIT(vis);
+    FIT(inner);
+    FIT(kid_start);
+    FIT(kids);
+#undef FIT
+    uint32_t *order = ep->order, *pp = ep->parent_pos, *grp = ep->group, *vis = ep->vis;
     /* Pre-order walk without recursion (a hostile file can nest deeply).
      * Children lists are newest first, so the nodes not yet added at this
      * count form a prefix of each list that is skipped. group[] doubles as
@@ -335,8 +359,31 @@ const vp_vprof_epoch *vp_vprof_epoch_for(vp_vprof *m, uint32_t n)
             break;
     }
     /* posof[] aliased group[] (both indexed < n); fill group[] now. */
-    for (uint32_t i = 0; i < n; i++)
+    for (uint32_t i = 0; i < n; i++) {
         grp[i] = m->nodes[order[i]].group;
+        vis[i] = m->nodes[order[i]].vis;
+    }
+    /* Children by position: count them, number the inner nodes, then put
+     * each child in its parent's run of kids[], in pre-order. */
+    uint32_t *next = calloc((size_t)n + 1, sizeof *next);
+    if (!next)
+        return NULL;
+    for (uint32_t i = 1; i < n; i++)
+        next[pp[i]]++;
+    uint32_t k = 0, at = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (next[i]) {
+            uint32_t c = next[i];
+            ep->inner[k] = i;
+            ep->kid_start[k++] = at;
+            next[i] = at;
+            at += c;
+        }
+    ep->kid_start[k] = at;
+    ep->n_inner = k;
+    for (uint32_t i = 1; i < n; i++)
+        ep->kids[next[pp[i]]++] = i;
+    free(next);
     ep->n = pos;
     return ep;
 }

@@ -1,6 +1,7 @@
 /* The open pass: one walk over the file that validates the framing, adds
- * the nodes and groups its records declare, builds the frame index and
- * computes each frame's time and each group's self time. Run once per
+ * the nodes and groups its records declare, keeps each frame's record
+ * (offset, tick, node count, time) and, when asked, accumulates the
+ * whole-capture statistics (vprof_stats.c). Run once per
  * escape width that might be the file's; a file that ends inside a frame
  * keeps the frames before it (the rollback). Layout facts:
  * ../shared/specs/vprof-format.md, corrected by format-notes.md (escape
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/cursor.h"
+#include "core/bigmem.h"
 #include "core/sort.h"
 #include "formats/vprof_int.h"
 
@@ -22,7 +23,6 @@ typedef struct attempt {
     vp_error err;        /* PARSE_ERROR */
     char trunc_msg[320]; /* PARSE_TRUNC */
     vprof_decode_stats st;
-    int nonzero;
 } attempt;
 
 static const char *token_name(unsigned t)
@@ -70,11 +70,15 @@ static vp_errcode node_add(vp_vprof *m, int32_t parent_id, const char *name, siz
     nd->first_frame = m->frame_count;
     nd->group = gi;
     nd->dup = 0;
+    nd->path_len = 0;
+    vp_vprof_node_set_vis(m, idx);
     /* The engine prepends a new child to its parent's list. */
     nd->next_sibling = m->nodes[parent].first_child;
     m->nodes[parent].first_child = idx;
     return VP_OK;
 }
+
+static void vis_sweep(vp_vprof *m);
 
 static vp_errcode group_record(vp_vprof *m, const char *name, size_t len, int32_t flags,
                                uint32_t *declared, uint64_t rec_off, vp_error *err)
@@ -98,9 +102,17 @@ static vp_errcode group_record(vp_vprof *m, const char *name, size_t len, int32_
         uint32_t name_off = vp_vprof_names_add(m, name, len);
         if (name_off == UINT32_MAX)
             return vp_fail(err, VP_ENOMEM, rec_off, "out of memory");
+        int hid = (m->groups[gi].flags ^ flags) & VP_BUDGETFLAG_HIDDEN;
         m->groups[gi].name = name_off;
         m->groups[gi].flags = flags;
         m->groups[gi].declared = 1;
+        if (hid) {
+            /* Nodes already fold by the old flags: fold them again, and
+             * recompute folded statistics the frames so far were summed
+             * into with the old ones. */
+            vis_sweep(m);
+            m->fold_changed |= m->frame_count > 0;
+        }
         return VP_OK;
     }
     if (vp_vprof_group_add(m, id, name, len, flags, 1) == VP_VPROF_NO_NODE)
@@ -108,27 +120,111 @@ static vp_errcode group_record(vp_vprof *m, const char *name, size_t len, int32_
     return VP_OK;
 }
 
-/* Make sure every group that has a node present at this node count has a
- * self-time column, zero-filled for the frames before it appeared. */
-static int columns_fit(vp_vprof *m, uint32_t from_node, uint32_t to_node)
+/* ---- the window the open pass reads through ------------------------------
+ * The pass walks the file front to back through the source's window; a
+ * record that the window cuts is read again from its start after a refill
+ * (rd_record), and the timing decoder resumes where it stopped (rd_timings),
+ * so nothing depends on where the window ends. */
+typedef struct rd {
+    vp_src *src;
+    const uint8_t *start, *p, *end; /* the window's bytes; p is the cursor */
+    uint64_t start_off;             /* file offset of start */
+    uint64_t size;
+} rd;
+
+static inline uint64_t rd_off(const rd *r)
 {
-    for (uint32_t i = from_node; i < to_node; i++) {
-        vp_vprof_group *g = &m->groups[m->nodes[i].group];
-        if (g->self_ms)
-            continue;
-        g->self_ms = vp_series_new(m->frame_count + 64);
-        if (!g->self_ms || !vp_series_resize(g->self_ms, m->frame_count))
-            return 0;
-    }
+    return r->start_off + (uint64_t)(r->p - r->start);
+}
+
+/* At least `need` bytes at the cursor: 1; 0 when the file ends first; -1
+ * when the source fails (err: the file shrank, an I/O error). */
+static int rd_fill(rd *r, size_t need, vp_error *err)
+{
+    if ((size_t)(r->end - r->p) >= need)
+        return 1;
+    uint64_t off = rd_off(r);
+    if (need > r->size - off)
+        return 0;
+    size_t avail;
+    const uint8_t *q = vp_src_get(r->src, off, need, &avail, err);
+    if (!q)
+        return -1;
+    r->start = r->p = q;
+    r->start_off = off;
+    r->end = q + avail;
     return 1;
+}
+
+/* A record of `pre` fixed bytes, a NUL-terminated name and `post` fixed
+ * bytes, whole in the window: *rec points at it, *len is the name's length
+ * and the cursor moves past it. 1, 0 (the file ends first) or -1. */
+static int rd_record(rd *r, size_t pre, size_t post, const uint8_t **rec, size_t *len,
+                     vp_error *err)
+{
+    size_t want = pre + 1 + post;
+    for (;;) {
+        int k = rd_fill(r, want, err);
+        if (k <= 0)
+            return k;
+        size_t have = (size_t)(r->end - r->p);
+        const uint8_t *z = memchr(r->p + pre, 0, have - pre);
+        if (z && (size_t)(r->end - z) > post) {
+            *rec = r->p;
+            *len = (size_t)(z - (r->p + pre));
+            r->p = z + 1 + post;
+            return 1;
+        }
+        /* The window cuts the record: read it again from its start with
+         * room for all of it (the name's length is known once its NUL is),
+         * unless the window already holds the rest of the file. */
+        uint64_t left = r->size - rd_off(r);
+        if (have == left)
+            return 0;
+        want = z ? (size_t)(z - r->p) + 1 + post : have * 2;
+        if (want > left)
+            want = (size_t)left;
+    }
+}
+
+static inline int32_t le_i32(const uint8_t *p)
+{
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                     (uint32_t)p[3] << 24);
+}
+
+/* Decode a frame's n timing records, refilling the window as it goes.
+ * Returns how many were decoded (fewer: the file ended), or -1 (err). */
+static int64_t rd_timings(rd *r, uint32_t n, int ew, vprof_scratch *s, int want_calls,
+                          vprof_decode_stats *st, vp_error *err)
+{
+    uint32_t i = 0;
+    for (;;) {
+        i = vp_vprof_timings(&r->p, r->end, i, n, ew, s->units, want_calls ? s->calls : NULL, st);
+        if (i == n)
+            return i;
+        uint64_t left = r->size - rd_off(r);
+        if (left == (uint64_t)(r->end - r->p))
+            return i; /* the window already holds the rest of the file */
+        int k = rd_fill(r, left < VPROF_REC_MAX ? (size_t)left : VPROF_REC_MAX, err);
+        if (k < 0)
+            return -1;
+    }
+}
+
+/* The root's group is resolved with the first frame; nodes added before it
+ * (in that frame's records) get their folded group again. */
+static void vis_sweep(vp_vprof *m)
+{
+    for (uint32_t v = 0; v < m->node_count; v++)
+        vp_vprof_node_set_vis(m, v);
+    vp_vprof_epoch_reset(m);
 }
 
 /* Undo the structure added by a frame that turned out to be incomplete:
  * its nodes and groups never appear in a kept frame. Runs once, at the end. */
 static int rollback(vp_vprof *m, uint32_t nodes, uint32_t groups)
 {
-    for (uint32_t i = groups; i < m->group_count; i++)
-        vp_series_unref(m->groups[i].self_ms);
     m->node_count = nodes;
     m->group_count = groups;
     vp_vprof_idmap_clear(m->node_ids);
@@ -146,59 +242,60 @@ static int rollback(vp_vprof *m, uint32_t nodes, uint32_t groups)
     for (uint32_t i = 0; i < m->group_count; i++)
         if (!vp_vprof_idmap_put(m->group_ids, m->groups[i].id, i))
             return 0;
-    m->epoch.n = 0;
-    free(m->epoch.order);
-    m->epoch.order = NULL;
+    vis_sweep(m);
     return 1;
 }
 
-static int frame_commit(vp_vprof *m, uint64_t off, int32_t tick, uint32_t n, uint64_t frame_units)
+static int frame_commit(vp_vprof *m, uint64_t off, int32_t tick, uint32_t n, uint64_t units)
 {
-    uint32_t old_cap = m->frame_cap;
-    if (!vp_vprof_grow((void **)&m->frame_off, &m->frame_cap, m->frame_count + 1,
-                       sizeof *m->frame_off))
-        return 0;
-    if (m->frame_cap != old_cap) {
-        /* The three arrays share frame_cap: grow the other two to match. */
-        int32_t *t = realloc(m->frame_tick, (size_t)m->frame_cap * sizeof *t);
-        if (t)
-            m->frame_tick = t;
-        uint32_t *fn = realloc(m->frame_nodes, (size_t)m->frame_cap * sizeof *fn);
-        if (fn)
-            m->frame_nodes = fn;
-        if (!t || !fn) {
-            m->frame_cap = old_cap;
+    if (m->frame_count == m->frame_cap) {
+        /* Doubling, in huge pages once large (core/bigmem: a page fault
+         * per 4 KiB of records cost more than decoding them). */
+        uint32_t ncap = m->frame_cap ? m->frame_cap * 2 : 4096;
+        if (ncap <= m->frame_cap)
             return 0;
-        }
+        vp_vprof_frame *f = vp_big_realloc(m->frames, (size_t)m->frame_cap * sizeof *f,
+                                           (size_t)ncap * sizeof *f);
+        if (!f)
+            return 0;
+        m->frames = f;
+        m->frame_cap = ncap;
     }
-    m->frame_off[m->frame_count] = off;
-    m->frame_tick[m->frame_count] = tick;
-    m->frame_nodes[m->frame_count] = n;
-    m->frame_count++;
-    return vp_series_push(m->frame_ms, vp_vprof_ms(frame_units));
+    m->frames[m->frame_count++] = (vp_vprof_frame){off, units, tick, n};
+    return vp_stream_add(&m->frame_stream, units, 1, VP_VPROF_US_PER_UNIT / 1000.0);
 }
+
+/* Bytes between progress reports. */
+#define PROGRESS_STEP ((uint64_t)32 << 20)
 
 #define TRUNC(...) snprintf(a->trunc_msg, sizeof a->trunc_msg, __VA_ARGS__)
 
-static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_open_opts *opts)
+static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opts)
 {
     vp_vprof *m = a->m;
     m->escape_width = ew;
-    vp_cursor c;
-    vp_cursor_init(&c, map->data, (size_t)map->size, 0);
+    rd r = {src, NULL, NULL, NULL, 0, src->size};
     vprof_scratch s = {0};
-    uint32_t declared = 0, epoch_nodes = 0;
-    uint64_t next_release = VP_MAP_RELEASE_STEP;
-    uint64_t size = map->size;
+    vprof_acc acc;
+    unsigned what = opts ? opts->stats & VP_VPROF_STATS_ALL : 0;
+    int acc_on = 0;
+    uint32_t declared = 0;
+    uint64_t next_progress = PROGRESS_STEP;
+    uint64_t size = src->size;
+    int k;
 
-    if (!vp_rd_i32(&c, &m->version) || !vp_rd_i32(&c, &m->root_id)) {
-        vp_fail(&a->err, VP_ETRUNC, 0,
-                "expected the 8-byte VProf header (int32 version, int32 root node id), "
-                "the file has %llu bytes",
-                (unsigned long long)size);
+    if ((k = rd_fill(&r, 8, &a->err)) <= 0) {
+        if (k == 0)
+            vp_fail(&a->err, VP_ETRUNC, 0,
+                    "expected the 8-byte VProf header (int32 version, int32 root node id), "
+                    "the file has %llu bytes",
+                    (unsigned long long)size);
         a->status = PARSE_ERROR;
         return;
     }
+    m->version = le_i32(r.p);
+    m->root_id = le_i32(r.p + 4);
+    r.p += 8;
     if (m->version != 1) {
         vp_fail(&a->err, VP_EVERSION, 0, "VProf version %d is not known, expected 1",
                 (int)m->version);
@@ -214,18 +311,24 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_open_opt
                                   .first_child = VP_VPROF_NO_NODE,
                                   .next_sibling = VP_VPROF_NO_NODE,
                                   .name = vp_vprof_names_add(m, "Root", 4),
-                                  .group = VP_VPROF_NO_NODE};
+                                  .group = VP_VPROF_NO_NODE,
+                                  .vis = VP_VPROF_NO_NODE};
     if (m->nodes[0].name == UINT32_MAX)
         goto oom;
     m->node_count = 1;
+    if (what) {
+        if (!vprof_acc_begin(&acc, m, what, NULL, 0))
+            goto oom;
+        acc_on = 1;
+    }
 
-    while (vp_cursor_left(&c)) {
-        uint64_t frame_off = vp_cursor_off(&c);
+    while (rd_off(&r) < size) {
+        uint64_t frame_off = rd_off(&r);
         uint32_t fno = m->frame_count + 1;
         uint32_t nodes_before = m->node_count, groups_before = m->group_count;
-        uint8_t tok;
-        int32_t tick;
-        vp_rd_u8(&c, &tok);
+        if ((k = rd_fill(&r, 1, &a->err)) < 0)
+            goto src_failed;
+        uint8_t tok = *r.p++;
         if (tok != TOK_START_FRAME) {
             vp_fail(&a->err, VP_EFORMAT, frame_off,
                     "expected Token_StartFrame (0) to begin frame %u%s, found byte %u (%s)", fno,
@@ -233,30 +336,38 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_open_opt
             a->status = PARSE_ERROR;
             break;
         }
-        if (!vp_rd_i32(&c, &tick)) {
+        if ((k = rd_fill(&r, 4, &a->err)) <= 0) {
+            if (k < 0)
+                goto src_failed;
             TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
                   "expected its int32 tick",
                   (unsigned long long)size, fno, (unsigned long long)frame_off);
             a->status = PARSE_TRUNC;
             break;
         }
+        int32_t tick = le_i32(r.p);
+        r.p += 4;
         /* Structure records until Token_Timings. */
         for (;;) {
-            uint64_t rec_off = vp_cursor_off(&c);
-            if (!vp_rd_u8(&c, &tok)) {
+            uint64_t rec_off = rd_off(&r);
+            if ((k = rd_fill(&r, 1, &a->err)) <= 0) {
+                if (k < 0)
+                    goto src_failed;
                 TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
                       "expected Token_AddNode, Token_AddBudgetGroup or Token_Timings",
                       (unsigned long long)size, fno, (unsigned long long)frame_off);
                 a->status = PARSE_TRUNC;
                 break;
             }
+            tok = *r.p++;
             if (tok == TOK_TIMINGS)
                 break;
-            const char *name;
+            const uint8_t *rec;
             size_t len;
             if (tok == TOK_ADD_GROUP) {
-                int32_t flags;
-                if (!vp_rd_cstr(&c, &name, &len) || !vp_rd_i32(&c, &flags)) {
+                if ((k = rd_record(&r, 0, 4, &rec, &len, &a->err)) <= 0) {
+                    if (k < 0)
+                        goto src_failed;
                     TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte "
                           "%llu): expected the rest of the Token_AddBudgetGroup record at byte "
                           "%llu (NUL-terminated name, int32 flags)",
@@ -265,14 +376,15 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_open_opt
                     a->status = PARSE_TRUNC;
                     break;
                 }
-                if (group_record(m, name, len, flags, &declared, rec_off, &a->err) != VP_OK) {
+                if (group_record(m, (const char *)rec, len, le_i32(rec + len + 1), &declared,
+                                 rec_off, &a->err) != VP_OK) {
                     a->status = PARSE_ERROR;
                     break;
                 }
             } else if (tok == TOK_ADD_NODE) {
-                int32_t parent, group, id;
-                if (!vp_rd_i32(&c, &parent) || !vp_rd_cstr(&c, &name, &len) ||
-                    !vp_rd_i32(&c, &group) || !vp_rd_i32(&c, &id)) {
+                if ((k = rd_record(&r, 4, 8, &rec, &len, &a->err)) <= 0) {
+                    if (k < 0)
+                        goto src_failed;
                     TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte "
                           "%llu): expected the rest of the Token_AddNode record at byte %llu "
                           "(int32 parent, NUL-terminated name, int32 group, int32 id)",
@@ -281,7 +393,9 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_open_opt
                     a->status = PARSE_TRUNC;
                     break;
                 }
-                if (node_add(m, parent, name, len, group, id, rec_off, &a->err) != VP_OK) {
+                const uint8_t *tail = rec + 4 + len + 1;
+                if (node_add(m, le_i32(rec), (const char *)rec + 4, len, le_i32(tail),
+                             le_i32(tail + 4), rec_off, &a->err) != VP_OK) {
                     a->status = PARSE_ERROR;
                     break;
                 }
@@ -304,34 +418,36 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_open_opt
             m->nodes[0].group_id = 0;
             if (m->nodes[0].group == VP_VPROF_NO_NODE)
                 goto oom;
-            epoch_nodes = 0;
+            vis_sweep(m);
         }
         const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, n);
-        if (!ep || !columns_fit(m, epoch_nodes, n) || !vp_vprof_scratch_fit(&s, n, m->group_count))
+        if (!ep || !vp_vprof_scratch_fit(&s, n))
             goto oom;
-        epoch_nodes = n;
 
-        uint64_t timings_off = vp_cursor_off(&c);
-        uint64_t *csum = s.self;
-        csum[n] = 0; /* the root's parent slot; the others are zeroed as read */
-        uint32_t got =
-            vp_vprof_timings_index(&c.p, c.end, n, ew, ep->parent_pos, s.units, csum, &a->st);
+        uint64_t timings_off = rd_off(&r);
+        int64_t got =
+            rd_timings(&r, n, ew, &s, acc_on && (what & VP_VPROF_STATS_NODES), &a->st, &a->err);
+        if (got < 0)
+            goto src_failed;
         if (got < n) {
             TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
                   "expected the timings of %u nodes from byte %llu, found %u",
                   (unsigned long long)size, fno, (unsigned long long)frame_off, n,
-                  (unsigned long long)timings_off, got);
+                  (unsigned long long)timings_off, (unsigned)got);
             a->status = PARSE_TRUNC;
             goto frame_failed;
         }
-        uint64_t end_off = vp_cursor_off(&c);
-        if (!vp_rd_u8(&c, &tok)) {
+        uint64_t end_off = rd_off(&r);
+        if ((k = rd_fill(&r, 1, &a->err)) <= 0) {
+            if (k < 0)
+                goto src_failed;
             TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
                   "expected Token_EndOfFrame (4)",
                   (unsigned long long)size, fno, (unsigned long long)frame_off);
             a->status = PARSE_TRUNC;
             goto frame_failed;
         }
+        tok = *r.p++;
         if (tok != TOK_END_FRAME) {
             vp_fail(&a->err, VP_EFORMAT, end_off,
                     "expected Token_EndOfFrame (4) after the timings of %u nodes in frame %u "
@@ -340,47 +456,47 @@ static void attempt_run(attempt *a, const vp_map *map, int ew, const vp_open_opt
             a->status = PARSE_ERROR;
             goto frame_failed;
         }
-
-        /* Frame time: the root's children's sum, or the root's own time when
-         * that is larger (format-notes: the root is ~0 in real captures). */
-        uint64_t frame_units = s.units[0] > csum[0] ? s.units[0] : csum[0];
-        memset(s.gacc, 0, (size_t)m->group_count * sizeof *s.gacc);
-        uint64_t any = 0;
-        for (uint32_t pos = 0; pos < n; pos++) {
-            uint64_t u = s.units[pos], cs = csum[pos];
-            any |= u;
-            s.gacc[ep->group[pos]] += u > cs ? u - cs : 0;
-        }
-        a->nonzero |= any != 0;
-        for (uint32_t g = 0; g < m->group_count; g++)
-            if (m->groups[g].self_ms &&
-                !vp_series_push_fast(m->groups[g].self_ms, vp_vprof_ms(s.gacc[g])))
+        uint64_t frame_units;
+        if (acc_on) {
+            frame_units = vp_vprof_self_by_pos(ep, s.units, s.self, s.tmp);
+            if (!vprof_acc_frame(&acc, m, ep, m->frame_count, s.units, s.self, s.calls))
                 goto oom;
+        } else {
+            frame_units = vp_vprof_frame_units(ep, s.units);
+        }
         if (!frame_commit(m, frame_off, tick, n, frame_units))
             goto oom;
+        m->frames_end = rd_off(&r);
 
-        if (vp_cursor_off(&c) >= next_release) {
-            vp_map_release((vp_map *)map, vp_cursor_off(&c));
+        if (m->frames_end >= next_progress) {
             if (opts && opts->progress)
-                opts->progress(opts->progress_ud, vp_cursor_off(&c), size);
-            next_release = vp_cursor_off(&c) + VP_MAP_RELEASE_STEP;
+                opts->progress(opts->progress_ud, m->frames_end, size);
+            next_progress = m->frames_end + PROGRESS_STEP;
         }
         continue;
 
+    src_failed:
+        a->status = PARSE_ERROR;
+        break;
     frame_failed:
         if (a->status == PARSE_TRUNC && !rollback(m, nodes_before, groups_before))
             goto oom;
         break;
     }
-    vp_map_release((vp_map *)map, size);
+    if (acc_on) {
+        if (a->status != PARSE_ERROR && !vprof_acc_end(&acc, m, m->frame_count))
+            goto oom;
+        vprof_acc_free(&acc);
+    }
     vp_vprof_scratch_free(&s);
     return;
 oom:
+    if (acc_on)
+        vprof_acc_free(&acc);
     vp_vprof_scratch_free(&s);
     vp_fail(&a->err, VP_ENOMEM, UINT64_MAX, "out of memory");
     a->status = PARSE_ERROR;
 }
-
 /* Which of two readings of the same file makes more sense. */
 static int attempt_better(const attempt *x, const attempt *y)
 {
@@ -430,27 +546,52 @@ static int number_namesakes(vp_vprof *m)
     return 1;
 }
 
+/* Each node's full path length and the ancestor that heads its elided path
+ * (parents first, so one sweep): what vprof_paths.c cuts paths by. */
+static void path_lengths(vp_vprof *m)
+{
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        vp_vprof_node *nd = &m->nodes[v];
+        uint64_t len = strlen(m->names + nd->name);
+        if (nd->dup) {
+            char suffix[16];
+            len += (uint64_t)snprintf(suffix, sizeof suffix, "#%u", nd->dup);
+        }
+        if (nd->parent != VP_VPROF_NO_NODE)
+            len += (uint64_t)m->nodes[nd->parent].path_len + 1;
+        nd->path_len = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
+        nd->head = len <= VPROF_HEAD_MAX || nd->parent == VP_VPROF_NO_NODE
+                       ? v
+                       : m->nodes[nd->parent].head;
+    }
+}
+
 /* Derived facts, computed once the reading is final. */
 static int finalize(vp_vprof *m, const attempt *a)
 {
     for (uint32_t i = 0; i < m->node_count; i++)
         if (m->nodes[i].group != VP_VPROF_NO_NODE)
             m->groups[m->nodes[i].group].has_nodes = 1;
-    for (uint32_t g = 0; g < m->group_count; g++)
-        if (!m->groups[g].has_nodes) {
-            vp_series_unref(m->groups[g].self_ms);
-            m->groups[g].self_ms = NULL;
-        }
     if (m->nodes[0].group == VP_VPROF_NO_NODE) {
         /* No frame: still give the root its group. */
         m->nodes[0].group = vp_vprof_group_resolve(m, 0, 0, 0);
         if (m->nodes[0].group == VP_VPROF_NO_NODE)
             return 0;
         m->groups[m->nodes[0].group].has_nodes = 1;
+        vis_sweep(m);
     }
+    m->hidden_groups = vp_vprof_has_hidden_groups(m);
+    for (uint32_t v = 0; v < m->node_count && !m->fold_differs; v++)
+        m->fold_differs = m->nodes[v].vis != m->nodes[v].group;
+    vp_vprof_stats *st = &m->stats;
+    if (m->fold_changed)
+        vprof_stats_drop(m, VP_VPROF_STATS_FOLDED);
+    if (!m->fold_differs && (st->have & VP_VPROF_STATS_GROUPS))
+        st->have |= VP_VPROF_STATS_FOLDED; /* folding changes nothing */
     if (!number_namesakes(m))
         return 0;
-    if (m->frame_count && !a->nonzero) {
+    path_lengths(m);
+    if (m->frame_count && !a->st.any) {
         m->zero_timings = 1;
         vp_warn(&m->warnings,
                 "this capture holds no timings: every node time is 0 in all %u frames (the "
@@ -468,28 +609,35 @@ static int finalize(vp_vprof *m, const attempt *a)
     return 1;
 }
 
-static vp_errcode open_map(vp_map *map, const vp_open_opts *opts, vp_vprof **out, vp_error *err)
+/* Open from a source; takes it over (closes it on failure). */
+static vp_errcode open_src(vp_src *src, const vp_open_opts *opts, vp_vprof **out, vp_error *err)
 {
     *out = NULL;
     int forced = opts ? opts->escape_width : 0;
-    if (forced != 0 && forced != 4 && forced != 8)
+    if (forced != 0 && forced != 4 && forced != 8) {
+        vp_src_close(src);
         return vp_fail(err, VP_EFORMAT, UINT64_MAX, "escape width must be 4 or 8, not %d", forced);
-
+    }
     attempt a = {.m = vp_vprof_model_new()}, b = {0};
-    if (!a.m)
+    if (!a.m) {
+        vp_src_close(src);
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    attempt_run(&a, map, forced ? forced : 4, opts);
+    }
+    attempt_run(&a, src, forced ? forced : 4, opts);
     /* The escape field is a C `unsigned long`: 4 bytes on Windows and 32-bit
      * builds, 8 on 64-bit Linux/macOS. Width 4 is tried first; when the
      * stream stops making sense after an escape, width 8 is tried too and
-     * the reading that makes more sense wins. */
-    if (!forced && a.st.escapes && (a.status != PARSE_CLEAN || a.st.anomalies)) {
+     * the reading that makes more sense wins. A source that failed (the file
+     * changed) is not a reading to retry. */
+    if (!forced && a.st.escapes && (a.status != PARSE_CLEAN || a.st.anomalies) &&
+        !(a.status == PARSE_ERROR && a.err.code == VP_ECHANGED)) {
         b.m = vp_vprof_model_new();
         if (!b.m) {
             vp_vprof_free(a.m);
+            vp_src_close(src);
             return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
         }
-        attempt_run(&b, map, 8, opts);
+        attempt_run(&b, src, 8, opts);
         if (attempt_better(&b, &a)) {
             attempt t = a;
             a = b;
@@ -497,48 +645,49 @@ static vp_errcode open_map(vp_map *map, const vp_open_opts *opts, vp_vprof **out
         }
         vp_vprof_free(b.m);
     }
+    vp_vprof *m = a.m;
+    vp_errcode rc = VP_OK;
     if (a.status == PARSE_ERROR) {
         *err = a.err;
-        vp_vprof_free(a.m);
-        return err->code;
-    }
-    vp_vprof *m = a.m;
-    if (a.status == PARSE_TRUNC) {
-        if (m->frame_count == 0) {
-            vp_fail(err, VP_ETRUNC, UINT64_MAX, "%s; no frame is complete", a.trunc_msg);
-            vp_vprof_free(m);
-            return VP_ETRUNC;
-        }
+        rc = err->code;
+    } else if (a.status == PARSE_TRUNC && (m->frame_count == 0 || (opts && opts->strict))) {
+        rc = vp_fail(err, VP_ETRUNC, UINT64_MAX, "%s%s", a.trunc_msg,
+                     m->frame_count ? "" : "; no frame is complete");
+    } else if (a.status == PARSE_TRUNC) {
         m->truncated = 1;
         vp_warn(&m->warnings, "truncated %s; the %u complete frames before it are kept",
                 a.trunc_msg, m->frame_count);
     }
-    if (!finalize(m, &a)) {
+    if (rc == VP_OK && !finalize(m, &a))
+        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    if (rc != VP_OK) {
         vp_vprof_free(m);
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        vp_src_close(src);
+        return rc;
     }
-    m->map = *map;
+    /* The window's bytes are dropped, so what is read later comes from the
+     * file as it is then (a file cut since shows at once); its buffer stays
+     * for those reads: making it anew would fault its pages in again. */
+    src->len = 0;
+    m->src = *src;
     *out = m;
     return VP_OK;
 }
 
 vp_errcode vp_vprof_open(const char *path, const vp_open_opts *opts, vp_vprof **out, vp_error *err)
 {
-    vp_map map;
+    vp_src src;
     *out = NULL;
-    vp_errcode rc = vp_map_open(&map, path, err);
+    vp_errcode rc = vp_src_open(&src, path, err);
     if (rc != VP_OK)
         return rc;
-    rc = open_map(&map, opts, out, err);
-    if (rc != VP_OK)
-        vp_map_close(&map);
-    return rc;
+    return open_src(&src, opts, out, err);
 }
 
 vp_errcode vp_vprof_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_vprof **out,
                              vp_error *err)
 {
-    vp_map map;
-    vp_map_wrap(&map, buf, n);
-    return open_map(&map, opts, out, err);
+    vp_src src;
+    vp_src_wrap(&src, buf, n);
+    return open_src(&src, opts, out, err);
 }

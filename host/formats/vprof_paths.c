@@ -1,107 +1,334 @@
-/* Node paths: "Root/A/B", with "#k" on the k-th of same-named siblings;
- * building one for a node and finding the node for one. */
+/* Node paths: "Root/A/B", with "#k" on the k-th of same-named siblings.
+ *
+ * A path is as long as the node is deep, so nothing that works on every
+ * node builds full paths: a 100,000-deep chain would make 5 * 10^9 bytes of
+ * them. Listings show each node's path elided in the middle past
+ * VP_VPROF_PATH_MAX bytes (its first components, the node's id, its last
+ * components: bounded work per node, unique because ids are); rows sorted
+ * "by path" use the path order, computed once per capture from the sorted
+ * children of each node without building a path; finding a node by path
+ * walks the tree along the path, with no stack and no limit on the depth. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "core/sort.h"
 #include "formats/vprof_int.h"
 
+#define MARK_OPEN "/\xE2\x80\xA6[id="   /* "/…[id=" */
+#define MARK_CLOSE "]/"
+
 /* A node's path component: its name, plus "#k" for a later namesake. */
-static size_t label(const vp_vprof *m, uint32_t v, char *buf, size_t cap)
+typedef struct label {
+    const char *name;
+    size_t nlen;
+    char suffix[16];
+    size_t slen;
+} label;
+
+static void label_of(const vp_vprof *m, uint32_t v, label *l)
 {
-    const char *nm = m->names + m->nodes[v].name;
-    int n = m->nodes[v].dup ? snprintf(buf, cap, "%s#%u", nm, m->nodes[v].dup)
-                            : snprintf(buf, cap, "%s", nm);
-    return n < 0 ? 0 : (size_t)n;
+    l->name = m->names + m->nodes[v].name;
+    l->nlen = strlen(l->name);
+    l->slen = 0;
+    l->suffix[0] = 0;
+    if (m->nodes[v].dup) {
+        int k = snprintf(l->suffix, sizeof l->suffix, "#%u", m->nodes[v].dup);
+        l->slen = k > 0 ? (size_t)k : 0;
+    }
 }
 
-size_t vp_vprof_node_path(const vp_vprof *m, uint32_t node, char *buf, size_t cap)
+/* Write the label's bytes ending just before buf[pos] (bytes at or past
+ * `end` are dropped: the caller's buffer is full there); returns the new
+ * pos. */
+static size_t put_back(char *buf, size_t end, size_t pos, const char *s, size_t n)
+{
+    pos -= n;
+    for (size_t i = 0; i < n; i++)
+        if (pos + i < end)
+            buf[pos + i] = s[i];
+    return pos;
+}
+
+size_t vp_vprof_node_full_path(const vp_vprof *m, uint32_t node, char *buf, size_t cap)
 {
     /* Measure first, then fill from the end, so no recursion is needed. */
     size_t total = 0;
-    char tmp[16];
-    for (uint32_t v = node; v != VP_VPROF_NO_NODE; v = m->nodes[v].parent)
-        total += label(m, v, tmp, 0) + (v == node ? 0 : 1);
+    label l;
+    for (uint32_t v = node; v != VP_VPROF_NO_NODE; v = m->nodes[v].parent) {
+        label_of(m, v, &l);
+        total += l.nlen + l.slen + (v == node ? 0 : 1);
+    }
     if (cap) {
         size_t end = total < cap - 1 ? total : cap - 1;
         buf[end] = 0;
         size_t pos = total;
         for (uint32_t v = node; v != VP_VPROF_NO_NODE; v = m->nodes[v].parent) {
-            if (v != node) {
-                pos--;
-                if (pos < end)
-                    buf[pos] = '/';
-            }
-            const char *nm = m->names + m->nodes[v].name;
-            size_t nl = strlen(nm);
-            char suffix[16] = "";
-            if (m->nodes[v].dup)
-                snprintf(suffix, sizeof suffix, "#%u", m->nodes[v].dup);
-            size_t sl = strlen(suffix);
-            pos -= nl + sl;
-            for (size_t i = 0; i < nl + sl; i++)
-                if (pos + i < end)
-                    buf[pos + i] = i < nl ? nm[i] : suffix[i - nl];
+            if (v != node)
+                pos = put_back(buf, end, pos, "/", 1);
+            label_of(m, v, &l);
+            pos = put_back(buf, end, pos, l.suffix, l.slen);
+            pos = put_back(buf, end, pos, l.name, l.nlen);
         }
     }
     return total;
 }
 
+static size_t label_len(const vp_vprof *m, uint32_t v)
+{
+    label l;
+    label_of(m, v, &l);
+    return l.nlen + l.slen;
+}
+
+size_t vp_vprof_node_path(const vp_vprof *m, uint32_t node, char *buf, size_t cap)
+{
+    const vp_vprof_node *nd = &m->nodes[node];
+    if (nd->path_len <= VP_VPROF_PATH_MAX)
+        return vp_vprof_node_full_path(m, node, buf, cap);
+    /* The tail: the node's own label and its ancestors' while they fit. */
+    uint32_t t = node;
+    size_t tail = label_len(m, node);
+    while (m->nodes[t].parent != VP_VPROF_NO_NODE) {
+        size_t add = label_len(m, m->nodes[t].parent) + 1;
+        if (tail + add > VPROF_TAIL_MAX)
+            break;
+        tail += add;
+        t = m->nodes[t].parent;
+    }
+    uint32_t above = m->nodes[t].parent; /* exists: the path is long */
+    if (above == VP_VPROF_NO_NODE || m->nodes[above].path_len <= VPROF_HEAD_MAX)
+        /* Nothing between the head and the tail: the full path is short
+         * enough to write (the node's own name is the long part). */
+        return vp_vprof_node_full_path(m, node, buf, cap);
+    uint32_t h = nd->head;
+    char mark[48];
+    int ml = snprintf(mark, sizeof mark, MARK_OPEN "%d" MARK_CLOSE, (int)nd->id);
+    size_t hl = m->nodes[h].path_len;
+    size_t total = hl + (size_t)ml + tail;
+    if (cap) {
+        size_t end = total < cap - 1 ? total : cap - 1;
+        buf[end] = 0;
+        size_t pos = total;
+        label l;
+        for (uint32_t v = node;; v = m->nodes[v].parent) {
+            label_of(m, v, &l);
+            pos = put_back(buf, end, pos, l.suffix, l.slen);
+            pos = put_back(buf, end, pos, l.name, l.nlen);
+            if (v == t)
+                break;
+            pos = put_back(buf, end, pos, "/", 1);
+        }
+        pos = put_back(buf, end, pos, mark, (size_t)ml);
+        /* The head, through a small buffer: it is at most VPROF_HEAD_MAX bytes. */
+        char head[VPROF_HEAD_MAX + 1];
+        vp_vprof_node_full_path(m, h, head, sizeof head);
+        put_back(buf, end, pos, head, hl);
+    }
+    return total;
+}
+
+/* ---- finding a node by its path ------------------------------------------------ */
+
+/* Whether v's label starts s (and is followed by '/' or the end); *used
+ * receives its length. */
 static int label_is_prefix(const vp_vprof *m, uint32_t v, const char *s, size_t len, size_t *used)
 {
-    const char *nm = m->names + m->nodes[v].name;
-    size_t nl = strlen(nm);
-    if (nl > len || memcmp(nm, s, nl) != 0)
+    label l;
+    label_of(m, v, &l);
+    size_t n = l.nlen + l.slen;
+    if (n > len || memcmp(l.name, s, l.nlen) != 0 || memcmp(l.suffix, s + l.nlen, l.slen) != 0)
         return 0;
-    if (m->nodes[v].dup) {
-        char suffix[16];
-        int sl = snprintf(suffix, sizeof suffix, "#%u", m->nodes[v].dup);
-        if (nl + (size_t)sl > len || memcmp(s + nl, suffix, (size_t)sl) != 0)
-            return 0;
-        nl += (size_t)sl;
-    }
-    if (nl != len && s[nl] != '/')
+    if (n != len && s[n] != '/')
         return 0;
-    *used = nl;
+    *used = n;
     return 1;
+}
+
+/* The node at a full or root-relative path. Names may contain '/', so a
+ * component can match more than one child: a depth-first search, whose
+ * position (a node and the offset of its label in the path) is all the
+ * state it needs, since the offset of a parent's label follows from its
+ * child's. */
+static uint32_t by_full_path(const vp_vprof *m, const char *path, size_t len)
+{
+    size_t used, off = 0;
+    if (label_is_prefix(m, 0, path, len, &used)) {
+        if (used == len)
+            return 0;
+        off = used + 1;
+    }
+    uint32_t c = m->nodes[0].first_child;
+    while (c != VP_VPROF_NO_NODE) {
+        if (label_is_prefix(m, c, path + off, len - off, &used)) {
+            if (off + used == len)
+                return c;
+            if (m->nodes[c].first_child != VP_VPROF_NO_NODE) {
+                off += used + 1;
+                c = m->nodes[c].first_child;
+                continue;
+            }
+        }
+        /* Next sibling, or back up to the nearest ancestor that has one. */
+        while (m->nodes[c].next_sibling == VP_VPROF_NO_NODE) {
+            c = m->nodes[c].parent;
+            if (c == 0)
+                return VP_VPROF_NO_NODE;
+            off -= label_len(m, c) + 1;
+        }
+        c = m->nodes[c].next_sibling;
+    }
+    return VP_VPROF_NO_NODE;
+}
+
+/* The node whose elided path (vp_vprof_node_path) this is. The marker
+ * follows the head, at most VPROF_HEAD_MAX bytes in. */
+static uint32_t by_elided_path(const vp_vprof *m, const char *path, size_t len)
+{
+    size_t ol = strlen(MARK_OPEN);
+    for (size_t at = 0; at <= VPROF_HEAD_MAX && at + ol < len; at++) {
+        if (memcmp(path + at, MARK_OPEN, ol) != 0)
+            continue;
+        size_t i = at + ol;
+        long long id = 0;
+        int neg = i < len && path[i] == '-', digits = 0;
+        i += (size_t)neg;
+        while (i < len && path[i] >= '0' && path[i] <= '9' && digits < 12) {
+            id = id * 10 + (path[i++] - '0');
+            digits++;
+        }
+        if (!digits || (neg ? -id : id) < INT32_MIN || id > INT32_MAX)
+            continue;
+        uint32_t v = vp_vprof_node_by_id(m, (int32_t)(neg ? -id : id));
+        if (v == VP_VPROF_NO_NODE || vp_vprof_node_path(m, v, NULL, 0) != len)
+            continue;
+        char *buf = malloc(len + 1);
+        if (!buf)
+            return VP_VPROF_NO_NODE;
+        vp_vprof_node_path(m, v, buf, len + 1);
+        int same = memcmp(buf, path, len) == 0;
+        free(buf);
+        if (same)
+            return v;
+    }
+    return VP_VPROF_NO_NODE;
 }
 
 uint32_t vp_vprof_node_by_path(const vp_vprof *m, const char *path, size_t len)
 {
-    size_t used;
-    size_t start = 0;
-    if (label_is_prefix(m, 0, path, len, &used)) {
-        if (used == len)
-            return 0;
-        start = used + 1;
+    uint32_t v = by_full_path(m, path, len);
+    return v != VP_VPROF_NO_NODE ? v : by_elided_path(m, path, len);
+}
+
+/* ---- the path order ------------------------------------------------------------------ */
+
+/* The byte order of full paths, without building them. Below a node p,
+ * every path is path(p) followed by "/" + a child's label, and the paths
+ * of a child's proper descendants all start path(p) "/" label(c) "/": a
+ * block of consecutive paths. So the order below p is that of the keys
+ * label(c) (the child itself) and label(c) "/" (its descendants' block),
+ * sorted as strings, each block expanded in turn. (Not simply the children
+ * sorted by label: "A" < "A-B" < "A/x", since '-' sorts before '/'.) */
+typedef struct order_ctx {
+    const vp_vprof *m;
+} order_ctx;
+
+/* A key: child index * 2, + 1 for its descendants' block. */
+static int cmp_key(uint32_t a, uint32_t b, const void *ctx)
+{
+    const vp_vprof *m = ((const order_ctx *)ctx)->m;
+    label la, lb;
+    label_of(m, a >> 1, &la);
+    label_of(m, b >> 1, &lb);
+    /* Compare name + suffix + ("/" when a block) byte by byte. */
+    const char *pa[3] = {la.name, la.suffix, "/"}, *pb[3] = {lb.name, lb.suffix, "/"};
+    size_t na[3] = {la.nlen, la.slen, a & 1}, nb[3] = {lb.nlen, lb.slen, b & 1};
+    int ia = 0, ib = 0;
+    size_t ja = 0, jb = 0;
+    for (;;) {
+        while (ia < 3 && ja == na[ia]) {
+            ia++;
+            ja = 0;
+        }
+        while (ib < 3 && jb == nb[ib]) {
+            ib++;
+            jb = 0;
+        }
+        if (ia == 3 || ib == 3)
+            break;
+        unsigned char x = (unsigned char)pa[ia][ja++], y = (unsigned char)pb[ib][jb++];
+        if (x != y)
+            return x < y ? -1 : 1;
     }
-    /* Names may contain '/', so a component can match more than one child:
-     * search depth-first with an explicit stack of (child, offset). */
-    enum { MAXSTACK = 256 };
-    struct {
-        uint32_t child;
-        size_t off;
-    } stack[MAXSTACK];
-    int sp = 0;
-    stack[sp].child = m->nodes[0].first_child;
-    stack[sp].off = start;
-    sp++;
-    while (sp > 0) {
-        uint32_t c = stack[sp - 1].child;
-        size_t off = stack[sp - 1].off;
-        if (c == VP_VPROF_NO_NODE) {
-            sp--;
+    if (ia == 3 && ib == 3)
+        return a < b ? -1 : a > b; /* the same label: the same node */
+    return ia == 3 ? -1 : 1;       /* a prefix sorts first */
+}
+
+const uint32_t *vp_vprof_path_order(vp_vprof *m)
+{
+    if (m->path_rank)
+        return m->path_rank;
+    uint32_t n = m->node_count;
+    if (n > INT32_MAX)
+        return NULL;
+    /* Keys grouped by parent: start[p] .. start[p + 1]. */
+    uint32_t *start = calloc((size_t)n + 1, sizeof *start);
+    uint32_t *keys = malloc((size_t)n * 2 * sizeof *keys + 1);
+    uint32_t *rank = malloc((size_t)n * sizeof *rank + 1);
+    uint32_t *stack = malloc((size_t)n * 2 * sizeof *stack + 1);
+    if (!start || !keys || !rank || !stack)
+        goto oom;
+    for (uint32_t v = 1; v < n; v++)
+        start[m->nodes[v].parent] += 1 + (m->nodes[v].first_child != VP_VPROF_NO_NODE);
+    uint32_t acc = 0;
+    for (uint32_t p = 0; p <= n; p++) {
+        uint32_t c = p < n ? start[p] : 0;
+        start[p] = acc;
+        acc += c;
+    }
+    /* start[p] now points at p's first key; fill, moving it on. */
+    for (uint32_t v = 1; v < n; v++) {
+        uint32_t p = m->nodes[v].parent;
+        keys[start[p]++] = v << 1;
+        if (m->nodes[v].first_child != VP_VPROF_NO_NODE)
+            keys[start[p]++] = v << 1 | 1;
+    }
+    for (uint32_t p = n; p-- > 0;) /* back to each parent's first key */
+        start[p + 1] = start[p];
+    start[0] = 0;
+    order_ctx ctx = {m};
+    for (uint32_t p = 0; p < n; p++)
+        vp_sort_idx(keys + start[p], start[p + 1] - start[p], cmp_key, &ctx);
+    /* Expand: a stack of (node whose keys are being read, next key). */
+    uint32_t next = 0, sp = 0;
+    rank[0] = next++;
+    stack[sp++] = 0;
+    stack[sp++] = start[0];
+    while (sp) {
+        uint32_t p = stack[sp - 2], k = stack[sp - 1];
+        if (k == start[p + 1]) {
+            sp -= 2;
             continue;
         }
-        stack[sp - 1].child = m->nodes[c].next_sibling;
-        if (!label_is_prefix(m, c, path + off, len - off, &used))
-            continue;
-        if (off + used == len)
-            return c;
-        if (sp < MAXSTACK) {
-            stack[sp].child = m->nodes[c].first_child;
-            stack[sp].off = off + used + 1;
-            sp++;
+        stack[sp - 1] = k + 1;
+        uint32_t key = keys[k], v = key >> 1;
+        if (!(key & 1)) {
+            rank[v] = next++;
+        } else {
+            stack[sp++] = v;
+            stack[sp++] = start[v];
         }
     }
-    return VP_VPROF_NO_NODE;
+    free(start);
+    free(keys);
+    free(stack);
+    m->path_rank = rank;
+    return rank;
+oom:
+    free(start);
+    free(keys);
+    free(rank);
+    free(stack);
+    return NULL;
 }

@@ -1,100 +1,632 @@
-/* Statistics over a range of frames, each one pass of vp_vprof_pass: the
- * per-node totals behind cap:node_stats, the per-node series behind
- * cap:series, and group self times with hidden groups folded. Plus the
- * summary figures read off the model. The bindings only hand the results
- * to Lua. */
+/* Statistics over the frames: the whole-capture accumulator the open pass
+ * and the statistics pass share (per-group self-time summaries, folded or
+ * not, and per-node totals), the same totals over a range, per-node and
+ * per-group columns for callers that ask for them, and the summary figures
+ * read off the model. The bindings only hand the results to Lua. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/sort.h"
 #include "formats/vprof_int.h"
 
-typedef struct {
-    vp_vprof_node_stat *acc;
-} stats_pass;
+#define MS_PER_UNIT (VP_VPROF_US_PER_UNIT / 1000.0)
 
-static int stats_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
-                    const uint64_t *self, const uint32_t *calls)
+/* ---- the model's statistics ------------------------------------------------ */
+
+static int streams_fit(vp_vprof *m)
 {
-    stats_pass *sp = ud;
-    for (uint32_t pos = 0; pos < ep->n; pos++) {
-        vp_vprof_node_stat *a = &sp->acc[ep->order[pos]];
-        a->time += units[pos];
-        a->self += self[pos];
-        a->calls += calls[pos];
-        a->frames++;
-        if (units[pos] > a->peak || a->frames == 1) {
-            a->peak = units[pos];
-            a->peak_frame = fi;
-        }
-        if (self[pos] > a->peak_self)
-            a->peak_self = self[pos];
-    }
-    return 0;
+    vp_vprof_stats *st = &m->stats;
+    if (m->group_count <= st->gcap && st->group)
+        return 1;
+    uint32_t ncap = m->group_count > 16 ? m->group_count : 16;
+    vp_stream **g = realloc(st->group, (size_t)ncap * sizeof *g);
+    if (g)
+        st->group = g;
+    vp_stream **f = realloc(st->folded, (size_t)ncap * sizeof *f);
+    if (f)
+        st->folded = f;
+    if (!g || !f)
+        return 0;
+    for (uint32_t i = st->gcap; i < ncap; i++)
+        g[i] = f[i] = NULL;
+    st->gcap = ncap;
+    return 1;
 }
+
+static void streams_free(vp_stream **arr, uint32_t n)
+{
+    for (uint32_t i = 0; arr && i < n; i++) {
+        if (arr[i])
+            vp_stream_free(arr[i]);
+        free(arr[i]);
+        arr[i] = NULL;
+    }
+}
+
+int vprof_stats_alloc(vp_vprof *m, unsigned what)
+{
+    return !(what & (VP_VPROF_STATS_GROUPS | VP_VPROF_STATS_FOLDED)) || streams_fit(m);
+}
+
+void vprof_stats_drop(vp_vprof *m, unsigned what)
+{
+    vp_vprof_stats *st = &m->stats;
+    if (what & VP_VPROF_STATS_GROUPS)
+        streams_free(st->group, st->gcap);
+    if (what & VP_VPROF_STATS_FOLDED)
+        streams_free(st->folded, st->gcap);
+    if (what & VP_VPROF_STATS_NODES) {
+        free(st->node);
+        st->node = NULL;
+    }
+    st->have &= ~what;
+}
+
+/* ---- the accumulator ---------------------------------------------------------- */
+
+int vprof_acc_begin(vprof_acc *a, vp_vprof *m, unsigned what, vp_vprof_node_stat *out,
+                    uint32_t first)
+{
+    memset(a, 0, sizeof *a);
+    /* Folded figures start as copies of the plain ones (acc_epoch). */
+    if (what & VP_VPROF_STATS_FOLDED)
+        what |= VP_VPROF_STATS_GROUPS;
+    a->what = what;
+    a->first = first;
+    a->out = out;
+    a->own_out = out == NULL;
+    if (out)
+        memset(out, 0, (size_t)m->node_count * sizeof *out);
+    for (uint32_t v = 0; out && v < m->node_count; v++)
+        out[v].peak_frame = UINT32_MAX;
+    vprof_stats_drop(m, what & ~VP_VPROF_STATS_NODES);
+    return vprof_stats_alloc(m, what);
+}
+
+static void gsets_free(struct vprof_gsets *g)
+{
+    free(g->active);
+    free(g->start);
+    free(g->pos);
+    free(g->in);
+}
+
+void vprof_acc_free(vprof_acc *a)
+{
+    free(a->order);
+    free(a->time);
+    free(a->self);
+    free(a->calls);
+    free(a->peak);
+    free(a->peak_self);
+    free(a->peak_frame);
+    gsets_free(&a->g);
+    gsets_free(&a->f);
+    if (a->own_out)
+        free(a->out);
+    memset(a, 0, sizeof *a);
+}
+
+/* Grow *p to n elements of `size` bytes, zeroing the new ones; 0 on OOM. */
+static int fit(void **p, uint32_t old, uint32_t n, size_t size)
+{
+    void *q = realloc(*p, (size_t)n * size + 1);
+    if (!q)
+        return 0;
+    memset((char *)q + (size_t)old * size, 0, (size_t)(n - old) * size);
+    *p = q;
+    return 1;
+}
+
+static int groups_fit(vprof_acc *a, vp_vprof *m, uint32_t n)
+{
+    if (m->group_count > a->gcap) {
+        uint32_t ncap = m->group_count > 16 ? m->group_count : 16;
+        if (!fit((void **)&a->g.active, a->gcap, ncap, sizeof(uint32_t)) ||
+            !fit((void **)&a->g.start, a->gcap, ncap + 1, sizeof(uint32_t)) ||
+            !fit((void **)&a->g.in, a->gcap, ncap, 1) ||
+            !fit((void **)&a->f.active, a->gcap, ncap, sizeof(uint32_t)) ||
+            !fit((void **)&a->f.start, a->gcap, ncap + 1, sizeof(uint32_t)) ||
+            !fit((void **)&a->f.in, a->gcap, ncap, 1))
+            return 0;
+        a->gcap = ncap;
+    }
+    if (n > a->pcap) {
+        if (!fit((void **)&a->g.pos, a->pcap, n, sizeof(uint32_t)) ||
+            !fit((void **)&a->f.pos, a->pcap, n, sizeof(uint32_t)))
+            return 0;
+        a->pcap = n;
+    }
+    return streams_fit(m);
+}
+
+/* Make a stream exist, with the zeros of the frames before fi. */
+static int stream_start(vp_stream **slot, uint32_t fi)
+{
+    if (*slot)
+        return 1;
+    vp_stream *s = malloc(sizeof *s);
+    if (!s)
+        return 0;
+    vp_stream_init(s);
+    if (fi && !vp_stream_add(s, 0, fi, MS_PER_UNIT)) {
+        free(s);
+        return 0;
+    }
+    *slot = s;
+    return 1;
+}
+
+/* The groups of an epoch's positions (by[pos]) and each one's positions.
+ * Nodes are only ever added, so the set of groups only grows (a folded
+ * group can change with a group's flags, and then the folded figures are
+ * recomputed anyway: fold_changed). `slot` is start[] used as group ->
+ * index scratch before it holds the runs. */
+static int gsets_build(struct vprof_gsets *g, const uint32_t *by, uint32_t n, vp_stream **streams,
+                       uint32_t fi, uint32_t *scratch)
+{
+    for (uint32_t pos = 0; pos < n; pos++) {
+        uint32_t x = by[pos];
+        if (!g->in[x]) {
+            if (!stream_start(&streams[x], fi))
+                return 0;
+            g->in[x] = 1;
+            g->active[g->n++] = x;
+        }
+    }
+    /* scratch: group -> its index in active; counts per index, then runs. */
+    for (uint32_t k = 0; k < g->n; k++) {
+        scratch[g->active[k]] = k;
+        g->start[k] = 0;
+    }
+    g->start[g->n] = 0;
+    for (uint32_t pos = 0; pos < n; pos++)
+        g->start[scratch[by[pos]] + 1]++;
+    for (uint32_t k = 0; k < g->n; k++)
+        g->start[k + 1] += g->start[k];
+    for (uint32_t pos = 0; pos < n; pos++) {
+        uint32_t k = scratch[by[pos]];
+        g->pos[g->start[k]++] = pos;
+    }
+    for (uint32_t k = g->n; k > 0; k--) /* each run's start again */
+        g->start[k] = g->start[k - 1];
+    g->start[0] = 0;
+    return 1;
+}
+
+/* Fold the position totals of the epoch that ends into the node totals. */
+static void acc_flush(vprof_acc *a)
+{
+    for (uint32_t pos = 0; pos < a->ep_n; pos++) {
+        vp_vprof_node_stat *o = &a->out[a->order[pos]];
+        o->time += a->time[pos];
+        o->self += a->self[pos];
+        o->calls += a->calls[pos];
+        if (a->peak[pos] > o->peak) { /* later frames: only a larger peak wins */
+            o->peak = a->peak[pos];
+            o->peak_frame = a->peak_frame[pos];
+        }
+        if (a->peak_self[pos] > o->peak_self)
+            o->peak_self = a->peak_self[pos];
+    }
+}
+
+static int out_fit(vprof_acc *a, uint32_t n)
+{
+    if (!a->own_out || n <= a->out_cap)
+        return 1;
+    uint32_t ncap = a->out_cap ? a->out_cap : 64;
+    while (ncap < n)
+        ncap = ncap > UINT32_MAX / 2 ? n : ncap * 2;
+    if (!fit((void **)&a->out, a->out_cap, ncap, sizeof *a->out))
+        return 0;
+    for (uint32_t v = a->out_cap; v < ncap; v++)
+        a->out[v].peak_frame = UINT32_MAX;
+    a->out_cap = ncap;
+    return 1;
+}
+
+/* A new epoch (the tree grew, or the pass began): fold the totals so far
+ * into the nodes, start position totals for the new order, and the streams
+ * and position runs of its groups. */
+static int acc_epoch(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_t fi)
+{
+    uint32_t n = ep->n;
+    if (a->what & VP_VPROF_STATS_NODES) {
+        if (!out_fit(a, n))
+            return 0;
+        acc_flush(a);
+        if (n > a->pos_cap) {
+            if (!fit((void **)&a->order, 0, n, sizeof *a->order) ||
+                !fit((void **)&a->time, 0, n, sizeof *a->time) ||
+                !fit((void **)&a->self, 0, n, sizeof *a->self) ||
+                !fit((void **)&a->calls, 0, n, sizeof *a->calls) ||
+                !fit((void **)&a->peak, 0, n, sizeof *a->peak) ||
+                !fit((void **)&a->peak_self, 0, n, sizeof *a->peak_self) ||
+                !fit((void **)&a->peak_frame, 0, n, sizeof *a->peak_frame))
+                return 0;
+            a->pos_cap = n;
+        }
+        memcpy(a->order, ep->order, (size_t)n * sizeof *a->order);
+        memset(a->time, 0, (size_t)n * sizeof *a->time);
+        memset(a->self, 0, (size_t)n * sizeof *a->self);
+        memset(a->calls, 0, (size_t)n * sizeof *a->calls);
+        memset(a->peak, 0, (size_t)n * sizeof *a->peak);
+        memset(a->peak_self, 0, (size_t)n * sizeof *a->peak_self);
+    }
+    if (a->what & (VP_VPROF_STATS_GROUPS | VP_VPROF_STATS_FOLDED)) {
+        if (!groups_fit(a, m, n))
+            return 0;
+        uint32_t *scratch = malloc(((size_t)m->group_count + 1) * sizeof *scratch);
+        int ok = scratch != NULL;
+        uint32_t before = a->g.n; /* the groups of the epochs before */
+        if (ok && (a->what & VP_VPROF_STATS_GROUPS))
+            ok = gsets_build(&a->g, ep->group, n, m->stats.group, fi, scratch);
+        if (ok && (a->what & VP_VPROF_STATS_FOLDED) && !a->f_live) {
+            /* Until some node folds elsewhere the folded sums are the plain
+             * ones: start them here as copies of those of the groups the
+             * nodes before this epoch count towards (folding cannot move
+             * them: a flag change is fold_changed); the new nodes' folded
+             * groups start with zeros below. */
+            for (uint32_t pos = 0; pos < n && !a->f_live; pos++)
+                a->f_live = ep->vis[pos] != ep->group[pos];
+            for (uint32_t k = 0; ok && a->f_live && k < before; k++) {
+                uint32_t g = a->g.active[k];
+                vp_stream *c = malloc(sizeof *c);
+                ok = c && vp_stream_copy(c, m->stats.group[g]);
+                if (!ok) {
+                    free(c);
+                    break;
+                }
+                m->stats.folded[g] = c;
+                a->f.in[g] = 1;
+                a->f.active[a->f.n++] = g;
+            }
+        }
+        if (ok && a->f_live)
+            ok = gsets_build(&a->f, ep->vis, n, m->stats.folded, fi, scratch);
+        free(scratch);
+        if (!ok)
+            return 0;
+    }
+    a->ep_n = n;
+    return 1;
+}
+
+/* Each group's self time in the frame, gathered from its positions into a
+ * register (the runs' lengths repeat frame after frame, so their loop
+ * branches predict well). */
+static int gsets_add(const struct vprof_gsets *g, vp_stream **streams, const uint64_t *self)
+{
+    const uint32_t *pos = g->pos;
+    for (uint32_t k = 0; k < g->n; k++) {
+        uint64_t sum = 0;
+        for (uint32_t j = g->start[k]; j < g->start[k + 1]; j++)
+            sum += self[pos[j]];
+        if (!vp_stream_add(streams[g->active[k]], sum, 1, MS_PER_UNIT))
+            return 0;
+    }
+    return 1;
+}
+
+int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_t fi,
+                    const uint64_t *units, const uint64_t *self, const uint32_t *calls)
+{
+    if (ep->n != a->ep_n) {
+        if (!acc_epoch(a, m, ep, fi))
+            return 0;
+    }
+    uint32_t n = ep->n;
+    if (a->what & VP_VPROF_STATS_NODES) {
+        uint64_t *time = a->time, *sf = a->self, *cl = a->calls, *pk = a->peak, *ps = a->peak_self;
+        uint32_t *pf = a->peak_frame;
+        for (uint32_t pos = 0; pos < n; pos++) {
+            uint64_t u = units[pos], sv = self[pos];
+            time[pos] += u;
+            sf[pos] += sv;
+            cl[pos] += calls[pos];
+            /* New peaks are rare after the first frames: branches, not
+             * stores every time. */
+            if (u > pk[pos]) { /* the first frame of a new peak */
+                pk[pos] = u;
+                pf[pos] = fi;
+            }
+            if (sv > ps[pos])
+                ps[pos] = sv;
+        }
+    }
+    if ((a->what & VP_VPROF_STATS_GROUPS) && !gsets_add(&a->g, m->stats.group, self))
+        return 0;
+    if (a->f_live && !gsets_add(&a->f, m->stats.folded, self))
+        return 0;
+    return 1;
+}
+
+int vprof_acc_end(vprof_acc *a, vp_vprof *m, uint32_t frames)
+{
+    if (a->what & VP_VPROF_STATS_NODES) {
+        if (!out_fit(a, m->node_count))
+            return 0;
+        acc_flush(a);
+        a->ep_n = 0;
+        /* Frames of the range [first, first + frames) holding each node, and
+         * the peak frame of a node never above 0: its first such frame. */
+        uint64_t end = (uint64_t)a->first + frames;
+        for (uint32_t v = 0; v < m->node_count; v++) {
+            vp_vprof_node_stat *o = &a->out[v];
+            uint64_t from = m->nodes[v].first_frame > a->first ? m->nodes[v].first_frame : a->first;
+            o->frames = from < end ? (uint32_t)(end - from) : 0;
+            if (o->peak_frame == UINT32_MAX)
+                o->peak_frame = o->frames ? (uint32_t)from : 0;
+        }
+        if (a->own_out) {
+            free(m->stats.node);
+            m->stats.node = a->out;
+            a->out = NULL;
+            a->out_cap = 0;
+        }
+    }
+    if (a->own_out)
+        m->stats.have |= a->what;
+    return 1;
+}
+
+/* ---- statistics on demand ---------------------------------------------------------- */
+
+vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err)
+{
+    if (!m->fold_differs && (m->stats.have & VP_VPROF_STATS_GROUPS))
+        m->stats.have |= VP_VPROF_STATS_FOLDED; /* the same figures */
+    unsigned missing = what & ~m->stats.have & VP_VPROF_STATS_ALL;
+    if (!missing)
+        return VP_OK;
+    /* One pass computes everything not there yet, so no script pays for a
+     * third. Folding changes nothing without hidden groups. */
+    missing = ~m->stats.have & VP_VPROF_STATS_ALL;
+    if (!m->fold_differs)
+        missing &= ~VP_VPROF_STATS_FOLDED;
+    vprof_acc a;
+    vprof_scratch s = {0};
+    vp_errcode rc = VP_OK;
+    if (!vprof_acc_begin(&a, m, missing, NULL, 0)) {
+        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        goto done;
+    }
+    unsigned want = VPROF_WANT_SELF | ((missing & VP_VPROF_STATS_NODES) ? VPROF_WANT_CALLS : 0);
+    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
+        const vp_vprof_epoch *ep;
+        if ((rc = vp_vprof_frame_next(m, fi, &s, want, UINT32_MAX, &ep, err)) != VP_OK)
+            goto done;
+        if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
+            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+            goto done;
+        }
+    }
+    if (!vprof_acc_end(&a, m, m->frame_count))
+        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+done:
+    if (rc != VP_OK)
+        vprof_stats_drop(m, missing);
+    vprof_acc_free(&a);
+    vp_vprof_scratch_free(&s);
+    if (rc == VP_OK && !m->fold_differs)
+        m->stats.have |= VP_VPROF_STATS_FOLDED;
+    return rc;
+}
+
+vp_stream *vp_vprof_group_stream(vp_vprof *m, uint32_t g, int fold)
+{
+    vp_vprof_stats *st = &m->stats;
+    if (g >= st->gcap)
+        return NULL;
+    if (fold && m->fold_differs)
+        return (st->have & VP_VPROF_STATS_FOLDED) ? st->folded[g] : NULL;
+    return (st->have & VP_VPROF_STATS_GROUPS) ? st->group[g] : NULL;
+}
+
+/* ---- node totals and columns over a range ------------------------------------------ */
 
 vp_errcode vp_vprof_node_stats(vp_vprof *m, uint32_t first, uint32_t last,
                                vp_vprof_node_stat *out, vp_error *err)
 {
-    memset(out, 0, (size_t)m->node_count * sizeof *out);
-    stats_pass sp = {out};
-    return vp_vprof_pass(m, first, last, stats_cb, &sp, err);
+    if (!m->frame_count || first > last || last >= m->frame_count) {
+        memset(out, 0, (size_t)m->node_count * sizeof *out);
+        return VP_OK;
+    }
+    if (first == 0 && last == m->frame_count - 1) {
+        vp_errcode rc = vp_vprof_stats_need(m, VP_VPROF_STATS_NODES, err);
+        if (rc == VP_OK)
+            memcpy(out, m->stats.node, (size_t)m->node_count * sizeof *out);
+        return rc;
+    }
+    vprof_acc a;
+    vprof_scratch s = {0};
+    vp_errcode rc = VP_OK;
+    if (!vprof_acc_begin(&a, m, VP_VPROF_STATS_NODES, out, first)) {
+        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        goto done;
+    }
+    for (uint32_t fi = first; fi <= last; fi++) {
+        const vp_vprof_epoch *ep;
+        if ((rc = vp_vprof_frame_next(m, fi, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, UINT32_MAX,
+                                      &ep, err)) != VP_OK)
+            goto done;
+        if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
+            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+            goto done;
+        }
+    }
+    vprof_acc_end(&a, m, last - first + 1);
+done:
+    vprof_acc_free(&a);
+    vp_vprof_scratch_free(&s);
+    return rc;
 }
 
-/* One pass filling a series per requested node: each node's position is
- * looked up again only when the tree grows (a new epoch). */
+/* One pass filling a series (or a summary) per requested node: each node's
+ * position is looked up again only when the tree grows (a new epoch). */
 typedef struct {
-    vp_series *const *out;
+    vp_series *const *out; /* columns, or NULL and: */
+    vp_stream *const *streams; /* summaries */
     const uint32_t *nodes;
-    uint32_t *pos; /* per requested node: position in the epoch, or NO_NODE */
+    uint32_t *pos;   /* per requested node: position in the epoch, or NO_NODE */
+    uint32_t *posof; /* node -> position in the epoch */
     uint32_t count;
     vp_vprof_field field;
     uint32_t ep_n;
-    int oom;
 } series_pass;
 
-static int series_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
-                     const uint64_t *self, const uint32_t *calls)
+/* A new epoch: each requested node's position, and how many records the
+ * field needs read (self times need every record; a time or a call count
+ * only those up to the last node asked for). */
+static void series_epoch(series_pass *sp, const vp_vprof_epoch *ep, uint32_t *upto)
 {
-    series_pass *sp = ud;
-    (void)fi;
-    if (ep->n != sp->ep_n) {
-        sp->ep_n = ep->n;
-        for (uint32_t k = 0; k < sp->count; k++)
-            sp->pos[k] = VP_VPROF_NO_NODE;
-        for (uint32_t pos = 0; pos < ep->n; pos++)
-            for (uint32_t k = 0; k < sp->count; k++)
-                if (ep->order[pos] == sp->nodes[k])
-                    sp->pos[k] = pos;
+    sp->ep_n = ep->n;
+    for (uint32_t pos = 0; pos < ep->n; pos++)
+        sp->posof[ep->order[pos]] = pos;
+    *upto = 0;
+    for (uint32_t k = 0; k < sp->count; k++) {
+        sp->pos[k] = sp->nodes[k] < ep->n ? sp->posof[sp->nodes[k]] : VP_VPROF_NO_NODE;
+        if (sp->pos[k] != VP_VPROF_NO_NODE && sp->pos[k] + 1 > *upto)
+            *upto = sp->pos[k] + 1;
     }
+    if (sp->field == VP_VPROF_SELF_MS)
+        *upto = ep->n;
+}
+
+static int series_frame(series_pass *sp, const vprof_scratch *s)
+{
     for (uint32_t k = 0; k < sp->count; k++) {
         uint32_t pos = sp->pos[k];
-        double v = 0;
+        uint64_t v = 0;
         if (pos != VP_VPROF_NO_NODE)
-            v = sp->field == VP_VPROF_CALLS
-                    ? (double)calls[pos]
-                    : vp_vprof_ms(sp->field == VP_VPROF_SELF_MS ? self[pos] : units[pos]);
-        if (!vp_series_push_fast(sp->out[k], v)) {
-            sp->oom = 1;
-            return 1;
+            v = sp->field == VP_VPROF_CALLS ? s->calls[pos]
+                : sp->field == VP_VPROF_SELF_MS ? s->self[pos] : s->units[pos];
+        int ok;
+        if (sp->streams)
+            ok = vp_stream_add(sp->streams[k], v, 1,
+                               sp->field == VP_VPROF_CALLS ? 1.0 : VP_VPROF_US_PER_UNIT / 1000.0);
+        else
+            ok = vp_series_push_fast(sp->out[k],
+                                     sp->field == VP_VPROF_CALLS ? (double)v : vp_vprof_ms(v));
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}
+
+static vp_errcode series_run(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                             vp_vprof_field field, vp_series *const *out,
+                             vp_stream *const *streams, vp_error *err)
+{
+    if (!m->frame_count || !count)
+        return VP_OK;
+    uint32_t *pos = malloc((size_t)count * sizeof *pos);
+    uint32_t *posof = malloc((size_t)m->node_count * sizeof *posof);
+    vprof_scratch s = {0};
+    vp_errcode rc = VP_OK;
+    if (!pos || !posof) {
+        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        goto done;
+    }
+    series_pass sp = {out, streams, nodes, pos, posof, count, field, UINT32_MAX};
+    unsigned want = field == VP_VPROF_CALLS    ? VPROF_WANT_CALLS
+                    : field == VP_VPROF_SELF_MS ? VPROF_WANT_SELF
+                                                : 0;
+    uint32_t upto = 0;
+    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
+        uint32_t n = m->frames[fi].n;
+        const vp_vprof_epoch *ep;
+        if (n != sp.ep_n) {
+            if (!(ep = vp_vprof_epoch_for(m, n))) {
+                rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+                goto done;
+            }
+            series_epoch(&sp, ep, &upto);
+        }
+        if ((rc = vp_vprof_frame_next(m, fi, &s, want, upto, &ep, err)) != VP_OK)
+            goto done;
+        if (!series_frame(&sp, &s)) {
+            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+            goto done;
         }
     }
-    return 0;
+done:
+    free(pos);
+    free(posof);
+    vp_vprof_scratch_free(&s);
+    return rc;
 }
 
 vp_errcode vp_vprof_node_series(vp_vprof *m, const uint32_t *nodes, uint32_t count,
                                 vp_vprof_field field, vp_series *const *out, vp_error *err)
 {
-    if (!m->frame_count || !count)
-        return VP_OK;
-    uint32_t *pos = malloc((size_t)count * sizeof *pos);
-    if (!pos)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    series_pass sp = {out, nodes, pos, count, field, UINT32_MAX, 0};
-    vp_errcode rc = vp_vprof_pass(m, 0, m->frame_count - 1, series_cb, &sp, err);
-    free(pos);
-    if (rc == VP_OK && sp.oom)
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    return rc;
+    return series_run(m, nodes, count, field, out, NULL, err);
+}
+
+vp_errcode vp_vprof_node_streams(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                 vp_vprof_field field, vp_stream *const *out, vp_error *err)
+{
+    return series_run(m, nodes, count, field, NULL, out, err);
+}
+
+typedef struct order_ctx {
+    const double *key;
+    const uint8_t *has; /* the node has a value */
+    const uint32_t *rank;
+} order_ctx;
+
+/* Sorts before: a larger value, a value before none, then the path order. */
+static int cmp_order(uint32_t a, uint32_t b, const void *ctx)
+{
+    const order_ctx *c = ctx;
+    if (c->has[a] != c->has[b])
+        return c->has[a] ? -1 : 1;
+    if (c->has[a] && c->key[a] != c->key[b])
+        return c->key[a] > c->key[b] ? -1 : 1;
+    return c->rank[a] < c->rank[b] ? -1 : c->rank[a] > c->rank[b];
+}
+
+int vp_vprof_node_order(vp_vprof *m, const vp_vprof_node_stat *st, uint32_t nframes,
+                        vp_vprof_node_key key, uint32_t *out, uint32_t *count)
+{
+    *count = 0;
+    const uint32_t *rank = vp_vprof_path_order(m);
+    double *k = malloc((size_t)m->node_count * sizeof *k + 1);
+    uint8_t *has = malloc((size_t)m->node_count + 1);
+    if (!rank || !k || !has) {
+        free(k);
+        free(has);
+        return 0;
+    }
+    /* The values as top.lua's rows hold them (doubles computed the same
+     * way), so the order is the one sorting those rows gives. */
+    for (uint32_t v = 1; v < m->node_count; v++) {
+        const vp_vprof_node_stat *a = &st[v];
+        if (!a->frames)
+            continue;
+        double time_ms = vp_vprof_ms(a->time), per_frame = time_ms / (double)nframes;
+        has[v] = 1;
+        switch (key) {
+        case VP_VPROF_BY_TIME: k[v] = time_ms; break;
+        case VP_VPROF_BY_SELF: k[v] = vp_vprof_ms(a->self); break;
+        case VP_VPROF_BY_PER_CALL:
+            has[v] = a->calls > 0;
+            k[v] = has[v] ? time_ms / (double)a->calls : 0;
+            break;
+        case VP_VPROF_BY_PEAK: k[v] = vp_vprof_ms(a->peak); break;
+        case VP_VPROF_BY_PEAK_OVER_AVG:
+            has[v] = per_frame > 0;
+            k[v] = has[v] ? vp_vprof_ms(a->peak) / per_frame : 0;
+            break;
+        }
+        out[(*count)++] = v;
+    }
+    order_ctx ctx = {k, has, rank};
+    vp_sort_idx(out, *count, cmp_order, &ctx);
+    free(k);
+    free(has);
+    return 1;
 }
 
 int vp_vprof_has_hidden_groups(const vp_vprof *m)
@@ -105,53 +637,49 @@ int vp_vprof_has_hidden_groups(const vp_vprof *m)
     return 0;
 }
 
-void vp_vprof_fold_map(const vp_vprof *m, uint32_t *vis)
-{
-    for (uint32_t v = 0; v < m->node_count; v++)
-        vis[v] = vp_vprof_visible_group(m, v);
-}
-
 typedef struct {
     const vp_vprof *m;
-    const uint32_t *vis; /* node index -> group index (folded) */
-    uint64_t *acc;       /* per group */
+    int fold;
+    uint64_t *acc; /* per group */
     vp_series *const *out;
     int oom;
-} fold_pass;
+} group_pass;
 
-static int fold_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
-                   const uint64_t *self, const uint32_t *calls)
+static int group_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
+                    const uint64_t *self, const uint32_t *calls)
 {
-    fold_pass *fp = ud;
+    group_pass *gp = ud;
     (void)fi;
     (void)units;
     (void)calls;
-    memset(fp->acc, 0, (size_t)fp->m->group_count * sizeof *fp->acc);
+    const uint32_t *to = gp->fold ? ep->vis : ep->group;
+    memset(gp->acc, 0, (size_t)gp->m->group_count * sizeof *gp->acc);
     for (uint32_t pos = 0; pos < ep->n; pos++)
-        fp->acc[fp->vis[ep->order[pos]]] += self[pos];
-    for (uint32_t g = 0; g < fp->m->group_count; g++)
-        if (fp->out[g] && !vp_series_push(fp->out[g], vp_vprof_ms(fp->acc[g]))) {
-            fp->oom = 1;
+        gp->acc[to[pos]] += self[pos];
+    for (uint32_t g = 0; g < gp->m->group_count; g++)
+        if (gp->out[g] && !vp_series_push(gp->out[g], vp_vprof_ms(gp->acc[g]))) {
+            gp->oom = 1;
             return 1;
         }
     return 0;
 }
 
-vp_errcode vp_vprof_group_self_fold(vp_vprof *m, const uint32_t *vis, vp_series *const *out,
-                                    vp_error *err)
+vp_errcode vp_vprof_group_series(vp_vprof *m, int fold, vp_series *const *out, vp_error *err)
 {
     if (!m->frame_count)
         return VP_OK;
     uint64_t *acc = malloc(((size_t)m->group_count + 1) * sizeof *acc);
     if (!acc)
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    fold_pass fp = {m, vis, acc, out, 0};
-    vp_errcode rc = vp_vprof_pass(m, 0, m->frame_count - 1, fold_cb, &fp, err);
+    group_pass gp = {m, fold && m->fold_differs, acc, out, 0};
+    vp_errcode rc = vp_vprof_pass(m, 0, m->frame_count - 1, group_cb, &gp, err);
     free(acc);
-    if (rc == VP_OK && fp.oom)
+    if (rc == VP_OK && gp.oom)
         rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     return rc;
 }
+
+/* ---- figures read off the model ------------------------------------------------------- */
 
 uint32_t vp_vprof_groups_with_nodes(const vp_vprof *m)
 {
@@ -165,12 +693,12 @@ int vp_vprof_tick_range(const vp_vprof *m, int32_t *lo, int32_t *hi)
 {
     if (!m->frame_count)
         return 0;
-    *lo = *hi = m->frame_tick[0];
+    *lo = *hi = m->frames[0].tick;
     for (uint32_t i = 1; i < m->frame_count; i++) {
-        if (m->frame_tick[i] < *lo)
-            *lo = m->frame_tick[i];
-        if (m->frame_tick[i] > *hi)
-            *hi = m->frame_tick[i];
+        if (m->frames[i].tick < *lo)
+            *lo = m->frames[i].tick;
+        if (m->frames[i].tick > *hi)
+            *hi = m->frames[i].tick;
     }
     return 1;
 }

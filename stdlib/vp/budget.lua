@@ -4,10 +4,15 @@
 --
 --   local budget = require "vp.budget"
 --   local doc = budget.analyze(cap, {fold_hidden = true})  -- plain data (budget.schema)
---   for g, s in pairs(cap:group_self_ms()) do
---     print(g.name, budget.group_stats(s, cap:frame_times():sum()).p99_ms)
+--   for g, d in pairs(cap:group_stats()) do
+--     print(g.name, budget.group_stats(d, cap:frame_times():sum()).p99_ms)
 --   end
 --
+-- Performance: the per-group figures come from summaries the reader keeps
+-- of each group's self time per frame (exact value counts, the sum in frame
+-- order, the first maximum: cap:group_stats), computed in the open pass when
+-- the capture was opened with {stats = {groups = true}} (budget.lua does),
+-- else by one pass when first asked for. No per-frame column is built.
 -- The definitions (self time, group self time, percentiles, max frame,
 -- share) are budget.DEFINITIONS (budget.lua's --help) and docs/metrics.md.
 local E = require "vp.error"
@@ -44,7 +49,9 @@ some node counts towards), sorted by mean, largest first.]]
 
 --- budget.group_stats(series, total_ms) -> {mean_ms, p50_ms, p95_ms,
 -- p99_ms, max_ms, max_frame, share_pct}: the statistics of a group's
--- per-frame self time (a Series, one value per frame). All nil when there
+-- per-frame self time (a Series, one value per frame, or the summary
+-- cap:group_stats gives, which answers the same questions with the same
+-- numbers without holding the column). All nil when there
 -- are no frames; share_pct (100 x the group's time / total_ms, the summed
 -- frame times) nil when total_ms is 0.
 function budget.group_stats(s, total_ms)
@@ -80,7 +87,7 @@ function budget.analyze(cap, params)
   local ft = cap:frame_times()
   local n = #ft
   local total_ms = ft:sum()
-  local series = cap:group_self_ms({ fold_hidden = params.fold_hidden })
+  local series = cap:group_stats({ fold_hidden = params.fold_hidden })
 
   -- Which groups have nodes: the group each non-root node's self time goes to.
   local listed = {}

@@ -13,8 +13,11 @@
 -- rule, baseline, stutter %, causes) are hitches.DEFINITIONS (hitches.lua's
 -- --help prints them) and docs/metrics.md.
 --
--- Performance: whole-capture work happens in C (frame_times, group_self_ms);
--- per hitch only the hitch frame and its window frames are decoded.
+-- Performance: on VProf captures everything happens in C: the frame times
+-- come from the open pass, detection is cap:hitches (a scan of those
+-- times), and each hitch's causes are cap:causes, which decodes only the
+-- hitch frame and its window frames. A capture with thousands of hitches
+-- costs little more than one with none. Other captures are scanned here.
 local E = require "vp.error"
 local stats = require "vp.stats"
 
@@ -62,7 +65,8 @@ Definitions:
                   times of the group's nodes in a frame).
 Frame numbers are 1-based positions in the capture (the tick is the game tick).]]
 
--- Hitch detection -------------------------------------------------------------
+-- Hitch detection (captures other than VProf, whose reader does it in C
+-- with the same definition: cap:hitches) ------------------------------------------
 -- The median of every window costs a sorted-window update per frame. The
 -- window's minimum is cheaper (a monotonic deque) and bounds the median from
 -- below, so "t >= factor x min and t - min >= min_excess" is necessary for a
@@ -129,88 +133,45 @@ local function detect(times, factor, window, min_excess, threshold)
   return found
 end
 
--- Causes ------------------------------------------------------------------------
-
-local function by_excess(a, b)
-  if a.excess_ms ~= b.excess_ms then return a.excess_ms > b.excess_ms end
-  return (a.path or a.group) < (b.path or b.group)
+-- The tick of frame i when the capture has random access to frames.
+local function tick_of(cap, i)
+  local ok, t = pcall(function()
+    local f = cap:frame(i)
+    return f and f.tick
+  end)
+  if ok and math.type(t) then return t end
+  return nil
 end
 
--- Finds the causes of every hitch (VProf): fills h.causes and h.groups.
+-- Causes (VProf): cap:causes gives each hitch's largest node and group
+-- excesses over their own window baselines, ties by path and by group name.
 local function find_causes(cap, list, window, limit, on_progress)
-  local function window_of(i)
-    return math.max(1, i - window), i - 1 -- empty (first > last) for frame 1
-  end
-
-  -- Frames decoded for the current hitch's window; consecutive hitches share
-  -- most of their windows, so keep the previous set.
-  local frame_cache, frame_cache_prev = {}, {}
-  local function get_frame(i)
-    local f = frame_cache[i] or frame_cache_prev[i]
-    if not f then f = cap:frame(i) end
-    frame_cache[i] = f
-    return f
-  end
-
-  local function node_causes(h)
-    local out = {}
-    if limit == 0 then return out end
-    local frame = get_frame(h.frame)
-    local cands = {}
-    for node in frame:nodes() do
-      local s = frame:self_ms(node)
-      if s > 0 then cands[#cands + 1] = { node = node, self_ms = s } end
-    end
-    table.sort(cands, function(a, b) return a.self_ms > b.self_ms end)
-    local first, last = window_of(h.frame)
-    local found = {}
-    for _, c in ipairs(cands) do
-      -- excess <= self time (baselines are >= 0): nothing further can make the list
-      if #found >= limit and c.self_ms <= found[limit].excess_ms then break end
-      local vals = {}
-      for j = first, last do vals[#vals + 1] = get_frame(j):self_ms(c.node) end
-      local base = stats.median(vals) or 0
-      local excess = c.self_ms - base
-      if excess > 1e-9 then
-        local node = c.node
-        found[#found + 1] = {
-          node = node.name, path = node.path, group = node.group and node.group.name,
-          self_ms = c.self_ms, excess_ms = excess,
-        }
-        table.sort(found, by_excess)
-        if #found > limit then found[#found] = nil end
-      end
-    end
-    for i, c in ipairs(found) do out[i] = c end
-    return out
-  end
-
-  local group_series = #list > 0 and cap:group_self_ms() or {} -- computed once, only when needed
-  local function group_causes(h)
-    local out = {}
-    if limit == 0 then return out end
-    local first, last = window_of(h.frame)
-    local found = {}
-    for g, s in pairs(group_series) do
-      local self_ms = s[h.frame] or 0
-      if self_ms > 0 then
-        local vals = {}
-        for j = first, last do vals[#vals + 1] = s[j] end
-        local excess = self_ms - (stats.median(vals) or 0)
-        if excess > 1e-9 then found[#found + 1] = { group = g.name, excess_ms = excess } end
-      end
-    end
-    table.sort(found, by_excess)
-    for i = 1, math.min(limit, #found) do out[i] = found[i] end
-    return out
-  end
-
+  local params = { window = window, limit = limit }
   for k, h in ipairs(list) do
-    frame_cache_prev, frame_cache = frame_cache, {}
-    h.causes = node_causes(h)
-    h.groups = group_causes(h)
+    local nodes, groups = cap:causes(h.frame, params)
+    local causes, by_group = {}, {}
+    for i, c in ipairs(nodes) do
+      local node = c.node
+      causes[i] = {
+        node = node.name, path = node.path, group = node.group and node.group.name,
+        self_ms = c.self_ms, excess_ms = c.excess_ms,
+      }
+    end
+    for i, g in ipairs(groups) do by_group[i] = { group = g.group.name, excess_ms = g.excess_ms } end
+    h.causes, h.groups = causes, by_group
     if on_progress then on_progress(k, #list) end
   end
+end
+
+-- stats.low_fps's figure. A VProf capture sums its slowest frames in C
+-- (cap:slowest_sum: the same sum, in the same order) instead of copying
+-- every frame time into a Lua list.
+local function low_fps(cap, ft, pct)
+  if cap.format ~= "vprof" then return (stats.low_fps(ft, pct)) end
+  local k = stats.slowest_count(#ft, pct)
+  local mean = cap:slowest_sum(k) / k
+  if mean <= 0 then return nil end
+  return 1000 / mean
 end
 
 local function check_params(p)
@@ -257,10 +218,15 @@ function hitches.analyze(cap, params)
   local threshold = params.threshold_ms
   local file = cap.path or params.file
 
-  -- Generic: any capture with cap:frame_times() works. A reader error while
-  -- decoding (corrupt data) is input that cannot be analysed.
+  -- Generic: any capture with cap:frame_times() works (a VProf capture
+  -- hands over the summary its open pass kept: the same figures without
+  -- the column). A reader error while decoding (corrupt data) is input that
+  -- cannot be analysed.
+  local is_vprof = cap.format == "vprof"
   local ft, err
-  if type(cap.frame_times) ~= "function" then
+  if is_vprof then
+    ft = cap:time_stats()
+  elseif type(cap.frame_times) ~= "function" then
     err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
   else
     local ok
@@ -273,9 +239,7 @@ function hitches.analyze(cap, params)
   end
   if err then E.raise("EINPUT", "%s: %s", tostring(file), err) end
 
-  local times = stats.values(ft) -- a Lua list: the scan is the hot loop
-  local n = #times
-  local is_vprof = cap.format == "vprof"
+  local n = #ft
 
   local frame_stats, low1, low01
   if n > 0 then
@@ -285,28 +249,23 @@ function hitches.analyze(cap, params)
       p95 = stats.defined(ft:percentile(95)), p99 = stats.defined(ft:percentile(99)),
       max = stats.defined(ft:max()),
     }
-    low1 = stats.defined((stats.low_fps(ft, 1)))
-    low01 = stats.defined((stats.low_fps(ft, 0.1)))
+    low1 = stats.defined(low_fps(cap, ft, 1))
+    low01 = stats.defined(low_fps(cap, ft, 0.1))
   end
 
-  local list = detect(times, factor, window, min_excess, threshold)
+  local list
+  if is_vprof then
+    list = cap:hitches({ factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold })
+  else
+    list = detect(stats.values(ft), factor, window, min_excess, threshold)
+    for _, h in ipairs(list) do h.tick = tick_of(cap, h.frame) end
+  end
 
   local total_ms = stats.sum(ft)
   local hitch_ms = 0
   for _, h in ipairs(list) do hitch_ms = hitch_ms + h.frame_ms end
   local stutter_pct = 0
   if hitch_ms > 0 and total_ms > 0 then stutter_pct = 100 * hitch_ms / total_ms end
-
-  -- The tick of frame i when the capture has random access to frames.
-  local function tick_of(i)
-    local ok, t = pcall(function()
-      local f = cap:frame(i)
-      return f and f.tick
-    end)
-    if ok and math.type(t) then return t end
-    return nil
-  end
-  for _, h in ipairs(list) do h.tick = tick_of(h.frame) end
 
   if is_vprof then
     find_causes(cap, list, window, limit, params.on_progress)

@@ -89,8 +89,10 @@ end
 -- Value -> count of a sample (NaN left out), and the sample size. Frame
 -- times are quantised (VProf: 4 us units; many groups are 0 in most
 -- frames), so there are usually far fewer distinct values than frames and
--- counting them beats sorting every value.
+-- counting them beats sorting every value. A summary that holds the counts
+-- already (a VProf group's self time, cap:group_stats) hands them over.
 local function counts_of(x)
+  if type(x) == "userdata" and x.counts then return x:counts() end
   local vals = stats.values(x)
   local c, n = {}, 0
   for i = 1, #vals do

@@ -7,9 +7,14 @@
 --   for _, r in ipairs(doc.nodes) do print(r.path, r.self_ms_per_frame) end
 --
 -- One row per node PATH (two same-named nodes never merge; a later
--- same-named sibling's path component carries "#2", "#3"), computed in one
--- C pass (cap:node_stats). The definitions are top.DEFINITIONS (top.lua's
--- --help) and docs/metrics.md.
+-- same-named sibling's path component carries "#2", "#3"). The totals come
+-- from the reader (cap:node_stats): over the whole capture they are the
+-- statistics of the open pass (top.lua opens with {stats = {nodes = true}})
+-- or of one more pass, over a range one pass over its frames; the reader
+-- also sorts (ties by path order) so that rows are built only for the
+-- nodes shown, whatever the size of the tree. Paths longer than 256 bytes
+-- are shown elided in the middle (node.path). The definitions are
+-- top.DEFINITIONS (top.lua's --help) and docs/metrics.md.
 local E = require "vp.error"
 
 local top = {}
@@ -18,6 +23,10 @@ top.DEFAULTS = { sort = "time", limit = 25 }
 
 --- Sort orders: the row field each one sorts by, largest first.
 top.SORTS = { time = "time_ms", self = "self_ms", avg = "ms_per_call", peak = "peak_ms",
+  peakavg = "peak_over_avg" }
+
+-- The same orders as the reader names them (cap:node_stats{sort = ...}).
+local READER_SORT = { time = "time", self = "self", avg = "per_call", peak = "peak",
   peakavg = "peak_over_avg" }
 
 --- The sort orders in the order --help lists them.
@@ -97,48 +106,34 @@ function top.analyze(cap, params)
   local total_ms = 0
   if nframes > 0 then total_ms = cap:frame_times():slice(first, last):sum() end
 
-  local rows = {}
+  -- The reader sorts every node of the range by the figure (those without
+  -- one last, ties by path) and hands over the first `limit`.
+  local shown, count = {}, 0
   if nframes > 0 then
-    for _, st in ipairs(cap:node_stats(first, last)) do
+    local stats
+    stats, count = cap:node_stats(first, last, { sort = READER_SORT[sort], limit = limit })
+    for i, st in ipairs(stats) do
       local node = st.node
-      if node.parent ~= nil and st.frames > 0 then
-        local per_frame = st.time_ms / nframes
-        rows[#rows + 1] = {
-          path = node.path, name = node.name, group = node.group and node.group.name,
-          frames = st.frames, calls = st.calls, time_ms = st.time_ms, self_ms = st.self_ms,
-          calls_per_frame = st.calls / nframes,
-          ms_per_frame = per_frame,
-          ms_per_call = st.calls > 0 and st.time_ms / st.calls or nil,
-          self_ms_per_frame = st.self_ms / nframes,
-          pct_of_frame = total_ms > 0 and 100 * st.time_ms / total_ms or nil,
-          peak_ms = st.peak_ms, peak_frame = st.peak_frame, peak_self_ms = st.peak_self_ms,
-          peak_over_avg = per_frame > 0 and st.peak_ms / per_frame or nil,
-        }
-      end
+      local per_frame = st.time_ms / nframes
+      shown[i] = {
+        path = node.path, name = node.name, group = node.group and node.group.name,
+        frames = st.frames, calls = st.calls, time_ms = st.time_ms, self_ms = st.self_ms,
+        calls_per_frame = st.calls / nframes,
+        ms_per_frame = per_frame,
+        ms_per_call = st.calls > 0 and st.time_ms / st.calls or nil,
+        self_ms_per_frame = st.self_ms / nframes,
+        pct_of_frame = total_ms > 0 and 100 * st.time_ms / total_ms or nil,
+        peak_ms = st.peak_ms, peak_frame = st.peak_frame, peak_self_ms = st.peak_self_ms,
+        peak_over_avg = per_frame > 0 and st.peak_ms / per_frame or nil,
+      }
     end
-  end
-
-  local key = top.SORTS[sort]
-  table.sort(rows, function(a, b)
-    local x, y = a[key], b[key]
-    if x ~= y then
-      if x == nil then return false end
-      if y == nil then return true end
-      return x > y
-    end
-    return a.path < b.path
-  end)
-  local shown = rows
-  if limit > 0 and #rows > limit then
-    shown = {}
-    for i = 1, limit do shown[i] = rows[i] end
   end
 
   return {
     file = cap.path or params.file, frames = nframes,
     first_frame = nframes > 0 and first or nil, last_frame = nframes > 0 and last or nil,
     total_ms = total_ms, sort = sort, limit = limit, nodes = shown,
-  }, { node_count = #rows }
+  }, { node_count = count }
 end
 
 return top

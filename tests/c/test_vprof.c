@@ -123,9 +123,9 @@ static void test_tree_and_times(void)
     CHECK_EQ(m->frame_count, 2);
     CHECK_EQ(m->node_count, 4);
     CHECK_EQ(m->group_base, 0);
-    CHECK_EQ(m->frame_tick[1], 100);
-    CHECK(m->frame_ms->v[0] == 10.0); /* root's children, not the root */
-    CHECK(m->frame_ms->v[1] == 12.0);
+    CHECK_EQ(m->frames[1].tick, 100);
+    CHECK(vp_vprof_frame_ms(m, 0) == 10.0); /* root's children, not the root */
+    CHECK(vp_vprof_frame_ms(m, 1) == 12.0);
     uint32_t a = vp_vprof_node_by_id(m, 1), c = vp_vprof_node_by_id(m, 3);
     CHECK_EQ(m->nodes[a].first_child, c);
     CHECK_EQ(m->nodes[c].first_frame, 1);
@@ -140,9 +140,28 @@ static void test_tree_and_times(void)
     CHECK_EQ(fd.self[a] * 4, 12000 - 5000 - 4000);
     free(mem);
 
+    /* Group self time per frame: summarised by the statistics pass (not
+     * asked for at open), and as columns on request. */
     uint32_t phys = vp_vprof_group_by_id(m, 8), game = vp_vprof_group_by_id(m, 3);
-    CHECK(m->groups[phys].self_ms->v[0] == 6.0);
-    CHECK(m->groups[game].self_ms->v[1] == 9.0);
+    CHECK_EQ(m->stats.have, 0);
+    CHECK_EQ(vp_vprof_stats_need(m, VP_VPROF_STATS_GROUPS, &err), VP_OK);
+    vp_stream *sp = vp_vprof_group_stream(m, phys, 0), *sg = vp_vprof_group_stream(m, game, 0);
+    CHECK(sp && sg);
+    if (sp && sg) {
+        CHECK_EQ(vp_stream_n(sp), 2);
+        CHECK_EQ(sp->max * 4, 6000); /* A's self: 10 - 4 ms */
+        CHECK_EQ(sp->argmax, 0);
+        CHECK_EQ(sp->min * 4, 3000); /* 12 - 5 - 4 ms */
+        CHECK_EQ(sp->argmin, 1);
+        CHECK(vp_ksum_get(&sp->sum) == 9.0);
+        CHECK_EQ(sg->max * 4, 9000); /* B + C in frame 2 */
+        CHECK_EQ(sg->argmax, 1);
+    }
+    vp_series *cols[64] = {0};
+    cols[phys] = vp_series_new(0);
+    CHECK_EQ(vp_vprof_group_series(m, 0, cols, &err), VP_OK);
+    CHECK(cols[phys]->n == 2 && cols[phys]->v[0] == 6.0 && cols[phys]->v[1] == 3.0);
+    vp_series_unref(cols[phys]);
     CHECK(strcmp(vp_vprof_name(m, m->groups[phys].name), "Physics") == 0);
 
     char path[64];
@@ -174,7 +193,7 @@ static void test_self_clamp_and_root_time(void)
     CHECK(m != NULL);
     if (!m)
         return;
-    CHECK(m->frame_ms->v[0] == 20.0);
+    CHECK(vp_vprof_frame_ms(m, 0) == 20.0);
     vp_vprof_fdata fd;
     void *mem = malloc(vp_vprof_fdata_size(3));
     vp_vprof_fdata_init(&fd, 3, mem);
@@ -214,7 +233,7 @@ static void test_escapes(int ew)
     CHECK_EQ(m->escape_width, ew);
     CHECK_EQ(m->escapes_seen, 1);
     CHECK_EQ(m->frame_count, 3);
-    CHECK(m->frame_ms->v[2] == (0xFFFF * 4 + 800000) / 1000.0);
+    CHECK(vp_vprof_frame_ms(m, 2) == (0xFFFF * 4 + 800000) / 1000.0);
     vp_vprof_fdata fd;
     void *mem = malloc(vp_vprof_fdata_size(3));
     vp_vprof_fdata_init(&fd, 3, mem);
@@ -421,16 +440,26 @@ static void test_stats(void)
     vp_series_unref(ser[1]);
 
     CHECK_EQ(vp_vprof_has_hidden_groups(m), 1);
-    uint32_t vis[3];
-    vp_vprof_fold_map(m, vis);
-    CHECK_EQ(vis[h], phys);
+    CHECK_EQ(vp_vprof_visible_group(m, h), phys);
     vp_series **out = calloc(m->group_count, sizeof *out);
     out[phys] = vp_series_new(0);
-    CHECK_EQ(vp_vprof_group_self_fold(m, vis, out, &err), VP_OK);
+    out[hid] = vp_series_new(0);
+    CHECK_EQ(vp_vprof_group_series(m, 1, out, &err), VP_OK);
     CHECK(out[phys]->v[0] == 10.0 && out[phys]->v[1] == 8.0);
-    CHECK(m->groups[hid].self_ms->v[0] == 4.0); /* unfolded, as stored */
+    CHECK(out[hid]->n == 2 && out[hid]->v[0] == 0.0); /* nothing counts towards it folded */
+    vp_series_unref(out[hid]);
+    out[hid] = vp_series_new(0);
+    CHECK_EQ(vp_vprof_group_series(m, 0, out, &err), VP_OK);
+    CHECK(out[hid]->v[0] == 4.0); /* unfolded */
     vp_series_unref(out[phys]);
+    vp_series_unref(out[hid]);
     free(out);
+    /* The same folded and unfolded figures summarised by the statistics pass. */
+    CHECK_EQ(vp_vprof_stats_need(m, VP_VPROF_STATS_ALL, &err), VP_OK);
+    vp_stream *fp = vp_vprof_group_stream(m, phys, 1), *up = vp_vprof_group_stream(m, phys, 0);
+    CHECK(fp && up && vp_ksum_get(&fp->sum) == 18.0 && vp_ksum_get(&up->sum) == 12.0);
+    CHECK(vp_vprof_group_stream(m, hid, 1) == NULL); /* no node folds into it */
+    CHECK(vp_vprof_group_stream(m, hid, 0) != NULL);
 
     int32_t lo = 0, hi = 0;
     CHECK(vp_vprof_tick_range(m, &lo, &hi));
@@ -441,8 +470,75 @@ static void test_stats(void)
     vp_vprof_free(m);
 }
 
+/* Causes found in batches of candidates (a long window) are the ones found
+ * all at once; hitches by both rules. */
+static void test_causes_batches(void)
+{
+    buf f = {.n = 0};
+    header(&f, 0);
+    for (int i = 0; i < 80; i++) {
+        start(&f, i);
+        if (i == 0) {
+            all_groups(&f);
+            node(&f, 0, "F", 3, 1);
+            for (int k = 0; k < 6; k++)
+                node(&f, 1, k % 2 ? "A" : "B", k + 1, 2 + k);
+        }
+        u8(&f, 3);
+        uint64_t kid[6], sum = 0;
+        for (int k = 0; k < 6; k++) {
+            kid[k] = 1000 + 400 * (uint64_t)((i * 7 + k * 13) % 5);
+            if (i % 20 == 19 && k == i % 6)
+                kid[k] += 30000 + 1000 * (uint64_t)k;
+            if (i % 20 == 19 && k == (i + 3) % 6)
+                kid[k] += 12000;
+            sum += kid[k];
+        }
+        timing(&f, 1, 0, 4);
+        timing(&f, 1, sum, 4);
+        for (int k = 5; k >= 0; k--) /* newest child first */
+            timing(&f, 1, kid[k], 4);
+        u8(&f, 4);
+    }
+    vp_error err;
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (!m)
+        return;
+    vp_vprof_hitch_rule rule = {2, 5, 0, 0, 30};
+    vp_vprof_hitch *hs;
+    uint32_t nh;
+    CHECK_EQ(vp_vprof_hitches(m, &rule, &hs, &nh, &err), VP_OK);
+    CHECK_EQ(nh, 4); /* frames 19, 39, 59, 79 (0-based) */
+    CHECK_EQ(hs[0].frame, 19);
+    for (uint32_t k = 0; k < nh; k++) {
+        vp_vprof_cause n1[4], g1[4], n2[4], g2[4];
+        uint32_t a1, b1, a2, b2;
+        m->causes_batch = 0;
+        CHECK_EQ(vp_vprof_causes(m, hs[k].frame, 30, 4, n1, &a1, g1, &b1, &err), VP_OK);
+        m->causes_batch = 30 * sizeof(uint64_t); /* one candidate per batch */
+        CHECK_EQ(vp_vprof_causes(m, hs[k].frame, 30, 4, n2, &a2, g2, &b2, &err), VP_OK);
+        CHECK_EQ(a1, a2);
+        CHECK_EQ(b1, b2);
+        CHECK(a1 >= 2 && b1 >= 2);
+        CHECK(memcmp(n1, n2, a1 * sizeof *n1) == 0);
+        CHECK(memcmp(g1, g2, b1 * sizeof *g1) == 0);
+        CHECK(n1[0].excess_ms >= n1[1].excess_ms);
+    }
+    free(hs);
+    rule.absolute = 1;
+    rule.threshold_ms = 40;
+    CHECK_EQ(vp_vprof_hitches(m, &rule, &hs, &nh, &err), VP_OK);
+    CHECK_EQ(nh, 4);
+    CHECK_EQ(hs[0].frame, 19);
+    CHECK(hs[0].has_baseline);
+    free(hs);
+    vp_vprof_free(m);
+}
+
 int main(void)
 {
+    test_causes_batches();
     test_tree_and_times();
     test_self_clamp_and_root_time();
     test_escapes(4);

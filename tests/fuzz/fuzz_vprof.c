@@ -33,13 +33,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t acc = 0;
     vp_vprof_pass(m, 0, m->frame_count ? m->frame_count - 1 : 0, count_cb, &acc, &err);
     for (uint32_t fi = 0; fi < m->frame_count && fi < 8; fi++) {
-        uint32_t n = m->frame_nodes[fi];
+        uint32_t n = m->frames[fi].n;
         void *mem = malloc(vp_vprof_fdata_size(n) + 1);
         vp_vprof_fdata fd;
         vp_vprof_fdata_init(&fd, n, mem);
         vp_vprof_frame_read(m, fi, &fd, &err);
         free(mem);
     }
+    /* The whole-capture statistics, hitches and their causes, node orders. */
+    vp_vprof_stats_need(m, VP_VPROF_STATS_ALL, &err);
+    vp_vprof_hitch_rule rule = {2.5, 5, 0, data[0] & 1, 1 + data[0] % 40};
+    vp_vprof_hitch *hs;
+    uint32_t nh;
+    if (vp_vprof_hitches(m, &rule, &hs, &nh, &err) == VP_OK) {
+        vp_vprof_cause cn[4], cg[4];
+        uint32_t a, b;
+        for (uint32_t k = 0; k < nh && k < 8; k++)
+            vp_vprof_causes(m, hs[k].frame, rule.window, 4, cn, &a, cg, &b, &err);
+        free(hs);
+    }
+    vp_vprof_node_stat *st = calloc(m->node_count + 1, sizeof *st);
+    uint32_t *order = calloc(m->node_count + 1, sizeof *order), count;
+    if (st && order && vp_vprof_node_stats(m, 0, m->frame_count ? m->frame_count - 1 : 0, st, &err) ==
+                           VP_OK)
+        vp_vprof_node_order(m, st, m->frame_count, VP_VPROF_BY_PEAK_OVER_AVG, order, &count);
+    free(st);
+    free(order);
     char path[512];
     for (uint32_t v = 0; v < m->node_count; v++) {
         size_t len = vp_vprof_node_path(m, v, path, sizeof path);

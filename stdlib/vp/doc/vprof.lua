@@ -7,11 +7,16 @@ return {
   {
     class = "vp.vprof",
     title = "VProf capture (.vprof)",
-    doc = "A Source engine VProf recording. Opening makes one pass that validates the file, "
-      .. "indexes every frame and computes frame times and per-group self times in C. "
-      .. "Frame time is the sum of the root's children's inclusive times (the root's own "
-      .. "time only when larger); self time is a node's time minus its children's, clamped "
-      .. "at 0. Frames are numbered 1.. by position; ticks may repeat or jump.",
+    doc = "A Source engine VProf recording. Opening makes one pass that validates the file "
+      .. "and keeps one 24-byte record per frame (offset, tick, node count, frame time); "
+      .. "vp.open(path, {stats = ...}) also computes whole-capture statistics in that pass "
+      .. "(per-group self-time summaries, per-node totals), else one more pass computes them "
+      .. "the first time they are needed. Frames are read again from the file on demand "
+      .. "(the file is read through a window, never mapped: a file truncated while open is "
+      .. "an error naming both sizes). Frame time is the sum of the root's children's "
+      .. "inclusive times (the root's own time only when larger); self time is a node's time "
+      .. "minus its children's, clamped at 0. Frames are numbered 1.. by position; ticks may "
+      .. "repeat or jump.",
     members = {
       f("format", '"vprof"', 'print(cap.format)'),
       f("path", "the file the capture was opened from", "print(cap.path)"),
@@ -50,18 +55,51 @@ return {
         'print(cap:group("Physics").flags)'),
       m("frame_times", "cap:frame_times() -> Series", "frame time (ms) of every frame",
         "print(cap:frame_times():percentile(99))"),
-      m("series", 'cap:series(node | {node, ...}, "time_ms"|"self_ms"|"calls") -> Series | {Series, ...}',
+      m("series", 'cap:series(node | {node, ...}, "time_ms"|"self_ms"|"calls" [, {summary = true}]) '
+          .. "-> Series | {Series, ...}",
         "a node's inclusive time, self time or calls per frame (0 where absent); given a list "
-          .. "of nodes, a list of Series from the same single C pass",
+          .. "of nodes, a list of Series from the same single C pass; with summary, vp.vprof.dist "
+          .. "summaries of them instead (no column kept)",
         'local s = cap:series("Root/CEngine::Frame", "self_ms")'),
       m("group_self_ms", "cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}",
-        "self time (ms) per frame of every group that has nodes; fold_hidden counts hidden "
-          .. "groups towards the nearest visible ancestor's group",
-        "for g, s in pairs(cap:group_self_ms()) do print(g.name, s:mean()) end"),
-      m("node_stats", "cap:node_stats([i [, j]]) -> list",
+        "self time (ms) per frame of every group that has nodes, as columns (one pass, frames x "
+          .. "groups of memory, kept); fold_hidden counts hidden groups towards the nearest "
+          .. "visible ancestor's group. For statistics, group_stats needs no column",
+        "for g, s in pairs(cap:group_self_ms()) do print(g.name, s[1]) end"),
+      m("group_stats", "cap:group_stats([{fold_hidden = true}]) -> {[group] = dist}",
+        "the same per-frame self times summarised (vp.vprof.dist): exact value counts, the sum "
+          .. "in frame order, the first minimum and maximum; what budget.lua reads",
+        "for g, d in pairs(cap:group_stats()) do print(g.name, d:mean(), d:percentile(99)) end"),
+      m("time_stats", "cap:time_stats() -> dist",
+        "the frame times summarised by the open pass (vp.vprof.dist: the frame_times Series' "
+          .. "figures without the column)",
+        "print(cap:time_stats():percentile(99))"),
+      m("slowest_sum", "cap:slowest_sum(k) -> number",
+        "the sum (ms) of the k slowest frame times: those above the k-th largest in frame order, "
+          .. "then that one for the rest (the sum the low-FPS figures divide by k)",
+        "print(1000 / (cap:slowest_sum(40) / 40))"),
+      m("node_stats", "cap:node_stats([i [, j]] [, {sort =, limit =}]) -> list [, count]",
         "per node over frames i..j: {node, frames, calls, time_ms, self_ms, peak_ms, "
-          .. "peak_self_ms, peak_frame}; totals, in pre-order; one C pass",
-        "for _, r in ipairs(cap:node_stats()) do print(r.node.path, r.time_ms / #cap) end"),
+          .. "peak_self_ms, peak_frame}; totals, in pre-order (the whole capture: the "
+          .. "statistics of the open pass or of one more pass; a range: one pass over it). With "
+          .. 'sort ("time", "self", "per_call", "peak", "peak_over_avg"): the nodes other than '
+          .. "the root that exist in the range, largest first (none last, ties by path), the "
+          .. "first limit (0 = all), and how many there are",
+        'local top, n = cap:node_stats(nil, nil, {sort = "self", limit = 10})'),
+      m("node_stat", "cap:node_stat(node [, i [, j]]) -> table",
+        "one node's totals, as a row of node_stats (the whole capture: no pass once the "
+          .. "statistics exist)",
+        'print(cap:node_stat("Root/CEngine::Frame").calls)'),
+      m("hitches", "cap:hitches({factor =, window =, min_excess_ms =, threshold_ms =}) -> list",
+        "hitch frames by hitches.lua's rule, {frame, tick, frame_ms, baseline_ms}, from the "
+          .. "frame times alone (vp.hitches checks the parameters and documents the rule)",
+        "for _, h in ipairs(cap:hitches({window = 30})) do print(h.frame, h.frame_ms) end"),
+      m("causes", "cap:causes(frame, {window = 30, limit = 5}) -> nodes, groups",
+        "the limit largest node and group self-time excesses of a frame over their own "
+          .. "baselines (median over the window frames before it): nodes {{node, self_ms, "
+          .. "excess_ms}} and groups {{group, self_ms, excess_ms}}, by excess (ties by path, by "
+          .. "group name); decodes only those frames",
+        "local nodes, groups = cap:causes(1200)"),
       m("summary", "cap:summary() -> {{name=, value=}, ...}", "the rows info.lua prints",
         "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
       m("close", "cap:close()", "release the file now; children then raise \"capture is closed\"",
@@ -96,7 +134,16 @@ return {
     members = {
       f("id", "the file's node id", "print(n.id)"),
       f("name", "the scope name", "print(n.name)"),
-      f("path", 'names from the root joined by "/"', "print(n.path)"),
+      f("path", 'names from the root joined by "/"; a path longer than 256 bytes is shown '
+        .. 'elided in the middle, "Root/A/B/…[id=N]/Y/Z" (its first components up to 64 bytes, '
+        .. "the node's id, its last ones up to 128 bytes and its own name), so that listing every "
+        .. "node's path stays linear in the file; cap:node() finds a node by either form",
+        "print(n.path)"),
+      f("full_path", "the path whole, however deep (its length grows with the depth)",
+        "print(#n.full_path)"),
+      f("path_order", "the node's position (1 = the root) in the byte order of the full paths: "
+        .. "rows sorted by path without building one",
+        "table.sort(list, function(a, b) return a.path_order < b.path_order end)"),
       f("parent", "the parent node, nil for the root", "print(n.parent and n.parent.name)"),
       f("group", "the node's budget group", "print(n.group.name)"),
       f("group_id", "the group id as written in the file", "print(n.group_id)"),
@@ -105,6 +152,42 @@ return {
       f("index", "order in which the node was added (root 0)", "print(n.index)"),
       m("children", "n:children() -> iterator", "the node's children in the engine's order",
         "for c in cap.root:children() do print(c.name) end"),
+    },
+  },
+  {
+    class = "vp.vprof.dist",
+    title = "VProf group self time per frame, summarised",
+    doc = "A per-frame quantity summarised: a group's self time (cap:group_stats), the frame "
+      .. "times (cap:time_stats), a node's time, self time or calls (cap:series with summary). It "
+      .. "answers what a Series of the values would, with the same numbers (sum in frame order, first "
+      .. "minimum and maximum, nearest-rank percentiles from exact counts of the 4 us values), "
+      .. "in memory proportional to the distinct values instead of the frames. Keeps its "
+      .. "capture alive.",
+    members = {
+      doc.operator("#", "#d -> integer", "number of frames", "print(#d)"),
+      doc.operator("[i]", "d[i] -> number", "frame i's value: builds the columns (series)", "print(d[1])"),
+      m("sum", "d:sum() -> number", "sum of the values in frame order (compensated, as Series:sum)",
+        "print(d:sum())"),
+      m("mean", "d:mean() -> number", "sum / n (NaN when empty)", "print(d:mean())"),
+      m("min", "d:min() -> number", "smallest value (NaN when empty)", "print(d:min())"),
+      m("max", "d:max() -> number", "largest value (NaN when empty)", "print(d:max())"),
+      m("argmin", "d:argmin() -> integer | nil", "the first frame (1-based) of the smallest value",
+        "print(d:argmin())"),
+      m("argmax", "d:argmax() -> integer | nil", "the first frame (1-based) of the largest value",
+        "print(d:argmax())"),
+      m("percentile", "d:percentile(p) -> number",
+        "nearest-rank percentile, p in 0..100: the value at rank ceil(p/100*n), exactly "
+          .. "Series:percentile's", "print(d:percentile(99))"),
+      m("stddev", "d:stddev() -> number",
+        "population standard deviation over the counts (may differ from a Series' in the last "
+          .. "bits: the squares are added by value, not in frame order)", "print(d:stddev())"),
+      m("counts", "d:counts() -> {[value] = count}, n",
+        "each distinct value and how often it came, and n, the number of values",
+        "local c, n = d:counts()"),
+      m("series", "d:series() -> Series", "the column itself (one pass for every group, kept)",
+        "print(d:series():totable()[1])"),
+      m("totable", "d:totable() -> {number, ...}", "the values in frame order (builds the column)",
+        "print(#d:totable())"),
     },
   },
   {

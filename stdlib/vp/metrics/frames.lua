@@ -6,6 +6,30 @@ local C = require "vp.metrics.context"
 
 local frame_times, laige_values = C.frame_times, C.laige_values
 
+-- The frame times as the statistics read them: a VProf capture's summary
+-- from its open pass (the Series' figures without the column: exact value
+-- counts), other captures' Series. Distributions are the Series, in time
+-- order (vp.compare and vp.gate test batches of consecutive frames).
+local function frame_values(ctx)
+  if ctx.format == "vprof" then
+    ctx.time_stats = ctx.time_stats or ctx.cap:time_stats()
+    return ctx.time_stats
+  end
+  return frame_times(ctx)
+end
+
+-- stats.low_fps's figure; a VProf capture sums its slowest frames in C (the
+-- same sum, in the same order: cap:slowest_sum).
+local function low_fps(ctx, pct)
+  local s = frame_values(ctx)
+  if not s or #s == 0 then return nil, "no frames" end
+  if ctx.format ~= "vprof" then return (stats.low_fps(s, pct)) end
+  local k = stats.slowest_count(#s, pct)
+  local mean = ctx.cap:slowest_sum(k) / k
+  if mean <= 0 then return nil end
+  return 1000 / mean
+end
+
 local entries = {}
 local function add(e) entries[#entries + 1] = e end
 
@@ -15,7 +39,7 @@ add {
     .. "a profile report's frame counter (counters.frames)",
   get = function(ctx)
     if ctx.format == "laige-profile" then return laige_values(ctx)["counters.frames"] end
-    local s = frame_times(ctx)
+    local s = frame_values(ctx)
     return s and #s or nil
   end,
 }
@@ -34,7 +58,7 @@ for _, stat in ipairs({ "mean", "p50", "p95", "p99", "max" }) do
       .. "inclusive times); a profile report's rolling frame window",
     get = function(ctx)
       if ctx.format == "laige-profile" then return laige_values(ctx)["frame_ms." .. stat] end
-      return C.series_stat(frame_times(ctx), stat)
+      return C.series_stat(frame_values(ctx), stat)
     end,
     dist = function(ctx)
       if ctx.format == "laige-profile" then return nil end
@@ -65,11 +89,7 @@ for _, p in ipairs({ { "low_1pct_fps", 1, "1 %" }, { "low_01pct_fps", 0.1, "0.1 
     name = p[1], unit = "fps", polarity = "higher", formats = C.FRAMES,
     doc = p[3] .. " low FPS: 1000 / mean of the slowest max(1, floor(n x " .. p[2]
       .. " / 100)) frame times",
-    get = function(ctx)
-      local s = frame_times(ctx)
-      if not s or #s == 0 then return nil, "no frames" end
-      return (stats.low_fps(s, p[2]))
-    end,
+    get = function(ctx) return low_fps(ctx, p[2]) end,
     dist = function(ctx) return frame_times(ctx) end,
   }
 end

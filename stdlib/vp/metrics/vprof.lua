@@ -1,12 +1,23 @@
 -- vp.metrics.vprof: the catalogue's VProf budget-group and node metrics.
 -- Entry fields: see vp.metrics.
 --
--- Group metrics read the per-group self-time Series the reader built at
--- open (cap:group_self_ms) and their statistics come from vp.budget, as
--- budget.lua's; node totals come from one C pass for all nodes
--- (cap:node_stats) and node percentiles from one more C pass for all the
--- nodes asked together (cap:series with a list of nodes: the entries'
--- `prefetch`). Nothing iterates frames x nodes in Lua.
+-- Group metrics read the reader's summaries of each group's self time per
+-- frame (cap:group_stats: exact value counts, no column) and their
+-- statistics come from vp.budget, as budget.lua's. Their distributions, which
+-- vp.compare and vp.gate test in time order (batches of consecutive frames),
+-- are the columns (cap:group_self_ms: one pass for every group, frames x
+-- groups of memory, only when a distribution is asked for). Node totals are
+-- the reader's whole-capture statistics (cap:node_stat: one pass for every
+-- node, the open pass when the capture was opened with {stats = ...}), and
+-- node percentiles one more C pass for all the nodes asked together
+-- (cap:series with a list of nodes: the entries' `prefetch`). Nothing
+-- iterates frames x nodes in Lua.
+--
+-- Listing (metrics.available, what compare.lua compares) names every node
+-- of a tree of at most NODE_LIST nodes; of a larger one the NODE_LIST with
+-- the largest total inclusive time (ties by path), so that a 100,000-node
+-- tree does not make half a million metric names. Any node can still be
+-- asked for by name.
 local C = require "vp.metrics.context"
 
 local entries = {}
@@ -18,7 +29,7 @@ local function add(e) entries[#entries + 1] = e end
 local function vprof_groups(ctx)
   if not ctx.groups then
     local by_name, order = {}, {}
-    for g, s in pairs(ctx.cap:group_self_ms()) do
+    for g, s in pairs(ctx.cap:group_stats()) do
       if not by_name[g.name] then
         by_name[g.name] = { group = g, series = s }
         order[#order + 1] = g
@@ -52,9 +63,14 @@ local function group_stat(ctx, name, key)
   return nil, "the total frame time is 0"
 end
 
+-- A group's distribution: its self time per frame as a column in time
+-- order (vp.compare and vp.gate test batches of consecutive frames), one
+-- pass building every group's column the first time one is asked for.
 local function group_series(ctx, name)
   local g = vprof_groups(ctx)[name]
-  return g and g.series
+  if not g then return nil end
+  ctx.group_columns = ctx.group_columns or ctx.cap:group_self_ms()
+  return ctx.group_columns[g.group]
 end
 
 local GROUP_STATS = {
@@ -86,12 +102,23 @@ add {
 
 -- Nodes ----------------------------------------------------------------------------------
 
--- Per-node totals (one C pass), by path; the root is left out (its children
--- carry the frame time, see frame_ms.*).
+local NODE_LIST = 2000
+
+-- The listed nodes' totals, by path, and their paths in listing order; the
+-- root is left out (its children carry the frame time, see frame_ms.*).
 local function vprof_nodes(ctx)
   if not ctx.nodes then
+    local cap = ctx.cap
     local by_path, order = {}, {}
-    for _, r in ipairs(ctx.cap:node_stats()) do
+    local rows
+    if cap.node_count - 1 <= NODE_LIST then
+      rows = cap:node_stats() -- every node, in pre-order
+    elseif cap.frame_count > 0 then
+      rows = cap:node_stats(1, cap.frame_count, { sort = "time", limit = NODE_LIST })
+    else
+      rows = {}
+    end
+    for _, r in ipairs(rows) do
       if r.node.parent ~= nil then
         by_path[r.node.path] = r
         order[#order + 1] = r.node.path
@@ -107,16 +134,24 @@ local function node_paths(ctx)
   return ctx.node_paths
 end
 
+-- A node's totals by full, relative or elided path (nil for the root and
+-- for no node).
 local function vprof_node(ctx, path)
-  local nodes = vprof_nodes(ctx)
-  local r = nodes[path]
+  local r = vprof_nodes(ctx)[path]
   if r then return r end
-  local node = ctx.cap:node(path) -- relative paths ("CEngine::Frame/...") too
-  if node and node.parent ~= nil then return nodes[node.path] end
-  return nil
+  local node = ctx.cap:node(path)
+  if not node or node.parent == nil then return nil end
+  ctx.node_rows = ctx.node_rows or {}
+  r = ctx.node_rows[node]
+  if not r then
+    r = ctx.cap:node_stat(node)
+    ctx.node_rows[node] = r
+  end
+  return r
 end
 
--- Per-frame Series of a node's field, by field and full path.
+-- Per-frame values of a node's field (a Series in time order), by field and
+-- path.
 local function node_series(ctx, path, field)
   ctx.node_series = ctx.node_series or {}
   local r = vprof_node(ctx, path)
