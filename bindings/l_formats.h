@@ -33,5 +33,13 @@ int vp_l_series_new(lua_State *L);
 /* The "vp.infer.core" module (preloaded by luaopen_vp): the comparison
  * statistics' C loops for stdlib/vp/infer.lua (l_infer.c). */
 int vp_l_open_infer(lua_State *L);
+/* Push a vp.infer.batched (a sample's batches as value counts, core/infer.h)
+ * taking ownership of b; raises "out of memory" (b freed) when b is NULL. */
+struct vp_batched;
+void vp_l_push_batched(lua_State *L, struct vp_batched *b);
+/* Cuts at idx: a list {0, c_1, ..., c_k} ascending (where each of k
+ * segments of a sample starts, and its end), as an array of k + 1 sizes in
+ * a userdata left on the stack; raises on anything else. */
+size_t *vp_l_check_cuts(lua_State *L, int idx, size_t *k);
 
 #endif

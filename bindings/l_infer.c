@@ -1,12 +1,17 @@
 /* vp.infer.core: the comparison statistics' heavy loops (host/core/infer.h)
- * for stdlib/vp/infer.lua; luaopen_vp preloads it. Glue only: a sample is a vp.Series or a list of
- * numbers (copied); functions that take sorted samples check the order. */
+ * for stdlib/vp/infer.lua; luaopen_vp preloads it. Glue only: a column is a vp.Series or a list of
+ * numbers (copied); functions that take sorted columns check the order. A sample's batches are a
+ * vp.infer.batched (value counts per batch, vp_batched): made here from a column or by joining
+ * segments, or by a format binding from its summaries (vp_l_push_batched). */
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/hist.h"
 #include "core/infer.h"
 #include "l_common.h"
 #include "l_formats.h"
+
+#define BATCHED_T "vp.infer.batched"
 
 typedef struct {
     const double *v;
@@ -152,7 +157,8 @@ static int i_pair_diff_count(lua_State *L)
     sample a = check_sorted(L, 1), b = check_sorted(L, 2);
     double v = luaL_checknumber(L, 3);
     uint64_t below, equal;
-    vp_pair_diff_count(a.v, a.n, b.v, b.n, v, &below, &equal);
+    if (!vp_pair_diff_count(a.v, a.n, b.v, b.n, v, &below, &equal))
+        return luaL_error(L, "out of memory");
     lua_pushinteger(L, (lua_Integer)below);
     lua_pushinteger(L, (lua_Integer)equal);
     return 2;
@@ -173,6 +179,240 @@ static int i_ad(lua_State *L)
 {
     sample a = check_sorted(L, 1), b = check_sorted(L, 2);
     lua_pushnumber(L, vp_ad_statistic(a.v, a.n, b.v, b.n));
+    return 1;
+}
+
+/* ---- batched samples ------------------------------------------------------ */
+
+static int batched_gc(lua_State *L)
+{
+    vp_batched **u = luaL_checkudata(L, 1, BATCHED_T);
+    vp_batched_free(*u);
+    *u = NULL;
+    return 0;
+}
+
+static const vp_batched *check_batched(lua_State *L, int idx)
+{
+    vp_batched **u = luaL_checkudata(L, idx, BATCHED_T);
+    if (!*u)
+        luaL_argerror(L, idx, "a freed vp.infer.batched");
+    return *u;
+}
+
+static int batched_len(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check_batched(L, 1)->all.n);
+    return 1;
+}
+
+/* b:counts() -> {[value] = count}, n (vp.mwu counts with it) */
+static int batched_counts(lua_State *L)
+{
+    const vp_counts *a = &check_batched(L, 1)->all;
+    lua_createtable(L, 0, a->d > 0x7fffffff ? 0 : (int)a->d);
+    for (size_t i = 0; i < a->d; i++) {
+        lua_pushnumber(L, a->v[i]);
+        lua_pushinteger(L, (lua_Integer)a->c[i]);
+        lua_rawset(L, -3);
+    }
+    lua_pushinteger(L, (lua_Integer)a->n);
+    return 2;
+}
+
+/* b:info() -> n, k, sum (of all values: the batches' sums added in order) */
+static int batched_info(lua_State *L)
+{
+    const vp_batched *b = check_batched(L, 1);
+    lua_pushinteger(L, (lua_Integer)b->all.n);
+    lua_pushinteger(L, (lua_Integer)b->k);
+    lua_pushnumber(L, b->all.sum);
+    return 3;
+}
+
+/* b:percentile(p) -> the nearest-rank percentile p (0..100) of all values */
+static int batched_percentile(lua_State *L)
+{
+    const vp_batched *b = check_batched(L, 1);
+    double p = luaL_checknumber(L, 2);
+    luaL_argcheck(L, p >= 0 && p <= 100, 2, "percentile must be in 0..100");
+    return push_num(L, b->all.n ? vp_counts_rank(&b->all, vp_nearest_rank(p, b->all.n)) : NAN);
+}
+
+void vp_l_push_batched(lua_State *L, struct vp_batched *b)
+{
+    vp_batched **u = lua_newuserdatauv(L, sizeof *u, 0);
+    *u = NULL;
+    if (luaL_newmetatable(L, BATCHED_T)) {
+        static const luaL_Reg meta[] = {{"__gc", batched_gc}, {"__len", batched_len}, {NULL, NULL}};
+        static const luaL_Reg methods[] = {
+            {"counts", batched_counts}, {"info", batched_info}, {"percentile", batched_percentile}, {NULL, NULL}};
+        luaL_setfuncs(L, meta, 0);
+        luaL_newlib(L, methods);
+        lua_setfield(L, -2, "__index");
+    }
+    lua_setmetatable(L, -2);
+    if (!b)
+        luaL_error(L, "out of memory");
+    *u = b;
+}
+
+size_t *vp_l_check_cuts(lua_State *L, int idx, size_t *k)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_Integer m = luaL_len(L, idx);
+    luaL_argcheck(L, m >= 1, idx, "cuts: at least {0}");
+    size_t *c = lua_newuserdatauv(L, (size_t)m * sizeof *c, 0);
+    for (lua_Integer i = 1; i <= m; i++) {
+        lua_rawgeti(L, idx, i);
+        lua_Integer v = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        luaL_argcheck(L, v >= 0 && (i == 1 ? v == 0 : (size_t)v >= c[i - 2]), idx,
+                      "cuts must ascend from 0");
+        c[i - 1] = (size_t)v;
+    }
+    *k = (size_t)m - 1;
+    return c;
+}
+
+/* infer.batched(x, cuts) -> batched: column x (no NaN) cut at cuts {0, ..., #x} */
+static int i_batched(lua_State *L)
+{
+    sample x = check_sample(L, 1);
+    size_t k, *cuts = vp_l_check_cuts(L, 2, &k);
+    luaL_argcheck(L, cuts[k] == x.n, 2, "the last cut must be #x");
+    for (size_t i = 0; i < x.n; i++)
+        luaL_argcheck(L, !isnan(x.v[i]), 1, "NaN in the values");
+    vp_l_push_batched(L, vp_batched_of_values(x.v, cuts, k));
+    return 1;
+}
+
+/* infer.join({b1, b2, ...}, batch_of, k) -> batched: the parts' segments in
+ * order, segment i merged into batch batch_of[i] (1-based) */
+static int i_join(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_Integer k = luaL_checkinteger(L, 3);
+    luaL_argcheck(L, k >= 1, 3, "at least one batch");
+    lua_Integer np = luaL_len(L, 1);
+    const vp_batched **parts = lua_newuserdatauv(L, (size_t)(np > 0 ? np : 1) * sizeof *parts, 0);
+    size_t segs = 0;
+    for (lua_Integer i = 1; i <= np; i++) {
+        lua_rawgeti(L, 1, i);
+        parts[i - 1] = check_batched(L, lua_gettop(L));
+        segs += parts[i - 1]->k;
+        lua_pop(L, 1); /* the table keeps it alive */
+    }
+    luaL_argcheck(L, (lua_Integer)segs == luaL_len(L, 2), 2, "one batch for each segment");
+    size_t *of = lua_newuserdatauv(L, (segs ? segs : 1) * sizeof *of, 0);
+    for (size_t i = 0; i < segs; i++) {
+        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        lua_Integer b = lua_tointeger(L, -1);
+        lua_pop(L, 1);
+        luaL_argcheck(L, b >= 1 && b <= k, 2, "batch out of range");
+        of[i] = (size_t)b - 1;
+    }
+    vp_l_push_batched(L, vp_batched_join(parts, (size_t)np, of, (size_t)k));
+    return 1;
+}
+
+static vp_batch_map check_map(lua_State *L, int idx)
+{
+    static const char *const maps[] = {"value", "at_most", "excess", NULL};
+    int map = luaL_checkoption(L, idx, "value", maps);
+    return map == 0 ? VP_BATCH_VALUE : map == 1 ? VP_BATCH_AT_MOST : VP_BATCH_EXCESS;
+}
+
+/* infer.means(b [, "value" | "at_most" | "excess" [, c]]) -> list of the batch means */
+static int i_means(lua_State *L)
+{
+    const vp_batched *b = check_batched(L, 1);
+    vp_batch_map map = check_map(L, 2);
+    double c = luaL_optnumber(L, 3, 0);
+    double *out = lua_newuserdatauv(L, (b->k ? b->k : 1) * sizeof *out, 0);
+    luaL_argcheck(L, vp_batched_means(b, map, c, out), 1, "an empty batch");
+    push_list(L, out, b->k);
+    return 1;
+}
+
+/* infer.dominance(b, other) -> list of each batch's mean dominance over other */
+static int i_dominance(lua_State *L)
+{
+    const vp_batched *b = check_batched(L, 1), *o = check_batched(L, 2);
+    double *out = lua_newuserdatauv(L, (b->k ? b->k : 1) * sizeof *out, 0);
+    luaL_argcheck(L, vp_batched_dominance(b, &o->all, out), 2, "an empty sample or batch");
+    push_list(L, out, b->k);
+    return 1;
+}
+
+/* infer.rank(b, r) -> the value of rank r of all values (nil out of range) */
+static int i_rank(lua_State *L)
+{
+    const vp_batched *b = check_batched(L, 1);
+    lua_Integer r = luaL_checkinteger(L, 2);
+    return push_num(L, r >= 1 ? vp_counts_rank(&b->all, (uint64_t)r) : NAN);
+}
+
+/* infer.at_most(b, x) -> how many values are at most x */
+static int i_at_most(lua_State *L)
+{
+    const vp_batched *b = check_batched(L, 1);
+    lua_pushinteger(L, (lua_Integer)vp_counts_at_most(&b->all, luaL_checknumber(L, 2)));
+    return 1;
+}
+
+/* infer.top_excess(b, k, q) -> sum of (x - q) over the k largest values */
+static int i_top_excess(lua_State *L)
+{
+    const vp_batched *b = check_batched(L, 1);
+    lua_Integer k = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, k >= 0, 2, "k must be >= 0");
+    lua_pushnumber(L, vp_counts_top_excess(&b->all, (uint64_t)k, luaL_checknumber(L, 3)));
+    return 1;
+}
+
+/* infer.pooled_rank(a, b, r) -> the value of rank r among both samples' values */
+static int i_pooled_rank(lua_State *L)
+{
+    const vp_batched *a = check_batched(L, 1), *b = check_batched(L, 2);
+    lua_Integer r = luaL_checkinteger(L, 3);
+    return push_num(L, r >= 1 ? vp_counts_pooled_rank(&a->all, &b->all, (uint64_t)r) : NAN);
+}
+
+/* infer.pair_count(a, b, v) -> below, equal: differences b - a below and equal to v */
+static int i_pair_count(lua_State *L)
+{
+    const vp_batched *a = check_batched(L, 1), *b = check_batched(L, 2);
+    uint64_t below, equal;
+    vp_counts_pair_count(&a->all, &b->all, luaL_checknumber(L, 3), &below, &equal);
+    lua_pushinteger(L, (lua_Integer)below);
+    lua_pushinteger(L, (lua_Integer)equal);
+    return 2;
+}
+
+/* infer.pair_kth(a, b, k) -> the k-th smallest difference b - a */
+static int i_pair_kth(lua_State *L)
+{
+    const vp_batched *a = check_batched(L, 1), *b = check_batched(L, 2);
+    lua_Integer k = luaL_checkinteger(L, 3);
+    return push_num(L, k >= 1 ? vp_counts_pair_kth(&a->all, &b->all, (uint64_t)k) : NAN);
+}
+
+/* infer.counts_ks(a, b) -> d, at;  infer.counts_ad(a, b) -> A^2 */
+static int i_counts_ks(lua_State *L)
+{
+    const vp_batched *a = check_batched(L, 1), *b = check_batched(L, 2);
+    double at;
+    lua_pushnumber(L, vp_counts_ks(&a->all, &b->all, &at));
+    push_num(L, at);
+    return 2;
+}
+
+static int i_counts_ad(lua_State *L)
+{
+    const vp_batched *a = check_batched(L, 1), *b = check_batched(L, 2);
+    lua_pushnumber(L, vp_counts_ad(&a->all, &b->all));
     return 1;
 }
 
@@ -220,6 +460,18 @@ int vp_l_open_infer(lua_State *L)
         {"ks", i_ks},
         {"ad", i_ad},
         {"beta_inc", i_beta_inc},
+        {"batched", i_batched},
+        {"join", i_join},
+        {"means", i_means},
+        {"dominance", i_dominance},
+        {"rank", i_rank},
+        {"at_most", i_at_most},
+        {"top_excess", i_top_excess},
+        {"pooled_rank", i_pooled_rank},
+        {"pair_count", i_pair_count},
+        {"pair_kth", i_pair_kth},
+        {"counts_ks", i_counts_ks},
+        {"counts_ad", i_counts_ad},
         {NULL, NULL}};
     luaL_newlib(L, fns);
     for (size_t i = 0; i < sizeof FN1 / sizeof *FN1; i++) {

@@ -262,36 +262,380 @@ int vp_is_sorted(const double *x, size_t n)
     return 1;
 }
 
-/* Two samples ---------------------------------------------------------------- */
+/* Value counts ------------------------------------------------------------------ */
 
-/* The differences b[j] - a[i] at most v. For a fixed j they fall as i
- * grows, so those at most v are the i from some q_j on; q_j never falls as
- * j grows (rounding is monotone, so this holds for the computed
- * differences too): one pass over both. */
-static uint64_t count_at_most(const double *a, size_t m, const double *b, size_t n, double v)
+void vp_batch_cuts(size_t n, size_t k, size_t *cuts)
 {
-    uint64_t c = 0;
-    size_t q = 0;
-    for (size_t j = 0; j < n; j++) {
-        while (q < m && b[j] - a[q] > v)
-            q++;
-        c += m - q;
-    }
-    return c;
+    size_t base = k ? n / k : 0, extra = k ? n % k : 0;
+    for (size_t b = 0; b <= k; b++)
+        cuts[b] = b * base + (b < extra ? b : extra);
 }
 
-void vp_pair_diff_count(const double *a, size_t m, const double *b, size_t n, double v, uint64_t *below,
-                        uint64_t *equal)
+typedef struct vc_pair {
+    double v;
+    uint64_t c;
+} vc_pair;
+
+static int cmp_pair(const void *pa, const void *pb)
 {
-    uint64_t lt = 0;
-    size_t p = 0;
-    for (size_t j = 0; j < n; j++) {
-        while (p < m && b[j] - a[p] >= v)
-            p++;
-        lt += m - p;
+    double a = ((const vc_pair *)pa)->v, b = ((const vc_pair *)pb)->v;
+    return (a > b) - (a < b);
+}
+
+void vp_batched_free(vp_batched *s)
+{
+    if (!s)
+        return;
+    free(s->batch);
+    free(s->vbuf);
+    free(s->cbuf);
+    free(s);
+}
+
+/* While a sample is built its counts live in one store that may move:
+ * batch b's start there is kept in off[b] (the second half of the batch
+ * array, as the d of a vp_counts nobody reads), and batched_point makes
+ * the pointers again after a move. */
+static size_t *batch_off(vp_batched *s, size_t b)
+{
+    return &s->batch[s->k + b].d;
+}
+
+static void batched_point(vp_batched *s)
+{
+    for (size_t b = 0; b < s->k; b++) {
+        size_t at = *batch_off(s, b);
+        s->batch[b].v = s->vbuf + at;
+        s->batch[b].c = s->cbuf + at;
     }
+}
+
+static vp_batched *batched_alloc(size_t k, size_t cap)
+{
+    vp_batched *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->k = k;
+    s->batch = calloc(2 * k + 1, sizeof *s->batch);
+    s->cap = cap ? cap : 1;
+    s->vbuf = malloc(s->cap * sizeof *s->vbuf);
+    s->cbuf = malloc(s->cap * sizeof *s->cbuf);
+    if (!s->batch || !s->vbuf || !s->cbuf) {
+        vp_batched_free(s);
+        return NULL;
+    }
+    batched_point(s);
+    return s;
+}
+
+static int batched_room(vp_batched *s, size_t more)
+{
+    if (s->used + more <= s->cap)
+        return 1;
+    size_t ncap = s->cap * 2 > s->used + more ? s->cap * 2 : s->used + more;
+    double *v = realloc(s->vbuf, ncap * sizeof *v);
+    if (v)
+        s->vbuf = v;
+    uint64_t *c = realloc(s->cbuf, ncap * sizeof *c);
+    if (c)
+        s->cbuf = c;
+    batched_point(s);
+    if (!v || !c)
+        return 0;
+    s->cap = ncap;
+    return 1;
+}
+
+/* Merge the sorted counts x and y into v, c (room for xd + yd); returns the
+ * distinct count. */
+static size_t merge_counts(const double *xv, const uint64_t *xc, size_t xd, const double *yv, const uint64_t *yc,
+                           size_t yd, double *v, uint64_t *c)
+{
+    size_t i = 0, j = 0, d = 0;
+    while (i < xd || j < yd) {
+        if (j >= yd || (i < xd && xv[i] < yv[j])) {
+            v[d] = xv[i];
+            c[d++] = xc[i++];
+        } else if (i >= xd || yv[j] < xv[i]) {
+            v[d] = yv[j];
+            c[d++] = yc[j++];
+        } else {
+            v[d] = xv[i];
+            c[d++] = xc[i++] + yc[j++];
+        }
+    }
+    return d;
+}
+
+vp_batched *vp_batched_new(size_t k)
+{
+    return batched_alloc(k, 64);
+}
+
+int vp_batched_put(vp_batched *s, size_t b, const double *v, const uint64_t *c, size_t d, double sum)
+{
+    if (b >= s->k)
+        return 0;
+    if (!batched_room(s, s->batch[b].d + d))
+        return 0;
+    /* the merged counts go at the end of the store; the old ones stay behind */
+    vp_counts *x = &s->batch[b];
+    size_t at = s->used;
+    size_t nd = merge_counts(x->v, x->c, x->d, v, c, d, s->vbuf + at, s->cbuf + at);
+    for (size_t i = 0; i < d; i++)
+        x->n += c[i];
+    x->d = nd;
+    x->sum += sum;
+    *batch_off(s, b) = at;
+    x->v = s->vbuf + at;
+    x->c = s->cbuf + at;
+    s->used += nd;
+    return 1;
+}
+
+int vp_batched_finish(vp_batched *s)
+{
+    size_t total = 0;
+    uint64_t n = 0;
+    double sum = 0;
+    for (size_t b = 0; b < s->k; b++) {
+        total += s->batch[b].d;
+        n += s->batch[b].n;
+        sum += s->batch[b].sum;
+    }
+    vc_pair *p = malloc((total ? total : 1) * sizeof *p);
+    if (!p || !batched_room(s, total)) {
+        free(p);
+        return 0;
+    }
+    size_t m = 0;
+    for (size_t b = 0; b < s->k; b++)
+        for (size_t i = 0; i < s->batch[b].d; i++)
+            p[m++] = (vc_pair){s->batch[b].v[i], s->batch[b].c[i]};
+    qsort(p, m, sizeof *p, cmp_pair);
+    double *av = s->vbuf + s->used;
+    uint64_t *ac = s->cbuf + s->used;
+    size_t d = 0;
+    for (size_t i = 0; i < m; i++) {
+        if (d && av[d - 1] == p[i].v) {
+            ac[d - 1] += p[i].c;
+        } else {
+            av[d] = p[i].v;
+            ac[d++] = p[i].c;
+        }
+    }
+    free(p);
+    s->used += d;
+    s->all = (vp_counts){av, ac, d, n, sum};
+    return 1;
+}
+
+vp_batched *vp_batched_of_values(const double *x, const size_t *cuts, size_t k)
+{
+    if (cuts[0] != 0)
+        return NULL;
+    for (size_t b = 0; b < k; b++)
+        if (cuts[b + 1] < cuts[b])
+            return NULL;
+    size_t n = cuts[k];
+    /* room for the values and, after them, the whole sample's counts */
+    vp_batched *s = batched_alloc(k, 2 * n);
+    if (!s)
+        return NULL;
+    memcpy(s->vbuf, x, n * sizeof *x);
+    for (size_t b = 0; b < k; b++) {
+        size_t len = cuts[b + 1] - cuts[b];
+        double *v = s->vbuf + cuts[b], sum = 0;
+        for (size_t i = 0; i < len; i++)
+            sum += v[i];
+        qsort(v, len, sizeof *v, cmp_double);
+        /* folded to the front of the free store, which never passes v */
+        double *dv = s->vbuf + s->used;
+        uint64_t *dc = s->cbuf + s->used;
+        size_t d = 0;
+        for (size_t i = 0; i < len; i++) {
+            if (d && dv[d - 1] == v[i]) {
+                dc[d - 1]++;
+            } else {
+                dv[d] = v[i];
+                dc[d++] = 1;
+            }
+        }
+        *batch_off(s, b) = s->used;
+        s->batch[b] = (vp_counts){dv, dc, d, len, sum};
+        s->used += d;
+    }
+    if (!vp_batched_finish(s)) {
+        vp_batched_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+vp_batched *vp_batched_join(const vp_batched *const *parts, size_t nparts, const size_t *batch_of, size_t k)
+{
+    vp_batched *s = vp_batched_new(k);
+    size_t seg = 0;
+    for (size_t p = 0; s && p < nparts; p++) {
+        for (size_t b = 0; b < parts[p]->k; b++, seg++) {
+            const vp_counts *x = &parts[p]->batch[b];
+            if (!vp_batched_put(s, batch_of[seg], x->v, x->c, x->d, x->sum)) {
+                vp_batched_free(s);
+                return NULL;
+            }
+        }
+    }
+    if (s && !vp_batched_finish(s)) {
+        vp_batched_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+uint64_t vp_counts_at_most(const vp_counts *c, double x)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < c->d && c->v[i] <= x; i++)
+        n += c->c[i];
+    return n;
+}
+
+double vp_counts_rank(const vp_counts *c, uint64_t r)
+{
+    if (r < 1 || r > c->n)
+        return NAN;
+    uint64_t seen = 0;
+    for (size_t i = 0; i < c->d; i++) {
+        seen += c->c[i];
+        if (seen >= r)
+            return c->v[i];
+    }
+    return NAN;
+}
+
+double vp_counts_top_excess(const vp_counts *c, uint64_t k, double q)
+{
+    if (k > c->n)
+        k = c->n;
+    uint64_t skip = c->n - k, seen = 0;
+    double s = 0;
+    for (size_t i = 0; i < c->d; i++) {
+        uint64_t from = seen > skip ? seen : skip, to = seen + c->c[i];
+        for (uint64_t j = from; j < to; j++)
+            s += c->v[i] - q;
+        seen = to;
+    }
+    return s;
+}
+
+double vp_counts_pooled_rank(const vp_counts *a, const vp_counts *b, uint64_t r)
+{
+    if (r < 1 || r > a->n + b->n)
+        return NAN;
+    size_t i = 0, j = 0;
+    uint64_t seen = 0;
+    while (i < a->d || j < b->d) {
+        double v;
+        uint64_t c = 0;
+        if (j >= b->d || (i < a->d && a->v[i] <= b->v[j]))
+            v = a->v[i];
+        else
+            v = b->v[j];
+        if (i < a->d && a->v[i] == v)
+            c += a->c[i++];
+        if (j < b->d && b->v[j] == v)
+            c += b->c[j++];
+        seen += c;
+        if (seen >= r)
+            return v;
+    }
+    return NAN;
+}
+
+int vp_batched_means(const vp_batched *s, vp_batch_map map, double c, double *out)
+{
+    for (size_t b = 0; b < s->k; b++) {
+        const vp_counts *x = &s->batch[b];
+        if (!x->n)
+            return 0;
+        double len = (double)x->n;
+        if (map == VP_BATCH_VALUE) {
+            out[b] = x->sum / len;
+        } else if (map == VP_BATCH_AT_MOST) {
+            out[b] = (double)vp_counts_at_most(x, c) / len;
+        } else {
+            double e = 0;
+            for (size_t i = x->d; i > 0 && x->v[i - 1] > c; i--)
+                e += (double)x->c[i - 1] * (x->v[i - 1] - c);
+            out[b] = e / len;
+        }
+    }
+    return 1;
+}
+
+int vp_batched_dominance(const vp_batched *s, const vp_counts *other, double *out)
+{
+    if (!other->n)
+        return 0;
+    for (size_t b = 0; b < s->k; b++) {
+        const vp_counts *x = &s->batch[b];
+        if (!x->n)
+            return 0;
+        /* sum over x's values of #{other < v} - #{other > v}: exact in integers */
+        int64_t acc = 0;
+        uint64_t below = 0; /* other's values below v */
+        size_t j = 0;
+        for (size_t i = 0; i < x->d; i++) {
+            double v = x->v[i];
+            while (j < other->d && other->v[j] < v)
+                below += other->c[j++];
+            uint64_t equal = j < other->d && other->v[j] == v ? other->c[j] : 0;
+            int64_t d = (int64_t)below - (int64_t)(other->n - below - equal);
+            acc += (int64_t)x->c[i] * d;
+        }
+        out[b] = (double)acc / (double)other->n / (double)x->n;
+    }
+    return 1;
+}
+
+/* Pairs ---------------------------------------------------------------------------
+ * The differences b - a of a value of b and one of a, as doubles, each pair
+ * of distinct values standing for the product of their counts. For a fixed
+ * value of b the differences fall as a's value grows, so those at most v
+ * are a's values from some q on; q never falls as b's value grows (rounding
+ * is monotone, so this holds for the computed differences too): one pass
+ * over both. */
+
+/* Differences at most v (*w, weighted) and the distinct pairs of values
+ * behind them (*pairs). */
+static void pairs_at_most(const vp_counts *a, const vp_counts *b, double v, uint64_t *w, uint64_t *pairs)
+{
+    uint64_t cw = 0, cp = 0, before = 0;
+    size_t q = 0;
+    for (size_t j = 0; j < b->d; j++) {
+        while (q < a->d && b->v[j] - a->v[q] > v)
+            before += a->c[q++];
+        cw += b->c[j] * (a->n - before);
+        cp += a->d - q;
+    }
+    *w = cw;
+    if (pairs)
+        *pairs = cp;
+}
+
+void vp_counts_pair_count(const vp_counts *a, const vp_counts *b, double v, uint64_t *below, uint64_t *equal)
+{
+    uint64_t lt = 0, before = 0;
+    size_t p = 0;
+    for (size_t j = 0; j < b->d; j++) {
+        while (p < a->d && b->v[j] - a->v[p] >= v)
+            before += a->c[p++];
+        lt += b->c[j] * (a->n - before);
+    }
+    uint64_t le;
+    pairs_at_most(a, b, v, &le, NULL);
     *below = lt;
-    *equal = count_at_most(a, m, b, n, v) - lt;
+    *equal = le - lt;
 }
 
 /* Doubles mapped to unsigned integers in the same order (finite values). */
@@ -312,12 +656,13 @@ static double value_of(uint64_t k)
 
 /* The k-th smallest difference by bisection over the doubles themselves
  * (their order as integers): at most 64 counting passes, no memory. */
-static double kth_by_keys(const double *a, size_t m, const double *b, size_t n, uint64_t k, double lo_v, double hi_v)
+static double kth_by_keys(const vp_counts *a, const vp_counts *b, uint64_t k, double lo_v, double hi_v)
 {
     uint64_t lo = key_of(lo_v), hi = key_of(hi_v);
     while (hi - lo > 1) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (count_at_most(a, m, b, n, value_of(mid)) >= k)
+        uint64_t mid = lo + (hi - lo) / 2, w;
+        pairs_at_most(a, b, value_of(mid), &w, NULL);
+        if (w >= k)
             hi = mid;
         else
             lo = mid;
@@ -325,89 +670,252 @@ static double kth_by_keys(const double *a, size_t m, const double *b, size_t n, 
     return value_of(hi);
 }
 
-/* The smallest difference above v (+inf when none): for each j the
- * differences above v are those with i below some p_j, the smallest of them
- * at i = p_j - 1; p_j never falls as j grows. */
-static double next_above(const double *a, size_t m, const double *b, size_t n, double v)
+/* The smallest difference above v (+inf when none): for each value of b the
+ * differences above v are those with a's values below some p, the smallest
+ * at p - 1; p never falls as b's value grows. */
+static double next_above(const vp_counts *a, const vp_counts *b, double v)
 {
     double best = INFINITY;
     size_t p = 0;
-    for (size_t j = 0; j < n; j++) {
-        while (p < m && b[j] - a[p] > v)
+    for (size_t j = 0; j < b->d; j++) {
+        while (p < a->d && b->v[j] - a->v[p] > v)
             p++;
-        if (p > 0 && b[j] - a[p - 1] < best)
-            best = b[j] - a[p - 1];
+        if (p > 0 && b->v[j] - a->v[p - 1] < best)
+            best = b->v[j] - a->v[p - 1];
     }
     return best;
 }
 
-
-/* The differences in (lo, hi], `count` of them, into a new array sorted
- * ascending; NULL when out of memory. */
-static double *between(const double *a, size_t m, const double *b, size_t n, double lo, double hi, size_t count)
+/* The `count` distinct pairs whose difference is in (lo, hi], sorted by it;
+ * NULL when out of memory. */
+static vc_pair *between(const vp_counts *a, const vp_counts *b, double lo, double hi, size_t count)
 {
-    double *buf = malloc(count ? count * sizeof *buf : 1);
+    vc_pair *buf = malloc((count ? count : 1) * sizeof *buf);
     if (!buf)
         return NULL;
     size_t q = 0, p = 0, k = 0;
-    for (size_t j = 0; j < n; j++) {
-        while (q < m && b[j] - a[q] > hi)
+    for (size_t j = 0; j < b->d; j++) {
+        while (q < a->d && b->v[j] - a->v[q] > hi)
             q++;
-        while (p < m && b[j] - a[p] > lo)
+        while (p < a->d && b->v[j] - a->v[p] > lo)
             p++;
         for (size_t i = q; i < p && k < count; i++)
-            buf[k++] = b[j] - a[i];
+            buf[k++] = (vc_pair){b->v[j] - a->v[i], b->c[j] * a->c[i]};
     }
-    qsort(buf, k, sizeof *buf, cmp_double);
+    qsort(buf, k, sizeof *buf, cmp_pair);
     return buf;
 }
 
-double vp_pair_diff_kth(const double *a, size_t m, const double *b, size_t n, uint64_t k)
+double vp_counts_pair_kth(const vp_counts *a, const vp_counts *b, uint64_t k)
 {
-    if (m == 0 || n == 0 || k < 1 || k > (uint64_t)m * n)
+    if (!a->n || !b->n || k < 1 || k > a->n * b->n)
         return NAN;
     /* Bisect on the value, keeping count(<= lo) < k <= count(<= hi), until
-     * the bracket holds no more than m + n differences; then list those and
-     * pick. A block of tied differences (quantised times) stops the counts
-     * from shrinking: then the smallest difference above lo either is the
-     * answer or moves lo past the block. */
-    double lo = b[0] - a[m - 1], hi = b[n - 1] - a[0];
-    uint64_t c_lo = count_at_most(a, m, b, n, lo), c_hi = (uint64_t)m * n;
+     * the bracket holds no more than a.d + b.d distinct pairs; then list
+     * those and pick. Many pairs with one difference (quantised times) stop
+     * the pairs from thinning out: then the smallest difference above lo
+     * either is the answer or moves lo past them. */
+    double lo = b->v[0] - a->v[a->d - 1], hi = b->v[b->d - 1] - a->v[0];
+    uint64_t c_lo, p_lo, p_hi = (uint64_t)a->d * b->d;
+    pairs_at_most(a, b, lo, &c_lo, &p_lo);
     if (c_lo >= k)
         return lo;
-    uint64_t limit = (uint64_t)m + n, last_width = c_hi - c_lo + 1;
+    uint64_t limit = (uint64_t)a->d + b->d, last = p_hi - p_lo + 1;
     for (int iter = 0; iter < 200; iter++) {
-        if (c_hi - c_lo <= limit) {
-            double *buf = between(a, m, b, n, lo, hi, (size_t)(c_hi - c_lo));
+        if (p_hi - p_lo <= limit) {
+            vc_pair *buf = between(a, b, lo, hi, (size_t)(p_hi - p_lo));
             if (!buf)
                 break;
-            double v = buf[k - c_lo - 1];
+            uint64_t seen = c_lo;
+            double v = hi;
+            for (size_t i = 0; i < p_hi - p_lo; i++) {
+                seen += buf[i].c;
+                if (seen >= k) {
+                    v = buf[i].v;
+                    break;
+                }
+            }
             free(buf);
             return v;
         }
-        if (c_hi - c_lo == last_width) {
-            double x = next_above(a, m, b, n, lo);
-            uint64_t cx = count_at_most(a, m, b, n, x);
+        if (p_hi - p_lo == last) {
+            double x = next_above(a, b, lo);
+            uint64_t cx, px;
+            pairs_at_most(a, b, x, &cx, &px);
             if (cx >= k)
                 return x;
             lo = x;
             c_lo = cx;
+            p_lo = px;
             continue;
         }
-        last_width = c_hi - c_lo;
+        last = p_hi - p_lo;
         double mid = lo + (hi - lo) / 2;
         if (!(mid > lo && mid < hi))
             return hi; /* no double between: the k-th difference is hi */
-        uint64_t c = count_at_most(a, m, b, n, mid);
+        uint64_t c, pc;
+        pairs_at_most(a, b, mid, &c, &pc);
         if (c >= k) {
             hi = mid;
-            c_hi = c;
+            p_hi = pc;
         } else {
             lo = mid;
             c_lo = c;
+            p_lo = pc;
         }
     }
-    return kth_by_keys(a, m, b, n, k, lo, hi);
+    return kth_by_keys(a, b, k, lo, hi);
+}
+
+double vp_counts_ks(const vp_counts *a, const vp_counts *b, double *at)
+{
+    double d = 0, where = NAN;
+    if (a->n && b->n) {
+        double m = (double)a->n, n = (double)b->n;
+        uint64_t ca = 0, cb = 0;
+        size_t i = 0, j = 0;
+        while (i < a->d && j < b->d) {
+            double v = a->v[i] < b->v[j] ? a->v[i] : b->v[j];
+            if (a->v[i] == v)
+                ca += a->c[i++];
+            if (b->v[j] == v)
+                cb += b->c[j++];
+            double g = fabs((double)ca / m - (double)cb / n);
+            if (g > d) {
+                d = g;
+                where = v;
+            }
+        }
+    }
+    if (at)
+        *at = where;
+    return d;
+}
+
+double vp_counts_ad(const vp_counts *a, const vp_counts *b)
+{
+    if (!a->n || !b->n)
+        return 0;
+    double dm = (double)a->n, dn = (double)b->n, N = dm + dn;
+    double sum_a = 0, sum_b = 0;
+    uint64_t ia = 0, jb = 0;
+    size_t i = 0, j = 0;
+    while (i < a->d || j < b->d) {
+        double v = j >= b->d || (i < a->d && a->v[i] <= b->v[j]) ? a->v[i] : b->v[j];
+        double fa = i < a->d && a->v[i] == v ? (double)a->c[i++] : 0;
+        double fb = j < b->d && b->v[j] == v ? (double)b->c[j++] : 0;
+        double l = fa + fb;
+        double ma = (double)ia + fa / 2, mb = (double)jb + fb / 2, bj = (double)(ia + jb) + l / 2;
+        ia += (uint64_t)fa;
+        jb += (uint64_t)fb;
+        double den = bj * (N - bj) - N * l / 4;
+        if (den <= 0)
+            continue; /* every value tied: nothing to weigh */
+        double da = N * ma - dm * bj, db = N * mb - dn * bj;
+        sum_a += l * da * da / den;
+        sum_b += l * db * db / den;
+    }
+    return (N - 1) / (N * N) * (sum_a / dm + sum_b / dn);
+}
+
+/* Two sorted samples: their counts ----------------------------------------------- */
+
+/* The counts of sorted x[0..n) into new arrays (*v, *c); 0 when out of
+ * memory. */
+static int counts_of_sorted(const double *x, size_t n, vp_counts *out, double **v, uint64_t **c)
+{
+    *v = malloc((n ? n : 1) * sizeof **v);
+    *c = malloc((n ? n : 1) * sizeof **c);
+    if (!*v || !*c) {
+        free(*v);
+        free(*c);
+        *v = NULL;
+        *c = NULL;
+        return 0;
+    }
+    size_t d = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (d && (*v)[d - 1] == x[i]) {
+            (*c)[d - 1]++;
+        } else {
+            (*v)[d] = x[i];
+            (*c)[d++] = 1;
+        }
+    }
+    *out = (vp_counts){*v, *c, d, n, 0};
+    return 1;
+}
+
+/* Both samples' counts, or 0 (nothing to free) when out of memory. */
+typedef struct two_counts {
+    vp_counts a, b;
+    double *av, *bv;
+    uint64_t *ac, *bc;
+} two_counts;
+
+static int two_of_sorted(two_counts *t, const double *a, size_t m, const double *b, size_t n)
+{
+    if (!counts_of_sorted(a, m, &t->a, &t->av, &t->ac))
+        return 0;
+    if (!counts_of_sorted(b, n, &t->b, &t->bv, &t->bc)) {
+        free(t->av);
+        free(t->ac);
+        return 0;
+    }
+    return 1;
+}
+
+static void two_free(two_counts *t)
+{
+    free(t->av);
+    free(t->ac);
+    free(t->bv);
+    free(t->bc);
+}
+
+int vp_pair_diff_count(const double *a, size_t m, const double *b, size_t n, double v, uint64_t *below,
+                       uint64_t *equal)
+{
+    two_counts t;
+    *below = *equal = 0;
+    if (!two_of_sorted(&t, a, m, b, n))
+        return 0;
+    vp_counts_pair_count(&t.a, &t.b, v, below, equal);
+    two_free(&t);
+    return 1;
+}
+
+double vp_pair_diff_kth(const double *a, size_t m, const double *b, size_t n, uint64_t k)
+{
+    two_counts t;
+    if (!two_of_sorted(&t, a, m, b, n))
+        return NAN;
+    double v = vp_counts_pair_kth(&t.a, &t.b, k);
+    two_free(&t);
+    return v;
+}
+
+double vp_ks_statistic(const double *a, size_t m, const double *b, size_t n, double *at)
+{
+    two_counts t;
+    if (!two_of_sorted(&t, a, m, b, n)) {
+        if (at)
+            *at = NAN;
+        return 0;
+    }
+    double d = vp_counts_ks(&t.a, &t.b, at);
+    two_free(&t);
+    return d;
+}
+
+double vp_ad_statistic(const double *a, size_t m, const double *b, size_t n)
+{
+    two_counts t;
+    if (!two_of_sorted(&t, a, m, b, n))
+        return 0;
+    double d = vp_counts_ad(&t.a, &t.b);
+    two_free(&t);
+    return d;
 }
 
 /* The first index of sorted s[0..m) whose value is >= x (strict: > x). */
@@ -469,54 +977,3 @@ int vp_dominance_batches(const double *x, size_t n, const double *other, size_t 
     return 1;
 }
 
-double vp_ks_statistic(const double *a, size_t m, const double *b, size_t n, double *at)
-{
-    double d = 0, where = NAN;
-    size_t i = 0, j = 0;
-    if (m == 0 || n == 0) {
-        if (at)
-            *at = where;
-        return 0;
-    }
-    while (i < m && j < n) {
-        double v = a[i] < b[j] ? a[i] : b[j];
-        while (i < m && a[i] == v)
-            i++;
-        while (j < n && b[j] == v)
-            j++;
-        double g = fabs((double)i / (double)m - (double)j / (double)n);
-        if (g > d) {
-            d = g;
-            where = v;
-        }
-    }
-    if (at)
-        *at = where;
-    return d;
-}
-
-double vp_ad_statistic(const double *a, size_t m, const double *b, size_t n)
-{
-    if (m == 0 || n == 0)
-        return 0;
-    double N = (double)m + (double)n, dm = (double)m, dn = (double)n;
-    double sum_a = 0, sum_b = 0;
-    size_t i = 0, j = 0;
-    while (i < m || j < n) {
-        double v = j >= n || (i < m && a[i] <= b[j]) ? a[i] : b[j];
-        size_t ia = i, jb = j;
-        while (i < m && a[i] == v)
-            i++;
-        while (j < n && b[j] == v)
-            j++;
-        double fa = (double)(i - ia), fb = (double)(j - jb), l = fa + fb;
-        double ma = (double)ia + fa / 2, mb = (double)jb + fb / 2, bj = (double)(ia + jb) + l / 2;
-        double den = bj * (N - bj) - N * l / 4;
-        if (den <= 0)
-            continue; /* every value tied: nothing to weigh */
-        double da = N * ma - dm * bj, db = N * mb - dn * bj;
-        sum_a += l * da * da / den;
-        sum_b += l * db * db / den;
-    }
-    return (N - 1) / (N * N) * (sum_a / dm + sum_b / dn);
-}

@@ -58,19 +58,18 @@ double *vp_sorted_copy(const double *x, size_t n, size_t *out_n);
 /* 1 when x[0..n) is ascending (no NaN), else 0. */
 int vp_is_sorted(const double *x, size_t n);
 
-/* Two samples ----------------------------------------------------------------
+/* Two sorted samples ----------------------------------------------------------
  * a[0..m) and b[0..n) ascending, without NaN. "Differences" are the m n
- * values b[j] - a[i]. */
+ * values b[j] - a[i]. Each is the value-count function below on the
+ * samples' counts (an allocation of their distinct values: 0 or NaN when
+ * it fails, as said). */
 
-/* How many differences are below v (*below) and equal to v (*equal).
- * O(m + n). */
-void vp_pair_diff_count(const double *a, size_t m, const double *b, size_t n, double v, uint64_t *below,
-                        uint64_t *equal);
-/* The k-th smallest difference, k in [1, m n], exact: a bisection on the
- * value (one counting pass a step) until at most m + n differences remain
- * in the bracket, which are then listed and sorted (scratch of m + n
- * doubles; without memory the bisection goes on over the doubles'
- * order, at most 64 more passes). NaN when k is out of range. */
+/* How many differences are below v (*below) and equal to v (*equal); 0
+ * when out of memory. O(m + n). */
+int vp_pair_diff_count(const double *a, size_t m, const double *b, size_t n, double v, uint64_t *below,
+                       uint64_t *equal);
+/* The k-th smallest difference, k in [1, m n], exact; NaN when k is out of
+ * range or out of memory. */
 double vp_pair_diff_kth(const double *a, size_t m, const double *b, size_t n, uint64_t k);
 
 /* For each x[i] (any order) the batch means (as vp_batch_means, k batches)
@@ -81,15 +80,101 @@ double vp_pair_diff_kth(const double *a, size_t m, const double *b, size_t n, ui
 int vp_dominance_batches(const double *x, size_t n, const double *other, size_t m, size_t k, double *out);
 
 /* sup_x |F_a(x) - F_b(x)| of the empirical distribution functions; *at (if
- * not NULL) gets an x where it is reached. 0 when a sample is empty. */
+ * not NULL) gets an x where it is reached. 0 when a sample is empty (or out
+ * of memory, *at NaN). */
 double vp_ks_statistic(const double *a, size_t m, const double *b, size_t n, double *at);
 
+/* The two-sample Anderson-Darling statistic (vp_counts_ad); 0 when a
+ * sample is empty or out of memory. */
+double vp_ad_statistic(const double *a, size_t m, const double *b, size_t n);
+
+/* Value counts ------------------------------------------------------------------
+ * A stretch of a series kept as its distinct values in ascending order, how
+ * often each came and the sum of the values. With the stretches the
+ * batches of a sample (vp_batched), every statistic of vp.infer comes from
+ * the counts: batch means of the values, of 1{x <= c} and of max(x - c, 0)
+ * for any c chosen later, order statistics, the pooled order of two
+ * samples, the order of all pairwise differences and each batch's share of
+ * Cliff's delta. A profiler's times are quantised (VProf: 4 us), so a
+ * batch of a million frames is a few thousand counts, and neither a column
+ * nor its time order is needed. */
+typedef struct vp_counts {
+    const double *v;  /* d distinct values, ascending, no NaN */
+    const uint64_t *c; /* how often each came (> 0) */
+    size_t d;
+    uint64_t n;        /* the values: the sum of c */
+    double sum;        /* their sum (how it was added is the maker's) */
+} vp_counts;
+
+/* A sample in k contiguous batches: each batch's counts, and the whole
+ * sample's (the batches merged; its sum the batches' sums added in order). */
+typedef struct vp_batched {
+    size_t k;
+    vp_counts *batch;
+    vp_counts all;
+    double *vbuf;     /* storage: every batch's values and counts, then all's */
+    uint64_t *cbuf;
+    size_t used, cap; /* entries of vbuf and cbuf */
+} vp_batched;
+
+/* The standard batches of n values: k contiguous batches whose sizes differ
+ * by at most one, the first n % k one longer: cuts[b] is where batch b
+ * starts, cuts[k] = n. */
+void vp_batch_cuts(size_t n, size_t k, size_t *cuts);
+
+/* The batches [cuts[b], cuts[b + 1]) of x (b < k; cuts ascending, cuts[0]
+ * = 0; no NaN in x), each batch's sum added in order as vp_batch_means adds
+ * it. NULL when out of memory or the cuts are not ascending. */
+vp_batched *vp_batched_of_values(const double *x, const size_t *cuts, size_t k);
+/* k empty batches to fill with vp_batched_put, then vp_batched_finish;
+ * NULL when out of memory. */
+vp_batched *vp_batched_new(size_t k);
+/* Add d counts (v ascending without NaN, c > 0) and their sum to batch b;
+ * 0 when out of memory. */
+int vp_batched_put(vp_batched *s, size_t b, const double *v, const uint64_t *c, size_t d, double sum);
+/* Merge the batches into `all`; 0 when out of memory. */
+int vp_batched_finish(vp_batched *s);
+/* A new sample whose batch b holds the segments i (of every part's
+ * batches, in order) with batch_of[i] = b, merged; NULL when out of memory. */
+vp_batched *vp_batched_join(const vp_batched *const *parts, size_t nparts, const size_t *batch_of, size_t k);
+void vp_batched_free(vp_batched *s);
+
+/* The batch means of map(x) (vp_batch_map) into out[0..k); 0 when a batch
+ * is empty. Exactly vp_batch_means' for the value and the indicator
+ * (counts); the excess is summed per distinct value. */
+int vp_batched_means(const vp_batched *s, vp_batch_map map, double c, double *out);
+/* For each batch the mean over its values x of (#{other < x} - #{other >
+ * x}) / other.n (vp_dominance_batches), from counts; 0 when other is
+ * empty or a batch is. */
+int vp_batched_dominance(const vp_batched *s, const vp_counts *other, double *out);
+
+/* How many values are at most x. */
+uint64_t vp_counts_at_most(const vp_counts *c, double x);
+/* The value of rank r (1-based) in ascending order; NaN out of 1..n. */
+double vp_counts_rank(const vp_counts *c, uint64_t r);
+/* The sum of (x - q) over the k largest values, added in ascending order
+ * one value at a time (as a loop over the sorted column adds it). */
+double vp_counts_top_excess(const vp_counts *c, uint64_t k, double q);
+/* The value of rank r (1-based) among the values of a and b together; NaN
+ * out of 1..a.n + b.n. */
+double vp_counts_pooled_rank(const vp_counts *a, const vp_counts *b, uint64_t r);
+/* Differences b - a (each pair of a value of a and one of b, as doubles):
+ * how many are below v and equal to v. O(a.d + b.d). */
+void vp_counts_pair_count(const vp_counts *a, const vp_counts *b, double v, uint64_t *below, uint64_t *equal);
+/* The k-th smallest difference, k in [1, a.n b.n], exact: a bisection on
+ * the value (one counting pass a step) until at most a.d + b.d distinct
+ * pairs of values remain in the bracket, which are then listed and sorted
+ * (scratch for them; without memory the bisection goes on over the
+ * doubles' order, at most 64 more passes). NaN when k is out of range. */
+double vp_counts_pair_kth(const vp_counts *a, const vp_counts *b, uint64_t k);
+/* sup |F_a - F_b| and where (vp_ks_statistic). */
+double vp_counts_ks(const vp_counts *a, const vp_counts *b, double *at);
 /* The two-sample Anderson-Darling statistic in Scholz and Stephens'
  * version for tied values (A^2_akN with k = 2: each distinct value z_j
  * counts with its multiplicity l_j, the samples' counts below it plus half
  * their ties): (N - 1) / N^2 sum_i (1 / n_i) sum_j l_j (N M_ij - n_i B_j)^2
  * / (B_j (N - B_j) - N l_j / 4), N = m + n, B_j the pooled count below z_j
  * plus l_j / 2. Its null mean is 1. 0 when a sample is empty. */
-double vp_ad_statistic(const double *a, size_t m, const double *b, size_t n);
+double vp_counts_ad(const vp_counts *a, const vp_counts *b);
 
 #endif

@@ -167,7 +167,7 @@ int main(void)
             if (vp_pair_diff_kth(a, m, b, n, k) != want)
                 bad_kth++;
             uint64_t below, equal, bl = 0, eq = 0;
-            vp_pair_diff_count(a, m, b, n, want, &below, &equal);
+            CHECK(vp_pair_diff_count(a, m, b, n, want, &below, &equal));
             for (size_t i = 0; i < m; i++)
                 for (size_t j = 0; j < n; j++) {
                     bl += b[j] - a[i] < want;
@@ -196,6 +196,127 @@ int main(void)
     CHECK_EQ(bad_count, 0);
     CHECK_EQ(bad_dom, 0);
     CHECK_EQ(bad_ks, 0);
+    /* a sample kept as its batches' value counts gives what the column gives */
+    srand(12);
+    int bad_means = 0, bad_rank = 0, bad_dom2 = 0, bad_top = 0, bad_pool = 0;
+    for (int round = 0; round < 100; round++) {
+        size_t n = 20 + (size_t)(rand() % 300), k = 1 + (size_t)(rand() % 20);
+        if (k > n)
+            k = n;
+        double *xs2 = malloc(n * sizeof *xs2), *y = malloc(n * sizeof *y);
+        int levels = round % 3 ? 40 : 100000;
+        for (size_t i = 0; i < n; i++) {
+            xs2[i] = (double)(rand() % levels) * 0.004;
+            y[i] = (double)(rand() % levels) * 0.004 + 0.008;
+        }
+        size_t *cuts = malloc((k + 1) * sizeof *cuts);
+        vp_batch_cuts(n, k, cuts);
+        vp_batched *bx = vp_batched_of_values(xs2, cuts, k), *by = vp_batched_of_values(y, cuts, k);
+        CHECK(bx && by);
+        if (!bx || !by)
+            break;
+        CHECK_EQ(bx->all.n, n);
+        double *want = malloc(k * sizeof *want), *got = malloc(k * sizeof *got);
+        double c = xs2[(size_t)rand() % n];
+        for (int map = 0; map < 3; map++) {
+            vp_batch_means(xs2, n, k, (vp_batch_map)map, c, want);
+            CHECK(vp_batched_means(bx, (vp_batch_map)map, c, got));
+            for (size_t b = 0; b < k; b++)
+                if (map < 2 ? got[b] != want[b] : !close_rel(got[b], want[b], 1e-12))
+                    bad_means++;
+        }
+        size_t sn2;
+        double *sx = vp_sorted_copy(xs2, n, &sn2), *sy = vp_sorted_copy(y, n, &sn2);
+        for (size_t r = 1; r <= n; r++)
+            if (vp_counts_rank(&bx->all, r) != sx[r - 1])
+                bad_rank++;
+        uint64_t top = 1 + (uint64_t)rand() % n;
+        double q = sx[n - top], ex = 0;
+        for (size_t i = n - top; i < n; i++)
+            ex += sx[i] - q;
+        if (vp_counts_top_excess(&bx->all, top, q) != ex)
+            bad_top++;
+        for (size_t r = 1; r <= 2 * n; r += 1 + r / 7) {
+            /* the r-th of both together, by merging the sorted columns */
+            size_t i = 0, j = 0;
+            double v = 0;
+            for (size_t t = 0; t < r; t++)
+                v = (j >= n || (i < n && sx[i] <= sy[j])) ? sx[i++] : sy[j++];
+            if (vp_counts_pooled_rank(&bx->all, &by->all, r) != v)
+                bad_pool++;
+        }
+        vp_dominance_batches(xs2, n, sy, n, k, want);
+        CHECK(vp_batched_dominance(bx, &by->all, got));
+        for (size_t b = 0; b < k; b++)
+            if (fabs(got[b] - want[b]) > 1e-12) /* in -1 .. 1: the column's sum rounds */
+                bad_dom2++;
+        /* pairs, KS and AD from the counts are the columns' */
+        uint64_t kk = 1 + (uint64_t)rand() % ((uint64_t)n * n);
+        CHECK(vp_counts_pair_kth(&bx->all, &by->all, kk) == vp_pair_diff_kth(sx, n, sy, n, kk));
+        CHECK(vp_counts_ad(&bx->all, &by->all) == vp_ad_statistic(sx, n, sy, n));
+        /* joined: the segments of two parts regrouped are the batches of the whole */
+        if (k >= 2) {
+            size_t split = cuts[k / 2] + (cuts[k / 2 + 1] - cuts[k / 2]) / 2; /* inside batch k / 2 */
+            size_t c1[64], c2[64], m1 = 0, m2 = 0, batch_of[64], seg = 0;
+            c1[m1++] = 0;
+            for (size_t b = 1; b < k && cuts[b] < split; b++)
+                c1[m1++] = cuts[b];
+            c1[m1] = split;
+            c2[m2++] = 0;
+            for (size_t b = 1; b < k; b++)
+                if (cuts[b] > split)
+                    c2[m2++] = cuts[b] - split;
+            c2[m2] = n - split;
+            vp_batched *p1 = vp_batched_of_values(xs2, c1, m1), *p2 = vp_batched_of_values(xs2 + split, c2, m2);
+            /* each segment goes to the batch holding its first value */
+            for (size_t b = 0; b < m1 + m2; b++) {
+                size_t start = b < m1 ? c1[b] : split + c2[b - m1], at = 0;
+                while (at + 1 < k && cuts[at + 1] <= start)
+                    at++;
+                batch_of[seg++] = at;
+            }
+            const vp_batched *parts[2] = {p1, p2};
+            vp_batched *j = vp_batched_join(parts, 2, batch_of, k);
+            CHECK(j && j->k == k);
+            for (size_t b = 0; j && b < k; b++) {
+                CHECK(j->batch[b].n == bx->batch[b].n && j->batch[b].d == bx->batch[b].d);
+                for (size_t i = 0; i < j->batch[b].d && i < bx->batch[b].d; i++)
+                    CHECK(j->batch[b].v[i] == bx->batch[b].v[i] && j->batch[b].c[i] == bx->batch[b].c[i]);
+            }
+            CHECK(j && j->all.d == bx->all.d && j->all.n == bx->all.n);
+            vp_batched_free(j);
+            vp_batched_free(p1);
+            vp_batched_free(p2);
+        }
+        free(sx);
+        free(sy);
+        free(want);
+        free(got);
+        free(cuts);
+        vp_batched_free(bx);
+        vp_batched_free(by);
+        free(xs2);
+        free(y);
+    }
+    CHECK_EQ(bad_means, 0);
+    CHECK_EQ(bad_rank, 0);
+    CHECK_EQ(bad_top, 0);
+    CHECK_EQ(bad_pool, 0);
+    CHECK_EQ(bad_dom2, 0);
+    /* batches put piece by piece merge their counts and add their sums */
+    vp_batched *pb = vp_batched_new(2);
+    double v1[] = {1, 3}, v2[] = {2, 3, 9};
+    uint64_t k1[] = {2, 1}, k2[] = {1, 4, 1};
+    CHECK(pb && vp_batched_put(pb, 0, v1, k1, 2, 5) && vp_batched_put(pb, 0, v2, k2, 3, 23) &&
+          vp_batched_put(pb, 1, v1, k1, 2, 5) && vp_batched_finish(pb));
+    CHECK(pb->batch[0].d == 4 && pb->batch[0].n == 9 && pb->batch[0].sum == 28 && pb->batch[0].c[2] == 5);
+    CHECK(pb->all.d == 4 && pb->all.n == 12 && pb->all.c[0] == 4 && pb->all.v[3] == 9);
+    CHECK(vp_counts_at_most(&pb->all, 2.5) == 5 && isnan(vp_counts_rank(&pb->all, 13)));
+    vp_batched_free(pb);
+    size_t cuts7[4];
+    vp_batch_cuts(7, 3, cuts7);
+    CHECK(cuts7[0] == 0 && cuts7[1] == 3 && cuts7[2] == 5 && cuts7[3] == 7);
+
     double one[] = {1};
     CHECK(isnan(vp_pair_diff_kth(one, 1, one, 1, 2)));
     CHECK(vp_pair_diff_kth(one, 1, one, 1, 1) == 0);
