@@ -624,6 +624,45 @@ static int cap_frame_times(lua_State *L)
 
 static ldist *dist_new(lua_State *L, int kind, uint32_t index);
 
+/* cap:series(nodes, field, {batches = cuts}), with the cuts on top of the
+ * stack: the nodes' value counts over the segments of the cuts
+ * (vp.infer.batched), one pass for all. */
+static int series_batches(lua_State *L, vp_vprof *m, int many, vp_vprof_field field)
+{
+    int cuts_idx = lua_gettop(L);
+    size_t k, *cuts = vp_l_check_cuts(L, cuts_idx, &k);
+    luaL_argcheck(L, cuts[k] == m->frame_count, 4, "batches: the last cut must be the frame count");
+    lua_Integer count = many ? luaL_len(L, 2) : 1;
+    luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
+    uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
+    vp_batched **out = lua_newuserdatauv(L, (size_t)count * sizeof *out + 1, 0);
+    for (lua_Integer i = 1; i <= count; i++) {
+        if (many) {
+            lua_rawgeti(L, 2, i);
+            nodes[i - 1] = node_lookup(L, lua_gettop(L), 1, m);
+            if (nodes[i - 1] == VP_VPROF_NO_NODE)
+                return luaL_error(L, "cap:series: node %d of the list: no node %s in this capture", (int)i,
+                                  luaL_tolstring(L, -1, NULL));
+            lua_pop(L, 1);
+        } else {
+            nodes[i - 1] = check_node_arg(L, 2, 1, m);
+        }
+    }
+    vp_error err;
+    if (vp_vprof_node_batches(m, nodes, (uint32_t)count, field, cuts, k, out, &err) != VP_OK)
+        raise_for_cap(L, &err);
+    /* each handed to Lua at once: vp_l_push_batched owns it */
+    lua_createtable(L, (int)count, 0);
+    for (lua_Integer i = 0; i < count; i++) {
+        vp_l_push_batched(L, out[i]);
+        out[i] = NULL;
+        lua_rawseti(L, -2, i + 1);
+    }
+    if (!many)
+        lua_rawgeti(L, -1, 1);
+    return 1;
+}
+
 /* cap:series(node | {node, ...}, field [, {summary = true}]) -> Series |
  * {Series, ...}: one pass for all the nodes; with summary, dists instead
  * (the figures of the columns without keeping them). */
@@ -635,6 +674,8 @@ static int cap_series(lua_State *L)
     vp_vprof_field field = field_ids[luaL_checkoption(L, 3, "time_ms", fields)];
     int summary = vp_l_opt_bool(L, 4, "summary", 0);
     int many = lua_type(L, 2) == LUA_TTABLE;
+    if (lua_type(L, 4) == LUA_TTABLE && lua_getfield(L, 4, "batches") != LUA_TNIL)
+        return series_batches(L, m, many, field);
     lua_Integer count = many ? luaL_len(L, 2) : 1;
     luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
     lua_settop(L, 3);
@@ -891,6 +932,82 @@ static int dist_series(lua_State *L)
         return 1;
     }
     push_group_columns(L, cap, m, d->fold && m->fold_differs);
+    lua_rawgeti(L, -1, (lua_Integer)d->index);
+    return 1;
+}
+
+/* Every group's batches for the cuts at cuts_idx, kept in the capture's
+ * cache while the same cuts are asked for (the groups of one pass):
+ * {[group index] = vp.infer.batched}, pushed. */
+static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold, int cuts_idx,
+                               const size_t *cuts, size_t k)
+{
+    lua_pushfstring(L, "%d", fold);
+    for (size_t b = 1; b <= k; b++)
+        lua_pushfstring(L, ",%I", (lua_Integer)cuts[b]);
+    lua_concat(L, (int)k + 1);
+    int key = lua_gettop(L);
+    vp_lcap_cache(L, cap_idx);
+    int cache = lua_gettop(L);
+    if (lua_getfield(L, cache, "group_batches") == LUA_TTABLE) {
+        lua_getfield(L, -1, "key");
+        if (lua_rawequal(L, -1, key)) {
+            lua_pop(L, 1);
+            lua_replace(L, key);
+            lua_settop(L, key);
+            return;
+        }
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    (void)cuts_idx;
+    vp_batched **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
+    vp_error err;
+    if (vp_vprof_group_batches(m, fold, cuts, k, out, &err) != VP_OK)
+        raise_at(L, cap_idx, &err);
+    lua_createtable(L, 0, 16);
+    for (uint32_t g = 0; g < m->group_count; g++) {
+        if (!out[g])
+            continue;
+        vp_l_push_batched(L, out[g]);
+        out[g] = NULL;
+        lua_rawseti(L, -2, (lua_Integer)g);
+    }
+    lua_pushvalue(L, key);
+    lua_setfield(L, -2, "key");
+    lua_pushvalue(L, -1);
+    lua_setfield(L, cache, "group_batches");
+    lua_replace(L, key);
+    lua_settop(L, key);
+}
+
+/* d:batches(cuts) -> vp.infer.batched: the summary's value counts over the
+ * segments of cuts ({0, ..., #d}), for vp.infer (no column is built). */
+static int dist_batches(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *s;
+    ldist *d = check_dist(L, 1, &m, &s);
+    size_t k, *cuts = vp_l_check_cuts(L, 2, &k);
+    luaL_argcheck(L, cuts[k] == m->frame_count, 2, "the last cut must be the frame count");
+    vp_error err;
+    if (d->kind == DIST_FRAME) {
+        vp_batched *b;
+        if (vp_vprof_frame_batches(m, cuts, k, &b, &err) != VP_OK)
+            raise_for_cap(L, &err);
+        vp_l_push_batched(L, b);
+        return 1;
+    }
+    vp_lchild_pushcap(L, 1);
+    int cap = lua_gettop(L);
+    if (d->kind == DIST_NODE) {
+        vp_batched *b;
+        if (vp_vprof_node_batches(m, &d->index, 1, (vp_vprof_field)d->field, cuts, k, &b, &err) != VP_OK)
+            raise_at(L, cap, &err);
+        vp_l_push_batched(L, b);
+        return 1;
+    }
+    push_group_batches(L, cap, m, d->fold && m->fold_differs, 2, cuts, k);
     lua_rawgeti(L, -1, (lua_Integer)d->index);
     return 1;
 }
@@ -1441,6 +1558,6 @@ void vp_l_register_vprof(lua_State *L)
         {"sum", dist_sum},       {"mean", dist_mean},     {"min", dist_min},
         {"max", dist_max},       {"argmin", dist_argmin}, {"argmax", dist_argmax},
         {"percentile", dist_percentile}, {"stddev", dist_stddev}, {"counts", dist_counts},
-        {"series", dist_series}, {"totable", dist_totable}, {NULL, NULL}};
+        {"series", dist_series}, {"totable", dist_totable}, {"batches", dist_batches}, {NULL, NULL}};
     vp_l_class(L, DIST_T, dist_meta, dist_methods, dist_get);
 }

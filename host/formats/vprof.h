@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/hist.h"
+#include "core/infer.h"
 #include "core/open_opts.h"
 #include "core/series.h"
 #include "core/source.h"
@@ -319,6 +320,26 @@ int vp_vprof_has_hidden_groups(const vp_vprof *m);
  * folded when `fold`: the columns themselves, for callers that ask for
  * them (frames x groups of memory). */
 vp_errcode vp_vprof_group_series(vp_vprof *m, int fold, vp_series *const *out, vp_error *err);
+
+/* ---- batches (vprof_stats.c) ------------------------------------------------
+ * A per-frame quantity's value counts over consecutive stretches of frames,
+ * the segments [cuts[b], cuts[b + 1]) (b < k; cuts ascending from 0 to
+ * frame_count), as a sample's batches for the comparison statistics
+ * (core/infer.h): no column is built. Values are in ms (calls as counts),
+ * as a column of them holds them; each segment's sum is added in frame
+ * order as the column's batch sum is. *out (or each out[i]) is a new
+ * vp_batched the caller frees. */
+vp_errcode vp_vprof_frame_batches(vp_vprof *m, const size_t *cuts, size_t k, vp_batched **out,
+                                  vp_error *err);
+/* One pass for count nodes (node indices): out[i] for nodes[i]. */
+vp_errcode vp_vprof_node_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                 vp_vprof_field field, const size_t *cuts, size_t k,
+                                 vp_batched **out, vp_error *err);
+/* Every group's self time (fold: hidden groups folded): out has group_count
+ * entries, NULL for a group no node counts towards. One pass over the
+ * frames. */
+vp_errcode vp_vprof_group_batches(vp_vprof *m, int fold, const size_t *cuts, size_t k,
+                                  vp_batched **out, vp_error *err);
 
 /* The groups with at least one node. */
 uint32_t vp_vprof_groups_with_nodes(const vp_vprof *m);

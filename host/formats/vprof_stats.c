@@ -679,6 +679,291 @@ vp_errcode vp_vprof_group_series(vp_vprof *m, int fold, vp_series *const *out, v
     return rc;
 }
 
+/* ---- batches ------------------------------------------------------------------------ */
+
+/* One quantity's segment being filled: its value counts and its sum, added
+ * in frame order as a column's batch sum is. */
+typedef struct seg_acc {
+    vp_hist h;
+    double sum;
+} seg_acc;
+
+/* The quantities of a pass, segment after segment, into their samples. */
+typedef struct batcher {
+    const size_t *cuts;
+    size_t k, b;      /* segments, the one being filled */
+    uint32_t count;   /* quantities */
+    double scale;     /* the value of a unit (ms, or 1 for calls) */
+    seg_acc *acc;     /* count of them */
+    vp_batched **out; /* count of them; NULL: a quantity skipped */
+    double *v;        /* scratch for a flush */
+    uint64_t *c;
+    size_t room;
+} batcher;
+
+static int cuts_fit(const vp_vprof *m, const size_t *cuts, size_t k)
+{
+    if (!k || cuts[0] != 0 || cuts[k] != m->frame_count)
+        return 0;
+    for (size_t b = 0; b < k; b++)
+        if (cuts[b + 1] < cuts[b])
+            return 0;
+    return 1;
+}
+
+static void batcher_free(batcher *bt, int keep)
+{
+    for (uint32_t i = 0; bt->acc && i < bt->count; i++)
+        vp_hist_free(&bt->acc[i].h);
+    for (uint32_t i = 0; !keep && bt->out && i < bt->count; i++) {
+        vp_batched_free(bt->out[i]);
+        bt->out[i] = NULL;
+    }
+    free(bt->acc);
+    free(bt->v);
+    free(bt->c);
+    bt->acc = NULL;
+    bt->v = NULL;
+    bt->c = NULL;
+}
+
+/* out[i] that are not NULL on entry (any non-NULL marker) get a sample. */
+static int batcher_begin(batcher *bt, const size_t *cuts, size_t k, uint32_t count, double scale,
+                         vp_batched **out)
+{
+    memset(bt, 0, sizeof *bt);
+    bt->cuts = cuts;
+    bt->k = k;
+    bt->count = count;
+    bt->scale = scale;
+    bt->out = out;
+    bt->acc = calloc(count ? count : 1, sizeof *bt->acc);
+    if (!bt->acc)
+        return 0;
+    for (uint32_t i = 0; i < count; i++)
+        if (out[i] && !(out[i] = vp_batched_new(k))) {
+            batcher_free(bt, 0);
+            return 0;
+        }
+    return 1;
+}
+
+/* The counts of h (units) and sum into batch b of s. */
+static int put_hist(batcher *bt, vp_batched *s, size_t b, vp_hist *h, double sum)
+{
+    uint32_t d;
+    const vp_hist_slot *sl = vp_hist_sorted(h, &d);
+    if (!sl && h->n)
+        return 0;
+    if (d > bt->room) {
+        free(bt->v);
+        free(bt->c);
+        bt->v = malloc((size_t)d * sizeof *bt->v);
+        bt->c = malloc((size_t)d * sizeof *bt->c);
+        bt->room = bt->v && bt->c ? d : 0;
+        if (!bt->room)
+            return 0;
+    }
+    for (uint32_t i = 0; i < d; i++) {
+        bt->v[i] = (double)sl[i].value * bt->scale;
+        bt->c[i] = sl[i].count - (i ? sl[i - 1].count : 0);
+    }
+    return vp_batched_put(s, b, bt->v, bt->c, d, sum);
+}
+
+static int batcher_flush(batcher *bt)
+{
+    for (uint32_t i = 0; i < bt->count; i++) {
+        if (!bt->out[i])
+            continue;
+        seg_acc *a = &bt->acc[i];
+        if (!put_hist(bt, bt->out[i], bt->b, &a->h, a->sum))
+            return 0;
+        vp_hist_free(&a->h);
+        a->sum = 0;
+    }
+    bt->b++;
+    return 1;
+}
+
+/* Before frame fi: close the segments that end there. */
+static int batcher_at(batcher *bt, size_t fi)
+{
+    while (bt->b < bt->k && bt->cuts[bt->b + 1] <= fi)
+        if (!batcher_flush(bt))
+            return 0;
+    return 1;
+}
+
+static inline int batcher_add(batcher *bt, uint32_t i, uint64_t v)
+{
+    seg_acc *a = &bt->acc[i];
+    a->sum += (double)v * bt->scale;
+    return vp_hist_add(&a->h, v, 1);
+}
+
+static int batcher_end(batcher *bt)
+{
+    if (!batcher_at(bt, SIZE_MAX))
+        return 0;
+    for (uint32_t i = 0; i < bt->count; i++)
+        if (bt->out[i] && !vp_batched_finish(bt->out[i]))
+            return 0;
+    return 1;
+}
+
+vp_errcode vp_vprof_frame_batches(vp_vprof *m, const size_t *cuts, size_t k, vp_batched **out,
+                                  vp_error *err)
+{
+    *out = NULL;
+    if (!cuts_fit(m, cuts, k))
+        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
+    batcher bt;
+    vp_batched *mark = (vp_batched *)m; /* any non-NULL: want it */
+    if (!batcher_begin(&bt, cuts, k, 1, MS_PER_UNIT, &mark))
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    for (uint32_t fi = 0; fi < m->frame_count; fi++)
+        if (!batcher_at(&bt, fi) || !batcher_add(&bt, 0, m->frames[fi].units))
+            goto oom;
+    if (!batcher_end(&bt))
+        goto oom;
+    batcher_free(&bt, 1);
+    *out = mark;
+    return VP_OK;
+oom:
+    batcher_free(&bt, 0);
+    return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+}
+
+vp_errcode vp_vprof_node_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                 vp_vprof_field field, const size_t *cuts, size_t k,
+                                 vp_batched **out, vp_error *err)
+{
+    for (uint32_t i = 0; i < count; i++)
+        out[i] = (vp_batched *)m;
+    if (!cuts_fit(m, cuts, k)) {
+        memset(out, 0, (size_t)count * sizeof *out);
+        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
+    }
+    batcher bt;
+    if (!batcher_begin(&bt, cuts, k, count, field == VP_VPROF_CALLS ? 1.0 : MS_PER_UNIT, out)) {
+        memset(out, 0, (size_t)count * sizeof *out);
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    }
+    uint32_t *pos = malloc(((size_t)count + 1) * sizeof *pos);
+    uint32_t *posof = malloc(((size_t)m->node_count + 1) * sizeof *posof);
+    vprof_scratch s = {0};
+    vp_errcode rc = VP_OK;
+    if (!pos || !posof)
+        goto oom;
+    series_pass sp = {NULL, NULL, nodes, pos, posof, count, field, UINT32_MAX};
+    unsigned want = field == VP_VPROF_CALLS    ? VPROF_WANT_CALLS
+                    : field == VP_VPROF_SELF_MS ? VPROF_WANT_SELF
+                                                : 0;
+    uint32_t upto = 0;
+    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
+        const vp_vprof_epoch *ep;
+        if (m->frames[fi].n != sp.ep_n) {
+            if (!(ep = vp_vprof_epoch_for(m, m->frames[fi].n)))
+                goto oom;
+            series_epoch(&sp, ep, &upto);
+        }
+        if ((rc = vp_vprof_frame_next(m, fi, &s, want, upto, &ep, err)) != VP_OK)
+            goto done;
+        if (!batcher_at(&bt, fi))
+            goto oom;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t p = pos[i];
+            uint64_t v = p == VP_VPROF_NO_NODE ? 0
+                         : field == VP_VPROF_CALLS ? s.calls[p]
+                         : field == VP_VPROF_SELF_MS ? s.self[p] : s.units[p];
+            if (!batcher_add(&bt, i, v))
+                goto oom;
+        }
+    }
+    if (!batcher_end(&bt))
+        goto oom;
+    goto done;
+oom:
+    rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+done:
+    batcher_free(&bt, rc == VP_OK);
+    free(pos);
+    free(posof);
+    vp_vprof_scratch_free(&s);
+    return rc;
+}
+
+/* Every group's self time in a frame, into acc (group_count entries). */
+static void group_sums(const vp_vprof *m, const vp_vprof_epoch *ep, const uint64_t *self, int fold,
+                       uint64_t *acc)
+{
+    const uint32_t *to = fold ? ep->vis : ep->group;
+    memset(acc, 0, (size_t)m->group_count * sizeof *acc);
+    for (uint32_t pos = 0; pos < ep->n; pos++)
+        acc[to[pos]] += self[pos];
+}
+
+/* The groups the samples are for: those with a summary (some node counts
+ * towards them). */
+static vp_errcode group_marks(vp_vprof *m, int fold, vp_batched **out, vp_error *err)
+{
+    vp_errcode rc = vp_vprof_stats_need(m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS, err);
+    for (uint32_t g = 0; g < m->group_count; g++)
+        out[g] = rc == VP_OK && vp_vprof_group_stream(m, g, fold) ? (vp_batched *)m : NULL;
+    return rc;
+}
+
+/* The whole pass: every frame decoded, its group sums added. */
+static vp_errcode group_batches_pass(vp_vprof *m, int fold, const size_t *cuts, size_t k,
+                                     vp_batched **out, vp_error *err)
+{
+    batcher bt;
+    if (!batcher_begin(&bt, cuts, k, m->group_count, MS_PER_UNIT, out)) {
+        memset(out, 0, (size_t)m->group_count * sizeof *out);
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    }
+    uint64_t *acc = malloc(((size_t)m->group_count + 1) * sizeof *acc);
+    vprof_scratch s = {0};
+    vp_errcode rc = VP_OK;
+    if (!acc)
+        goto oom;
+    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
+        const vp_vprof_epoch *ep;
+        if ((rc = vp_vprof_frame_next(m, fi, &s, VPROF_WANT_SELF, UINT32_MAX, &ep, err)) != VP_OK)
+            goto done;
+        if (!batcher_at(&bt, fi))
+            goto oom;
+        group_sums(m, ep, s.self, fold, acc);
+        for (uint32_t g = 0; g < m->group_count; g++)
+            if (out[g] && !batcher_add(&bt, g, acc[g]))
+                goto oom;
+    }
+    if (!batcher_end(&bt))
+        goto oom;
+    goto done;
+oom:
+    rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+done:
+    batcher_free(&bt, rc == VP_OK);
+    free(acc);
+    vp_vprof_scratch_free(&s);
+    return rc;
+}
+
+vp_errcode vp_vprof_group_batches(vp_vprof *m, int fold, const size_t *cuts, size_t k,
+                                  vp_batched **out, vp_error *err)
+{
+    fold = fold && m->fold_differs;
+    memset(out, 0, (size_t)m->group_count * sizeof *out);
+    if (!cuts_fit(m, cuts, k))
+        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
+    vp_errcode rc = group_marks(m, fold, out, err);
+    if (rc != VP_OK)
+        return rc;
+    return group_batches_pass(m, fold, cuts, k, out, err);
+}
+
 /* ---- figures read off the model ------------------------------------------------------- */
 
 uint32_t vp_vprof_groups_with_nodes(const vp_vprof *m)

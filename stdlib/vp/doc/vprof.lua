@@ -59,7 +59,8 @@ return {
           .. "-> Series | {Series, ...}",
         "a node's inclusive time, self time or calls per frame (0 where absent); given a list "
           .. "of nodes, a list of Series from the same single C pass; with summary, vp.vprof.dist "
-          .. "summaries of them instead (no column kept)",
+          .. "summaries of them instead (no column kept); with {batches = cuts}, their value "
+          .. "counts over the stretches of frames the cuts mark (vp.infer.batched, as d:batches)",
         'local s = cap:series("Root/CEngine::Frame", "self_ms")'),
       m("group_self_ms", "cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}",
         "self time (ms) per frame of every group that has nodes, as columns (one pass, frames x "
@@ -188,6 +189,10 @@ return {
         "print(d:series():totable()[1])"),
       m("totable", "d:totable() -> {number, ...}", "the values in frame order (builds the column)",
         "print(#d:totable())"),
+      m("batches", "d:batches(cuts) -> vp.infer.batched",
+        "the value counts of each stretch of consecutive frames [cuts[i], cuts[i + 1]) (cuts "
+          .. "ascending from 0 to #d), what vp.infer's batch means, quantiles and order statistics "
+          .. "read: one pass over the frames, no column", "local b = d:batches({0, #d // 2, #d})"),
     },
   },
   {
