@@ -58,6 +58,7 @@
 -- Every function returns plain data, or nil and a reason when the data
 -- cannot support the statistic (too few values, nothing beyond a tail).
 local vp = require "vp"
+local E = require "vp.error"
 local C = require "vp.infer.core" -- the C loops (bindings/l_infer.c), preloaded by require "vp"
 
 local infer = {}
@@ -114,31 +115,143 @@ function infer.batch_variance(means, opts)
 end
 
 -- Samples ------------------------------------------------------------------------------
+-- A sample keeps what every statistic below needs and nothing in time
+-- order: each batch's value counts and sum (a vp.infer.batched, host/core/
+-- infer.h), the whole sample's counts, n and the sum. A column (a vp.Series
+-- or a list) is cut into its batches here; a summary that gives its batches
+-- itself (a VProf capture's per-frame summaries: src:batches(cuts), #src,
+-- src:sum()) is asked for them, so a capture's columns are never built.
 
---- infer.sample(x [, opts]) -> sample: a series in time order (a vp.Series
--- or a list) with what the tests share: n, the number of batches k
--- (min(opts.batches, floor(n / opts.min_batch))), and the ascending copy
--- made on first use (sample:sorted()); NaN values left out.
--- opts.independent = true: values are independent units (weapon traces), no
--- batching.
-function infer.sample(x, opts)
-  local o = defaults(opts)
-  if type(x) == "table" then x = vp.Series(x) end
+local function is_series(x)
+  local mt = getmetatable(x)
+  return type(mt) == "table" and rawget(mt, "__name") == "vp.Series"
+end
+
+-- A part that gives its batches itself (not a column).
+local function is_source(x)
+  return type(x) ~= "number" and not is_series(x) and x.batches ~= nil
+end
+
+-- A column as a Series without its NaN values (a sensor that read nothing).
+local function column(x)
+  if not is_series(x) then x = vp.Series(x) end
   local sum = x:sum()
-  if sum ~= sum then -- NaN values (a sensor that read nothing) are left out
+  if sum ~= sum then
     local kept = {}
     for _, v in ipairs(x:totable()) do
       if v == v then kept[#kept + 1] = v end
     end
     x = vp.Series(kept)
   end
-  local n = #x
-  local s = { x = x, n = n, independent = o.independent == true,
-    k = math.min(o.batches, n // o.min_batch), opts = o }
-  function s.sorted()
-    if not s._sorted then s._sorted = C.sorted(x) end
-    return s._sorted
+  return x
+end
+
+--- infer.cuts(n, k) -> {0, c_1, ..., c_(k-1), n}: where each of the k
+-- batches of n values starts (sizes differ by at most one, the first n % k
+-- one longer), and the end.
+function infer.cuts(n, k)
+  local base, extra, c = n // k, n % k, {}
+  for b = 0, k do c[b + 1] = b * base + math.min(b, extra) end
+  return c
+end
+
+--- infer.batch_count(n) -> k: the batches a sample of n values is cut into
+-- (min(DEFAULTS.batches, floor(n / DEFAULTS.min_batch))).
+function infer.batch_count(n)
+  return math.min(infer.DEFAULTS.batches, n // infer.DEFAULTS.min_batch)
+end
+
+--- infer.split(lengths, k) -> {cuts, ...}, batch_of: the batches of the
+-- parts of lengths[i] values laid one after the other, as each part's own
+-- cuts (infer.cuts' form) and, for every segment of every part in order,
+-- the batch (1-based) it belongs to.
+function infer.split(lengths, k)
+  local n = 0
+  for _, len in ipairs(lengths) do n = n + len end
+  local global = infer.cuts(n, k)
+  local out, batch_of, at, b = {}, {}, 0, 1
+  for i, len in ipairs(lengths) do
+    local c = { 0 }
+    while b <= k and global[b] < at + len do
+      -- batch b covers [global[b], global[b + 1]); from `at` on inside this part
+      local stop = math.min(global[b + 1], at + len)
+      batch_of[#batch_of + 1] = b
+      c[#c + 1] = stop - at
+      if global[b + 1] <= at + len then b = b + 1 else break end
+    end
+    if #c == 1 then -- an empty part: one empty segment, in the batch going on
+      c[2] = 0
+      batch_of[#batch_of + 1] = math.min(b, k)
+    end
+    out[i] = c
+    at = at + len
   end
+  return out, batch_of
+end
+
+--- infer.sample(x [, opts]) -> sample: the values of one side in time
+-- order: a column (a vp.Series or a list of numbers), a summary that gives
+-- its batches itself, or a list of them (runs, one after the other; a list
+-- of columns is concatenated as before). The sample has n, the number of
+-- batches k (min(opts.batches, floor(n / opts.min_batch))), sum and mean,
+-- x (the column, when it came as one) and batched() (the vp.infer.batched,
+-- made on first use); NaN values are left out. opts.independent = true:
+-- values are independent units (weapon traces, columns only): means and
+-- shares get the plain variance, the effect sizes one value a batch.
+function infer.sample(x, opts)
+  local o = defaults(opts)
+  local parts = x
+  if is_series(x) or is_source(x) or type(x) ~= "table" or type(x[1]) == "number" or x[1] == nil then
+    parts = { x }
+  end
+  local sources = false
+  for _, part in ipairs(parts) do
+    if is_source(part) then sources = true end
+  end
+  local s = { independent = o.independent == true, opts = o }
+  local make
+  if not sources then
+    local xs = column(#parts == 1 and parts[1] or C.concat(parts))
+    s.x, s.n, s.sum = xs, #xs, xs:sum()
+    s.mean = s.n > 0 and xs:mean() or nil
+    make = function(k) return C.batched(xs, infer.cuts(s.n, k)) end
+  else
+    if s.independent then E.raise("EUSAGE", "vp.infer: independent values must come as a column") end
+    -- the sum: the parts' own (a VProf summary's is its column's, bit for
+    -- bit), else the batches'
+    local lengths, n, sum = {}, 0, 0
+    for i, part in ipairs(parts) do
+      lengths[i] = #part
+      n = n + lengths[i]
+      if sum and part.sum then sum = sum + part:sum() else sum = nil end
+    end
+    s.n = n
+    make = function(k)
+      if #parts == 1 then return parts[1]:batches(infer.cuts(n, k)) end
+      local cuts, batch_of = infer.split(lengths, k)
+      local objs = {}
+      for i, part in ipairs(parts) do
+        objs[i] = is_source(part) and part:batches(cuts[i]) or C.batched(column(part), cuts[i])
+      end
+      return C.join(objs, batch_of, k)
+    end
+    s.sum = sum
+  end
+  s.k = math.min(o.batches, s.n // o.min_batch)
+  local made = {}
+  --- s.batched([k]) -> the k batches (default: max(1, s.k), at least one
+  -- so that the whole sample's counts exist; independent values' effect
+  -- sizes ask for one value a batch).
+  function s.batched(k)
+    k = k or math.max(1, s.k)
+    if not made[k] then
+      made[k] = make(k)
+      if s.sum == nil then s.sum = select(3, made[k]:info()) end
+    end
+    return made[k]
+  end
+  if s.sum == nil and s.n > 0 then s.batched() end
+  if s.mean == nil and s.n > 0 then s.mean = s.sum / s.n end
   return s
 end
 
@@ -147,15 +260,15 @@ local function batched(s, map, c)
   if s.k < 2 then
     return nil, string.format("too few values to batch (%d; at least %d)", s.n, 2 * s.opts.min_batch)
   end
-  return infer.batch_variance(C.batch_means(s.x, s.k, map or "value", c), s.opts)
+  return infer.batch_variance(C.means(s.batched(), map or "value", c), s.opts)
 end
 
--- Nearest-rank quantile of a sorted Series: rank ceil(p n), at least 1.
-local function nearest(sorted, p)
-  local n = #sorted
+-- Nearest-rank quantile of a sample: rank ceil(p n), at least 1.
+local function nearest(s, p)
+  local n = s.n
   local rank = math.ceil(p * n - 1e-9)
   if rank < 1 then rank = 1 elseif rank > n then rank = n end
-  return sorted[rank], rank
+  return C.rank(s.batched(), rank), rank
 end
 infer.nearest = nearest
 
@@ -166,7 +279,7 @@ infer.nearest = nearest
 --- infer.mean(s) -> estimate of the mean.
 function infer.mean(s)
   if s.n == 0 then return nil, "no values" end
-  local m = s.x:mean()
+  local m = s.mean
   if s.independent then
     if s.n < 2 then return nil, "fewer than 2 values" end
     local sd = s.x:stddev()
@@ -185,14 +298,13 @@ function infer.quantile(s, p, opts)
   if tail < o.min_tail then
     return nil, string.format("too few values beyond the quantile (%.0f; at least %d)", tail, o.min_tail)
   end
-  local sorted = s.sorted()
-  local q = nearest(sorted, p)
+  local q = nearest(s, p)
   local b, why = batched(s, "at_most", q)
   if not b then return nil, why end
   local t = o.woodruff_z or infer.t_crit(o.level, b.df)
   local se_p = math.sqrt(b.var)
-  local lo = nearest(sorted, math.max(0, p - t * se_p))
-  local hi = nearest(sorted, math.min(1, p + t * se_p))
+  local lo = nearest(s, math.max(0, p - t * se_p))
+  local hi = nearest(s, math.min(1, p + t * se_p))
   local se = (hi - lo) / (2 * t)
   return { value = q, var = se * se, df = b.df, r = b.r }
 end
@@ -201,7 +313,7 @@ end
 function infer.indicator(s, c)
   if s.independent then
     if s.n < 2 then return nil, "fewer than 2 values" end
-    local p = C.batch_means(s.x, 1, "at_most", c)[1]
+    local p = C.at_most(s.batched(), c) / s.n
     return { value = p, var = p * (1 - p) / (s.n - 1), df = s.n - 1 }
   end
   local b, why = batched(s, "at_most", c)
@@ -218,12 +330,10 @@ function infer.tail_mean(s, pct, opts)
   if k < o.min_tail then
     return nil, string.format("too few values in the slowest %s %% (%d; at least %d)", tostring(pct), k, o.min_tail)
   end
-  local sorted = s.sorted()
-  local q = sorted[s.n - k + 1]
+  local q = C.rank(s.batched(), s.n - k + 1)
   local b, why = batched(s, "excess", q)
   if not b then return nil, why end
-  local excess = 0
-  for i = s.n - k + 1, s.n do excess = excess + (sorted[i] - q) end
+  local excess = C.top_excess(s.batched(), k, q)
   local scale = s.n / k
   -- the mean of the top k = q + (n / k) x the mean excess over q
   return { value = q + excess / k, var = scale * scale * b.var, df = b.df, r = b.r }
@@ -234,12 +344,12 @@ end
 function infer.ratio(num, den, scale)
   scale = scale or 1
   if num.n == 0 or num.n ~= den.n then return nil, "no values" end
-  local sd = den.x:sum()
+  local sd = den.sum
   if sd == 0 then return nil, "the denominator is 0" end
-  local r = num.x:sum() / sd
+  local r = num.sum / sd
   if num.k < 2 then return nil, "too few values to batch" end
-  local bn = C.batch_means(num.x, num.k, "value")
-  local bd = C.batch_means(den.x, den.k, "value")
+  local bn = C.means(num.batched(), "value")
+  local bd = C.means(den.batched(), "value")
   local mean_den = sd / den.n
   local y = {}
   for i = 1, #bn do y[i] = scale * (bn[i] - r * bd[i]) / mean_den end
@@ -351,32 +461,21 @@ end
 local function effective_n(s)
   if s.independent then return s.n end
   if s.k < 2 then return nil end
-  local sorted = s.sorted()
   local f = 1
   for _, p in ipairs(EFFECTIVE_GRID) do
-    local q = nearest(sorted, p)
-    local b = infer.batch_variance(C.batch_means(s.x, s.k, "at_most", q))
+    local q = nearest(s, p)
+    local b = infer.batch_variance(C.means(s.batched(), "at_most", q))
     local ph = b.mean
     if ph > 0 and ph < 1 then f = math.max(f, b.var * s.n / (ph * (1 - ph))) end
   end
   return s.n / f
 end
 
--- The value of rank r (1-based) among two ascending Series together.
-local function pooled_rank(a, b, r)
-  local m, n = #a, #b
-  -- take i from a and r - i from b: the largest i with a[i] <= b[r - i + 1]
-  local lo, hi = math.max(0, r - n), math.min(m, r)
-  while lo < hi do
-    local i = (lo + hi + 1) // 2
-    if a[i] <= (b[r - i + 1] or math.huge) then lo = i else hi = i - 1 end
-  end
-  local i = lo
-  local x = i > 0 and a[i] or -math.huge
-  local y = r - i > 0 and b[r - i] or -math.huge
-  return math.max(x, y)
+--- infer.pooled_rank(sa, sb, r) -> the value of rank r (1-based) among two
+-- samples' values together.
+function infer.pooled_rank(sa, sb, r)
+  return C.pooled_rank(sa.batched(), sb.batched(), r)
 end
-infer.pooled_rank = pooled_rank
 
 infer.SHAPE_GRID = { 0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.99 }
 
@@ -395,11 +494,10 @@ function infer.shape(sa, sb, test)
   if sa.n == 0 or sb.n == 0 then return nil, "no values" end
   local out = { test = test }
   if test == "grid" then
-    local a, b = sa.sorted(), sb.sorted()
     local N = sa.n + sb.n
     local best, used = nil, 0
     for _, p in ipairs(infer.SHAPE_GRID) do
-      local c = pooled_rank(a, b, math.max(1, math.ceil(p * N - 1e-9)))
+      local c = infer.pooled_rank(sa, sb, math.max(1, math.ceil(p * N - 1e-9)))
       local ta = math.min(p, 1 - p)
       local min_tail = (sa.opts and sa.opts.min_tail) or infer.DEFAULTS.min_tail
       if ta * sa.n >= min_tail and ta * sb.n >= min_tail then
@@ -420,13 +518,13 @@ function infer.shape(sa, sb, test)
   if not na or not nb then return nil, "too few values to batch" end
   out.n_eff_a, out.n_eff_b = na, nb
   if test == "ks" then
-    local d = C.ks(sa.sorted(), sb.sorted())
+    local d = C.counts_ks(sa.batched(), sb.batched())
     local ne = na * nb / (na + nb)
     local rn = math.sqrt(ne)
     out.statistic, out.p = d, C.kolmogorov_q((rn + 0.12 + 0.11 / rn) * d)
   else
     -- A^2 grows with n_a n_b / N: scale it to the effective sizes
-    local a2 = C.ad(sa.sorted(), sb.sorted())
+    local a2 = C.counts_ad(sa.batched(), sb.batched())
     local scale = (na * nb / (na + nb)) / (sa.n * sb.n / (sa.n + sb.n))
     out.statistic, out.p = a2, C.anderson_darling_q(a2 * scale)
   end
@@ -441,26 +539,25 @@ end
 function infer.effects(sa, sb, level)
   level = level or infer.DEFAULTS.level
   if sa.n == 0 or sb.n == 0 then return nil, "no values" end
-  local a, b = sa.sorted(), sb.sorted()
-  local m, n = #a, #b
-  local N = m * n
-  local below, equal = C.pair_diff_count(a, b, 0)
+  local a, b = sa.batched(), sb.batched()
+  local N = sa.n * sb.n
+  local below, equal = C.pair_count(a, b, 0)
   local above = N - below - equal
   local out = { delta = (above - below) / N, prob_b_greater = (above + equal / 2) / N }
   if N % 2 == 1 then
-    out.hl = C.pair_diff_kth(a, b, (N + 1) // 2)
+    out.hl = C.pair_kth(a, b, (N + 1) // 2)
   else
-    out.hl = (C.pair_diff_kth(a, b, N // 2) + C.pair_diff_kth(a, b, N // 2 + 1)) / 2
+    out.hl = (C.pair_kth(a, b, N // 2) + C.pair_kth(a, b, N // 2 + 1)) / 2
   end
-  -- the variance of delta: each side's mean dominance, batched
+  -- the variance of delta: each side's mean dominance, batched (independent
+  -- values: one a batch, the plain variance)
   local function part(s, other)
     if s.independent then
-      -- one value a batch: the plain variance (weapon traces are few)
       if s.n < 2 then return nil end
-      return infer.batch_variance(C.dominance_batches(s.x, other, s.n), { r = 0 })
+      return infer.batch_variance(C.dominance(s.batched(s.n), other), { r = 0 })
     end
     if s.k < 2 then return nil end
-    return infer.batch_variance(C.dominance_batches(s.x, other, s.k))
+    return infer.batch_variance(C.dominance(s.batched(), other))
   end
   local va, vb = part(sa, b), part(sb, a)
   if va and vb then
@@ -473,8 +570,8 @@ function infer.effects(sa, sb, level)
       out.delta_hi = math.min(1, out.delta + t * se)
       local c = t * se * N / 2
       local kl = math.max(1, math.min(N, math.floor(N / 2 - c)))
-      out.hl_lo = C.pair_diff_kth(a, b, kl)
-      out.hl_hi = C.pair_diff_kth(a, b, N + 1 - kl)
+      out.hl_lo = C.pair_kth(a, b, kl)
+      out.hl_hi = C.pair_kth(a, b, N + 1 - kl)
     else
       out.delta_lo, out.delta_hi, out.hl_lo, out.hl_hi = out.delta, out.delta, out.hl, out.hl
     end
