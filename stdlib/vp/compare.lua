@@ -123,6 +123,16 @@ function compare.side(x)
     end
     runs[i] = cap
   end
+  if #runs > 1 and runs[1].format == "vprof" then
+    -- the runs' frames one after the other: where vp.infer will cut each
+    local lengths, n = {}, 0
+    for i, cap in ipairs(runs) do
+      lengths[i] = cap.frame_count
+      n = n + lengths[i]
+    end
+    local cuts = infer.split(lengths, math.max(1, infer.batch_count(n)))
+    for i, cap in ipairs(runs) do metrics.set_cuts(cap, cuts[i]) end
+  end
   return { runs = runs, format = runs[1].format, samples = {} }
 end
 
@@ -144,9 +154,9 @@ local function side_sample(side, name)
     if why then
       hit = { why = why }
     else
-      local x = #parts == 1 and parts[1] or infer.concat(parts)
+      -- the runs one after the other: each gives its own part of the batches
       local stat = metrics.statistic(name)
-      hit = { sample = infer.sample(x, { independent = stat and stat.independent }) }
+      hit = { sample = infer.sample(#parts == 1 and parts[1] or parts, { independent = stat and stat.independent }) }
     end
     side.samples[key] = hit
   end
@@ -173,7 +183,7 @@ local function frames_test(name, A, B, p, normalised)
   if not d then return nil, dwhy end
   d.method = stat.independent and "welch-independent" or "batch-means"
   if p.test == "mann-whitney" then
-    local t = mwu.test(sa.x, sb.x)
+    local t = mwu.test(sa.x or sa.batched(), sb.x or sb.batched())
     if t then d.p, d.method = t.p, "mann-whitney" end
   end
   return d

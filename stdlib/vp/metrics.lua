@@ -3,7 +3,7 @@
 --
 --   local metrics = require "vp.metrics"
 --   local values, problems = metrics.compute(cap, {"frame_ms.p99", "group.Physics.mean_ms"})
---   local s = metrics.distribution(cap, "group.Physics.mean_ms")  -- per-frame Series
+--   local s = metrics.distribution(cap, "group.Physics.mean_ms")  -- per-frame values (for vp.infer)
 --   for _, e in ipairs(metrics.list()) do print(e.name, e.unit, e.polarity) end
 --
 -- Every metric has a name (fixed, like `frame_ms.p99`, or a pattern, like
@@ -173,8 +173,11 @@ function metrics.compute(cap, names)
   return values, problems
 end
 
---- metrics.distribution(cap, name) -> Series | nil, why: the per-frame (or
--- per-sample) values the metric summarises, for significance tests.
+--- metrics.distribution(cap, name) -> values | nil, why: the per-frame (or
+-- per-sample) values the metric summarises, for significance tests: a
+-- Series in time order, or (VProf) a summary that gives vp.infer the value
+-- counts of each batch of consecutive frames itself (src:batches(cuts), #src;
+-- src:totable() builds the column).
 function metrics.distribution(cap, name)
   local e, param = metrics.lookup(name)
   if not e then return nil, param end
@@ -185,6 +188,15 @@ function metrics.distribution(cap, name)
   if not ok then return nil, E.message(s) end
   if not s then return nil, "no per-frame values for '" .. name .. "' in this capture" end
   return s
+end
+
+--- metrics.set_cuts(cap, cuts) -> where vp.infer will cut this capture's
+-- per-frame values when it is one of several runs laid one after the other
+-- (infer.split's cuts for it): the passes that make value counts over
+-- batches (VProf nodes) then make those at once. Without it, a capture's
+-- own batches.
+function metrics.set_cuts(cap, cuts)
+  C.of(cap).cuts = cuts
 end
 
 --- metrics.statistic(name) -> stat | nil: what the metric computes from

@@ -8,8 +8,9 @@ local frame_times, laige_values = C.frame_times, C.laige_values
 
 -- The frame times as the statistics read them: a VProf capture's summary
 -- from its open pass (the Series' figures without the column: exact value
--- counts), other captures' Series. Distributions are the Series, in time
--- order (vp.compare and vp.gate test batches of consecutive frames).
+-- counts), other captures' Series. A VProf capture's distribution is that
+-- summary too: vp.infer asks it for the value counts of each batch of
+-- consecutive frames (dist:batches), read off the frame records.
 local function frame_values(ctx)
   if ctx.format == "vprof" then
     ctx.time_stats = ctx.time_stats or ctx.cap:time_stats()
@@ -62,7 +63,7 @@ for _, stat in ipairs({ "mean", "p50", "p95", "p99", "max" }) do
     end,
     dist = function(ctx)
       if ctx.format == "laige-profile" then return nil end
-      return frame_times(ctx)
+      return frame_values(ctx)
     end,
     dist_formats = C.FRAMES,
   }
@@ -90,7 +91,7 @@ for _, p in ipairs({ { "low_1pct_fps", 1, "1 %" }, { "low_01pct_fps", 0.1, "0.1 
     doc = p[3] .. " low FPS: 1000 / mean of the slowest max(1, floor(n x " .. p[2]
       .. " / 100)) frame times",
     get = function(ctx) return low_fps(ctx, p[2]) end,
-    dist = function(ctx) return frame_times(ctx) end,
+    dist = function(ctx) return frame_values(ctx) end,
   }
 end
 

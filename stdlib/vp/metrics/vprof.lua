@@ -4,14 +4,17 @@
 -- Group metrics read the reader's summaries of each group's self time per
 -- frame (cap:group_stats: exact value counts, no column) and their
 -- statistics come from vp.budget, as budget.lua's. Their distributions, which
--- vp.compare and vp.gate test in time order (batches of consecutive frames),
--- are the columns (cap:group_self_ms: one pass for every group, frames x
--- groups of memory, only when a distribution is asked for). Node totals are
--- the reader's whole-capture statistics (cap:node_stat: one pass for every
--- node, the open pass when the capture was opened with {stats = ...}), and
--- node percentiles one more C pass for all the nodes asked together
--- (cap:series with a list of nodes: the entries' `prefetch`). Nothing
--- iterates frames x nodes in Lua.
+-- vp.compare and vp.gate test by batches of consecutive frames, are those
+-- summaries too: vp.infer asks them for each batch's value counts
+-- (dist:batches: every group at once, one pass over the frames). Node
+-- totals are the reader's whole-capture statistics (cap:node_stat: one pass
+-- for every node, the open pass when the capture was opened with {stats =
+-- ...}); node percentiles and distributions are value counts over batches
+-- from one more C pass for all the nodes asked together (cap:series with a
+-- list of nodes and {batches = cuts}: the entries' `prefetch`), over the
+-- batches vp.infer will ask for (the capture's own, or those metrics.cuts
+-- set for a run of several). No column, and nothing iterates frames x nodes
+-- in Lua.
 --
 -- Listing (metrics.available, what compare.lua compares) names every node
 -- of a tree of at most NODE_LIST nodes; of a larger one the NODE_LIST with
@@ -19,6 +22,7 @@
 -- tree does not make half a million metric names. Any node can still be
 -- asked for by name.
 local C = require "vp.metrics.context"
+local infer = require "vp.infer"
 
 local entries = {}
 local function add(e) entries[#entries + 1] = e end
@@ -63,14 +67,11 @@ local function group_stat(ctx, name, key)
   return nil, "the total frame time is 0"
 end
 
--- A group's distribution: its self time per frame as a column in time
--- order (vp.compare and vp.gate test batches of consecutive frames), one
--- pass building every group's column the first time one is asked for.
+-- A group's distribution: its summary, which gives vp.infer the value
+-- counts of each batch of consecutive frames (dist:batches).
 local function group_series(ctx, name)
   local g = vprof_groups(ctx)[name]
-  if not g then return nil end
-  ctx.group_columns = ctx.group_columns or ctx.cap:group_self_ms()
-  return ctx.group_columns[g.group]
+  return g and g.series
 end
 
 local GROUP_STATS = {
@@ -150,46 +151,75 @@ local function vprof_node(ctx, path)
   return r
 end
 
--- Per-frame values of a node's field (a Series in time order), by field and
--- path.
+-- The batches vp.infer asks a capture for: those metrics.cuts set (a run
+-- of several one after the other), else the capture's own.
+local function cuts_of(ctx)
+  local n = ctx.cap.frame_count
+  return ctx.cuts or infer.cuts(n, math.max(1, infer.batch_count(n)))
+end
+
+-- A node's per-frame values of one field as vp.infer reads them: a source
+-- of value counts over batches (src:batches(cuts): cap:series with
+-- {batches = cuts}, kept per cuts), #src, src:percentile(p) (nearest rank,
+-- from any batches' counts) and src:totable() (the column, built on request).
+local Source = {}
+Source.__index = Source
+Source.__len = function(src) return src.n end
+function Source:batches(cuts)
+  local key = table.concat(cuts, ",")
+  local b = self.made[key]
+  if not b then
+    b = self.cap:series(self.node, self.field, { batches = cuts })
+    self.made[key] = b
+  end
+  return b
+end
+function Source:percentile(p)
+  local _, b = next(self.made)
+  return (b or self:batches(infer.cuts(self.n, 1))):percentile(p)
+end
+function Source:totable() return self.cap:series(self.node, self.field):totable() end
+
+-- A node's source, by field and path.
 local function node_series(ctx, path, field)
   ctx.node_series = ctx.node_series or {}
   local r = vprof_node(ctx, path)
   if not r then return nil end
   local key = field .. "\0" .. r.node.path
-  local s = ctx.node_series[key]
-  if not s then
-    s = ctx.cap:series(r.node, field)
-    ctx.node_series[key] = s
+  local src = ctx.node_series[key]
+  if not src then
+    src = setmetatable({ cap = ctx.cap, node = r.node, field = field, n = ctx.cap.frame_count, made = {} }, Source)
+    ctx.node_series[key] = src
   end
-  return s
+  return src
 end
 
--- The node Series that the metrics in `asked` ({param, field} each) need,
--- from one C pass per field (cap:series with a list of nodes) instead of
--- one per node. Unknown nodes are left for metrics.value to report.
+-- The batches that the metrics in `asked` ({param, field} each) need, over
+-- the cuts vp.infer will ask for, from one C pass per field (cap:series
+-- with a list of nodes) instead of one per node. Unknown nodes are left for
+-- metrics.value to report.
 local function prefetch_node_series(ctx, asked)
-  ctx.node_series = ctx.node_series or {}
+  local cuts = cuts_of(ctx)
+  local key = table.concat(cuts, ",")
   local want, fields = {}, {}
   for _, x in ipairs(asked) do
-    local r = vprof_node(ctx, x.param)
-    local key = r and (x.field .. "\0" .. r.node.path)
-    if key and not ctx.node_series[key] and not want[key] then
-      want[key] = true
+    local src = node_series(ctx, x.param, x.field)
+    if src and not src.made[key] and not want[src] then
+      want[src] = true
       local list = fields[x.field]
       if not list then
         list = {}
         fields[x.field] = list
         fields[#fields + 1] = x.field
       end
-      list[#list + 1] = r
+      list[#list + 1] = src
     end
   end
   for _, field in ipairs(fields) do
     local list, nodes = fields[field], {}
-    for i, r in ipairs(list) do nodes[i] = r.node end
-    local series = ctx.cap:series(nodes, field)
-    for i, r in ipairs(list) do ctx.node_series[field .. "\0" .. r.node.path] = series[i] end
+    for i, src in ipairs(list) do nodes[i] = src.node end
+    local batches = ctx.cap:series(nodes, field, { batches = cuts })
+    for i, src in ipairs(list) do src.made[key] = batches[i] end
   end
 end
 
