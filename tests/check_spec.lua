@@ -547,6 +547,70 @@ describe("check.lua", function()
     end)
   end)
 
+  describe("captures that cannot be measured or compared (exit 2)", function()
+    local zero
+    setup(function()
+      local frames = {}
+      for i = 1, 50 do frames[i] = { [0] = { us = 0, calls = 1 }, [1] = { us = 0, calls = 2 } } end
+      zero = h.vprof(dir .. "/zero.vprof", { nodes = { { id = 1, name = "A" } }, frames = frames })
+    end)
+    local function quoted(path) return (path:gsub("%p", "%%%0")) end
+    local vp = require "vp"
+    local gate = require "vp.gate"
+    local function raised(f, ...)
+      local ok, e = pcall(f, ...)
+      assert.is_false(ok, "expected an error")
+      assert.is_true(require("vp.error").is(e), tostring(e))
+      return e
+    end
+
+    it("a capture whose every node time is 0 is refused, naming the file, never a PASS", function()
+      local r = run("examples/rules/vprof.lua", zero)
+      assert.equal(2, r.code, r.stdout)
+      assert.matches("vpscript: " .. quoted(zero) .. ": cannot be measured: it holds no timings", r.stderr)
+      assert.not_matches("PASS", r.stdout)
+      -- as a baseline too, and the gate's module raises EINPUT
+      local rf = rules("zero_base.lua", "return { { metric = 'frame_ms.p95', max_regress_pct = 10 } }")
+      r = run(rf, base, "--baseline", zero)
+      assert.equal(2, r.code, r.stdout)
+      assert.matches(quoted(zero) .. ": cannot be measured", r.stderr)
+      local cap = assert(vp.open(zero))
+      local e = raised(gate.evaluate, gate.validate({ { metric = "low_1pct_fps", min = 20 } }, {}), cap)
+      assert.equal("EINPUT", e.code)
+      assert.equal(2, e.exit)
+      cap:close()
+    end)
+
+    it("a baseline of another format is refused, naming both files", function()
+      local rf = rules("kinds.lua", "return { { metric = 'frame_ms.p95', max_regress_pct = 10 } }")
+      local r = run(rf, base, "--baseline", "examples/laige/budget_fail.txt")
+      assert.equal(2, r.code, r.stdout)
+      assert.matches("examples/laige/budget_fail%.txt %(laige%-budget%) and " .. quoted(base)
+        .. " %(vprof%): captures of different formats cannot be compared", r.stderr)
+    end)
+
+    it("a rule over an infinite or undefined value fails (skips when optional) instead of passing", function()
+      -- no metric of the catalogue gives one today (low FPS of zero frame
+      -- times is nil): the gate holds the line should one ever do
+      local metrics = require "vp.metrics"
+      local value = metrics.value
+      local cap = assert(vp.open(base))
+      for _, case in ipairs({ { math.huge, "infinite" }, { 0 / 0, "undefined" } }) do
+        metrics.value = function() return case[1] end
+        local ok, r = pcall(gate.evaluate, gate.validate({ { metric = "low_1pct_fps", min = 20 } }, {}), cap)
+        local ok2, r2 = pcall(gate.evaluate,
+          gate.validate({ { metric = "low_1pct_fps", min = 20, optional = true } }, {}), cap)
+        metrics.value = value
+        assert(ok, tostring(r))
+        assert(ok2, tostring(r2))
+        assert.equal("fail", r.status)
+        assert.equal("low_1pct_fps: not measured: the value is " .. case[2], r.results[1].message)
+        assert.equal("skip", r2.results[1].status)
+      end
+      cap:close()
+    end)
+  end)
+
   it("prints the same bytes every run, keys in the schema's order", function()
     local rf = rules("twice.lua", "return { { metric = 'frame_ms.p99', max = 5 }, "
       .. "{ metric = 'group.Physics.mean_ms', max_regress_pct = 10, significant = true }, "

@@ -329,6 +329,33 @@ describe("compare.lua", function()
     assert.matches("vpscript: " .. dir:gsub("%p", "%%%0") .. "/missing%.vprof", r.stderr)
   end)
 
+  it("refuses captures of different formats, and a capture that cannot be measured, naming the files", function()
+    local r = h.run("scripts/compare.lua", "examples/sample.vprof", "examples/sample.dw")
+    assert.equal(2, r.code, r.stdout)
+    assert.equal("", r.stdout)
+    assert.matches("examples/sample%.vprof %(vprof%) and examples/sample%.dw %(dw%): captures of different "
+      .. "formats cannot be compared", r.stderr)
+    local frames = {}
+    for i = 1, 40 do frames[i] = { [0] = { us = 0, calls = 1 }, [1] = { us = 0, calls = 1 } } end
+    local zero = h.vprof(dir .. "/zero.vprof", { nodes = { { id = 1, name = "A" } }, frames = frames })
+    for _, args in ipairs({ { a, zero }, { zero, a } }) do
+      r = h.run("scripts/compare.lua", args[1], args[2], "--json")
+      assert.equal(2, r.code, r.stdout)
+      assert.matches(zero:gsub("%p", "%%%0") .. ": cannot be measured: it holds no timings: every node time is 0 "
+        .. "in all 40 frames", r.stderr)
+    end
+    -- the module raises EINPUT; an empty capture is refused too
+    local empty = h.vprof(dir .. "/empty.vprof", { nodes = { { id = 1, name = "A" } }, frames = {} })
+    local ca, ce = assert(vp.open(a)), assert(vp.open(empty))
+    local ok, e = pcall(compare.analyze, ca, ce)
+    assert.is_false(ok)
+    assert.is_true(E.is(e), tostring(e))
+    assert.equal("EINPUT", e.code)
+    assert.matches("empty%.vprof: cannot be measured: it holds 0 complete frames", e.message)
+    ca:close()
+    ce:close()
+  end)
+
   it("one p-value format everywhere: 3 significant digits, '< 1e-300' below", function()
     local fmt = require "vp.fmt"
     assert.same({ "< 1e-300", "< 1e-300", "1e-300", "1.5e-239", "0.00187", "0.94", "1", "-" },

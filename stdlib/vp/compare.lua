@@ -136,6 +136,47 @@ function compare.side(x)
   return { runs = runs, format = runs[1].format, samples = {} }
 end
 
+--- compare.unmeasurable(cap) -> why | nil: why a capture cannot be
+-- measured, nil when it can. A VProf capture needs at least
+-- compare.MIN_FRAMES complete frames and some node time (a capture whose
+-- every node time is 0 comes from a broken recorder, or from the 2013/TF2
+-- one, which clears per-frame values before writing them: its frame times
+-- are all 0 and its low FPS infinite).
+compare.MIN_FRAMES = 1
+function compare.unmeasurable(cap)
+  if cap.format ~= "vprof" then return nil end
+  local n = cap.frame_count
+  if n < compare.MIN_FRAMES then
+    return string.format("it holds %d complete frame%s (at least %d needed)", n, n == 1 and "" or "s",
+      compare.MIN_FRAMES)
+  end
+  if cap.zero_timings then
+    return string.format("it holds no timings: every node time is 0 in all %d frames", n)
+  end
+  return nil
+end
+
+--- compare.like_with_like(A [, B]) -> nothing: raises EINPUT (exit 2)
+-- when a capture of side A or B cannot be measured (compare.unmeasurable)
+-- or when the two sides are captures of different formats, which have no
+-- metric in common to compare. The message names the files. A, B: sides
+-- (compare.side) or what compare.side takes.
+function compare.like_with_like(A, B)
+  A = compare.side(A)
+  B = B and compare.side(B)
+  for _, side in ipairs({ A, B or nil }) do
+    for _, cap in ipairs(side.runs) do
+      local why = compare.unmeasurable(cap)
+      if why then E.raise("EINPUT", "%s: cannot be measured: %s", tostring(cap.path), why) end
+    end
+  end
+  if B and A.format ~= B.format then
+    E.raise("EINPUT", "%s (%s) and %s (%s): captures of different formats cannot be compared: "
+      .. "compare like with like", tostring(A.runs[1].path), tostring(A.format), tostring(B.runs[1].path),
+      tostring(B.format))
+  end
+end
+
 -- The pooled per-frame sample of a metric's distribution on one side (all
 -- its runs one after the other), cached by distribution key; nil, why.
 local function side_sample(side, name)
@@ -428,7 +469,8 @@ end
 -- nodes, match (a list of Lua patterns: only metrics whose name contains
 -- one of them), test ("batch-means" | "mann-whitney"), shape ("grid" |
 -- "ks" | "ad"), evidence ("auto" | "runs" | "frames"). Raises EUSAGE
--- (vp.error) for parameters it cannot use.
+-- (vp.error) for parameters it cannot use, and EINPUT for captures that
+-- cannot be measured or compared (compare.like_with_like).
 function compare.analyze(cap_a, cap_b, params)
   local p = {}
   for k, v in pairs(compare.DEFAULTS) do p[k] = v end
@@ -442,6 +484,7 @@ function compare.analyze(cap_a, cap_b, params)
     return false
   end
   local A, B = compare.side(cap_a), compare.side(cap_b)
+  compare.like_with_like(A, B)
 
   local ia, ib = index(A), index(B)
   local common = {}

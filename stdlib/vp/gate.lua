@@ -472,6 +472,12 @@ local function evaluate(r, S, base, p)
     return res
   end
   local v = mean(vals)
+  if v ~= v or v == math.huge or v == -math.huge then
+    -- infinite or undefined: never a pass
+    res.status = r.optional and "skip" or "fail"
+    res.message = string.format("%s: not measured: the value is %s", r.metric, v ~= v and "undefined" or "infinite")
+    return res
+  end
   res.value = finite(v)
   local checks = {}
   if r.max then checks[#checks + 1] = { kind = "max", failed = v > r.max } end
@@ -496,13 +502,16 @@ end
 -- true, 0.01), test (their default per-frame test, "batch-means"), source
 -- (the rules file's name). Raises EUSAGE when a rule that applies to the
 -- capture's format (no `format` restricting it) names a metric of another
--- format.
+-- format, and EINPUT when a capture cannot be measured or the baseline is of
+-- another format (compare.like_with_like). A rule whose value is infinite
+-- or undefined fails (is skipped when optional): never a pass.
 function gate.evaluate(rules, cap, base, params)
   params = params or {}
   local p = { alpha = params.alpha or gate.DEFAULTS.alpha, test = params.test or gate.DEFAULTS.test }
   local source = params.source or "rules"
   local S = compare.side(cap)
   local B = base and compare.side(base) or nil
+  if B then compare.like_with_like(B, S) else compare.like_with_like(S) end
   for _, r in ipairs(rules) do
     if (not r.format or r.format[S.format]) and not metrics.applies(r.entry, S.format) then
       E.raise("EUSAGE", "%s: rule %d (%s): metric %s does not apply to %s captures (it applies to %s); "
