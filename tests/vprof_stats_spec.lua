@@ -319,6 +319,17 @@ describe("hitch causes", function()
     local doc = hitches.analyze(cap, { threshold_ms = 12, causes = 4 })
     assert.is_true(#doc.hitches >= 100)
     assert.same(reference(cap, 30, 4, 12), strip(doc))
+    -- explain = false (what the metrics ask): the same hitches and stutter, no causes looked for
+    local full, bare = hitches.analyze(cap), hitches.analyze(cap, { explain = false })
+    assert.equal(full.stutter_pct, bare.stutter_pct)
+    assert.equal(#full.hitches, #bare.hitches)
+    for i, hh in ipairs(bare.hitches) do
+      assert.equal(full.hitches[i].frame, hh.frame)
+      assert.equal(full.hitches[i].baseline_ms, hh.baseline_ms)
+      assert.same({}, hh.causes)
+      assert.same({}, hh.groups)
+    end
+    assert.has_error(function() hitches.analyze(cap, { explain = "no" }) end)
     cap:close()
   end)
 

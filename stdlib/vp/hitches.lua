@@ -194,6 +194,7 @@ local function check_params(p)
   number("min_excess_ms", 0)
   number("threshold_ms", 0)
   count("causes", 0)
+  if p.explain ~= nil and type(p.explain) ~= "boolean" then bad("explain", "a boolean") end
 end
 
 --- hitches.analyze(cap, params) -> result, info
@@ -204,6 +205,8 @@ end
 -- [...], groups = [...]} ]}. info = {total_ms = the frame times summed}.
 -- params (all optional): factor (2.5), window (30), min_excess_ms (5),
 -- threshold_ms (the absolute rule instead), causes (5: listed per hitch),
+-- explain (true; false: no causes and no groups are looked for, each
+-- hitch's lists are empty: the metrics read only the list and stutter),
 -- file (the name the result gives when cap.path is unset), on_progress
 -- (function(done, total), called while causes are found).
 -- Raises a vp.error: EINPUT when the capture has no per-frame times or its
@@ -267,7 +270,7 @@ function hitches.analyze(cap, params)
   local stutter_pct = 0
   if hitch_ms > 0 and total_ms > 0 then stutter_pct = 100 * hitch_ms / total_ms end
 
-  if is_vprof then
+  if is_vprof and params.explain ~= false then
     find_causes(cap, list, window, limit, params.on_progress)
   else
     for _, h in ipairs(list) do h.causes, h.groups = {}, {} end

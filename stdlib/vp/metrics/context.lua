@@ -48,8 +48,14 @@ end
 
 -- Analyses ---------------------------------------------------------------------------
 -- The module of each shipped analysis whose figures are metrics: each
--- analyze(cap) runs in-process with its defaults, once per capture.
+-- analyze(cap) runs in-process with its defaults (but C.ANALYSIS_PARAMS),
+-- once per capture.
 C.ANALYSES = { hitches = "vp.hitches", hitdiff = "vp.hitdiff", events = "vp.events", movement = "vp.movement" }
+-- The parameters an analysis runs with when they are not its defaults: the
+-- metrics read the hitch list and stutter, never a hitch's causes or groups
+-- (finding them decodes each hitch's window: a tenth of compare.lua's time
+-- on a capture of short frames and many hitches).
+C.ANALYSIS_PARAMS = { hitches = { explain = false } }
 
 --- C.analysis(ctx, name) -> the result of analysis `name` for this
 -- capture, or nil, message (an unknown name, or what the analysis raised).
@@ -59,7 +65,7 @@ function C.analysis(ctx, name)
   if d == nil then
     local module = C.ANALYSES[name]
     if not module then return nil, "no analysis named '" .. tostring(name) .. "'" end
-    local ok, res = pcall(function() return require(module).analyze(ctx.cap) end)
+    local ok, res = pcall(function() return require(module).analyze(ctx.cap, C.ANALYSIS_PARAMS[name]) end)
     d = ok and { value = res } or { err = E.message(res) }
     ctx.results[name] = d
   end
