@@ -300,7 +300,20 @@ const char *vp_lcap_basename(lua_State *L, int capidx)
 
 int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err)
 {
-    return vp_l_raise(L, vp_lcap_path(L, capidx), err);
+    const char *path = vp_lcap_path(L, capidx);
+    /* A vp.error object (stdlib/vp/error.lua) when the module is there: the
+     * host then reports the message and exits with the status its code
+     * maps to (2 for input that cannot be read), without a traceback. */
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "vp.error");
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1) &&
+        lua_getfield(L, -1, "new") == LUA_TFUNCTION) {
+        lua_pushstring(L, vp_errcode_name(err->code));
+        lua_pushfstring(L, "%s: %s", path, err->msg);
+        if (lua_pcall(L, 2, 1, 0) == LUA_OK)
+            return lua_error(L);
+    }
+    return vp_l_raise(L, path, err);
 }
 
 void vp_l_push_count(lua_State *L, uint64_t n)

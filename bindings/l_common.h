@@ -129,7 +129,10 @@ const char *vp_l_opt_str(lua_State *L, int idx, const char *key, const char *def
 const char *vp_lcap_path(lua_State *L, int capidx);
 /* The file name of that path, without its directories. */
 const char *vp_lcap_basename(lua_State *L, int capidx);
-/* Raise err prefixed with the path of the capture at capidx. */
+/* Raise err prefixed with the path of the capture at capidx: a vp.error
+ * object (code = the error's code name, message, exit) when vp.error can be
+ * required, else the message as a string. For data a read found broken or
+ * changed (ECHANGED: truncated while open), never for a caller's mistake. */
 int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err);
 
 /* Push "1,234": counts in summaries and tostring are read by people. */

@@ -76,7 +76,7 @@ static void event_push(lua_State *L, const vp_devt_event *ev, uint32_t g, uint64
 }
 
 /* Push event i of group g or raise with the file and the reason. */
-static void event_get_push(lua_State *L, const vp_devt *d, int capidx, uint32_t g, uint64_t i)
+static void event_get_push(lua_State *L, vp_devt *d, int capidx, uint32_t g, uint64_t i)
 {
     vp_devt_event ev;
     vp_error err;
@@ -95,7 +95,7 @@ int vp_l_open_devt(lua_State *L, const char *path, int opts)
     vp_error err;
     if (vp_devt_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DEVT_T, d, devt_free_model, "devt", path, d->map.size, &d->warnings);
+    vp_lcap_new(L, DEVT_T, d, devt_free_model, "devt", path, d->src.size, &d->warnings);
     int cap = lua_gettop(L);
     lua_pushinteger(L, d->time);
     vp_lcap_setfield(L, cap, "time");

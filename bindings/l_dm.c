@@ -231,7 +231,7 @@ int vp_l_open_dm(lua_State *L, const char *path, int opts)
     vp_error err;
     if (vp_dm_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DM_T, d, dm_free, "dm", path, d->map.size, &d->warnings);
+    vp_lcap_new(L, DM_T, d, dm_free, "dm", path, d->src.size, &d->warnings);
     dm_set_fields(L, lua_gettop(L), d);
     return 1;
 }
@@ -246,8 +246,18 @@ static vp_dm_record *record_check(lua_State *L, int idx, vp_dm **d)
     return r;
 }
 
-static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsigned index)
+/* Raise err naming the capture of the record at idx. */
+static int record_raise(lua_State *L, int idx, const vp_error *err)
 {
+    vp_lchild_pushcap(L, idx);
+    return vp_lcap_raise(L, lua_gettop(L), err);
+}
+
+/* The group as a table; `rec` is the record it belongs to (for errors). */
+static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned index, int rec)
+{
+    rec = lua_absindex(L, rec);
+    vp_error err;
     lua_createtable(L, 0, 24);
     vp_l_set_int(L, "bit", g->bit);
     vp_l_set_int(L, "index", (lua_Integer)index + 1);
@@ -279,7 +289,8 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
         lua_createtable(L, g->arrow_count, 0);
         for (unsigned i = 0; i < g->arrow_count; i++) {
             float o[3], dir[3];
-            vp_dm_arrow_at(d, g, i, o, dir);
+            if (vp_dm_arrow_at(d, g, i, o, dir, &err) != VP_OK)
+                record_raise(L, rec, &err);
             lua_createtable(L, 0, 2);
             vp_l_set_vec3(L, "origin", o);
             vp_l_set_vec3(L, "direction", dir);
@@ -288,7 +299,10 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
         lua_setfield(L, -2, "arrows");
         lua_createtable(L, g->float_count, 0);
         for (unsigned i = 0; i < g->float_count; i++) {
-            lua_pushnumber(L, vp_dm_float_at(d, g, i));
+            float v;
+            if (vp_dm_float_at(d, g, i, &v, &err) != VP_OK)
+                record_raise(L, rec, &err);
+            lua_pushnumber(L, v);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
         lua_setfield(L, -2, "floats");
@@ -316,11 +330,9 @@ static int group_iter(lua_State *L)
         return 0;
     vp_dm_group g;
     vp_error err;
-    if (vp_dm_group_at(d, s->off, s->bit, &g, &err) != VP_OK) {
-        vp_lchild_pushcap(L, lua_upvalueindex(1));
-        return vp_lcap_raise(L, lua_gettop(L), &err);
-    }
-    push_group(L, d, &g, s->index);
+    if (vp_dm_group_at(d, s->off, s->bit, &g, &err) != VP_OK)
+        return record_raise(L, lua_upvalueindex(1), &err);
+    push_group(L, d, &g, s->index, lua_upvalueindex(1));
     s->off += g.size;
     s->bit++;
     s->index++;
@@ -341,8 +353,9 @@ static int record_groups(lua_State *L)
 }
 
 /* Every group of the record: a list in bit order (as_map: keyed by bit). */
-static void push_groups(lua_State *L, const vp_dm *d, const vp_dm_record *r, int by_bit)
+static void push_groups(lua_State *L, vp_dm *d, const vp_dm_record *r, int by_bit, int rec)
 {
+    rec = lua_absindex(L, rec);
     lua_createtable(L, by_bit ? 0 : (int)r->group_count, by_bit ? (int)r->group_count : 0);
     uint64_t off = r->groups_off;
     unsigned index = 0;
@@ -352,8 +365,8 @@ static void push_groups(lua_State *L, const vp_dm *d, const vp_dm_record *r, int
         vp_dm_group g;
         vp_error err;
         if (vp_dm_group_at(d, off, b, &g, &err) != VP_OK)
-            luaL_error(L, "%s", err.msg);
-        push_group(L, d, &g, index);
+            record_raise(L, rec, &err);
+        push_group(L, d, &g, index, rec);
         lua_rawseti(L, -2, by_bit ? (lua_Integer)b : (lua_Integer)index + 1);
         off += g.size;
         index++;
@@ -378,9 +391,9 @@ static int record_group(lua_State *L)
         vp_dm_group g;
         vp_error err;
         if (vp_dm_group_at(d, off, b, &g, &err) != VP_OK)
-            return luaL_error(L, "%s", err.msg);
+            return record_raise(L, 1, &err);
         if ((lua_Integer)b == want) {
-            push_group(L, d, &g, index);
+            push_group(L, d, &g, index, 1);
             return 1;
         }
         off += g.size;
@@ -394,7 +407,7 @@ static int record_group_list(lua_State *L)
 {
     vp_dm *d;
     vp_dm_record *r = record_check(L, 1, &d);
-    push_groups(L, d, r, 0);
+    push_groups(L, d, r, 0, 1);
     return 1;
 }
 
@@ -441,7 +454,7 @@ static int record_totable(lua_State *L)
     lua_settop(L, 1);
     lua_createtable(L, 0, 10);
     vp_l_getter_fields(L, 1, record_get, keys);
-    push_groups(L, d, r, 0);
+    push_groups(L, d, r, 0, 1);
     lua_setfield(L, 2, "groups");
     return 1;
 }

@@ -8,7 +8,8 @@
  *
  * Opening validates the framing of every group once and keeps only where
  * each group's array starts and how many events it holds: events are
- * decoded on demand. Because every block of a chunked array but the last
+ * decoded on demand, read from the file through a source (core/source.h),
+ * so a file truncated while open fails the read with ECHANGED. Because every block of a chunked array but the last
  * holds exactly 255 elements, event i of a group sits at a computable
  * offset, so groups give random access without an offset table.
  *
@@ -25,13 +26,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/mapfile.h"
 #include "core/open_opts.h"
+#include "core/source.h"
 #include "core/vp_error.h"
 
 #define VP_DEVT_EVENT_SIZE 9
 /* Groups ever seen in real files: frames, updates, weapon inputs, weapons. */
 #define VP_DEVT_KNOWN_GROUPS 4
+/* Group totals that disagree with their array are warned about one by one
+ * this many times, then counted in one warning. */
+#define VP_DEVT_WARN_EACH 8
 /* Event types with a name; later ones are shown as "type_N". */
 #define VP_DEVT_TYPE_COUNT 11
 
@@ -49,11 +53,12 @@ typedef struct vp_devt_group {
 } vp_devt_group;
 
 typedef struct vp_devt {
-    vp_map map;
+    vp_src src;
     uint32_t time, unknown, graph_duration;
     uint16_t prefix;
     uint64_t bitfield_off;
     size_t bitfield_len;
+    uint8_t *bitfield;             /* a copy, read at open */
     uint32_t group_count;          /* groups in the file (fewer when truncated) */
     uint32_t header_group_count;   /* group_count as the header writes it */
     vp_devt_group *groups;
@@ -63,7 +68,7 @@ typedef struct vp_devt {
     vp_warnings warnings;
 } vp_devt;
 
-/* Map and index `path`, or a caller-owned buffer that must outlive the
+/* Index `path`, or a caller-owned buffer that must outlive the
  * model. opts may be NULL. On failure returns the code, fills err and *out
  * is NULL; the message does not name the file. */
 vp_errcode vp_devt_open(const char *path, const vp_open_opts *opts, vp_devt **out, vp_error *err);
@@ -72,10 +77,10 @@ vp_errcode vp_devt_open_mem(const void *buf, size_t n, const vp_open_opts *opts,
 
 void vp_devt_free(vp_devt *d);
 
-/* Event i (0-based) of group g (0-based). Both must be in range: the
- * framing was validated at open, so this only fails (returning 0 with err
- * filled) on an index out of range. */
-int vp_devt_event_get(const vp_devt *d, uint32_t g, uint64_t i, vp_devt_event *ev, vp_error *err);
+/* Event i (0-based) of group g (0-based). The framing was validated at
+ * open, so this only fails (returning 0 with err filled) on an index out
+ * of range or a file that changed since (ECHANGED, EIO). */
+int vp_devt_event_get(vp_devt *d, uint32_t g, uint64_t i, vp_devt_event *ev, vp_error *err);
 
 /* The bitfield bytes (bitfield_len of them). */
 const uint8_t *vp_devt_bitfield(const vp_devt *d);

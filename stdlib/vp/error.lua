@@ -23,7 +23,7 @@ local mt = {
 -- listed (a bug, an exhausted resource) is 1.
 local EXIT = {
   EUSAGE = 2, EINPUT = 2, EFORMAT = 2, ETRUNC = 2, EVERSION = 2, ENOENT = 2, EISDIR = 2,
-  EIO = 2, EEMPTY = 2, ELIMIT = 2, EUNSUPPORTED = 2, EGATE = 3, EOK = 0,
+  EIO = 2, EEMPTY = 2, ELIMIT = 2, ECHANGED = 2, EUNSUPPORTED = 2, EGATE = 3, EOK = 0,
 }
 
 --- E.exit_code(code) -> the exit status for an error code (1 when unknown).

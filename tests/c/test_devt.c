@@ -301,7 +301,7 @@ static void test_file(void)
     CHECK_EQ(vp_devt_open(path, NULL, &d, &err), VP_OK);
     if (d) {
         CHECK_EQ(d->event_count, 2);
-        CHECK_EQ(d->map.size, b.len);
+        CHECK_EQ(d->src.size, b.len);
         vp_devt_free(d);
     }
     unlink(path);

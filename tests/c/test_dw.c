@@ -158,7 +158,7 @@ static void test_dw_writer_roundtrip(void)
         CHECK_EQ(vp_dw_iter_next(d, &it, &tr, &err), 1);
         CHECK_EQ(tr.trace_id, 77);
         vp_dw_movement m;
-        vp_dw_movement_at(d, tr.movement_off, &m);
+        CHECK_EQ(vp_dw_movement_at(d, tr.movement_off, &m, &err), VP_OK);
         CHECK_EQ(m.weapon_template_id, 1001);
         CHECK_EQ(m.damage_per_round, 25);
         CHECK_EQ(m.unknown_44[0], 0xEF);
@@ -168,7 +168,7 @@ static void test_dw_writer_roundtrip(void)
         CHECK_EQ(h.entity.guid >> 8, 0x51A2);
         CHECK_EQ(h.ragdoll_count, 2);
         float mx[16];
-        vp_dw_matrix_at(d, &h, 1, mx);
+        CHECK_EQ(vp_dw_matrix_at(d, &h, 1, mx, &err), VP_OK);
         CHECK(mx[0] == 16.0f && mx[15] == 31.0f);
         CHECK_EQ(d->empty_slots, 1);
         CHECK_EQ(d->last_trace_counter, 1);
@@ -286,9 +286,11 @@ static void test_dm_writer(void)
         CHECK_EQ(g0.state, 5);
         CHECK_EQ(vp_dm_group_at(d, rec.groups_off + g0.size, 4, &g4, &err), VP_OK);
         CHECK_EQ(g4.ground_time, -40);
-        CHECK(vp_dm_float_at(d, &g4, 1) == 2.0f);
+        float f1;
+        CHECK_EQ(vp_dm_float_at(d, &g4, 1, &f1, &err), VP_OK);
+        CHECK(f1 == 2.0f);
         float o[3], dir[3];
-        vp_dm_arrow_at(d, &g4, 0, o, dir);
+        CHECK_EQ(vp_dm_arrow_at(d, &g4, 0, o, dir, &err), VP_OK);
         CHECK(o[2] == 3.0f && dir[0] == 4.0f);
         vp_dm_free(d);
     }
