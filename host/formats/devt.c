@@ -148,7 +148,6 @@ static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
         }
         pos += 4;
         vp_devt_group *gr = &d->groups[g];
-        gr->offset = at;
         gr->total = total;
         gr->array_off = pos;
         snprintf(what, sizeof what, "group %u events", g + 1);
@@ -157,7 +156,6 @@ static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
             *err = cut;
             return rc;
         }
-        gr->end_off = pos;
         d->event_count += gr->count;
         d->group_count++;
         if (rc) {
@@ -173,7 +171,7 @@ static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
         if (gr->count != gr->total && mismatches++ < VP_DEVT_WARN_EACH)
             vp_warn(&d->warnings,
                     "at byte %llu: group %u total says %u events, the array holds %llu",
-                    (unsigned long long)gr->offset, g + 1, gr->total,
+                    (unsigned long long)at, g + 1, gr->total,
                     (unsigned long long)gr->count);
     }
     if (mismatches > VP_DEVT_WARN_EACH)

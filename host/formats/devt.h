@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "core/open_opts.h"
+#include "core/series.h"
 #include "core/source.h"
 #include "core/vp_error.h"
 
@@ -44,13 +45,18 @@ typedef struct vp_devt_event {
     uint8_t type;
 } vp_devt_event;
 
+/* 24 bytes: a hostile file may hold one group per 5 bytes. */
 typedef struct vp_devt_group {
-    uint32_t total;      /* as written; may disagree with count */
-    uint64_t offset;     /* file offset of `total` */
-    uint64_t array_off;  /* file offset of the first count byte */
-    uint64_t end_off;    /* file offset just after the array */
+    uint64_t array_off;  /* file offset of the first count byte (`total` is before it) */
     uint64_t count;      /* events present */
+    uint32_t total;      /* as written; may disagree with count */
 } vp_devt_group;
+
+/* File offset of a group's u32 total. */
+static inline uint64_t vp_devt_group_offset(const vp_devt_group *g)
+{
+    return g->array_off - 4;
+}
 
 typedef struct vp_devt {
     vp_src src;
@@ -84,6 +90,44 @@ int vp_devt_event_get(vp_devt *d, uint32_t g, uint64_t i, vp_devt_event *ev, vp_
 
 /* The bitfield bytes (bitfield_len of them). */
 const uint8_t *vp_devt_bitfield(const vp_devt *d);
+
+/* ---- statistics (devt_stats.c) ------------------------------------------
+ * The events grouped the way events.lua reports them, in two passes over
+ * the file and memory linear in the events (4 bytes each): per (group,
+ * type) bucket the count and the time1 values in ascending order, and the
+ * time1 of every Frame event (type 0, any group) in ascending order. */
+
+typedef struct vp_devt_bucket {
+    uint32_t group;  /* 0-based */
+    uint8_t type;
+    uint64_t count;
+    uint64_t first;  /* its first time in vp_devt_scan.times */
+} vp_devt_bucket;
+
+typedef struct vp_devt_scan {
+    uint64_t events;
+    uint32_t first_time, last_time; /* min and max time1 (valid when events) */
+    vp_devt_bucket *buckets;        /* by group, then type */
+    size_t nbuckets;
+    uint32_t *times;                /* each bucket's time1 ascending, bucket after bucket */
+    uint32_t *frames;               /* the Frame events' time1, ascending */
+    uint64_t nframes;
+} vp_devt_scan;
+
+/* Fill *s (zeroed first; free it with vp_devt_scan_free whatever the
+ * result). Fails only when a read fails (ECHANGED, EIO) or on ENOMEM. */
+vp_errcode vp_devt_scan_events(vp_devt *d, vp_devt_scan *s, vp_error *err);
+void vp_devt_scan_free(vp_devt_scan *s);
+
+/* The differences between successive sorted times (ms) of bucket b, or of
+ * the Frame events when b is SIZE_MAX: a new Series (refs = 1), NULL on
+ * OOM. */
+vp_series *vp_devt_scan_intervals(const vp_devt_scan *s, size_t b);
+
+/* The indices of the (at most) k buckets with the most events, ties to the
+ * lower index, in bucket order: idx receives them (room for k), the return
+ * is how many (SIZE_MAX when memory ran out). */
+size_t vp_devt_scan_top(const vp_devt_scan *s, size_t k, uint32_t *idx);
 
 /* "Frame", "WeaponInput_FireBurst", ...; NULL for types past the table. */
 const char *vp_devt_type_name(unsigned type);
