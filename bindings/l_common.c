@@ -60,6 +60,17 @@ void vp_lcap_cache(lua_State *L, int idx)
     lua_getiuservalue(L, idx, 2);
 }
 
+void vp_lcap_weak_cache(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    lua_getiuservalue(L, idx, 2);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "v");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_pop(L, 1);
+}
+
 void *vp_lchild_new(lua_State *L, size_t size, const char *tname, int cap_idx)
 {
     cap_idx = lua_absindex(L, cap_idx);

@@ -44,6 +44,10 @@ void vp_lcap_setfield(lua_State *L, int idx, const char *key);
 
 /* Push the capture's cache table (user value 2). */
 void vp_lcap_cache(lua_State *L, int idx);
+/* Make that table weak-valued: a child stays the same Lua value while
+ * anything holds it, and a walk over millions of children does not keep
+ * them all (for captures whose children are as many as their records). */
+void vp_lcap_weak_cache(lua_State *L, int idx);
 
 /* New child userdata of `size` bytes and class tname, pinning the capture
  * at `cap_idx`. Leaves the child on the stack. */

@@ -1,7 +1,8 @@
 /* The .dlag (lag profiler) capture, its measurements and tail records
  * (hops). The writer is l_dlag_writer.c.
  *
- * cap: time, measurement_count (#cap), sample_count, graph_state_count,
+ * cap: time, measurement_count (#cap), measurements_with_samples,
+ *      sample_count, graph_state_count,
  *      traceroute_host (nil when the file ends before it), hop_count,
  *      trailing_bytes, truncated; cap:measurements(),
  *      cap:measurement(index | name), cap:graph_states(),
@@ -172,6 +173,12 @@ int vp_l_open_dlag(lua_State *L, const char *path, int opts)
         return vp_l_fail(L, path, &err);
     vp_lcap_new(L, DLAG_T, d, dlag_free_model, "dlag", path, d->src.size, &d->warnings);
     int cap = lua_gettop(L);
+    vp_lcap_weak_cache(L, cap); /* a hostile file has millions of measurements */
+    uint32_t with = 0;
+    for (uint32_t k = 0; k < d->measurement_count; k++)
+        with += d->measurements[k].samples.count > 0;
+    lua_pushinteger(L, with);
+    vp_lcap_setfield(L, cap, "measurements_with_samples");
     lua_pushinteger(L, d->time);
     vp_lcap_setfield(L, cap, "time");
     lua_pushinteger(L, d->measurement_count);
@@ -500,7 +507,7 @@ static int meas_get(lua_State *L)
     else if (strcmp(k, "count") == 0)
         lua_pushinteger(L, (lua_Integer)m->samples.count);
     else if (strcmp(k, "file_offset") == 0)
-        lua_pushinteger(L, (lua_Integer)m->offset);
+        lua_pushinteger(L, (lua_Integer)vp_dlag_measurement_offset(m));
     else if (strcmp(k, "capture") == 0)
         vp_lchild_pushcap(L, 1);
     else

@@ -65,7 +65,6 @@ static vp_errcode samples_index(vp_cursor *c, vp_dlag_samples *s, const char *wh
 {
     s->array_off = vp_cursor_off(c);
     vp_errcode rc = vp_chunked_skip_fixed(c, VP_DLAG_SAMPLE_SIZE, what, &s->count, err);
-    s->end_off = vp_cursor_off(c);
     return rc;
 }
 
@@ -258,7 +257,6 @@ static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
         pos += 4;
         vp_dlag_measurement *m = &d->measurements[k];
         m->index = k + 1;
-        m->offset = at;
         m->total = total;
         if (name)
             snprintf(what, sizeof what, "measurement %u (%s) samples", k + 1, name);
@@ -266,7 +264,6 @@ static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
             snprintf(what, sizeof what, "measurement %u samples", k + 1);
         m->samples.array_off = pos;
         rc = vp_chunked_skip_src(s, &pos, size, VP_DLAG_SAMPLE_SIZE, what, &m->samples.count, &cut);
-        m->samples.end_off = pos;
         if (vp_src_failed(rc))
             return dlag_stop(d, strict, rc, &cut, err);
         d->measurement_count++;
@@ -278,7 +275,7 @@ static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
         if (m->samples.count != m->total && mismatches++ < VP_DLAG_WARN_EACH)
             vp_warn(&d->warnings,
                     "at byte %llu: measurement %u total says %u samples, the array holds %llu",
-                    (unsigned long long)m->offset, k + 1, m->total,
+                    (unsigned long long)at, k + 1, m->total,
                     (unsigned long long)m->samples.count);
     }
     if (mismatches > VP_DLAG_WARN_EACH)

@@ -55,16 +55,21 @@ typedef struct vp_dlag_sample {
 /* A chunked sample array as found in the file. */
 typedef struct vp_dlag_samples {
     uint64_t array_off; /* first count byte */
-    uint64_t end_off;   /* just after the array */
     uint64_t count;
 } vp_dlag_samples;
 
+/* 24 bytes: a hostile file may hold one measurement per 5 bytes. */
 typedef struct vp_dlag_measurement {
     uint32_t index;  /* 1-based, the position in the file */
     uint32_t total;  /* as written; may disagree with samples.count */
-    uint64_t offset; /* file offset of `total` */
     vp_dlag_samples samples;
 } vp_dlag_measurement;
+
+/* File offset of a measurement's u32 total. */
+static inline uint64_t vp_dlag_measurement_offset(const vp_dlag_measurement *m)
+{
+    return m->samples.array_off - 4;
+}
 
 typedef struct vp_dlag_graph_state {
     uint64_t offset;

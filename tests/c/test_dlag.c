@@ -117,10 +117,10 @@ static void test_arrays(void)
         CHECK_EQ(d->sample_count, n + 1);
         const vp_dlag_measurement *m = &d->measurements[0];
         CHECK_EQ(m->index, 1);
-        CHECK_EQ(m->offset, 8);
+        CHECK_EQ(vp_dlag_measurement_offset(m), 8);
         CHECK_EQ(m->samples.array_off, 12);
         CHECK_EQ(m->samples.count, n);
-        CHECK_EQ(m->samples.end_off, 12 + n / 255 + 1 + 12 * n);
+        CHECK_EQ(vp_dlag_measurement_offset(&d->measurements[1]), 12 + n / 255 + 1 + 12 * n);
         int all = 1;
         vp_dlag_sample sm;
         for (unsigned i = 0; i < n; i++)
