@@ -1,6 +1,7 @@
 /* Lua binding of the movement trace (.dm): the capture and its records
- * (child userdata decoded on access from the mapped file), groups as plain
- * tables built when iterated. The writer is l_dm_writer.c. */
+ * (child userdata decoded on access from the file), groups as plain tables
+ * built when iterated, and cap:track(bit), one group bit through the
+ * records as columns (dm_track.c). The writer is l_dm_writer.c. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -476,6 +477,72 @@ static int record_eq(lua_State *L)
     return vp_lchild_eq(L, DM_RECORD_T, offsetof(vp_dm_record, off), sizeof(uint64_t));
 }
 
+/* The track's memory lives in a userdata with a __gc, so an error raised
+ * while the columns are built cannot leak it. */
+#define TRACK_T "vp.dm.track"
+
+static int track_gc(lua_State *L)
+{
+    vp_dm_track_free(luaL_checkudata(L, 1, TRACK_T));
+    return 0;
+}
+
+/* Push a list of n numbers read by get(i). */
+#define PUSH_COLUMN(L, n, expr)                                                                   \
+    do {                                                                                          \
+        lua_createtable(L, (n) > INT32_MAX ? 0 : (int)(n), 0);                                    \
+        for (size_t i = 0; i < (n); i++) {                                                        \
+            expr;                                                                                 \
+            lua_rawseti(L, -2, (lua_Integer)i + 1);                                               \
+        }                                                                                         \
+    } while (0)
+
+/* cap:track(bit) -> {time, record, x, y, z, ext, vx, vy, vz, ground_time,
+ * since_jump, energy}: every group under `bit` (0..19), one list per field
+ * in the order of (record time, record index). record is 1-based; ext says
+ * whether the sample has the extended block (the fields after it are 0
+ * without one). */
+static int dm_track(lua_State *L)
+{
+    vp_dm *d = dm_check(L, 1);
+    lua_Integer bit = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, bit >= 0 && bit < VP_DM_GROUP_BITS, 2, "a group bit is 0..19");
+    if (luaL_newmetatable(L, TRACK_T)) {
+        lua_pushcfunction(L, track_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    vp_dm_track *t = lua_newuserdatauv(L, sizeof *t, 0);
+    memset(t, 0, sizeof *t);
+    luaL_setmetatable(L, TRACK_T);
+    vp_error err;
+    if (vp_dm_track_bit(d, (unsigned)bit, t, &err) != VP_OK)
+        return vp_lcap_raise(L, 1, &err);
+    size_t n = t->n;
+    lua_createtable(L, 0, 12);
+    PUSH_COLUMN(L, n, lua_pushinteger(L, t->time[i]));
+    lua_setfield(L, -2, "time");
+    PUSH_COLUMN(L, n, lua_pushinteger(L, (lua_Integer)t->record[i] + 1));
+    lua_setfield(L, -2, "record");
+    static const char *const pos_keys[] = {"x", "y", "z"}, *const vel_keys[] = {"vx", "vy", "vz"};
+    for (int k = 0; k < 3; k++) {
+        PUSH_COLUMN(L, n, lua_pushnumber(L, t->pos[3 * i + (size_t)k]));
+        lua_setfield(L, -2, pos_keys[k]);
+        PUSH_COLUMN(L, n, lua_pushnumber(L, t->vel[3 * i + (size_t)k]));
+        lua_setfield(L, -2, vel_keys[k]);
+    }
+    PUSH_COLUMN(L, n, lua_pushboolean(L, t->ext[i]));
+    lua_setfield(L, -2, "ext");
+    PUSH_COLUMN(L, n, lua_pushinteger(L, t->ground_time[i]));
+    lua_setfield(L, -2, "ground_time");
+    PUSH_COLUMN(L, n, lua_pushinteger(L, t->since_jump[i]));
+    lua_setfield(L, -2, "since_jump");
+    PUSH_COLUMN(L, n, lua_pushinteger(L, t->energy[i]));
+    lua_setfield(L, -2, "energy");
+    vp_dm_track_free(t);
+    return 1;
+}
+
 void vp_l_register_dm(lua_State *L)
 {
     static const luaL_Reg cap_meta[] = {{"__gc", dm_close},
@@ -485,7 +552,8 @@ void vp_l_register_dm(lua_State *L)
                                         {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"records", dm_records}, {"slots", dm_slots},
                                            {"record", dm_record},   {"summary", dm_summary},
-                                           {"close", dm_close},     {NULL, NULL}};
+                                           {"track", dm_track},     {"close", dm_close},
+                                           {NULL, NULL}};
     vp_l_class(L, DM_T, cap_meta, cap_methods, NULL);
 
     static const luaL_Reg rec_meta[] = {

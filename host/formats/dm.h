@@ -120,4 +120,26 @@ vp_errcode vp_dm_arrow_at(vp_dm *d, const vp_dm_group *g, unsigned i, float orig
                           float direction[3], vp_error *err);
 vp_errcode vp_dm_float_at(vp_dm *d, const vp_dm_group *g, unsigned i, float *v, vp_error *err);
 
+/* ---- one group bit through the records (dm_track.c) ----------------------
+ * What movement.lua follows: for every data record that has a group under
+ * `bit`, the record's time and index and that group's position, velocity
+ * and state, sorted by (time, record). Columns, so an analysis walks a few
+ * arrays instead of building a table per record; memory is linear in the
+ * groups under the bit. Fields of the extended block are 0 when a sample
+ * has none (ext[i] == 0). */
+typedef struct vp_dm_track {
+    size_t n;
+    uint32_t *time;
+    uint64_t *record;  /* 0-based data-record index */
+    float *pos, *vel;  /* x, y, z per sample */
+    uint8_t *ext;      /* 1: the extended block is there */
+    int16_t *ground_time, *since_jump;
+    uint16_t *energy;
+} vp_dm_track;
+
+/* Fill *t (zeroed first; free it with vp_dm_track_free whatever the
+ * result). Fails when a read fails (ECHANGED, EIO) or on ENOMEM. */
+vp_errcode vp_dm_track_bit(vp_dm *d, unsigned bit, vp_dm_track *t, vp_error *err);
+void vp_dm_track_free(vp_dm_track *t);
+
 #endif
