@@ -297,6 +297,88 @@ static void test_dm_writer(void)
     unlink(path);
 }
 
+/* cap:track's columns (dm_track.c): one bit through the records, sorted
+ * by (time, record), the extended fields only where the block is; and a
+ * file truncated while open fails the walk with ECHANGED. */
+static void test_dm_track_and_truncation(void)
+{
+    char path[] = "/tmp/vpscript-test-dmtrack-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return;
+    close(fd);
+    vp_error err;
+    vp_dm_writer *w = vp_dm_writer_open(path, &err);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    /* 40,000 records (2.6 MB, over two windows), times falling then rising,
+     * bit 2 plain on even records and extended on odd ones; bit 0 on each. */
+    enum { N = 40000 };
+    for (int i = 0; i < N; i++) {
+        vp_dm_wgroup g[2];
+        vp_dm_wgroup_init(&g[0]);
+        vp_dm_wgroup_init(&g[1]);
+        g[1].position[0] = (float)i;
+        if (i % 2) {
+            g[1].have_ext = 1;
+            g[1].velocity[1] = (float)i / 2;
+            g[1].ground_time = (int16_t)(i % 100);
+            g[1].jetpack_energy = (uint16_t)i;
+        }
+        uint32_t t = i < N / 2 ? (uint32_t)(N - i) : (uint32_t)i;
+        vp_dm_wrecord r = {.have_data = 1, .time = t, .bitfield = 0x5, .ngroups = 2, .groups = g};
+        CHECK_EQ(vp_dm_writer_record(w, &r, &err), VP_OK);
+    }
+    uint64_t bytes;
+    CHECK_EQ(vp_dm_writer_close(w, 1, NULL, 0, &bytes, &err), VP_OK);
+    vp_dm *d = NULL;
+    CHECK_EQ(vp_dm_open(path, NULL, &d, &err), VP_OK);
+    if (!d)
+        return;
+    vp_dm_track t;
+    CHECK_EQ(vp_dm_track_bit(d, 2, &t, &err), VP_OK);
+    CHECK_EQ(t.n, N);
+    int sorted = 1, fields = 1;
+    for (size_t i = 0; i < t.n; i++) {
+        if (i && (t.time[i - 1] > t.time[i] ||
+                  (t.time[i - 1] == t.time[i] && t.record[i - 1] >= t.record[i])))
+            sorted = 0;
+        uint64_t rec = t.record[i];
+        if (t.pos[3 * i] != (float)rec || t.ext[i] != (rec % 2) ||
+            (t.ext[i] && (t.vel[3 * i + 1] != (float)rec / 2 || t.energy[i] != (uint16_t)rec)) ||
+            (!t.ext[i] && (t.vel[3 * i + 1] != 0 || t.energy[i] != 0 || t.ground_time[i] != 0)))
+            fields = 0;
+    }
+    CHECK(sorted);
+    CHECK(fields);
+    /* Times N/2 + 1 .. N appear twice: record N/2 - 1 (time N/2 + 1) comes
+     * before record N/2 + 1 (time N/2 + 1)... and the earliest is time N/2. */
+    CHECK_EQ(t.time[0], N / 2);
+    vp_dm_track_free(&t);
+    CHECK_EQ(vp_dm_track_bit(d, 7, &t, &err), VP_OK);
+    CHECK_EQ(t.n, 0);
+    vp_dm_track_free(&t);
+
+    CHECK_EQ(truncate(path, 8192), 0);
+    vp_dm_iter it;
+    vp_dm_iter_begin(d, &it);
+    vp_dm_record rec;
+    int r;
+    uint64_t walked = 0;
+    while ((r = vp_dm_iter_next(d, &it, &rec, &err)) > 0)
+        walked++;
+    CHECK_EQ(r, -1);
+    CHECK(walked < N);
+    CHECK_EQ(err.code, VP_ECHANGED);
+    CHECK_STR_CONTAINS(err.msg, "the file was truncated while open: it had");
+    CHECK_EQ(vp_dm_track_bit(d, 2, &t, &err), VP_ECHANGED);
+    vp_dm_track_free(&t);
+    vp_dm_free(d);
+    unlink(path);
+}
+
 /* The streamed writers' w:data() (the file as closing it would leave it,
  * read back) and w:truncate() (made at close). */
 static void test_stream_data(void)
@@ -365,6 +447,7 @@ static void test_stream_data(void)
 
 int main(void)
 {
+    test_dm_track_and_truncation();
     test_dw_framing();
     test_dw_writer_roundtrip();
     test_dm_arrays();
