@@ -228,6 +228,19 @@ int vp_l_raise(lua_State *L, const char *path, const vp_error *err)
     return luaL_error(L, "%s: %s", path, err->msg);
 }
 
+void *vp_l_scratch(lua_State *L, size_t size, const char *tname, lua_CFunction gc)
+{
+    if (luaL_newmetatable(L, tname)) {
+        lua_pushcfunction(L, gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    void *p = lua_newuserdatauv(L, size, 0);
+    memset(p, 0, size);
+    luaL_setmetatable(L, tname);
+    return p;
+}
+
 void vp_l_push_vec(lua_State *L, const float *xyz, const float *w)
 {
     lua_createtable(L, 0, w ? 4 : 3);

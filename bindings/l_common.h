@@ -114,6 +114,11 @@ void vp_l_push_series(lua_State *L, vp_series *s);
 /* Check arg idx is a Series. */
 vp_series *vp_l_check_series(lua_State *L, int idx);
 
+/* Push a zeroed userdata of `size` bytes whose metatable (tname, made on
+ * first use) has `gc` as __gc: scratch memory of a C result being turned
+ * into Lua values, freed even when an error is raised half-way. */
+void *vp_l_scratch(lua_State *L, size_t size, const char *tname, lua_CFunction gc);
+
 /* Push a {x=, y=, z=} table (and w when `w` is not NULL). */
 void vp_l_push_vec(lua_State *L, const float *xyz, const float *w);
 

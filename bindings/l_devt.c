@@ -242,15 +242,7 @@ static int cap_event_stats(lua_State *L)
     vp_devt *d = devt_check(L, 1);
     lua_Integer max = luaL_optinteger(L, 2, 0);
     luaL_argcheck(L, max >= 0, 2, "max_types must be at least 0 (0: all)");
-    if (luaL_newmetatable(L, SCAN_T)) {
-        lua_pushcfunction(L, scan_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_pop(L, 1);
-    vp_devt_scan *s = lua_newuserdatauv(L, sizeof *s, 0);
-    memset(s, 0, sizeof *s);
-    luaL_setmetatable(L, SCAN_T);
-    int ud = lua_gettop(L);
+    vp_devt_scan *s = vp_l_scratch(L, sizeof *s, SCAN_T, scan_gc);
     vp_error err;
     if (vp_devt_scan_events(d, s, &err) != VP_OK)
         return vp_lcap_raise(L, 1, &err);
@@ -295,7 +287,6 @@ static int cap_event_stats(lua_State *L)
     vp_l_set_int(L, "events", (lua_Integer)(s->events - listed));
     lua_setfield(L, -2, "more_types");
     vp_devt_scan_free(s);
-    (void)ud;
     return 1;
 }
 

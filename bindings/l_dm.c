@@ -507,14 +507,7 @@ static int dm_track(lua_State *L)
     vp_dm *d = dm_check(L, 1);
     lua_Integer bit = luaL_checkinteger(L, 2);
     luaL_argcheck(L, bit >= 0 && bit < VP_DM_GROUP_BITS, 2, "a group bit is 0..19");
-    if (luaL_newmetatable(L, TRACK_T)) {
-        lua_pushcfunction(L, track_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_pop(L, 1);
-    vp_dm_track *t = lua_newuserdatauv(L, sizeof *t, 0);
-    memset(t, 0, sizeof *t);
-    luaL_setmetatable(L, TRACK_T);
+    vp_dm_track *t = vp_l_scratch(L, sizeof *t, TRACK_T, track_gc);
     vp_error err;
     if (vp_dm_track_bit(d, (unsigned)bit, t, &err) != VP_OK)
         return vp_lcap_raise(L, 1, &err);

@@ -77,24 +77,6 @@ static vp_errcode header_parse(vp_cursor *c, void *ctx, vp_error *err)
     return vp_field_u32(c, &d->header_group_count, "the u32 group_count", err);
 }
 
-/* A u32 at pos, or a cut naming `what` (the source's own errors pass). */
-static vp_errcode u32_at(vp_src *s, uint64_t pos, uint32_t *v, const char *what, vp_error *err)
-{
-    if (s->size - pos < 4) {
-        /* The message needs the offset and the bytes left, not the bytes. */
-        static const uint8_t none[4];
-        vp_cursor c;
-        vp_cursor_init(&c, none, (size_t)(s->size - pos), pos);
-        return vp_cursor_short(&c, NULL, what, 4, NULL, err);
-    }
-    uint8_t b[4];
-    vp_errcode rc = vp_src_read(s, pos, b, 4, err);
-    if (rc)
-        return rc;
-    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    return VP_OK;
-}
-
 static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
 {
     vp_src *s = &d->src;
@@ -135,7 +117,7 @@ static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
         uint64_t at = pos;
         snprintf(what, sizeof what, "the u32 group %u total", g + 1);
         uint32_t total = 0;
-        rc = u32_at(s, pos, &total, what, &cut);
+        rc = vp_src_u32(s, pos, &total, what, &cut);
         if (rc == VP_OK && g >= fit) /* cannot happen: fit covers every u32 */
             rc = vp_fail(&cut, VP_ETRUNC, pos, "%s: past the groups that fit", what);
         if (rc) {

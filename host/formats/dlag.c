@@ -156,46 +156,24 @@ static vp_errcode dlag_cut(vp_dlag *d, int strict, const vp_error *cut, vp_error
     return VP_OK;
 }
 
-/* vp_src_parse callbacks: one graph state, one tail record (ctx: the
- * record and its 0-based index). */
-typedef struct gs_ctx {
+/* vp_src_parse callbacks: graph state i, tail record i (rec_ctx: the
+ * 0-based index and the record decoded). */
+typedef struct rec_ctx {
     uint64_t i;
-    vp_dlag_graph_state gs;
-} gs_ctx;
+    union {
+        vp_dlag_graph_state gs;
+        vp_dlag_hop h;
+    } u;
+} rec_ctx;
 
 static vp_errcode gs_parse(vp_cursor *c, void *ctx, vp_error *err)
 {
-    gs_ctx *x = ctx;
-    return graph_state_read(c, x->i, &x->gs, err);
+    return graph_state_read(c, ((rec_ctx *)ctx)->i, &((rec_ctx *)ctx)->u.gs, err);
 }
-
-typedef struct hop_ctx {
-    uint64_t i;
-    vp_dlag_hop h;
-} hop_ctx;
 
 static vp_errcode hop_parse(vp_cursor *c, void *ctx, vp_error *err)
 {
-    hop_ctx *x = ctx;
-    return hop_read(c, x->i, &x->h, err);
-}
-
-/* A u32 at pos (little-endian), or the cut message naming `what`. */
-static vp_errcode u32_at(vp_src *s, uint64_t pos, uint32_t *v, const char *what, vp_error *err)
-{
-    if (s->size - pos < 4) {
-        /* The message needs the offset and the bytes left, not the bytes. */
-        static const uint8_t none[4];
-        vp_cursor c;
-        vp_cursor_init(&c, none, (size_t)(s->size - pos), pos);
-        return vp_cursor_short(&c, NULL, what, 4, NULL, err);
-    }
-    uint8_t b[4];
-    vp_errcode rc = vp_src_read(s, pos, b, 4, err);
-    if (rc)
-        return rc;
-    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-    return VP_OK;
+    return hop_read(c, ((rec_ctx *)ctx)->i, &((rec_ctx *)ctx)->u.h, err);
 }
 
 /* A cut, or a failure of the source (never kept as a cut). */
@@ -215,10 +193,10 @@ static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
     const uint64_t size = s->size;
     vp_errcode rc;
     /* The header: without it there is nothing to keep. */
-    if ((rc = u32_at(s, 0, &d->time, "the u32 time", err)))
+    if ((rc = vp_src_u32(s, 0, &d->time, "the u32 time", err)))
         return rc;
     d->count_off = 4;
-    if ((rc = u32_at(s, 4, &d->header_measurement_count, "the u32 measurement count", err)))
+    if ((rc = vp_src_u32(s, 4, &d->header_measurement_count, "the u32 measurement count", err)))
         return rc;
     uint64_t pos = 8;
     /* More measurements than the bytes left can hold: a strict open refuses
@@ -248,8 +226,8 @@ static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
         uint64_t at = pos;
         uint32_t total = 0;
         snprintf(what, sizeof what, "the u32 total of measurement %u", k + 1);
-        /* Past `fit` fewer than 4 bytes are left: u32_at says the total is cut. */
-        rc = u32_at(s, pos, &total, what, &cut);
+        /* Past `fit` fewer than 4 bytes are left: vp_src_u32 says the total is cut. */
+        rc = vp_src_u32(s, pos, &total, what, &cut);
         if (rc == VP_OK && k >= fit) /* cannot happen: fit covers every u32 */
             rc = vp_fail(&cut, VP_ETRUNC, pos, "%s: past the measurements that fit", what);
         if (rc)
@@ -294,11 +272,11 @@ static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
     int r;
     while ((r = vp_chunked_next_src(&it, s, &pos, size, strict ? GRAPH_STATE_MIN : 0,
                                     "graph states", &cut)) > 0) {
-        gs_ctx x = {.i = d->graph_state_count};
+        rec_ctx x = {.i = d->graph_state_count};
         rc = vp_src_parse(s, pos, size, gs_parse, &x, &pos, &cut);
         if (rc)
             return dlag_stop(d, strict, rc, &cut, err);
-        if (!offs_push(&d->graph_state_offs, d->graph_state_count, &cap, x.gs.offset))
+        if (!offs_push(&d->graph_state_offs, d->graph_state_count, &cap, x.u.gs.offset))
             return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for graph states");
         d->graph_state_count++;
     }
@@ -314,7 +292,7 @@ static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
     d->hops_off = pos;
     cap = 0;
     while (pos < size) {
-        hop_ctx x = {.i = d->hop_count};
+        rec_ctx x = {.i = d->hop_count};
         uint64_t at = pos;
         rc = vp_src_parse(s, pos, size, hop_parse, &x, &pos, &cut);
         if (vp_src_failed(rc)) {
@@ -455,10 +433,10 @@ int vp_dlag_graph_state_get(vp_dlag *d, uint64_t i, vp_dlag_graph_state *out, vp
         vp_fail(err, VP_EFORMAT, UINT64_MAX, "no graph state %llu", (unsigned long long)i + 1);
         return 0;
     }
-    gs_ctx x = {.i = i};
+    rec_ctx x = {.i = i};
     if (vp_src_parse(&d->src, d->graph_state_offs[i], d->src.size, gs_parse, &x, NULL, err))
         return 0;
-    *out = x.gs;
+    *out = x.u.gs;
     return 1;
 }
 
@@ -468,9 +446,9 @@ int vp_dlag_hop_get(vp_dlag *d, uint64_t i, vp_dlag_hop *out, vp_error *err)
         vp_fail(err, VP_EFORMAT, UINT64_MAX, "no tail record %llu", (unsigned long long)i + 1);
         return 0;
     }
-    hop_ctx x = {.i = i};
+    rec_ctx x = {.i = i};
     if (vp_src_parse(&d->src, d->hop_offs[i], d->src.size, hop_parse, &x, NULL, err))
         return 0;
-    *out = x.h;
+    *out = x.u.h;
     return 1;
 }

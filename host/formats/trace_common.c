@@ -26,15 +26,33 @@ static void block_too_big(vp_error *err, uint64_t off, unsigned count, const cha
             count, what, (unsigned long long)count * min_elem, (unsigned long long)left);
 }
 
+/* Whether a count byte is the next thing to read: at the start and after
+ * a full block; after any other block the array has ended (then done). */
+static int chunked_wants_count(vp_chunked *it)
+{
+    if (it->done || it->left != 0)
+        return 0;
+    if (it->started && it->last_count != 255) {
+        it->done = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* The next element once the counts are read: 1, or 0 at the end. */
+static int chunked_take(vp_chunked *it)
+{
+    if (it->done)
+        return 0;
+    it->left--;
+    it->index++;
+    return 1;
+}
+
 int vp_chunked_next(vp_chunked *it, vp_cursor *c, size_t min_elem, const char *what,
                     vp_error *err)
 {
-    while (!it->done && it->left == 0) {
-        /* A new count byte follows only at the start and after a full block. */
-        if (it->started && it->last_count != 255) {
-            it->done = 1;
-            break;
-        }
+    while (chunked_wants_count(it)) {
         uint64_t off = vp_cursor_off(c);
         uint8_t count;
         if (!vp_rd_u8(c, &count)) {
@@ -53,21 +71,13 @@ int vp_chunked_next(vp_chunked *it, vp_cursor *c, size_t min_elem, const char *w
         }
         it->left = count;
     }
-    if (it->done)
-        return 0;
-    it->left--;
-    it->index++;
-    return 1;
+    return chunked_take(it);
 }
 
 int vp_chunked_next_src(vp_chunked *it, vp_src *s, uint64_t *pos, uint64_t end, size_t min_elem,
                         const char *what, vp_error *err)
 {
-    while (!it->done && it->left == 0) {
-        if (it->started && it->last_count != 255) {
-            it->done = 1;
-            break;
-        }
+    while (chunked_wants_count(it)) {
         uint64_t off = *pos;
         if (off >= end) {
             count_missing(err, off, what, it->index);
@@ -88,11 +98,7 @@ int vp_chunked_next_src(vp_chunked *it, vp_src *s, uint64_t *pos, uint64_t end, 
         *pos = off + 1;
         it->left = count;
     }
-    if (it->done)
-        return 0;
-    it->left--;
-    it->index++;
-    return 1;
+    return chunked_take(it);
 }
 
 vp_errcode vp_chunked_skip_src(vp_src *s, uint64_t *pos, uint64_t end, size_t elem_size,
@@ -175,6 +181,23 @@ vp_errcode vp_src_read(vp_src *s, uint64_t off, void *dst, size_t n, vp_error *e
         return err ? err->code : VP_EIO;
     if (n)
         memcpy(dst, p, n);
+    return VP_OK;
+}
+
+vp_errcode vp_src_u32(vp_src *s, uint64_t off, uint32_t *v, const char *field, vp_error *err)
+{
+    if (off > s->size || s->size - off < 4) {
+        /* The message needs the offset and the bytes left, not the bytes. */
+        static const uint8_t none[4];
+        vp_cursor c;
+        vp_cursor_init(&c, none, off > s->size ? 0 : (size_t)(s->size - off), off);
+        return vp_cursor_short(&c, NULL, field, 4, NULL, err);
+    }
+    uint8_t b[4];
+    vp_errcode rc = vp_src_read(s, off, b, 4, err);
+    if (rc)
+        return rc;
+    *v = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
     return VP_OK;
 }
 

@@ -92,6 +92,11 @@ vp_errcode vp_src_parse(vp_src *s, uint64_t off, uint64_t end, vp_src_parse_fn f
 /* Copy bytes [off, off + n) of s into dst. */
 vp_errcode vp_src_read(vp_src *s, uint64_t off, void *dst, size_t n, vp_error *err);
 
+/* The little-endian u32 at off, or the cut message of core/cursor.h naming
+ * `field` ("expected <field> (4 bytes), only N left before the end of the
+ * file") when fewer than 4 bytes are left. */
+vp_errcode vp_src_u32(vp_src *s, uint64_t off, uint32_t *v, const char *field, vp_error *err);
+
 /* The NUL-terminated string at off, looked for before `end`: *len receives
  * its length without the NUL. ETRUNC (the message of vp_field_cstr) when no
  * NUL comes before end. */

@@ -239,17 +239,26 @@ static void test_dm_bad(void)
     CHECK_EQ(err.code, VP_ETRUNC);
 }
 
-static void test_dm_writer(void)
+/* A .dm writer on a new temporary file named in path (a mkstemp
+ * template); NULL when either fails. */
+static vp_dm_writer *dm_tmp_writer(char *path)
 {
-    char path[] = "/tmp/vpscript-test-dm-XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     if (fd < 0)
-        return;
+        return NULL;
     close(fd);
     vp_error err;
     vp_dm_writer *w = vp_dm_writer_open(path, &err);
     CHECK(w != NULL);
+    return w;
+}
+
+static void test_dm_writer(void)
+{
+    char path[] = "/tmp/vpscript-test-dm-XXXXXX";
+    vp_error err;
+    vp_dm_writer *w = dm_tmp_writer(path);
     if (!w)
         return;
     vp_dm_wgroup g[2];
@@ -303,14 +312,8 @@ static void test_dm_writer(void)
 static void test_dm_track_and_truncation(void)
 {
     char path[] = "/tmp/vpscript-test-dmtrack-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
-        return;
-    close(fd);
     vp_error err;
-    vp_dm_writer *w = vp_dm_writer_open(path, &err);
-    CHECK(w != NULL);
+    vp_dm_writer *w = dm_tmp_writer(path);
     if (!w)
         return;
     /* 40,000 records (2.6 MB, over two windows), times falling then rising,

@@ -136,24 +136,31 @@ function walk.dlag(cap)
   analysis(require("vp.lag").analyze, cap)
 end
 
-function walk.dm(cap)
-  local records = 0
-  for r in cap:records() do
-    records = records + 1
+-- A slotted capture (.dm, .dw): each record of iter() through visit, then
+-- the slots numbered 1.. with false or a record of that slot, then the last
+-- record again by index through at(i).
+local function slotted(cap, iter, visit, at)
+  local n = 0
+  for r in iter(cap) do
+    n = n + 1
     touch(r)
-    for g in r:groups() do check(r:group(g.bit) ~= nil, "group by bit") end
-    local _ = r:group_list()
-    local _ = r:totable()
+    visit(r)
   end
-  check(records == #cap, "records walked %d, counted %d", records, #cap)
+  check(n == #cap, "records walked %d, counted %d", n, #cap)
   local slots = 0
   for i, r in cap:slots() do
     slots = slots + 1
     check(i == slots and (r == false or r.slot == i), "slot numbering")
   end
-  if records > 0 then
-    check(cap:record(records).index == records, "the last record by index")
-  end
+  if n > 0 then check(at(cap, n).index == n, "the last record by index") end
+end
+
+function walk.dm(cap)
+  slotted(cap, cap.records, function(r)
+    for g in r:groups() do check(r:group(g.bit) ~= nil, "group by bit") end
+    local _ = r:group_list()
+    local _ = r:totable()
+  end, cap.record)
   for b = 0, 19 do
     if cap.groups_by_bit[b] then
       local t = cap:track(b)
@@ -164,19 +171,13 @@ function walk.dm(cap)
 end
 
 function walk.dw(cap)
-  local traces = 0
-  for t in cap:traces() do
-    traces = traces + 1
-    touch(t)
+  slotted(cap, cap.traces, function(t)
     for _ in t:hits() do end
     for _ in t:client_hits() do end
     for _ in t:server_hits() do end
     local _ = t:hit_list("client")
     local _ = t:totable()
-  end
-  check(traces == #cap, "traces walked %d, counted %d", traces, #cap)
-  for i, t in cap:slots() do check(t == false or t.slot == i, "slot numbering") end
-  if traces > 0 then check(cap:trace(traces).index == traces, "the last trace by index") end
+  end, cap.trace)
   analysis(require("vp.hitdiff").analyze, cap)
 end
 

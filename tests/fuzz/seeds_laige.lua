@@ -5,36 +5,17 @@
 -- budget report, 2 detect).
 --
 --   ./vpscript tests/fuzz/seeds_laige.lua DIR
-local dir = arg and arg[1]
-if not dir or dir == "--help" or dir == "-h" then
-  io.stderr:write("usage: vpscript tests/fuzz/seeds_laige.lua DIR\n")
-  os.exit(dir and 0 or 2)
-end
-local here = (arg[0] or ""):match("^(.*)/[^/]*$") or "."
-local root = here .. "/../.."
-
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local n = 0
-local function seed(name, selector, bytes)
-  local f = assert(io.open(string.format("%s/seed_%s", dir, name), "wb"))
-  f:write(string.char(selector), bytes)
-  f:close()
-  n = n + 1
-end
+package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local S = require "seedlib"
+local seeds = S.start("seeds_laige.lua")
 
 for _, ex in ipairs({ "profile.txt", "profile.json", "budget_pass.txt", "budget_fail.txt" }) do
-  local bytes = read(root .. "/examples/laige/" .. ex)
+  local bytes = S.read(S.root .. "/examples/laige/" .. ex)
   local sel = ex:match("^budget") and 1 or 0
-  seed(ex, sel, bytes)
-  seed("detect_" .. ex, 2, bytes)
-  seed("crlf_" .. ex, sel, (bytes:gsub("\n", "\r\n")))
-  seed("bom_" .. ex, sel, "\239\187\191" .. bytes)
-  seed("cut_" .. ex, sel, bytes:sub(1, #bytes * 2 // 3))
+  seeds.put(ex, sel, bytes)
+  seeds.put("detect_" .. ex, 2, bytes)
+  seeds.put("crlf_" .. ex, sel, (bytes:gsub("\n", "\r\n")))
+  seeds.put("bom_" .. ex, sel, "\239\187\191" .. bytes)
+  seeds.put("cut_" .. ex, sel, bytes:sub(1, #bytes * 2 // 3))
 end
-print(string.format("seeds_laige.lua: %d seeds in %s", n, dir))
+seeds.done()

@@ -175,19 +175,15 @@ vp.writer("vprof", path("empty")):close()
 
 -- The escape-width byte before every seed (see the top); seeds of a forced
 -- width get a copy with that mode as well.
-local function read_all(p)
-  local f = assert(io.open(p, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local S = require "seedlib"
 local function write_all(p, s)
   local f = assert(io.open(p, "wb"))
   f:write(s)
   f:close()
 end
 for _, p in ipairs(written) do
-  local bytes = read_all(p)
+  local bytes = S.read(p)
   write_all(p, "\0" .. bytes)
   local name = written[p]
   if name:match("w4") then write_all(p:gsub("%.vprof$", "_forced.vprof"), "\1" .. bytes) end

@@ -46,6 +46,22 @@ local function chunked_same(out, n, elem)
   out:write(string.char(k), rep(elem, k))
 end
 
+-- n copies of the string `one`, written 4,096 at a time.
+local function write_rep(out, one, n)
+  local block = rep(one, 4096)
+  for _ = 1, n // 4096 do out:write(block) end
+  out:write(rep(one, n % 4096))
+end
+
+-- n records made by rec(i) (0-based), written 4,096 at a time.
+local function write_each(out, n, rec)
+  for k = 0, n - 1, 4096 do
+    local buf = {}
+    for j = k, math.min(k + 4095, n - 1) do buf[#buf + 1] = rec(j) end
+    out:write(table.concat(buf))
+  end
+end
+
 local function devt_header(out, groups)
   -- time, unknown, graph_duration, prefix 0 and its 8-byte bitfield, count
   out:write(pack("<I4I4I4I2", 1000, 0, 16, 0), rep("\0", 8), pack("<I4", groups))
@@ -58,14 +74,8 @@ add("dlag_empty_measurements", "dlag",
     .. "userdata per measurement (4.5 GB for 4 M)", 4000000,
   function(out, n)
     out:write(pack("<I4I4", 7, n))
-    local one = pack("<I4B", 0, 0)
-    local block = rep(one, 4096)
-    local left = n
-    while left >= 4096 do
-      out:write(block)
-      left = left - 4096
-    end
-    out:write(rep(one, left), "\0", "\0") -- no graph states, traceroute off
+    write_rep(out, pack("<I4B", 0, 0), n)
+    out:write("\0", "\0") -- no graph states, traceroute off
   end)
 
 add("dlag_one_sample_each", "dlag",
@@ -73,13 +83,7 @@ add("dlag_one_sample_each", "dlag",
   1000000,
   function(out, n)
     out:write(pack("<I4I4", 7, n))
-    for k = 0, n - 1, 4096 do
-      local buf = {}
-      for j = k, math.min(k + 4095, n - 1) do
-        buf[#buf + 1] = pack("<I4B fI4I4", 1, 1, (j % 97) * 1.5, j, 0)
-      end
-      out:write(table.concat(buf))
-    end
+    write_each(out, n, function(j) return pack("<I4B fI4I4", 1, 1, (j % 97) * 1.5, j, 0) end)
     out:write("\0", "\0")
   end)
 
@@ -101,14 +105,7 @@ add("devt_many_groups", "devt",
   4000000,
   function(out, n)
     devt_header(out, n)
-    local one = pack("<I4B", 0, 0)
-    local block = rep(one, 4096)
-    local left = n
-    while left >= 4096 do
-      out:write(block)
-      left = left - 4096
-    end
-    out:write(rep(one, left))
+    write_rep(out, pack("<I4B", 0, 0), n)
   end)
 
 add("devt_groups_one_event", "devt",
@@ -116,13 +113,7 @@ add("devt_groups_one_event", "devt",
   1400000,
   function(out, n)
     devt_header(out, n)
-    for k = 0, n - 1, 4096 do
-      local buf = {}
-      for j = k, math.min(k + 4095, n - 1) do
-        buf[#buf + 1] = pack("<I4B I4I4B", 1, 1, j, j, j % 11)
-      end
-      out:write(table.concat(buf))
-    end
+    write_each(out, n, function(j) return pack("<I4B I4I4B", 1, 1, j, j, j % 11) end)
   end)
 
 add("devt_many_events", "devt",
@@ -156,11 +147,7 @@ add("dm_records_one_group", "dm",
 
 local function dw_file(out, n, slot)
   out:write("\1\2\3\4", string.char(255))
-  for k = 0, n - 1, 4096 do
-    local buf = {}
-    for j = k, math.min(k + 4095, n - 1) do buf[#buf + 1] = slot(j) end
-    out:write(table.concat(buf))
-  end
+  write_each(out, n, slot)
   out:write(pack("<I4", n))
 end
 
@@ -238,14 +225,10 @@ add("laige_many_systems", "txt",
       "laige-profile tick_ms: n=4 min=1 mean=2 p50=2 p95=3 p99=3 max=3\n",
       "laige-profile frame_ms: n=4 min=1 mean=2 p50=2 p95=3 p99=3 max=3\n",
       "laige-profile world: entities_alive=1 entities_total=1 entity_capacity=1 sim_allocs=0 systems=", n, "\n")
-    for k = 1, n, 1024 do
-      local buf = {}
-      for i = k, math.min(k + 1023, n) do
-        buf[#buf + 1] = string.format("laige-profile system id=%d name=Sys%d budget_ms=0.5 runs=600 last_ms=0.2 "
-          .. "warns=0 errors=0 window: n=8 min=0.1 mean=0.2 p50=0.2 p95=0.3 p99=0.3 max=0.4\n", i, i)
-      end
-      out:write(table.concat(buf))
-    end
+    write_each(out, n, function(j)
+      return string.format("laige-profile system id=%d name=Sys%d budget_ms=0.5 runs=600 last_ms=0.2 "
+        .. "warns=0 errors=0 window: n=8 min=0.1 mean=0.2 p50=0.2 p95=0.3 p99=0.3 max=0.4\n", j + 1, j + 1)
+    end)
   end)
 
 add("laige_json_numbers", "json",

@@ -59,6 +59,19 @@ function M.within_budget(r, path)
     .. "the file)", r.cmd, r.rss_mb, budget))
 end
 
+--- M.ok(words [, path [, opts]]) -> r, doc: M.run, asserting exit 0 (or
+-- opts.code), then (unless sanitized) the budget of `path` and at most
+-- opts.cpu seconds of CPU; doc is stdout decoded when it is JSON.
+function M.ok(words, path, opts)
+  opts = opts or {}
+  local r = M.run(words, opts)
+  assert(r.code == (opts.code or 0), string.format("%s\nexited %s\n%s", r.cmd, tostring(r.code), r.stderr))
+  if path then M.within_budget(r, path) end
+  if opts.cpu then M.within_cpu(r, opts.cpu) end
+  local ok, doc = pcall(require("cjson").decode, r.stdout)
+  return r, ok and doc or nil
+end
+
 --- Assert that r used at most `seconds` of CPU (unless sanitized).
 function M.within_cpu(r, seconds)
   if M.sanitized then return end
