@@ -109,8 +109,10 @@ function lag.measure(m, k)
   if #values > 0 then
     row.first_time, row.last_time = times:min(), times:max()
     row.time_span = row.last_time - row.first_time
+    -- NaN values (a float field can hold one) are left out; with no other
+    -- value there is no spike rule.
     row.mad = stats.mad(values)
-    row.threshold = row.p50 + (k or lag.DEFAULT_K) * row.mad
+    if row.mad and stats.defined(row.p50) then row.threshold = row.p50 + (k or lag.DEFAULT_K) * row.mad end
   end
   return row, values, times
 end

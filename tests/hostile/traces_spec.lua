@@ -98,6 +98,27 @@ describe("hostile trace inputs", function()
     end)
   end)
 
+  describe("found by the fuzzers", function()
+    it("lag.lua on measurements whose samples are NaN: statistics of the others, no spike rule without any",
+      function()
+        local nan = string.pack("<I4", 0xFFFFFFFF) -- a float NaN
+        local function sample(v, t)
+          return (type(v) == "string" and v or string.pack("<f", v)) .. string.pack("<I4I4", t, 0)
+        end
+        local bytes = string.pack("<I4I4", 7, 2)
+          .. string.pack("<I4B", 2, 2) .. sample(nan, 1) .. sample(nan, 2)
+          .. string.pack("<I4B", 3, 3) .. sample(nan, 1) .. sample(4, 2) .. sample(6, 3)
+          .. "\0\0"
+        local path = h.write_in(dir, "nan.dlag", bytes)
+        local _, doc = M.ok({ "scripts/lag.lua", path, "--json" })
+        local m1, m2 = doc.measurements[1], doc.measurements[2]
+        assert.are.equal(2, m1.samples)
+        assert.are.equal(require("cjson").null, m1.threshold)
+        assert.are.equal(3, m2.samples)
+        assert.are.equal(1, m2.mad) -- of 4 and 6
+      end)
+  end)
+
   describe("millions of records", function()
     -- doc.a.b for "a.b", the length of the list for "#a".
     local function field(doc, key)
