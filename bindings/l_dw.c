@@ -1,5 +1,5 @@
 /* Lua binding of the weapon trace (.dw): the capture and its traces (child
- * userdata decoded on access from the mapped file), hits as plain tables
+ * userdata decoded on access, read through the capture's source), hits as plain tables
  * built when iterated. The writer is l_dw_writer.c. */
 #include <stddef.h>
 #include <stdio.h>
