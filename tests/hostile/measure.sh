@@ -32,7 +32,7 @@ runs_for() {
     dm) echo "info.lua|movement.lua|movement.lua --json|check.lua examples/rules/dm.lua|compare.lua --json SELF" ;;
     dw) echo "info.lua|hitdiff.lua|hitdiff.lua --json|check.lua examples/rules/dw.lua|compare.lua --json SELF" ;;
     vprof) echo "info.lua|top.lua|hitches.lua|budget.lua --fold-hidden|check.lua RULES_NODE|compare.lua --json SELF" ;;
-    txt) echo "info.lua|laige.lua" ;;
+    txt|json) echo "info.lua|laige.lua" ;;
     esac
 }
 
