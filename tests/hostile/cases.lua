@@ -169,7 +169,7 @@ add("dw_client_only", "dw",
     dw_file(out, n, function(i) return pack("<BBI4I4B", 1, 0, i, 0, 1) .. dw_hit(6, i, i) .. "\0" end)
   end)
 
--- ---- VProf (other engineers' fixes: the specs are pending) ----------------
+-- ---- VProf ----------------------------------------------------------------
 
 local function vprof_chain(path, n, group_of)
   local vp = require "vp"
@@ -199,7 +199,7 @@ add("vprof_hidden_chain", "vprof",
     vprof_chain(path, n)
   end)
 
--- ---- laige text (other engineers' fixes: the specs are pending) -----------
+-- ---- laige text -----------------------------------------------------------
 
 add("laige_trailing_spaces", "txt",
   "a laige profile line with n spaces before its last character: the trim pattern "
