@@ -624,14 +624,65 @@ static int cap_frame_times(lua_State *L)
 
 static ldist *dist_new(lua_State *L, int kind, uint32_t index);
 
-/* cap:series(nodes, field, {batches = cuts}), with the cuts on top of the
- * stack: the nodes' value counts over the segments of the cuts
- * (vp.infer.batched), one pass for all. */
+/* The cache key of every group's batches for fold and the cuts. When the
+ * capture's cache holds them: pushes that table and returns 1; else pushes
+ * the key and returns 0. */
+static int group_batches_cached(lua_State *L, int cap_idx, int fold, const size_t *cuts, size_t k)
+{
+    lua_pushfstring(L, "%d", fold);
+    for (size_t b = 1; b <= k; b++)
+        lua_pushfstring(L, ",%I", (lua_Integer)cuts[b]);
+    lua_concat(L, (int)k + 1);
+    int key = lua_gettop(L);
+    vp_lcap_cache(L, cap_idx);
+    int hit = lua_getfield(L, -1, "group_batches") == LUA_TTABLE;
+    if (hit) {
+        lua_getfield(L, -1, "key");
+        hit = lua_rawequal(L, -1, key);
+        lua_pop(L, 1);
+    }
+    if (hit) {
+        lua_replace(L, key);
+        lua_settop(L, key);
+        return 1;
+    }
+    lua_settop(L, key);
+    return 0;
+}
+
+/* out[g] (group_count of them; NULL for a group without nodes) handed to
+ * Lua as a table kept in the capture's cache under the key at key_idx; the
+ * table replaces the key and everything above it. */
+static void group_batches_keep(lua_State *L, int cap_idx, vp_vprof *m, vp_batched **out, int key_idx)
+{
+    lua_createtable(L, 0, 16);
+    for (uint32_t g = 0; g < m->group_count; g++) {
+        if (!out[g])
+            continue;
+        vp_l_push_batched(L, out[g]);
+        out[g] = NULL;
+        lua_rawseti(L, -2, (lua_Integer)g);
+    }
+    lua_pushvalue(L, key_idx);
+    lua_setfield(L, -2, "key");
+    vp_lcap_cache(L, cap_idx);
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "group_batches");
+    lua_pop(L, 1);
+    lua_replace(L, key_idx);
+    lua_settop(L, key_idx);
+}
+
+/* cap:series(nodes, field, {batches = cuts [, groups = true]}), with the
+ * cuts on top of the stack: the nodes' value counts over the segments of
+ * the cuts (vp.infer.batched), one pass for all; with groups, every
+ * group's too in the same pass (kept for d:batches with these cuts). */
 static int series_batches(lua_State *L, vp_vprof *m, int many, vp_vprof_field field)
 {
     int cuts_idx = lua_gettop(L);
     size_t k, *cuts = vp_l_check_cuts(L, cuts_idx, &k);
     luaL_argcheck(L, cuts[k] == m->frame_count, 4, "batches: the last cut must be the frame count");
+    int groups = vp_l_opt_bool(L, 4, "groups", 0);
     lua_Integer count = many ? luaL_len(L, 2) : 1;
     luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
     uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
@@ -649,8 +700,24 @@ static int series_batches(lua_State *L, vp_vprof *m, int many, vp_vprof_field fi
         }
     }
     vp_error err;
-    if (vp_vprof_node_batches(m, nodes, (uint32_t)count, field, cuts, k, out, &err) != VP_OK)
+    vp_batched **gout = NULL;
+    int key = 0;
+    if (groups) {
+        if (group_batches_cached(L, 1, 0, cuts, k)) {
+            lua_pop(L, 1);
+        } else {
+            key = lua_gettop(L);
+            gout = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *gout + 1, 0);
+        }
+    }
+    vp_errcode rc = gout ? vp_vprof_node_group_batches(m, nodes, (uint32_t)count, field, 0, cuts, k, out, gout, &err)
+                         : vp_vprof_node_batches(m, nodes, (uint32_t)count, field, cuts, k, out, &err);
+    if (rc != VP_OK)
         raise_for_cap(L, &err);
+    if (gout) {
+        group_batches_keep(L, 1, m, gout, key);
+        lua_pop(L, 1);
+    }
     /* each handed to Lua at once: vp_l_push_batched owns it */
     lua_createtable(L, (int)count, 0);
     for (lua_Integer i = 0; i < count; i++) {
@@ -936,49 +1003,19 @@ static int dist_series(lua_State *L)
     return 1;
 }
 
-/* Every group's batches for the cuts at cuts_idx, kept in the capture's
- * cache while the same cuts are asked for (the groups of one pass):
- * {[group index] = vp.infer.batched}, pushed. */
-static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold, int cuts_idx,
-                               const size_t *cuts, size_t k)
+/* Every group's batches for the cuts, kept in the capture's cache while the
+ * same cuts are asked for (the groups of one pass): {[group index] =
+ * vp.infer.batched}, pushed. */
+static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold, const size_t *cuts, size_t k)
 {
-    lua_pushfstring(L, "%d", fold);
-    for (size_t b = 1; b <= k; b++)
-        lua_pushfstring(L, ",%I", (lua_Integer)cuts[b]);
-    lua_concat(L, (int)k + 1);
+    if (group_batches_cached(L, cap_idx, fold, cuts, k))
+        return;
     int key = lua_gettop(L);
-    vp_lcap_cache(L, cap_idx);
-    int cache = lua_gettop(L);
-    if (lua_getfield(L, cache, "group_batches") == LUA_TTABLE) {
-        lua_getfield(L, -1, "key");
-        if (lua_rawequal(L, -1, key)) {
-            lua_pop(L, 1);
-            lua_replace(L, key);
-            lua_settop(L, key);
-            return;
-        }
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    (void)cuts_idx;
     vp_batched **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
     vp_error err;
     if (vp_vprof_group_batches(m, fold, cuts, k, out, &err) != VP_OK)
         raise_at(L, cap_idx, &err);
-    lua_createtable(L, 0, 16);
-    for (uint32_t g = 0; g < m->group_count; g++) {
-        if (!out[g])
-            continue;
-        vp_l_push_batched(L, out[g]);
-        out[g] = NULL;
-        lua_rawseti(L, -2, (lua_Integer)g);
-    }
-    lua_pushvalue(L, key);
-    lua_setfield(L, -2, "key");
-    lua_pushvalue(L, -1);
-    lua_setfield(L, cache, "group_batches");
-    lua_replace(L, key);
-    lua_settop(L, key);
+    group_batches_keep(L, cap_idx, m, out, key);
 }
 
 /* d:batches(cuts) -> vp.infer.batched: the summary's value counts over the
@@ -1007,7 +1044,7 @@ static int dist_batches(lua_State *L)
         vp_l_push_batched(L, b);
         return 1;
     }
-    push_group_batches(L, cap, m, d->fold && m->fold_differs, 2, cuts, k);
+    push_group_batches(L, cap, m, d->fold && m->fold_differs, cuts, k);
     lua_rawgeti(L, -1, (lua_Integer)d->index);
     return 1;
 }

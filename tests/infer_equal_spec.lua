@@ -148,6 +148,54 @@ describe("vp.infer from value counts equals the column-based statistics", functi
     agree(infer.sample(la), infer.sample(lb), ref.sample(all_a), ref.sample(all_b), "pooled", { exact_mean = true })
   end)
 
+  it("on the examples' VProf captures: summaries and their batches against the columns", function()
+    local metrics = require "vp.metrics"
+    local a = assert(vp.open("examples/runs/base/run1.vprof", { stats = true }))
+    local b = assert(vp.open("examples/runs/new/run1.vprof", { stats = true }))
+    local function both(fa, fb, label)
+      local xa, xb = fa:totable(), fb:totable()
+      agree(infer.sample(fa), infer.sample(fb), ref.sample(xa), ref.sample(xb), label)
+    end
+    both(a:time_stats(), b:time_stats(), "frame times")
+    local ga, gb = a:group_stats(), b:group_stats()
+    local tested = 0
+    for g, d in pairs(ga) do
+      local e = b:group(g.name) and gb[b:group(g.name)]
+      if e and tested < 4 and d:max() > 0 then
+        both(d, e, "group " .. g.name)
+        tested = tested + 1
+      end
+    end
+    assert.equal(4, tested)
+    local node = "Root/CEngine::Frame"
+    for _, field in ipairs({ "time_ms", "self_ms", "calls" }) do
+      both(a:series(node, field, { summary = true }), b:series(node, field, { summary = true }), node .. " " .. field)
+    end
+    -- the nodes' pass that also makes every group's batches gives the groups' own
+    local n = a.frame_count
+    local cuts = infer.cuts(n, infer.batch_count(n))
+    local fresh = assert(vp.open("examples/runs/base/run1.vprof", { stats = true }))
+    a:series({ node }, "time_ms", { batches = cuts, groups = true })
+    local fg = fresh:group_stats()
+    for g, d in pairs(ga) do
+      local x, y = d:batches(cuts), fg[fresh:group(g.name)]:batches(cuts)
+      assert.same({ x:info() }, { y:info() })
+      assert.same(x:counts(), y:counts())
+    end
+    -- runs laid one after the other: each capture's share of the pooled batches
+    local runs = { assert(vp.open("examples/runs/base/run2.vprof")), assert(vp.open("examples/runs/base/run3.vprof")) }
+    local side = require("vp.compare").side(runs)
+    local parts, all = {}, {}
+    for i, cap in ipairs(side.runs) do
+      parts[i] = metrics.distribution(cap, "frame_ms.p95")
+      local col = cap:frame_times():totable()
+      table.move(col, 1, #col, #all + 1, all)
+    end
+    local single = a:frame_times():totable()
+    agree(infer.sample(parts), infer.sample(a:time_stats()), ref.sample(all), ref.sample(single), "pooled runs")
+    for _, cap in ipairs({ a, b, fresh, runs[1], runs[2] }) do cap:close() end
+  end)
+
   it("cuts and splits: each part's segments belong to the batch holding their first value", function()
     assert.same({ 0, 4, 7, 10 }, infer.cuts(10, 3))
     local cuts, of = infer.split({ 5, 0, 5 }, 3)

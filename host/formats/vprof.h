@@ -335,6 +335,11 @@ vp_errcode vp_vprof_frame_batches(vp_vprof *m, const size_t *cuts, size_t k, vp_
 vp_errcode vp_vprof_node_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
                                  vp_vprof_field field, const size_t *cuts, size_t k,
                                  vp_batched **out, vp_error *err);
+/* The nodes' batches (out[i]) and every group's (gout, as
+ * vp_vprof_group_batches gives them) from one pass over the frames. */
+vp_errcode vp_vprof_node_group_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                       vp_vprof_field field, int fold, const size_t *cuts, size_t k,
+                                       vp_batched **out, vp_batched **gout, vp_error *err);
 /* Every group's self time (fold: hidden groups folded): out has group_count
  * entries, NULL for a group no node counts towards. One pass over the
  * frames. */

@@ -835,65 +835,6 @@ oom:
     return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
 }
 
-vp_errcode vp_vprof_node_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                 vp_vprof_field field, const size_t *cuts, size_t k,
-                                 vp_batched **out, vp_error *err)
-{
-    for (uint32_t i = 0; i < count; i++)
-        out[i] = (vp_batched *)m;
-    if (!cuts_fit(m, cuts, k)) {
-        memset(out, 0, (size_t)count * sizeof *out);
-        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
-    }
-    batcher bt;
-    if (!batcher_begin(&bt, cuts, k, count, field == VP_VPROF_CALLS ? 1.0 : MS_PER_UNIT, out)) {
-        memset(out, 0, (size_t)count * sizeof *out);
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    }
-    uint32_t *pos = malloc(((size_t)count + 1) * sizeof *pos);
-    uint32_t *posof = malloc(((size_t)m->node_count + 1) * sizeof *posof);
-    vprof_scratch s = {0};
-    vp_errcode rc = VP_OK;
-    if (!pos || !posof)
-        goto oom;
-    series_pass sp = {NULL, NULL, nodes, pos, posof, count, field, UINT32_MAX};
-    unsigned want = field == VP_VPROF_CALLS    ? VPROF_WANT_CALLS
-                    : field == VP_VPROF_SELF_MS ? VPROF_WANT_SELF
-                                                : 0;
-    uint32_t upto = 0;
-    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
-        const vp_vprof_epoch *ep;
-        if (m->frames[fi].n != sp.ep_n) {
-            if (!(ep = vp_vprof_epoch_for(m, m->frames[fi].n)))
-                goto oom;
-            series_epoch(&sp, ep, &upto);
-        }
-        if ((rc = vp_vprof_frame_next(m, fi, &s, want, upto, &ep, err)) != VP_OK)
-            goto done;
-        if (!batcher_at(&bt, fi))
-            goto oom;
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t p = pos[i];
-            uint64_t v = p == VP_VPROF_NO_NODE ? 0
-                         : field == VP_VPROF_CALLS ? s.calls[p]
-                         : field == VP_VPROF_SELF_MS ? s.self[p] : s.units[p];
-            if (!batcher_add(&bt, i, v))
-                goto oom;
-        }
-    }
-    if (!batcher_end(&bt))
-        goto oom;
-    goto done;
-oom:
-    rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-done:
-    batcher_free(&bt, rc == VP_OK);
-    free(pos);
-    free(posof);
-    vp_vprof_scratch_free(&s);
-    return rc;
-}
-
 /* Every group's self time in a frame, into acc (group_count entries). */
 static void group_sums(const vp_vprof *m, const vp_vprof_epoch *ep, const uint64_t *self, int fold,
                        uint64_t *acc)
@@ -912,6 +853,109 @@ static vp_errcode group_marks(vp_vprof *m, int fold, vp_batched **out, vp_error 
     for (uint32_t g = 0; g < m->group_count; g++)
         out[g] = rc == VP_OK && vp_vprof_group_stream(m, g, fold) ? (vp_batched *)m : NULL;
     return rc;
+}
+
+/* The nodes' batches, and with gout (not NULL) every group's in the same
+ * pass (each frame then decoded whole, for the self times). */
+static vp_errcode nodes_pass(vp_vprof *m, const uint32_t *nodes, uint32_t count, vp_vprof_field field,
+                             int fold, const size_t *cuts, size_t k, vp_batched **out,
+                             vp_batched **gout, vp_error *err)
+{
+    for (uint32_t i = 0; i < count; i++)
+        out[i] = (vp_batched *)m;
+    if (gout)
+        memset(gout, 0, (size_t)m->group_count * sizeof *gout);
+    if (!cuts_fit(m, cuts, k)) {
+        memset(out, 0, (size_t)count * sizeof *out);
+        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
+    }
+    vp_errcode rc = gout ? group_marks(m, fold, gout, err) : VP_OK;
+    if (rc != VP_OK) {
+        memset(out, 0, (size_t)count * sizeof *out);
+        return rc;
+    }
+    batcher bt, gb;
+    memset(&gb, 0, sizeof gb);
+    if (!batcher_begin(&bt, cuts, k, count, field == VP_VPROF_CALLS ? 1.0 : MS_PER_UNIT, out)) {
+        memset(out, 0, (size_t)count * sizeof *out);
+        if (gout)
+            memset(gout, 0, (size_t)m->group_count * sizeof *gout);
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    }
+    if (gout && !batcher_begin(&gb, cuts, k, m->group_count, MS_PER_UNIT, gout)) {
+        memset(gout, 0, (size_t)m->group_count * sizeof *gout);
+        batcher_free(&bt, 0);
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    }
+    uint32_t *pos = malloc(((size_t)count + 1) * sizeof *pos);
+    uint32_t *posof = malloc(((size_t)m->node_count + 1) * sizeof *posof);
+    uint64_t *acc = gout ? malloc(((size_t)m->group_count + 1) * sizeof *acc) : NULL;
+    vprof_scratch s = {0};
+    if (!pos || !posof || (gout && !acc))
+        goto oom;
+    series_pass sp = {NULL, NULL, nodes, pos, posof, count, field, UINT32_MAX};
+    unsigned want = field == VP_VPROF_CALLS    ? VPROF_WANT_CALLS
+                    : field == VP_VPROF_SELF_MS ? VPROF_WANT_SELF
+                                                : 0;
+    if (gout)
+        want |= VPROF_WANT_SELF;
+    uint32_t upto = 0;
+    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
+        const vp_vprof_epoch *ep;
+        if (m->frames[fi].n != sp.ep_n) {
+            if (!(ep = vp_vprof_epoch_for(m, m->frames[fi].n)))
+                goto oom;
+            series_epoch(&sp, ep, &upto);
+            if (gout)
+                upto = UINT32_MAX;
+        }
+        if ((rc = vp_vprof_frame_next(m, fi, &s, want, upto, &ep, err)) != VP_OK)
+            goto done;
+        if (!batcher_at(&bt, fi) || (gout && !batcher_at(&gb, fi)))
+            goto oom;
+        for (uint32_t i = 0; i < count; i++) {
+            uint32_t p = pos[i];
+            uint64_t v = p == VP_VPROF_NO_NODE ? 0
+                         : field == VP_VPROF_CALLS ? s.calls[p]
+                         : field == VP_VPROF_SELF_MS ? s.self[p] : s.units[p];
+            if (!batcher_add(&bt, i, v))
+                goto oom;
+        }
+        if (gout) {
+            group_sums(m, ep, s.self, fold, acc);
+            for (uint32_t g = 0; g < m->group_count; g++)
+                if (gout[g] && !batcher_add(&gb, g, acc[g]))
+                    goto oom;
+        }
+    }
+    if (!batcher_end(&bt) || (gout && !batcher_end(&gb)))
+        goto oom;
+    goto done;
+oom:
+    rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+done:
+    batcher_free(&bt, rc == VP_OK);
+    if (gout)
+        batcher_free(&gb, rc == VP_OK);
+    free(pos);
+    free(posof);
+    free(acc);
+    vp_vprof_scratch_free(&s);
+    return rc;
+}
+
+vp_errcode vp_vprof_node_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                 vp_vprof_field field, const size_t *cuts, size_t k,
+                                 vp_batched **out, vp_error *err)
+{
+    return nodes_pass(m, nodes, count, field, 0, cuts, k, out, NULL, err);
+}
+
+vp_errcode vp_vprof_node_group_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
+                                       vp_vprof_field field, int fold, const size_t *cuts, size_t k,
+                                       vp_batched **out, vp_batched **gout, vp_error *err)
+{
+    return nodes_pass(m, nodes, count, field, fold && m->fold_differs, cuts, k, out, gout, err);
 }
 
 /* The whole pass: every frame decoded, its group sums added. */

@@ -485,6 +485,9 @@ function compare.analyze(cap_a, cap_b, params)
   end
   local A, B = compare.side(cap_a), compare.side(cap_b)
   compare.like_with_like(A, B)
+  for _, side in ipairs({ A, B }) do
+    for _, cap in ipairs(side.runs) do metrics.will_test(cap) end
+  end
 
   local ia, ib = index(A), index(B)
   local common = {}

@@ -511,7 +511,14 @@ function gate.evaluate(rules, cap, base, params)
   local source = params.source or "rules"
   local S = compare.side(cap)
   local B = base and compare.side(base) or nil
-  if B then compare.like_with_like(B, S) else compare.like_with_like(S) end
+  if B then
+    compare.like_with_like(B, S)
+    for _, side in ipairs({ S, B }) do
+      for _, c in ipairs(side.runs) do metrics.will_test(c) end
+    end
+  else
+    compare.like_with_like(S)
+  end
   for _, r in ipairs(rules) do
     if (not r.format or r.format[S.format]) and not metrics.applies(r.entry, S.format) then
       E.raise("EUSAGE", "%s: rule %d (%s): metric %s does not apply to %s captures (it applies to %s); "

@@ -199,6 +199,14 @@ function metrics.set_cuts(cap, cuts)
   C.of(cap).cuts = cuts
 end
 
+--- metrics.will_test(cap) -> nothing: this capture's distributions are
+-- going to be tested (vp.compare, vp.gate with a baseline), so the pass
+-- that makes its nodes' value counts over batches (VProf) makes every
+-- group's in the same pass instead of one more pass later.
+function metrics.will_test(cap)
+  C.of(cap).will_test = true
+end
+
 --- metrics.statistic(name) -> stat | nil: what the metric computes from
 -- its per-frame distribution, for vp.infer: {kind = "mean"} (means per
 -- frame: mean, self and calls per frame), {kind = "quantile", p}

@@ -60,7 +60,8 @@ return {
         "a node's inclusive time, self time or calls per frame (0 where absent); given a list "
           .. "of nodes, a list of Series from the same single C pass; with summary, vp.vprof.dist "
           .. "summaries of them instead (no column kept); with {batches = cuts}, their value "
-          .. "counts over the stretches of frames the cuts mark (vp.infer.batched, as d:batches)",
+          .. "counts over the stretches of frames the cuts mark (vp.infer.batched, as d:batches; "
+          .. "groups = true makes every group's in the same pass, kept for their d:batches)",
         'local s = cap:series("Root/CEngine::Frame", "self_ms")'),
       m("group_self_ms", "cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}",
         "self time (ms) per frame of every group that has nodes, as columns (one pass, frames x "

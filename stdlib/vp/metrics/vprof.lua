@@ -218,7 +218,8 @@ local function prefetch_node_series(ctx, asked)
   for _, field in ipairs(fields) do
     local list, nodes = fields[field], {}
     for i, src in ipairs(list) do nodes[i] = src.node end
-    local batches = ctx.cap:series(nodes, field, { batches = cuts })
+    -- every group's too, when the distributions are going to be tested
+    local batches = ctx.cap:series(nodes, field, { batches = cuts, groups = ctx.will_test })
     for i, src in ipairs(list) do src.made[key] = batches[i] end
   end
 end
