@@ -636,17 +636,7 @@ end
 -- help ---------------------------------------------------------------------
 
 local function wrap(text, width, indent)
-  local out, line = {}, ""
-  for word in text:gmatch("%S+") do
-    if line ~= "" and #line + 1 + #word > width then
-      out[#out + 1] = line
-      line = word
-    else
-      line = line == "" and word or (line .. " " .. word)
-    end
-  end
-  if line ~= "" then out[#out + 1] = line end
-  return indent .. table.concat(out, "\n" .. indent)
+  return indent .. require("vp.fmt").wrap(text, width, indent)
 end
 
 local KIND_TITLES = {
