@@ -127,18 +127,23 @@ static uint32_t check_node_arg(lua_State *L, int arg, int cap_idx, vp_vprof *m)
     return idx;
 }
 
-/* A frame range [i, j] from optional 1-based args, clamped. Returns 0 when
- * empty. */
+/* A frame range [i, j] from optional 1-based args (default 1 and the
+ * frame count). Out of range raises as every format's index does: each end
+ * given is a frame 1..n ("frame 0 is out of range 1..4000"), i <= j, except
+ * that j = i - 1 is the empty range (1, 0 on a capture without frames).
+ * Returns 0 when empty. */
 static int frame_range(lua_State *L, int arg, const vp_vprof *m, uint32_t *first, uint32_t *last)
 {
     lua_Integer n = (lua_Integer)m->frame_count;
     lua_Integer i = luaL_optinteger(L, arg, 1), j = luaL_optinteger(L, arg + 1, n);
-    if (i < 1)
-        i = 1;
-    if (j > n)
-        j = n;
-    if (i > j)
+    if (j == i - 1 && i >= 1 && i <= n + 1)
         return 0;
+    if (!lua_isnoneornil(L, arg))
+        vp_l_check_index(L, arg, "frame", (uint64_t)n);
+    if (!lua_isnoneornil(L, arg + 1))
+        vp_l_check_index(L, arg + 1, "frame", (uint64_t)n);
+    if (i > j)
+        luaL_error(L, "frame range %I..%I is reversed: the first frame is after the last", i, j);
     *first = (uint32_t)(i - 1);
     *last = (uint32_t)(j - 1);
     return 1;
@@ -469,11 +474,7 @@ static int group_tostring(lua_State *L)
 static int cap_frame(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2);
-    if (i < 1 || i > (lua_Integer)m->frame_count)
-        lua_pushnil(L);
-    else
-        push_frame(L, 1, m, (uint32_t)(i - 1));
+    push_frame(L, 1, m, (uint32_t)vp_l_check_index(L, 2, "frame", m->frame_count));
     return 1;
 }
 
