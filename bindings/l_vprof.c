@@ -1399,8 +1399,10 @@ static int cap_summary(lua_State *L)
     summary_row(L, &k, "frames");
     int32_t lo, hi;
     if (vp_vprof_tick_range(m, &lo, &hi)) {
-        lua_pushfstring(L, "%d .. %d", (int)lo, (int)hi);
-        summary_row(L, &k, "ticks");
+        lua_pushinteger(L, lo);
+        summary_row(L, &k, "first_tick");
+        lua_pushinteger(L, hi);
+        summary_row(L, &k, "last_tick");
         vp_series *ft = vp_vprof_frame_series(m);
         if (!ft)
             return luaL_error(L, "out of memory");
@@ -1419,11 +1421,10 @@ static int cap_summary(lua_State *L)
     summary_row(L, &k, "groups_with_nodes");
     lua_pushinteger(L, m->group_base);
     summary_row(L, &k, "first_group_id");
-    if (m->escapes_seen)
-        lua_pushinteger(L, m->escape_width);
-    else
-        lua_pushfstring(L, "%d (no escaped values to tell)", m->escape_width);
+    lua_pushinteger(L, m->escape_width);
     summary_row(L, &k, "escape_width");
+    lua_pushboolean(L, m->escapes_seen);
+    summary_row(L, &k, "escapes_seen");
     lua_pushboolean(L, m->truncated);
     summary_row(L, &k, "truncated");
     lua_pushboolean(L, m->zero_timings);

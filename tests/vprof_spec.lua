@@ -188,7 +188,10 @@ describe("vprof", function()
       local rows = {}
       for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
       assert.are.equal(3, rows.frames)
-      assert.are.equal("10 .. 12", rows.ticks)
+      assert.are.equal(10, rows.first_tick)
+      assert.are.equal(12, rows.last_tick)
+      assert.are.equal(4, rows.escape_width)
+      assert.is_false(rows.escapes_seen)
       assert.are.equal(62.0, rows.duration_ms)
       assert.are.equal(5, rows.nodes)
     end)

@@ -84,8 +84,13 @@ return {
       .. "format. " .. PLAIN,
     members = {
       fn("analyze", "info.analyze(cap) -> result, rows",
-        "result.summary maps each row's name to its value; rows: the summary rows in order",
+        "result.summary maps each row's key (info.key of its name: snake_case, one style for every format) "
+          .. "to its value; rows: the summary rows in order, named by those keys",
         'local doc, rows = require("vp.info").analyze(cap)\nfor _, r in ipairs(rows) do print(r.name, r.value) end'),
+      fn("key", "info.key(name) -> string",
+        "a summary row's key: lower case, each run of characters other than letters and digits one _, none "
+          .. "at either end",
+        'print(require("vp.info").key("trailing bytes"))  --> trailing_bytes'),
       fn("schema_for", "info.schema_for(rows) -> schema",
         "info.schema with the rows' names declared in order, so a row without a value prints as null",
         'print(require("vp.json").encode(doc, require("vp.info").schema_for(rows)))'),
