@@ -23,6 +23,7 @@ end
 
 local SPEC = {
   name = "compare.lua",
+  schema = compare.schema, -- printed by --help
   summary = "Every metric of two captures (or two sets of runs) side by side: change, 95 % interval, "
     .. "significance, effect sizes and shape.",
   description = compare.DEFINITIONS,

@@ -35,6 +35,7 @@ local hitches = require "vp.hitches"
 
 local SPEC = {
   name = "hitches.lua",
+  schema = hitches.schema, -- printed by --help
   formats = { "vprof", "laige-budget" },
   summary = "Frame time statistics and the hitch frames of a capture, each with its causes.",
   description = hitches.DEFINITIONS,

@@ -25,6 +25,7 @@ local info = require "vp.info"
 
 local SPEC = {
   name = "info.lua",
+  schema = info.schema, -- printed by --help
   summary = "A one-screen summary of any supported capture file.",
   description = [[
 Prints the detected format, the path and size, then the rows the format's

@@ -38,6 +38,7 @@ local movement = require "vp.movement"
 
 local SPEC = {
   name = "movement.lua",
+  schema = movement.schema, -- printed by --help
   formats = { "dm" },
   summary = "Distance, speed, ground/air time, jumps, jetpack use and corrections of a .dm trace.",
   description = movement.DEFINITIONS,

@@ -167,8 +167,7 @@ function cli.help(spec)
     end
   end
   if spec.schema then
-    out[#out + 1] = "\n--json prints one document shaped like this (keys in this order;"
-      .. " name: {...} is an object, [...] a list):"
+    out[#out + 1] = "\n--json document (keys in this order; {...} an object, [...] a list):"
     out[#out + 1] = "  " .. wrap(spec.schema, 76, 2)
   end
   return table.concat(out, "\n") .. "\n"
