@@ -124,16 +124,16 @@ asan: deps $(ASAN)/vpscript vp.so examples
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    VPSCRIPT_BIN=$(ASAN)/vpscript $(ASAN)/vpscript tests/run_busted.lua
 
-fuzz-short: $(FUZZERS) all
+fuzz-short: $(FUZZERS) all examples
 	@sh tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZERS)
 
-fuzz: $(FUZZERS) all
+fuzz: $(FUZZERS) all examples
 	@sh tests/fuzz/run.sh $${FUZZ_TIME:-300} $(FUZZERS)
 
 # Hours-long runs outside CI: FUZZ_LONG_TIME seconds per harness, inputs up
 # to the sizes that reach the quadratic cases (deep chains, long lines);
 # the corpora in build/fuzz/corpus_* keep growing between runs.
-fuzz-long: $(FUZZERS) all
+fuzz-long: $(FUZZERS) all examples
 	@FUZZ_MODE=long sh tests/fuzz/run.sh $(FUZZ_LONG_TIME) $(FUZZERS)
 
 test: deps all lint ctest spec

@@ -44,9 +44,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (by_ext && !by_ext->sniff) {
         want = by_ext->id;
     } else {
-        for (size_t i = 0; i < count && !want; i++)
-            if (f[i].sniff && f[i].sniff(head, n, file_size))
+        /* From the head only a "yes" decides; "more" (the witness may lie
+         * further in the file) is vp_detect_file's to follow, and only a
+         * head shorter than its file may say it. */
+        for (size_t i = 0; i < count && !want; i++) {
+            int r = f[i].sniff ? f[i].sniff(head, n, file_size) : VP_SNIFF_NO;
+            if (r == VP_SNIFF_MORE && (uint64_t)n >= file_size)
+                abort();
+            if (r == VP_SNIFF_YES)
                 want = f[i].id;
+        }
         if (!want && by_ext)
             want = by_ext->id;
     }
