@@ -46,6 +46,7 @@ local SPEC = {
       help = "use the absolute rule instead: a hitch is a frame taking more than X ms" },
     { "--causes", type = "integer", default = 5, min = 0, metavar = "N",
       help = "nodes and groups listed per hitch" },
+    cli.FRAMES,
   },
   positional = { { "CAPTURE", help = "a .vprof capture, or a laige budget report" } },
 }
@@ -53,6 +54,7 @@ local SPEC = {
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 local cap = cli.open(path)
+cli.restrict(cap, opts.frames)
 local doc, info = hitches.analyze(cap, {
   factor = opts.factor, window = opts.window, min_excess_ms = opts.min_excess_ms,
   threshold_ms = opts.threshold_ms, causes = opts.causes, file = path,

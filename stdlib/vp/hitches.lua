@@ -28,7 +28,8 @@ hitches.DEFAULTS = { factor = 2.5, window = 30, min_excess_ms = 5, causes = 5 }
 --- The shape of the result (and of `hitches.lua --json`): frame_ms is nil
 -- when there are no frames; tick and baseline_ms may be nil; causes and
 -- groups are sorted by excess_ms, descending.
-hitches.schema = "{file, format, frames, frame_ms: {mean, p50, p95, p99, max}, low_1pct_fps, low_01pct_fps, "
+hitches.schema = "{file, format, frames, frame_range: {first, last}, frame_ms: {mean, p50, p95, p99, max}, "
+  .. "low_1pct_fps, low_01pct_fps, "
   .. "stutter_pct, params: {factor, window, min_excess_ms, threshold_ms}, hitches: [{frame, tick, frame_ms, "
   .. "baseline_ms, causes: [{node, path, group, self_ms, excess_ms}], groups: [{group, excess_ms}]}]}"
 
@@ -133,6 +134,12 @@ local function detect(times, factor, window, min_excess, threshold)
   return found
 end
 
+-- The capture's frame numbers of the frames it holds (cap:frame_range:
+-- 1, n unless restricted to a --frames range), or nothing.
+local function frame_range(cap)
+  if type(cap.frame_range) == "function" then return cap:frame_range() end
+end
+
 -- The tick of frame i when the capture has random access to frames.
 local function tick_of(cap, i)
   local ok, t = pcall(function()
@@ -198,7 +205,8 @@ end
 
 --- hitches.analyze(cap, params) -> result, info
 -- result (plain data, nil where absent; shaped as hitches.schema): {file,
--- format, frames, frame_ms = {mean, p50, p95, p99, max} | nil, low_1pct_fps,
+-- format, frames, frame_range = {first, last} (the capture's frame numbers
+-- of the frames analysed: cap:frame_range()), frame_ms = {mean, p50, p95, p99, max} | nil, low_1pct_fps,
 -- low_01pct_fps, stutter_pct, params = {factor, window, min_excess_ms,
 -- threshold_ms}, hitches = [ {frame, tick, frame_ms, baseline_ms, causes =
 -- [...], groups = [...]} ]}. info = {total_ms = the frame times summed}.
@@ -258,7 +266,13 @@ function hitches.analyze(cap, params)
     list = cap:hitches({ factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold })
   else
     list = detect(stats.values(ft), factor, window, min_excess, threshold)
-    for _, h in ipairs(list) do h.tick = tick_of(cap, h.frame) end
+    -- Positions in the frame times; frame numbers are the capture's (a
+    -- capture restricted to a range starts past 1).
+    local base = (frame_range(cap) or 1) - 1
+    for _, h in ipairs(list) do
+      h.frame = h.frame + base
+      h.tick = tick_of(cap, h.frame)
+    end
   end
 
   local total_ms = stats.sum(ft)
@@ -281,10 +295,12 @@ function hitches.analyze(cap, params)
     }
   end
 
+  local first, last = frame_range(cap)
   return {
     file = file,
     format = cap.format,
     frames = n,
+    frame_range = first and { first = first, last = last } or nil,
     frame_ms = frame_stats,
     low_1pct_fps = low1,
     low_01pct_fps = low01,
