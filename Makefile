@@ -24,10 +24,10 @@ SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 15
 
-# host/core, host/formats and host/write never include lua.h, and each
-# includes only the layers docs/architecture.md allows (make lint checks
-# it); host/cli is the vpscript program; bindings/ is the Lua glue.
-HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/write/*.c)
+# host/core, host/formats, host/write and host/export never include lua.h,
+# and each includes only the layers docs/architecture.md allows (make lint
+# checks it); host/cli is the vpscript program; bindings/ is the Lua glue.
+HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/write/*.c host/export/*.c)
 CLI_SRC  := $(wildcard host/cli/*.c)
 BIND_SRC := $(wildcard bindings/*.c)
 LIB_SRC  := $(HOST_SRC) $(BIND_SRC)

@@ -34,4 +34,8 @@ int vp_l_series_new(lua_State *L);
  * statistics' C loops for stdlib/vp/infer.lua (l_infer.c). */
 int vp_l_open_infer(lua_State *L);
 
+/* The "vp.export.core" module (preloaded by luaopen_vp): the streaming
+ * VProf exporters of host/export for stdlib/vp/export (l_export.c). */
+int vp_l_open_export(lua_State *L);
+
 #endif
