@@ -69,8 +69,9 @@ static int l_vprof(lua_State *L)
     return 0;
 }
 
-/* group_columns(cap, cols) -> {[group index + 1] = {ms per column}}, {frames per
- * column}: each group's self time summed over the frames of each column. */
+/* group_columns(cap, cols) -> {[group id] = {ms per column}}, {frames per
+ * column}: each group's (with nodes) self time summed over the frames of
+ * each column. */
 static int l_group_columns(lua_State *L)
 {
     vp_vprof *m = check_vprof(L, 1);
@@ -85,14 +86,16 @@ static int l_group_columns(lua_State *L)
         lua_getfield(L, -1, "path");
         return raise_error(L, &err, lua_tostring(L, -1));
     }
-    lua_createtable(L, (int)m->group_count, 0);
+    lua_createtable(L, 0, (int)m->group_count);
     for (uint32_t g = 0; g < m->group_count; g++) {
+        if (!m->groups[g].has_nodes)
+            continue;
         lua_createtable(L, (int)cols, 0);
         for (lua_Integer c = 0; c < cols; c++) {
             lua_pushnumber(L, out[(size_t)c * m->group_count + g]);
             lua_rawseti(L, -2, c + 1);
         }
-        lua_rawseti(L, -2, (lua_Integer)g + 1);
+        lua_rawseti(L, -2, m->groups[g].id);
     }
     lua_createtable(L, (int)cols, 0);
     for (lua_Integer c = 0; c < cols; c++) {
