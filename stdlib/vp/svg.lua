@@ -260,11 +260,10 @@ function svg.budget(d, o)
   o.title = o.title or "Budget groups: self time per frame, stacked (column means)"
   o.extra_bottom = 20
   local cols = #d.columns
-  local totals, maxv = {}, 0
+  local maxv = 0
   for c = 1, cols do
     local t = 0
     for _, g in ipairs(d.groups) do t = t + g.values[c] end
-    totals[c] = t
     maxv = math.max(maxv, t)
   end
   local p, y, box = frame(o, maxv * 1.05, "self ms per frame", "frame")
