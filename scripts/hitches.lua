@@ -159,6 +159,14 @@ local csv_cols = {
   { key = "cause", csv = "top_cause_path" }, { key = "cause_excess_ms", csv = "top_cause_excess_ms" },
 }
 
+-- On a terminal the text starts with the frame time at a glance: one line,
+-- each character the slowest frame of its stretch (vp.charts, vp.svg).
+local tty, term_cols = cli.terminal("stdout")
+if tty and not opts.json and not opts.csv and n > 0 then
+  io.stdout:write(require("vp.svg").sparkline(require("vp.charts").sparkline(cap, math.max(10, (term_cols or 80) - 1))),
+    "\n")
+end
+
 report.emit(opts, {
   json = doc,
   schema = hitches.schema,
