@@ -47,6 +47,27 @@ static const char *group_name(const vp_vprof *m, uint32_t node)
     return g == VP_VPROF_NO_NODE ? "" : vp_vprof_name(m, m->groups[g].name);
 }
 
+/* A node's label as JSON: its name, and "#k" for the k-th same-named
+ * sibling (as in its path), so the tools keep namesakes apart. */
+static void put_label(vp_xstr *s, const vp_vprof *m, uint32_t v)
+{
+    const char *name = vp_vprof_name(m, m->nodes[v].name);
+    if (!m->nodes[v].dup) {
+        vp_xstr_json(s, name, strlen(name));
+        return;
+    }
+    vp_xstr t = {0};
+    char suffix[16];
+    vp_xstr_str(&t, name);
+    snprintf(suffix, sizeof suffix, "#%u", (unsigned)m->nodes[v].dup);
+    vp_xstr_str(&t, suffix);
+    if (t.oom)
+        s->oom = 1;
+    else
+        vp_xstr_json(s, t.p, t.len);
+    vp_xstr_free(&t);
+}
+
 /* A node's path (the listing form: at most a few hundred bytes) into s. */
 static void put_path(vp_xstr *s, const vp_vprof *m, uint32_t v, int json)
 {
@@ -254,10 +275,10 @@ vp_errcode vp_export_vprof_chrome(vp_vprof *m, FILE *f, const vp_export_opts *op
         return oom(err);
     }
     for (uint32_t v = 0; v < nn; v++) {
-        const char *name = vp_vprof_name(m, m->nodes[v].name), *g = group_name(m, v);
+        const char *g = group_name(m, v);
         c.pre[v] = c.text.len;
         vp_xstr_str(&c.text, "{\"name\":");
-        vp_xstr_json(&c.text, name, strlen(name));
+        put_label(&c.text, m, v);
         vp_xstr_str(&c.text, ",\"cat\":");
         vp_xstr_json(&c.text, g, strlen(g));
         vp_xstr_str(&c.text, ",\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":");
@@ -414,9 +435,8 @@ vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts
     vp_xstr_json(&head, name, strlen(name));
     vp_xstr_str(&head, ",\"activeProfileIndex\":0,\"shared\":{\"frames\":[");
     for (uint32_t v = 0; v < m->node_count; v++) {
-        const char *nm = vp_vprof_name(m, m->nodes[v].name);
         vp_xstr_str(&head, v ? ",\n{\"name\":" : "\n{\"name\":");
-        vp_xstr_json(&head, nm, strlen(nm));
+        put_label(&head, m, v);
         vp_xstr_str(&head, ",\"file\":");
         put_path(&head, m, v, 1);
         vp_xstr_put(&head, "}", 1);

@@ -35,12 +35,13 @@ typedef struct vp_export_opts {
  * the process and thread; per frame an instant event "frame N", a counter
  * "frame_ms" and a counter "group self ms" (an argument per budget group
  * with nodes, in id order), then one complete event ("X") per node
- * instance with time, in pre-order: name, cat = group, ts, dur (us), args
+ * instance with time, in pre-order: name (with "#k" for the k-th
+ * same-named sibling, as in its path), cat = group, ts, dur (us), args
  * {path, group, calls, self_ms}. */
 vp_errcode vp_export_vprof_chrome(vp_vprof *m, FILE *f, const vp_export_opts *o, vp_error *err);
 
-/* speedscope's file format: shared.frames = one per node (name; file = its
- * path), one evented profile (open/close events in us) of every frame, or
+/* speedscope's file format: shared.frames = one per node (name, "#k" as
+ * above; file = its path), one evented profile (open/close events in us) of every frame, or
  * with per_frame one profile per frame. */
 vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts *o,
                                       vp_error *err);
