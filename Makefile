@@ -41,7 +41,7 @@ CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec asan fuzz fuzz-short bench bench-huge calibrate lint install uninstall clean examples docs readme
+.PHONY: all deps run test ctest spec consumers asan fuzz fuzz-short bench bench-huge calibrate lint install uninstall clean examples docs readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -106,7 +106,12 @@ fuzz-short: $(FUZZERS) all
 fuzz: $(FUZZERS) all
 	@sh tests/fuzz/run.sh $${FUZZ_TIME:-300} $(FUZZERS)
 
-test: deps all lint ctest spec
+# Exports and reports read back by independent tools (npm packages and
+# Debian's chromium, installed by make deps): tools/consumers/run.sh.
+consumers: all examples
+	@sh tools/consumers/run.sh
+
+test: deps all lint ctest spec consumers
 	$(MAKE) --no-print-directory asan
 	$(MAKE) --no-print-directory fuzz-short FUZZ_TIME=$(FUZZ_TIME)
 	@echo "make test: all suites passed"
