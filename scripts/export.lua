@@ -1,5 +1,4 @@
--- export.lua: a capture in the formats other tools read (Chrome trace,
--- collapsed stacks, speedscope, CSV, PresentMon)
+-- export.lua: a capture in the formats other tools read (Chrome trace, folded stacks, speedscope, CSV, PresentMon)
 --
 -- usage: vpscript export.lua CAPTURE --to chrome|folded|speedscope|csv|presentmon [-o FILE]
 --   --to FORMAT       what to write (export.TARGETS: which capture formats each reads)

@@ -1,5 +1,6 @@
--- report.lua: one self-contained HTML page about a capture (and a
--- baseline): charts and tables that open offline, without JavaScript
+-- report.lua: one self-contained HTML page of charts and tables about a capture (and a baseline)
+--
+-- The page opens offline, without JavaScript: inline SVG and tables only.
 --
 -- usage: vpscript report.lua CAPTURE [--baseline BASE] -o report.html
 --   --baseline BASE   also: both percentile curves overlaid and compare.lua's table
