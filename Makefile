@@ -41,7 +41,7 @@ CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec consumers asan fuzz fuzz-short bench bench-huge calibrate lint install uninstall clean examples docs readme
+.PHONY: all deps run test ctest spec consumers docs-png asan fuzz fuzz-short bench bench-huge calibrate lint install uninstall clean examples docs readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -86,6 +86,17 @@ docs: all examples
 	./vpscript tools/gen_docs.lua
 
 readme: docs
+
+# The pictures of the example report in docs/ (docs/report.md, the README):
+# report.lua's pages drawn by headless chromium (make deps), one section each.
+DOCS_PNG := frametime distribution budget
+docs-png: all examples
+	@mkdir -p $(B)/docs
+	./vpscript scripts/report.lua examples/sample.vprof -o $(B)/docs/sample.html
+	./vpscript scripts/report.lua examples/runs/new/run1.vprof --baseline examples/runs/base/run1.vprof \
+	    -o $(B)/docs/runs.html
+	for s in $(DOCS_PNG); do node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-$$s.png "#$$s" || exit 1; done
+	node tools/consumers/shoot.mjs $(B)/docs/runs.html docs/report-baseline.png '#baseline svg'
 
 run: deps all examples
 	./vpscript scripts/hitches.lua examples/sample.vprof
