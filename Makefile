@@ -149,11 +149,12 @@ $(B)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/floor.c
 
-# Two capture shapes, each against the floor and cat (bench/run.sh; sizes:
+# Two capture shapes, each against the floor and cat, then the wide one
+# exported to every target and drawn by report.lua (bench/run.sh; sizes:
 # BENCH_WIDE, BENCH_LONG; repeats: BENCH_RUNS). bench-huge writes a 4 GB
 # capture, measures hitches.lua and budget.lua on it and deletes it.
 bench: all $(BENCH_BIN)
-	@sh bench/run.sh wide long
+	@sh bench/run.sh wide long exports
 
 bench-huge: all $(BENCH_BIN)
 	@sh bench/run.sh huge
