@@ -23,6 +23,8 @@ ALL_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -DVP_VERSION='"$(VERSION)"' \
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 15
+# make fuzz-long: seconds per harness (the harnesses run one after another).
+FUZZ_LONG_TIME ?= 3600
 
 # host/core, host/formats, host/write and host/export never include lua.h,
 # and each includes only the layers docs/architecture.md allows (make lint
@@ -38,10 +40,14 @@ OBJ      := $(B)/obj
 ASAN     := $(B)/asan
 lib_objs  = $(patsubst %.c,$(1)/%.o,$(LIB_SRC))
 CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
-FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c))
+# C harnesses (tests/fuzz/fuzz_*.c) link the parser layer; Lua harnesses
+# (tests/fuzz/lua_*.lua, run by tests/fuzz/lua_driver.c) the bindings too.
+FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c)) \
+            $(patsubst tests/fuzz/lua_%.lua,$(B)/fuzz/fuzz_%,$(wildcard tests/fuzz/lua_*.lua))
+FUZZ_CC   = $(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -Ihost -fsanitize=fuzzer,address,undefined
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec consumers docs-png asan fuzz fuzz-short bench bench-huge calibrate lint install uninstall clean examples docs readme
+.PHONY: all deps run test ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -71,11 +77,23 @@ $(B)/ctest/%: tests/c/%.c $(HOST_SRC) $(HDRS) $(wildcard tests/c/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $< $(HOST_SRC) -lm
 
-# Fuzzers link the parser layer only: it never includes lua.h.
-$(B)/fuzz/%: tests/fuzz/%.c $(HOST_SRC) $(HDRS)
+# The library built once with the fuzzers' instrumentation, for every harness.
+.PRECIOUS: $(B)/fuzzobj/%.o
+$(B)/fuzzobj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -Ihost -fsanitize=fuzzer,address,undefined \
-	    -o $@ $< $(HOST_SRC) -lm
+	@$(FUZZ_CC) $(LUA_INC) -c $< -o $@
+
+# C fuzzers link the parser layer only: it never includes lua.h.
+$(B)/fuzz/%: tests/fuzz/%.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -o $@ $< $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) -lm
+
+# Lua fuzzers: the driver built per harness, with the bindings and Lua; the
+# harness and the stdlib are read from this tree when the fuzzer starts.
+$(B)/fuzz/fuzz_%: tests/fuzz/lua_%.lua tests/fuzz/lua_driver.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(LIB_SRC)) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -Ibindings $(LUA_INC) -DVP_FUZZ_HARNESS='"$*"' -DVP_FUZZ_ROOT='"$(CURDIR)"' \
+	    -o $@ tests/fuzz/lua_driver.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(LIB_SRC)) $(LUA_LIB) -lm
 
 examples: all
 	./vpscript examples/generate.lua examples
@@ -116,6 +134,12 @@ fuzz-short: $(FUZZERS) all
 
 fuzz: $(FUZZERS) all
 	@sh tests/fuzz/run.sh $${FUZZ_TIME:-300} $(FUZZERS)
+
+# Hours-long runs outside CI: FUZZ_LONG_TIME seconds per harness, inputs up
+# to the sizes that reach the quadratic cases (deep chains, long lines);
+# the corpora in build/fuzz/corpus_* keep growing between runs.
+fuzz-long: $(FUZZERS) all
+	@FUZZ_MODE=long sh tests/fuzz/run.sh $(FUZZ_LONG_TIME) $(FUZZERS)
 
 # Exports and reports read back by independent tools (npm packages and
 # Debian's chromium, installed by make deps): tools/consumers/run.sh.

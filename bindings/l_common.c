@@ -60,6 +60,17 @@ void vp_lcap_cache(lua_State *L, int idx)
     lua_getiuservalue(L, idx, 2);
 }
 
+void vp_lcap_weak_cache(lua_State *L, int idx)
+{
+    idx = lua_absindex(L, idx);
+    lua_getiuservalue(L, idx, 2);
+    lua_createtable(L, 0, 1);
+    lua_pushliteral(L, "v");
+    lua_setfield(L, -2, "__mode");
+    lua_setmetatable(L, -2);
+    lua_pop(L, 1);
+}
+
 void *vp_lchild_new(lua_State *L, size_t size, const char *tname, int cap_idx)
 {
     cap_idx = lua_absindex(L, cap_idx);
@@ -217,6 +228,19 @@ int vp_l_raise(lua_State *L, const char *path, const vp_error *err)
     return luaL_error(L, "%s: %s", path, err->msg);
 }
 
+void *vp_l_scratch(lua_State *L, size_t size, const char *tname, lua_CFunction gc)
+{
+    if (luaL_newmetatable(L, tname)) {
+        lua_pushcfunction(L, gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_pop(L, 1);
+    void *p = lua_newuserdatauv(L, size, 0);
+    memset(p, 0, size);
+    luaL_setmetatable(L, tname);
+    return p;
+}
+
 void vp_l_push_vec(lua_State *L, const float *xyz, const float *w)
 {
     lua_createtable(L, 0, w ? 4 : 3);
@@ -300,7 +324,20 @@ const char *vp_lcap_basename(lua_State *L, int capidx)
 
 int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err)
 {
-    return vp_l_raise(L, vp_lcap_path(L, capidx), err);
+    const char *path = vp_lcap_path(L, capidx);
+    /* A vp.error object (stdlib/vp/error.lua) when the module is there: the
+     * host then reports the message and exits with the status its code
+     * maps to (2 for input that cannot be read), without a traceback. */
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "vp.error");
+    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1) &&
+        lua_getfield(L, -1, "new") == LUA_TFUNCTION) {
+        lua_pushstring(L, vp_errcode_name(err->code));
+        lua_pushfstring(L, "%s: %s", path, err->msg);
+        if (lua_pcall(L, 2, 1, 0) == LUA_OK)
+            return lua_error(L);
+    }
+    return vp_l_raise(L, path, err);
 }
 
 void vp_l_push_count(lua_State *L, uint64_t n)

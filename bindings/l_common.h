@@ -44,6 +44,10 @@ void vp_lcap_setfield(lua_State *L, int idx, const char *key);
 
 /* Push the capture's cache table (user value 2). */
 void vp_lcap_cache(lua_State *L, int idx);
+/* Make that table weak-valued: a child stays the same Lua value while
+ * anything holds it, and a walk over millions of children does not keep
+ * them all (for captures whose children are as many as their records). */
+void vp_lcap_weak_cache(lua_State *L, int idx);
 
 /* New child userdata of `size` bytes and class tname, pinning the capture
  * at `cap_idx`. Leaves the child on the stack. */
@@ -110,6 +114,11 @@ void vp_l_push_series(lua_State *L, vp_series *s);
 /* Check arg idx is a Series. */
 vp_series *vp_l_check_series(lua_State *L, int idx);
 
+/* Push a zeroed userdata of `size` bytes whose metatable (tname, made on
+ * first use) has `gc` as __gc: scratch memory of a C result being turned
+ * into Lua values, freed even when an error is raised half-way. */
+void *vp_l_scratch(lua_State *L, size_t size, const char *tname, lua_CFunction gc);
+
 /* Push a {x=, y=, z=} table (and w when `w` is not NULL). */
 void vp_l_push_vec(lua_State *L, const float *xyz, const float *w);
 
@@ -129,7 +138,10 @@ const char *vp_l_opt_str(lua_State *L, int idx, const char *key, const char *def
 const char *vp_lcap_path(lua_State *L, int capidx);
 /* The file name of that path, without its directories. */
 const char *vp_lcap_basename(lua_State *L, int capidx);
-/* Raise err prefixed with the path of the capture at capidx. */
+/* Raise err prefixed with the path of the capture at capidx: a vp.error
+ * object (code = the error's code name, message, exit) when vp.error can be
+ * required, else the message as a string. For data a read found broken or
+ * changed (ECHANGED: truncated while open), never for a caller's mistake. */
 int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err);
 
 /* Push "1,234": counts in summaries and tostring are read by people. */

@@ -4,7 +4,7 @@
  * cap: time, unknown, graph_duration, prefix, bitfield (the raw bytes),
  *      bits (set entries, 0-based), group_count, event_count (#cap),
  *      trailing_bytes, truncated; cap:groups(), cap:group(i|name),
- *      cap:events(), cap:summary().
+ *      cap:events(), cap:event_stats([max_types]), cap:summary().
  * group (pins the capture): index, name, total, count, file_offset, #group,
  *      group:events(), group:event(i), group:totable().
  * events are plain tables: index, group, time1, time2, type, type_name,
@@ -33,6 +33,25 @@ static void devt_free_model(void *m)
 static vp_devt *devt_check(lua_State *L, int idx)
 {
     return vp_lcap_check(L, idx, DEVT_T)->model;
+}
+
+/* Group and type names as the events carry them. */
+static void group_name_push(lua_State *L, uint32_t g)
+{
+    const char *gn = vp_devt_group_name(g);
+    if (gn)
+        lua_pushstring(L, gn);
+    else
+        lua_pushfstring(L, "group_%d", (int)g + 1);
+}
+
+static void type_name_push(lua_State *L, unsigned type)
+{
+    const char *name = vp_devt_type_name(type);
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushfstring(L, "type_%d", (int)type);
 }
 
 /* The group userdata for 0-based g, one per group (cached). */
@@ -65,18 +84,14 @@ static void event_push(lua_State *L, const vp_devt_event *ev, uint32_t g, uint64
     lua_setfield(L, -2, "time2");
     lua_pushinteger(L, ev->type);
     lua_setfield(L, -2, "type");
-    const char *name = vp_devt_type_name(ev->type);
-    if (name)
-        lua_pushstring(L, name);
-    else
-        lua_pushfstring(L, "type_%d", (int)ev->type);
+    type_name_push(L, ev->type);
     lua_setfield(L, -2, "type_name");
     lua_pushboolean(L, vp_devt_type_uncertain(ev->type));
     lua_setfield(L, -2, "type_uncertain");
 }
 
 /* Push event i of group g or raise with the file and the reason. */
-static void event_get_push(lua_State *L, const vp_devt *d, int capidx, uint32_t g, uint64_t i)
+static void event_get_push(lua_State *L, vp_devt *d, int capidx, uint32_t g, uint64_t i)
 {
     vp_devt_event ev;
     vp_error err;
@@ -95,8 +110,9 @@ int vp_l_open_devt(lua_State *L, const char *path, int opts)
     vp_error err;
     if (vp_devt_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DEVT_T, d, devt_free_model, "devt", path, d->map.size, &d->warnings);
+    vp_lcap_new(L, DEVT_T, d, devt_free_model, "devt", path, d->src.size, &d->warnings);
     int cap = lua_gettop(L);
+    vp_lcap_weak_cache(L, cap); /* a hostile file has millions of groups */
     lua_pushinteger(L, d->time);
     vp_lcap_setfield(L, cap, "time");
     lua_pushinteger(L, d->unknown);
@@ -197,6 +213,122 @@ static int cap_events(lua_State *L)
     return 1;
 }
 
+/* The scan's memory lives in a userdata with a __gc, so an error raised
+ * while the result is built cannot leak it. */
+#define SCAN_T "vp.devt.scan"
+
+static int scan_gc(lua_State *L)
+{
+    vp_devt_scan_free(luaL_checkudata(L, 1, SCAN_T));
+    return 0;
+}
+
+static void series_or_raise(lua_State *L, vp_series *r)
+{
+    if (!r)
+        luaL_error(L, "out of memory");
+    vp_l_push_series(L, r);
+}
+
+/* cap:event_stats([max_types]) -> {events, first_time, last_time,
+ * frame_intervals = Series, by_type = [{group, group_name, type, type_name,
+ * type_uncertain, count, intervals = Series}], more_types = {buckets,
+ * events}}: the events grouped by (group, type) in C (devt_stats.c).
+ * by_type lists the max_types (default all) buckets with the most events,
+ * by group then type; more_types counts the others. Intervals are the
+ * differences of the sorted time1 values. */
+static int cap_event_stats(lua_State *L)
+{
+    vp_devt *d = devt_check(L, 1);
+    lua_Integer max = luaL_optinteger(L, 2, 0);
+    luaL_argcheck(L, max >= 0, 2, "max_types must be at least 0 (0: all)");
+    vp_devt_scan *s = vp_l_scratch(L, sizeof *s, SCAN_T, scan_gc);
+    vp_error err;
+    if (vp_devt_scan_events(d, s, &err) != VP_OK)
+        return vp_lcap_raise(L, 1, &err);
+    size_t k = max == 0 || (uint64_t)max > s->nbuckets ? s->nbuckets : (size_t)max;
+    uint32_t *idx = lua_newuserdatauv(L, (k ? k : 1) * sizeof *idx, 0);
+    size_t got = vp_devt_scan_top(s, k, idx);
+    if (got == SIZE_MAX)
+        return luaL_error(L, "out of memory");
+    lua_createtable(L, 0, 6);
+    lua_pushinteger(L, (lua_Integer)s->events);
+    lua_setfield(L, -2, "events");
+    if (s->events) {
+        lua_pushinteger(L, s->first_time);
+        lua_setfield(L, -2, "first_time");
+        lua_pushinteger(L, s->last_time);
+        lua_setfield(L, -2, "last_time");
+    }
+    series_or_raise(L, vp_devt_scan_intervals(s, SIZE_MAX));
+    lua_setfield(L, -2, "frame_intervals");
+    lua_createtable(L, got > INT32_MAX ? 0 : (int)got, 0);
+    uint64_t listed = 0;
+    for (size_t i = 0; i < got; i++) {
+        const vp_devt_bucket *b = &s->buckets[idx[i]];
+        lua_createtable(L, 0, 7);
+        vp_l_set_int(L, "group", (lua_Integer)b->group + 1);
+        group_name_push(L, b->group);
+        lua_setfield(L, -2, "group_name");
+        vp_l_set_int(L, "type", b->type);
+        type_name_push(L, b->type);
+        lua_setfield(L, -2, "type_name");
+        lua_pushboolean(L, vp_devt_type_uncertain(b->type));
+        lua_setfield(L, -2, "type_uncertain");
+        vp_l_set_int(L, "count", (lua_Integer)b->count);
+        series_or_raise(L, vp_devt_scan_intervals(s, idx[i]));
+        lua_setfield(L, -2, "intervals");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        listed += b->count;
+    }
+    lua_setfield(L, -2, "by_type");
+    lua_createtable(L, 0, 2);
+    vp_l_set_int(L, "buckets", (lua_Integer)(s->nbuckets - got));
+    vp_l_set_int(L, "events", (lua_Integer)(s->events - listed));
+    lua_setfield(L, -2, "more_types");
+    vp_devt_scan_free(s);
+    return 1;
+}
+
+/* Groups the summary names one by one: every group when there are at most
+ * SUMMARY_GROUPS; else the four known ones and the largest of the others. */
+#define SUMMARY_GROUPS 8
+
+static size_t summary_groups(const vp_devt *d, uint32_t *show)
+{
+    size_t n = 0;
+    if (d->group_count <= SUMMARY_GROUPS) {
+        for (uint32_t g = 0; g < d->group_count; g++)
+            show[n++] = g;
+        return n;
+    }
+    for (uint32_t g = 0; g < VP_DEVT_KNOWN_GROUPS; g++)
+        show[n++] = g;
+    /* The largest others: a running selection of SUMMARY_GROUPS - 4 (ties
+     * to the lower index), kept in index order for the rows. */
+    const size_t want = SUMMARY_GROUPS - VP_DEVT_KNOWN_GROUPS;
+    uint32_t best[SUMMARY_GROUPS];
+    size_t nb = 0;
+    for (uint32_t g = VP_DEVT_KNOWN_GROUPS; g < d->group_count; g++) {
+        uint64_t c = d->groups[g].count;
+        if (nb == want) {
+            size_t min = 0;
+            for (size_t j = 1; j < nb; j++)
+                if (d->groups[best[j]].count < d->groups[best[min]].count ||
+                    (d->groups[best[j]].count == d->groups[best[min]].count && best[j] > best[min]))
+                    min = j;
+            if (c <= d->groups[best[min]].count)
+                continue;
+            memmove(&best[min], &best[min + 1], (nb - min - 1) * sizeof *best);
+            nb--;
+        }
+        best[nb++] = g;
+    }
+    for (size_t j = 0; j < nb; j++)
+        show[n++] = best[j];
+    return n;
+}
+
 static int cap_summary(lua_State *L)
 {
     vp_devt *d = devt_check(L, 1);
@@ -212,9 +344,13 @@ static int cap_summary(lua_State *L)
     vp_l_row_add(L, list, "groups");
     lua_pushinteger(L, (lua_Integer)d->event_count);
     vp_l_row_add(L, list, "events");
-    /* Per group, and the span of event times (time1) over the capture. */
-    uint32_t lo = UINT32_MAX, hi = 0;
-    for (uint32_t g = 0; g < d->group_count; g++) {
+    /* Per group (the known four, then the largest others: one screen
+     * whatever the file claims), and the span of time1 over the capture. */
+    uint32_t show[SUMMARY_GROUPS];
+    size_t nshow = summary_groups(d, show);
+    uint64_t shown_events = 0;
+    for (size_t j = 0; j < nshow; j++) {
+        uint32_t g = show[j];
         const char *gn = vp_devt_group_name(g);
         char name[48];
         if (gn)
@@ -223,10 +359,21 @@ static int cap_summary(lua_State *L)
             snprintf(name, sizeof name, "events_group_%u", g + 1);
         lua_pushinteger(L, (lua_Integer)d->groups[g].count);
         vp_l_row_add(L, list, name);
+        shown_events += d->groups[g].count;
+    }
+    if (nshow < d->group_count) {
+        lua_pushinteger(L, (lua_Integer)(d->group_count - nshow));
+        vp_l_row_add(L, list, "more_groups");
+        lua_pushinteger(L, (lua_Integer)(d->event_count - shown_events));
+        vp_l_row_add(L, list, "events_in_more_groups");
+    }
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint32_t g = 0; g < d->group_count; g++) {
         for (uint64_t i = 0; i < d->groups[g].count; i++) {
             vp_devt_event ev;
-            if (!vp_devt_event_get(d, g, i, &ev, NULL))
-                break;
+            vp_error err;
+            if (!vp_devt_event_get(d, g, i, &ev, &err))
+                return vp_lcap_raise(L, 1, &err);
             if (ev.time1 < lo)
                 lo = ev.time1;
             if (ev.time1 > hi)
@@ -303,18 +450,14 @@ static int group_get(lua_State *L)
     const vp_devt_group *gr = &d->groups[lg->g];
     if (strcmp(k, "index") == 0)
         lua_pushinteger(L, (lua_Integer)lg->g + 1);
-    else if (strcmp(k, "name") == 0) {
-        const char *gn = vp_devt_group_name(lg->g);
-        if (gn)
-            lua_pushstring(L, gn);
-        else
-            lua_pushfstring(L, "group_%d", (int)lg->g + 1);
-    } else if (strcmp(k, "total") == 0)
+    else if (strcmp(k, "name") == 0)
+        group_name_push(L, lg->g);
+    else if (strcmp(k, "total") == 0)
         lua_pushinteger(L, gr->total);
     else if (strcmp(k, "count") == 0)
         lua_pushinteger(L, (lua_Integer)gr->count);
     else if (strcmp(k, "file_offset") == 0)
-        lua_pushinteger(L, (lua_Integer)gr->offset);
+        lua_pushinteger(L, (lua_Integer)vp_devt_group_offset(gr));
     else if (strcmp(k, "capture") == 0)
         vp_lchild_pushcap(L, 1);
     else
@@ -413,6 +556,7 @@ void vp_l_register_devt(lua_State *L)
                                         {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"groups", cap_groups},   {"group", cap_group},
                                            {"events", cap_events},   {"summary", cap_summary},
+                                           {"event_stats", cap_event_stats},
                                            {"close", cap_close},     {NULL, NULL}};
     vp_l_class(L, DEVT_T, cap_meta, cap_methods, NULL);
 

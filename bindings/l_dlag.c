@@ -1,7 +1,8 @@
 /* The .dlag (lag profiler) capture, its measurements and tail records
  * (hops). The writer is l_dlag_writer.c.
  *
- * cap: time, measurement_count (#cap), sample_count, graph_state_count,
+ * cap: time, measurement_count (#cap), measurements_with_samples,
+ *      sample_count, graph_state_count,
  *      traceroute_host (nil when the file ends before it), hop_count,
  *      trailing_bytes, truncated; cap:measurements(),
  *      cap:measurement(index | name), cap:graph_states(),
@@ -113,7 +114,27 @@ static void sample_push(lua_State *L, const vp_dlag_sample *s, uint64_t i)
     lua_setfield(L, -2, "unknown");
 }
 
-static void graph_state_push(lua_State *L, const vp_dlag *d, int capidx, uint64_t i)
+/* Push the `len` bytes at `off` of the file (a string or bitfield found at
+ * open), or raise naming the capture at capidx. */
+static void bytes_push(lua_State *L, vp_dlag *d, int capidx, uint64_t off, size_t len)
+{
+    vp_error err;
+    const uint8_t *p = vp_dlag_bytes(d, off, len, &err);
+    if (!p)
+        vp_lcap_raise(L, capidx, &err);
+    lua_pushlstring(L, (const char *)p, len);
+}
+
+/* The same for a child (measurement, hop) at idx: errors name its capture. */
+static void child_bytes_push(lua_State *L, vp_dlag *d, int idx, uint64_t off, size_t len)
+{
+    idx = lua_absindex(L, idx);
+    vp_lchild_pushcap(L, idx);
+    bytes_push(L, d, -1, off, len);
+    lua_remove(L, -2);
+}
+
+static void graph_state_push(lua_State *L, vp_dlag *d, int capidx, uint64_t i)
 {
     vp_dlag_graph_state gs;
     vp_error err;
@@ -124,11 +145,10 @@ static void graph_state_push(lua_State *L, const vp_dlag *d, int capidx, uint64_
     lua_setfield(L, -2, "index");
     lua_pushinteger(L, gs.measurement_count);
     lua_setfield(L, -2, "measurement_count");
-    const uint8_t *bits = vp_dlag_bytes(d, gs.bitfield_off);
-    lua_pushlstring(L, (const char *)bits, gs.bitfield_len);
+    bytes_push(L, d, capidx, gs.bitfield_off, gs.bitfield_len);
+    vp_l_push_bits(L, (const uint8_t *)lua_tostring(L, -1), gs.bitfield_len);
+    lua_setfield(L, -3, "bits");
     lua_setfield(L, -2, "bitfield");
-    vp_l_push_bits(L, bits, gs.bitfield_len);
-    lua_setfield(L, -2, "bits");
     vec4_push(L, gs.offset_v);
     lua_setfield(L, -2, "offset");
     vec4_push(L, gs.scale);
@@ -151,8 +171,14 @@ int vp_l_open_dlag(lua_State *L, const char *path, int opts)
     vp_error err;
     if (vp_dlag_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DLAG_T, d, dlag_free_model, "dlag", path, d->map.size, &d->warnings);
+    vp_lcap_new(L, DLAG_T, d, dlag_free_model, "dlag", path, d->src.size, &d->warnings);
     int cap = lua_gettop(L);
+    vp_lcap_weak_cache(L, cap); /* a hostile file has millions of measurements */
+    uint32_t with = 0;
+    for (uint32_t k = 0; k < d->measurement_count; k++)
+        with += d->measurements[k].samples.count > 0;
+    lua_pushinteger(L, with);
+    vp_lcap_setfield(L, cap, "measurements_with_samples");
     lua_pushinteger(L, d->time);
     vp_lcap_setfield(L, cap, "time");
     lua_pushinteger(L, d->measurement_count);
@@ -163,7 +189,7 @@ int vp_l_open_dlag(lua_State *L, const char *path, int opts)
     vp_lcap_setfield(L, cap, "graph_state_count");
     /* Absent (nil) when the file ends before the host's NUL. */
     if (d->have_host) {
-        lua_pushlstring(L, (const char *)vp_dlag_bytes(d, d->host_off), d->host_len);
+        bytes_push(L, d, cap, d->host_off, d->host_len);
         vp_lcap_setfield(L, cap, "traceroute_host");
     }
     lua_pushinteger(L, (lua_Integer)d->hop_count);
@@ -309,7 +335,7 @@ static int cap_summary(lua_State *L)
     if (!d->have_host)
         lua_pushliteral(L, "(missing)");
     else if (d->host_len)
-        lua_pushlstring(L, (const char *)vp_dlag_bytes(d, d->host_off), d->host_len);
+        bytes_push(L, d, 1, d->host_off, d->host_len);
     else
         lua_pushliteral(L, "(off)");
     vp_l_row_add(L, list, "traceroute_host");
@@ -370,7 +396,7 @@ static const vp_dlag_samples *owner_samples(lua_State *L, int idx, vp_dlag **d)
     return &lh->h.samples;
 }
 
-static void sample_get_push(lua_State *L, int owner, const vp_dlag *d, const vp_dlag_samples *s,
+static void sample_get_push(lua_State *L, int owner, vp_dlag *d, const vp_dlag_samples *s,
                             uint64_t i)
 {
     vp_dlag_sample sm;
@@ -441,9 +467,12 @@ static int owner_series(lua_State *L, int which)
 {
     vp_dlag *d;
     const vp_dlag_samples *s = owner_samples(L, 1, &d);
-    vp_series *r = vp_dlag_series(d, s, which);
-    if (!r)
-        return luaL_error(L, "out of memory");
+    vp_error err;
+    vp_series *r = vp_dlag_series(d, s, which, &err);
+    if (!r) {
+        vp_lchild_pushcap(L, 1);
+        return vp_lcap_raise(L, lua_gettop(L), &err);
+    }
     vp_l_push_series(L, r);
     return 1;
 }
@@ -478,7 +507,7 @@ static int meas_get(lua_State *L)
     else if (strcmp(k, "count") == 0)
         lua_pushinteger(L, (lua_Integer)m->samples.count);
     else if (strcmp(k, "file_offset") == 0)
-        lua_pushinteger(L, (lua_Integer)m->offset);
+        lua_pushinteger(L, (lua_Integer)vp_dlag_measurement_offset(m));
     else if (strcmp(k, "capture") == 0)
         vp_lchild_pushcap(L, 1);
     else
@@ -547,7 +576,7 @@ static int hop_get(lua_State *L)
             lua_rawseti(L, -2, j + 1);
         }
     } else if (strcmp(k, "name") == 0)
-        lua_pushlstring(L, (const char *)vp_dlag_bytes(d, h->name_off), h->name_len);
+        child_bytes_push(L, d, 1, h->name_off, h->name_len);
     else if (strcmp(k, "unknown_u8_1") == 0)
         lua_pushinteger(L, h->unknown_u8_1);
     else if (strcmp(k, "unknown_u32") == 0)
@@ -590,7 +619,7 @@ static int hop_tostring(lua_State *L)
     lhop *lh = vp_lchild_check(L, 1, HOP_T, &mp);
     vp_dlag *d = mp;
     address_push(L, lh->h.address);
-    lua_pushlstring(L, (const char *)vp_dlag_bytes(d, lh->h.name_off), lh->h.name_len);
+    child_bytes_push(L, d, 1, lh->h.name_off, lh->h.name_len);
     lua_pushfstring(L, "<dlag hop %I %s \"%s\": %I samples>", (lua_Integer)lh->i + 1,
                     lua_tostring(L, -2), lua_tostring(L, -1), (lua_Integer)lh->h.samples.count);
     return 1;

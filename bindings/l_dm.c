@@ -1,6 +1,7 @@
 /* Lua binding of the movement trace (.dm): the capture and its records
- * (child userdata decoded on access from the mapped file), groups as plain
- * tables built when iterated. The writer is l_dm_writer.c. */
+ * (child userdata decoded on access from the file), groups as plain tables
+ * built when iterated, and cap:track(bit), one group bit through the
+ * records as columns (dm_track.c). The writer is l_dm_writer.c. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,7 +232,7 @@ int vp_l_open_dm(lua_State *L, const char *path, int opts)
     vp_error err;
     if (vp_dm_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DM_T, d, dm_free, "dm", path, d->map.size, &d->warnings);
+    vp_lcap_new(L, DM_T, d, dm_free, "dm", path, d->src.size, &d->warnings);
     dm_set_fields(L, lua_gettop(L), d);
     return 1;
 }
@@ -246,8 +247,18 @@ static vp_dm_record *record_check(lua_State *L, int idx, vp_dm **d)
     return r;
 }
 
-static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsigned index)
+/* Raise err naming the capture of the record at idx. */
+static int record_raise(lua_State *L, int idx, const vp_error *err)
 {
+    vp_lchild_pushcap(L, idx);
+    return vp_lcap_raise(L, lua_gettop(L), err);
+}
+
+/* The group as a table; `rec` is the record it belongs to (for errors). */
+static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned index, int rec)
+{
+    rec = lua_absindex(L, rec);
+    vp_error err;
     lua_createtable(L, 0, 24);
     vp_l_set_int(L, "bit", g->bit);
     vp_l_set_int(L, "index", (lua_Integer)index + 1);
@@ -279,7 +290,8 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
         lua_createtable(L, g->arrow_count, 0);
         for (unsigned i = 0; i < g->arrow_count; i++) {
             float o[3], dir[3];
-            vp_dm_arrow_at(d, g, i, o, dir);
+            if (vp_dm_arrow_at(d, g, i, o, dir, &err) != VP_OK)
+                record_raise(L, rec, &err);
             lua_createtable(L, 0, 2);
             vp_l_set_vec3(L, "origin", o);
             vp_l_set_vec3(L, "direction", dir);
@@ -288,7 +300,10 @@ static void push_group(lua_State *L, const vp_dm *d, const vp_dm_group *g, unsig
         lua_setfield(L, -2, "arrows");
         lua_createtable(L, g->float_count, 0);
         for (unsigned i = 0; i < g->float_count; i++) {
-            lua_pushnumber(L, vp_dm_float_at(d, g, i));
+            float v;
+            if (vp_dm_float_at(d, g, i, &v, &err) != VP_OK)
+                record_raise(L, rec, &err);
+            lua_pushnumber(L, v);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
         lua_setfield(L, -2, "floats");
@@ -316,11 +331,9 @@ static int group_iter(lua_State *L)
         return 0;
     vp_dm_group g;
     vp_error err;
-    if (vp_dm_group_at(d, s->off, s->bit, &g, &err) != VP_OK) {
-        vp_lchild_pushcap(L, lua_upvalueindex(1));
-        return vp_lcap_raise(L, lua_gettop(L), &err);
-    }
-    push_group(L, d, &g, s->index);
+    if (vp_dm_group_at(d, s->off, s->bit, &g, &err) != VP_OK)
+        return record_raise(L, lua_upvalueindex(1), &err);
+    push_group(L, d, &g, s->index, lua_upvalueindex(1));
     s->off += g.size;
     s->bit++;
     s->index++;
@@ -341,8 +354,9 @@ static int record_groups(lua_State *L)
 }
 
 /* Every group of the record: a list in bit order (as_map: keyed by bit). */
-static void push_groups(lua_State *L, const vp_dm *d, const vp_dm_record *r, int by_bit)
+static void push_groups(lua_State *L, vp_dm *d, const vp_dm_record *r, int by_bit, int rec)
 {
+    rec = lua_absindex(L, rec);
     lua_createtable(L, by_bit ? 0 : (int)r->group_count, by_bit ? (int)r->group_count : 0);
     uint64_t off = r->groups_off;
     unsigned index = 0;
@@ -352,8 +366,8 @@ static void push_groups(lua_State *L, const vp_dm *d, const vp_dm_record *r, int
         vp_dm_group g;
         vp_error err;
         if (vp_dm_group_at(d, off, b, &g, &err) != VP_OK)
-            luaL_error(L, "%s", err.msg);
-        push_group(L, d, &g, index);
+            record_raise(L, rec, &err);
+        push_group(L, d, &g, index, rec);
         lua_rawseti(L, -2, by_bit ? (lua_Integer)b : (lua_Integer)index + 1);
         off += g.size;
         index++;
@@ -378,9 +392,9 @@ static int record_group(lua_State *L)
         vp_dm_group g;
         vp_error err;
         if (vp_dm_group_at(d, off, b, &g, &err) != VP_OK)
-            return luaL_error(L, "%s", err.msg);
+            return record_raise(L, 1, &err);
         if ((lua_Integer)b == want) {
-            push_group(L, d, &g, index);
+            push_group(L, d, &g, index, 1);
             return 1;
         }
         off += g.size;
@@ -394,7 +408,7 @@ static int record_group_list(lua_State *L)
 {
     vp_dm *d;
     vp_dm_record *r = record_check(L, 1, &d);
-    push_groups(L, d, r, 0);
+    push_groups(L, d, r, 0, 1);
     return 1;
 }
 
@@ -441,7 +455,7 @@ static int record_totable(lua_State *L)
     lua_settop(L, 1);
     lua_createtable(L, 0, 10);
     vp_l_getter_fields(L, 1, record_get, keys);
-    push_groups(L, d, r, 0);
+    push_groups(L, d, r, 0, 1);
     lua_setfield(L, 2, "groups");
     return 1;
 }
@@ -463,6 +477,65 @@ static int record_eq(lua_State *L)
     return vp_lchild_eq(L, DM_RECORD_T, offsetof(vp_dm_record, off), sizeof(uint64_t));
 }
 
+/* The track's memory lives in a userdata with a __gc, so an error raised
+ * while the columns are built cannot leak it. */
+#define TRACK_T "vp.dm.track"
+
+static int track_gc(lua_State *L)
+{
+    vp_dm_track_free(luaL_checkudata(L, 1, TRACK_T));
+    return 0;
+}
+
+/* Push a list of n numbers read by get(i). */
+#define PUSH_COLUMN(L, n, expr)                                                                   \
+    do {                                                                                          \
+        lua_createtable(L, (n) > INT32_MAX ? 0 : (int)(n), 0);                                    \
+        for (size_t i = 0; i < (n); i++) {                                                        \
+            expr;                                                                                 \
+            lua_rawseti(L, -2, (lua_Integer)i + 1);                                               \
+        }                                                                                         \
+    } while (0)
+
+/* cap:track(bit) -> {time, record, x, y, z, ext, vx, vy, vz, ground_time,
+ * since_jump, energy}: every group under `bit` (0..19), one list per field
+ * in the order of (record time, record index). record is 1-based; ext says
+ * whether the sample has the extended block (the fields after it are 0
+ * without one). */
+static int dm_track(lua_State *L)
+{
+    vp_dm *d = dm_check(L, 1);
+    lua_Integer bit = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, bit >= 0 && bit < VP_DM_GROUP_BITS, 2, "a group bit is 0..19");
+    vp_dm_track *t = vp_l_scratch(L, sizeof *t, TRACK_T, track_gc);
+    vp_error err;
+    if (vp_dm_track_bit(d, (unsigned)bit, t, &err) != VP_OK)
+        return vp_lcap_raise(L, 1, &err);
+    size_t n = t->n;
+    lua_createtable(L, 0, 12);
+    PUSH_COLUMN(L, n, lua_pushinteger(L, t->time[i]));
+    lua_setfield(L, -2, "time");
+    PUSH_COLUMN(L, n, lua_pushinteger(L, (lua_Integer)t->record[i] + 1));
+    lua_setfield(L, -2, "record");
+    static const char *const pos_keys[] = {"x", "y", "z"}, *const vel_keys[] = {"vx", "vy", "vz"};
+    for (int k = 0; k < 3; k++) {
+        PUSH_COLUMN(L, n, lua_pushnumber(L, t->pos[3 * i + (size_t)k]));
+        lua_setfield(L, -2, pos_keys[k]);
+        PUSH_COLUMN(L, n, lua_pushnumber(L, t->vel[3 * i + (size_t)k]));
+        lua_setfield(L, -2, vel_keys[k]);
+    }
+    PUSH_COLUMN(L, n, lua_pushboolean(L, t->ext[i]));
+    lua_setfield(L, -2, "ext");
+    PUSH_COLUMN(L, n, lua_pushinteger(L, t->ground_time[i]));
+    lua_setfield(L, -2, "ground_time");
+    PUSH_COLUMN(L, n, lua_pushinteger(L, t->since_jump[i]));
+    lua_setfield(L, -2, "since_jump");
+    PUSH_COLUMN(L, n, lua_pushinteger(L, t->energy[i]));
+    lua_setfield(L, -2, "energy");
+    vp_dm_track_free(t);
+    return 1;
+}
+
 void vp_l_register_dm(lua_State *L)
 {
     static const luaL_Reg cap_meta[] = {{"__gc", dm_close},
@@ -472,7 +545,8 @@ void vp_l_register_dm(lua_State *L)
                                         {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"records", dm_records}, {"slots", dm_slots},
                                            {"record", dm_record},   {"summary", dm_summary},
-                                           {"close", dm_close},     {NULL, NULL}};
+                                           {"track", dm_track},     {"close", dm_close},
+                                           {NULL, NULL}};
     vp_l_class(L, DM_T, cap_meta, cap_methods, NULL);
 
     static const luaL_Reg rec_meta[] = {

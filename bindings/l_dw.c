@@ -1,5 +1,5 @@
 /* Lua binding of the weapon trace (.dw): the capture and its traces (child
- * userdata decoded on access from the mapped file), hits as plain tables
+ * userdata decoded on access, read through the capture's source), hits as plain tables
  * built when iterated. The writer is l_dw_writer.c. */
 #include <stddef.h>
 #include <stdio.h>
@@ -272,7 +272,7 @@ int vp_l_open_dw(lua_State *L, const char *path, int opts)
     vp_error err;
     if (vp_dw_open(path, &o, &d, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DW_T, d, dw_free, "dw", path, d->map.size, &d->warnings);
+    vp_lcap_new(L, DW_T, d, dw_free, "dw", path, d->src.size, &d->warnings);
     dw_set_fields(L, lua_gettop(L), d);
     return 1;
 }
@@ -287,10 +287,20 @@ static vp_dw_trace *trace_check(lua_State *L, int idx, vp_dw **d)
     return t;
 }
 
-static void push_movement(lua_State *L, const vp_dw *d, uint64_t off)
+/* Raise err naming the capture of the trace at idx. */
+static int trace_raise(lua_State *L, int idx, const vp_error *err)
+{
+    vp_lchild_pushcap(L, idx);
+    return vp_lcap_raise(L, lua_gettop(L), err);
+}
+
+/* The movement block at off as a table; `tr` is its trace (for errors). */
+static void push_movement(lua_State *L, vp_dw *d, uint64_t off, int tr)
 {
     vp_dw_movement m;
-    vp_dw_movement_at(d, off, &m);
+    vp_error err;
+    if (vp_dw_movement_at(d, off, &m, &err) != VP_OK)
+        trace_raise(L, tr, &err);
     lua_createtable(L, 0, 20);
     vp_l_set_int(L, "offset", (lua_Integer)off);
     set_bytes(L, "unknown_00", m.unknown_00, 4);
@@ -311,9 +321,10 @@ static void push_movement(lua_State *L, const vp_dw *d, uint64_t off)
     set_bytes(L, "unknown_79", m.unknown_79, sizeof m.unknown_79);
 }
 
-static void push_hit(lua_State *L, const vp_dw *d, const vp_dw_hit *h, const char *side,
-                     unsigned index)
+static void push_hit(lua_State *L, vp_dw *d, const vp_dw_hit *h, const char *side,
+                     unsigned index, int tr)
 {
+    tr = lua_absindex(L, tr);
     lua_createtable(L, 0, 18);
     lua_pushstring(L, side);
     lua_setfield(L, -2, "side");
@@ -350,7 +361,9 @@ static void push_hit(lua_State *L, const vp_dw *d, const vp_dw_hit *h, const cha
         lua_createtable(L, h->ragdoll_count, 0);
         for (unsigned i = 0; i < h->ragdoll_count; i++) {
             float m[16];
-            vp_dw_matrix_at(d, h, i, m);
+            vp_error err;
+            if (vp_dw_matrix_at(d, h, i, m, &err) != VP_OK)
+                trace_raise(L, tr, &err);
             lua_createtable(L, 4, 0);
             for (int r = 0; r < 4; r++) {
                 lua_createtable(L, 4, 0);
@@ -391,11 +404,9 @@ static int hit_iter(lua_State *L)
     }
     vp_dw_hit h;
     vp_error err;
-    if (vp_dw_hit_at(d, s->off, &h, &err) != VP_OK) {
-        vp_lchild_pushcap(L, lua_upvalueindex(1));
-        return vp_lcap_raise(L, lua_gettop(L), &err);
-    }
-    push_hit(L, d, &h, s->side ? "server" : "client", s->i);
+    if (vp_dw_hit_at(d, s->off, &h, &err) != VP_OK)
+        return trace_raise(L, lua_upvalueindex(1), &err);
+    push_hit(L, d, &h, s->side ? "server" : "client", s->i, lua_upvalueindex(1));
     s->off += h.size;
     s->i++;
     return 1;
@@ -432,15 +443,16 @@ static int trace_hits(lua_State *L)
 }
 
 /* A list of one side's hits (a plain table). */
-static void push_hit_list(lua_State *L, const vp_dw *d, uint64_t off, unsigned n, int side)
+static void push_hit_list(lua_State *L, vp_dw *d, uint64_t off, unsigned n, int side, int tr)
 {
+    tr = lua_absindex(L, tr);
     lua_createtable(L, (int)n, 0);
     for (unsigned i = 0; i < n; i++) {
         vp_dw_hit h;
         vp_error err;
         if (vp_dw_hit_at(d, off, &h, &err) != VP_OK)
-            luaL_error(L, "%s", err.msg);
-        push_hit(L, d, &h, side ? "server" : "client", i);
+            trace_raise(L, tr, &err);
+        push_hit(L, d, &h, side ? "server" : "client", i, tr);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
         off += h.size;
     }
@@ -453,7 +465,7 @@ static int trace_hit_list(lua_State *L)
     static const char *const sides[] = {"client", "server", NULL};
     int side = luaL_checkoption(L, 2, NULL, sides);
     push_hit_list(L, d, side ? t->server_off : t->client_off,
-                  side ? t->server_count : t->client_count, side);
+                  side ? t->server_count : t->client_count, side, 1);
     return 1;
 }
 
@@ -471,12 +483,12 @@ static int trace_totable(lua_State *L)
     lua_createtable(L, 0, 14);
     vp_l_getter_fields(L, 1, trace_get, keys);
     if (t->movement_off) {
-        push_movement(L, d, t->movement_off);
+        push_movement(L, d, t->movement_off, 1);
         lua_setfield(L, 2, "movement");
     }
-    push_hit_list(L, d, t->client_off, t->client_count, 0);
+    push_hit_list(L, d, t->client_off, t->client_count, 0, 1);
     lua_setfield(L, 2, "client");
-    push_hit_list(L, d, t->server_off, t->server_count, 1);
+    push_hit_list(L, d, t->server_off, t->server_count, 1, 1);
     lua_setfield(L, 2, "server");
     return 1;
 }
@@ -510,7 +522,7 @@ static int trace_get(lua_State *L)
         lua_pushboolean(L, t->movement_off != 0);
     else if (strcmp(k, "movement") == 0) {
         if (t->movement_off)
-            push_movement(L, d, t->movement_off);
+            push_movement(L, d, t->movement_off, 1);
         else
             lua_pushnil(L);
     } else

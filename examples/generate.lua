@@ -34,24 +34,8 @@ local function generators()
     return names
 end
 
--- Create OUTDIR when missing (one level is enough for the Makefile's use).
-local function ensure_dir(dir)
-    local ok, lfs = pcall(require, "lfs")
-    if ok then
-        if lfs.attributes(dir, "mode") ~= "directory" then
-            local made, err = lfs.mkdir(dir)
-            if not made then
-                io.stderr:write("vpscript: cannot create ", dir, ": ", tostring(err), "\n")
-                os.exit(1)
-            end
-        end
-    elseif not os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'") then
-        io.stderr:write("vpscript: cannot create ", dir, "\n")
-        os.exit(1)
-    end
-end
-
-ensure_dir(outdir)
+local lib = dofile(here .. "/genlib.lua")
+lib.mkdir(outdir)
 local list = generators()
 if #list == 0 then
     io.stderr:write("vpscript: no generators in ", gendir, "\n")
@@ -60,7 +44,7 @@ end
 for _, name in ipairs(list) do
     local chunk = assert(loadfile(gendir .. "/" .. name))
     local clock = os.clock()
-    local written = chunk(outdir)
+    local written = chunk(outdir, lib)
     io.stdout:write(string.format("examples: %-12s %s (%.2f s)\n", name,
         written and tostring(written) or "done", os.clock() - clock))
 end

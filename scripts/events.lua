@@ -16,7 +16,9 @@
 --     first_time, last_time, span_ms,
 --     by_type = [ {group, group_name, type, type_name, type_uncertain, count,
 --                  rate_per_s, interval_p50_ms, interval_p95_ms,
---                  interval_max_ms} ],          -- sorted by group, then type
+--                  interval_max_ms} ],          -- sorted by group, then type;
+--                                               -- the 100 with the most events
+--     unlisted_types = { types, events },       -- the pairs not listed
 --     frame_pacing = { frames, intervals, interval_mean_ms, interval_p50_ms,
 --                      interval_p95_ms, interval_p99_ms, interval_max_ms,
 --                      mean_fps, low_1pct_fps } }
@@ -63,6 +65,10 @@ local function rate_text(v)
 end
 
 local notes = {}
+if doc.unlisted_types.types > 0 then
+  notes[#notes + 1] = string.format("  (%s more group/type pairs with %s events are not listed: the %d with "
+    .. "the most events are)", fmt.int(doc.unlisted_types.types), fmt.int(doc.unlisted_types.events), #rows)
+end
 if pacing then
   notes[#notes + 1] = "\nframe pacing (Frame events, intervals of time1 in ms)"
   notes[#notes + 1] = (fmt.kv({

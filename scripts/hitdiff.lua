@@ -11,6 +11,7 @@
 --        see vp.multi; --json then prints one document per line)
 --   --tolerance X   terminal positions further apart than X disagree (0.5)
 --   --details       list every disagreeing trace in the text output
+--   --max-details N disagreeing traces listed (1,000; all are counted; 0 = all)
 --   --json, --csv, --help
 --
 -- JSON: hitdiff.schema (stdlib/vp/hitdiff.lua), one document; absent
@@ -24,6 +25,8 @@
 --     details = [ { trace_id, kind, client, server, distance, index, slot,
 --                   client_hits, server_hits, weapon_template_id,
 --                   ammo_type_id } ],  -- every compared trace that disagrees
+--                                      -- (the first --max-details)
+--     unlisted_details,                -- the disagreeing traces not listed
 --         client/server: the side's terminal hit { type, type_name, time,
 --                   position = {x, y, z}, guid, entity_id, controller } or null
 --     by_weapon = [ { weapon_template_id, traces, compared, agree, disagree,
@@ -47,6 +50,8 @@ local SPEC = {
     { "--tolerance", type = "number", default = hitdiff.DEFAULT_TOLERANCE, min = 0, metavar = "X",
       help = "terminal positions further apart than X are a position_mismatch" },
     { "--details", type = "flag", help = "list every disagreeing trace with both terminal hits" },
+    { "--max-details", type = "integer", default = hitdiff.DEFAULTS.max_details, min = 0, metavar = "N",
+      help = "disagreeing traces listed (text, CSV and JSON; all are counted; 0 = all)" },
   },
   positional = { { "CAPTURE", help = "a .dw weapon trace" } },
 }
@@ -59,7 +64,8 @@ if cap.format ~= "dw" then
     tostring(cap.format))
 end
 
-local res = cli.run(hitdiff.analyze, cap, { tolerance = opts.tolerance, file = path })
+local res = cli.run(hitdiff.analyze, cap, { tolerance = opts.tolerance, max_details = opts.max_details,
+  file = path })
 local dt = res.terminal_dt
 
 -- Text --------------------------------------------------------------------
@@ -157,6 +163,8 @@ if opts.details then
         align = "right" },
       { key = "dt", title = "dt", format = fmt.value, align = "right" },
     },
+    notes = res.unlisted_details > 0 and { string.format("  (%s more; --max-details N lists more, 0 all)",
+      fmt.int(res.unlisted_details)) } or nil,
   }
 end
 

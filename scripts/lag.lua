@@ -11,8 +11,10 @@
 --   --k X                 spike threshold: p50 + X x MAD (default 5)
 --   --measurement NAME    print that measurement's samples (a name from the
 --                         table, an index, or measurement_N)
+--   --max-samples N       with --measurement: samples listed (100,000; the
+--                         rest are counted; 0 = all)
 --   --limit N             spikes listed in the text output (default 20;
---                         JSON lists them all)
+--                         JSON lists up to 10,000 and counts them all)
 --   --json, --csv, --help
 --
 -- Definitions: lag.DEFINITIONS (printed by --help) and docs/dlag.md.
@@ -22,13 +24,16 @@
 --     traceroute_host, hop_count,
 --     network = [ <row> ],          -- the ping and loss measurements present,
 --                                   -- in the order listed in --help
---     measurements = [ <row> ],     -- every measurement, by index
+--     measurements = [ <row> ],     -- every measurement, by index (the
+--                                   -- first 1,024: lag.DEFAULTS)
+--     unlisted = { measurements, samples, hops },   -- past those limits
+--     spike_count,                  -- every spike; the list holds 10,000
 --     spikes = [ {index, name, sample, time, value, threshold} ],
 --     hops = [ {index, address, name, samples, mean, max} ] }
 --   <row> = {index, name, page, samples, total, min, mean, p50, p95, max,
 --            first_time, last_time, time_span, mad, threshold, spikes}
 -- --measurement NAME: lag.measurement_schema
---   { file, format = "dlag", k, measurement = <row>,
+--   { file, format = "dlag", k, measurement = <row>, unlisted_samples,
 --     samples = [ {index, time, value, unknown, spike} ] }
 -- Statistics of a measurement without samples are null.
 -- The analysis is stdlib/vp/lag.lua (lag.analyze, lag.measurement_doc; the
@@ -49,8 +54,10 @@ local SPEC = {
       help = "spike threshold: a sample above p50 + X x MAD is a spike" },
     { "--measurement", metavar = "NAME",
       help = "print this measurement's samples (name, index or measurement_N)" },
+    { "--max-samples", type = "integer", default = lag.DEFAULTS.max_samples, min = 0, metavar = "N",
+      help = "with --measurement: samples listed (the rest are counted; 0 = all)" },
     { "--limit", type = "integer", default = 20, min = 0, metavar = "N",
-      help = "spikes listed in the text output (JSON lists all)" },
+      help = "spikes listed in the text output (JSON lists up to 10,000, counts all)" },
   },
   positional = { { "CAPTURE", help = "a .dlag lag profiler export" } },
 }
@@ -92,7 +99,7 @@ cli.run(function()
       cli.fail(2, "%s: no measurement '%s' (the file has %d; names, indices 1..%d and measurement_N "
         .. "are accepted)", path, opts.measurement, cap.measurement_count, cap.measurement_count)
     end
-    local doc = lag.measurement_doc(cap, m, { k = opts.k, file = path })
+    local doc = lag.measurement_doc(cap, m, { k = opts.k, file = path, max_samples = opts.max_samples })
     local row, samples = doc.measurement, doc.samples
     report.emit(opts, {
       json = doc,
@@ -112,6 +119,8 @@ cli.run(function()
       },
       sections = {
         { title = "samples", rows = samples, empty = "no samples",
+          notes = doc.unlisted_samples > 0 and { string.format("  (%s more samples; --max-samples N "
+            .. "lists more, 0 all)", fmt.int(doc.unlisted_samples)) } or nil,
           columns = {
             { key = "index", title = "#" },
             { key = "time", title = "time", format = fmt.int },
@@ -134,11 +143,21 @@ cli.run(function()
   for _, r in ipairs(rows) do
     if r.samples > 0 then with[#with + 1] = r end
   end
+  local with_notes = {}
+  if doc.unlisted.measurements > 0 then
+    with_notes[1] = string.format("  (%s more measurements with %s samples past the first %s were not "
+      .. "analysed)", fmt.int(doc.unlisted.measurements), fmt.int(doc.unlisted.samples), fmt.int(#rows))
+  end
   local shown = {}
   for i = 1, math.min(#spikes, opts.limit) do shown[i] = spikes[i] end
   local spike_notes = {}
-  if #spikes > #shown then
-    spike_notes[1] = string.format("  (%d more; --limit N shows more, --json lists all)", #spikes - #shown)
+  if doc.spike_count > #shown then
+    spike_notes[1] = string.format("  (%s more; --limit N shows more, --json lists up to %s)",
+      fmt.int(doc.spike_count - #shown), fmt.int(lag.DEFAULTS.max_spikes))
+  end
+  local hop_notes = {}
+  if doc.unlisted.hops > 0 then
+    hop_notes[1] = string.format("  (%s more tail records)", fmt.int(doc.unlisted.hops))
   end
 
   report.emit(opts, {
@@ -147,7 +166,7 @@ cli.run(function()
     title = string.format("lag: %s", cap.path or path),
     header = {
       { "measurements", string.format("%s (%s with samples)", fmt.int(cap.measurement_count),
-        fmt.int(#with)) },
+        fmt.int(cap.measurements_with_samples)) },
       { "samples", fmt.int(cap.sample_count) },
       { "graph states", fmt.int(cap.graph_state_count) },
       { "traceroute", cap.traceroute_host ~= "" and string.format("%s, %d hops", cap.traceroute_host,
@@ -158,8 +177,8 @@ cli.run(function()
       { title = "ping and loss", rows = network, columns = stat_columns,
         empty = "none of the ping and loss measurements are in the file" },
       { title = "measurements with samples (values in each measurement's own unit; span in file time)",
-        rows = with, columns = stat_columns, empty = "no samples" },
-      { title = string.format("spikes (%d)", #spikes), rows = shown, empty = "no spikes",
+        rows = with, columns = stat_columns, empty = "no samples", notes = with_notes },
+      { title = string.format("spikes (%s)", fmt.int(doc.spike_count)), rows = shown, empty = "no spikes",
         columns = {
           { key = "index", title = "#" },
           { key = "name", title = "measurement", align = "left" },
@@ -177,7 +196,8 @@ cli.run(function()
           { key = "samples", title = "samples", format = fmt.int },
           { key = "mean", title = "mean", format = num, align = "right" },
           { key = "max", title = "max", format = num, align = "right" },
-        } },
+        },
+        notes = hop_notes },
     },
     csv = { rows = rows, columns = csv_columns },
   })

@@ -509,7 +509,7 @@ describe("laige numbers and JSON keys", function()
     assert.is_true(has_warning(cap, "^counters: frames: expected a number, found 'NaN'$"))
     assert.is_true(has_warning(cap, "^counters: draw_calls: expected a number, found 'Infinity'$"))
     assert.is_true(has_warning(cap, "^counters: texture_binds: expected a number, found '%-inf'$"))
-    assert.is_true(has_warning(cap, "^counters: net_bytes: number out of range$"))
+    assert.is_true(has_warning(cap, "^counters: net_bytes: number out of range: '1e999'$"))
     -- JSON's own grammar: +1, .5, 01 and 1. are not JSON numbers either
     for _, tok in ipairs({ "+1", ".5", "01", "1." }) do
       local c = open_ok("tok.json", (PROFILE_JSON:gsub('"ticks": 1e%+02', '"ticks": ' .. tok)))

@@ -20,20 +20,10 @@
 -- time2 is time1 plus 0..3 (its meaning is not known).
 local vp = require "vp"
 
-local outdir = ...
-if not outdir or outdir == "-h" or outdir == "--help" then
-  io.stdout:write("usage: vpscript examples/gen/devt.lua OUTDIR\n")
-  os.exit(outdir and 0 or 2)
-end
+local lib = select(2, ...) or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
+local outdir = lib.outdir("devt.lua", ...)
 
-local state = 0x2545F491
-local function rand() -- xorshift32 in [0, 1)
-  state = state ~ ((state << 13) & 0xFFFFFFFF)
-  state = state ~ (state >> 17)
-  state = state ~ ((state << 5) & 0xFFFFFFFF)
-  return state / 4294967296
-end
-local function irand(a, b) return a + math.floor(rand() * (b - a + 1)) end
+local rand, irand = lib.xorshift32(0x2545F491)
 
 local T0, SPAN = 500000, 30000
 

@@ -21,19 +21,10 @@
 -- 0 and 1 in the second), traceroute on to "gss.example.net" with 5 hops.
 local vp = require "vp"
 
-local outdir = ...
-if not outdir or outdir == "-h" or outdir == "--help" then
-  io.stdout:write("usage: vpscript examples/gen/dlag.lua OUTDIR\n")
-  os.exit(outdir and 0 or 2)
-end
+local lib = select(2, ...) or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
+local outdir = lib.outdir("dlag.lua", ...)
 
-local state = 0x1F123BB5
-local function rand() -- xorshift32 in [0, 1)
-  state = state ~ ((state << 13) & 0xFFFFFFFF)
-  state = state ~ (state >> 17)
-  state = state ~ ((state << 5) & 0xFFFFFFFF)
-  return state / 4294967296
-end
+local rand = lib.xorshift32(0x1F123BB5)
 
 local T0, N, STEP, COUNT = 1000000, 300, 200, 72
 

@@ -23,20 +23,10 @@
 -- p += (v_old + v_new) / 2 x dt, so velocity x dt explains every other step.
 local vp = require "vp"
 
-local outdir = ...
-if not outdir or outdir == "-h" or outdir == "--help" then
-  io.stdout:write("usage: vpscript examples/gen/dm.lua OUTDIR\n")
-  os.exit(outdir and 0 or 2)
-end
+local lib = select(2, ...) or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
+local outdir = lib.outdir("dm.lua", ...)
 
-local state = 0xBB67AE85
-local function rand() -- xorshift32 in [0, 1)
-  state = state ~ ((state << 13) & 0xFFFFFFFF)
-  state = state ~ (state >> 17)
-  state = state ~ ((state << 5) & 0xFFFFFFFF)
-  return state / 4294967296
-end
-local function frand(a, b) return a + rand() * (b - a) end
+local _, _, frand = lib.xorshift32(0xBB67AE85)
 
 local T0, STEP, RECORDS, EMPTY = 600000, 50, 1200, 8
 local GRAVITY, JUMP_V = 9.8, 5

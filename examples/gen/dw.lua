@@ -31,21 +31,10 @@
 -- every other bullet agrees (terminal positions within 0.1 units).
 local vp = require "vp"
 
-local outdir = ...
-if not outdir or outdir == "-h" or outdir == "--help" then
-  io.stdout:write("usage: vpscript examples/gen/dw.lua OUTDIR\n")
-  os.exit(outdir and 0 or 2)
-end
+local lib = select(2, ...) or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
+local outdir = lib.outdir("dw.lua", ...)
 
-local state = 0x6A09E667
-local function rand() -- xorshift32 in [0, 1)
-  state = state ~ ((state << 13) & 0xFFFFFFFF)
-  state = state ~ (state >> 17)
-  state = state ~ ((state << 5) & 0xFFFFFFFF)
-  return state / 4294967296
-end
-local function irand(a, b) return a + math.floor(rand() * (b - a + 1)) end
-local function frand(a, b) return a + rand() * (b - a) end
+local _, irand, frand = lib.xorshift32(0x6A09E667)
 
 local T0, SPAN, BULLETS, MAX_SIZE = 600000, 60000, 160, 200
 

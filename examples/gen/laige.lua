@@ -22,26 +22,11 @@
 -- Formats: ../shared/specs/laige-profiler.md and format-notes.md ("laige
 -- reports"): numbers %.6g, nan/inf as text, percentiles nearest rank.
 -- Returns a one-line description of what it wrote.
-local outdir = (...) or "examples"
+local lib = select(2, ...) or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
+local outdir = lib.outdir("laige.lua", ..., "examples")
 local dir = outdir .. "/laige"
 
-local function ensure_dir(d)
-  local ok, lfs = pcall(require, "lfs")
-  if ok then
-    if lfs.attributes(d, "mode") ~= "directory" then assert(lfs.mkdir(d)) end
-  else
-    assert(os.execute("mkdir -p '" .. d:gsub("'", "'\\''") .. "'"))
-  end
-end
-
--- xorshift32; integers stay within 32 bits so every platform agrees.
-local state = 0x2545F491
-local function rnd()
-  state = state ~ ((state << 13) & 0xFFFFFFFF)
-  state = state ~ (state >> 17)
-  state = state ~ ((state << 5) & 0xFFFFFFFF)
-  return state / 4294967296.0
-end
+local rnd = lib.xorshift32(0x2545F491)
 
 -- Bounded noise around 1: the sum of three uniforms.
 local function noise(spread)
@@ -219,7 +204,7 @@ local function profile_json(p)
   return table.concat(out, "\n") .. "\n"
 end
 
-ensure_dir(dir)
+lib.mkdir(dir)
 write("profile.txt", profile_text(profile))
 write("profile.json", profile_json(profile))
 

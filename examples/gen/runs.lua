@@ -15,29 +15,14 @@
 -- seed per run, no math.random, no libm beyond sqrt.
 local vp = require "vp"
 
-local outdir = (...) or "examples"
+local lib = select(2, ...) or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
+local outdir = lib.outdir("runs.lua", ..., "examples")
 local FRAMES, RUNS = 3000, 5
 
-local function mkdir(dir)
-    local ok, lfs = pcall(require, "lfs")
-    if ok then
-        local parent = dir:match("^(.*)/[^/]+$")
-        if parent and lfs.attributes(parent, "mode") ~= "directory" then mkdir(parent) end
-        if lfs.attributes(dir, "mode") ~= "directory" then assert(lfs.mkdir(dir)) end
-    else
-        assert(os.execute("mkdir -p '" .. dir:gsub("'", "'\\''") .. "'"))
-    end
-end
-
+-- One sequence per run, its seed spread over 32 bits.
 local function rng(seed)
     local state = (seed * 2654435761 + 0x9E3779B9) & 0xFFFFFFFF
-    if state == 0 then state = 1 end
-    return function()
-        state = state ~ ((state << 13) & 0xFFFFFFFF)
-        state = state ~ (state >> 17)
-        state = state ~ ((state << 5) & 0xFFFFFFFF)
-        return state / 4294967296.0
-    end
+    return (lib.xorshift32(state ~= 0 and state or 1))
 end
 
 -- Nodes: id, name, group, mean self time (us).
@@ -81,7 +66,7 @@ end
 local bytes = 0
 for side, factor in pairs({ base = 1, new = 1.15 }) do
     local dir = outdir .. "/runs/" .. side
-    mkdir(dir)
+    lib.mkdir(dir)
     for r = 1, RUNS do
         bytes = bytes + write_run(string.format("%s/run%d.vprof", dir, r), (side == "base" and 100 or 200) + r, factor)
     end

@@ -41,26 +41,16 @@
 -- Returns a one-line description of what it wrote.
 local vp = require "vp"
 
-local outdir = (...) or "examples"
+local lib = select(2, ...) or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
+local outdir = lib.outdir("vprof.lua", ..., "examples")
 local FRAMES = 4000
 local path = outdir .. "/sample.vprof"
 
--- xorshift32; integers stay within 32 bits so every platform agrees.
-local state = 0x9E3779B9
-local function rnd()
-    state = state ~ ((state << 13) & 0xFFFFFFFF)
-    state = state ~ (state >> 17)
-    state = state ~ ((state << 5) & 0xFFFFFFFF)
-    return state / 4294967296.0
-end
+local rnd, irange = lib.xorshift32(0x9E3779B9)
 
 -- Bounded noise around 1: the sum of three uniforms, no libm involved.
 local function noise(spread)
     return 1 + spread * (rnd() + rnd() + rnd() - 1.5) / 1.5
-end
-
-local function irange(lo, hi)
-    return lo + math.floor(rnd() * (hi - lo + 1))
 end
 
 -- Default group names in id order (the spec's table), to name groups below.

@@ -51,37 +51,55 @@ static void devt_cut(vp_devt *d, const vp_error *cut)
             d->group_count, d->group_count == 1 ? "" : "s");
 }
 
-static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
+/* The fixed header before the bitfield: time, unknown, graph_duration,
+ * prefix (14 bytes). */
+#define HEADER_FIXED 14
+
+static vp_errcode header_parse(vp_cursor *c, void *ctx, vp_error *err)
 {
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data, (size_t)d->map.size, 0);
+    vp_devt *d = ctx;
     vp_errcode rc;
-    /* The header: without all of it there is nothing to keep. */
-    if ((rc = vp_field_u32(&c, &d->time, "the u32 time", err)) ||
-        (rc = vp_field_u32(&c, &d->unknown, "the u32 unknown", err)) ||
-        (rc = vp_field_u32(&c, &d->graph_duration, "the u32 graph_duration", err)) ||
-        (rc = vp_field_u16(&c, &d->prefix, "the u16 prefix", err)))
+    if ((rc = vp_field_u32(c, &d->time, "the u32 time", err)) ||
+        (rc = vp_field_u32(c, &d->unknown, "the u32 unknown", err)) ||
+        (rc = vp_field_u32(c, &d->graph_duration, "the u32 graph_duration", err)) ||
+        (rc = vp_field_u16(c, &d->prefix, "the u16 prefix", err)))
         return rc;
     const uint8_t *bits;
-    d->bitfield_off = vp_cursor_off(&c);
-    if ((rc = vp_bitfield_read(&c, d->prefix, "visibility bitfield (prefix)", &bits,
+    d->bitfield_off = vp_cursor_off(c);
+    if ((rc = vp_bitfield_read(c, d->prefix, "visibility bitfield (prefix)", &bits,
                                &d->bitfield_len, err)))
         return rc;
-    uint64_t off = vp_cursor_off(&c);
-    if ((rc = vp_field_u32(&c, &d->header_group_count, "the u32 group_count", err)))
+    uint8_t *copy = realloc(d->bitfield, d->bitfield_len);
+    if (!copy)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for the bitfield");
+    memcpy(copy, bits, d->bitfield_len);
+    d->bitfield = copy;
+    return vp_field_u32(c, &d->header_group_count, "the u32 group_count", err);
+}
+
+static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
+{
+    vp_src *s = &d->src;
+    const uint64_t size = s->size;
+    uint64_t pos;
+    /* The header: without all of it there is nothing to keep. */
+    vp_errcode rc = vp_src_parse(s, 0, size, header_parse, d, &pos, err);
+    if (rc)
         return rc;
+    uint64_t off = pos - 4;
+    uint64_t left = size - pos;
     /* More groups than the bytes left can hold: a strict open refuses the
      * count; a lenient one reads the groups that are there. Either way the
      * allocation is bounded by the file (a group present has its u32). */
     uint32_t fit = d->header_group_count;
-    if ((uint64_t)d->header_group_count * GROUP_MIN > vp_cursor_left(&c)) {
+    if ((uint64_t)d->header_group_count * GROUP_MIN > left) {
         if (strict)
             return vp_fail(err, VP_ELIMIT, off,
-                           "group_count %u needs at least %llu bytes (%d per group), only %zu left",
+                           "group_count %u needs at least %llu bytes (%d per group), only %llu left",
                            d->header_group_count,
                            (unsigned long long)d->header_group_count * GROUP_MIN, GROUP_MIN,
-                           vp_cursor_left(&c));
-        fit = (uint32_t)(vp_cursor_left(&c) / 4);
+                           (unsigned long long)left);
+        fit = (uint32_t)(left / 4);
     }
     if (d->header_group_count > VP_DEVT_KNOWN_GROUPS)
         vp_warn(&d->warnings,
@@ -92,29 +110,34 @@ static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
         if (!d->groups)
             return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for %u groups", fit);
     }
+    uint64_t mismatches = 0;
     for (uint32_t g = 0; g < d->header_group_count; g++) {
         vp_error cut;
         char what[48];
-        uint64_t at = vp_cursor_off(&c);
+        uint64_t at = pos;
         snprintf(what, sizeof what, "the u32 group %u total", g + 1);
         uint32_t total = 0;
-        if (g >= fit || vp_field_u32(&c, &total, what, &cut)) {
-            if (g >= fit) /* the bytes left are fewer than a u32 */
-                vp_cursor_short(&c, NULL, what, 4, NULL, &cut);
-            if (strict) {
+        rc = vp_src_u32(s, pos, &total, what, &cut);
+        if (rc == VP_OK && g >= fit) /* cannot happen: fit covers every u32 */
+            rc = vp_fail(&cut, VP_ETRUNC, pos, "%s: past the groups that fit", what);
+        if (rc) {
+            if (strict || vp_src_failed(rc)) {
                 *err = cut;
                 return cut.code;
             }
             devt_cut(d, &cut);
             return VP_OK;
         }
+        pos += 4;
         vp_devt_group *gr = &d->groups[g];
-        gr->offset = at;
         gr->total = total;
-        gr->array_off = vp_cursor_off(&c);
+        gr->array_off = pos;
         snprintf(what, sizeof what, "group %u events", g + 1);
-        rc = vp_chunked_skip_fixed(&c, VP_DEVT_EVENT_SIZE, what, &gr->count, &cut);
-        gr->end_off = vp_cursor_off(&c);
+        rc = vp_chunked_skip_src(s, &pos, size, VP_DEVT_EVENT_SIZE, what, &gr->count, &cut);
+        if (vp_src_failed(rc)) {
+            *err = cut;
+            return rc;
+        }
         d->event_count += gr->count;
         d->group_count++;
         if (rc) {
@@ -125,16 +148,21 @@ static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
             devt_cut(d, &cut);
             return VP_OK;
         }
-        if (gr->count != gr->total)
+        /* A hostile file may disagree in every group: name the first few,
+         * count the rest once at the end. */
+        if (gr->count != gr->total && mismatches++ < VP_DEVT_WARN_EACH)
             vp_warn(&d->warnings,
                     "at byte %llu: group %u total says %u events, the array holds %llu",
-                    (unsigned long long)gr->offset, g + 1, gr->total,
+                    (unsigned long long)at, g + 1, gr->total,
                     (unsigned long long)gr->count);
     }
-    d->trailing_bytes = vp_cursor_left(&c);
+    if (mismatches > VP_DEVT_WARN_EACH)
+        vp_warn(&d->warnings, "%llu more groups have a total that disagrees with their array",
+                (unsigned long long)(mismatches - VP_DEVT_WARN_EACH));
+    d->trailing_bytes = size - pos;
     if (d->trailing_bytes)
         vp_warn(&d->warnings, "at byte %llu: %llu bytes after the last group were ignored",
-                (unsigned long long)vp_cursor_off(&c), (unsigned long long)d->trailing_bytes);
+                (unsigned long long)pos, (unsigned long long)d->trailing_bytes);
     return VP_OK;
 }
 
@@ -146,6 +174,9 @@ static vp_errcode devt_finish(vp_devt *d, const vp_open_opts *opts, vp_devt **ou
         vp_devt_free(d);
         return rc;
     }
+    /* The open pass is over: the next read refills, from the file as it is
+     * then (a file truncated since is an error, not stale bytes). */
+    vp_src_forget(&d->src);
     *out = d;
     return VP_OK;
 }
@@ -156,7 +187,7 @@ vp_errcode vp_devt_open(const char *path, const vp_open_opts *opts, vp_devt **ou
     vp_devt *d = calloc(1, sizeof *d);
     if (!d)
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_errcode rc = vp_map_open(&d->map, path, err);
+    vp_errcode rc = vp_src_open(&d->src, path, err);
     if (rc) {
         free(d);
         return rc;
@@ -171,7 +202,7 @@ vp_errcode vp_devt_open_mem(const void *buf, size_t n, const vp_open_opts *opts,
     vp_devt *d = calloc(1, sizeof *d);
     if (!d)
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_map_wrap(&d->map, buf, n);
+    vp_src_wrap(&d->src, buf, n);
     return devt_finish(d, opts, out, err);
 }
 
@@ -179,18 +210,19 @@ void vp_devt_free(vp_devt *d)
 {
     if (!d)
         return;
-    vp_map_close(&d->map);
+    vp_src_close(&d->src);
     free(d->groups);
+    free(d->bitfield);
     vp_warnings_free(&d->warnings);
     free(d);
 }
 
 const uint8_t *vp_devt_bitfield(const vp_devt *d)
 {
-    return d->map.data + d->bitfield_off;
+    return d->bitfield;
 }
 
-int vp_devt_event_get(const vp_devt *d, uint32_t g, uint64_t i, vp_devt_event *ev, vp_error *err)
+int vp_devt_event_get(vp_devt *d, uint32_t g, uint64_t i, vp_devt_event *ev, vp_error *err)
 {
     if (g >= d->group_count || i >= d->groups[g].count) {
         vp_fail(err, VP_EFORMAT, UINT64_MAX, "no event %llu in group %u",
@@ -200,17 +232,16 @@ int vp_devt_event_get(const vp_devt *d, uint32_t g, uint64_t i, vp_devt_event *e
     /* One count byte before each block of 255: element i is preceded by
      * i / 255 + 1 of them. */
     uint64_t off = d->groups[g].array_off + i / 255 + 1 + i * VP_DEVT_EVENT_SIZE;
-    if (off > d->map.size) {
-        vp_fail(err, VP_ETRUNC, off, "event %llu of group %u is past the end of the file",
-                (unsigned long long)i + 1, g + 1);
-        return 0;
-    }
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data + off, (size_t)(d->map.size - off), off);
-    if (!vp_rd_u32(&c, &ev->time1) || !vp_rd_u32(&c, &ev->time2) || !vp_rd_u8(&c, &ev->type)) {
+    if (off > d->src.size || d->src.size - off < VP_DEVT_EVENT_SIZE) {
         vp_fail(err, VP_ETRUNC, off, "event %llu of group %u runs past the end of the file",
                 (unsigned long long)i + 1, g + 1);
         return 0;
     }
+    const uint8_t *p = vp_src_get(&d->src, off, VP_DEVT_EVENT_SIZE, NULL, err);
+    if (!p)
+        return 0;
+    ev->time1 = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    ev->time2 = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+    ev->type = p[8];
     return 1;
 }

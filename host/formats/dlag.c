@@ -65,7 +65,6 @@ static vp_errcode samples_index(vp_cursor *c, vp_dlag_samples *s, const char *wh
 {
     s->array_off = vp_cursor_off(c);
     vp_errcode rc = vp_chunked_skip_fixed(c, VP_DLAG_SAMPLE_SIZE, what, &s->count, err);
-    s->end_off = vp_cursor_off(c);
     return rc;
 }
 
@@ -157,29 +156,62 @@ static vp_errcode dlag_cut(vp_dlag *d, int strict, const vp_error *cut, vp_error
     return VP_OK;
 }
 
+/* vp_src_parse callbacks: graph state i, tail record i (rec_ctx: the
+ * 0-based index and the record decoded). */
+typedef struct rec_ctx {
+    uint64_t i;
+    union {
+        vp_dlag_graph_state gs;
+        vp_dlag_hop h;
+    } u;
+} rec_ctx;
+
+static vp_errcode gs_parse(vp_cursor *c, void *ctx, vp_error *err)
+{
+    return graph_state_read(c, ((rec_ctx *)ctx)->i, &((rec_ctx *)ctx)->u.gs, err);
+}
+
+static vp_errcode hop_parse(vp_cursor *c, void *ctx, vp_error *err)
+{
+    return hop_read(c, ((rec_ctx *)ctx)->i, &((rec_ctx *)ctx)->u.h, err);
+}
+
+/* A cut, or a failure of the source (never kept as a cut). */
+static vp_errcode dlag_stop(vp_dlag *d, int strict, vp_errcode rc, const vp_error *cut,
+                            vp_error *err)
+{
+    if (vp_src_failed(rc)) {
+        *err = *cut;
+        return rc;
+    }
+    return dlag_cut(d, strict, cut, err);
+}
+
 static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
 {
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data, (size_t)d->map.size, 0);
+    vp_src *s = &d->src;
+    const uint64_t size = s->size;
     vp_errcode rc;
     /* The header: without it there is nothing to keep. */
-    if ((rc = vp_field_u32(&c, &d->time, "the u32 time", err)))
+    if ((rc = vp_src_u32(s, 0, &d->time, "the u32 time", err)))
         return rc;
-    d->count_off = vp_cursor_off(&c);
-    if ((rc = vp_field_u32(&c, &d->header_measurement_count, "the u32 measurement count", err)))
+    d->count_off = 4;
+    if ((rc = vp_src_u32(s, 4, &d->header_measurement_count, "the u32 measurement count", err)))
         return rc;
+    uint64_t pos = 8;
     /* More measurements than the bytes left can hold: a strict open refuses
      * the count; a lenient one reads the measurements that are there. The
      * allocation is bounded by the file either way (each has its u32). */
     uint32_t fit = d->header_measurement_count;
-    if ((uint64_t)fit * MEASUREMENT_MIN > vp_cursor_left(&c)) {
+    uint64_t left = size - pos;
+    if ((uint64_t)fit * MEASUREMENT_MIN > left) {
         if (strict)
             return vp_fail(err, VP_ELIMIT, d->count_off,
                            "measurement count %u needs at least %llu bytes (%d per measurement), "
-                           "only %zu left",
+                           "only %llu left",
                            fit, (unsigned long long)fit * MEASUREMENT_MIN, MEASUREMENT_MIN,
-                           vp_cursor_left(&c));
-        fit = (uint32_t)(vp_cursor_left(&c) / 4);
+                           (unsigned long long)left);
+        fit = (uint32_t)(left / 4);
     }
     if (fit) {
         d->measurements = calloc(fit, sizeof *d->measurements);
@@ -187,75 +219,93 @@ static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
             return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for %u measurements", fit);
     }
     vp_error cut;
+    uint64_t mismatches = 0;
     for (uint32_t k = 0; k < d->header_measurement_count; k++) {
         const char *name = vp_dlag_measurement_name(k + 1);
         char what[96];
-        uint64_t at = vp_cursor_off(&c);
+        uint64_t at = pos;
         uint32_t total = 0;
         snprintf(what, sizeof what, "the u32 total of measurement %u", k + 1);
-        /* Past `fit` fewer than 4 bytes are left: the total is cut. */
-        if (k >= fit) {
-            vp_cursor_short(&c, NULL, what, 4, NULL, &cut);
-            return dlag_cut(d, strict, &cut, err);
-        }
-        if (vp_field_u32(&c, &total, what, &cut))
-            return dlag_cut(d, strict, &cut, err);
+        /* Past `fit` fewer than 4 bytes are left: vp_src_u32 says the total is cut. */
+        rc = vp_src_u32(s, pos, &total, what, &cut);
+        if (rc == VP_OK && k >= fit) /* cannot happen: fit covers every u32 */
+            rc = vp_fail(&cut, VP_ETRUNC, pos, "%s: past the measurements that fit", what);
+        if (rc)
+            return dlag_stop(d, strict, rc, &cut, err);
+        pos += 4;
         vp_dlag_measurement *m = &d->measurements[k];
         m->index = k + 1;
-        m->offset = at;
         m->total = total;
         if (name)
             snprintf(what, sizeof what, "measurement %u (%s) samples", k + 1, name);
         else
             snprintf(what, sizeof what, "measurement %u samples", k + 1);
-        rc = samples_index(&c, &m->samples, what, &cut);
+        m->samples.array_off = pos;
+        rc = vp_chunked_skip_src(s, &pos, size, VP_DLAG_SAMPLE_SIZE, what, &m->samples.count, &cut);
+        if (vp_src_failed(rc))
+            return dlag_stop(d, strict, rc, &cut, err);
         d->measurement_count++;
         d->sample_count += m->samples.count;
         if (rc)
             return dlag_cut(d, strict, &cut, err);
-        if (m->samples.count != m->total)
+        /* A hostile file may disagree in every measurement: name the first
+         * few, count the rest once at the end. */
+        if (m->samples.count != m->total && mismatches++ < VP_DLAG_WARN_EACH)
             vp_warn(&d->warnings,
                     "at byte %llu: measurement %u total says %u samples, the array holds %llu",
-                    (unsigned long long)m->offset, k + 1, m->total,
+                    (unsigned long long)at, k + 1, m->total,
                     (unsigned long long)m->samples.count);
     }
+    if (mismatches > VP_DLAG_WARN_EACH)
+        vp_warn(&d->warnings,
+                "%llu more measurements have a total that disagrees with their array",
+                (unsigned long long)(mismatches - VP_DLAG_WARN_EACH));
 
     /* A strict open proves each block of graph states fits before reading
      * it; a lenient one reads the states one by one, so that a cut keeps
      * the complete ones (the offset table grows with states proven in the
      * file, so it stays bounded). */
-    d->graph_states_off = vp_cursor_off(&c);
+    d->graph_states_off = pos;
     vp_chunked it;
     vp_chunked_begin(&it);
     uint64_t cap = 0;
     int r;
-    while ((r = vp_chunked_next(&it, &c, strict ? GRAPH_STATE_MIN : 0, "graph states", &cut)) > 0) {
-        vp_dlag_graph_state gs;
-        if (graph_state_read(&c, d->graph_state_count, &gs, &cut))
-            return dlag_cut(d, strict, &cut, err);
-        if (!offs_push(&d->graph_state_offs, d->graph_state_count, &cap, gs.offset))
+    while ((r = vp_chunked_next_src(&it, s, &pos, size, strict ? GRAPH_STATE_MIN : 0,
+                                    "graph states", &cut)) > 0) {
+        rec_ctx x = {.i = d->graph_state_count};
+        rc = vp_src_parse(s, pos, size, gs_parse, &x, &pos, &cut);
+        if (rc)
+            return dlag_stop(d, strict, rc, &cut, err);
+        if (!offs_push(&d->graph_state_offs, d->graph_state_count, &cap, x.u.gs.offset))
             return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for graph states");
         d->graph_state_count++;
     }
     if (r < 0)
-        return dlag_cut(d, strict, &cut, err);
+        return dlag_stop(d, strict, cut.code, &cut, err);
 
-    if (vp_field_cstr(&c, &d->host_off, &d->host_len, "traceroute host", &cut))
-        return dlag_cut(d, strict, &cut, err);
+    d->host_off = pos;
+    if ((rc = vp_src_cstr(s, pos, size, "traceroute host", &d->host_len, &cut)))
+        return dlag_stop(d, strict, rc, &cut, err);
     d->have_host = 1;
+    pos += d->host_len + 1;
 
-    d->hops_off = vp_cursor_off(&c);
+    d->hops_off = pos;
     cap = 0;
-    while (vp_cursor_left(&c)) {
-        vp_dlag_hop h;
-        uint64_t at = vp_cursor_off(&c);
-        if (hop_read(&c, d->hop_count, &h, &cut)) {
+    while (pos < size) {
+        rec_ctx x = {.i = d->hop_count};
+        uint64_t at = pos;
+        rc = vp_src_parse(s, pos, size, hop_parse, &x, &pos, &cut);
+        if (vp_src_failed(rc)) {
+            *err = cut;
+            return rc;
+        }
+        if (rc) {
             if (strict) {
                 *err = cut;
                 return cut.code;
             }
             d->truncated = 1;
-            d->trailing_bytes = d->map.size - at;
+            d->trailing_bytes = size - at;
             vp_warn(&d->warnings, "%s; the last %llu bytes (from byte %llu) were ignored", cut.msg,
                     (unsigned long long)d->trailing_bytes, (unsigned long long)at);
             break;
@@ -275,6 +325,9 @@ static vp_errcode dlag_finish(vp_dlag *d, const vp_open_opts *opts, vp_dlag **ou
         vp_dlag_free(d);
         return rc;
     }
+    /* The open pass is over: the next read refills, from the file as it is
+     * then (a file truncated since is an error, not stale bytes). */
+    vp_src_forget(&d->src);
     *out = d;
     return VP_OK;
 }
@@ -285,7 +338,7 @@ vp_errcode vp_dlag_open(const char *path, const vp_open_opts *opts, vp_dlag **ou
     vp_dlag *d = calloc(1, sizeof *d);
     if (!d)
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_errcode rc = vp_map_open(&d->map, path, err);
+    vp_errcode rc = vp_src_open(&d->src, path, err);
     if (rc) {
         free(d);
         return rc;
@@ -300,7 +353,7 @@ vp_errcode vp_dlag_open_mem(const void *buf, size_t n, const vp_open_opts *opts,
     vp_dlag *d = calloc(1, sizeof *d);
     if (!d)
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_map_wrap(&d->map, buf, n);
+    vp_src_wrap(&d->src, buf, n);
     return dlag_finish(d, opts, out, err);
 }
 
@@ -308,7 +361,7 @@ void vp_dlag_free(vp_dlag *d)
 {
     if (!d)
         return;
-    vp_map_close(&d->map);
+    vp_src_close(&d->src);
     free(d->measurements);
     free(d->graph_state_offs);
     free(d->hop_offs);
@@ -316,13 +369,16 @@ void vp_dlag_free(vp_dlag *d)
     free(d);
 }
 
-const uint8_t *vp_dlag_bytes(const vp_dlag *d, uint64_t off)
+const uint8_t *vp_dlag_bytes(vp_dlag *d, uint64_t off, size_t len, vp_error *err)
 {
-    return d->map.data + off;
+    static const uint8_t none[1];
+    if (len == 0)
+        return none;
+    return vp_src_get(&d->src, off, len, NULL, err);
 }
 
-int vp_dlag_sample_get(const vp_dlag *d, const vp_dlag_samples *s, uint64_t i,
-                       vp_dlag_sample *out, vp_error *err)
+int vp_dlag_sample_get(vp_dlag *d, const vp_dlag_samples *s, uint64_t i, vp_dlag_sample *out,
+                       vp_error *err)
 {
     if (i >= s->count) {
         vp_fail(err, VP_EFORMAT, UINT64_MAX, "no sample %llu (the array holds %llu)",
@@ -331,60 +387,68 @@ int vp_dlag_sample_get(const vp_dlag *d, const vp_dlag_samples *s, uint64_t i,
     }
     /* One count byte before each block of 255 elements. */
     uint64_t off = s->array_off + i / 255 + 1 + i * VP_DLAG_SAMPLE_SIZE;
-    vp_cursor c;
-    if (off > d->map.size) {
-        vp_fail(err, VP_ETRUNC, off, "sample %llu is past the end of the file",
-                (unsigned long long)i + 1);
-        return 0;
-    }
-    vp_cursor_init(&c, d->map.data + off, (size_t)(d->map.size - off), off);
-    if (!vp_rd_f32(&c, &out->value) || !vp_rd_u32(&c, &out->time) ||
-        !vp_rd_u32(&c, &out->unknown)) {
+    if (off > d->src.size || d->src.size - off < VP_DLAG_SAMPLE_SIZE) {
         vp_fail(err, VP_ETRUNC, off, "sample %llu runs past the end of the file",
                 (unsigned long long)i + 1);
         return 0;
     }
+    const uint8_t *p = vp_src_get(&d->src, off, VP_DLAG_SAMPLE_SIZE, NULL, err);
+    if (!p)
+        return 0;
+    vp_cursor c;
+    vp_cursor_init(&c, p, VP_DLAG_SAMPLE_SIZE, off);
+    vp_rd_f32(&c, &out->value);
+    vp_rd_u32(&c, &out->time);
+    vp_rd_u32(&c, &out->unknown);
     return 1;
 }
 
-vp_series *vp_dlag_series(const vp_dlag *d, const vp_dlag_samples *s, int which)
+vp_series *vp_dlag_series(vp_dlag *d, const vp_dlag_samples *s, int which, vp_error *err)
 {
     vp_series *r = vp_series_new((size_t)s->count);
-    if (!r)
+    if (!r) {
+        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for %llu samples",
+                (unsigned long long)s->count);
         return NULL;
+    }
     for (uint64_t i = 0; i < s->count; i++) {
         vp_dlag_sample sm;
-        if (!vp_dlag_sample_get(d, s, i, &sm, NULL))
-            break; /* cannot happen: the array was validated at open */
+        if (!vp_dlag_sample_get(d, s, i, &sm, err)) {
+            vp_series_unref(r);
+            return NULL;
+        }
         if (!vp_series_push(r, which ? (double)sm.time : (double)sm.value)) {
             vp_series_unref(r);
+            vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory for %llu samples",
+                    (unsigned long long)s->count);
             return NULL;
         }
     }
     return r;
 }
 
-int vp_dlag_graph_state_get(const vp_dlag *d, uint64_t i, vp_dlag_graph_state *out,
-                            vp_error *err)
+int vp_dlag_graph_state_get(vp_dlag *d, uint64_t i, vp_dlag_graph_state *out, vp_error *err)
 {
     if (i >= d->graph_state_count) {
         vp_fail(err, VP_EFORMAT, UINT64_MAX, "no graph state %llu", (unsigned long long)i + 1);
         return 0;
     }
-    uint64_t off = d->graph_state_offs[i];
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data + off, (size_t)(d->map.size - off), off);
-    return graph_state_read(&c, i, out, err) == VP_OK;
+    rec_ctx x = {.i = i};
+    if (vp_src_parse(&d->src, d->graph_state_offs[i], d->src.size, gs_parse, &x, NULL, err))
+        return 0;
+    *out = x.u.gs;
+    return 1;
 }
 
-int vp_dlag_hop_get(const vp_dlag *d, uint64_t i, vp_dlag_hop *out, vp_error *err)
+int vp_dlag_hop_get(vp_dlag *d, uint64_t i, vp_dlag_hop *out, vp_error *err)
 {
     if (i >= d->hop_count) {
         vp_fail(err, VP_EFORMAT, UINT64_MAX, "no tail record %llu", (unsigned long long)i + 1);
         return 0;
     }
-    uint64_t off = d->hop_offs[i];
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data + off, (size_t)(d->map.size - off), off);
-    return hop_read(&c, i, out, err) == VP_OK;
+    rec_ctx x = {.i = i};
+    if (vp_src_parse(&d->src, d->hop_offs[i], d->src.size, hop_parse, &x, NULL, err))
+        return 0;
+    *out = x.u.h;
+    return 1;
 }

@@ -13,7 +13,8 @@
  *         NUL-terminated string, u8, u32, f32 x 4, u8 }   (probably hops)
  *
  * Opening validates every part once and keeps offsets: samples are decoded
- * on demand (sample i of an array is at a computable offset, because every
+ * on demand, read through a source (core/source.h, so a file truncated
+ * while open fails the read with ECHANGED) (sample i of an array is at a computable offset, because every
  * block but the last holds exactly 255), graph states and tail records by
  * an offset table built at open (each is at least 44 and 28 bytes on disk,
  * which bounds the tables by the file size).
@@ -32,14 +33,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/mapfile.h"
 #include "core/open_opts.h"
+#include "core/source.h"
 #include "core/series.h"
 #include "core/vp_error.h"
 
 #define VP_DLAG_SAMPLE_SIZE 12
 /* Entries of the measurement name table (1 "Client Frame" .. 73 "RPM"). */
 #define VP_DLAG_NAME_COUNT 73
+/* Measurement totals that disagree with their array are warned about one
+ * by one this many times, then counted in one warning. */
+#define VP_DLAG_WARN_EACH 8
 /* Measurements per overlay page. */
 #define VP_DLAG_PAGE_SIZE 8
 
@@ -51,16 +55,21 @@ typedef struct vp_dlag_sample {
 /* A chunked sample array as found in the file. */
 typedef struct vp_dlag_samples {
     uint64_t array_off; /* first count byte */
-    uint64_t end_off;   /* just after the array */
     uint64_t count;
 } vp_dlag_samples;
 
+/* 24 bytes: a hostile file may hold one measurement per 5 bytes. */
 typedef struct vp_dlag_measurement {
     uint32_t index;  /* 1-based, the position in the file */
     uint32_t total;  /* as written; may disagree with samples.count */
-    uint64_t offset; /* file offset of `total` */
     vp_dlag_samples samples;
 } vp_dlag_measurement;
+
+/* File offset of a measurement's u32 total. */
+static inline uint64_t vp_dlag_measurement_offset(const vp_dlag_measurement *m)
+{
+    return m->samples.array_off - 4;
+}
 
 typedef struct vp_dlag_graph_state {
     uint64_t offset;
@@ -85,7 +94,7 @@ typedef struct vp_dlag_hop {
 } vp_dlag_hop;
 
 typedef struct vp_dlag {
-    vp_map map;
+    vp_src src;
     uint32_t time;
     uint32_t measurement_count;        /* in the file (fewer when truncated) */
     uint32_t header_measurement_count; /* the count as the header writes it */
@@ -106,7 +115,7 @@ typedef struct vp_dlag {
     vp_warnings warnings;
 } vp_dlag;
 
-/* Map and index `path`, or a caller-owned buffer that must outlive the
+/* Index `path`, or a caller-owned buffer that must outlive the
  * model. opts may be NULL. On failure returns the code, fills err and *out
  * is NULL; the message does not name the file. */
 vp_errcode vp_dlag_open(const char *path, const vp_open_opts *opts, vp_dlag **out, vp_error *err);
@@ -115,20 +124,22 @@ vp_errcode vp_dlag_open_mem(const void *buf, size_t n, const vp_open_opts *opts,
 void vp_dlag_free(vp_dlag *d);
 
 /* Sample i (0-based) of an array indexed at open; 0 with err filled when
- * i is out of range. */
-int vp_dlag_sample_get(const vp_dlag *d, const vp_dlag_samples *s, uint64_t i,
-                       vp_dlag_sample *out, vp_error *err);
+ * i is out of range or the file changed since (ECHANGED, EIO). */
+int vp_dlag_sample_get(vp_dlag *d, const vp_dlag_samples *s, uint64_t i, vp_dlag_sample *out,
+                       vp_error *err);
 /* The values (which = 0) or times (which = 1) of an array as a new Series
- * (refs = 1); NULL on OOM. */
-vp_series *vp_dlag_series(const vp_dlag *d, const vp_dlag_samples *s, int which);
+ * (refs = 1); NULL with err filled on OOM or a read that failed. */
+vp_series *vp_dlag_series(vp_dlag *d, const vp_dlag_samples *s, int which, vp_error *err);
 
-/* Decode graph state i / tail record i (0-based, < the counts). */
-int vp_dlag_graph_state_get(const vp_dlag *d, uint64_t i, vp_dlag_graph_state *out,
-                            vp_error *err);
-int vp_dlag_hop_get(const vp_dlag *d, uint64_t i, vp_dlag_hop *out, vp_error *err);
+/* Decode graph state i / tail record i (0-based, < the counts); 0 with err
+ * filled when the read fails. */
+int vp_dlag_graph_state_get(vp_dlag *d, uint64_t i, vp_dlag_graph_state *out, vp_error *err);
+int vp_dlag_hop_get(vp_dlag *d, uint64_t i, vp_dlag_hop *out, vp_error *err);
 
-/* Pointer into the file for a string or bitfield found at open. */
-const uint8_t *vp_dlag_bytes(const vp_dlag *d, uint64_t off);
+/* The `len` bytes at `off` (a string or bitfield found at open), valid
+ * until the next read of the model; NULL with err filled when the read
+ * fails. */
+const uint8_t *vp_dlag_bytes(vp_dlag *d, uint64_t off, size_t len, vp_error *err);
 
 /* The name of measurement `index` (1-based) from the 73-entry table, NULL
  * beyond it. The names are positional: a build with fewer measurements

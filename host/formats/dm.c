@@ -177,11 +177,40 @@ static void stats_merge(dm_stats *to, const dm_stats *from)
     to->odd_ext += from->odd_ext;
 }
 
+/* vp_src_parse callbacks: a record (with its statistics when st is set)
+ * and a group. Each run starts afresh: a record read again over a larger
+ * window counts once. */
+typedef struct rec_ctx {
+    dm_ctx x;
+    vp_dm_record rec;
+    dm_stats one, *st;
+} rec_ctx;
+
+static vp_errcode rec_parse(vp_cursor *c, void *ctx, vp_error *err)
+{
+    rec_ctx *r = ctx;
+    if (r->st)
+        memset(r->st, 0, sizeof *r->st);
+    return record_parse(c, &r->rec, &r->x, r->st, err);
+}
+
+typedef struct group_ctx {
+    dm_ctx x;
+    vp_dm_group g;
+} group_ctx;
+
+static vp_errcode grp_parse(vp_cursor *c, void *ctx, vp_error *err)
+{
+    group_ctx *g = ctx;
+    return group_parse(c, &g->g, &g->x, NULL, err);
+}
+
 static vp_errcode dm_parse(vp_dm *d, int strict, vp_error *err)
 {
     vp_error refuse = {.code = VP_OK};
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data, (size_t)d->map.size, 0);
+    vp_src *s = &d->src;
+    const uint64_t size = s->size;
+    uint64_t pos = 0;
     vp_dm_iter it;
     vp_dm_iter_begin(d, &it);
     size_t ckcap = 0;
@@ -195,16 +224,20 @@ static vp_errcode dm_parse(vp_dm *d, int strict, vp_error *err)
 
     for (;;) {
         vp_dm_iter before = it;
-        before.off = vp_cursor_off(&c);
+        before.off = pos;
         vp_error e;
-        int r = vp_chunked_next(&it.ch, &c, 0, "dm records", &e);
+        int r = vp_chunked_next_src(&it.ch, s, &pos, size, 0, "dm records", &e);
         if (r == 0) {
             d->terminated = 1;
-            d->array_end = vp_cursor_off(&c);
+            d->array_end = pos;
             break;
         }
         if (r < 0) {
-            if (d->slot_count == 0 && c.start == c.end)
+            if (vp_src_failed(e.code)) {
+                *err = e;
+                return e.code;
+            }
+            if (d->slot_count == 0 && size == 0)
                 return vp_fail(err, VP_ETRUNC, 0, "expected the first count byte of the record "
                                                   "array, the file is empty");
             /* A full block of 255 and then the end of the file. */
@@ -217,20 +250,22 @@ static vp_errcode dm_parse(vp_dm *d, int strict, vp_error *err)
         }
         if (it.ch.count_off != last_count_off) {
             last_count_off = it.ch.count_off;
-            size_t left = vp_cursor_left(&c);
+            uint64_t left = size - pos;
             if (it.ch.last_count > left) {
                 overclaim = 1;
                 snprintf(overclaim_msg, sizeof overclaim_msg,
                          " (the block count %u at byte %" PRIu64
-                         " claims more records than the %zu bytes after it can hold)",
+                         " claims more records than the %" PRIu64 " bytes after it can hold)",
                          it.ch.last_count, it.ch.count_off, left);
             }
         }
-        dm_ctx x = {.slot = d->slot_count};
-        vp_dm_record rec;
-        dm_stats one;
-        memset(&one, 0, sizeof one);
-        vp_errcode rc = record_parse(&c, &rec, &x, &one, &e);
+        rec_ctx rc_ = {.x = {.slot = d->slot_count}};
+        rc_.st = &rc_.one;
+        vp_errcode rc = vp_src_parse(s, pos, size, rec_parse, &rc_, &pos, &e);
+        if (vp_src_failed(rc)) {
+            *err = e;
+            return rc;
+        }
         if (rc != VP_OK) {
             d->truncated = 1;
             dm_refusable(d, &refuse, VP_ETRUNC, e.offset,
@@ -239,8 +274,9 @@ static vp_errcode dm_parse(vp_dm *d, int strict, vp_error *err)
                          d->slot_count == 1 ? "" : "s");
             break;
         }
-        stats_merge(&st, &one);
-        if (rec.have_data == 1) {
+        const vp_dm_record *rec = &rc_.rec;
+        stats_merge(&st, &rc_.one);
+        if (rec->have_data == 1) {
             if (d->record_count % VP_DM_CKPT_EVERY == 0) {
                 if (d->nckpt == ckcap) {
                     size_t ncap = ckcap ? ckcap * 2 : 16;
@@ -253,34 +289,34 @@ static vp_errcode dm_parse(vp_dm *d, int strict, vp_error *err)
                 }
                 d->ckpt[d->nckpt++] = before;
             }
-            if (d->record_count == 0 || rec.time < d->time_min)
-                d->time_min = rec.time;
-            if (d->record_count == 0 || rec.time > d->time_max)
-                d->time_max = rec.time;
+            if (d->record_count == 0 || rec->time < d->time_min)
+                d->time_min = rec->time;
+            if (d->record_count == 0 || rec->time > d->time_max)
+                d->time_max = rec->time;
             d->record_count++;
-            d->group_count += rec.group_count;
-            d->bits_seen |= rec.bitfield;
-            if (rec.bitfield >> VP_DM_GROUP_BITS) {
+            d->group_count += rec->group_count;
+            d->bits_seen |= rec->bitfield;
+            if (rec->bitfield >> VP_DM_GROUP_BITS) {
                 if (!high_bits++)
-                    high_off = rec.off + 5;
-                high_union |= rec.bitfield;
+                    high_off = rec->off + 5;
+                high_union |= rec->bitfield;
             }
         } else {
             d->empty_records++;
-            if (rec.have_data != 0 && !odd_data++)
-                odd_data_off = rec.off;
+            if (rec->have_data != 0 && !odd_data++)
+                odd_data_off = rec->off;
         }
         d->slot_count++;
-        it.off = vp_cursor_off(&c);
+        it.off = pos;
         it.slot = d->slot_count;
         it.record = d->record_count;
-        d->data_end = vp_cursor_off(&c);
+        d->data_end = pos;
     }
     if (d->slot_count == 0)
         d->data_end = d->terminated ? d->array_end : 0;
 
-    if (d->terminated && vp_cursor_left(&c)) {
-        d->trailing_bytes = vp_cursor_left(&c);
+    if (d->terminated && size > pos) {
+        d->trailing_bytes = size - pos;
         dm_refusable(d, &refuse, VP_EFORMAT, d->array_end,
                      "at byte %" PRIu64 ": %" PRIu64
                      " bytes after the record array's final count byte (garbage after the last "
@@ -314,47 +350,50 @@ static vp_errcode dm_parse(vp_dm *d, int strict, vp_error *err)
     return VP_OK;
 }
 
-static vp_errcode dm_open(vp_map *map, const vp_open_opts *opts, vp_dm **out, vp_error *err)
+static vp_errcode dm_open(vp_dm *d, const vp_open_opts *opts, vp_dm **out, vp_error *err)
 {
-    vp_dm *d = calloc(1, sizeof *d);
-    if (!d) {
-        vp_map_close(map);
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    }
-    d->map = *map;
     vp_errcode rc = dm_parse(d, opts && opts->strict, err);
     if (rc != VP_OK) {
         vp_dm_free(d);
         return rc;
     }
+    /* The open pass is over: the next read refills, from the file as it is
+     * then (a file truncated since is an error, not stale bytes). */
+    vp_src_forget(&d->src);
     *out = d;
     return VP_OK;
 }
 
 vp_errcode vp_dm_open(const char *path, const vp_open_opts *opts, vp_dm **out, vp_error *err)
 {
-    vp_map m;
     *out = NULL;
-    vp_errcode rc = vp_map_open(&m, path, err);
-    if (rc != VP_OK)
+    vp_dm *d = calloc(1, sizeof *d);
+    if (!d)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_errcode rc = vp_src_open(&d->src, path, err);
+    if (rc != VP_OK) {
+        free(d);
         return rc;
-    return dm_open(&m, opts, out, err);
+    }
+    return dm_open(d, opts, out, err);
 }
 
 vp_errcode vp_dm_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dm **out,
                           vp_error *err)
 {
-    vp_map m;
     *out = NULL;
-    vp_map_wrap(&m, buf, n);
-    return dm_open(&m, opts, out, err);
+    vp_dm *d = calloc(1, sizeof *d);
+    if (!d)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_src_wrap(&d->src, buf, n);
+    return dm_open(d, opts, out, err);
 }
 
 void vp_dm_free(vp_dm *d)
 {
     if (!d)
         return;
-    vp_map_close(&d->map);
+    vp_src_close(&d->src);
     free(d->ckpt);
     vp_warnings_free(&d->warnings);
     free(d);
@@ -367,33 +406,30 @@ void vp_dm_iter_begin(const vp_dm *d, vp_dm_iter *it)
     vp_chunked_begin(&it->ch);
 }
 
-int vp_dm_iter_next(const vp_dm *d, vp_dm_iter *it, vp_dm_record *r, vp_error *err)
+int vp_dm_iter_next(vp_dm *d, vp_dm_iter *it, vp_dm_record *r, vp_error *err)
 {
-    if (it->slot >= d->slot_count)
+    if (it->slot >= d->slot_count || it->off > d->data_end)
         return 0;
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data, (size_t)d->data_end, 0);
-    if (it->off > d->data_end)
-        return 0;
-    c.p = c.start + it->off;
-    int n = vp_chunked_next(&it->ch, &c, 0, "dm records", err);
+    uint64_t pos = it->off;
+    int n = vp_chunked_next_src(&it->ch, &d->src, &pos, d->data_end, 0, "dm records", err);
     if (n <= 0) {
         if (n == 0)
-            vp_fail(err, VP_EFORMAT, vp_cursor_off(&c), "the record array ended early");
+            vp_fail(err, VP_EFORMAT, pos, "the record array ended early");
         return -1;
     }
-    dm_ctx x = {.slot = it->slot};
-    if (record_parse(&c, r, &x, NULL, err) != VP_OK)
+    rec_ctx x = {.x = {.slot = it->slot}};
+    if (vp_src_parse(&d->src, pos, d->data_end, rec_parse, &x, &pos, err) != VP_OK)
         return -1;
+    *r = x.rec;
     r->index = it->record;
-    it->off = vp_cursor_off(&c);
+    it->off = pos;
     it->slot++;
     if (r->have_data == 1)
         it->record++;
     return 1;
 }
 
-void vp_dm_iter_seek_record(const vp_dm *d, vp_dm_iter *it, uint64_t index)
+void vp_dm_iter_seek_record(vp_dm *d, vp_dm_iter *it, uint64_t index)
 {
     vp_dm_iter_begin(d, it);
     if (index >= d->record_count) {
@@ -415,44 +451,50 @@ void vp_dm_iter_seek_record(const vp_dm *d, vp_dm_iter *it, uint64_t index)
     }
 }
 
-vp_errcode vp_dm_group_at(const vp_dm *d, uint64_t off, unsigned bit, vp_dm_group *g,
-                          vp_error *err)
+vp_errcode vp_dm_group_at(vp_dm *d, uint64_t off, unsigned bit, vp_dm_group *g, vp_error *err)
 {
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data, (size_t)d->data_end, 0);
     if (off >= d->data_end)
         return vp_fail(err, VP_EFORMAT, off, "no group starts here");
-    c.p = c.start + off;
-    dm_ctx x = {.in_group = 1, .bit = bit};
-    return group_parse(&c, g, &x, NULL, err);
+    group_ctx x = {.x = {.in_group = 1, .bit = bit}};
+    vp_errcode rc = vp_src_parse(&d->src, off, d->data_end, grp_parse, &x, NULL, err);
+    if (rc == VP_OK)
+        *g = x.g;
+    return rc;
 }
 
-void vp_dm_arrow_at(const vp_dm *d, const vp_dm_group *g, unsigned i, float origin[3],
-                    float direction[3])
+vp_errcode vp_dm_arrow_at(vp_dm *d, const vp_dm_group *g, unsigned i, float origin[3],
+                          float direction[3], vp_error *err)
 {
     memset(origin, 0, 3 * sizeof *origin);
     memset(direction, 0, 3 * sizeof *direction);
     if (!g->have_collision || i >= g->arrow_count)
-        return;
+        return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no arrow %u in this group", i + 1);
     uint64_t off = g->arrows_off + (uint64_t)i * 24;
     if (off + 24 > d->data_end)
-        return;
+        return vp_fail(err, VP_EFORMAT, off, "arrow %u runs past the records", i + 1);
+    const uint8_t *p = vp_src_get(&d->src, off, 24, NULL, err);
+    if (!p)
+        return err ? err->code : VP_EIO;
     vp_cursor c;
-    vp_cursor_init(&c, d->map.data + off, 24, off);
+    vp_cursor_init(&c, p, 24, off);
     vp_rd_vec3(&c, origin);
     vp_rd_vec3(&c, direction);
+    return VP_OK;
 }
 
-float vp_dm_float_at(const vp_dm *d, const vp_dm_group *g, unsigned i)
+vp_errcode vp_dm_float_at(vp_dm *d, const vp_dm_group *g, unsigned i, float *v, vp_error *err)
 {
-    float v = 0;
+    *v = 0;
     if (!g->have_collision || i >= g->float_count)
-        return v;
+        return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no float %u in this group", i + 1);
     uint64_t off = g->floats_off + (uint64_t)i * 4;
     if (off + 4 > d->data_end)
-        return v;
+        return vp_fail(err, VP_EFORMAT, off, "float %u runs past the records", i + 1);
+    const uint8_t *p = vp_src_get(&d->src, off, 4, NULL, err);
+    if (!p)
+        return err ? err->code : VP_EIO;
     vp_cursor c;
-    vp_cursor_init(&c, d->map.data + off, 4, off);
-    vp_rd_f32(&c, &v);
-    return v;
+    vp_cursor_init(&c, p, 4, off);
+    vp_rd_f32(&c, v);
+    return VP_OK;
 }

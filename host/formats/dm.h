@@ -12,7 +12,9 @@
  *           then Vec3f, Vec3f, u8 (unknown).
  *
  * Opening validates every record and keeps a sparse index (one checkpoint
- * every VP_DM_CKPT_EVERY data records). A record cut short by the end of
+ * every VP_DM_CKPT_EVERY data records); records are decoded on demand,
+ * read through a source (core/source.h: a file truncated while open fails
+ * the read with ECHANGED). A record cut short by the end of
  * the file ends the read with every complete record kept, `truncated` set
  * and a warning naming the offset; bytes after the array's last count byte
  * are reported, not read. With opts->strict both fail the open instead
@@ -25,8 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/mapfile.h"
 #include "core/open_opts.h"
+#include "core/source.h"
 #include "core/vp_error.h"
 #include "formats/trace_common.h"
 
@@ -44,7 +46,7 @@ typedef struct vp_dm_iter {
 } vp_dm_iter;
 
 typedef struct vp_dm {
-    vp_map map;
+    vp_src src;
     uint64_t slot_count;    /* complete elements of the array */
     uint64_t record_count;  /* of which have_data == 1 */
     uint64_t empty_records; /* the others */
@@ -102,19 +104,42 @@ typedef struct vp_dm_group {
 
 void vp_dm_iter_begin(const vp_dm *d, vp_dm_iter *it);
 /* Next element (empty ones included): 1 and *r filled, 0 after the last,
- * -1 on error (err filled). */
-int vp_dm_iter_next(const vp_dm *d, vp_dm_iter *it, vp_dm_record *r, vp_error *err);
+ * -1 on error (err filled: a file that changed since it was opened). */
+int vp_dm_iter_next(vp_dm *d, vp_dm_iter *it, vp_dm_record *r, vp_error *err);
 /* Position `it` so that the next data record returned is record `index`
  * (0-based; index >= record_count exhausts the iterator). */
-void vp_dm_iter_seek_record(const vp_dm *d, vp_dm_iter *it, uint64_t index);
+void vp_dm_iter_seek_record(vp_dm *d, vp_dm_iter *it, uint64_t index);
 
 /* Decode the group at `off` (a record's groups_off, then each previous
  * group's off + size), recorded under `bit`. */
-vp_errcode vp_dm_group_at(const vp_dm *d, uint64_t off, unsigned bit, vp_dm_group *g,
-                          vp_error *err);
-/* Arrow i of a group with collision data: origin and direction. */
-void vp_dm_arrow_at(const vp_dm *d, const vp_dm_group *g, unsigned i, float origin[3],
-                    float direction[3]);
-float vp_dm_float_at(const vp_dm *d, const vp_dm_group *g, unsigned i);
+vp_errcode vp_dm_group_at(vp_dm *d, uint64_t off, unsigned bit, vp_dm_group *g, vp_error *err);
+/* Arrow i (< arrow_count) of a group with collision data: origin and
+ * direction; float i (< float_count). Zeros and an error when the read
+ * fails. */
+vp_errcode vp_dm_arrow_at(vp_dm *d, const vp_dm_group *g, unsigned i, float origin[3],
+                          float direction[3], vp_error *err);
+vp_errcode vp_dm_float_at(vp_dm *d, const vp_dm_group *g, unsigned i, float *v, vp_error *err);
+
+/* ---- one group bit through the records (dm_track.c) ----------------------
+ * What movement.lua follows: for every data record that has a group under
+ * `bit`, the record's time and index and that group's position, velocity
+ * and state, sorted by (time, record). Columns, so an analysis walks a few
+ * arrays instead of building a table per record; memory is linear in the
+ * groups under the bit. Fields of the extended block are 0 when a sample
+ * has none (ext[i] == 0). */
+typedef struct vp_dm_track {
+    size_t n;
+    uint32_t *time;
+    uint64_t *record;  /* 0-based data-record index */
+    float *pos, *vel;  /* x, y, z per sample */
+    uint8_t *ext;      /* 1: the extended block is there */
+    int16_t *ground_time, *since_jump;
+    uint16_t *energy;
+} vp_dm_track;
+
+/* Fill *t (zeroed first; free it with vp_dm_track_free whatever the
+ * result). Fails when a read fails (ECHANGED, EIO) or on ENOMEM. */
+vp_errcode vp_dm_track_bit(vp_dm *d, unsigned bit, vp_dm_track *t, vp_error *err);
+void vp_dm_track_free(vp_dm_track *t);
 
 #endif

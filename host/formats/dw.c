@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/cursor.h"
+#include "formats/trace_common.h"
 
 static const char *const hit_type_names[VP_DW_HIT_TYPES] = {
     "ERROR",       "Spawn",  "Bounce", "Posefile_Hit", "Ragdoll_Hit", "Ragdoll_Miss",
@@ -212,31 +213,56 @@ static int ckpt_push(vp_dw *d, size_t *cap, uint64_t off, uint64_t slot, uint64_
     return 1;
 }
 
+/* vp_src_parse callbacks: a slot (with its statistics when st is set) and a
+ * hit. Each run starts afresh: a slot read again over a larger window
+ * counts once. */
+typedef struct slot_ctx {
+    dw_ctx x;
+    vp_dw_trace t;
+    dw_stats *st;
+} slot_ctx;
+
+static vp_errcode slot_cb(vp_cursor *c, void *ctx, vp_error *err)
+{
+    slot_ctx *s = ctx;
+    if (s->st)
+        memset(s->st, 0, sizeof *s->st);
+    vp_errcode rc = slot_parse(c, &s->t, &s->x, s->st, err);
+    s->x.side = NULL;
+    return rc;
+}
+
+typedef struct hit_ctx {
+    dw_ctx x;
+    vp_dw_hit h;
+} hit_ctx;
+
+static vp_errcode hit_cb(vp_cursor *c, void *ctx, vp_error *err)
+{
+    hit_ctx *h = ctx;
+    return hit_parse(c, &h->h, &h->x, err);
+}
+
 /* Parse slots from *pos while they end at or before `end`; stops at the
  * first failure (returned, err filled) or when *pos reaches end. */
 static vp_errcode slots_run(vp_dw *d, uint64_t *pos, uint64_t end, const char *bound,
                             size_t *ckcap, dw_stats *st, vp_error *err)
 {
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data, (size_t)end, 0);
-    c.p = c.start + *pos;
-    dw_ctx x = {.bound = bound};
-    while (vp_cursor_off(&c) < end) {
-        x.slot = d->slot_count;
-        vp_dw_trace t;
+    while (*pos < end) {
         /* Counted per slot and merged once the slot is complete, so a slot
          * read twice (see dw_parse) is counted once. */
         dw_stats one;
-        memset(&one, 0, sizeof one);
-        vp_errcode rc = slot_parse(&c, &t, &x, &one, err);
+        slot_ctx x = {.x = {.slot = d->slot_count, .bound = bound}, .st = &one};
+        uint64_t at = *pos;
+        vp_errcode rc = vp_src_parse(&d->src, at, end, slot_cb, &x, pos, err);
         if (rc != VP_OK) {
-            *pos = t.off;
+            *pos = at;
             return rc;
         }
         stats_merge(st, &one);
-        if (t.used) {
+        if (x.t.used) {
             if (d->trace_count % VP_DW_CKPT_EVERY == 0 &&
-                !ckpt_push(d, ckcap, t.off, d->slot_count, d->trace_count))
+                !ckpt_push(d, ckcap, at, d->slot_count, d->trace_count))
                 return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory indexing the traces");
             d->trace_count++;
         } else {
@@ -244,35 +270,38 @@ static vp_errcode slots_run(vp_dw *d, uint64_t *pos, uint64_t end, const char *b
         }
         d->slot_count++;
     }
-    *pos = vp_cursor_off(&c);
     return VP_OK;
 }
 
 static vp_errcode dw_parse(vp_dw *d, int strict, vp_error *err)
 {
-    const uint64_t size = d->map.size;
+    const uint64_t size = d->src.size;
     if (size < 5)
         return vp_fail(err, VP_ETRUNC, size < 4 ? 0 : 4,
                        "expected the 4-byte header and the max_size byte (5 bytes), the file has "
                        "only %" PRIu64,
                        size);
-    memcpy(d->header, d->map.data, 4);
-    d->max_size = d->map.data[4];
+    uint8_t head[5];
+    vp_errcode rc = vp_src_read(&d->src, 0, head, 5, err);
+    if (rc)
+        return rc;
+    memcpy(d->header, head, 4);
+    d->max_size = head[4];
 
     size_t ckcap = 0;
     dw_stats st;
     memset(&st, 0, sizeof st);
     uint64_t pos = 5;
-    vp_errcode rc = VP_OK;
     vp_error first;
     memset(&first, 0, sizeof first);
     if (size >= 9) {
         rc = slots_run(d, &pos, size - 4, "the 4-byte footer", &ckcap, &st, &first);
         if (rc == VP_OK) {
-            vp_cursor c;
-            vp_cursor_init(&c, d->map.data, (size_t)size, 0);
-            c.p = c.start + pos;
-            vp_rd_u32(&c, &d->last_trace_counter);
+            uint8_t f[4];
+            if ((rc = vp_src_read(&d->src, pos, f, 4, err)))
+                return rc;
+            d->last_trace_counter =
+                (uint32_t)f[0] | (uint32_t)f[1] << 8 | (uint32_t)f[2] << 16 | (uint32_t)f[3] << 24;
             d->have_footer = 1;
             d->slots_end = pos;
         } else if (rc != VP_ETRUNC) {
@@ -286,7 +315,7 @@ static vp_errcode dw_parse(vp_dw *d, int strict, vp_error *err)
          * the file and keep every slot that is complete. */
         vp_error tail;
         rc = slots_run(d, &pos, size, "the end of the file", &ckcap, &st, &tail);
-        if (rc == VP_ENOMEM) {
+        if (rc == VP_ENOMEM || vp_src_failed(rc)) {
             *err = tail;
             return rc;
         }
@@ -324,47 +353,50 @@ static vp_errcode dw_parse(vp_dw *d, int strict, vp_error *err)
     return VP_OK;
 }
 
-static vp_errcode dw_open(vp_map *map, const vp_open_opts *opts, vp_dw **out, vp_error *err)
+static vp_errcode dw_open(vp_dw *d, const vp_open_opts *opts, vp_dw **out, vp_error *err)
 {
-    vp_dw *d = calloc(1, sizeof *d);
-    if (!d) {
-        vp_map_close(map);
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    }
-    d->map = *map;
     vp_errcode rc = dw_parse(d, opts && opts->strict, err);
     if (rc != VP_OK) {
         vp_dw_free(d);
         return rc;
     }
+    /* The open pass is over: the next read refills, from the file as it is
+     * then (a file truncated since is an error, not stale bytes). */
+    vp_src_forget(&d->src);
     *out = d;
     return VP_OK;
 }
 
 vp_errcode vp_dw_open(const char *path, const vp_open_opts *opts, vp_dw **out, vp_error *err)
 {
-    vp_map m;
     *out = NULL;
-    vp_errcode rc = vp_map_open(&m, path, err);
-    if (rc != VP_OK)
+    vp_dw *d = calloc(1, sizeof *d);
+    if (!d)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_errcode rc = vp_src_open(&d->src, path, err);
+    if (rc != VP_OK) {
+        free(d);
         return rc;
-    return dw_open(&m, opts, out, err);
+    }
+    return dw_open(d, opts, out, err);
 }
 
 vp_errcode vp_dw_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dw **out,
                           vp_error *err)
 {
-    vp_map m;
     *out = NULL;
-    vp_map_wrap(&m, buf, n);
-    return dw_open(&m, opts, out, err);
+    vp_dw *d = calloc(1, sizeof *d);
+    if (!d)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_src_wrap(&d->src, buf, n);
+    return dw_open(d, opts, out, err);
 }
 
 void vp_dw_free(vp_dw *d)
 {
     if (!d)
         return;
-    vp_map_close(&d->map);
+    vp_src_close(&d->src);
     free(d->ckpt);
     vp_warnings_free(&d->warnings);
     free(d);
@@ -378,21 +410,20 @@ void vp_dw_iter_begin(const vp_dw *d, vp_dw_iter *it)
     it->trace = 0;
 }
 
-vp_errcode vp_dw_trace_at(const vp_dw *d, uint64_t off, uint64_t slot, uint64_t trace,
-                          vp_dw_trace *t, vp_error *err)
+vp_errcode vp_dw_trace_at(vp_dw *d, uint64_t off, uint64_t slot, uint64_t trace, vp_dw_trace *t,
+                          vp_error *err)
 {
+    memset(t, 0, sizeof *t);
     if (off < 5 || off >= d->slots_end)
         return vp_fail(err, VP_EFORMAT, off, "no slot starts here");
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data, (size_t)d->slots_end, 0);
-    c.p = c.start + off;
-    dw_ctx x = {.slot = slot, .bound = "the end of the slots"};
-    vp_errcode rc = slot_parse(&c, t, &x, NULL, err);
+    slot_ctx x = {.x = {.slot = slot, .bound = "the end of the slots"}};
+    vp_errcode rc = vp_src_parse(&d->src, off, d->slots_end, slot_cb, &x, NULL, err);
+    *t = x.t;
     t->index = trace;
     return rc;
 }
 
-int vp_dw_iter_next(const vp_dw *d, vp_dw_iter *it, vp_dw_trace *t, vp_error *err)
+int vp_dw_iter_next(vp_dw *d, vp_dw_iter *it, vp_dw_trace *t, vp_error *err)
 {
     if (it->slot >= d->slot_count || it->off >= d->slots_end)
         return 0;
@@ -405,7 +436,7 @@ int vp_dw_iter_next(const vp_dw *d, vp_dw_iter *it, vp_dw_trace *t, vp_error *er
     return 1;
 }
 
-void vp_dw_iter_seek_trace(const vp_dw *d, vp_dw_iter *it, uint64_t index)
+void vp_dw_iter_seek_trace(vp_dw *d, vp_dw_iter *it, uint64_t index)
 {
     vp_dw_iter_begin(d, it);
     size_t k = (size_t)(index / VP_DW_CKPT_EVERY);
@@ -428,13 +459,16 @@ void vp_dw_iter_seek_trace(const vp_dw *d, vp_dw_iter *it, uint64_t index)
     }
 }
 
-void vp_dw_movement_at(const vp_dw *d, uint64_t off, vp_dw_movement *m)
+vp_errcode vp_dw_movement_at(vp_dw *d, uint64_t off, vp_dw_movement *m, vp_error *err)
 {
     memset(m, 0, sizeof *m);
-    if (off < 5 || off + VP_DW_MOVEMENT_SIZE > d->map.size)
-        return;
+    if (off < 5 || off + VP_DW_MOVEMENT_SIZE > d->slots_end)
+        return vp_fail(err, VP_EFORMAT, off, "no movement block starts here");
+    const uint8_t *p = vp_src_get(&d->src, off, VP_DW_MOVEMENT_SIZE, NULL, err);
+    if (!p)
+        return err ? err->code : VP_EIO;
     vp_cursor c;
-    vp_cursor_init(&c, d->map.data + off, VP_DW_MOVEMENT_SIZE, off);
+    vp_cursor_init(&c, p, VP_DW_MOVEMENT_SIZE, off);
     vp_rd_bytes(&c, m->unknown_00, 4);
     vp_rd_vec3(&c, m->ray_start);
     vp_rd_vec3(&c, m->ray_end);
@@ -451,29 +485,36 @@ void vp_dw_movement_at(const vp_dw *d, uint64_t off, vp_dw_movement *m)
     vp_rd_u32(&c, &m->weapon_template_id);
     vp_rd_u8(&c, &m->slot_index);
     vp_rd_bytes(&c, m->unknown_79, sizeof m->unknown_79);
+    return VP_OK;
 }
 
-vp_errcode vp_dw_hit_at(const vp_dw *d, uint64_t off, vp_dw_hit *h, vp_error *err)
+vp_errcode vp_dw_hit_at(vp_dw *d, uint64_t off, vp_dw_hit *h, vp_error *err)
 {
+    memset(h, 0, sizeof *h);
     if (off < 5 || off >= d->slots_end)
         return vp_fail(err, VP_EFORMAT, off, "no hit record starts here");
-    vp_cursor c;
-    vp_cursor_init(&c, d->map.data, (size_t)d->slots_end, 0);
-    c.p = c.start + off;
-    dw_ctx x = {.side = "the", .bound = "the end of the slots"};
-    return hit_parse(&c, h, &x, err);
+    hit_ctx x = {.x = {.side = "the", .bound = "the end of the slots"}};
+    vp_errcode rc = vp_src_parse(&d->src, off, d->slots_end, hit_cb, &x, NULL, err);
+    if (rc == VP_OK)
+        *h = x.h;
+    return rc;
 }
 
-void vp_dw_matrix_at(const vp_dw *d, const vp_dw_hit *h, unsigned i, float m[16])
+vp_errcode vp_dw_matrix_at(vp_dw *d, const vp_dw_hit *h, unsigned i, float m[16], vp_error *err)
 {
     memset(m, 0, 16 * sizeof *m);
     if (i >= h->ragdoll_count)
-        return;
+        return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no transform %u in this ragdoll block",
+                       i + 1);
     uint64_t off = h->ragdoll_off + (uint64_t)i * VP_DW_MATRIX_SIZE;
     if (off + VP_DW_MATRIX_SIZE > d->slots_end)
-        return;
+        return vp_fail(err, VP_EFORMAT, off, "transform %u runs past the slots", i + 1);
+    const uint8_t *p = vp_src_get(&d->src, off, VP_DW_MATRIX_SIZE, NULL, err);
+    if (!p)
+        return err ? err->code : VP_EIO;
     vp_cursor c;
-    vp_cursor_init(&c, d->map.data + off, VP_DW_MATRIX_SIZE, off);
+    vp_cursor_init(&c, p, VP_DW_MATRIX_SIZE, off);
     for (int row = 0; row < 4; row++)
         vp_rd_vec4(&c, &m[row * 4]);
+    return VP_OK;
 }

@@ -11,7 +11,8 @@
  *
  * Opening validates the framing of every slot (so iterators rarely fail)
  * and keeps a sparse index (one checkpoint every VP_DW_CKPT_EVERY traces);
- * fields are decoded on demand from the mapped file. A slot that runs past
+ * fields are decoded on demand, read through a source (core/source.h: a
+ * file truncated while open fails the read with ECHANGED). A slot that runs past
  * the end of the file (a truncated file, or a footer that is missing) ends
  * the read: every complete slot before it is kept, `truncated` is set and a
  * warning names the offset; with opts->strict the open fails instead
@@ -22,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/mapfile.h"
 #include "core/open_opts.h"
+#include "core/source.h"
 #include "core/vp_error.h"
 
 #define VP_DW_MOVEMENT_SIZE 136
@@ -43,7 +44,7 @@ typedef struct vp_dw_ckpt {
 } vp_dw_ckpt;
 
 typedef struct vp_dw {
-    vp_map map;
+    vp_src src;
     uint8_t header[4];
     uint8_t max_size;
     int have_footer;             /* 0 when the file ended inside the slots */
@@ -126,24 +127,27 @@ const char *vp_dw_hit_type_name(unsigned type);
 /* Walk slots in file order. Start with vp_dw_iter_begin; each
  * call decodes the next slot into *t and returns 1, 0 after the last, -1 on
  * error (err filled; cannot happen for slots validated at open unless the
- * file changed under the mapping). */
+ * file changed since: ECHANGED). */
 typedef struct vp_dw_iter {
     uint64_t off, slot, trace;
 } vp_dw_iter;
 
 void vp_dw_iter_begin(const vp_dw *d, vp_dw_iter *it);
-int vp_dw_iter_next(const vp_dw *d, vp_dw_iter *it, vp_dw_trace *t, vp_error *err);
+int vp_dw_iter_next(vp_dw *d, vp_dw_iter *it, vp_dw_trace *t, vp_error *err);
 /* Position `it` so that the next used slot returned is trace `index`
  * (0-based; < trace_count). */
-void vp_dw_iter_seek_trace(const vp_dw *d, vp_dw_iter *it, uint64_t index);
+void vp_dw_iter_seek_trace(vp_dw *d, vp_dw_iter *it, uint64_t index);
 
 /* Decode the slot at `off` (slot and trace indices as given). */
-vp_errcode vp_dw_trace_at(const vp_dw *d, uint64_t off, uint64_t slot, uint64_t trace,
-                          vp_dw_trace *t, vp_error *err);
-void vp_dw_movement_at(const vp_dw *d, uint64_t off, vp_dw_movement *m);
+vp_errcode vp_dw_trace_at(vp_dw *d, uint64_t off, uint64_t slot, uint64_t trace, vp_dw_trace *t,
+                          vp_error *err);
+/* The movement block at `off` (a trace's movement_off); zeros and an error
+ * when the read fails. */
+vp_errcode vp_dw_movement_at(vp_dw *d, uint64_t off, vp_dw_movement *m, vp_error *err);
 /* Decode the hit at `off`. */
-vp_errcode vp_dw_hit_at(const vp_dw *d, uint64_t off, vp_dw_hit *h, vp_error *err);
-/* Transform i of a ragdoll block (row-major, 4 rows of x, y, z, w). */
-void vp_dw_matrix_at(const vp_dw *d, const vp_dw_hit *h, unsigned i, float m[16]);
+vp_errcode vp_dw_hit_at(vp_dw *d, uint64_t off, vp_dw_hit *h, vp_error *err);
+/* Transform i (< ragdoll_count) of a ragdoll block (row-major, 4 rows of
+ * x, y, z, w); zeros and an error when the read fails. */
+vp_errcode vp_dw_matrix_at(vp_dw *d, const vp_dw_hit *h, unsigned i, float m[16], vp_error *err);
 
 #endif

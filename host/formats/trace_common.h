@@ -1,5 +1,6 @@
 /* Pieces shared by the four debug-trace readers (.devt, .dlag, .dm, .dw):
- * the chunked array and the visibility bitfield. The writers have their own
+ * the chunked array, the visibility bitfield, and reading records through
+ * a source (core/source.h). The writers have their own
  * (write/wbuf.h): a writer and its reader share nothing but the spec.
  *
  * The chunked array, exactly as specs/format-notes.md states it:
@@ -26,6 +27,7 @@
 #include <stdio.h>
 
 #include "core/cursor.h"
+#include "core/source.h"
 #include "core/vp_error.h"
 
 /* ---- chunked array: reading ------------------------------------------ */
@@ -66,6 +68,62 @@ vp_errcode vp_chunked_skip_fixed(vp_cursor *c, size_t elem_size, const char *wha
  * array holds more than `max`. *count receives the number copied. */
 vp_errcode vp_chunked_read_fixed(vp_cursor *c, size_t elem_size, const char *what, void *dst,
                                  uint64_t max, uint64_t *count, vp_error *err);
+
+/* ---- reading through a source ---------------------------------------
+ * The readers never map their file: every byte comes from vp_src_get, so a
+ * file truncated while open is an ECHANGED error on the next read, never a
+ * SIGBUS. Records are still decoded with a cursor: vp_src_parse hands the
+ * decoder a window of the file and, when the record runs past the window
+ * (but not past `end`), runs it again over a larger one. */
+
+/* Decode one record at the cursor (which starts at the record). The
+ * callback may run several times for one record, so it writes its results
+ * into ctx afresh each time and touches nothing else. */
+typedef vp_errcode (*vp_src_parse_fn)(vp_cursor *c, void *ctx, vp_error *err);
+
+/* Run fn over a cursor on the bytes [off, end) of s (end <= s->size), or
+ * the part of them the window holds; *next (may be NULL) receives the
+ * cursor's offset after fn. The error is fn's (an ETRUNC names `end` as the
+ * end of the readable range only once the window reaches it), or the
+ * source's (ECHANGED, EIO, ENOMEM). */
+vp_errcode vp_src_parse(vp_src *s, uint64_t off, uint64_t end, vp_src_parse_fn fn, void *ctx,
+                        uint64_t *next, vp_error *err);
+
+/* Copy bytes [off, off + n) of s into dst. */
+vp_errcode vp_src_read(vp_src *s, uint64_t off, void *dst, size_t n, vp_error *err);
+
+/* The little-endian u32 at off, or the cut message of core/cursor.h naming
+ * `field` ("expected <field> (4 bytes), only N left before the end of the
+ * file") when fewer than 4 bytes are left. */
+vp_errcode vp_src_u32(vp_src *s, uint64_t off, uint32_t *v, const char *field, vp_error *err);
+
+/* The NUL-terminated string at off, looked for before `end`: *len receives
+ * its length without the NUL. ETRUNC (the message of vp_field_cstr) when no
+ * NUL comes before end. */
+vp_errcode vp_src_cstr(vp_src *s, uint64_t off, uint64_t end, const char *field, size_t *len,
+                       vp_error *err);
+
+/* Errors of the source itself rather than of the bytes in it: a file that
+ * changed, an I/O error, memory. A lenient reader keeps a cut file, never
+ * one of these. */
+static inline int vp_src_failed(vp_errcode rc)
+{
+    return rc == VP_ECHANGED || rc == VP_EIO || rc == VP_ENOMEM;
+}
+
+/* vp_chunked_next over a source: *pos is the offset of the next element
+ * (or count byte) and `end` the end of the readable range. Same results
+ * and messages; on a block that runs past end, *pos stays on its count
+ * byte. A source error returns -1 with err filled. */
+int vp_chunked_next_src(vp_chunked *it, vp_src *s, uint64_t *pos, uint64_t end, size_t min_elem,
+                        const char *what, vp_error *err);
+
+/* vp_chunked_skip_fixed over a source: reads only the count bytes. *pos
+ * moves past the array (or past the last whole element of a cut one); the
+ * return is VP_OK, ETRUNC (a cut, *count holding the whole elements in the
+ * range) or a source error. */
+vp_errcode vp_chunked_skip_src(vp_src *s, uint64_t *pos, uint64_t end, size_t elem_size,
+                               const char *what, uint64_t *count, vp_error *err);
 
 /* ---- bitfield: reading ------------------------------------------------ */
 

@@ -14,13 +14,20 @@ local stats = require "vp.stats"
 
 local events = {}
 
+--- Parameter defaults: max_types, the (group, type) rows listed (the ones
+-- with the most events; real exports have at most 4 groups x 11 types, a
+-- hostile one may have millions of groups). 0 lists every one.
+events.DEFAULTS = { max_types = 100 }
+
 --- The shape of the result (and of `events.lua --json`); by_type sorted by
--- group, then type; frame_pacing nil with fewer than two Frame events.
+-- group, then type; unlisted_types counts the (group, type) pairs beyond
+-- max_types and their events; frame_pacing nil with fewer than two Frame
+-- events.
 events.schema = "{file, format, time, graph_duration, groups, events, time_field, time_unit, first_time, "
   .. "last_time, span_ms, by_type: [{group, group_name, type, type_name, type_uncertain, count, rate_per_s, "
-  .. "interval_p50_ms, interval_p95_ms, interval_max_ms}], frame_pacing: {frames, intervals, "
-  .. "interval_mean_ms, interval_p50_ms, interval_p95_ms, interval_p99_ms, interval_max_ms, mean_fps, "
-  .. "low_1pct_fps}}"
+  .. "interval_p50_ms, interval_p95_ms, interval_max_ms}], unlisted_types: {types, events}, frame_pacing: "
+  .. "{frames, intervals, interval_mean_ms, interval_p50_ms, interval_p95_ms, interval_p99_ms, "
+  .. "interval_max_ms, mean_fps, low_1pct_fps}}"
 
 --- Every definition the analysis uses, as events.lua's --help prints it.
 events.DEFINITIONS = [[
@@ -42,18 +49,11 @@ Definitions:
                group) by time1: mean, p50, p95, p99, max (ms);
                mean fps = 1000 / mean interval; 1 % low fps = 1000 / mean
                of the slowest max(1, floor(n / 100)) intervals.
+  rows         one per (group, type) that has events, sorted by group, then
+               type; past the 100 with the most events (real exports have
+               at most 44) the rest are counted, not listed.
 Event types 5..7 (WeaponInput_Unk5, _UseScope, _SelectFireMode) are shown
 with a '?': later protocol definitions call 5 ReloadEnd and swap 6 and 7.]]
-
--- Successive differences of the sorted times.
-local function intervals(times)
-  local s = {}
-  for i = 1, #times do s[i] = times[i] end
-  table.sort(s)
-  local d = {}
-  for i = 2, #s do d[i - 1] = s[i] - s[i - 1] end
-  return d
-end
 
 --- events.analyze(cap, params) -> result
 -- result (plain data, nil where absent; shaped as events.schema): {file,
@@ -64,7 +64,7 @@ end
 -- {frames, intervals, interval_mean_ms, interval_p50_ms, interval_p95_ms,
 -- interval_p99_ms, interval_max_ms, mean_fps, low_1pct_fps} | nil}.
 -- params (optional): file (the name the result gives when cap.path is
--- unset). Raises a vp.error EINPUT on a capture of another format, and the
+-- unset), max_types (events.DEFAULTS). Raises a vp.error EINPUT on a capture of another format, and the
 -- reader's error on corrupt data.
 function events.analyze(cap, params)
   params = params or {}
@@ -72,51 +72,36 @@ function events.analyze(cap, params)
     E.raise("EINPUT", "vp.events: a devt capture is needed, not %s", tostring(cap.format))
   end
 
-  -- One pass over the events: time1 per (group, type), and the Frame times.
-  local buckets, order = {}, {}
-  local frame_times = {}
-  local first, last
-  local n_events = 0
-  for ev, g in cap:events() do
-    n_events = n_events + 1
-    local key = ev.group * 256 + ev.type
-    local b = buckets[key]
-    if not b then
-      b = { group = ev.group, group_name = g.name, type = ev.type, type_name = ev.type_name,
-        type_uncertain = ev.type_uncertain, times = {} }
-      buckets[key] = b
-      order[#order + 1] = key
-    end
-    local t = ev.time1
-    b.times[#b.times + 1] = t
-    if ev.type == 0 then frame_times[#frame_times + 1] = t end
-    if not first or t < first then first = t end
-    if not last or t > last then last = t end
+  local max_types = params.max_types or events.DEFAULTS.max_types
+  if math.type(max_types) ~= "integer" or max_types < 0 then
+    E.raise("EUSAGE", "vp.events: params.max_types must be a whole number of at least 0, not %s",
+      tostring(max_types))
   end
-  table.sort(order)
 
+  -- The events grouped by (group, type) in C, times sorted: no table per event.
+  local scan = cap:event_stats(max_types)
+  local first, last = scan.first_time, scan.last_time
   local span = first and (last - first) or nil
 
   local by_type = {}
-  for _, key in ipairs(order) do
-    local b = buckets[key]
-    local d = intervals(b.times)
+  for _, b in ipairs(scan.by_type) do
+    local d = b.intervals
     local p = stats.percentiles(d, { 50, 95 })
     by_type[#by_type + 1] = {
       group = b.group, group_name = b.group_name, type = b.type, type_name = b.type_name,
-      type_uncertain = b.type_uncertain, count = #b.times,
-      rate_per_s = (span and span > 0) and #b.times / (span / 1000) or nil,
+      type_uncertain = b.type_uncertain, count = b.count,
+      rate_per_s = (span and span > 0) and b.count / (span / 1000) or nil,
       interval_p50_ms = p[50], interval_p95_ms = p[95], interval_max_ms = stats.max(d),
     }
   end
 
   local pacing
-  local d = intervals(frame_times)
+  local d = scan.frame_intervals
   if #d > 0 then
     local p = stats.percentiles(d, { 50, 95, 99 })
     local mean = stats.mean(d)
     pacing = {
-      frames = #frame_times, intervals = #d, interval_mean_ms = mean,
+      frames = #d + 1, intervals = #d, interval_mean_ms = mean,
       interval_p50_ms = p[50], interval_p95_ms = p[95], interval_p99_ms = p[99],
       interval_max_ms = stats.max(d),
       mean_fps = mean > 0 and 1000 / mean or nil,
@@ -126,9 +111,10 @@ function events.analyze(cap, params)
 
   return {
     file = cap.path or params.file, format = "devt", time = cap.time, graph_duration = cap.graph_duration,
-    groups = cap.group_count, events = n_events, time_field = "time1", time_unit = "ms",
+    groups = cap.group_count, events = scan.events, time_field = "time1", time_unit = "ms",
     first_time = first, last_time = last, span_ms = span,
-    by_type = by_type, frame_pacing = pacing,
+    by_type = by_type, unlisted_types = { types = scan.more_types.buckets, events = scan.more_types.events },
+    frame_pacing = pacing,
   }
 end
 

@@ -38,7 +38,7 @@ local COUNTS = "traces, compared, agree, disagree, rate_pct, by_kind: " .. BY_KI
 
 --- The shape of hitdiff.analyze's result (and of `hitdiff.lua --json`).
 hitdiff.schema = "{file, format, traces, compared, not_compared, agree, disagree, rate_pct, tolerance, "
-  .. "by_kind: " .. BY_KIND .. ", details: [{trace_id, kind, client: " .. SIDE .. ", server: " .. SIDE
+  .. "by_kind: " .. BY_KIND .. ", unlisted_details, details: [{trace_id, kind, client: " .. SIDE .. ", server: " .. SIDE
   .. ", distance, index, slot, client_hits, server_hits, weapon_template_id, ammo_type_id}], "
   .. "by_weapon: [{weapon_template_id, " .. COUNTS .. "}], by_ammo: [{ammo_type_id, " .. COUNTS .. "}], "
   .. "terminal_dt: {pairs, mean, p95, min, max, mean_abs, p95_abs}}"
@@ -73,13 +73,19 @@ Definitions:
   terminal dt    over compared traces where both sides have a terminal hit:
                  server terminal time - client terminal time, in the hit
                  records' time unit (read as ms); mean and p95 (nearest
-                 rank) of the signed value and of its magnitude.]]
+                 rank) of the signed value and of its magnitude.
+  details        every disagreeing trace is counted; the first 1,000 in
+                 file order are listed (unlisted_details counts the rest).]]
 
 local CHARACTER = { [3] = true, [4] = true, [10] = true }
 local TERMINAL = { [3] = true, [4] = true, [5] = true, [6] = true, [8] = true, [9] = true }
 hitdiff.CHARACTER_TYPES = { 3, 4, 10 }
 hitdiff.TERMINAL_TYPES = { 3, 4, 5, 6, 8, 9 }
 hitdiff.DEFAULT_TOLERANCE = 0.5
+
+--- Parameter defaults; max_details: disagreeing traces listed in details
+-- (the first in file order; every one is counted), 0 for all.
+hitdiff.DEFAULTS = { tolerance = hitdiff.DEFAULT_TOLERANCE, max_details = 1000 }
 
 --- hitdiff.is_character(hit) -> boolean
 function hitdiff.is_character(h)
@@ -175,8 +181,9 @@ end
 hitdiff.side_doc = side_doc
 
 --- hitdiff.analyze(cap, params) -> result
--- params (all optional): tolerance (default 0.5), file (the name used when
--- cap.path is unset). result (plain data, nil where absent; shaped as
+-- params (all optional): tolerance (default 0.5), max_details (1000: the
+-- disagreeing traces listed, unlisted_details counting the rest; 0 = all),
+-- file (the name used when cap.path is unset). result (plain data, nil where absent; shaped as
 -- hitdiff.schema): {file, format = "dw", traces, compared, not_compared,
 -- agree, disagree, rate_pct, tolerance, by_kind, details, by_weapon,
 -- by_ammo, terminal_dt}. Raises a vp.error (EINPUT: a capture of another
@@ -191,6 +198,12 @@ function hitdiff.analyze(cap, params)
   if type(tol) ~= "number" or tol ~= tol or tol < 0 then
     E.raise("EUSAGE", "vp.hitdiff: params.tolerance must be a number of at least 0, not %s", tostring(tol))
   end
+  local max_details = params.max_details or hitdiff.DEFAULTS.max_details
+  if math.type(max_details) ~= "integer" or max_details < 0 then
+    E.raise("EUSAGE", "vp.hitdiff: params.max_details must be a whole number of at least 0, not %s",
+      tostring(max_details))
+  end
+  local unlisted = 0
   local total = new_counts()
   local details = {}
   -- Counts by weapon template and by ammo type: {[id] = counts}, ids = {id...}.
@@ -217,7 +230,9 @@ function hitdiff.analyze(cap, params)
     if kind and info.client and info.server then
       dts[#dts + 1] = info.server.time - info.client.time
     end
-    if kind and kind ~= "agree" then
+    if kind and kind ~= "agree" and max_details > 0 and #details >= max_details then
+      unlisted = unlisted + 1
+    elseif kind and kind ~= "agree" then
       details[#details + 1] = {
         trace_id = t.trace_id, index = t.index, slot = t.slot, kind = kind,
         client = side_doc(info.client), server = side_doc(info.server),
@@ -259,7 +274,7 @@ function hitdiff.analyze(cap, params)
     traces = total.traces, compared = total.compared,
     not_compared = total.traces - total.compared,
     agree = total.agree, disagree = total.disagree, rate_pct = rate(total),
-    tolerance = tol, by_kind = total.by_kind, details = details,
+    tolerance = tol, by_kind = total.by_kind, unlisted_details = unlisted, details = details,
     by_weapon = breakdown(weapons, "weapon_template_id"),
     by_ammo = breakdown(ammos, "ammo_type_id"),
     terminal_dt = terminal_dt,

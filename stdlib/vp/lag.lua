@@ -18,6 +18,14 @@ local lag = {}
 
 lag.DEFAULT_K = 5
 
+--- Parameter defaults. max_measurements: measurements analysed and listed,
+-- from index 1 (the overlay's table names 73; a hostile file may claim
+-- millions); max_spikes: spikes listed (all are counted); max_hops: tail
+-- records listed (a traceroute has a few dozen); max_samples: samples
+-- lag.measurement_doc lists (all are counted). 0: no limit.
+lag.DEFAULTS = { k = lag.DEFAULT_K, max_measurements = 1024, max_spikes = 10000, max_hops = 1024,
+  max_samples = 100000 }
+
 -- The ping and loss figures, shown first.
 lag.NETWORK = {
   "Socket RTT", "Client Application Ping", "Server Application Ping", "Packet Downloss",
@@ -33,12 +41,12 @@ local ROW = "{" .. table.concat(ROW_KEYS, ", ") .. "}"
 
 --- The shape of lag.analyze's result (and of `lag.lua --json`).
 lag.schema = "{file, format, time, k, measurement_count, samples, traceroute_host, hop_count, network: ["
-  .. ROW .. "], measurements: [" .. ROW .. "], spikes: [{index, name, sample, time, value, threshold}], "
-  .. "hops: [{index, address, name, samples, mean, max}]}"
+  .. ROW .. "], measurements: [" .. ROW .. "], unlisted: {measurements, samples, hops}, spike_count, spikes: "
+  .. "[{index, name, sample, time, value, threshold}], hops: [{index, address, name, samples, mean, max}]}"
 
 --- The shape of lag.measurement_doc's result (`lag.lua --measurement NAME --json`).
 lag.measurement_schema = "{file, format, k, measurement: " .. ROW
-  .. ", samples: [{index, time, value, unknown, spike}]}"
+  .. ", unlisted_samples, samples: [{index, time, value, unknown, spike}]}"
 
 --- Every definition the analysis uses, as lag.lua's --help prints it.
 lag.DEFINITIONS = [[
@@ -56,6 +64,10 @@ Definitions:
   MAD           median absolute deviation: the median of |value - median|.
   spike         a sample whose value is above p50 + k x MAD (--k, default
                 5). With MAD = 0 every sample above p50 is a spike.
+  limits        the first 1,024 measurements by index are analysed (the
+                rest are counted as unlisted) and the first 10,000 spikes
+                listed (all are counted), and the first 1,024 tail records:
+                a file claiming millions of records stays a small report.
 Ping and loss figures, shown first: ]] .. table.concat(lag.NETWORK, ", ") .. "."
 
 local function check(cap, params)
@@ -65,6 +77,12 @@ local function check(cap, params)
   local k = params and params.k
   if k ~= nil and (type(k) ~= "number" or k ~= k or k < 0) then
     E.raise("EUSAGE", "vp.lag: params.k must be a number of at least 0, not %s", tostring(k))
+  end
+  for _, name in ipairs({ "max_measurements", "max_spikes", "max_hops", "max_samples" }) do
+    local v = params and params[name]
+    if v ~= nil and (math.type(v) ~= "integer" or v < 0) then
+      E.raise("EUSAGE", "vp.lag: params.%s must be a whole number of at least 0, not %s", name, tostring(v))
+    end
   end
 end
 
@@ -91,8 +109,10 @@ function lag.measure(m, k)
   if #values > 0 then
     row.first_time, row.last_time = times:min(), times:max()
     row.time_span = row.last_time - row.first_time
+    -- NaN values (a float field can hold one) are left out; with no other
+    -- value there is no spike rule.
     row.mad = stats.mad(values)
-    row.threshold = row.p50 + (k or lag.DEFAULT_K) * row.mad
+    if row.mad and stats.defined(row.p50) then row.threshold = row.p50 + (k or lag.DEFAULT_K) * row.mad end
   end
   return row, values, times
 end
@@ -114,27 +134,41 @@ end
 -- k, measurement_count, samples, traceroute_host, hop_count, network =
 -- [row], measurements = [row], spikes = [ {index, name, sample, time, value,
 -- threshold} ], hops = [ {index, address, name, samples, mean, max} ]}.
--- params (all optional): k (5), file (the name used when cap.path is unset).
--- Raises a vp.error (EINPUT: a capture of another format; EUSAGE: a bad k),
--- and the reader's error on corrupt data.
+-- unlisted = {measurements, samples, hops}: what lies past max_measurements
+-- and max_hops;
+-- spike_count: every spike of the listed measurements (spikes lists the
+-- first max_spikes).
+-- params (all optional): k (5), max_measurements (1024), max_spikes (10000),
+-- max_hops (1024)
+-- (lag.DEFAULTS; 0 = no limit), file (the name used when cap.path is unset).
+-- Raises a vp.error (EINPUT: a capture of another format; EUSAGE: a bad
+-- parameter), and the reader's error on corrupt data.
 function lag.analyze(cap, params)
   check(cap, params)
   params = params or {}
   local k = params.k or lag.DEFAULT_K
+  local max_m = params.max_measurements or lag.DEFAULTS.max_measurements
+  local max_s = params.max_spikes or lag.DEFAULTS.max_spikes
   local rows, by_name = {}, {}
-  local spikes = {}
+  local spikes, spike_count = {}, 0
+  local listed_samples = 0
   for m in cap:measurements() do
+    if max_m > 0 and #rows >= max_m then break end
     local row, values, times = lag.measure(m, k)
     if row.threshold then
       for i = 1, #values do
         local v = values[i]
         if v > row.threshold then
           row.spikes = row.spikes + 1
-          spikes[#spikes + 1] = { index = row.index, name = row.name, sample = i, time = times[i],
-            value = v, threshold = row.threshold }
+          spike_count = spike_count + 1
+          if max_s == 0 or #spikes < max_s then
+            spikes[#spikes + 1] = { index = row.index, name = row.name, sample = i, time = times[i],
+              value = v, threshold = row.threshold }
+          end
         end
       end
     end
+    listed_samples = listed_samples + row.samples
     rows[#rows + 1] = lag.row_doc(row)
     if not by_name[row.name] then by_name[row.name] = rows[#rows] end
   end
@@ -144,7 +178,9 @@ function lag.analyze(cap, params)
   end
 
   local hops = {}
+  local max_h = params.max_hops or lag.DEFAULTS.max_hops
   for hop in cap:hops() do
+    if max_h > 0 and #hops >= max_h then break end
     local v = hop:values()
     hops[#hops + 1] = { index = hop.index, address = hop.address, name = hop.name, samples = #v,
       mean = #v > 0 and stats.defined(v:mean()) or nil, max = #v > 0 and stats.defined(v:max()) or nil }
@@ -154,29 +190,37 @@ function lag.analyze(cap, params)
     file = cap.path or params.file, format = "dlag", time = cap.time, k = k,
     measurement_count = cap.measurement_count, samples = cap.sample_count,
     traceroute_host = cap.traceroute_host, hop_count = cap.hop_count,
-    network = network, measurements = rows, spikes = spikes, hops = hops,
+    network = network, measurements = rows,
+    unlisted = { measurements = cap.measurement_count - #rows, samples = cap.sample_count - listed_samples,
+      hops = cap.hop_count - #hops },
+    spike_count = spike_count, spikes = spikes, hops = hops,
   }
 end
 
 --- lag.measurement_doc(cap, m, params) -> result: measurement m of cap
 -- sample by sample (plain data, shaped as lag.measurement_schema; what
 -- `lag.lua --measurement NAME --json` prints): {file, format = "dlag", k,
--- measurement = row, samples = [ {index, time, value, unknown, spike} ]}.
--- params as for lag.analyze.
+-- measurement = row, unlisted_samples, samples = [ {index, time, value,
+-- unknown, spike} ]}: the first max_samples samples (every one counts
+-- towards the row's spikes), unlisted_samples the rest.
+-- params as for lag.analyze, and max_samples (100000; 0 = all).
 function lag.measurement_doc(cap, m, params)
   check(cap, params)
   params = params or {}
   local k = params.k or lag.DEFAULT_K
-  local row = lag.measure(m, k)
+  local max = params.max_samples or lag.DEFAULTS.max_samples
+  local row, values = lag.measure(m, k)
   local samples = {}
-  for s in m:samples() do
-    local spike = row.threshold ~= nil and s.value > row.threshold
+  for i = 1, #values do
+    local spike = row.threshold ~= nil and values[i] > row.threshold
     if spike then row.spikes = row.spikes + 1 end
-    samples[#samples + 1] = { index = s.index, time = s.time, value = s.value, unknown = s.unknown,
-      spike = spike }
+    if max == 0 or i <= max then
+      local s = m:sample(i)
+      samples[i] = { index = i, time = s.time, value = s.value, unknown = s.unknown, spike = spike }
+    end
   end
   return { file = cap.path or params.file, format = "dlag", k = k, measurement = lag.row_doc(row),
-    samples = samples }
+    unlisted_samples = #values - #samples, samples = samples }
 end
 
 return lag

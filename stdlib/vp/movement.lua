@@ -15,7 +15,9 @@ local stats = require "vp.stats"
 
 local movement = {}
 
-movement.DEFAULTS = { min_correction = 0.5, max_gap_ms = 1000, time_scale = 1 }
+--- Parameter defaults; max_corrections: corrections listed (the first by
+-- time; all are counted and summed), 0 for all.
+movement.DEFAULTS = { min_correction = 0.5, max_gap_ms = 1000, time_scale = 1, max_corrections = 1000 }
 
 local XYZ = "{x, y, z}"
 
@@ -53,7 +55,8 @@ Definitions:
                   successive samples both with velocity and 0 < dt <=
                   --max-gap-ms, expected = p[i-1] + (v[i-1] + v[i]) / 2 x dt
                   (exact for constant acceleration), size = |p[i] - expected|;
-                  reported when size > --min-correction.]]
+                  reported when size > --min-correction. All are counted;
+                  the first 1,000 by time are listed.]]
 
 local function check_params(p)
   local function number(name, min, strict)
@@ -66,18 +69,15 @@ local function check_params(p)
   number("min_correction", 0)
   number("max_gap_ms", 0, true)
   number("time_scale", 0, true)
+  local mc = p.max_corrections
+  if mc ~= nil and (math.type(mc) ~= "integer" or mc < 0) then
+    E.raise("EUSAGE", "vp.movement: params.max_corrections must be a whole number of at least 0, not %s",
+      tostring(mc))
+  end
   local bit = p.bit
   if bit ~= nil and (math.type(bit) ~= "integer" or bit < 0 or bit > 19) then
     E.raise("EUSAGE", "vp.movement: params.bit must be an integer in 0..19, not %s", tostring(bit))
   end
-end
-
-local function sub(a, b) return { x = a.x - b.x, y = a.y - b.y, z = a.z - b.z } end
-local function len(a) return math.sqrt(a.x * a.x + a.y * a.y + a.z * a.z) end
-
-local function state_of(s)
-  if not s.ground_time or s.ground_time == 0 then return "unknown" end
-  return s.ground_time > 0 and "ground" or "air"
 end
 
 local function dist_stats(list)
@@ -97,8 +97,8 @@ end
 -- total_size, max_size, min_correction, max_gap_ms, checked_pairs, list =
 -- [ {time, record, size, dt_ms, from, to, expected} ]}}.
 -- params (all optional): bit (default: the bit with the most groups),
--- min_correction (0.5), max_gap_ms (1000), time_scale (1), file (the name
--- used when cap.path is unset). Raises a vp.error: EUSAGE for a bad
+-- min_correction (0.5), max_gap_ms (1000), time_scale (1), max_corrections
+-- (1000), file (the name used when cap.path is unset). Raises a vp.error: EUSAGE for a bad
 -- parameter or a bit no record has a group under, EINPUT on a capture of
 -- another format; and the reader's error on corrupt data.
 function movement.analyze(cap, params)
@@ -130,24 +130,14 @@ function movement.analyze(cap, params)
       #present > 0 and table.concat(present, " ") or "none")
   end
 
-  -- Collect the samples.
-  local samples = {}
-  if bit then
-    for r in cap:records() do
-      local g = r:group(bit)
-      if g then
-        samples[#samples + 1] = {
-          time = r.time * time_scale, record = r.index, p = g.position,
-          v = g.velocity, ground_time = g.ground_time, tslj = g.time_since_last_jump,
-          energy = g.jetpack_energy,
-        }
-      end
-    end
-  end
-  table.sort(samples, function(a, b)
-    if a.time ~= b.time then return a.time < b.time end
-    return a.record < b.record
-  end)
+  -- The samples, as columns sorted by record time (then record): one list
+  -- per field from C, never a table per record.
+  local tr = bit and cap:track(bit) or { time = {} }
+  local T, R, X, Y, Z = tr.time, tr.record, tr.x, tr.y, tr.z
+  local EXT, VX, VY, VZ = tr.ext, tr.vx, tr.vy, tr.vz
+  local GT, TSLJ, EN = tr.ground_time, tr.since_jump, tr.energy
+  local n = #T
+  local max_list = params.max_corrections or movement.DEFAULTS.max_corrections
 
   local distance = 0
   local vel_speeds, pos_speeds = {}, {}
@@ -155,68 +145,77 @@ function movement.analyze(cap, params)
   local jumps, takeoffs, landings = 0, 0, 0
   local used, recharged, e_samples = 0, 0, 0
   local e_first, e_last, e_min, e_max
-  local corrections, checked = {}, 0
+  local corrections, n_corr, total_size, max_size, checked = {}, 0, 0, nil, 0
   local ext_samples = 0
+  local sqrt = math.sqrt
 
-  for i, s in ipairs(samples) do
-    if s.v then
+  -- A sample's ground/air state: ground_time > 0 on the ground, < 0 in the
+  -- air, 0 or no extended block unknown.
+  local function state_of(i)
+    local g = EXT[i] and GT[i] or 0
+    if g == 0 then return "unknown" end
+    return g > 0 and "ground" or "air"
+  end
+  local function vec(i) return { x = X[i], y = Y[i], z = Z[i] } end
+
+  for i = 1, n do
+    local t = T[i] * time_scale
+    local ext = EXT[i]
+    if ext then
       ext_samples = ext_samples + 1
-      vel_speeds[#vel_speeds + 1] = len(s.v)
-    end
-    if s.energy then
+      vel_speeds[#vel_speeds + 1] = sqrt(VX[i] * VX[i] + VY[i] * VY[i] + VZ[i] * VZ[i])
+      local e = EN[i]
       e_samples = e_samples + 1
-      e_first = e_first or s.energy
-      e_last = s.energy
-      e_min = math.min(e_min or s.energy, s.energy)
-      e_max = math.max(e_max or s.energy, s.energy)
+      e_first = e_first or e
+      e_last = e
+      e_min = math.min(e_min or e, e)
+      e_max = math.max(e_max or e, e)
     end
-    local prev = samples[i - 1]
-    if prev then
-      local dt = s.time - prev.time
-      local step = len(sub(s.p, prev.p))
+    if i > 1 then
+      local j = i - 1
+      local dt = t - T[j] * time_scale
+      local dx, dy, dz = X[i] - X[j], Y[i] - Y[j], Z[i] - Z[j]
+      local step = sqrt(dx * dx + dy * dy + dz * dz)
       distance = distance + step
       if dt > 0 then pos_speeds[#pos_speeds + 1] = step / (dt / 1000) end
-      local st = state_of(prev)
-      time_in[st] = time_in[st] + dt
-      local a, b = state_of(prev), state_of(s)
+      local a, b = state_of(j), state_of(i)
+      time_in[a] = time_in[a] + dt
       if a == "ground" and b == "air" then takeoffs = takeoffs + 1 end
       if a == "air" and b == "ground" then landings = landings + 1 end
-      if prev.tslj and s.tslj and s.tslj < prev.tslj then jumps = jumps + 1 end
-      if prev.energy and s.energy then
-        local d = s.energy - prev.energy
+      if EXT[j] and ext then
+        if TSLJ[i] < TSLJ[j] then jumps = jumps + 1 end
+        local d = EN[i] - EN[j]
         if d < 0 then used = used - d else recharged = recharged + d end
-      end
-      if prev.v and s.v and dt > 0 and dt <= max_gap_ms then
-        checked = checked + 1
-        local t = dt / 1000
-        local expected = {
-          x = prev.p.x + (prev.v.x + s.v.x) / 2 * t,
-          y = prev.p.y + (prev.v.y + s.v.y) / 2 * t,
-          z = prev.p.z + (prev.v.z + s.v.z) / 2 * t,
-        }
-        local size = len(sub(s.p, expected))
-        if size > min_correction then
-          corrections[#corrections + 1] = {
-            time = s.time, record = s.record, size = size, dt_ms = dt,
-            from = prev.p, to = s.p, expected = expected,
-          }
+        if dt > 0 and dt <= max_gap_ms then
+          checked = checked + 1
+          local h = dt / 1000
+          local ex = X[j] + (VX[j] + VX[i]) / 2 * h
+          local ey = Y[j] + (VY[j] + VY[i]) / 2 * h
+          local ez = Z[j] + (VZ[j] + VZ[i]) / 2 * h
+          local cx, cy, cz = X[i] - ex, Y[i] - ey, Z[i] - ez
+          local size = sqrt(cx * cx + cy * cy + cz * cz)
+          if size > min_correction then
+            n_corr = n_corr + 1
+            total_size = total_size + size
+            max_size = math.max(max_size or size, size)
+            if max_list == 0 or #corrections < max_list then
+              corrections[#corrections + 1] = {
+                time = t, record = R[i], size = size, dt_ms = dt,
+                from = vec(j), to = vec(i), expected = { x = ex, y = ey, z = ez },
+              }
+            end
+          end
         end
       end
     end
   end
 
-  local first = samples[1] and samples[1].time
-  local last = samples[#samples] and samples[#samples].time
+  local first = n > 0 and T[1] * time_scale or nil
+  local last = n > 0 and T[n] * time_scale or nil
   local duration = first and (last - first) or nil
 
   local vs, ps = dist_stats(vel_speeds), dist_stats(pos_speeds)
   local overall = (duration and duration > 0) and distance / (duration / 1000) or nil
-
-  local total_size, max_size = 0, nil
-  for _, c in ipairs(corrections) do
-    total_size = total_size + c.size
-    max_size = math.max(max_size or c.size, c.size)
-  end
 
   local function pct(x)
     if not duration or duration <= 0 then return nil end
@@ -226,7 +225,7 @@ function movement.analyze(cap, params)
   local d = stats.defined
   return {
     file = file, format = "dm", bit = bit, bits = bits,
-    records = cap.record_count, samples = #samples, ext_samples = ext_samples,
+    records = cap.record_count, samples = n, ext_samples = ext_samples,
     time_scale = time_scale, first_time = d(first), last_time = d(last),
     duration_ms = d(duration), distance = distance,
     speed_velocity = { samples = #vel_speeds, mean = d(vs.mean), p50 = d(vs.p50), p95 = d(vs.p95),
@@ -238,7 +237,7 @@ function movement.analyze(cap, params)
     jumps = jumps, takeoffs = takeoffs, landings = landings,
     jetpack = { samples = e_samples, first = d(e_first), last = d(e_last), min = d(e_min),
       max = d(e_max), used = used, recharged = recharged },
-    corrections = { count = #corrections, total_size = total_size, max_size = d(max_size),
+    corrections = { count = n_corr, total_size = total_size, max_size = d(max_size),
       min_correction = min_correction, max_gap_ms = max_gap_ms, checked_pairs = checked,
       list = corrections },
   }

@@ -168,9 +168,9 @@ function stats.stddev(x)
 end
 
 function stats.mad(x)
-  if #x == 0 then return nil end
-  local v = stats.values(x)
-  local med = stats.median(v)
+  local v = stats.sorted(x) -- NaN dropped, as the other statistics do
+  if #v == 0 then return nil end
+  local med = stats.median_sorted(v)
   local dev = {}
   for i = 1, #v do dev[i] = math.abs(v[i] - med) end
   return stats.median(dev)

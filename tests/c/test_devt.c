@@ -106,12 +106,12 @@ static void test_arrays(void)
         CHECK_EQ(d->event_count, n + 1);
         CHECK_EQ(d->warnings.count, 0);
         const vp_devt_group *g = &d->groups[0];
-        CHECK_EQ(g->offset, 26);
+        CHECK_EQ(vp_devt_group_offset(g), 26);
         CHECK_EQ(g->array_off, 30);
         CHECK_EQ(g->count, n);
         CHECK_EQ(g->total, n);
-        CHECK_EQ(g->end_off, 30 + n / 255 + 1 + 9 * n);
-        CHECK_EQ(d->groups[1].offset, g->end_off);
+        /* The next group starts right after the array. */
+        CHECK_EQ(vp_devt_group_offset(&d->groups[1]), 30 + n / 255 + 1 + 9 * n);
         vp_devt_event ev;
         int all = 1;
         for (unsigned i = 0; i < n; i++)
@@ -246,7 +246,7 @@ static void test_cuts(void)
         CHECK_EQ(d->event_count, 6);
         CHECK_EQ(d->groups[1].count, 2);
         CHECK_EQ(d->groups[1].total, 3);
-        CHECK_EQ(d->groups[1].end_off, 72 + 18);
+        CHECK_EQ(d->groups[1].array_off, 71);
         vp_devt_event ev;
         vp_error err;
         CHECK(vp_devt_event_get(d, 1, 1, &ev, &err));
@@ -301,7 +301,7 @@ static void test_file(void)
     CHECK_EQ(vp_devt_open(path, NULL, &d, &err), VP_OK);
     if (d) {
         CHECK_EQ(d->event_count, 2);
-        CHECK_EQ(d->map.size, b.len);
+        CHECK_EQ(d->src.size, b.len);
         vp_devt_free(d);
     }
     unlink(path);
@@ -310,8 +310,97 @@ static void test_file(void)
     tb_free(&b);
 }
 
+/* Event i of the stats test: times that run backwards within each type,
+ * types 0, 1 and 2. */
+static void scrambled(tb *b, unsigned i, void *ud)
+{
+    (void)ud;
+    tb_u32(b, 100000 - i * 7);
+    tb_u32(b, i);
+    tb_u8(b, i % 3);
+}
+
+/* The events grouped by (group, type) with sorted times (devt_stats.c),
+ * the busiest few, intervals; a file truncated while open. */
+static void test_stats_and_truncation(void)
+{
+    tb b = {0};
+    header(&b, 0);
+    tb_u32(&b, 6);
+    tb_u32(&b, 3000);          /* group 1: types 0, 1, 2, 1,000 each */
+    tb_chunked(&b, 3000, scrambled, NULL);
+    tb_u32(&b, 0);             /* group 2: empty */
+    tb_u8(&b, 0);
+    group(&b, 2, 2, 500);      /* group 3: events 0 and 1 */
+    for (int g = 3; g < 6; g++)
+        group(&b, 1, 1, 0);    /* groups 4..6: one Frame each */
+    vp_error err;
+    vp_devt *d = open_buf(&b, NULL, &err);
+    CHECK(d != NULL);
+    if (!d)
+        return;
+    vp_devt_scan s;
+    CHECK_EQ(vp_devt_scan_events(d, &s, &err), VP_OK);
+    CHECK_EQ(s.events, 3000 + 2 + 3);
+    CHECK_EQ(s.nbuckets, 3 + 2 + 3);
+    CHECK_EQ(s.buckets[0].group, 0);
+    CHECK_EQ(s.buckets[0].type, 0);
+    CHECK_EQ(s.buckets[0].count, 1000);
+    CHECK_EQ(s.buckets[3].group, 2);
+    int sorted = 1;
+    for (size_t k = 0; k < s.nbuckets; k++)
+        for (uint64_t i = 1; i < s.buckets[k].count; i++)
+            if (s.times[s.buckets[k].first + i - 1] > s.times[s.buckets[k].first + i])
+                sorted = 0;
+    CHECK(sorted);
+    CHECK_EQ(s.nframes, 1000 + 1 + 3);
+    /* Type 0 of group 1: times 100000 - 21k, so intervals of 21. */
+    vp_series *iv = vp_devt_scan_intervals(&s, 0);
+    CHECK(iv && iv->n == 999 && iv->v[0] == 21 && iv->v[998] == 21);
+    vp_series_unref(iv);
+    iv = vp_devt_scan_intervals(&s, SIZE_MAX);
+    CHECK(iv && iv->n == 1003);
+    vp_series_unref(iv);
+    CHECK_EQ(s.first_time, 1); /* groups 4..6: event 1 of base 0 */
+    CHECK_EQ(s.last_time, 100000);
+    /* The 4 busiest: group 1's three types, then the lowest of the ties. */
+    uint32_t top[4];
+    CHECK_EQ(vp_devt_scan_top(&s, 4, top), 4);
+    CHECK_EQ(top[0], 0);
+    CHECK_EQ(top[1], 1);
+    CHECK_EQ(top[2], 2);
+    CHECK_EQ(top[3], 3);
+    vp_devt_scan_free(&s);
+    vp_devt_free(d);
+
+    /* 300,000 events in a file, truncated while open. */
+    tb_free(&b);
+    header(&b, 0);
+    tb_u32(&b, 1);
+    group(&b, 300000, 300000, 0);
+    char path[] = "/tmp/vpscript-test-devt-big-XXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    CHECK_EQ(write(fd, b.p, b.len), (long long)b.len);
+    close(fd);
+    CHECK_EQ(vp_devt_open(path, NULL, &d, &err), VP_OK);
+    if (d) {
+        CHECK_EQ(truncate(path, 8192), 0);
+        vp_devt_event ev;
+        CHECK(!vp_devt_event_get(d, 0, 299999, &ev, &err));
+        CHECK_EQ(err.code, VP_ECHANGED);
+        CHECK_STR_CONTAINS(err.msg, "now 8192");
+        CHECK_EQ(vp_devt_scan_events(d, &s, &err), VP_ECHANGED);
+        vp_devt_scan_free(&s);
+        vp_devt_free(d);
+    }
+    unlink(path);
+    tb_free(&b);
+}
+
 int main(void)
 {
+    test_stats_and_truncation();
     test_header();
     test_arrays();
     test_names();

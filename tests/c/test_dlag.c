@@ -117,10 +117,10 @@ static void test_arrays(void)
         CHECK_EQ(d->sample_count, n + 1);
         const vp_dlag_measurement *m = &d->measurements[0];
         CHECK_EQ(m->index, 1);
-        CHECK_EQ(m->offset, 8);
+        CHECK_EQ(vp_dlag_measurement_offset(m), 8);
         CHECK_EQ(m->samples.array_off, 12);
         CHECK_EQ(m->samples.count, n);
-        CHECK_EQ(m->samples.end_off, 12 + n / 255 + 1 + 12 * n);
+        CHECK_EQ(vp_dlag_measurement_offset(&d->measurements[1]), 12 + n / 255 + 1 + 12 * n);
         int all = 1;
         vp_dlag_sample sm;
         for (unsigned i = 0; i < n; i++)
@@ -129,7 +129,7 @@ static void test_arrays(void)
                 all = 0;
         CHECK(all);
         CHECK(!vp_dlag_sample_get(d, &m->samples, n, &sm, &err));
-        vp_series *v = vp_dlag_series(d, &m->samples, 1);
+        vp_series *v = vp_dlag_series(d, &m->samples, 1, &err);
         CHECK(v && v->n == n);
         if (v && n)
             CHECK(v->v[n - 1] == 100 + n - 1);
@@ -137,7 +137,7 @@ static void test_arrays(void)
         CHECK(vp_dlag_sample_get(d, &d->measurements[1].samples, 0, &sm, &err));
         CHECK(sm.value == 9.0f);
         CHECK_EQ(d->host_len, 3);
-        CHECK(memcmp(vp_dlag_bytes(d, d->host_off), "gss", 3) == 0);
+        CHECK(memcmp(vp_dlag_bytes(d, d->host_off, 3, &err), "gss", 3) == 0);
         CHECK_EQ(d->hop_count, 1);
         vp_dlag_hop h;
         CHECK(vp_dlag_hop_get(d, 0, &h, &err));
@@ -189,7 +189,7 @@ static void test_records(void)
         CHECK_EQ(gs.measurement_count, 72);
         CHECK_EQ(gs.bitfield_off, 11);
         CHECK_EQ(gs.bitfield_len, 16);
-        const uint8_t *bits = vp_dlag_bytes(d, gs.bitfield_off);
+        const uint8_t *bits = vp_dlag_bytes(d, gs.bitfield_off, gs.bitfield_len, &err);
         CHECK_EQ(bits[0], 1);
         CHECK_EQ(bits[8], 0x80); /* entry 71 */
         CHECK(gs.offset_v[0] == 0.5f && gs.offset_v[3] == 3.5f);
@@ -209,7 +209,7 @@ static void test_records(void)
         CHECK(memcmp(h.address, addr, 4) == 0);
         CHECK_EQ(h.samples.count, 2);
         CHECK_EQ(h.name_len, 6);
-        CHECK(memcmp(vp_dlag_bytes(d, h.name_off), "router", 6) == 0);
+        CHECK(memcmp(vp_dlag_bytes(d, h.name_off, 6, &err), "router", 6) == 0);
         CHECK_EQ(h.unknown_u8_1, 7);
         CHECK_EQ(h.unknown_u32, 0xCAFEBABEu);
         CHECK(h.unknown_floats[3] == -3.0f);

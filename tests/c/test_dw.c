@@ -158,7 +158,7 @@ static void test_dw_writer_roundtrip(void)
         CHECK_EQ(vp_dw_iter_next(d, &it, &tr, &err), 1);
         CHECK_EQ(tr.trace_id, 77);
         vp_dw_movement m;
-        vp_dw_movement_at(d, tr.movement_off, &m);
+        CHECK_EQ(vp_dw_movement_at(d, tr.movement_off, &m, &err), VP_OK);
         CHECK_EQ(m.weapon_template_id, 1001);
         CHECK_EQ(m.damage_per_round, 25);
         CHECK_EQ(m.unknown_44[0], 0xEF);
@@ -168,7 +168,7 @@ static void test_dw_writer_roundtrip(void)
         CHECK_EQ(h.entity.guid >> 8, 0x51A2);
         CHECK_EQ(h.ragdoll_count, 2);
         float mx[16];
-        vp_dw_matrix_at(d, &h, 1, mx);
+        CHECK_EQ(vp_dw_matrix_at(d, &h, 1, mx, &err), VP_OK);
         CHECK(mx[0] == 16.0f && mx[15] == 31.0f);
         CHECK_EQ(d->empty_slots, 1);
         CHECK_EQ(d->last_trace_counter, 1);
@@ -239,17 +239,26 @@ static void test_dm_bad(void)
     CHECK_EQ(err.code, VP_ETRUNC);
 }
 
-static void test_dm_writer(void)
+/* A .dm writer on a new temporary file named in path (a mkstemp
+ * template); NULL when either fails. */
+static vp_dm_writer *dm_tmp_writer(char *path)
 {
-    char path[] = "/tmp/vpscript-test-dm-XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     if (fd < 0)
-        return;
+        return NULL;
     close(fd);
     vp_error err;
     vp_dm_writer *w = vp_dm_writer_open(path, &err);
     CHECK(w != NULL);
+    return w;
+}
+
+static void test_dm_writer(void)
+{
+    char path[] = "/tmp/vpscript-test-dm-XXXXXX";
+    vp_error err;
+    vp_dm_writer *w = dm_tmp_writer(path);
     if (!w)
         return;
     vp_dm_wgroup g[2];
@@ -286,12 +295,90 @@ static void test_dm_writer(void)
         CHECK_EQ(g0.state, 5);
         CHECK_EQ(vp_dm_group_at(d, rec.groups_off + g0.size, 4, &g4, &err), VP_OK);
         CHECK_EQ(g4.ground_time, -40);
-        CHECK(vp_dm_float_at(d, &g4, 1) == 2.0f);
+        float f1;
+        CHECK_EQ(vp_dm_float_at(d, &g4, 1, &f1, &err), VP_OK);
+        CHECK(f1 == 2.0f);
         float o[3], dir[3];
-        vp_dm_arrow_at(d, &g4, 0, o, dir);
+        CHECK_EQ(vp_dm_arrow_at(d, &g4, 0, o, dir, &err), VP_OK);
         CHECK(o[2] == 3.0f && dir[0] == 4.0f);
         vp_dm_free(d);
     }
+    unlink(path);
+}
+
+/* cap:track's columns (dm_track.c): one bit through the records, sorted
+ * by (time, record), the extended fields only where the block is; and a
+ * file truncated while open fails the walk with ECHANGED. */
+static void test_dm_track_and_truncation(void)
+{
+    char path[] = "/tmp/vpscript-test-dmtrack-XXXXXX";
+    vp_error err;
+    vp_dm_writer *w = dm_tmp_writer(path);
+    if (!w)
+        return;
+    /* 40,000 records (2.6 MB, over two windows), times falling then rising,
+     * bit 2 plain on even records and extended on odd ones; bit 0 on each. */
+    enum { N = 40000 };
+    for (int i = 0; i < N; i++) {
+        vp_dm_wgroup g[2];
+        vp_dm_wgroup_init(&g[0]);
+        vp_dm_wgroup_init(&g[1]);
+        g[1].position[0] = (float)i;
+        if (i % 2) {
+            g[1].have_ext = 1;
+            g[1].velocity[1] = (float)i / 2;
+            g[1].ground_time = (int16_t)(i % 100);
+            g[1].jetpack_energy = (uint16_t)i;
+        }
+        uint32_t t = i < N / 2 ? (uint32_t)(N - i) : (uint32_t)i;
+        vp_dm_wrecord r = {.have_data = 1, .time = t, .bitfield = 0x5, .ngroups = 2, .groups = g};
+        CHECK_EQ(vp_dm_writer_record(w, &r, &err), VP_OK);
+    }
+    uint64_t bytes;
+    CHECK_EQ(vp_dm_writer_close(w, 1, NULL, 0, &bytes, &err), VP_OK);
+    vp_dm *d = NULL;
+    CHECK_EQ(vp_dm_open(path, NULL, &d, &err), VP_OK);
+    if (!d)
+        return;
+    vp_dm_track t;
+    CHECK_EQ(vp_dm_track_bit(d, 2, &t, &err), VP_OK);
+    CHECK_EQ(t.n, N);
+    int sorted = 1, fields = 1;
+    for (size_t i = 0; i < t.n; i++) {
+        if (i && (t.time[i - 1] > t.time[i] ||
+                  (t.time[i - 1] == t.time[i] && t.record[i - 1] >= t.record[i])))
+            sorted = 0;
+        uint64_t rec = t.record[i];
+        if (t.pos[3 * i] != (float)rec || t.ext[i] != (rec % 2) ||
+            (t.ext[i] && (t.vel[3 * i + 1] != (float)rec / 2 || t.energy[i] != (uint16_t)rec)) ||
+            (!t.ext[i] && (t.vel[3 * i + 1] != 0 || t.energy[i] != 0 || t.ground_time[i] != 0)))
+            fields = 0;
+    }
+    CHECK(sorted);
+    CHECK(fields);
+    /* Times N/2 + 1 .. N appear twice: record N/2 - 1 (time N/2 + 1) comes
+     * before record N/2 + 1 (time N/2 + 1)... and the earliest is time N/2. */
+    CHECK_EQ(t.time[0], N / 2);
+    vp_dm_track_free(&t);
+    CHECK_EQ(vp_dm_track_bit(d, 7, &t, &err), VP_OK);
+    CHECK_EQ(t.n, 0);
+    vp_dm_track_free(&t);
+
+    CHECK_EQ(truncate(path, 8192), 0);
+    vp_dm_iter it;
+    vp_dm_iter_begin(d, &it);
+    vp_dm_record rec;
+    int r;
+    uint64_t walked = 0;
+    while ((r = vp_dm_iter_next(d, &it, &rec, &err)) > 0)
+        walked++;
+    CHECK_EQ(r, -1);
+    CHECK(walked < N);
+    CHECK_EQ(err.code, VP_ECHANGED);
+    CHECK_STR_CONTAINS(err.msg, "the file was truncated while open: it had");
+    CHECK_EQ(vp_dm_track_bit(d, 2, &t, &err), VP_ECHANGED);
+    vp_dm_track_free(&t);
+    vp_dm_free(d);
     unlink(path);
 }
 
@@ -363,6 +450,7 @@ static void test_stream_data(void)
 
 int main(void)
 {
+    test_dm_track_and_truncation();
     test_dw_framing();
     test_dw_writer_roundtrip();
     test_dm_arrays();

@@ -20,9 +20,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (uint32_t g = 0; g < d->group_count; g++) {
         const vp_devt_group *gr = &d->groups[g];
         /* An array holds at least its count byte, unless the file was cut
-         * before it. */
-        if (gr->array_off < gr->offset || gr->end_off > size || gr->array_off > gr->end_off ||
-            (gr->array_off == gr->end_off && !d->truncated))
+         * before it; its events are in the file. */
+        if (vp_devt_group_offset(gr) + 4 != gr->array_off ||
+            (gr->array_off >= size && !d->truncated) ||
+            (gr->count && gr->array_off + 1 + gr->count * VP_DEVT_EVENT_SIZE > size))
             abort();
         for (uint64_t i = 0; i < gr->count; i++) {
             vp_devt_event ev;

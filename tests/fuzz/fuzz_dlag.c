@@ -8,12 +8,12 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void samples_read(const vp_dlag *d, const vp_dlag_samples *s, size_t size)
+static void samples_read(vp_dlag *d, const vp_dlag_samples *s, size_t size)
 {
     /* An array holds at least its count byte, unless the file was cut
-     * before it. */
-    if (s->end_off > size || s->array_off > s->end_off ||
-        (s->array_off == s->end_off && !d->truncated))
+     * before it; its samples are in the file. */
+    if ((s->array_off >= size && !d->truncated) ||
+        (s->count && s->array_off + 1 + s->count * VP_DLAG_SAMPLE_SIZE > size))
         abort();
     vp_error err;
     vp_dlag_sample sm;
@@ -23,7 +23,7 @@ static void samples_read(const vp_dlag *d, const vp_dlag_samples *s, size_t size
     if (vp_dlag_sample_get(d, s, s->count, &sm, &err))
         abort();
     for (int which = 0; which < 2; which++) {
-        vp_series *r = vp_dlag_series(d, s, which);
+        vp_series *r = vp_dlag_series(d, s, which, &err);
         if (!r || r->n != s->count)
             abort();
         if (r->n)

@@ -40,11 +40,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
             for (unsigned i = 0; i < g.arrow_count && g.have_collision; i++) {
                 float o[3], dir[3];
-                vp_dm_arrow_at(d, &g, i, o, dir);
+                if (vp_dm_arrow_at(d, &g, i, o, dir, &err) != VP_OK)
+                    abort();
                 acc += o[0] + dir[2];
             }
-            for (unsigned i = 0; i < g.float_count && g.have_collision; i++)
-                acc += vp_dm_float_at(d, &g, i);
+            for (unsigned i = 0; i < g.float_count && g.have_collision; i++) {
+                float v;
+                if (vp_dm_float_at(d, &g, i, &v, &err) != VP_OK)
+                    abort();
+                acc += v;
+            }
             off += g.size;
             groups++;
         }

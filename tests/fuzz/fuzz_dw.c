@@ -32,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         if (t.movement_off) {
             vp_dw_movement mv;
-            vp_dw_movement_at(d, t.movement_off, &mv);
+            if (vp_dw_movement_at(d, t.movement_off, &mv, &err) != VP_OK)
+                abort();
             acc += mv.weapon_range;
         }
         const uint64_t first[2] = {t.client_off, t.server_off};
@@ -45,7 +46,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     abort();
                 for (unsigned k = 0; k < h.ragdoll_count; k++) {
                     float mx[16];
-                    vp_dw_matrix_at(d, &h, k, mx);
+                    if (vp_dw_matrix_at(d, &h, k, mx, &err) != VP_OK)
+                        abort();
                     acc += mx[15];
                 }
                 (void)vp_dw_hit_type_name(h.type);

@@ -2,6 +2,16 @@
 # Run libFuzzer harnesses for a fixed time each.
 #
 #   sh tests/fuzz/run.sh FUZZ_TIME build/fuzz/fuzz_<fmt> ...
+#   FUZZ_MODE=long sh tests/fuzz/run.sh FUZZ_TIME ...     (make fuzz-long)
+#
+# Input sizes: the short runs (make test, make fuzz) cap inputs at 64 KiB.
+# A long run lets each harness grow inputs to the size its quadratic cases
+# need (issue 15): VProf and the bindings up to 2 MiB (a 100,000-deep node
+# chain is 1.8 MB), the laige readers 2 MiB (lines of 100 KB and more), the
+# binary traces 1 MiB (records with 255-element blocks), detection 64 KiB
+# (it reads a head); a run is a failure when one input takes more than
+# -timeout (10 s short, 30 s long) or 2 GiB. FUZZ_MAX_LEN overrides the
+# size for every harness.
 #
 # For each harness: the corpus lives in build/fuzz/corpus_<fmt> (kept between
 # runs, so coverage accumulates); when tests/fuzz/seeds_<fmt>.lua exists it
@@ -18,6 +28,23 @@ if [ $# -lt 1 ]; then
 fi
 time_s=$1
 shift
+mode=${FUZZ_MODE:-short}
+case $mode in
+    short) timeout_s=10; rss_mb=1024 ;;
+    long) timeout_s=30; rss_mb=2048 ;;
+    *) echo "fuzz: FUZZ_MODE must be short or long, got '$mode'" >&2; exit 2 ;;
+esac
+
+# The largest input a harness may build in this mode.
+max_len_for() {
+    if [ -n "${FUZZ_MAX_LEN:-}" ]; then echo "$FUZZ_MAX_LEN"; return; fi
+    if [ "$mode" = short ]; then echo 65536; return; fi
+    case $1 in
+        vprof|bindings|laige) echo 2097152 ;;
+        detect) echo 65536 ;;
+        *) echo 1048576 ;;
+    esac
+}
 case $time_s in
     ''|*[!0-9]*) echo "fuzz: FUZZ_TIME must be a whole number of seconds, got '$time_s'" >&2; exit 2 ;;
 esac
@@ -47,10 +74,12 @@ for fz in "$@"; do
             continue
         fi
     fi
-    "$fz" -max_total_time="$time_s" -max_len=65536 -rss_limit_mb=1024 -timeout=10 \
-        -artifact_prefix="$dir/crash_$fmt-" "$corpus" >"$log" 2>&1
+    "$fz" -max_total_time="$time_s" -max_len="$(max_len_for "$fmt")" -rss_limit_mb="$rss_mb" \
+        -timeout="$timeout_s" -print_final_stats=1 -artifact_prefix="$dir/crash_$fmt-" "$corpus" \
+        >"$log" 2>&1
     rc=$?
     runs=$(sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 runs in \2 s/p' "$log" | tail -n 1)
+    cov=$(sed -n 's/.*DONE *cov: \([0-9]*\) ft: \([0-9]*\).*/cov \1, ft \2/p' "$log" | tail -n 1)
     files=$(find "$corpus" -type f | wc -l | tr -d ' ')
     if [ $rc -ne 0 ]; then
         tail -n 40 "$log"
@@ -58,7 +87,7 @@ for fz in "$@"; do
         echo "fuzz $fmt: FAILED (exit $rc), input kept as ${crash:-?}, full log $log"
         status=1
     else
-        echo "fuzz $fmt: ok, ${runs:-? runs}, corpus $files files"
+        echo "fuzz $fmt: ok, ${runs:-? runs}, ${cov:-cov ?}, corpus $files files"
     fi
 done
 exit $status

@@ -6,6 +6,12 @@
 -- handle: escape widths 4 and 8, group ids from 0 and from 31, nodes added
 -- mid-capture, same-named siblings, calls and time escapes, an all-zero
 -- capture, and truncated ones. Each stays well under the fuzzer's 64 KiB.
+--
+-- The harness (fuzz_vprof.c) reads its first byte as the escape width mode
+-- (0 detect, 1 force 4, 2 force 8, modulo 3) and the rest as the file, so
+-- every seed is written with that byte first: 0 for all, and 1 and 2 as
+-- well for the seeds written with escape width 4 and 8 (without the byte,
+-- every seed failed the version check: 174 edges as seeded, 1,684 with it).
 local vp = require "vp"
 
 local dir = arg and arg[1]
@@ -14,7 +20,15 @@ if not dir or dir == "--help" or dir == "-h" then
     os.exit(dir and 0 or 2)
 end
 
-local function path(name) return dir .. "/seed_" .. name .. ".vprof" end
+local written = {}
+local function path(name)
+  local p = dir .. "/seed_" .. name .. ".vprof"
+  if not written[p] then
+    written[#written + 1] = p
+    written[p] = name
+  end
+  return p
+end
 
 -- A small Source-like tree; returns the node ids in a table by name.
 local function tree(w, groups)
@@ -158,3 +172,20 @@ end
 
 -- header only: a recording stopped before its first frame
 vp.writer("vprof", path("empty")):close()
+
+-- The escape-width byte before every seed (see the top); seeds of a forced
+-- width get a copy with that mode as well.
+package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local S = require "seedlib"
+local function write_all(p, s)
+  local f = assert(io.open(p, "wb"))
+  f:write(s)
+  f:close()
+end
+for _, p in ipairs(written) do
+  local bytes = S.read(p)
+  write_all(p, "\0" .. bytes)
+  local name = written[p]
+  if name:match("w4") then write_all(p:gsub("%.vprof$", "_forced.vprof"), "\1" .. bytes) end
+  if name:match("w8") then write_all(p:gsub("%.vprof$", "_forced.vprof"), "\2" .. bytes) end
+end

@@ -12,7 +12,9 @@ return {
       .. "every group's framing once; events are decoded lazily. A group total that disagrees with "
       .. "the events present, more than 4 groups, and bytes after the last group are warnings. A file "
       .. "that ends inside a group keeps every complete event, sets truncated and warns with the "
-      .. "offset; vp.open(path, {strict = true}) refuses it instead.",
+      .. "offset; vp.open(path, {strict = true}) refuses it instead. Bytes are read through a window, "
+      .. "never mapped: a file truncated while open raises an ECHANGED error naming it on the next "
+      .. "read.",
     members = {
       f("format", '"devt"', "print(cap.format)"),
       f("path", "the file the capture was opened from", "print(cap.path)"),
@@ -43,8 +45,17 @@ return {
       m("events", "cap:events() -> iterator of event, group",
         "every event of every group in file order, with its group",
         "for ev, g in cap:events() do print(g.name, ev.time1, ev.type_name) end"),
+      m("event_stats", "cap:event_stats([max_types]) -> table",
+        "the events grouped in C (no table per event): {events, first_time, last_time, frame_intervals "
+          .. "(Series of the intervals between successive Frame events by time1), by_type = [{group, "
+          .. "group_name, type, type_name, type_uncertain, count, intervals (Series)}] (the max_types "
+          .. "pairs with the most events, by group then type; default all), more_types = {buckets, "
+          .. "events} (the pairs not listed)}; what events.lua reads",
+        "print(cap:event_stats().frame_intervals:percentile(95))"),
       m("summary", "cap:summary() -> {{name =, value =}, ...}",
-        "rows for info.lua: time, graph_duration, prefix, groups, events, events per group, time1 range",
+        "rows for info.lua: time, graph_duration, prefix, groups, events, events per group (the four "
+          .. "known groups and the largest others, then more_groups and events_in_more_groups when "
+          .. "there are more than 8), time1 range",
         "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
       m("close", "cap:close()", "release the file; later use of the capture or its groups raises",
         "cap:close()"),

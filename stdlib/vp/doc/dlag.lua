@@ -74,6 +74,8 @@ return {
       f("measurement_count", "number of measurement blocks in the file (those read when truncated); "
         .. "also #cap", "print(cap.measurement_count)"),
       op("#", "#cap", "number of measurements", "print(#cap)"),
+      f("measurements_with_samples", "measurements that have at least one sample",
+        "print(cap.measurements_with_samples)"),
       f("sample_count", "samples over all measurements", "print(cap.sample_count)"),
       f("graph_state_count", "number of graph states", "print(cap.graph_state_count)"),
       f("traceroute_host", 'the traceroute host, "" when traceroute was off, nil when the file ends '

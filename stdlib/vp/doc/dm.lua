@@ -44,6 +44,12 @@ return {
         "for i, r in cap:slots() do print(i, r and r.time) end"),
       m("record", "cap:record(i) -> record", "record i (1-based among records with data); out of range "
           .. "raises", "print(cap:record(1).time)"),
+      m("track", "cap:track(bit) -> table of lists",
+        "every group under one bit (0..19) as columns in the order of (record time, record index), "
+          .. "built in C without a table per record: time, record (1-based), x, y, z (position), ext "
+          .. "(true when the extended block is there), vx, vy, vz, ground_time, since_jump, energy "
+          .. "(0 without the extended block); what movement.lua reads",
+        "local t = cap:track(0) print(#t.time, t.x[1])"),
       m("summary", "cap:summary() -> {{name =, value =}, ...}",
         "rows for info.lua: records, empty records, groups, group bits, time range, truncation",
         "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),

@@ -18,8 +18,9 @@
 --   a JSON number (`NaN`, `Infinity`, `-inf`, `0x10`, `+1`, `.5`, `01`,
 --   `1.`) is read as a "bad number" object, jr.bad(token); the report's
 --   reader warns about it and leaves the field out;
--- * a number too large for a double (1e999) reads as an infinity; the
---   report's reader warns about it and leaves the field out.
+-- * a number too large for a double (1e999) is a bad-number object too, so
+--   the warning can quote it; the report's reader warns about it and leaves
+--   the field out.
 --
 -- Every step is a string.find anchored at the current byte, so the time is
 -- linear in the input; nesting is kept on an explicit stack (depth at most
@@ -158,7 +159,7 @@ function jr.decode(data, start)
     if tok == "false" then return false, e + 1 end
     if tok == "null" then return NULL, e + 1 end
     local x = json_number(tok)
-    if x then return x, e + 1 end
+    if x and x ~= math.huge and x ~= -math.huge then return x, e + 1 end
     local first = byte(tok, 1)
     local word = tok:gsub("^[+-]", ""):lower()
     if (first >= 48 and first <= 57) or first == 43 or first == 45 or first == 46 or NUMBER_WORDS[word] then

@@ -158,6 +158,8 @@ end
 local function convert(kind, raw, from_json)
   local bad = from_json and jr.is_bad(raw)
   if bad then
+    local x = tonumber(bad)
+    if x == INF or x == -INF then return nil, "number out of range: '" .. short(bad) .. "'" end
     local what = (kind == "str" or kind == "result") and "a string" or "a number"
     return nil, "expected " .. what .. ", found '" .. short(bad) .. "'"
   end
@@ -176,10 +178,6 @@ local function convert(kind, raw, from_json)
   local x, complaint
   if type(raw) == "number" then
     x = raw
-    if x == INF or x == -INF then
-      -- only JSON gets here: a number too large for a double
-      return nil, "number out of range"
-    end
   elseif type(raw) == "string" then
     local why
     x, why = parse_number(raw)

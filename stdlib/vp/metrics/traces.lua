@@ -192,11 +192,15 @@ end
 
 -- Lag traces (.dlag) ---------------------------------------------------------------------
 
--- measurements by name ("NAME#2" for a repeated name) -> measurement
+-- measurements by name ("NAME#2" for a repeated name) -> measurement: the
+-- ones lag.lua analyses (the first lag.DEFAULTS.max_measurements), so that
+-- a file claiming millions makes as many metrics as it makes rows there
 local function lag_measurements(ctx)
   if not ctx.lag then
     local by_name, order, seen = {}, {}, {}
+    local max = require("vp.lag").DEFAULTS.max_measurements
     for m in ctx.cap:measurements() do
+      if #order >= max then break end
       local name = tostring(m.name)
       seen[name] = (seen[name] or 0) + 1
       if seen[name] > 1 then name = name .. "#" .. seen[name] end

@@ -1,0 +1,56 @@
+-- tests/fuzz/seedlib.lua: what the seed scripts of the selector-byte
+-- harnesses share (seeds_bindings, seeds_writers, seeds_laige, seeds_detect).
+--
+--   local S = require "seedlib"          -- the script puts its directory on package.path
+--   local seeds = S.start("seeds_x.lua")   -- reads DIR from arg, or prints the usage
+--   seeds.put("name", selector, bytes)     -- DIR/seed_name: the selector byte, then the bytes
+--   S.each_seed("dm", function(name, bytes) ... end)   -- the seeds of seeds_dm.lua
+--   seeds.done()                           -- "seeds_x.lua: N seeds in DIR"
+local S = {}
+
+S.here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+S.root = S.here .. "/../.."
+
+--- S.read(path [, n]) -> the file's bytes (its first n when given).
+function S.read(path, n)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read(n or "a") or ""
+  f:close()
+  return s
+end
+
+--- S.start(script) -> seeds: the output directory from arg[1] (exit 2 with
+-- the usage without one) and the writer of seeds into it.
+function S.start(script)
+  local dir = arg and arg[1]
+  if not dir or dir == "--help" or dir == "-h" then
+    io.stderr:write("usage: vpscript tests/fuzz/" .. script .. " DIR\n")
+    os.exit(dir and 0 or 2)
+  end
+  local count = 0
+  local seeds = {}
+  function seeds.put(name, selector, bytes)
+    local f = assert(io.open(string.format("%s/seed_%s", dir, name), "wb"))
+    f:write(string.char(selector), bytes)
+    f:close()
+    count = count + 1
+  end
+  function seeds.done() print(string.format("%s: %d seeds in %s", script, count, dir)) end
+  return seeds
+end
+
+--- S.each_seed(fmt, fn): run seeds_<fmt>.lua into a temporary directory and
+-- call fn(name, bytes) for every seed it wrote.
+function S.each_seed(fmt, fn)
+  local bin = os.getenv("VPSCRIPT_BIN") or (S.root .. "/vpscript")
+  local d = os.tmpname()
+  os.remove(d)
+  assert(os.execute("mkdir -p '" .. d .. "'"))
+  assert(os.execute(string.format("'%s' '%s/seeds_%s.lua' '%s' >/dev/null", bin, S.here, fmt, d)))
+  local p = io.popen("ls '" .. d .. "'")
+  for name in p:lines() do fn(name, S.read(d .. "/" .. name)) end
+  p:close()
+  os.execute("rm -rf '" .. d .. "'")
+end
+
+return S

@@ -1,0 +1,258 @@
+-- tests/hostile/cases.lua: the crafted inputs of issue 15, built from the
+-- format specs (specs/format-notes.md, laige-profiler.md) byte by byte, never
+-- committed: the specs (tests/hostile/*_spec.lua) and the resource table
+-- (tests/hostile/measure.sh) generate them into a temporary directory.
+--
+--   local cases = require "hostile.cases"      -- tests/ on package.path
+--   local path = cases.write(dir, "dlag_empty_measurements", {n = 200000})
+--   for _, c in ipairs(cases.list) do print(c.name, c.ext, c.about) end
+--
+-- Each case takes a size parameter `n` (its default is the size issue 15
+-- measured: 4 M records, a 100,000-deep chain, ...; specs pass a smaller one
+-- that still shows the fault) and writes the file with a streaming writer,
+-- so generating a 20 MB file never holds more than one block in memory.
+-- The binary trace cases follow format-notes.md; the VProf ones use the
+-- VProf writer (a reader's own writer is fine for the deep chains, whose
+-- framing is ordinary); the laige text cases follow laige-profiler.md.
+local cases = { list = {}, by_name = {} }
+
+local pack, rep = string.pack, string.rep
+
+local function add(name, ext, about, default_n, gen)
+  local c = { name = name, ext = ext, about = about, n = default_n, gen = gen }
+  cases.list[#cases.list + 1] = c
+  cases.by_name[name] = c
+end
+
+-- A chunked array (format-notes.md) of n elements produced by elem(i)
+-- (0-based), written block by block: u8 count (255 while full), elements.
+local function chunked(out, n, elem)
+  local i = 0
+  repeat
+    local k = math.min(n - i, 255)
+    local buf = {}
+    for j = 1, k do buf[j] = elem(i + j - 1) end
+    out:write(string.char(k), table.concat(buf))
+    i = i + k
+  until k < 255
+end
+
+-- The same for n identical elements: one string per full block.
+local function chunked_same(out, n, elem)
+  local full = string.char(255) .. rep(elem, 255)
+  local blocks = n // 255
+  for _ = 1, blocks do out:write(full) end
+  local k = n - blocks * 255
+  out:write(string.char(k), rep(elem, k))
+end
+
+-- n copies of the string `one`, written 4,096 at a time.
+local function write_rep(out, one, n)
+  local block = rep(one, 4096)
+  for _ = 1, n // 4096 do out:write(block) end
+  out:write(rep(one, n % 4096))
+end
+
+-- n records made by rec(i) (0-based), written 4,096 at a time.
+local function write_each(out, n, rec)
+  for k = 0, n - 1, 4096 do
+    local buf = {}
+    for j = k, math.min(k + 4095, n - 1) do buf[#buf + 1] = rec(j) end
+    out:write(table.concat(buf))
+  end
+end
+
+local function devt_header(out, groups)
+  -- time, unknown, graph_duration, prefix 0 and its 8-byte bitfield, count
+  out:write(pack("<I4I4I4I2", 1000, 0, 16, 0), rep("\0", 8), pack("<I4", groups))
+end
+
+-- ---- .dlag ------------------------------------------------------------
+
+add("dlag_empty_measurements", "dlag",
+  "n measurements without samples (5 bytes each): lag.lua built a row, two Series and a cached "
+    .. "userdata per measurement (4.5 GB for 4 M)", 4000000,
+  function(out, n)
+    out:write(pack("<I4I4", 7, n))
+    write_rep(out, pack("<I4B", 0, 0), n)
+    out:write("\0", "\0") -- no graph states, traceroute off
+  end)
+
+add("dlag_one_sample_each", "dlag",
+  "n measurements of one sample each (17 bytes): every one has statistics and a spike rule",
+  1000000,
+  function(out, n)
+    out:write(pack("<I4I4", 7, n))
+    write_each(out, n, function(j) return pack("<I4B fI4I4", 1, 1, (j % 97) * 1.5, j, 0) end)
+    out:write("\0", "\0")
+  end)
+
+add("dlag_spiky_samples", "dlag",
+  "one measurement of n samples, every tenth a spike above p50 + 5 x MAD (MAD 0): the spike list",
+  1500000,
+  function(out, n)
+    out:write(pack("<I4I4I4", 7, 1, n))
+    chunked(out, n, function(i)
+      return pack("<fI4I4", (i % 10 == 0) and 100.0 + i % 7 or 1.0, i, 0)
+    end)
+    out:write("\0", "\0")
+  end)
+
+-- ---- .devt ------------------------------------------------------------
+
+add("devt_many_groups", "devt",
+  "n empty groups (5 bytes each): info.lua printed a row per group (104 MB for 4 M) and took 3.3 GB",
+  4000000,
+  function(out, n)
+    devt_header(out, n)
+    write_rep(out, pack("<I4B", 0, 0), n)
+  end)
+
+add("devt_groups_one_event", "devt",
+  "n groups of one event each (14 bytes): a (group, type) bucket per group in events.lua",
+  1400000,
+  function(out, n)
+    devt_header(out, n)
+    write_each(out, n, function(j) return pack("<I4B I4I4B", 1, 1, j, j, j % 11) end)
+  end)
+
+add("devt_many_events", "devt",
+  "n events in the frames group (9 bytes each): events.lua kept a table per event",
+  2000000,
+  function(out, n)
+    devt_header(out, 4)
+    out:write(pack("<I4", n))
+    chunked(out, n, function(i) return pack("<I4I4B", i * 16 + (i % 5), i, (i % 3 == 0) and 0 or 1) end)
+    for _ = 2, 4 do out:write(pack("<I4B", 0, 0)) end
+  end)
+
+-- ---- .dm --------------------------------------------------------------
+
+add("dm_empty_records", "dm",
+  "n empty records (1 byte each): one record array of 4 M slots", 4000000,
+  function(out, n) chunked_same(out, n, "\0") end)
+
+-- A group of 45 bytes (no extended block) for record i.
+local function dm_group(i)
+  return pack("<I2 fff ffff fff I2 B", i % 65536, i * 0.5, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0)
+end
+
+add("dm_records_one_group", "dm",
+  "n records of one group each (54 bytes): movement.lua kept a sample table per record", 400000,
+  function(out, n)
+    chunked(out, n, function(i) return pack("<BI4I4", 1, i * 16, 1) .. dm_group(i) end)
+  end)
+
+-- ---- .dw --------------------------------------------------------------
+
+local function dw_file(out, n, slot)
+  out:write("\1\2\3\4", string.char(255))
+  write_each(out, n, slot)
+  out:write(pack("<I4", n))
+end
+
+add("dw_empty_slots", "dw", "n empty slots (1 byte each)", 4000000,
+  function(out, n) dw_file(out, n, function() return "\0" end) end)
+
+add("dw_empty_traces", "dw",
+  "n traces without hits (12 bytes each): hitdiff.lua built two hit lists per trace", 4000000,
+  function(out, n) dw_file(out, n, function(i) return pack("<BBI4I4BB", 1, 0, i, 0, 0, 0) end) end)
+
+-- A hit of 41 bytes (no entity, no ragdoll).
+local function dw_hit(kind, id, t)
+  return pack("<BI4I4I2 fff fff I4 BB", kind, id, t, 0, id * 1.0, 0, 0, 1, 0, 0, 0, 0, 0)
+end
+
+add("dw_client_only", "dw",
+  "n traces with one client Impact and no server hit (53 bytes): a detail row per trace", 400000,
+  function(out, n)
+    dw_file(out, n, function(i) return pack("<BBI4I4B", 1, 0, i, 0, 1) .. dw_hit(6, i, i) .. "\0" end)
+  end)
+
+-- ---- VProf ----------------------------------------------------------------
+
+local function vprof_chain(path, n, group_of)
+  local vp = require "vp"
+  local w = vp.writer("vprof", path)
+  w:default_groups()
+  local hidden = { w:group("HiddenA", 0x8000), w:group("HiddenB", 0x8000) }
+  group_of = group_of or function(i) return hidden[i % 2 + 1] end
+  local parent = w.root_id
+  local t = {}
+  for i = 1, n do
+    parent = w:node(parent, "d" .. i, group_of(i))
+    if i % 1000 == 0 or i == n then t[parent] = 4 end
+  end
+  w:frame(1, t)
+  w:frame(2, t)
+  return w:close()
+end
+
+add("vprof_deep_chain", "vprof",
+  "a chain of n nodes, each the child of the last: a full path per node is O(n^2) bytes", 100000,
+  function(_, n, path) vprof_chain(path, n, function(i) return i % 31 end) end)
+
+add("vprof_hidden_chain", "vprof",
+  "a chain of n nodes in hidden groups: budget.lua --fold-hidden walked to the root per node", 100000,
+  function(_, n, path)
+    -- The chain alternates two hidden groups: every node folds to the root.
+    vprof_chain(path, n)
+  end)
+
+-- ---- laige text -----------------------------------------------------------
+
+add("laige_trailing_spaces", "txt",
+  "a laige profile line with n spaces before its last character: the trim pattern "
+    .. "'^%s*(.-)%s*$' backtracked, O(n^2) (72 s for 100 KB)", 100000,
+  function(out, n)
+    out:write("laige-profile version=1\n",
+      "laige-profile counters: ticks=1 frames=1 draw_calls=0 texture_binds=0 net_bytes=0", rep(" ", n),
+      "x\n")
+  end)
+
+add("laige_bare_words", "txt",
+  "a laige line of a key=value pair and n bare words after it: each word was appended to the "
+    .. "value with '..', O(n^2) (over 150 s for a 2 MB line)", 1000000,
+  function(out, n)
+    out:write("laige-profile version=1\n", "laige-profile counters: ticks=1 ", rep("w ", n), "\n")
+  end)
+
+add("laige_many_systems", "txt",
+  "a laige text profile of n system lines (~190 bytes each): 1.48 GB and 92 s for 200 MB", 1000000,
+  function(out, n)
+    out:write("laige-profile version=1\n",
+      "laige-profile counters: ticks=600 frames=600 draw_calls=0 texture_binds=0 net_bytes=0\n",
+      "laige-profile tick_ms: n=4 min=1 mean=2 p50=2 p95=3 p99=3 max=3\n",
+      "laige-profile frame_ms: n=4 min=1 mean=2 p50=2 p95=3 p99=3 max=3\n",
+      "laige-profile world: entities_alive=1 entities_total=1 entity_capacity=1 sim_allocs=0 systems=", n, "\n")
+    write_each(out, n, function(j)
+      return string.format("laige-profile system id=%d name=Sys%d budget_ms=0.5 runs=600 last_ms=0.2 "
+        .. "warns=0 errors=0 window: n=8 min=0.1 mean=0.2 p50=0.2 p95=0.3 p99=0.3 max=0.4\n", j + 1, j + 1)
+    end)
+  end)
+
+add("laige_json_numbers", "json",
+  "a laige JSON profile whose numbers are NaN, Infinity, 0x10 and 1e999, and a duplicate key "
+    .. "(n is unused): accepted silently where the text reader rejects them", 1,
+  function(out)
+    out:write('{"version": 1, "version": 1, "counters": {"ticks": NaN, "frames": Infinity, ',
+      '"draw_calls": 0x10, "texture_binds": 1e999, "net_bytes": 0}}\n')
+  end)
+
+--- cases.write(dir, name, opts) -> path: generate case `name` into dir
+-- (file name "<name>.<ext>"), size opts.n (the case's default when absent).
+function cases.write(dir, name, opts)
+  local c = assert(cases.by_name[name], "no hostile case " .. tostring(name))
+  local n = (opts and opts.n) or c.n
+  local path = dir .. "/" .. name .. "." .. c.ext
+  if c.ext == "vprof" then
+    c.gen(nil, n, path)
+  else
+    local out = assert(io.open(path, "wb"))
+    c.gen(out, n, path)
+    assert(out:close())
+  end
+  return path
+end
+
+return cases
