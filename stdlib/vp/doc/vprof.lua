@@ -107,8 +107,8 @@ return {
           .. "statistics computed before are dropped (one more pass computes them over the range)",
         "cap:restrict(601, cap.frame_count)  -- leave the first 600 frames out"),
       m("frame_range", "cap:frame_range() -> first, last",
-        "the file's frame numbers of the frames the capture holds (1, #cap unless restricted); nothing "
-          .. "when it has none",
+        "first and last: the file's frame numbers of the first and the last frame the capture holds (1 and "
+          .. "#cap unless restricted); nothing when it has none",
         "print(cap:frame_range())"),
       m("summary", "cap:summary() -> {{name=, value=}, ...}", "the rows info.lua prints",
         "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
