@@ -130,7 +130,8 @@ function html.report(d, opts)
         { name = name, curve = b.curve_new } }, { title = "Frame time by percentile: baseline and capture" })
     end
     content = content .. html.table({
-      { key = "metric", title = "metric" }, { key = "a", title = "baseline", format = function(v) return fmt.number(v) end, num = true },
+      { key = "metric", title = "metric" },
+      { key = "a", title = "baseline", format = function(v) return fmt.number(v) end, num = true },
       { key = "b", title = "capture", format = function(v) return fmt.number(v) end, num = true },
       { key = "change_pct", title = "change %", format = function(v) return (v > 0 and "+" or "") ..
         fmt.fixed(v, 1) end, num = true },
