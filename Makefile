@@ -47,7 +47,7 @@ FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c
 FUZZ_CC   = $(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -Ihost -fsanitize=fuzzer,address,undefined
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs readme
+.PHONY: all deps run test ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -104,6 +104,12 @@ docs: all examples
 	./vpscript tools/gen_docs.lua
 
 readme: docs
+
+# Every shell command of README.md and docs/ run as typed, in a copy of the
+# tree, its output checked against the one shown (tests/docs_run_spec.lua
+# does the same inside make spec).
+docs-check: all examples
+	./vpscript tools/docs_run.lua
 
 # The pictures of the example report in docs/ (docs/report.md, the README):
 # report.lua's pages drawn by headless chromium (make deps), one section each.

@@ -55,6 +55,20 @@ void vp_lcap_setfield(lua_State *L, int idx, const char *key)
     lua_pop(L, 1);
 }
 
+void vp_lcap_set_int(lua_State *L, int idx, const char *key, lua_Integer v)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushinteger(L, v);
+    vp_lcap_setfield(L, idx, key);
+}
+
+void vp_lcap_set_bool(lua_State *L, int idx, const char *key, int v)
+{
+    idx = lua_absindex(L, idx);
+    lua_pushboolean(L, v);
+    vp_lcap_setfield(L, idx, key);
+}
+
 void vp_lcap_cache(lua_State *L, int idx)
 {
     lua_getiuservalue(L, idx, 2);
@@ -361,6 +375,28 @@ void vp_l_row_add(lua_State *L, int list, const char *name)
     lua_insert(L, -2);
     lua_setfield(L, -2, "value");
     lua_rawseti(L, list, (lua_Integer)lua_rawlen(L, list) + 1);
+}
+
+void vp_l_row_int(lua_State *L, int list, const char *name, lua_Integer v)
+{
+    lua_pushinteger(L, v);
+    vp_l_row_add(L, list, name);
+}
+
+void vp_l_row_bool(lua_State *L, int list, const char *name, int v)
+{
+    lua_pushboolean(L, v);
+    vp_l_row_add(L, list, name);
+}
+
+void vp_l_row_tail(lua_State *L, int list, uint64_t trailing_bytes, int truncated,
+                   const vp_warnings *w)
+{
+    if (trailing_bytes)
+        vp_l_row_int(L, list, "trailing_bytes", (lua_Integer)trailing_bytes);
+    if (truncated)
+        vp_l_row_bool(L, list, "truncated", 1);
+    vp_l_row_int(L, list, "warnings", (lua_Integer)w->count);
 }
 
 void vp_l_set_int(lua_State *L, const char *k, lua_Integer v)

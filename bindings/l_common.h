@@ -42,6 +42,10 @@ void vp_lcap_close(vp_lcap *c);
  * stack (popped). `idx` is the capture. */
 void vp_lcap_setfield(lua_State *L, int idx, const char *key);
 
+/* Set field `key` of the capture at `idx` to an integer or a boolean. */
+void vp_lcap_set_int(lua_State *L, int idx, const char *key, lua_Integer v);
+void vp_lcap_set_bool(lua_State *L, int idx, const char *key, int v);
+
 /* Push the capture's cache table (user value 2). */
 void vp_lcap_cache(lua_State *L, int idx);
 /* Make that table weak-valued: a child stays the same Lua value while
@@ -149,6 +153,14 @@ void vp_l_push_count(lua_State *L, uint64_t n);
 /* Append {name = name, value = <top of the stack, popped>} to the list at
  * `list` (a summary row). */
 void vp_l_row_add(lua_State *L, int list, const char *name);
+/* A row of an integer or a boolean. */
+void vp_l_row_int(lua_State *L, int list, const char *name, lua_Integer v);
+void vp_l_row_bool(lua_State *L, int list, const char *name, int v);
+/* The last rows of a .devt and a .dlag summary: trailing_bytes when there
+ * are any, truncated only when it is so (the rows of a whole file stay as
+ * they were), then the count of warnings. */
+void vp_l_row_tail(lua_State *L, int list, uint64_t trailing_bytes, int truncated,
+                   const vp_warnings *w);
 /* Set field k of the table at the top of the stack. */
 void vp_l_set_int(lua_State *L, const char *k, lua_Integer v);
 void vp_l_set_vec3(lua_State *L, const char *k, const float v[3]);

@@ -113,27 +113,19 @@ int vp_l_open_devt(lua_State *L, const char *path, int opts)
     vp_lcap_new(L, DEVT_T, d, devt_free_model, "devt", path, d->src.size, &d->warnings);
     int cap = lua_gettop(L);
     vp_lcap_weak_cache(L, cap); /* a hostile file has millions of groups */
-    lua_pushinteger(L, d->time);
-    vp_lcap_setfield(L, cap, "time");
-    lua_pushinteger(L, d->unknown);
-    vp_lcap_setfield(L, cap, "unknown");
-    lua_pushinteger(L, d->graph_duration);
-    vp_lcap_setfield(L, cap, "graph_duration");
-    lua_pushinteger(L, d->prefix);
-    vp_lcap_setfield(L, cap, "prefix");
+    vp_lcap_set_int(L, cap, "time", d->time);
+    vp_lcap_set_int(L, cap, "unknown", d->unknown);
+    vp_lcap_set_int(L, cap, "graph_duration", d->graph_duration);
+    vp_lcap_set_int(L, cap, "prefix", d->prefix);
     const uint8_t *bits = vp_devt_bitfield(d);
     lua_pushlstring(L, (const char *)bits, d->bitfield_len);
     vp_lcap_setfield(L, cap, "bitfield");
     vp_l_push_bits(L, bits, d->bitfield_len);
     vp_lcap_setfield(L, cap, "bits");
-    lua_pushinteger(L, d->group_count);
-    vp_lcap_setfield(L, cap, "group_count");
-    lua_pushinteger(L, (lua_Integer)d->event_count);
-    vp_lcap_setfield(L, cap, "event_count");
-    lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
-    vp_lcap_setfield(L, cap, "trailing_bytes");
-    lua_pushboolean(L, d->truncated);
-    vp_lcap_setfield(L, cap, "truncated");
+    vp_lcap_set_int(L, cap, "group_count", d->group_count);
+    vp_lcap_set_int(L, cap, "event_count", (lua_Integer)d->event_count);
+    vp_lcap_set_int(L, cap, "trailing_bytes", (lua_Integer)d->trailing_bytes);
+    vp_lcap_set_bool(L, cap, "truncated", d->truncated);
     return 1;
 }
 
@@ -334,16 +326,11 @@ static int cap_summary(lua_State *L)
     vp_devt *d = devt_check(L, 1);
     lua_newtable(L);
     int list = lua_gettop(L);
-    lua_pushinteger(L, d->time);
-    vp_l_row_add(L, list, "time");
-    lua_pushinteger(L, d->graph_duration);
-    vp_l_row_add(L, list, "graph_duration");
-    lua_pushinteger(L, d->prefix);
-    vp_l_row_add(L, list, "prefix");
-    lua_pushinteger(L, d->group_count);
-    vp_l_row_add(L, list, "groups");
-    lua_pushinteger(L, (lua_Integer)d->event_count);
-    vp_l_row_add(L, list, "events");
+    vp_l_row_int(L, list, "time", d->time);
+    vp_l_row_int(L, list, "graph_duration", d->graph_duration);
+    vp_l_row_int(L, list, "prefix", d->prefix);
+    vp_l_row_int(L, list, "groups", d->group_count);
+    vp_l_row_int(L, list, "events", (lua_Integer)d->event_count);
     /* Per group (the known four, then the largest others: one screen
      * whatever the file claims), and the span of time1 over the capture. */
     uint32_t show[SUMMARY_GROUPS];
@@ -357,15 +344,13 @@ static int cap_summary(lua_State *L)
             snprintf(name, sizeof name, "events_%s", gn);
         else
             snprintf(name, sizeof name, "events_group_%u", g + 1);
-        lua_pushinteger(L, (lua_Integer)d->groups[g].count);
-        vp_l_row_add(L, list, name);
+        vp_l_row_int(L, list, name, (lua_Integer)d->groups[g].count);
         shown_events += d->groups[g].count;
     }
     if (nshow < d->group_count) {
-        lua_pushinteger(L, (lua_Integer)(d->group_count - nshow));
-        vp_l_row_add(L, list, "more_groups");
-        lua_pushinteger(L, (lua_Integer)(d->event_count - shown_events));
-        vp_l_row_add(L, list, "events_in_more_groups");
+        vp_l_row_int(L, list, "more_groups", (lua_Integer)(d->group_count - nshow));
+        vp_l_row_int(L, list, "events_in_more_groups",
+                     (lua_Integer)(d->event_count - shown_events));
     }
     uint32_t lo = UINT32_MAX, hi = 0;
     for (uint32_t g = 0; g < d->group_count; g++) {
@@ -381,22 +366,10 @@ static int cap_summary(lua_State *L)
         }
     }
     if (d->event_count) {
-        lua_pushinteger(L, lo);
-        vp_l_row_add(L, list, "first_time1");
-        lua_pushinteger(L, hi);
-        vp_l_row_add(L, list, "last_time1");
+        vp_l_row_int(L, list, "first_time1", lo);
+        vp_l_row_int(L, list, "last_time1", hi);
     }
-    if (d->trailing_bytes) {
-        lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
-        vp_l_row_add(L, list, "trailing_bytes");
-    }
-    /* Only when it is so: the rows of a whole file stay as they were. */
-    if (d->truncated) {
-        lua_pushboolean(L, 1);
-        vp_l_row_add(L, list, "truncated");
-    }
-    lua_pushinteger(L, (lua_Integer)d->warnings.count);
-    vp_l_row_add(L, list, "warnings");
+    vp_l_row_tail(L, list, d->trailing_bytes, d->truncated, &d->warnings);
     return 1;
 }
 

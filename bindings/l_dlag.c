@@ -177,27 +177,19 @@ int vp_l_open_dlag(lua_State *L, const char *path, int opts)
     uint32_t with = 0;
     for (uint32_t k = 0; k < d->measurement_count; k++)
         with += d->measurements[k].samples.count > 0;
-    lua_pushinteger(L, with);
-    vp_lcap_setfield(L, cap, "measurements_with_samples");
-    lua_pushinteger(L, d->time);
-    vp_lcap_setfield(L, cap, "time");
-    lua_pushinteger(L, d->measurement_count);
-    vp_lcap_setfield(L, cap, "measurement_count");
-    lua_pushinteger(L, (lua_Integer)d->sample_count);
-    vp_lcap_setfield(L, cap, "sample_count");
-    lua_pushinteger(L, (lua_Integer)d->graph_state_count);
-    vp_lcap_setfield(L, cap, "graph_state_count");
+    vp_lcap_set_int(L, cap, "measurements_with_samples", with);
+    vp_lcap_set_int(L, cap, "time", d->time);
+    vp_lcap_set_int(L, cap, "measurement_count", d->measurement_count);
+    vp_lcap_set_int(L, cap, "sample_count", (lua_Integer)d->sample_count);
+    vp_lcap_set_int(L, cap, "graph_state_count", (lua_Integer)d->graph_state_count);
     /* Absent (nil) when the file ends before the host's NUL. */
     if (d->have_host) {
         bytes_push(L, d, cap, d->host_off, d->host_len);
         vp_lcap_setfield(L, cap, "traceroute_host");
     }
-    lua_pushinteger(L, (lua_Integer)d->hop_count);
-    vp_lcap_setfield(L, cap, "hop_count");
-    lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
-    vp_lcap_setfield(L, cap, "trailing_bytes");
-    lua_pushboolean(L, d->truncated);
-    vp_lcap_setfield(L, cap, "truncated");
+    vp_lcap_set_int(L, cap, "hop_count", (lua_Integer)d->hop_count);
+    vp_lcap_set_int(L, cap, "trailing_bytes", (lua_Integer)d->trailing_bytes);
+    vp_lcap_set_bool(L, cap, "truncated", d->truncated);
     return 1;
 }
 
@@ -319,19 +311,14 @@ static int cap_summary(lua_State *L)
     vp_dlag *d = dlag_check(L, 1);
     lua_newtable(L);
     int list = lua_gettop(L);
-    lua_pushinteger(L, d->time);
-    vp_l_row_add(L, list, "time");
-    lua_pushinteger(L, d->measurement_count);
-    vp_l_row_add(L, list, "measurements");
+    vp_l_row_int(L, list, "time", d->time);
+    vp_l_row_int(L, list, "measurements", d->measurement_count);
     uint32_t with = 0;
     for (uint32_t k = 0; k < d->measurement_count; k++)
         with += d->measurements[k].samples.count > 0;
-    lua_pushinteger(L, with);
-    vp_l_row_add(L, list, "measurements_with_samples");
-    lua_pushinteger(L, (lua_Integer)d->sample_count);
-    vp_l_row_add(L, list, "samples");
-    lua_pushinteger(L, (lua_Integer)d->graph_state_count);
-    vp_l_row_add(L, list, "graph_states");
+    vp_l_row_int(L, list, "measurements_with_samples", with);
+    vp_l_row_int(L, list, "samples", (lua_Integer)d->sample_count);
+    vp_l_row_int(L, list, "graph_states", (lua_Integer)d->graph_state_count);
     if (!d->have_host)
         lua_pushliteral(L, "(missing)");
     else if (d->host_len)
@@ -339,19 +326,8 @@ static int cap_summary(lua_State *L)
     else
         lua_pushliteral(L, "(off)");
     vp_l_row_add(L, list, "traceroute_host");
-    lua_pushinteger(L, (lua_Integer)d->hop_count);
-    vp_l_row_add(L, list, "hops");
-    if (d->trailing_bytes) {
-        lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
-        vp_l_row_add(L, list, "trailing_bytes");
-    }
-    /* Only when it is so: the rows of a whole file stay as they were. */
-    if (d->truncated) {
-        lua_pushboolean(L, 1);
-        vp_l_row_add(L, list, "truncated");
-    }
-    lua_pushinteger(L, (lua_Integer)d->warnings.count);
-    vp_l_row_add(L, list, "warnings");
+    vp_l_row_int(L, list, "hops", (lua_Integer)d->hop_count);
+    vp_l_row_tail(L, list, d->trailing_bytes, d->truncated, &d->warnings);
     return 1;
 }
 

@@ -159,45 +159,30 @@ static int dm_summary(lua_State *L)
     vp_dm *d = dm_check(L, 1);
     lua_newtable(L);
     int list = lua_gettop(L);
-    lua_pushinteger(L, (lua_Integer)d->record_count);
-    vp_l_row_add(L, list, "records");
-    lua_pushinteger(L, (lua_Integer)d->empty_records);
-    vp_l_row_add(L, list, "empty records");
-    lua_pushinteger(L, (lua_Integer)d->group_count);
-    vp_l_row_add(L, list, "groups");
+    vp_l_row_int(L, list, "records", (lua_Integer)d->record_count);
+    vp_l_row_int(L, list, "empty records", (lua_Integer)d->empty_records);
+    vp_l_row_int(L, list, "groups", (lua_Integer)d->group_count);
     push_bits(L, d->bits_seen);
     vp_l_row_add(L, list, "group bits");
-    lua_pushinteger(L, (lua_Integer)d->ext_groups);
-    vp_l_row_add(L, list, "extended groups");
-    lua_pushinteger(L, (lua_Integer)d->collision_groups);
-    vp_l_row_add(L, list, "collision groups");
+    vp_l_row_int(L, list, "extended groups", (lua_Integer)d->ext_groups);
+    vp_l_row_int(L, list, "collision groups", (lua_Integer)d->collision_groups);
     if (d->record_count) {
-        lua_pushinteger(L, d->time_min);
-        vp_l_row_add(L, list, "first time");
-        lua_pushinteger(L, d->time_max);
-        vp_l_row_add(L, list, "last time");
+        vp_l_row_int(L, list, "first time", d->time_min);
+        vp_l_row_int(L, list, "last time", d->time_max);
     }
-    lua_pushboolean(L, d->truncated);
-    vp_l_row_add(L, list, "truncated");
-    lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
-    vp_l_row_add(L, list, "trailing bytes");
+    vp_l_row_bool(L, list, "truncated", d->truncated);
+    vp_l_row_int(L, list, "trailing bytes", (lua_Integer)d->trailing_bytes);
     return 1;
 }
 
 static void dm_set_fields(lua_State *L, int capidx, const vp_dm *d)
 {
-    lua_pushinteger(L, (lua_Integer)d->record_count);
-    vp_lcap_setfield(L, capidx, "record_count");
-    lua_pushinteger(L, (lua_Integer)d->slot_count);
-    vp_lcap_setfield(L, capidx, "slot_count");
-    lua_pushinteger(L, (lua_Integer)d->empty_records);
-    vp_lcap_setfield(L, capidx, "empty_records");
-    lua_pushinteger(L, (lua_Integer)d->group_count);
-    vp_lcap_setfield(L, capidx, "group_count");
-    lua_pushinteger(L, (lua_Integer)d->ext_groups);
-    vp_lcap_setfield(L, capidx, "ext_group_count");
-    lua_pushinteger(L, (lua_Integer)d->collision_groups);
-    vp_lcap_setfield(L, capidx, "collision_group_count");
+    vp_lcap_set_int(L, capidx, "record_count", (lua_Integer)d->record_count);
+    vp_lcap_set_int(L, capidx, "slot_count", (lua_Integer)d->slot_count);
+    vp_lcap_set_int(L, capidx, "empty_records", (lua_Integer)d->empty_records);
+    vp_lcap_set_int(L, capidx, "group_count", (lua_Integer)d->group_count);
+    vp_lcap_set_int(L, capidx, "ext_group_count", (lua_Integer)d->ext_groups);
+    vp_lcap_set_int(L, capidx, "collision_group_count", (lua_Integer)d->collision_groups);
     lua_createtable(L, 0, VP_DM_GROUP_BITS);
     for (int b = 0; b < VP_DM_GROUP_BITS; b++) {
         if (!d->groups_by_bit[b])
@@ -206,22 +191,16 @@ static void dm_set_fields(lua_State *L, int capidx, const vp_dm *d)
         lua_rawseti(L, -2, b);
     }
     vp_lcap_setfield(L, capidx, "groups_by_bit");
-    lua_pushinteger(L, d->bits_seen);
-    vp_lcap_setfield(L, capidx, "bits_seen");
+    vp_lcap_set_int(L, capidx, "bits_seen", d->bits_seen);
     if (d->record_count) {
-        lua_pushinteger(L, d->time_min);
-        vp_lcap_setfield(L, capidx, "time_min");
-        lua_pushinteger(L, d->time_max);
-        vp_lcap_setfield(L, capidx, "time_max");
+        vp_lcap_set_int(L, capidx, "time_min", d->time_min);
+        vp_lcap_set_int(L, capidx, "time_max", d->time_max);
     }
-    lua_pushboolean(L, d->terminated);
-    vp_lcap_setfield(L, capidx, "terminated");
-    lua_pushboolean(L, d->truncated);
-    vp_lcap_setfield(L, capidx, "truncated");
-    lua_pushinteger(L, (lua_Integer)d->trailing_bytes);
-    vp_lcap_setfield(L, capidx, "trailing_bytes");
-    lua_pushinteger(L, (lua_Integer)(d->terminated ? d->array_end : d->data_end));
-    vp_lcap_setfield(L, capidx, "array_end");
+    vp_lcap_set_bool(L, capidx, "terminated", d->terminated);
+    vp_lcap_set_bool(L, capidx, "truncated", d->truncated);
+    vp_lcap_set_int(L, capidx, "trailing_bytes", (lua_Integer)d->trailing_bytes);
+    vp_lcap_set_int(L, capidx, "array_end",
+                    (lua_Integer)(d->terminated ? d->array_end : d->data_end));
 }
 
 int vp_l_open_dm(lua_State *L, const char *path, int opts)

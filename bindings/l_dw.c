@@ -182,31 +182,21 @@ static int dw_summary(lua_State *L)
     int list = lua_gettop(L);
     push_header_hex(L, d->header);
     vp_l_row_add(L, list, "header");
-    lua_pushinteger(L, d->max_size);
-    vp_l_row_add(L, list, "max_size");
-    lua_pushinteger(L, (lua_Integer)d->slot_count);
-    vp_l_row_add(L, list, "slots");
-    lua_pushinteger(L, (lua_Integer)d->trace_count);
-    vp_l_row_add(L, list, "traces");
-    lua_pushinteger(L, (lua_Integer)d->empty_slots);
-    vp_l_row_add(L, list, "empty slots");
-    lua_pushinteger(L, (lua_Integer)d->client_hits);
-    vp_l_row_add(L, list, "client hits");
-    lua_pushinteger(L, (lua_Integer)d->server_hits);
-    vp_l_row_add(L, list, "server hits");
-    lua_pushinteger(L, (lua_Integer)d->movement_blocks);
-    vp_l_row_add(L, list, "movement blocks");
+    vp_l_row_int(L, list, "max_size", d->max_size);
+    vp_l_row_int(L, list, "slots", (lua_Integer)d->slot_count);
+    vp_l_row_int(L, list, "traces", (lua_Integer)d->trace_count);
+    vp_l_row_int(L, list, "empty slots", (lua_Integer)d->empty_slots);
+    vp_l_row_int(L, list, "client hits", (lua_Integer)d->client_hits);
+    vp_l_row_int(L, list, "server hits", (lua_Integer)d->server_hits);
+    vp_l_row_int(L, list, "movement blocks", (lua_Integer)d->movement_blocks);
     if (d->have_footer) {
-        lua_pushinteger(L, d->last_trace_counter);
-        vp_l_row_add(L, list, "last trace counter");
-        lua_pushboolean(L, d->last_trace_counter < d->trace_count);
-        vp_l_row_add(L, list, "counter wrapped");
+        vp_l_row_int(L, list, "last trace counter", d->last_trace_counter);
+        vp_l_row_bool(L, list, "counter wrapped", d->last_trace_counter < d->trace_count);
     } else {
         lua_pushliteral(L, "missing");
         vp_l_row_add(L, list, "last trace counter");
     }
-    lua_pushboolean(L, d->truncated);
-    vp_l_row_add(L, list, "truncated");
+    vp_l_row_bool(L, list, "truncated", d->truncated);
     return 1;
 }
 
@@ -224,32 +214,22 @@ static void dw_set_fields(lua_State *L, int capidx, const vp_dw *d)
     lua_pushinteger(L, (lua_Integer)((uint32_t)d->header[0] | (uint32_t)d->header[1] << 8 |
                                      (uint32_t)d->header[2] << 16 | (uint32_t)d->header[3] << 24));
     vp_lcap_setfield(L, capidx, "header_u32");
-    lua_pushinteger(L, d->max_size);
-    vp_lcap_setfield(L, capidx, "max_size");
+    vp_lcap_set_int(L, capidx, "max_size", d->max_size);
     if (d->have_footer) {
-        lua_pushinteger(L, d->last_trace_counter);
-        vp_lcap_setfield(L, capidx, "last_trace_counter");
+        vp_lcap_set_int(L, capidx, "last_trace_counter", d->last_trace_counter);
     }
-    lua_pushboolean(L, d->have_footer);
-    vp_lcap_setfield(L, capidx, "has_footer");
+    vp_lcap_set_bool(L, capidx, "has_footer", d->have_footer);
     /* The counter counts every trace recorded; each used slot was recorded
      * at least once, so a counter below the used slots has wrapped. */
-    lua_pushboolean(L, d->have_footer && d->last_trace_counter < d->trace_count);
-    vp_lcap_setfield(L, capidx, "wrapped");
-    lua_pushboolean(L, d->truncated);
-    vp_lcap_setfield(L, capidx, "truncated");
-    lua_pushinteger(L, (lua_Integer)d->trace_count);
-    vp_lcap_setfield(L, capidx, "trace_count");
-    lua_pushinteger(L, (lua_Integer)d->slot_count);
-    vp_lcap_setfield(L, capidx, "slot_count");
-    lua_pushinteger(L, (lua_Integer)d->empty_slots);
-    vp_lcap_setfield(L, capidx, "empty_slots");
-    lua_pushinteger(L, (lua_Integer)d->client_hits);
-    vp_lcap_setfield(L, capidx, "client_hit_count");
-    lua_pushinteger(L, (lua_Integer)d->server_hits);
-    vp_lcap_setfield(L, capidx, "server_hit_count");
-    lua_pushinteger(L, (lua_Integer)d->movement_blocks);
-    vp_lcap_setfield(L, capidx, "movement_count");
+    vp_lcap_set_bool(L, capidx, "wrapped",
+                     d->have_footer && d->last_trace_counter < d->trace_count);
+    vp_lcap_set_bool(L, capidx, "truncated", d->truncated);
+    vp_lcap_set_int(L, capidx, "trace_count", (lua_Integer)d->trace_count);
+    vp_lcap_set_int(L, capidx, "slot_count", (lua_Integer)d->slot_count);
+    vp_lcap_set_int(L, capidx, "empty_slots", (lua_Integer)d->empty_slots);
+    vp_lcap_set_int(L, capidx, "client_hit_count", (lua_Integer)d->client_hits);
+    vp_lcap_set_int(L, capidx, "server_hit_count", (lua_Integer)d->server_hits);
+    vp_lcap_set_int(L, capidx, "movement_count", (lua_Integer)d->movement_blocks);
     lua_createtable(L, 0, VP_DW_HIT_TYPES);
     for (unsigned k = 0; k < VP_DW_HIT_TYPES; k++) {
         lua_pushinteger(L, (lua_Integer)d->hits_by_type[k]);
@@ -260,8 +240,7 @@ static void dw_set_fields(lua_State *L, int capidx, const vp_dw *d)
         lua_setfield(L, -2, "unknown");
     }
     vp_lcap_setfield(L, capidx, "hits_by_type");
-    lua_pushinteger(L, (lua_Integer)d->slots_end);
-    vp_lcap_setfield(L, capidx, "slots_end");
+    vp_lcap_set_int(L, capidx, "slots_end", (lua_Integer)d->slots_end);
 }
 
 int vp_l_open_dw(lua_State *L, const char *path, int opts)

@@ -1,5 +1,6 @@
 /* The VProf model in Lua: captures, frames, nodes and groups. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -140,23 +141,40 @@ static lua_Integer frame_idx(const vp_vprof *m, lua_Integer no)
     return no - (lua_Integer)m->frame_base - 1;
 }
 
-/* A frame range [i, j] from optional 1-based args, clamped. Returns 0 when
+/* The model's index of the frame numbered by argument arg; a frame the
+ * capture does not hold raises as every format's index does (the range
+ * named is the file's numbers of the frames held). */
+static uint32_t check_frame_no(lua_State *L, int arg, const vp_vprof *m)
+{
+    lua_Integer no = luaL_checkinteger(L, arg), n = (lua_Integer)m->frame_count;
+    lua_Integer i = frame_idx(m, no);
+    if (i >= 0 && i < n)
+        return (uint32_t)i;
+    if (n == 0)
+        luaL_error(L, "frame %I is out of range: there are none", no);
+    luaL_error(L, "frame %I is out of range %I..%I", no, frame_no(m, 0), frame_no(m, 0) + n - 1);
+    return 0;
+}
+
+/* A frame range [i, j] from optional 1-based frame numbers (default the
+ * first and the last frame held). Out of range raises as every format's
+ * index does: each end given is a frame held, i <= j, except that j = i - 1
+ * is the empty range (1, 0 on a capture without frames). Returns 0 when
  * empty. */
 static int frame_range(lua_State *L, int arg, const vp_vprof *m, uint32_t *first, uint32_t *last)
 {
-    lua_Integer n = (lua_Integer)m->frame_count;
-    lua_Integer i = luaL_opt(L, luaL_checkinteger, arg, frame_no(m, 0));
-    lua_Integer j = luaL_opt(L, luaL_checkinteger, arg + 1, frame_no(m, 0) + n - 1);
-    i = frame_idx(m, i);
-    j = frame_idx(m, j);
-    if (i < 0)
-        i = 0;
-    if (j > n - 1)
-        j = n - 1;
-    if (i > j)
+    lua_Integer n = (lua_Integer)m->frame_count, lo = frame_no(m, 0);
+    lua_Integer i = luaL_optinteger(L, arg, lo), j = luaL_optinteger(L, arg + 1, lo + n - 1);
+    if (j == i - 1 && i >= lo && i <= lo + n)
         return 0;
-    *first = (uint32_t)i;
-    *last = (uint32_t)j;
+    if (!lua_isnoneornil(L, arg))
+        check_frame_no(L, arg, m);
+    if (!lua_isnoneornil(L, arg + 1))
+        check_frame_no(L, arg + 1, m);
+    if (i > j)
+        luaL_error(L, "frame range %I..%I is reversed: the first frame is after the last", i, j);
+    *first = (uint32_t)frame_idx(m, i);
+    *last = (uint32_t)frame_idx(m, j);
     return 1;
 }
 
@@ -485,11 +503,7 @@ static int group_tostring(lua_State *L)
 static int cap_frame(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
-    lua_Integer i = frame_idx(m, luaL_checkinteger(L, 2)) + 1;
-    if (i < 1 || i > (lua_Integer)m->frame_count)
-        lua_pushnil(L);
-    else
-        push_frame(L, 1, m, (uint32_t)(i - 1));
+    push_frame(L, 1, m, check_frame_no(L, 2, m));
     return 1;
 }
 
@@ -526,15 +540,7 @@ static int nodes_iter(lua_State *L)
     lua_Integer cur = lua_tointeger(L, lua_upvalueindex(2));
     if (cur < 0)
         return 0;
-    uint32_t v = (uint32_t)cur, next = m->nodes[v].first_child;
-    if (next == VP_VPROF_NO_NODE) {
-        for (uint32_t u = v; u != VP_VPROF_NO_NODE && u != 0; u = m->nodes[u].parent) {
-            if (m->nodes[u].next_sibling != VP_VPROF_NO_NODE) {
-                next = m->nodes[u].next_sibling;
-                break;
-            }
-        }
-    }
+    uint32_t v = (uint32_t)cur, next = vp_vprof_preorder_next(m, v);
     lua_pushinteger(L, next == VP_VPROF_NO_NODE ? -1 : (lua_Integer)next);
     lua_replace(L, lua_upvalueindex(2));
     push_node(L, lua_upvalueindex(1), v);
@@ -567,6 +573,156 @@ static int cap_node(lua_State *L)
         lua_pushnil(L);
     else
         push_node(L, 1, idx);
+    return 1;
+}
+
+/* Raise a vp.error EUSAGE with the formatted message (a bad argument to a
+ * lookup: the scripts end with exit 2, as for a bad option). */
+static int raise_usage(lua_State *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const char *msg = lua_pushvfstring(L, fmt, ap);
+    va_end(ap);
+    lua_pushcfunction(L, new_vp_error);
+    lua_pushliteral(L, "EUSAGE");
+    lua_pushstring(L, msg);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK)
+        return luaL_error(L, "%s", msg);
+    return lua_error(L);
+}
+
+/* Push the nodes list[0..count) as a Lua list, then free list. */
+static void push_node_list(lua_State *L, uint32_t *list, uint32_t count)
+{
+    lua_createtable(L, (int)(count < INT32_MAX ? count : 0), 0);
+    for (uint32_t k = 0; k < count; k++) {
+        push_node(L, 1, list[k]);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+}
+
+/* Whether string.find (at stack index fn) finds pat in the string s. */
+static int lua_finds(lua_State *L, int fn, int pat, const char *s, size_t len)
+{
+    lua_pushvalue(L, fn);
+    lua_pushlstring(L, s, len);
+    lua_pushvalue(L, pat);
+    lua_call(L, 2, 1);
+    int hit = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    return hit;
+}
+
+/* cap:find with {lua = true}: the Lua pattern searched for in each node's
+ * name (or its path component with "#k"), or its path (as listed, or below
+ * the root), through string.find. Leaves the list on the stack. */
+static void find_lua(lua_State *L, vp_vprof *m, int pat, int on_path)
+{
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+    lua_getfield(L, -1, "string");
+    lua_getfield(L, -1, "find");
+    int fn = lua_gettop(L);
+    lua_pushvalue(L, fn);
+    lua_pushliteral(L, "");
+    lua_pushvalue(L, pat);
+    if (lua_pcall(L, 2, 0, 0) != LUA_OK) {
+        const char *why = lua_tostring(L, -1);
+        const char *colon = why ? strstr(why, ": ") : NULL;
+        raise_usage(L, "cap:find: '%s' is not a valid Lua pattern: %s", lua_tostring(L, pat),
+                    colon ? colon + 2 : why ? why : "?");
+    }
+    lua_newtable(L);
+    int list = lua_gettop(L);
+    lua_Integer k = 0;
+    luaL_Buffer b;
+    size_t root = vp_vprof_node_label(m, 0, NULL, 0) + 1;
+    for (uint32_t v = 0; v != VP_VPROF_NO_NODE; v = vp_vprof_preorder_next(m, v)) {
+        int hit;
+        if (on_path) {
+            push_path(L, m, v);
+            size_t len;
+            const char *p = lua_tolstring(L, -1, &len);
+            hit = lua_finds(L, fn, pat, p, len) || (v != 0 && lua_finds(L, fn, pat, p + root, len - root));
+            lua_pop(L, 1);
+        } else {
+            const char *name = vp_vprof_name(m, m->nodes[v].name);
+            hit = lua_finds(L, fn, pat, name, strlen(name));
+            if (!hit && m->nodes[v].dup) {
+                size_t need = vp_vprof_node_label(m, v, NULL, 0);
+                char *p = luaL_buffinitsize(L, &b, need + 1);
+                vp_vprof_node_label(m, v, p, need + 1);
+                luaL_pushresultsize(&b, need);
+                size_t len;
+                const char *lab = lua_tolstring(L, -1, &len);
+                hit = lua_finds(L, fn, pat, lab, len);
+                lua_pop(L, 1);
+            }
+        }
+        if (hit) {
+            push_node(L, 1, v);
+            lua_rawseti(L, list, ++k);
+        }
+    }
+}
+
+/* cap:find(pattern [, {lua = true, on = "name"|"path"}]) -> {node, ...}:
+ * every node a glob (or a Lua pattern) matches, in pre-order. */
+static int cap_find(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    if (lua_type(L, 2) != LUA_TSTRING || lua_rawlen(L, 2) == 0)
+        return raise_usage(L, "cap:find: the pattern must be a non-empty string, not %s",
+                           lua_type(L, 2) == LUA_TSTRING ? "an empty string" : luaL_typename(L, 2));
+    if (!lua_isnoneornil(L, 3))
+        luaL_checktype(L, 3, LUA_TTABLE);
+    lua_settop(L, 3);
+    size_t len;
+    const char *pat = lua_tolstring(L, 2, &len);
+    int lua = vp_l_opt_bool(L, 3, "lua", 0);
+    const char *on = vp_l_opt_str(L, 3, "on", NULL);
+    int on_path = memchr(pat, '/', len) != NULL;
+    if (on) {
+        if (strcmp(on, "name") != 0 && strcmp(on, "path") != 0)
+            return raise_usage(L, "cap:find: opts.on must be \"name\" or \"path\", not %s", on);
+        on_path = on[0] == 'p';
+    }
+    if (lua) {
+        find_lua(L, m, 2, on_path);
+        return 1;
+    }
+    uint32_t *list, count;
+    vp_error err;
+    vp_errcode rc = vp_vprof_find(m, pat, len, on_path, &list, &count, &err);
+    if (rc == VP_EFORMAT)
+        return raise_usage(L, "cap:find: '%s': %s", pat, err.msg);
+    if (rc != VP_OK)
+        return luaL_error(L, "%s", err.msg);
+    /* Lua owns the list from here: copy it into a userdata first. */
+    uint32_t *own = lua_newuserdatauv(L, (size_t)count * sizeof *own + 1, 0);
+    if (count)
+        memcpy(own, list, (size_t)count * sizeof *own);
+    free(list);
+    push_node_list(L, own, count);
+    return 1;
+}
+
+/* cap:nodes_named(name) -> {node, ...}: every node of exactly that name,
+ * wherever it is, in pre-order. */
+static int cap_nodes_named(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    size_t len;
+    const char *name = luaL_checklstring(L, 2, &len);
+    uint32_t *list, count;
+    vp_error err;
+    if (vp_vprof_nodes_named(m, name, len, &list, &count, &err) != VP_OK)
+        return luaL_error(L, "%s", err.msg);
+    uint32_t *own = lua_newuserdatauv(L, (size_t)count * sizeof *own + 1, 0);
+    if (count)
+        memcpy(own, list, (size_t)count * sizeof *own);
+    free(list);
+    push_node_list(L, own, count);
     return 1;
 }
 
@@ -738,6 +894,37 @@ static void push_group_columns(lua_State *L, int cap_idx, vp_vprof *m, int fold)
     lua_remove(L, -2);
 }
 
+/* __index of a table keyed by group: a group's name answers as the group
+ * (t.Physics is t[cap:group("Physics")]). Upvalue 1: the capture. */
+static int by_group_name(lua_State *L)
+{
+    if (lua_type(L, 2) != LUA_TSTRING) {
+        lua_pushnil(L);
+        return 1;
+    }
+    vp_vprof *m = check_cap(L, lua_upvalueindex(1));
+    uint32_t gi = vp_vprof_group_by_name(m, lua_tostring(L, 2));
+    if (gi == VP_VPROF_NO_NODE) {
+        lua_pushnil(L);
+        return 1;
+    }
+    push_group(L, lua_upvalueindex(1), gi);
+    lua_rawget(L, 1);
+    return 1;
+}
+
+/* Let the table on top (keyed by the groups of the capture at cap_idx)
+ * answer by group name too. */
+static void answer_by_group_name(lua_State *L, int cap_idx)
+{
+    cap_idx = lua_absindex(L, cap_idx);
+    lua_createtable(L, 0, 1);
+    lua_pushvalue(L, cap_idx);
+    lua_pushcclosure(L, by_group_name, 1);
+    lua_setfield(L, -2, "__index");
+    lua_setmetatable(L, -2);
+}
+
 /* cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}: the
  * columns themselves (frames x groups of memory; vp.budget reads the
  * summaries of cap:group_stats instead). */
@@ -760,6 +947,7 @@ static int cap_group_self_ms(lua_State *L)
         vp_l_push_series(L, vp_series_ref(s));
         lua_rawset(L, -3);
     }
+    answer_by_group_name(L, 1);
     return 1;
 }
 
@@ -987,6 +1175,7 @@ static int cap_group_stats(lua_State *L)
         dist_new(L, DIST_GROUP, g)->fold = fold;
         lua_rawset(L, -3);
     }
+    answer_by_group_name(L, 1);
     return 1;
 }
 
@@ -1280,8 +1469,10 @@ static int cap_summary(lua_State *L)
     summary_row(L, &k, "frames");
     int32_t lo, hi;
     if (vp_vprof_tick_range(m, &lo, &hi)) {
-        lua_pushfstring(L, "%d .. %d", (int)lo, (int)hi);
-        summary_row(L, &k, "ticks");
+        lua_pushinteger(L, lo);
+        summary_row(L, &k, "first_tick");
+        lua_pushinteger(L, hi);
+        summary_row(L, &k, "last_tick");
         vp_series *ft = vp_vprof_frame_series(m);
         if (!ft)
             return luaL_error(L, "out of memory");
@@ -1300,11 +1491,10 @@ static int cap_summary(lua_State *L)
     summary_row(L, &k, "groups_with_nodes");
     lua_pushinteger(L, m->group_base);
     summary_row(L, &k, "first_group_id");
-    if (m->escapes_seen)
-        lua_pushinteger(L, m->escape_width);
-    else
-        lua_pushfstring(L, "%d (no escaped values to tell)", m->escape_width);
+    lua_pushinteger(L, m->escape_width);
     summary_row(L, &k, "escape_width");
+    lua_pushboolean(L, m->escapes_seen);
+    summary_row(L, &k, "escapes_seen");
     lua_pushboolean(L, m->truncated);
     summary_row(L, &k, "truncated");
     lua_pushboolean(L, m->zero_timings);
@@ -1461,6 +1651,8 @@ void vp_l_register_vprof(lua_State *L)
                                            {"frames", cap_frames},
                                            {"nodes", cap_nodes},
                                            {"node", cap_node},
+                                           {"find", cap_find},
+                                           {"nodes_named", cap_nodes_named},
                                            {"groups", cap_groups},
                                            {"group", cap_group},
                                            {"frame_times", cap_frame_times},

@@ -27,6 +27,7 @@ local budget = require "vp.budget"
 
 local SPEC = {
   name = "budget.lua",
+  schema = budget.schema, -- printed by --help
   formats = { "vprof" },
   summary = "Budget-group self time per frame over a whole VProf capture.",
   description = budget.DEFINITIONS,

@@ -14,6 +14,7 @@ local multi = require "vp.multi"
 
 local SPEC = {
   name = "check.lua",
+  schema = gate.schema, -- printed by --help
   summary = "The regression gate: check a capture against a rules file (and a baseline).",
   description = gate.DESCRIPTION,
   options = {

@@ -7,11 +7,8 @@
 -- The comparison, its definitions and the --json shape are vp.compare's (docs/compare.md);
 -- this script parses the options and prints a table, Markdown, CSV or JSON.
 local cli = require "vp.cli"
-local fmt = require "vp.fmt"
-local json = require "vp.json"
-local report = require "vp.report"
-local metrics = require "vp.metrics"
 local compare = require "vp.compare"
+local render = require "vp.compare.render"
 local multi = require "vp.multi"
 
 local function choices(set)
@@ -23,6 +20,7 @@ end
 
 local SPEC = {
   name = "compare.lua",
+  schema = compare.schema, -- printed by --help
   summary = "Every metric of two captures (or two sets of runs) side by side: change, 95 % interval, "
     .. "significance, effect sizes and shape.",
   description = compare.DEFINITIONS,
@@ -103,193 +101,7 @@ for _, c in ipairs(caps_b) do c:close() end
 for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", w, "\n") end
 
 if opts.json then
-  -- only_in_*: the values as a map, null for the ones the capture cannot give
-  local doc = {}
-  for k, v in pairs(r) do doc[k] = v end
-  for _, k in ipairs({ "only_in_a", "only_in_b" }) do
-    doc[k] = {}
-    for i, e in ipairs(r[k]) do
-      local m = {}
-      for _, x in ipairs(e.values) do m[x.metric] = x.value == nil and json.null or x.value end
-      doc[k][i] = { kind = e.kind, name = e.name, metrics = m }
-    end
-  end
-  cli.json(doc, compare.schema)
-  return
-end
-
-local function num(v, unit) -- nil prints as "-"
-  if unit == "ms" or (unit and unit:match("^ms/")) then return fmt.ms(v) end
-  return fmt.number(v, 3)
-end
-local function signed(v, unit) return (v and v > 0 and "+" or "") .. num(v, unit) end
-local function pct(v)
-  if v == nil then return "new" end
-  return (v > 0 and "+" or "") .. fmt.fixed(v, 1) .. " %"
-end
-local function signed_pct(v) return (v > 0 and "+" or "") .. fmt.fixed(v, 1) end
--- the 95 % interval of change %, or of the change when A is 0
-local function ci_text(m)
-  local ci = m.ci
-  if not ci then return "-" end
-  if ci.pct_lo then return signed_pct(ci.pct_lo) .. " .. " .. signed_pct(ci.pct_hi) .. " %" end
-  return signed(ci.change_lo, m.unit) .. " .. " .. signed(ci.change_hi, m.unit)
-end
-local function pval(v) return v == nil and "" or fmt.p_value(v) end
-local function shape_text(m)
-  local s = m.shape
-  if not s or s.p_adjusted == nil then return "" end
-  return fmt.p_value(s.p_adjusted) .. (s.significant and " *" or "")
-end
-local function effect(m, key, digits)
-  local e = m.effect
-  if not e or e[key] == nil then return "" end
-  if key == "hl_shift" then return signed(e.hl_shift, m.unit:match("^ms") and "ms" or nil) end
-  return (e[key] > 0 and "+" or "") .. fmt.fixed(e[key], digits)
-end
-local function label(m)
-  if m.normalised then return m.metric .. " (per " .. m.unit:match("/(.*)$") .. ")" end
-  return m.metric
-end
-
-local SECTIONS = {
-  { key = "worse", title = "regressions" }, { key = "better", title = "improvements" },
-  { key = "changed", title = "changed (no better direction)" }, { key = "same", title = "unchanged" },
-}
-local function limited(list)
-  if opts.limit == 0 or #list <= opts.limit then return list, 0 end
-  return table.move(list, 1, opts.limit, 1, {}), #list - opts.limit
-end
--- The metrics by direction: {key, title, n, shown (--limit), more}; "same" only with --all.
-local sections = {}
-for _, sec in ipairs(SECTIONS) do
-  if sec.key ~= "same" or opts.all then
-    local list = {}
-    for _, m in ipairs(r.metrics) do
-      if m.direction == sec.key then list[#list + 1] = setmetatable({ label = label(m) }, { __index = m }) end
-    end
-    local shown, more = limited(list)
-    sections[#sections + 1] = { key = sec.key, title = sec.title, n = #list, shown = shown, more = more }
-  end
-end
--- An only-in entry's first four values: "mean_ms 1.234, p50_ms ..."
-local function values_text(e)
-  local parts = {}
-  for _, x in ipairs(e.values) do
-    if x.value ~= nil and #parts < 4 then
-      local short = e.kind == "metric" and x.metric or x.metric:match("([^.]*)$")
-      parts[#parts + 1] = short .. " " .. num(x.value, (metrics.lookup(x.metric)).unit)
-    end
-  end
-  return table.concat(parts, ", ")
-end
-local function side_text(x)
-  local frames = x.frames and (", " .. fmt.int(x.frames) .. " frames" .. (x.runs > 1 and " a run" or "")) or ""
-  if x.runs == 1 then return string.format("%s (%s%s)", x.file, x.format, frames) end
-  return string.format("%d runs: %s .. %s (%s%s)", x.runs, x.files[1], x.files[#x.files], x.format, frames)
-end
-local s = r.summary
-local headline = string.format("%d metrics: %d worse (%d significant), %d better (%d significant), %d changed, "
-  .. "%d unchanged", s.metrics, s.worse, s.significant_worse, s.better, s.significant_better, s.changed, s.same)
-local TEST_TEXT = {
-  ["batch-means"] = "per-frame batch means (allows for slow drift)",
-  ["mann-whitney"] = "per-frame Mann-Whitney U (assumes independent frames)",
-}
-local test_line
-if r.evidence == "runs" then
-  test_line = string.format("Welch t on the %d and %d run values", r.a.runs, r.b.runs)
+  cli.json(render.document(r), compare.schema)
 else
-  test_line = TEST_TEXT[r.test]
+  render.emit(r, opts)
 end
-test_line = string.format("%s, two-sided, Holm-adjusted over %d metrics, alpha %s; intervals %s %%", test_line,
-  r.tests, fmt.number(r.alpha, 4), fmt.number(100 * r.level, 3))
-local SHAPE_TEXT = { grid = "quantile grid", ks = "Kolmogorov-Smirnov", ad = "Anderson-Darling" }
-local shape_line = string.format("%s, Holm-adjusted over %d distributions: %d changed", SHAPE_TEXT[r.shape_test],
-  r.shape_tests, s.shape_changes)
-local only = { { "A", r.only_in_a }, { "B", r.only_in_b } }
-
-if opts.markdown then
-  local out = { string.format("### vpscript compare\n\n**A** `%s` -> **B** `%s`\n", side_text(r.a), side_text(r.b)),
-    headline .. ". Significance: " .. test_line .. ". Shape: " .. shape_line .. "." }
-  for _, w in ipairs(r.warnings) do out[#out + 1] = "\n> warning: " .. w end
-  local function md(x) return (tostring(x):gsub("|", "\\|")) end
-  for _, sec in ipairs(sections) do
-    if sec.n > 0 then
-      out[#out + 1] = string.format("\n#### %s (%d)\n\n| metric | A | B | change | change %% | 95 %% CI | "
-        .. "p (adj.) | | HL shift | Cliff's d | shape p |\n|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|",
-        sec.title, sec.n)
-      for _, m in ipairs(sec.shown) do
-        out[#out + 1] = string.format("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", md(m.label),
-          num(m.a, m.unit), num(m.b, m.unit), signed(m.change, m.unit), pct(m.change_pct), ci_text(m),
-          pval(m.p_adjusted), m.significant and "**significant**" or "", effect(m, "hl_shift"),
-          effect(m, "cliffs_delta", 2), shape_text(m))
-      end
-      if sec.more > 0 then out[#out + 1] = string.format("\n_%d more (see --limit 0)_", sec.more) end
-    end
-  end
-  for _, o in ipairs(only) do
-    if #o[2] > 0 then
-      out[#out + 1] = string.format("\n#### only in %s (%d)\n", o[1], #o[2])
-      for _, e in ipairs(o[2]) do
-        out[#out + 1] = string.format("- %s `%s`: %s", e.kind, md(e.name), md(values_text(e)))
-      end
-    end
-  end
-  io.stdout:write(table.concat(out, "\n"), "\n")
-  io.stdout:flush()
-  return
-end
-
-local COLUMNS = {
-  { key = "label", title = "metric", align = "left" },
-  { key = "a", title = "A", format = function(v, m) return num(v, m.unit) end, align = "right" },
-  { key = "b", title = "B", format = function(v, m) return num(v, m.unit) end, align = "right" },
-  { key = "change", title = "change", format = function(v, m) return signed(v, m.unit) end, align = "right" },
-  { key = "change_pct", title = "change %", format = pct, align = "right" },
-  { key = "ci", title = "95 % CI", format = function(_, m) return ci_text(m) end, align = "right" },
-  { key = "p_adjusted", title = "p (adj.)", format = pval, align = "right" },
-  { key = "significant", title = "", format = function(v) return v and "*" or "" end, align = "left" },
-  { key = "effect", title = "HL shift", format = function(_, m) return effect(m, "hl_shift") end, align = "right" },
-  { key = "effect", title = "delta", format = function(_, m) return effect(m, "cliffs_delta", 2) end,
-    align = "right" },
-  { key = "shape", title = "shape p", format = function(_, m) return shape_text(m) end, align = "right" },
-  { key = "unit", title = "unit", align = "left" },
-}
-local function note(more) return more > 0 and { string.format("  ... %d more (--limit 0 lists all)", more) } or nil end
-local tables = {}
-for _, sec in ipairs(sections) do
-  if sec.n > 0 or sec.key == "worse" then
-    tables[#tables + 1] = { title = string.format("%s (%d)", sec.title, sec.n), columns = COLUMNS, rows = sec.shown,
-      empty = "none", notes = note(sec.more) }
-  end
-end
-for _, o in ipairs(only) do
-  if #o[2] > 0 then
-    local rows = {}
-    for i, e in ipairs(o[2]) do rows[i] = { kind = e.kind, name = e.name, values = values_text(e) } end
-    local shown, more = limited(rows)
-    tables[#tables + 1] = { title = string.format("only in %s (%d)", o[1], #o[2]), rows = shown, notes = note(more),
-      columns = { { key = "kind", title = "kind" }, { key = "name", title = "name" },
-        { key = "values", title = "values", align = "left" } } }
-  end
-end
-local function nested(path)
-  local a, b = path:match("^(%w+)%.([%w_]+)$")
-  return function(_, row) return row[a] and row[a][b] end
-end
-local csv_columns = {}
-for i, k in ipairs({ "metric", "unit", "polarity", "a", "b", "change", "change_pct", "impact", "direction",
-  "normalised", "evidence", "p_value", "p_adjusted", "significant", "ci.pct_lo", "ci.pct_hi", "ci.change_lo",
-  "ci.change_hi", "effect.hl_shift", "effect.cliffs_delta", "shape.p_adjusted" }) do
-  csv_columns[i] = { key = k, csv = k:gsub("%.", "_"), csv_value = k:find("%.") and nested(k) or nil }
-end
-local header = { { "A", side_text(r.a) }, { "B", side_text(r.b) }, { "metrics", headline },
-  { "significance", test_line .. " (* = significant)" }, { "shape", shape_line } }
-for _, w in ipairs(r.warnings) do header[#header + 1] = { "warning", w } end
-report.emit(opts, {
-  title = "compare: A -> B",
-  header = header,
-  sections = tables,
-  csv = { rows = r.metrics, columns = csv_columns },
-  max_width = 160,
-})

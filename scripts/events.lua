@@ -34,6 +34,7 @@ local events = require "vp.events"
 
 local SPEC = {
   name = "events.lua",
+  schema = events.schema, -- printed by --help
   formats = { "devt" },
   summary = "Counts, rates and intervals per group and event type of a .devt export, and frame pacing.",
   description = events.DEFINITIONS,

@@ -6,20 +6,23 @@
 --
 -- usage: vpscript hitches.lua [options] CAPTURE...   (several files or directories: one run each,
 --        see vp.multi; --json then prints one document per line)
---   --factor X          a hitch is at least X times its baseline (default 2.5)
---   --window N          baseline = median of the N preceding frames (default 30)
---   --min-excess-ms X   ... and at least X ms above the baseline (default 5)
---   --threshold-ms X    use the engine's absolute rule instead: frame_ms > X
+--   --rule NAME         median (ours, the default), capframex or unreal: whose definition of a hitch
+--   --factor X          a hitch is at least X times its baseline (default 2.5; median, capframex)
+--   --window N          baseline = median of the N preceding frames (default 30; the causes' too)
+--   --min-excess-ms X   ... and at least X ms above the baseline (default 5; median)
+--   --threshold-ms X    median: use the engine's absolute rule instead, frame_ms > X;
+--                       unreal: its hitch threshold (default 60)
 --   --causes N          causes (nodes, groups) listed per hitch (default 5)
 --   --json, --csv, --help
 --
 -- Definitions: hitches.DEFINITIONS (printed by --help) and docs/metrics.md.
 --
 -- JSON: hitches.schema (stdlib/vp/hitches.lua), one document:
---   { file, format, frames,
+--   { file, format, rule, frames,
 --     frame_ms = {mean, p50, p95, p99, max},         -- null when there are no frames
---     low_1pct_fps, low_01pct_fps, stutter_pct,
---     params = {factor, window, min_excess_ms, threshold_ms},  -- threshold_ms null unless given
+--     low_1pct_fps, low_01pct_fps, stutter_pct,       -- stutter_pct: the rule's figure
+--     params = {factor, window, min_excess_ms, threshold_ms},  -- null where the rule has none
+--     capframex = {...}, unreal = {...},              -- that rule's figures (vp.anchors), else null
 --     hitches = [ { frame, tick, frame_ms, baseline_ms,       -- frame 1-based; tick/baseline may be null
 --                   causes = [ {node, path, group, self_ms, excess_ms} ],  -- by excess_ms, descending
 --                   groups = [ {group, excess_ms} ] } ] }                  -- by excess_ms, descending
@@ -32,18 +35,22 @@ local hitches = require "vp.hitches"
 
 local SPEC = {
   name = "hitches.lua",
+  schema = hitches.schema, -- printed by --help
   formats = { "vprof", "laige-budget" },
   summary = "Frame time statistics and the hitch frames of a capture, each with its causes.",
   description = hitches.DEFINITIONS,
   options = {
-    { "--factor", type = "number", default = 2.5, positive = true, metavar = "X",
-      help = "a hitch takes at least X times its baseline" },
+    { "--rule", default = "median", choices = hitches.RULES,
+      help = "whose definition of a hitch: ours (median), CapFrameX's stuttering or Unreal's hitches" },
+    { "--factor", type = "number", positive = true, metavar = "X",
+      help = "a hitch takes at least X times its baseline; median and capframex rules (default\1" .. "2.5)" },
     { "--window", type = "integer", default = 30, min = 1, metavar = "N",
-      help = "the baseline is the median of the N preceding frames" },
-    { "--min-excess-ms", type = "number", default = 5, min = 0, metavar = "X",
-      help = "a hitch is also at least X ms above its baseline" },
+      help = "the baseline is the median of the N preceding frames (the causes' too, under every rule)" },
+    { "--min-excess-ms", type = "number", min = 0, metavar = "X",
+      help = "a hitch is also at least X ms above its baseline; median rule (default\1" .. "5)" },
     { "--threshold-ms", type = "number", min = 0, metavar = "X",
-      help = "use the absolute rule instead: a hitch is a frame taking more than X ms" },
+      help = "median rule: use the absolute rule instead, a hitch is a frame taking more than X ms; "
+        .. "unreal rule: its hitch threshold (default\1" .. "60)" },
     { "--causes", type = "integer", default = 5, min = 0, metavar = "N",
       help = "nodes and groups listed per hitch" },
     cli.FRAMES,
@@ -56,7 +63,7 @@ local path = args[1]
 local cap = cli.open(path)
 cli.restrict(cap, opts.frames)
 local doc, info = hitches.analyze(cap, {
-  factor = opts.factor, window = opts.window, min_excess_ms = opts.min_excess_ms,
+  rule = opts.rule, factor = opts.factor, window = opts.window, min_excess_ms = opts.min_excess_ms,
   threshold_ms = opts.threshold_ms, causes = opts.causes, file = path,
   on_progress = cli.on_progress("hitches: causes"),
 })
@@ -64,8 +71,7 @@ local doc, info = hitches.analyze(cap, {
 -- Output -------------------------------------------------------------------------
 
 local n, total_ms, frame_stats = doc.frames, info.total_ms, doc.frame_ms
-local factor, window, min_excess = doc.params.factor, doc.params.window, doc.params.min_excess_ms
-local threshold = doc.params.threshold_ms
+local p = doc.params
 local is_vprof = cap.format == "vprof"
 local hitch_list = doc.hitches
 
@@ -74,13 +80,23 @@ local function fps(v)
   return fmt.fixed(v, 1) .. " fps"
 end
 
-local rule
-if threshold then
-  rule = string.format("frame time > %s ms (absolute rule)", fmt.number(threshold))
-else
-  rule = string.format("frame time >= %s x the median of the preceding %d frames and >= %s ms above it",
-    fmt.number(factor), window, fmt.number(min_excess))
-end
+local RULE_TEXT = {
+  median = function()
+    return string.format("frame time >= %s x the median of the preceding %d frames and >= %s ms above it",
+      fmt.number(p.factor), p.window, fmt.number(p.min_excess_ms))
+  end,
+  threshold = function() return string.format("frame time > %s ms (absolute rule)", fmt.number(p.threshold_ms)) end,
+  capframex = function()
+    local c = doc.capframex
+    return string.format("CapFrameX: frame time > %s x the moving average of the last %s frames "
+      .. "(10 x sqrt(mean frame time))", fmt.number(c.factor), c.window and fmt.int(c.window) or "-")
+  end,
+  unreal = function()
+    local u = doc.unreal
+    return string.format("Unreal: frame time >= %s ms, > %s x the previous frame, >= %s ms after the previous "
+      .. "hitch", fmt.number(u.threshold_ms), fmt.number(u.ratio), fmt.number(u.dead_window_ms))
+  end,
+}
 
 local header = {
   { "frames", fmt.int(n) .. (n > 0 and ("  (" .. fmt.duration(total_ms) .. " of frame time)") or "") },
@@ -92,9 +108,24 @@ if frame_stats then
   header[#header + 1] = { "1 % low", fps(doc.low_1pct_fps) }
   header[#header + 1] = { "0.1 % low", fps(doc.low_01pct_fps) }
 end
-header[#header + 1] = { "stutter", string.format("%s of frame time in %s hitch frame%s",
-  fmt.pct(doc.stutter_pct, 2), fmt.int(#hitch_list), #hitch_list == 1 and "" or "s") }
-header[#header + 1] = { "hitch rule", rule }
+local what = doc.rule == "unreal" and "of the charted frame time" or "of frame time"
+header[#header + 1] = { "stutter", string.format("%s %s in %s hitch frame%s",
+  fmt.pct(doc.stutter_pct, 2), what, fmt.int(#hitch_list), #hitch_list == 1 and "" or "s") }
+header[#header + 1] = { "hitch rule", RULE_TEXT[doc.rule]() }
+if doc.capframex then
+  local c = doc.capframex
+  header[#header + 1] = { "low-FPS time", string.format("%s of frame time below %s fps (not stutters)",
+    fmt.pct(c.low_fps_time_pct, 2), fmt.number(c.low_fps)) }
+  for _, low in ipairs(c.lows) do
+    header[#header + 1] = { fmt.number(low.pct) .. " % low (CapFrameX)",
+      string.format("%s average, %s integral", fps(low.average_fps), fps(low.integral_fps)) }
+  end
+elseif doc.unreal then
+  local u = doc.unreal
+  header[#header + 1] = { "hitches / minute", u.hitches_per_minute and fmt.fixed(u.hitches_per_minute, 2) or "-" }
+  header[#header + 1] = { "spent hitching", fmt.pct(u.percent_spent_hitching, 2) .. string.format(
+    " (hitch time less %s ms a hitch)", fmt.number(u.target_ms)) }
+end
 
 local rows = {}
 for i, h in ipairs(hitch_list) do
@@ -120,34 +151,19 @@ if is_vprof then
   columns[#columns + 1] = { key = "cause", title = "top cause (node path)", align = "left" }
 end
 
--- The text lists the causes worth reading: those with at least a tenth of
--- the largest one's excess (the JSON has all of them, up to --causes).
-local function worth(list)
-  local out, floor = {}, list[1] and list[1].excess_ms / 10 or 0
-  for _, c in ipairs(list) do
-    if c.excess_ms >= floor then out[#out + 1] = c end
-  end
-  return out, #list - #out
-end
-
-local detail = { "\ncauses (excess over each one's own baseline; smaller ones in --json)" }
+-- The text lists what --causes asks for, as the JSON does.
+local detail = { "\ncauses (excess over each one's own baseline)" }
 if is_vprof and opts.causes > 0 then
   for _, h in ipairs(hitch_list) do
     if #h.causes > 0 or #h.groups > 0 then
       detail[#detail + 1] = string.format("\nframe %d%s: %s ms, baseline %s ms", h.frame,
         h.tick and (" (tick " .. h.tick .. ")") or "", fmt.ms(h.frame_ms), fmt.ms(h.baseline_ms))
-      local groups, gmore = worth(h.groups)
-      for _, g in ipairs(groups) do
+      for _, g in ipairs(h.groups) do
         detail[#detail + 1] = string.format("  group  %9s ms  %s", "+" .. fmt.ms(g.excess_ms), g.group)
       end
-      local causes, cmore = worth(h.causes)
-      for _, c in ipairs(causes) do
+      for _, c in ipairs(h.causes) do
         detail[#detail + 1] = string.format("  node   %9s ms  %s  [%s]  self %s ms", "+" .. fmt.ms(c.excess_ms),
           c.path, c.group or "-", fmt.ms(c.self_ms))
-      end
-      if gmore + cmore > 0 then
-        detail[#detail + 1] = string.format("  (%d smaller group%s, %d smaller node%s)", gmore,
-          gmore == 1 and "" or "s", cmore, cmore == 1 and "" or "s")
       end
     end
   end

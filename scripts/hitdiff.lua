@@ -43,6 +43,7 @@ local hitdiff = require "vp.hitdiff"
 
 local SPEC = {
   name = "hitdiff.lua",
+  schema = hitdiff.schema, -- printed by --help
   formats = { "dw" },
   summary = "Client/server hit disagreement per bullet of a .dw weapon trace.",
   description = hitdiff.DEFINITIONS,

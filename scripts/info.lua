@@ -12,8 +12,10 @@
 --   --json, --csv, --help
 --
 -- JSON: info.schema (stdlib/vp/info.lua), one document:
---   { file, format, size, summary = { <name> = <value>, ... }, warnings = [ "..." ] }
---   size in bytes; summary values are numbers, strings or booleans.
+--   { file, format, size, summary = { <key> = <value>, ... }, warnings = [ "..." ] }
+--   size in bytes; keys in snake_case (info.key), in the reader's order;
+--   values are numbers (durations in ms under keys ending in _ms), booleans
+--   or strings that are not numbers.
 -- The analysis is stdlib/vp/info.lua (info.analyze); this script parses the
 -- options and renders.
 local cli = require "vp.cli"
@@ -23,12 +25,15 @@ local info = require "vp.info"
 
 local SPEC = {
   name = "info.lua",
+  schema = info.schema, -- printed by --help
   summary = "A one-screen summary of any supported capture file.",
   description = [[
 Prints the detected format, the path and size, then the rows the format's
-reader provides (cap:summary(); for VProf: frames, tick range, duration = the
-sum of all frame times, nodes, groups, time escape width, truncation, whether
-the capture holds timings at all), then the reader's warnings.]],
+reader provides (cap:summary(); for VProf: frames, first and last tick,
+duration = the sum of all frame times, nodes, groups, time escape width,
+truncation, whether the capture holds timings at all), then the reader's
+warnings. With --json every row's key is in snake_case and every number a
+number (durations in ms under keys ending in _ms).]],
   options = {
     { "--format", metavar = "FMT", help = "force the format instead of detecting it" },
   },

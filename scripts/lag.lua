@@ -46,6 +46,7 @@ local lag = require "vp.lag"
 
 local SPEC = {
   name = "lag.lua",
+  schema = lag.schema, -- printed by --help
   formats = { "dlag" },
   summary = "Per-measurement statistics and spikes of a .dlag lag profiler export, ping and loss first.",
   description = lag.DEFINITIONS,

@@ -43,6 +43,7 @@ local laige = require "vp.laige"
 
 local SPEC = {
   name = "laige.lua",
+  schema = "profile: " .. laige.profile_schema .. "; budget report: " .. laige.budget_schema, -- printed by --help
   formats = { "laige-profile", "laige-budget" },
   summary = "A laige engine profile or budget report: statistics, systems over budget, failed frames.",
   description = laige.DEFINITIONS,

@@ -38,6 +38,7 @@ local movement = require "vp.movement"
 
 local SPEC = {
   name = "movement.lua",
+  schema = movement.schema, -- printed by --help
   formats = { "dm" },
   summary = "Distance, speed, ground/air time, jumps, jetpack use and corrections of a .dm trace.",
   description = movement.DEFINITIONS,
@@ -108,8 +109,9 @@ local model = {
     { "in air", string.format("%s (%s)", fmt.duration(doc.air_ms), fmt.pct(doc.air_pct)) },
     { "unknown", fmt.duration(doc.unknown_ms) },
     { "jumps", string.format("%d (takeoffs %d, landings %d)", doc.jumps, doc.takeoffs, doc.landings) },
-    { "jetpack energy", jet.samples > 0 and string.format("used %s, recharged %s (%s .. %s)",
-      fmt.int(jet.used), fmt.int(jet.recharged), fmt.int(jet.first), fmt.int(jet.last)) or "-" },
+    { "jetpack energy", jet.samples > 0 and string.format("used %s, recharged %s (first %s, last %s, min %s, max %s)",
+      fmt.int(jet.used), fmt.int(jet.recharged), fmt.int(jet.first), fmt.int(jet.last), fmt.int(jet.min),
+      fmt.int(jet.max)) or "-" },
     { "corrections", string.format("%d of %s checked pairs (> %s units), largest %s",
       corr.count, fmt.int(corr.checked_pairs), num(corr.min_correction), num(corr.max_size)) },
   },

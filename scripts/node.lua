@@ -23,6 +23,7 @@ local report = require "vp.report"
 
 local SPEC = {
   name = "node.lua",
+  schema = node.schema, -- printed by --help
   summary = "One node of a VProf capture in detail.",
   description = node.DEFINITIONS,
   options = {

@@ -30,6 +30,7 @@ local top = require "vp.top"
 
 local SPEC = {
   name = "top.lua",
+  schema = top.schema, -- printed by --help
   formats = { "vprof" },
   summary = "The heaviest nodes of a VProf capture, per node path.",
   description = top.DEFINITIONS,

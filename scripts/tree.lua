@@ -25,6 +25,7 @@ local tree = require "vp.tree"
 
 local SPEC = {
   name = "tree.lua",
+  schema = tree.schema, -- printed by --help
   summary = "The call tree of a VProf capture, or its nodes totalled by name.",
   description = tree.DEFINITIONS,
   options = {

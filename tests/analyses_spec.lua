@@ -145,8 +145,48 @@ describe("analysis modules", function()
     end
     -- a summary row without a value is written as null, not left out
     local doc = { file = "f", format = "x", size = 1, summary = { a = 1 }, warnings = {} }
+    assert.equal("trailing_bytes", info.key("trailing bytes"))
+    assert.equal("tick_p50_ms", info.key(" Tick p50 (ms) "))
     assert.equal('{"file":"f","format":"x","size":1,"summary":{"b":null,"a":1},"warnings":[]}',
       json.encode(doc, info.schema_for({ { name = "b" }, { name = "a", value = 1 } })))
+  end)
+
+  it("info --json: one key style and numbers as numbers, for every format", function()
+    local files = { "sample.vprof", "sample.devt", "sample.dlag", "sample.dm", "sample.dw" }
+    for i, f in ipairs(files) do files[i] = ex .. "/" .. f end
+    for _, f in ipairs({ "profile.json", "profile.txt", "budget_pass.txt", "budget_fail.txt" }) do
+      files[#files + 1] = "examples/laige/" .. f
+    end
+    for _, f in ipairs(files) do
+      local doc = h.run_json("scripts/info.lua", f, "--json")
+      local n = 0
+      for k, v in pairs(doc.summary) do
+        n = n + 1
+        assert.matches("^[a-z][a-z0-9_]*$", k, f)
+        assert.is_nil(k:find("__", 1, true), f .. ": " .. k)
+        if type(v) == "string" then
+          -- a number, a range or a duration is never a string
+          assert.is_nil(tonumber(v), f .. ": " .. k .. " = " .. v)
+          assert.is_nil(v:find("%d%s*%.%.%s*%-?%d"), f .. ": " .. k .. " = " .. v)
+          assert.is_nil(v:find("%d%s*ms"), f .. ": " .. k .. " = " .. v)
+          assert.is_nil(v:find("%d %(", 1), f .. ": " .. k .. " = " .. v)
+        end
+      end
+      assert.is_true(n >= 8, f)
+    end
+    local vprof = h.run_json("scripts/info.lua", ex .. "/sample.vprof", "--json").summary
+    assert.are.equal(48213, vprof.first_tick)
+    assert.are.equal(52112, vprof.last_tick)
+    assert.are.equal(4, vprof.escape_width)
+    assert.is_false(vprof.escapes_seen)
+    local laige = h.run_json("scripts/info.lua", "examples/laige/profile.json", "--json").summary
+    assert.are.equal(3.21298, laige.tick_p50_ms)
+    assert.are.equal(4.72886, laige.frame_p99_ms)
+    assert.are.equal(0, h.run_json("scripts/info.lua", ex .. "/sample.dm", "--json").summary.trailing_bytes)
+    -- the text keeps reading as it did: "_" reads as a space, "_ms" as a duration
+    local text = h.run("scripts/info.lua", "examples/laige/profile.json").stdout
+    assert.matches("\n  tick p50 +3%.213 ms\n", text)
+    assert.matches("\n  systems over budget +1\n", text)
   end)
 
   it("vp.lag: plain data that lag.lua prints, and lag.measurement_doc", function()

@@ -205,3 +205,120 @@ describe("vp.anchors", function()
     raises("EUSAGE", "rule must be one of capframex, unreal", anchors.hitch_list, "fraps", vp.Series { 1 })
   end)
 end)
+
+-- hitches.lua --rule capframex|unreal: the same frames and figures as
+-- vp.anchors, the same causes as under the default rule, the rule's figure
+-- as stutter_pct, and a parameter the rule does not take refused.
+describe("hitches --rule", function()
+  local h = require "helpers"
+  local hitches = require "vp.hitches"
+  local sample = "examples/sample.vprof"
+  local cap
+  setup(function() cap = h.open_ok(sample) end)
+  teardown(function() cap:close() end)
+
+  local function frames_of(list)
+    local out = {}
+    for i, x in ipairs(list) do out[i] = x.frame end
+    return out
+  end
+
+  it("takes CapFrameX's stutters and figures from vp.anchors, with the usual causes", function()
+    local ft = cap:frame_times()
+    local want = anchors.capframex(ft)
+    local doc = hitches.analyze(cap, { rule = "capframex", causes = 2 })
+    assert.are.equal("capframex", doc.rule)
+    assert.are.same(want.stutters, frames_of(doc.hitches))
+    assert.are.same({ 1200, 2500, 3100, 3700 }, frames_of(doc.hitches))
+    assert.are.same(want, doc.capframex)
+    assert.is_nil(doc.unreal)
+    assert.are.equal(want.stutter_time_pct, doc.stutter_pct)
+    assert.are.same({ factor = 2.5, window = 30 }, doc.params)
+    local median = hitches.analyze(cap, { causes = 2 })
+    for i, hitch in ipairs(doc.hitches) do
+      assert.are.same(median.hitches[i].causes, hitch.causes)
+      assert.are.same(median.hitches[i].groups, hitch.groups)
+      assert.are.equal(median.hitches[i].tick, hitch.tick)
+      near(2.5 * ft:rolling(want.window, "mean")[hitch.frame], hitch.baseline_ms)
+    end
+    -- --factor is CapFrameX's factor
+    local strict = hitches.analyze(cap, { rule = "capframex", factor = 3.5, causes = 0 })
+    assert.are.same(anchors.capframex(ft, { factor = 3.5 }).stutters, frames_of(strict.hitches))
+    assert.is_true(#strict.hitches < #doc.hitches)
+  end)
+
+  it("takes Unreal's hitches and figures, --threshold-ms as its threshold", function()
+    local ft = cap:frame_times()
+    local doc = hitches.analyze(cap, { rule = "unreal", threshold_ms = 40, causes = 1 })
+    local want = anchors.unreal(ft, { threshold_ms = 40 })
+    assert.are.same(want.hitches, frames_of(doc.hitches))
+    assert.are.equal(4, #doc.hitches)
+    assert.are.same(want, doc.unreal)
+    assert.are.equal(want.hitch_time_pct, doc.stutter_pct)
+    assert.are.same({ threshold_ms = 40, window = 30 }, doc.params)
+    for _, hitch in ipairs(doc.hitches) do
+      assert.are.equal(1, #hitch.causes)
+      near(want.ratio * ft[hitch.frame - 1], hitch.baseline_ms)
+    end
+    -- at the engine's 60 ms nothing in the sample is a hitch
+    local none = hitches.analyze(cap, { rule = "unreal" })
+    assert.are.same({}, none.hitches)
+    assert.are.equal(0, none.stutter_pct)
+    -- the median rule names the absolute rule when it applies it
+    assert.are.equal("threshold", hitches.analyze(cap, { threshold_ms = 40, causes = 0 }).rule)
+    assert.are.equal("median", hitches.analyze(cap, { causes = 0 }).rule)
+  end)
+
+  it("refuses a rule it does not know and a parameter the rule does not take", function()
+    raises("EUSAGE", "params.rule must be one of median, capframex, unreal", hitches.analyze, cap, { rule = "cfx" })
+    raises("EUSAGE", "params.factor does not apply to the unreal rule", hitches.analyze, cap,
+      { rule = "unreal", factor = 3 })
+    raises("EUSAGE", "params.min_excess_ms does not apply to the capframex rule", hitches.analyze, cap,
+      { rule = "capframex", min_excess_ms = 1 })
+    raises("EUSAGE", "params.threshold_ms does not apply to the capframex rule", hitches.analyze, cap,
+      { rule = "capframex", threshold_ms = 1 })
+    local r = h.run("scripts/hitches.lua", sample, "--rule", "unreal", "--min-excess-ms", "3")
+    assert.are.equal(2, r.code)
+    assert.matches("min_excess_ms does not apply to the unreal rule", r.stderr)
+  end)
+
+  it("hitches.lua prints the rule and its figures, and its JSON is the module's", function()
+    local r = h.run("scripts/hitches.lua", sample, "--rule", "capframex", "--causes", "0")
+    assert.are.equal(0, r.code, r.stderr)
+    assert.matches("hitch rule +CapFrameX: frame time > 2.5 x the moving average of the last 38 frames", r.stdout)
+    assert.matches("1 %% low %(CapFrameX%) +49%.4 fps average, 58%.5 fps integral", r.stdout)
+    r = h.run("scripts/hitches.lua", sample, "--rule", "unreal", "--threshold-ms", "40", "--causes", "0")
+    assert.matches("hitch rule +Unreal: frame time >= 40 ms, > 1%.18 x the previous frame, >= 200 ms after",
+      r.stdout)
+    assert.matches("hitches / minute +4%.10\n", r.stdout)
+    local doc = h.run_json("scripts/hitches.lua", sample, "--rule", "unreal", "--threshold-ms", "40", "--json")
+    local json = require "vp.json"
+    local want = json.decode(json.encode(hitches.analyze(cap, { rule = "unreal", threshold_ms = 40 }),
+      hitches.schema))
+    want.file = doc.file
+    assert.are.same(want, doc)
+    local help = h.run("scripts/hitches.lua", "--help").stdout
+    assert.matches("FrametimeStatisticProvider%.cs", help)
+    assert.matches("ChartCreation%.cpp", help)
+    assert.matches("%-%-rule median|capframex|unreal", help)
+  end)
+
+  it("hitches.lua lists --causes N nodes and groups per hitch in the text", function()
+    for _, n in ipairs({ 1, 3 }) do
+      local r = h.run("scripts/hitches.lua", sample, "--causes", tostring(n))
+      assert.are.equal(0, r.code, r.stderr)
+      local per = {}
+      local frame
+      for line in r.stdout:gmatch("[^\n]+") do
+        frame = line:match("^frame (%d+) %(tick") or frame
+        local kind = line:match("^  (%a+) +%+")
+        if frame and kind then
+          per[frame] = per[frame] or { group = 0, node = 0 }
+          per[frame][kind] = per[frame][kind] + 1
+        end
+      end
+      assert.are.same({ ["1200"] = { group = n, node = n }, ["2500"] = { group = n, node = n },
+        ["3100"] = { group = n, node = n }, ["3700"] = { group = n, node = n } }, per)
+    end
+  end)
+end)

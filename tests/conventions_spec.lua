@@ -237,3 +237,49 @@ describe("every trace capture", function()
     end
   end)
 end)
+
+-- One rule for an index out of range, whatever the format (docs/api.md,
+-- "Indexes, ranges and lookups"): it raises "<what> N is out of range 1..M";
+-- a lookup by name, path or id that finds nothing returns nil.
+describe("an index out of range", function()
+  local dir
+  setup(function() dir = h.tmpdir() end)
+  teardown(h.cleanup)
+
+  local function open(f)
+    local path = dir .. "/range." .. f
+    local w = vp.writer(f, path)
+    if f == "vprof" then
+      w:default_groups()
+      local id = w:node(0, "Frame", 3)
+      w:frame(1, { [id] = 1000 })
+      w:frame(2, { [id] = 2000 })
+    else
+      CAPTURES[f].write(w)
+    end
+    w:close()
+    return h.open_ok(path)
+  end
+
+  it("raises naming the range in every format, frames and frame ranges of VProf included", function()
+    local cap = open("vprof")
+    for _, i in ipairs({ 0, 3, 99999, -1 }) do
+      assert.has_error(function() cap:frame(i) end, "frame " .. i .. " is out of range 1..2")
+    end
+    assert.has_error(function() cap:frames(1, 3) end, "frame 3 is out of range 1..2")
+    assert.has_error(function() cap:node_stats(0, 1) end, "frame 0 is out of range 1..2")
+    assert.is_nil(cap:node("Root/Nope"))
+    assert.is_nil(cap:node(12345))
+    assert.is_nil(cap:group("Nope"))
+    cap:close()
+    for _, f in ipairs({ "devt", "dlag", "dm", "dw" }) do
+      local c = CAPTURES[f]
+      local tc = open(f)
+      assert.has_error(function() c.child(tc, 99999) end, c.what .. " 99999 is out of range 1..2")
+      tc:close()
+    end
+    local budget = h.open_ok("examples/laige/budget_fail.txt")
+    assert.has_error(function() budget:frame(99999) end, "frame 99999 is out of range 1..120")
+    budget:close()
+  end)
+end)

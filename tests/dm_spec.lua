@@ -568,6 +568,8 @@ describe("dm", function()
       assert.are.equal(0, r.code, r.stderr)
       assert.matches("distance%s+7 units", r.stdout)
       assert.matches("jumps%s+1 %(takeoffs 1, landings 1%)", r.stdout)
+      -- first..last is not min..max: each figure says which it is
+      assert.matches("jetpack energy%s+used 40, recharged 10 %(first 100, last 70, min 60, max 100%)", r.stdout)
       assert.matches("1,400%s+5%s+2", r.stdout)
       r = h.run("scripts/movement.lua", "--help")
       assert.are.equal(0, r.code)

@@ -315,6 +315,25 @@ describe("laige profile report", function()
     assert.is_nil(j.systems[1].last_ms)
     assert.is_true(has_warning(j, 'no "world" key'))
     assert.is_true(has_warning(j, "systems%[1%]: missing last_ms"))
+    -- a missing section is said once, in either form (the JSON reader said it twice)
+    local function count(c, needle)
+      local n = 0
+      for _, w in ipairs(c.warnings) do
+        if w:find(needle, 1, true) then n = n + 1 end
+      end
+      return n
+    end
+    local bare = open_ok("bare.json", (PROFILE_JSON:gsub('"counters": {.-},', ""):gsub('"world":  {.-},', "")),
+      "laige-profile")
+    assert.are.equal(1, count(bare, 'no "counters" key'))
+    assert.are.equal(1, count(bare, 'no "world" key'))
+    local bare_text = open_ok("bare.txt", (with_line(with_line(PROFILE_TEXT, 5, false), 2, false)))
+    assert.are.equal(1, count(bare_text, "no counters line"))
+    assert.are.equal(1, count(bare_text, "no world line"))
+    -- null is no section either: one warning
+    local null = open_ok("null.json", (PROFILE_JSON:gsub('"counters": {.-},', '"counters": null,')),
+      "laige-profile")
+    assert.are.equal(1, count(null, 'no "counters" key'))
   end)
 
   it("reads a newer version as far as it is understood, with a warning", function()

@@ -58,28 +58,43 @@ teardown(function()
   h.cleanup()
 end)
 
-describe("vp.find", function()
+-- cap:find and cap:nodes_named (C) took vp.find over: its specs run against
+-- the methods, and vp.find's entry points are the methods.
+describe("cap:find, cap:nodes_named and vp.find", function()
   it("turns globs into anchored Lua patterns", function()
     assert.are.equal("^a%.b[^/]-c[^/][^x-z]%*$", find.glob_pattern("a.b*c?[!x-z]\\*"))
     assert.are.equal("^.-/Solve$", find.glob_pattern("**/Solve"))
     raises("EUSAGE", "not closed", find.glob_pattern, "[abc")
+    -- a "]" first in a class belongs to it, after "!" too; "-" first or last is itself
+    assert.are.equal("^[%]]$", find.glob_pattern("[]]"))
+    assert.are.equal("^[^%]]$", find.glob_pattern("[!]]"))
+    assert.are.equal("^[%-a]$", find.glob_pattern("[-a]"))
+    raises("EUSAGE", "not closed", find.glob_pattern, "[!]")
   end)
 
   it("matches names, or paths when the pattern has a '/', in pre-order", function()
     -- pre-order is the engine's: a node's newest child first
-    assert.same({ "Root/Frame/AI/Solve", "Root/Frame/Physics/Solve" }, paths(find.nodes(cap, "Solve")))
-    assert.same({ "Root/Frame/AI/Solve", "Root/Frame/Physics/Solve" }, paths(find.named(cap, "Solve")))
+    assert.same({ "Root/Frame/AI/Solve", "Root/Frame/Physics/Solve" }, paths(cap:find("Solve")))
+    assert.same({ "Root/Frame/AI/Solve", "Root/Frame/Physics/Solve" }, paths(cap:nodes_named("Solve")))
     assert.same({ "Root/Frame/AI/Solve", "Root/Frame/Physics", "Root/Frame/Physics/Solve" },
-      paths(find.nodes(cap, "[PS]*")))
-    assert.same({ "Root/Frame/AI/Solve" }, paths(find.nodes(cap, "**/AI/*")))
+      paths(cap:find("[PS]*")))
+    assert.same({ "Root/Frame/AI/Solve" }, paths(cap:find("**/AI/*")))
     -- relative to the root, as cap:node takes paths
-    assert.same({ "Root/Frame/Render" }, paths(find.nodes(cap, "Frame/R*")))
-    assert.same({}, paths(find.nodes(cap, "Render/x")))
-    assert.same({ "Root/Frame/Physics" }, paths(find.nodes(cap, "^Ph", { lua = true })))
-    assert.same({ "Root/Frame/Physics/Solve" }, paths(find.nodes(cap, "Physics/", { lua = true })))
-    assert.same({ "Root/Frame/AI", "Root/Frame/AI/Solve" }, paths(find.nodes(cap, "AI", { lua = true, on = "path" })))
+    assert.same({ "Root/Frame/Render" }, paths(cap:find("Frame/R*")))
+    assert.same({}, paths(cap:find("Render/x")))
+    assert.same({}, paths(cap:nodes_named("Solv")))
+    assert.same({ "Root/Frame/Physics" }, paths(cap:find("^Ph", { lua = true })))
+    assert.same({ "Root/Frame/Physics/Solve" }, paths(cap:find("Physics/", { lua = true })))
+    assert.same({ "Root/Frame/AI", "Root/Frame/AI/Solve" }, paths(cap:find("AI", { lua = true, on = "path" })))
+    raises("EUSAGE", "not a valid Lua pattern", cap.find, cap, "%", { lua = true })
+    raises("EUSAGE", "non%-empty string", cap.find, cap, "")
+    raises("EUSAGE", "non%-empty string", cap.find, cap, 42)
+    raises("EUSAGE", "not closed", cap.find, cap, "[abc")
+    raises("EUSAGE", "opts.on must be", cap.find, cap, "x", { on = "both" })
+    -- vp.find's entry points are the methods
+    assert.same(cap:find("[PS]*"), find.nodes(cap, "[PS]*"))
+    assert.same(cap:nodes_named("Solve"), find.named(cap, "Solve"))
     raises("EUSAGE", "not a valid Lua pattern", find.nodes, cap, "%", { lua = true })
-    raises("EUSAGE", "non%-empty string", find.nodes, cap, "")
   end)
 
   it("finds a same-named sibling by its path component", function()
@@ -88,10 +103,105 @@ describe("vp.find", function()
       frames = { { tick = 1, [1] = 1000, [2] = 2000 } },
     })
     local c = assert(vp.open(p))
-    assert.same({ "Root/Tick#2", "Root/Tick" }, paths(find.nodes(c, "Tick")))
-    assert.same({ "Root/Tick#2" }, paths(find.nodes(c, "Tick#2")))
-    assert.same({ "Root/Tick#2" }, paths(find.nodes(c, "*#2")))
+    assert.same({ "Root/Tick#2", "Root/Tick" }, paths(c:find("Tick")))
+    assert.same({ "Root/Tick#2" }, paths(c:find("Tick#2")))
+    assert.same({ "Root/Tick#2" }, paths(c:find("*#2")))
+    assert.same({ "Root/Tick#2" }, paths(c:find("#2$", { lua = true })))
+    assert.same({ "Root/Tick#2", "Root/Tick" }, paths(c:nodes_named("Tick")))
     c:close()
+  end)
+
+  -- The Lua definition (find.compile over cap:nodes()) is the reference the
+  -- C matcher is held to, on many globs over names with every special
+  -- character a glob or a Lua pattern has.
+  it("gives what the Lua definition gives, for many globs", function()
+    local names = { "Frame", "R_DrawWorld", "a.b", "C++::Think", "[x]", "*star", "50%", "a-b", "a]b",
+      "x^y", "Tick", "Tick", "back\\slash", "tab\tname", "\xC3\xA9t\xC3\xA9" }
+    local nodes, parent = {}, 0
+    for i, nm in ipairs(names) do
+      nodes[i] = { id = i, parent = parent, name = nm, group = "Game" }
+      if i % 3 == 0 then parent = i end
+    end
+    local frame = { tick = 1 }
+    for i = 1, #names do frame[i] = 100 * i end
+    local c = assert(vp.open(h.vprof(dir .. "/names.vprof", { nodes = nodes, frames = { frame } })))
+    local function reference(glob)
+      local m, out, prefix = find.compile(glob), {}, nil
+      for n in c:nodes() do
+        if n.parent == nil then prefix = n.path .. "/" end
+        local rel = n.parent and n.path:sub(#prefix + 1) or nil
+        if m(n.name, n.path, rel) then out[#out + 1] = n.path end
+      end
+      return out
+    end
+    local pieces = { "*", "**", "*", "**", "?", "Tick", "Frame", "*World", "Root/", "a", "b", "T", "[a-c]",
+      "[!a-c]", "[]x]", "[-a]", "\\*", "\\[",
+      ".", "%", "+", "-", "]", "^", "/", "::", "#2", "x", "[%]", "[\xC3]", "\\\\" }
+    local seed = 20240611
+    local function rand(n)
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return seed % n + 1
+    end
+    local tried, matched = 0, 0
+    local all = {}
+    for n in c:nodes() do
+      all[#all + 1] = n.name
+      all[#all + 1] = n.path
+    end
+    -- a real name or path with some of its characters made wild
+    local function mutate(text)
+      local out, i = {}, 1
+      while i <= #text do
+        local ch, r = text:sub(i, i), rand(12)
+        if r == 1 and ch ~= "/" then
+          out[#out + 1] = "?"
+        elseif r == 2 then
+          out[#out + 1] = rand(2) == 1 and "*" or "**"
+          i = i + rand(3) - 1
+        elseif r == 3 and ch ~= "]" and ch ~= "!" then
+          out[#out + 1] = "[" .. ch .. "z]"
+        else
+          out[#out + 1] = ch:match("[%*%?%[\\]") and ("\\" .. ch) or ch
+        end
+        i = i + 1
+      end
+      return table.concat(out)
+    end
+    for k = 1, 3000 do
+      local parts = {}
+      for j = 1, rand(4) do parts[j] = pieces[rand(#pieces)] end
+      local glob = k % 2 == 0 and mutate(all[rand(#all)]) or table.concat(parts)
+      local ok, want = pcall(reference, glob)
+      if ok then
+        tried = tried + 1
+        assert.same(want, paths(c:find(glob)), glob)
+        if #want > 0 then matched = matched + 1 end
+      else
+        raises("EUSAGE", "not closed", c.find, c, glob)
+      end
+    end
+    assert.is_true(tried > 2000)
+    assert.is_true(matched > 1000, matched)
+    c:close()
+  end)
+end)
+
+describe("tables keyed by group", function()
+  it("answer by the group's name too, and pairs still gives the groups", function()
+    local cols, dists = cap:group_self_ms(), cap:group_stats()
+    local physics = cap:group("Physics")
+    assert.are.equal(cols[physics], cols.Physics)
+    assert.same({ 3, 3, 3, 8, 3 }, cols.Physics:totable())
+    assert.are.equal(dists[physics], dists["Physics"])
+    near(4, dists.Physics:mean())
+    near(4, cap:group_stats({ fold_hidden = true }).Physics:mean())
+    assert.same({ 4, 4, 4, 4, 4 }, cap:group_self_ms()["World Rendering"]:totable())
+    -- a group without nodes, an unknown name, other keys: nil
+    assert.is_not_nil(cap:group("Sound"))
+    assert.is_nil(cols.Sound)
+    assert.is_nil(cols.Nope)
+    assert.is_nil(cols[1])
+    for k in pairs(cols) do assert.are.equal("vp.vprof.group", getmetatable(k).__name) end
   end)
 end)
 

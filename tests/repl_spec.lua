@@ -242,6 +242,11 @@ describe("vp.repl", function()
       assert.are.same({ 12, 'Physics"' }, { names('t.c:group("Phy') })
       assert.are.same({ 12, 'Particle/Effect_Rendering"' }, { names('cap:group("Part') })
       assert.are.same({ 16, "" }, { names('cap:node("Nope/') })
+      -- a name wherever the node is: nodes_named, and find before any "/"
+      assert.are.same({ 18, 'Simulate"' }, { names('cap:nodes_named("Sim') })
+      assert.are.same({ 11, "R_DrawDetailProps R_DrawDisplacements R_DrawDynamicLights" },
+        { names('cap:find("R_DrawD') })
+      assert.are.same({ 26, "CL_Render" }, { names('cap:find("CEngine::Frame/CL_R') })
       -- anywhere else a string still completes file names
       assert.are.same({ 14, "examples/" }, { names('x = vp.open("exa') })
     end)

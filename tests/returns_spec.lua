@@ -119,6 +119,7 @@ describe("documented functions return what their signature names", function()
         schema_for = { function()
           return P(require("vp.info").schema_for, select(2, require("vp.info").analyze(cap)))
         end },
+        key = { function() return P(require("vp.info").key, "trailing bytes") end },
       },
       ["vp.hitdiff"] = {
         analyze = { function() return P(require("vp.hitdiff").analyze, caps.dw) end },

@@ -126,8 +126,8 @@ describe("vprof", function()
       assert.are.equal(2, f:calls("Root/A"))
       assert.are.equal(5.0, f:self_ms(1))
       assert.are.equal(0.0, cap:frame(1):time_ms(3)) -- C did not exist yet
-      assert.is_nil(cap:frame(0))
-      assert.is_nil(cap:frame(4))
+      assert.has_error(function() cap:frame(0) end, "frame 0 is out of range 1..3")
+      assert.has_error(function() cap:frame(4) end, "frame 4 is out of range 1..3")
       local seen = {}
       for n, ms, calls in f:nodes() do seen[#seen + 1] = { n.name, ms, calls } end
       assert.are.same({ { "Root", 0.0, 1 }, { "A", 12.0, 2 }, { "C", 3.0, 1 }, { "B", 4.0, 1 },
@@ -143,9 +143,19 @@ describe("vprof", function()
       idx = {}
       for f in cap:frames(2, 3) do idx[#idx + 1] = f.frame_ms end
       assert.are.same({ 12.0, 40.0 }, idx)
+      -- an end out of range raises as cap:frame does; j = i - 1 is the empty range
+      assert.has_error(function() cap:frames(5) end, "frame 5 is out of range 1..3")
+      assert.has_error(function() cap:frames(0, 2) end, "frame 0 is out of range 1..3")
+      assert.has_error(function() cap:frames(2, 4) end, "frame 4 is out of range 1..3")
+      assert.has_error(function() cap:frames(3, 1) end,
+        "frame range 3..1 is reversed: the first frame is after the last")
+      assert.has_error(function() cap:node_stats(1, 9) end, "frame 9 is out of range 1..3")
+      assert.has_error(function() cap:node_stat(1, 0, 2) end, "frame 0 is out of range 1..3")
       idx = {}
-      for f in cap:frames(5) do idx[#idx + 1] = f end
+      for f in cap:frames(4) do idx[#idx + 1] = f end
+      for f in cap:frames(2, 1) do idx[#idx + 1] = f end
       assert.are.same({}, idx)
+      assert.are.equal(0, h.find(cap:node_stats(3, 2), "node", cap:node(1)).frames)
     end)
 
     it("computes node series and node stats in C", function()
@@ -178,7 +188,10 @@ describe("vprof", function()
       local rows = {}
       for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
       assert.are.equal(3, rows.frames)
-      assert.are.equal("10 .. 12", rows.ticks)
+      assert.are.equal(10, rows.first_tick)
+      assert.are.equal(12, rows.last_tick)
+      assert.are.equal(4, rows.escape_width)
+      assert.is_false(rows.escapes_seen)
       assert.are.equal(62.0, rows.duration_ms)
       assert.are.equal(5, rows.nodes)
     end)

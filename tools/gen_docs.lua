@@ -10,6 +10,10 @@
 --   run ARGS...   the output of `./vpscript ARGS...` on the shipped examples
 --                 (stdout and stderr; a non-zero exit status is shown)
 --   run:N ARGS... the same, cut after N lines
+--   json[:N] ARGS...
+--                 the one-line JSON document `./vpscript ARGS...` prints,
+--                 indented two spaces a level with its keys in the order
+--                 printed (cut after N lines)
 --   repl FILE ;; LINE ;; LINE...
 --                 a REPL session: `./vpscript -i FILE` fed the LINEs, shown
 --                 as typed at the prompt
@@ -78,9 +82,51 @@ local function shell(args, stdin)
   return out, code
 end
 
-local function run(args, max_lines)
+-- A JSON document indented, token by token: keys stay in the order printed
+-- and numbers as printed; an empty [] or {} stays on one line.
+local function indent_json(s)
+  local out, depth, i = {}, 0, 1
+  local function nl() out[#out + 1] = "\n" .. ("  "):rep(depth) end
+  while i <= #s do
+    local c = s:sub(i, i)
+    if c == '"' then
+      local j = i + 1
+      while s:sub(j, j) ~= '"' do j = j + (s:sub(j, j) == "\\" and 2 or 1) end
+      out[#out + 1] = s:sub(i, j)
+      i = j
+    elseif (c == "{" or c == "[") and s:sub(i + 1, i + 1) == (c == "{" and "}" or "]") then
+      out[#out + 1] = s:sub(i, i + 1)
+      i = i + 1
+    elseif c == "{" or c == "[" then
+      out[#out + 1] = c
+      depth = depth + 1
+      nl()
+    elseif c == "}" or c == "]" then
+      depth = depth - 1
+      nl()
+      out[#out + 1] = c
+    elseif c == "," then
+      out[#out + 1] = c
+      nl()
+    elseif c == ":" then
+      out[#out + 1] = ": "
+    elseif not c:match("%s") then
+      out[#out + 1] = c
+    end
+    i = i + 1
+  end
+  return table.concat(out)
+end
+
+local function run(args, max_lines, json)
   local out, code = shell(args)
   out = tidy(out)
+  if json then
+    if code ~= 0 or not out:match("^[{%[]") then
+      error(("json section '%s': exit status %d\n%s"):format(args, code, out))
+    end
+    out = indent_json(out)
+  end
   if max_lines then
     local lines, n = {}, 0
     for line in (out .. "\n"):gmatch("(.-)\n") do
@@ -157,6 +203,9 @@ local function generate(kind, args)
   if kind == "run" then return run(args) end
   local head = kind:match("^run:(%d+)$")
   if head then return run(args, tonumber(head)) end
+  if kind == "json" then return run(args, nil, true) end
+  local jhead = kind:match("^json:(%d+)$")
+  if jhead then return run(args, tonumber(jhead), true) end
   if kind == "repl" then return repl(args) end
   if kind == "api" then return (doc.markdown():gsub("%s+$", "")) end
   if kind == "metrics" then return metrics() end

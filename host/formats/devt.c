@@ -1,5 +1,6 @@
 #include "formats/devt.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,8 +78,9 @@ static vp_errcode header_parse(vp_cursor *c, void *ctx, vp_error *err)
     return vp_field_u32(c, &d->header_group_count, "the u32 group_count", err);
 }
 
-static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
+static vp_errcode devt_index(void *model, int strict, vp_error *err)
 {
+    vp_devt *d = model;
     vp_src *s = &d->src;
     const uint64_t size = s->size;
     uint64_t pos;
@@ -166,44 +168,33 @@ static vp_errcode devt_index(vp_devt *d, int strict, vp_error *err)
     return VP_OK;
 }
 
-static vp_errcode devt_finish(vp_devt *d, const vp_open_opts *opts, vp_devt **out,
-                              vp_error *err)
+static void devt_free_model(void *m)
 {
-    vp_errcode rc = devt_index(d, opts && opts->strict, err);
-    if (rc) {
-        vp_devt_free(d);
-        return rc;
-    }
-    /* The open pass is over: the next read refills, from the file as it is
-     * then (a file truncated since is an error, not stale bytes). */
-    vp_src_forget(&d->src);
-    *out = d;
-    return VP_OK;
+    vp_devt_free(m);
 }
+
+static const vp_trace_reader devt_reader = {
+    .model_size = sizeof(vp_devt),
+    .src_offset = offsetof(vp_devt, src),
+    .index = devt_index,
+    .free_model = devt_free_model,
+};
 
 vp_errcode vp_devt_open(const char *path, const vp_open_opts *opts, vp_devt **out, vp_error *err)
 {
-    *out = NULL;
-    vp_devt *d = calloc(1, sizeof *d);
-    if (!d)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_errcode rc = vp_src_open(&d->src, path, err);
-    if (rc) {
-        free(d);
-        return rc;
-    }
-    return devt_finish(d, opts, out, err);
+    void *m;
+    vp_errcode rc = vp_trace_open(&devt_reader, path, opts, &m, err);
+    *out = m;
+    return rc;
 }
 
 vp_errcode vp_devt_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_devt **out,
                             vp_error *err)
 {
-    *out = NULL;
-    vp_devt *d = calloc(1, sizeof *d);
-    if (!d)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_src_wrap(&d->src, buf, n);
-    return devt_finish(d, opts, out, err);
+    void *m;
+    vp_errcode rc = vp_trace_open_mem(&devt_reader, buf, n, opts, &m, err);
+    *out = m;
+    return rc;
 }
 
 void vp_devt_free(vp_devt *d)

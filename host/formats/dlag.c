@@ -1,5 +1,6 @@
 #include "formats/dlag.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,8 +188,9 @@ static vp_errcode dlag_stop(vp_dlag *d, int strict, vp_errcode rc, const vp_erro
     return dlag_cut(d, strict, cut, err);
 }
 
-static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
+static vp_errcode dlag_index(void *model, int strict, vp_error *err)
 {
+    vp_dlag *d = model;
     vp_src *s = &d->src;
     const uint64_t size = s->size;
     vp_errcode rc;
@@ -317,44 +319,33 @@ static vp_errcode dlag_index(vp_dlag *d, int strict, vp_error *err)
     return VP_OK;
 }
 
-static vp_errcode dlag_finish(vp_dlag *d, const vp_open_opts *opts, vp_dlag **out,
-                              vp_error *err)
+static void dlag_free_model(void *m)
 {
-    vp_errcode rc = dlag_index(d, opts && opts->strict, err);
-    if (rc) {
-        vp_dlag_free(d);
-        return rc;
-    }
-    /* The open pass is over: the next read refills, from the file as it is
-     * then (a file truncated since is an error, not stale bytes). */
-    vp_src_forget(&d->src);
-    *out = d;
-    return VP_OK;
+    vp_dlag_free(m);
 }
+
+static const vp_trace_reader dlag_reader = {
+    .model_size = sizeof(vp_dlag),
+    .src_offset = offsetof(vp_dlag, src),
+    .index = dlag_index,
+    .free_model = dlag_free_model,
+};
 
 vp_errcode vp_dlag_open(const char *path, const vp_open_opts *opts, vp_dlag **out, vp_error *err)
 {
-    *out = NULL;
-    vp_dlag *d = calloc(1, sizeof *d);
-    if (!d)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_errcode rc = vp_src_open(&d->src, path, err);
-    if (rc) {
-        free(d);
-        return rc;
-    }
-    return dlag_finish(d, opts, out, err);
+    void *m;
+    vp_errcode rc = vp_trace_open(&dlag_reader, path, opts, &m, err);
+    *out = m;
+    return rc;
 }
 
 vp_errcode vp_dlag_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dlag **out,
                             vp_error *err)
 {
-    *out = NULL;
-    vp_dlag *d = calloc(1, sizeof *d);
-    if (!d)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_src_wrap(&d->src, buf, n);
-    return dlag_finish(d, opts, out, err);
+    void *m;
+    vp_errcode rc = vp_trace_open_mem(&dlag_reader, buf, n, opts, &m, err);
+    *out = m;
+    return rc;
 }
 
 void vp_dlag_free(vp_dlag *d)

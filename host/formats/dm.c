@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -205,8 +206,9 @@ static vp_errcode grp_parse(vp_cursor *c, void *ctx, vp_error *err)
     return group_parse(c, &g->g, &g->x, NULL, err);
 }
 
-static vp_errcode dm_parse(vp_dm *d, int strict, vp_error *err)
+static vp_errcode dm_parse(void *model, int strict, vp_error *err)
 {
+    vp_dm *d = model;
     vp_error refuse = {.code = VP_OK};
     vp_src *s = &d->src;
     const uint64_t size = s->size;
@@ -350,43 +352,33 @@ static vp_errcode dm_parse(vp_dm *d, int strict, vp_error *err)
     return VP_OK;
 }
 
-static vp_errcode dm_open(vp_dm *d, const vp_open_opts *opts, vp_dm **out, vp_error *err)
+static void dm_free_model(void *m)
 {
-    vp_errcode rc = dm_parse(d, opts && opts->strict, err);
-    if (rc != VP_OK) {
-        vp_dm_free(d);
-        return rc;
-    }
-    /* The open pass is over: the next read refills, from the file as it is
-     * then (a file truncated since is an error, not stale bytes). */
-    vp_src_forget(&d->src);
-    *out = d;
-    return VP_OK;
+    vp_dm_free(m);
 }
+
+static const vp_trace_reader dm_reader = {
+    .model_size = sizeof(vp_dm),
+    .src_offset = offsetof(vp_dm, src),
+    .index = dm_parse,
+    .free_model = dm_free_model,
+};
 
 vp_errcode vp_dm_open(const char *path, const vp_open_opts *opts, vp_dm **out, vp_error *err)
 {
-    *out = NULL;
-    vp_dm *d = calloc(1, sizeof *d);
-    if (!d)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_errcode rc = vp_src_open(&d->src, path, err);
-    if (rc != VP_OK) {
-        free(d);
-        return rc;
-    }
-    return dm_open(d, opts, out, err);
+    void *m;
+    vp_errcode rc = vp_trace_open(&dm_reader, path, opts, &m, err);
+    *out = m;
+    return rc;
 }
 
 vp_errcode vp_dm_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dm **out,
                           vp_error *err)
 {
-    *out = NULL;
-    vp_dm *d = calloc(1, sizeof *d);
-    if (!d)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_src_wrap(&d->src, buf, n);
-    return dm_open(d, opts, out, err);
+    void *m;
+    vp_errcode rc = vp_trace_open_mem(&dm_reader, buf, n, opts, &m, err);
+    *out = m;
+    return rc;
 }
 
 void vp_dm_free(vp_dm *d)

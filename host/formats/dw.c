@@ -1,6 +1,7 @@
 #include "formats/dw.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,8 +274,9 @@ static vp_errcode slots_run(vp_dw *d, uint64_t *pos, uint64_t end, const char *b
     return VP_OK;
 }
 
-static vp_errcode dw_parse(vp_dw *d, int strict, vp_error *err)
+static vp_errcode dw_parse(void *model, int strict, vp_error *err)
 {
+    vp_dw *d = model;
     const uint64_t size = d->src.size;
     if (size < 5)
         return vp_fail(err, VP_ETRUNC, size < 4 ? 0 : 4,
@@ -353,43 +355,33 @@ static vp_errcode dw_parse(vp_dw *d, int strict, vp_error *err)
     return VP_OK;
 }
 
-static vp_errcode dw_open(vp_dw *d, const vp_open_opts *opts, vp_dw **out, vp_error *err)
+static void dw_free_model(void *m)
 {
-    vp_errcode rc = dw_parse(d, opts && opts->strict, err);
-    if (rc != VP_OK) {
-        vp_dw_free(d);
-        return rc;
-    }
-    /* The open pass is over: the next read refills, from the file as it is
-     * then (a file truncated since is an error, not stale bytes). */
-    vp_src_forget(&d->src);
-    *out = d;
-    return VP_OK;
+    vp_dw_free(m);
 }
+
+static const vp_trace_reader dw_reader = {
+    .model_size = sizeof(vp_dw),
+    .src_offset = offsetof(vp_dw, src),
+    .index = dw_parse,
+    .free_model = dw_free_model,
+};
 
 vp_errcode vp_dw_open(const char *path, const vp_open_opts *opts, vp_dw **out, vp_error *err)
 {
-    *out = NULL;
-    vp_dw *d = calloc(1, sizeof *d);
-    if (!d)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_errcode rc = vp_src_open(&d->src, path, err);
-    if (rc != VP_OK) {
-        free(d);
-        return rc;
-    }
-    return dw_open(d, opts, out, err);
+    void *m;
+    vp_errcode rc = vp_trace_open(&dw_reader, path, opts, &m, err);
+    *out = m;
+    return rc;
 }
 
 vp_errcode vp_dw_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dw **out,
                           vp_error *err)
 {
-    *out = NULL;
-    vp_dw *d = calloc(1, sizeof *d);
-    if (!d)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    vp_src_wrap(&d->src, buf, n);
-    return dw_open(d, opts, out, err);
+    void *m;
+    vp_errcode rc = vp_trace_open_mem(&dw_reader, buf, n, opts, &m, err);
+    *out = m;
+    return rc;
 }
 
 void vp_dw_free(vp_dw *d)

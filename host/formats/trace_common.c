@@ -290,3 +290,51 @@ vp_errcode vp_bitfield_read(vp_cursor *c, uint64_t n, const char *what, const ui
     c->p += need;
     return VP_OK;
 }
+
+/* ---- opening a reader ------------------------------------------------- */
+
+static vp_src *model_src(const vp_trace_reader *r, void *m)
+{
+    return (vp_src *)((char *)m + r->src_offset);
+}
+
+/* The index pass over a model whose source is open: the model is the
+ * caller's on success, freed otherwise. */
+static vp_errcode trace_index(const vp_trace_reader *r, void *m, const vp_open_opts *opts,
+                              void **out, vp_error *err)
+{
+    vp_errcode rc = r->index(m, opts && opts->strict, err);
+    if (rc != VP_OK) {
+        r->free_model(m);
+        return rc;
+    }
+    vp_src_forget(model_src(r, m));
+    *out = m;
+    return VP_OK;
+}
+
+vp_errcode vp_trace_open(const vp_trace_reader *r, const char *path, const vp_open_opts *opts,
+                         void **out, vp_error *err)
+{
+    *out = NULL;
+    void *m = calloc(1, r->model_size);
+    if (!m)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_errcode rc = vp_src_open(model_src(r, m), path, err);
+    if (rc != VP_OK) {
+        free(m);
+        return rc;
+    }
+    return trace_index(r, m, opts, out, err);
+}
+
+vp_errcode vp_trace_open_mem(const vp_trace_reader *r, const void *buf, size_t n,
+                             const vp_open_opts *opts, void **out, vp_error *err)
+{
+    *out = NULL;
+    void *m = calloc(1, r->model_size);
+    if (!m)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_src_wrap(model_src(r, m), buf, n);
+    return trace_index(r, m, opts, out, err);
+}

@@ -27,6 +27,7 @@
 #include <stdio.h>
 
 #include "core/cursor.h"
+#include "core/open_opts.h"
 #include "core/source.h"
 #include "core/vp_error.h"
 
@@ -124,6 +125,26 @@ int vp_chunked_next_src(vp_chunked *it, vp_src *s, uint64_t *pos, uint64_t end, 
  * range) or a source error. */
 vp_errcode vp_chunked_skip_src(vp_src *s, uint64_t *pos, uint64_t end, size_t elem_size,
                                const char *what, uint64_t *count, vp_error *err);
+
+/* ---- opening a reader --------------------------------------------------
+ * The four readers open alike: a zeroed model whose vp_src member reads
+ * the file at `path` (or wraps a caller-owned buffer that must outlive the
+ * model), then the reader's index pass with opts->strict (opts may be
+ * NULL). On failure the model is freed (free_model once the source is
+ * open), *out is NULL and err says why; on success the source forgets its
+ * window: the open pass is over, and the next read refills from the file
+ * as it is then (a file truncated since is an error, not stale bytes). */
+typedef struct vp_trace_reader {
+    size_t model_size; /* sizeof the model */
+    size_t src_offset; /* offsetof(model, its vp_src) */
+    vp_errcode (*index)(void *model, int strict, vp_error *err);
+    void (*free_model)(void *model);
+} vp_trace_reader;
+
+vp_errcode vp_trace_open(const vp_trace_reader *r, const char *path, const vp_open_opts *opts,
+                         void **out, vp_error *err);
+vp_errcode vp_trace_open_mem(const vp_trace_reader *r, const void *buf, size_t n,
+                             const vp_open_opts *opts, void **out, vp_error *err);
 
 /* ---- bitfield: reading ------------------------------------------------ */
 

@@ -232,6 +232,31 @@ size_t vp_vprof_node_path(const vp_vprof *m, uint32_t node, char *buf, size_t ca
  * root), computed once without building a path: ties between rows "by
  * path" are settled in O(1). NULL on OOM. */
 const uint32_t *vp_vprof_path_order(vp_vprof *m);
+/* The node after v in pre-order (the engine's sibling order: a node's
+ * newest child first), VP_VPROF_NO_NODE after the last. */
+uint32_t vp_vprof_preorder_next(const vp_vprof *m, uint32_t v);
+/* The node's path component: its name, with "#k" on the k-th of same-named
+ * siblings. Returns the length it needs, like snprintf. */
+size_t vp_vprof_node_label(const vp_vprof *m, uint32_t node, char *buf, size_t cap);
+/* Globs (cap:find): `*` any run of bytes except '/', `**` any run, `?` one
+ * byte except '/', `[abc]`, `[a-z]`, `[!abc]` a class (its first byte may
+ * be ']'; '-' first or last is itself), `\x` the byte x; matched against
+ * the whole string. vp_vprof_glob_error: the byte offset of a '[' that is
+ * not closed, or -1 when the glob is well formed. vp_vprof_glob_match: 1
+ * or 0, -1 for a malformed glob, -2 on OOM. */
+long vp_vprof_glob_error(const char *glob, size_t len);
+int vp_vprof_glob_match(const char *glob, size_t glen, const char *s, size_t slen);
+/* The nodes a glob matches, as node indices in pre-order (*out malloc'ed,
+ * NULL when none): on names (on_path 0: the name, or the node's own path
+ * component with its "#k") or on paths (as vp_vprof_node_path lists them,
+ * or relative to the root as vp_vprof_node_by_path takes them). EFORMAT
+ * for a malformed glob, ENOMEM. Work: the nodes x their name or listed
+ * path x the glob, whatever its stars. */
+vp_errcode vp_vprof_find(const vp_vprof *m, const char *glob, size_t glen, int on_path,
+                         uint32_t **out, uint32_t *count, vp_error *err);
+/* Every node whose name is exactly name, in pre-order (*out malloc'ed). */
+vp_errcode vp_vprof_nodes_named(const vp_vprof *m, const char *name, size_t len,
+                                uint32_t **out, uint32_t *count, vp_error *err);
 /* Group index for a group id, or VP_VPROF_NO_NODE. */
 uint32_t vp_vprof_group_by_id(const vp_vprof *m, int32_t id);
 /* The group that a node's self time counts towards when hidden groups are

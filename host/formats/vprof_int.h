@@ -9,7 +9,7 @@
  *   vprof_open.c    the open pass: structure records, the frame records,
  *                   the two escape-width attempts, truncation rollback
  *   vprof_paths.c   node paths: full and elided, the path order, finding
- *                   the node for one
+ *                   the node for one, finding nodes by glob or name
  *   vprof_frames.c  decoding frames again: one frame, or a range in order
  *   vprof_stats.c   whole-capture statistics (the accumulator the open pass
  *                   and the statistics pass share), per-node totals and

@@ -332,3 +332,305 @@ oom:
     free(stack);
     return NULL;
 }
+
+/* ---- finding nodes: pre-order, names, globs ------------------------------------ */
+
+uint32_t vp_vprof_preorder_next(const vp_vprof *m, uint32_t v)
+{
+    if (m->nodes[v].first_child != VP_VPROF_NO_NODE)
+        return m->nodes[v].first_child;
+    for (uint32_t u = v; u != VP_VPROF_NO_NODE && u != 0; u = m->nodes[u].parent)
+        if (m->nodes[u].next_sibling != VP_VPROF_NO_NODE)
+            return m->nodes[u].next_sibling;
+    return VP_VPROF_NO_NODE;
+}
+
+size_t vp_vprof_node_label(const vp_vprof *m, uint32_t node, char *buf, size_t cap)
+{
+    label l;
+    label_of(m, node, &l);
+    if (cap) {
+        size_t end = l.nlen + l.slen < cap - 1 ? l.nlen + l.slen : cap - 1;
+        size_t pos = put_back(buf, end, l.nlen + l.slen, l.suffix, l.slen);
+        put_back(buf, end, pos, l.name, l.nlen);
+        buf[end] = 0;
+    }
+    return l.nlen + l.slen;
+}
+
+/* A glob compiled to tokens; matched as an NFA over the tokens (one pass
+ * over the string, work bounded by its length x the glob's, whatever the
+ * stars). */
+enum { G_LIT, G_ONE, G_STAR, G_DSTAR, G_CLASS };
+typedef struct gtok {
+    unsigned char kind, c, neg;
+    uint32_t at, len; /* G_CLASS: its body in the glob */
+} gtok;
+
+typedef struct glob {
+    const char *src;
+    gtok *t;
+    uint32_t n;
+    unsigned char *mem;        /* the two state sets */
+    unsigned char *cur, *next; /* n + 1 states each, in mem */
+} glob;
+
+/* Where the class opened at glob[i] ('[') ends (its ']'), or 0 when it is
+ * not closed. The body starts after an optional '!' and is never empty, so
+ * a ']' right there belongs to it ("[]]", "[!]]"). */
+static size_t class_end(const char *g, size_t len, size_t i)
+{
+    size_t b = i + 1 + (i + 1 < len && g[i + 1] == '!');
+    for (size_t k = b + 1; k < len; k++)
+        if (g[k] == ']')
+            return k;
+    return 0;
+}
+
+long vp_vprof_glob_error(const char *g, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (g[i] == '\\' && i + 1 < len) {
+            i++;
+        } else if (g[i] == '[') {
+            size_t e = class_end(g, len, i);
+            if (!e)
+                return (long)i;
+            i = e;
+        }
+    }
+    return -1;
+}
+
+static void glob_free(glob *gl)
+{
+    free(gl->t);
+    free(gl->mem);
+}
+
+/* Compile a well-formed glob (vp_vprof_glob_error < 0); 0 on OOM. */
+static int glob_compile(glob *gl, const char *g, size_t len)
+{
+    memset(gl, 0, sizeof *gl);
+    gl->src = g;
+    gl->t = malloc((len + 1) * sizeof *gl->t);
+    gl->mem = malloc(2 * (len + 2));
+    if (!gl->t || !gl->mem) {
+        glob_free(gl);
+        return 0;
+    }
+    gl->cur = gl->mem;
+    gl->next = gl->mem + len + 2;
+    for (size_t i = 0; i < len; i++) {
+        gtok *t = &gl->t[gl->n++];
+        memset(t, 0, sizeof *t);
+        if (g[i] == '*') {
+            t->kind = G_STAR;
+            if (i + 1 < len && g[i + 1] == '*') {
+                t->kind = G_DSTAR;
+                i++;
+            }
+        } else if (g[i] == '?') {
+            t->kind = G_ONE;
+        } else if (g[i] == '[') {
+            size_t e = class_end(g, len, i);
+            t->kind = G_CLASS;
+            t->neg = g[i + 1] == '!';
+            t->at = (uint32_t)(i + 1 + t->neg);
+            t->len = (uint32_t)(e - t->at);
+            i = e;
+        } else {
+            t->kind = G_LIT;
+            if (g[i] == '\\' && i + 1 < len)
+                i++;
+            t->c = (unsigned char)g[i];
+        }
+    }
+    return 1;
+}
+
+/* Whether byte c is in a class body: single bytes and ranges "a-z" (a '-'
+ * first or last is itself). */
+static int class_has(const unsigned char *b, uint32_t len, unsigned char c)
+{
+    for (uint32_t k = 0; k < len;) {
+        if (k + 2 < len && b[k + 1] == '-') {
+            if (c >= b[k] && c <= b[k + 2])
+                return 1;
+            k += 3;
+        } else {
+            if (c == b[k])
+                return 1;
+            k++;
+        }
+    }
+    return 0;
+}
+
+/* Mark state s and those the stars let it skip to. */
+static void glob_add(const glob *gl, unsigned char *set, uint32_t s)
+{
+    while (!set[s]) {
+        set[s] = 1;
+        if (s == gl->n || (gl->t[s].kind != G_STAR && gl->t[s].kind != G_DSTAR))
+            break;
+        s++;
+    }
+}
+
+static int glob_match(glob *gl, const char *s, size_t len)
+{
+    uint32_t n = gl->n;
+    memset(gl->cur, 0, n + 1);
+    glob_add(gl, gl->cur, 0);
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int any = 0;
+        memset(gl->next, 0, n + 1);
+        for (uint32_t k = 0; k < n; k++) {
+            if (!gl->cur[k])
+                continue;
+            const gtok *t = &gl->t[k];
+            switch (t->kind) {
+            case G_LIT:
+                if (c == t->c)
+                    glob_add(gl, gl->next, k + 1), any = 1;
+                break;
+            case G_ONE:
+                if (c != '/')
+                    glob_add(gl, gl->next, k + 1), any = 1;
+                break;
+            case G_STAR:
+                if (c != '/')
+                    glob_add(gl, gl->next, k), any = 1;
+                break;
+            case G_DSTAR:
+                glob_add(gl, gl->next, k), any = 1;
+                break;
+            default:
+                if (class_has((const unsigned char *)gl->src + t->at, t->len, c) != t->neg)
+                    glob_add(gl, gl->next, k + 1), any = 1;
+                break;
+            }
+        }
+        if (!any)
+            return 0;
+        unsigned char *x = gl->cur;
+        gl->cur = gl->next;
+        gl->next = x;
+    }
+    return gl->cur[n];
+}
+
+int vp_vprof_glob_match(const char *g, size_t glen, const char *s, size_t slen)
+{
+    if (vp_vprof_glob_error(g, glen) >= 0)
+        return -1;
+    glob gl;
+    if (!glob_compile(&gl, g, glen))
+        return -2;
+    int r = glob_match(&gl, s, slen);
+    glob_free(&gl);
+    return r;
+}
+
+/* A list of node indices, grown as matches come. */
+typedef struct hits {
+    uint32_t *v;
+    uint32_t n, cap;
+} hits;
+
+static int hits_add(hits *h, uint32_t v)
+{
+    if (h->n == h->cap) {
+        uint32_t cap = h->cap ? h->cap * 2 : 16;
+        uint32_t *p = realloc(h->v, (size_t)cap * sizeof *p);
+        if (!p)
+            return 0;
+        h->v = p;
+        h->cap = cap;
+    }
+    h->v[h->n++] = v;
+    return 1;
+}
+
+/* Grow *buf to hold need + 1 bytes. */
+static int reserve(char **buf, size_t *cap, size_t need)
+{
+    if (need < *cap)
+        return 1;
+    char *p = realloc(*buf, need + 1);
+    if (!p)
+        return 0;
+    *buf = p;
+    *cap = need + 1;
+    return 1;
+}
+
+vp_errcode vp_vprof_find(const vp_vprof *m, const char *g, size_t glen, int on_path, uint32_t **out,
+                         uint32_t *count, vp_error *err)
+{
+    *out = NULL;
+    *count = 0;
+    long bad = vp_vprof_glob_error(g, glen);
+    if (bad >= 0)
+        return vp_fail(err, VP_EFORMAT, UINT64_MAX,
+                       "a character class '[' is not closed (at byte %ld of the pattern)", bad);
+    glob gl;
+    hits h = {0};
+    char *buf = NULL;
+    size_t cap = 0;
+    if (!glob_compile(&gl, g, glen))
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    size_t root = vp_vprof_node_label(m, 0, NULL, 0) + 1; /* "Root/" */
+    int ok = 1;
+    for (uint32_t v = 0; ok && v != VP_VPROF_NO_NODE; v = vp_vprof_preorder_next(m, v)) {
+        int hit;
+        if (on_path) {
+            size_t len = vp_vprof_node_path(m, v, NULL, 0);
+            if (!(ok = reserve(&buf, &cap, len)))
+                break;
+            vp_vprof_node_path(m, v, buf, cap);
+            hit = glob_match(&gl, buf, len) || (v != 0 && glob_match(&gl, buf + root, len - root));
+        } else {
+            const char *name = vp_vprof_name(m, m->nodes[v].name);
+            hit = glob_match(&gl, name, strlen(name));
+            if (!hit && m->nodes[v].dup) {
+                size_t len = vp_vprof_node_label(m, v, NULL, 0);
+                if (!(ok = reserve(&buf, &cap, len)))
+                    break;
+                vp_vprof_node_label(m, v, buf, cap);
+                hit = glob_match(&gl, buf, len);
+            }
+        }
+        if (hit)
+            ok = hits_add(&h, v);
+    }
+    free(buf);
+    glob_free(&gl);
+    if (!ok) {
+        free(h.v);
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    }
+    *out = h.v;
+    *count = h.n;
+    return VP_OK;
+}
+
+vp_errcode vp_vprof_nodes_named(const vp_vprof *m, const char *name, size_t len, uint32_t **out,
+                                uint32_t *count, vp_error *err)
+{
+    hits h = {0};
+    *out = NULL;
+    *count = 0;
+    for (uint32_t v = 0; v != VP_VPROF_NO_NODE; v = vp_vprof_preorder_next(m, v)) {
+        const char *s = vp_vprof_name(m, m->nodes[v].name);
+        if (strlen(s) == len && memcmp(s, name, len) == 0 && !hits_add(&h, v)) {
+            free(h.v);
+            return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        }
+    }
+    *out = h.v;
+    *count = h.n;
+    return VP_OK;
+}

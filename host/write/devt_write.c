@@ -81,9 +81,8 @@ void vp_devt_writer_group(vp_devt_writer *w, const vp_devt_wevent *ev, size_t n,
 {
     header_emit(w);
     w->groups++;
-    vp_wbuf_u32(&w->file.buf, f && f->has_total ? f->total : (uint32_t)n);
     /* event_put only reads the events. */
-    vp_chunked_write_framed(&w->file.buf, n, f, event_put, (void *)ev);
+    vp_totaled_write_framed(&w->file.buf, n, f, event_put, (void *)ev);
 }
 
 void vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n)

@@ -93,8 +93,7 @@ vp_errcode vp_dlag_writer_measurement(vp_dlag_writer *w, const vp_dlag_wsample *
     if (rc)
         return rc;
     w->measurements++;
-    vp_wbuf_u32(&w->file.buf, f && f->has_total ? f->total : (uint32_t)n);
-    vp_chunked_write_framed(&w->file.buf, n, f, sample_put, (void *)s);
+    vp_totaled_write_framed(&w->file.buf, n, f, sample_put, (void *)s);
     return VP_OK;
 }
 

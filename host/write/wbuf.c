@@ -191,6 +191,13 @@ int vp_chunked_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
     return 1;
 }
 
+int vp_totaled_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
+                            int (*elem)(void *ud, vp_wbuf *out, uint64_t i), void *ud)
+{
+    vp_wbuf_u32(out, f && f->has_total ? f->total : (uint32_t)n);
+    return vp_chunked_write_framed(out, n, f, elem, ud);
+}
+
 /* The error for a file that cannot be created. */
 static vp_errcode create_failed(const char *path, vp_error *err)
 {

@@ -90,6 +90,12 @@ typedef struct vp_wframing {
 int vp_chunked_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
                             int (*elem)(void *ud, vp_wbuf *out, uint64_t i), void *ud);
 
+/* An array that follows its u32 total (a .devt group, a .dlag
+ * measurement): the total (f->total when f sets one, else n), then the
+ * array as vp_chunked_write_framed writes it. */
+int vp_totaled_write_framed(vp_wbuf *out, uint64_t n, const vp_wframing *f,
+                            int (*elem)(void *ud, vp_wbuf *out, uint64_t i), void *ud);
+
 /* A file built in memory, for writers that fill in a count once the parts
  * are written and that cut the result short on request (broken files). */
 typedef struct vp_wfile {

@@ -16,7 +16,7 @@
 --   local c = anchors.capframex(ft)               -- plain data, anchors.capframex_schema
 --   local u = anchors.unreal(ft, {threshold_ms = 60})  -- anchors.unreal_schema
 --   print(c.stutter_time_pct, c.lows[1].average_fps, u.hitches_per_minute)
---   local list, figures = anchors.hitch_list("unreal", ft)  -- hitches.lua's --rule (to come)
+--   local list, figures = anchors.hitch_list("unreal", ft)  -- hitches.lua's --rule unreal
 --
 -- Every pass over the frames is a vp.Series operation in C (rolling mean,
 -- where, cumsum, sort, percentile); Lua loops only over the frames a rule

@@ -7,6 +7,7 @@
 --     description = "what it does; every definition",
 --     options = { {"--factor", type = "number", default = 2.5, metavar = "X", help = "..."} },
 --     positional = { {"CAPTURE", help = "capture file"} },
+--     schema = hitches.schema,     -- the --json document's shape, printed by --help
 --   })
 --   local cap = cli.open(args[1])
 --   local result = cli.run(hitches.analyze, cap, params)  -- plain data
@@ -117,18 +118,9 @@ end
 -- the common ones it did not redefine), as cli.parse reads them.
 cli.options = function(spec) return all_options(spec) end
 
+-- "\1" stands for a space wrap() must not break at (see default_text).
 local function wrap(text, width, indent)
-  local out, line = {}, ""
-  for word in text:gmatch("%S+") do
-    if line ~= "" and #line + 1 + #word > width then
-      out[#out + 1] = line
-      line = word
-    else
-      line = line == "" and word or (line .. " " .. word)
-    end
-  end
-  if line ~= "" then out[#out + 1] = line end
-  return (table.concat(out, "\n" .. string.rep(" ", indent)):gsub("\1", " "))
+  return (require("vp.fmt").wrap(text, width, indent):gsub("\1", " "))
 end
 
 local function default_text(o)
@@ -174,6 +166,10 @@ function cli.help(spec)
     else
       out[#out + 1] = string.format("  %-22s %s", left, wrap(help, 54, 25))
     end
+  end
+  if spec.schema then
+    out[#out + 1] = "\n--json document (keys in this order; {...} an object, [...] a list):"
+    out[#out + 1] = "  " .. wrap(spec.schema, 76, 2)
   end
   return table.concat(out, "\n") .. "\n"
 end

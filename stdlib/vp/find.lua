@@ -1,20 +1,21 @@
 -- vp.find: finding the nodes of a capture's tree by name or path, with a
--- glob or a Lua pattern. node.lua resolves its argument with it; it is
--- written so the capture API can take it over unchanged (cap:find and
--- cap:nodes_named, see docs/api.md): it needs only cap:nodes() (every node
--- in pre-order) and each node's `name`, `path` and `parent`.
+-- glob or a Lua pattern. The capture does the work (cap:find and
+-- cap:nodes_named, in C: docs/api.md); this module keeps the old entry
+-- points and the definition in Lua: find.compile and find.glob_pattern
+-- match names and paths without a capture, the same way.
 --
 --   local find = require "vp.find"
---   find.nodes(cap, "Physics*")                 -- nodes whose NAME matches
+--   find.nodes(cap, "Physics*")                 -- cap:find: nodes whose NAME matches
 --   find.nodes(cap, "**/NPCs/*/AI_Pathfind")    -- a "/" in it: the PATH
 --   find.nodes(cap, "^Lua_", {lua = true})      -- a Lua pattern (string.find)
---   find.named(cap, "AI_Pathfind")              -- every node of that exact name
+--   find.named(cap, "AI_Pathfind")              -- cap:nodes_named: that exact name
 --   local m = find.compile("R_Draw*")           -- m(name, path) -> boolean
 --
 -- Globs match the whole name (or path): `*` any run of characters except
 -- "/", `**` any run including "/", `?` one character except "/", `[abc]`,
--- `[a-z]` and `[!abc]` a character class, `\x` the character x itself. A
--- glob with a "/" is matched against the path, both as it is
+-- `[a-z]` and `[!abc]` a character class (its first character may be "]";
+-- a "-" first or last is itself), `\x` the character x itself. A glob with
+-- a "/" is matched against the path, both as it is
 -- ("Root/CEngine::Frame/...") and relative to the root ("CEngine::Frame/..."),
 -- as cap:node accepts paths; without one, against the name. A same-named
 -- sibling's path component carries "#2", "#3" (its name does not): a name
@@ -31,6 +32,33 @@ local find = {}
 local function literal(c)
   if c:match("[%^%$%(%)%%%.%[%]%*%+%-%?]") then return "%" .. c end
   return c
+end
+
+-- A class body as a Lua class: single bytes and ranges "a-z" (a "-" first
+-- or last is itself), as the C matcher reads them. Ranges between two
+-- alphanumerics stay ranges; any other is spelled out byte by byte.
+local function class_pattern(body, neg)
+  local parts, k, n = {}, 1, #body
+  local function one(b)
+    local ch = string.char(b)
+    parts[#parts + 1] = ch:match("%w") and ch or ("%" .. ch)
+  end
+  while k <= n do
+    local lo, hi = body:byte(k), body:byte(k)
+    if k + 2 <= n and body:sub(k + 1, k + 1) == "-" then
+      hi = body:byte(k + 2)
+      k = k + 3
+    else
+      k = k + 1
+    end
+    if lo < hi and string.char(lo):match("%w") and string.char(hi):match("%w") then
+      parts[#parts + 1] = string.char(lo) .. "-" .. string.char(hi)
+    else
+      for b = lo, hi do one(b) end
+    end
+  end
+  if #parts == 0 then return neg and "[\0-\255]" or "[^\0-\255]" end
+  return "[" .. (neg and "^" or "") .. table.concat(parts) .. "]"
 end
 
 --- find.glob_pattern(glob) -> the anchored Lua pattern the glob means.
@@ -54,15 +82,15 @@ function find.glob_pattern(glob)
       out[#out + 1] = literal(glob:sub(i + 1, i + 1))
       i = i + 2
     elseif c == "[" then
-      local close = glob:find("]", i + 2, true)
+      local b = i + 1
+      local neg = glob:sub(b, b) == "!"
+      if neg then b = b + 1 end
+      -- the body is never empty: a "]" right after "[" or "[!" belongs to it
+      local close = glob:find("]", b + 1, true)
       if not close then
         E.raise("EUSAGE", "vp.find: '%s': a character class '[' is not closed", glob)
       end
-      local body = glob:sub(i + 1, close - 1)
-      local neg = body:sub(1, 1) == "!"
-      if neg then body = body:sub(2) end
-      body = body:gsub("[%%%]%^]", "%%%0")
-      out[#out + 1] = "[" .. (neg and "^" or "") .. body .. "]"
+      out[#out + 1] = class_pattern(glob:sub(b, close - 1), neg)
       i = close + 1
     else
       out[#out + 1] = literal(c)
@@ -105,33 +133,17 @@ function find.compile(pattern, opts)
   end
 end
 
--- The path below the root ("CEngine::Frame/X" for "Root/CEngine::Frame/X").
-local function relative(node, root_prefix)
-  local p = node.path
-  if root_prefix and p:sub(1, #root_prefix) == root_prefix then return p:sub(#root_prefix + 1) end
-  return nil
-end
-
---- find.nodes(cap, pattern [, opts]) -> {node, ...}: every node the pattern
--- matches, in the capture's pre-order; {} when none does.
+--- find.nodes(cap, pattern [, opts]) -> {node, ...}: cap:find(pattern,
+-- opts): every node the pattern matches, in the capture's pre-order; {}
+-- when none does.
 function find.nodes(cap, pattern, opts)
-  local match = find.compile(pattern, opts)
-  local out, prefix = {}, nil
-  for n in cap:nodes() do
-    if n.parent == nil then prefix = n.path .. "/" end
-    if match(n.name, n.path, relative(n, prefix)) then out[#out + 1] = n end
-  end
-  return out
+  return cap:find(pattern, opts)
 end
 
---- find.named(cap, name) -> {node, ...}: every node whose name is exactly
--- `name`, wherever it is in the tree, in pre-order.
+--- find.named(cap, name) -> {node, ...}: cap:nodes_named(name): every node
+-- whose name is exactly `name`, wherever it is in the tree, in pre-order.
 function find.named(cap, name)
-  local out = {}
-  for n in cap:nodes() do
-    if n.name == name then out[#out + 1] = n end
-  end
-  return out
+  return cap:nodes_named(name)
 end
 
 return find

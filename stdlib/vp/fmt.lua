@@ -245,4 +245,22 @@ function fmt.kv(list, indent)
   return table.concat(out, "\n") .. "\n"
 end
 
+--- fmt.wrap(text, width, indent) -> text broken into lines of at most
+-- width characters at spaces (a longer word keeps its own line), the lines
+-- after the first starting with indent (a string, or a count of spaces).
+function fmt.wrap(text, width, indent)
+  if type(indent) == "number" then indent = string.rep(" ", indent) end
+  local out, line = {}, ""
+  for word in text:gmatch("%S+") do
+    if line ~= "" and #line + 1 + #word > width then
+      out[#out + 1] = line
+      line = word
+    else
+      line = line == "" and word or (line .. " " .. word)
+    end
+  end
+  if line ~= "" then out[#out + 1] = line end
+  return table.concat(out, "\n" .. (indent or ""))
+end
+
 return fmt

@@ -5,13 +5,17 @@
 --   local hitches = require "vp.hitches"
 --   local doc = hitches.analyze(cap, {factor = 2.5, window = 30})  -- plain data
 --   print(#doc.hitches, doc.stutter_pct)
+--   doc = hitches.analyze(cap, {rule = "unreal"})   -- Unreal's hitches (vp.anchors), same causes
 --   io.write(require("vp.json").encode(doc, hitches.schema))      -- the --json document
 --
 -- Reads any capture that has per-frame times (cap:frame_times()): VProf
 -- recordings, and laige budget reports' per-frame lines. Causes (nodes and
 -- budget groups) are found for VProf captures only. The definitions (hitch
 -- rule, baseline, stutter %, causes) are hitches.DEFINITIONS (hitches.lua's
--- --help prints them) and docs/metrics.md.
+-- --help prints them) and docs/metrics.md. params.rule picks the hitch
+-- rule: "median" (the default: ours), or the definition of a tool people
+-- compare with, "capframex" or "unreal" (vp.anchors.hitch_list); the
+-- causes are found the same way whatever the rule.
 --
 -- Performance: on VProf captures everything happens in C: the frame times
 -- come from the open pass, detection is cap:hitches (a scan of those
@@ -20,17 +24,25 @@
 -- costs little more than one with none. Other captures are scanned here.
 local E = require "vp.error"
 local stats = require "vp.stats"
+local anchors = require "vp.anchors"
 
 local hitches = {}
 
-hitches.DEFAULTS = { factor = 2.5, window = 30, min_excess_ms = 5, causes = 5 }
+hitches.DEFAULTS = { rule = "median", factor = 2.5, window = 30, min_excess_ms = 5, causes = 5 }
+
+--- The hitch rules, in the order --help lists them: ours, then vp.anchors'.
+hitches.RULES = { "median", "capframex", "unreal" }
 
 --- The shape of the result (and of `hitches.lua --json`): frame_ms is nil
 -- when there are no frames; tick and baseline_ms may be nil; causes and
--- groups are sorted by excess_ms, descending.
-hitches.schema = "{file, format, frames, frame_range: {first, last}, frame_ms: {mean, p50, p95, p99, max}, "
-  .. "low_1pct_fps, low_01pct_fps, "
-  .. "stutter_pct, params: {factor, window, min_excess_ms, threshold_ms}, hitches: [{frame, tick, frame_ms, "
+-- groups are sorted by excess_ms, descending. rule: "median", "threshold"
+-- (the median rule with params.threshold_ms: the absolute rule),
+-- "capframex" or "unreal"; capframex and unreal: that rule's figures
+-- (vp.anchors), null under the other rules.
+hitches.schema = "{file, format, rule, frames, frame_range: {first, last}, "
+  .. "frame_ms: {mean, p50, p95, p99, max}, low_1pct_fps, low_01pct_fps, "
+  .. "stutter_pct, params: {factor, window, min_excess_ms, threshold_ms}, capframex: "
+  .. anchors.capframex_schema .. ", unreal: " .. anchors.unreal_schema .. ", hitches: [{frame, tick, frame_ms, "
   .. "baseline_ms, causes: [{node, path, group, self_ms, excess_ms}], groups: [{group, excess_ms}]}]}"
 
 --- Every definition the analysis uses, as hitches.lua's --help prints it.
@@ -48,20 +60,36 @@ Definitions:
                   before the frame (hitch frames included; for an even count,
                   the mean of the two middle values). Frames 2..window use
                   the fewer frames before them; frame 1 has no baseline.
-  hitch           default rule: frame time >= --factor x baseline AND
-                  frame time - baseline >= --min-excess-ms; frame 1 is never
-                  a hitch under this rule. With --threshold-ms X the engine's
-                  absolute rule replaces it (vprof_dump_spikes): frame time > X
-                  (any frame, frame 1 included).
-  stutter %       100 x (sum of the hitch frames' times) / (sum of all frame
-                  times): the share of the time spent in hitch frames.
+  hitch           --rule median (the default): frame time >= --factor x
+                  baseline AND frame time - baseline >= --min-excess-ms;
+                  frame 1 is never a hitch under this rule. With
+                  --threshold-ms X the engine's absolute rule replaces it
+                  (vprof_dump_spikes): frame time > X (any frame, frame 1
+                  included).
+                  --rule capframex (CapFrameX's stuttering, its
+                  FrametimeStatisticProvider.cs): frame time > --factor (2.5)
+                  x the moving average of the w frames up to and including
+                  it, w = 10 x sqrt(mean frame time in ms) rounded half to
+                  even (SampleBasedMovingAverage.cs). The baseline shown is
+                  factor x that average.
+                  --rule unreal (Unreal Engine's ChartCreation.cpp, with
+                  t.HitchFrameTimeThreshold, t.HitchVersusNonHitchRatio,
+                  t.HitchDeadTimeWindow): frame time >= --threshold-ms (60),
+                  > 1.5 x the previous frame time, and ending >= 200 ms (of
+                  summed frame time) after the previous hitch ended. The
+                  baseline shown is 1.5 x the previous frame time.
+  stutter %       --rule median: 100 x (sum of the hitch frames' times) /
+                  (sum of all frame times): the share of the time spent in
+                  hitch frames. capframex: its stuttering time % (the same
+                  share). unreal: its hitch time %, over the frames shorter
+                  than 1 s (the engine's chart leaves longer ones out).
   self time       a node's inclusive time minus its children's inclusive
                   times, clamped at 0.
   causes          nodes whose self time in the hitch frame exceeds their own
                   baseline: the median of the node's self time over the same
                   window frames (0 in frames where the node does not exist;
                   0 for frame 1). excess_ms = self_ms - that baseline. The
-                  --causes largest, by excess_ms.
+                  --causes largest, by excess_ms (whatever the rule).
   groups          the same for budget-group self time (the sum of the self
                   times of the group's nodes in a frame).
 Frame numbers are 1-based positions in the capture (the tick is the game tick).]]
@@ -140,6 +168,14 @@ local function frame_range(cap)
   if type(cap.frame_range) == "function" then return cap:frame_range() end
 end
 
+-- A list found over the frame times (positions 1..n) with the capture's
+-- frame numbers instead: a capture restricted to a range starts past 1.
+local function shift(cap, list)
+  local base = (frame_range(cap) or 1) - 1
+  for _, h in ipairs(list) do h.frame = h.frame + base end
+  return list
+end
+
 -- The tick of frame i when the capture has random access to frames.
 local function tick_of(cap, i)
   local ok, t = pcall(function()
@@ -201,38 +237,57 @@ local function check_params(p)
   number("min_excess_ms", 0)
   number("threshold_ms", 0)
   count("causes", 0)
+  local rule = p.rule or hitches.DEFAULTS.rule
+  local known = false
+  for _, r in ipairs(hitches.RULES) do known = known or r == rule end
+  if not known then bad("rule", "one of " .. table.concat(hitches.RULES, ", ")) end
+  -- each rule takes only its own parameters
+  local takes = { median = { "factor", "min_excess_ms", "threshold_ms" }, capframex = { "factor" },
+    unreal = { "threshold_ms" } }
+  local ok = {}
+  for _, k in ipairs(takes[rule]) do ok[k] = true end
+  for _, k in ipairs({ "factor", "min_excess_ms", "threshold_ms" }) do
+    if p[k] ~= nil and not ok[k] then
+      E.raise("EUSAGE", "vp.hitches: params.%s does not apply to the %s rule (it takes %s)", k, rule,
+        #takes[rule] > 0 and table.concat(takes[rule], ", ") or "none")
+    end
+  end
 end
 
 --- hitches.analyze(cap, params) -> result, info
 -- result (plain data, nil where absent; shaped as hitches.schema): {file,
--- format, frames, frame_range = {first, last} (the capture's frame numbers
--- of the frames analysed: cap:frame_range()), frame_ms = {mean, p50, p95, p99, max} | nil, low_1pct_fps,
--- low_01pct_fps, stutter_pct, params = {factor, window, min_excess_ms,
--- threshold_ms}, hitches = [ {frame, tick, frame_ms, baseline_ms, causes =
--- [...], groups = [...]} ]}. info = {total_ms = the frame times summed}.
--- params (all optional): factor (2.5), window (30), min_excess_ms (5),
--- threshold_ms (the absolute rule instead), causes (5: listed per hitch),
--- file (the name the result gives when cap.path is unset), on_progress
--- (function(done, total), called while causes are found).
+-- format, rule, frames, frame_range = {first, last} (the capture's frame
+-- numbers of the frames analysed: cap:frame_range()), frame_ms = {mean,
+-- p50, p95, p99, max} | nil,
+-- low_1pct_fps, low_01pct_fps, stutter_pct, params = {factor, window,
+-- min_excess_ms, threshold_ms}, capframex, unreal, hitches = [ {frame,
+-- tick, frame_ms, baseline_ms, causes = [...], groups = [...]} ]}. info =
+-- {total_ms = the frame times summed}.
+-- params (all optional): rule ("median", "capframex" or "unreal"), factor
+-- (2.5; median and capframex), window (30: the median rule's baseline and
+-- the causes' under every rule), min_excess_ms (5; median), threshold_ms
+-- (median: the absolute rule instead; unreal: its threshold, 60), causes
+-- (5: listed per hitch), file (the name the result gives when cap.path is
+-- unset), on_progress (function(done, total), called while causes are
+-- found).
 -- Raises a vp.error: EINPUT when the capture has no per-frame times or its
--- reader fails on corrupt data, EUSAGE for a bad parameter.
+-- reader fails on corrupt data, EUSAGE for a bad parameter (or one the rule
+-- does not take).
 function hitches.analyze(cap, params)
   params = params or {}
   check_params(params)
-  local factor = params.factor or hitches.DEFAULTS.factor
+  local rule = params.rule or hitches.DEFAULTS.rule
   local window = params.window or hitches.DEFAULTS.window
-  local min_excess = params.min_excess_ms or hitches.DEFAULTS.min_excess_ms
   local limit = params.causes or hitches.DEFAULTS.causes
-  local threshold = params.threshold_ms
   local file = cap.path or params.file
 
   -- Generic: any capture with cap:frame_times() works (a VProf capture
   -- hands over the summary its open pass kept: the same figures without
-  -- the column). A reader error while decoding (corrupt data) is input that
-  -- cannot be analysed.
+  -- the column, unless a rule of vp.anchors needs the column). A reader
+  -- error while decoding (corrupt data) is input that cannot be analysed.
   local is_vprof = cap.format == "vprof"
   local ft, err
-  if is_vprof then
+  if is_vprof and rule == "median" then
     ft = cap:time_stats()
   elseif type(cap.frame_times) ~= "function" then
     err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
@@ -261,25 +316,35 @@ function hitches.analyze(cap, params)
     low01 = stats.defined(low_fps(cap, ft, 0.1))
   end
 
-  local list
-  if is_vprof then
-    list = cap:hitches({ factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold })
-  else
-    list = detect(stats.values(ft), factor, window, min_excess, threshold)
-    -- Positions in the frame times; frame numbers are the capture's (a
-    -- capture restricted to a range starts past 1).
-    local base = (frame_range(cap) or 1) - 1
-    for _, h in ipairs(list) do
-      h.frame = h.frame + base
-      h.tick = tick_of(cap, h.frame)
-    end
-  end
-
   local total_ms = stats.sum(ft)
-  local hitch_ms = 0
-  for _, h in ipairs(list) do hitch_ms = hitch_ms + h.frame_ms end
-  local stutter_pct = 0
-  if hitch_ms > 0 and total_ms > 0 then stutter_pct = 100 * hitch_ms / total_ms end
+  local list, used, figures, stutter_pct
+  if rule == "median" then
+    local factor = params.factor or hitches.DEFAULTS.factor
+    local min_excess = params.min_excess_ms or hitches.DEFAULTS.min_excess_ms
+    local threshold = params.threshold_ms
+    if threshold then rule = "threshold" end
+    if is_vprof then
+      list = cap:hitches({ factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold })
+    else
+      list = shift(cap, detect(stats.values(ft), factor, window, min_excess, threshold))
+    end
+    used = { factor = not threshold and factor or nil, window = window,
+      min_excess_ms = not threshold and min_excess or nil, threshold_ms = threshold }
+    local hitch_ms = 0
+    for _, h in ipairs(list) do hitch_ms = hitch_ms + h.frame_ms end
+    stutter_pct = 0
+    if hitch_ms > 0 and total_ms > 0 then stutter_pct = 100 * hitch_ms / total_ms end
+  else
+    -- vp.anchors' rules: the list and the figures by the tool's definition
+    local p = rule == "capframex" and { factor = params.factor } or { threshold_ms = params.threshold_ms }
+    list, figures = anchors.hitch_list(rule, ft, p)
+    list = shift(cap, list)
+    used = { factor = figures.factor, window = window, threshold_ms = figures.threshold_ms }
+    stutter_pct = rule == "capframex" and figures.stutter_time_pct or figures.hitch_time_pct
+  end
+  for _, h in ipairs(list) do
+    if h.tick == nil then h.tick = tick_of(cap, h.frame) end
+  end
 
   if is_vprof then
     find_causes(cap, list, window, limit, params.on_progress)
@@ -299,13 +364,16 @@ function hitches.analyze(cap, params)
   return {
     file = file,
     format = cap.format,
+    rule = rule,
     frames = n,
     frame_range = first and { first = first, last = last } or nil,
     frame_ms = frame_stats,
     low_1pct_fps = low1,
     low_01pct_fps = low01,
     stutter_pct = stats.defined(stutter_pct),
-    params = { factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold },
+    params = used,
+    capframex = rule == "capframex" and figures or nil,
+    unreal = rule == "unreal" and figures or nil,
     hitches = result_hitches,
   }, { total_ms = total_ms }
 end

@@ -14,8 +14,18 @@ local E = require "vp.error"
 local info = {}
 
 --- The shape of the result (and of `info.lua --json`): summary holds one
--- key per summary row (info.schema_for(rows) names them in row order).
+-- key per summary row (info.schema_for(rows) names them in row order),
+-- every key in snake_case (info.key), every value a number, a boolean or
+-- a string that is not a number.
 info.schema = "{file, format, size, summary: {*}, warnings: []}"
+
+--- info.key(name) -> the summary row's key: lower case, each run of other
+-- characters than letters and digits one "_" ("trailing bytes" ->
+-- "trailing_bytes"), none at either end. Every format's rows come out in
+-- one key style, whatever their reader calls them.
+function info.key(name)
+  return (tostring(name):lower():gsub("[^%w]+", "_"):gsub("^_+", ""):gsub("_+$", ""))
+end
 
 --- info.schema_for(rows) -> the schema of one result: info.schema with the
 -- summary rows' names declared in row order, so that a row without a value
@@ -32,8 +42,9 @@ end
 
 --- info.analyze(cap, params) -> result, rows
 -- result (plain data, shaped as info.schema): {file, format, size, summary =
--- {name = value}, warnings = [string]}. rows: cap:summary() as it came, a
--- list of {name =, value =} (value nil when the row has none).
+-- {key = value}, warnings = [string]}. rows: cap:summary() in its order,
+-- a list of {name =, value =} with each name made a key (info.key; value
+-- nil when the row has none).
 -- params (optional): file (the name used when cap.path is unset). Raises a
 -- vp.error EINPUT when the capture cannot summarise itself.
 function info.analyze(cap, params)
@@ -48,7 +59,7 @@ function info.analyze(cap, params)
   end
   local summary, list = {}, {}
   for i, row in ipairs(rows) do
-    local name = tostring(row.name)
+    local name = info.key(row.name)
     summary[name] = row.value
     list[i] = { name = name, value = row.value }
   end

@@ -21,20 +21,7 @@ local junit = {}
 
 --- junit.clean(s) -> s as valid UTF-8 without XML-forbidden control characters.
 function junit.clean(s)
-  s = tostring(s)
-  local out, i, n = {}, 1, #s
-  while i <= n do
-    local ok, bad = utf8.len(s, i)
-    if ok then
-      out[#out + 1] = s:sub(i)
-      break
-    end
-    out[#out + 1] = s:sub(i, bad - 1)
-    out[#out + 1] = "\u{FFFD}"
-    i = bad + 1
-  end
-  s = table.concat(out)
-  return (s:gsub("[%z\1-\8\11\12\14-\31\127]", "?"))
+  return (require("vp.json").utf8(tostring(s)):gsub("[%z\1-\8\11\12\14-\31\127]", "?"))
 end
 
 local ESC = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;", ["'"] = "&apos;" }

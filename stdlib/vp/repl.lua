@@ -503,10 +503,12 @@ end
 -- Methods whose first argument is a node (path or id), and the one that
 -- takes a group name, by class.
 local NODE_ARG = {
-  ["vp.vprof"] = { node = true, series = true, find = true, nodes_named = true },
+  ["vp.vprof"] = { node = true, series = true, find = true },
   ["vp.vprof.frame"] = { time_ms = true, self_ms = true, calls = true },
 }
 local GROUP_ARG = { ["vp.vprof"] = { group = true } }
+-- Methods that take a node's name (wherever the node is), not its path.
+local NAME_ARG = { ["vp.vprof"] = { nodes_named = true } }
 
 -- The capture and the kind of name ("node" or "group") a string opened as
 -- the first argument of `obj:method(` wants, or nil.
@@ -520,7 +522,13 @@ local function string_argument(line, q, env)
   if not cap then return nil end
   if NODE_ARG[class] and NODE_ARG[class][method] then return cap, "node" end
   if GROUP_ARG[class] and GROUP_ARG[class][method] then return cap, "group" end
+  if NAME_ARG[class] and NAME_ARG[class][method] then return cap, "name" end
   return nil
+end
+
+-- The method whose string argument opens at q (`cap:find("` -> "find").
+local function method_name(line, q)
+  return line:sub(1, q - 2):match(":([%a_][%w_]*)%s*%(%s*$")
 end
 
 -- Node paths, one level at a time: "Root" and the root's children at the
@@ -566,6 +574,24 @@ local function complete_node(line, q, cap)
   return q + #dir, out
 end
 
+-- Node names, each once, for a method that finds nodes by name wherever
+-- they are (cap:nodes_named(", cap:find(" before any "/").
+local function complete_name(line, q, cap)
+  local text, out, seen = line:sub(q), {}, {}
+  pcall(function()
+    for n in cap:nodes() do
+      local name = n.name
+      if not seen[name] and name:sub(1, #text) == text then
+        seen[name] = true
+        out[#out + 1] = name
+      end
+    end
+  end)
+  table.sort(out, repl.natural_less)
+  if #out == 1 then out[1] = out[1] .. line:sub(q - 1, q - 1) end
+  return q, out
+end
+
 local function complete_group(line, q, cap)
   local text, out = line:sub(q), {}
   pcall(function()
@@ -584,15 +610,18 @@ end
 -- Completes globals and keywords, `a.b.c` fields and `obj:method` names
 -- (through metatables); inside an open string, node paths where a VProf
 -- capture or frame method takes a node (cap:node("Root/CE<Tab>,
--- cap:series(", fr:time_ms("), group names in cap:group(", and file names
--- anywhere else.
+-- cap:series(", fr:time_ms(", cap:find(" once it holds a "/"), node names
+-- where it takes a name (cap:nodes_named(", cap:find(" before any "/"),
+-- group names in cap:group(", and file names anywhere else.
 function repl.complete(line, env)
   env = env or _G
   local none = #line + 1
   local q = open_string(line)
   if q then
     local cap, kind = string_argument(line, q, env)
+    if kind == "node" and method_name(line, q) == "find" and not line:find("/", q, true) then kind = "name" end
     if kind == "node" then return complete_node(line, q, cap) end
+    if kind == "name" then return complete_name(line, q, cap) end
     if kind == "group" then return complete_group(line, q, cap) end
     return complete_file(line, q)
   end
@@ -636,17 +665,7 @@ end
 -- help ---------------------------------------------------------------------
 
 local function wrap(text, width, indent)
-  local out, line = {}, ""
-  for word in text:gmatch("%S+") do
-    if line ~= "" and #line + 1 + #word > width then
-      out[#out + 1] = line
-      line = word
-    else
-      line = line == "" and word or (line .. " " .. word)
-    end
-  end
-  if line ~= "" then out[#out + 1] = line end
-  return indent .. table.concat(out, "\n" .. indent)
+  return indent .. require("vp.fmt").wrap(text, width, indent)
 end
 
 local KIND_TITLES = {

@@ -5,7 +5,9 @@
 #define VP_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int check_passed, check_failed;
 
@@ -42,6 +44,21 @@ static int check_passed, check_failed;
                     check_h_ ? check_h_ : "(null)", (needle));                 \
         }                                                                      \
     } while (0)
+
+/* A new temporary file named in path (a mkstemp template: its XXXXXX are
+ * replaced) holding the n bytes at p (none: an empty file for a writer to
+ * fill). Counts as a check; 0 when the file could not be made. */
+static inline int check_tmpfile(char *path, const void *p, size_t n)
+{
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd < 0)
+        return 0;
+    if (n)
+        CHECK_EQ(write(fd, p, n), (long long)n);
+    close(fd);
+    return 1;
+}
 
 static inline int check_done(const char *name)
 {

@@ -286,16 +286,14 @@ static void test_cuts(void)
 static void test_file(void)
 {
     char path[] = "/tmp/vpscript-test-devt-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
-        return;
     tb b = {0};
     header(&b, 0);
     tb_u32(&b, 1);
     group(&b, 2, 2, 0);
-    CHECK_EQ(write(fd, b.p, b.len), (long long)b.len);
-    close(fd);
+    if (!check_tmpfile(path, b.p, b.len)) {
+        tb_free(&b);
+        return;
+    }
     vp_devt *d = NULL;
     vp_error err;
     CHECK_EQ(vp_devt_open(path, NULL, &d, &err), VP_OK);
@@ -379,10 +377,7 @@ static void test_stats_and_truncation(void)
     tb_u32(&b, 1);
     group(&b, 300000, 300000, 0);
     char path[] = "/tmp/vpscript-test-devt-big-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    CHECK_EQ(write(fd, b.p, b.len), (long long)b.len);
-    close(fd);
+    check_tmpfile(path, b.p, b.len);
     CHECK_EQ(vp_devt_open(path, NULL, &d, &err), VP_OK);
     if (d) {
         CHECK_EQ(truncate(path, 8192), 0);

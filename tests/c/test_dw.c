@@ -106,11 +106,8 @@ static void test_dw_framing(void)
 static void test_dw_writer_roundtrip(void)
 {
     char path[] = "/tmp/vpscript-test-dw-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
+    if (!check_tmpfile(path, NULL, 0))
         return;
-    close(fd);
     vp_error err;
     static const vp_dw_wopts wo = {.header = {4, 0, 0, 0}, .max_size = 3};
     vp_dw_writer *w = vp_dw_writer_open(path, &wo, &err);
@@ -243,11 +240,8 @@ static void test_dm_bad(void)
  * template); NULL when either fails. */
 static vp_dm_writer *dm_tmp_writer(char *path)
 {
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
+    if (!check_tmpfile(path, NULL, 0))
         return NULL;
-    close(fd);
     vp_error err;
     vp_dm_writer *w = vp_dm_writer_open(path, &err);
     CHECK(w != NULL);
@@ -387,11 +381,8 @@ static void test_dm_track_and_truncation(void)
 static void test_stream_data(void)
 {
     char path[] = "/tmp/vpscript-test-data-XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
+    if (!check_tmpfile(path, NULL, 0))
         return;
-    close(fd);
     vp_error err;
     size_t len = 0;
 

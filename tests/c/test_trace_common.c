@@ -76,10 +76,7 @@ static void elem12(tb *b, unsigned i, void *ud)
 
 static const char *write_tmp(const tb *b, char *path)
 {
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    CHECK(write(fd, b->p, b->len) == (ssize_t)b->len);
-    close(fd);
+    check_tmpfile(path, b->p, b->len);
     return path;
 }
 

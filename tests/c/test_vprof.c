@@ -536,8 +536,53 @@ static void test_causes_batches(void)
     vp_vprof_free(m);
 }
 
+/* Globs (cap:find): whole-string matches, stars that stop at '/' or not,
+ * classes, escapes; a long run of stars stays linear. */
+static void test_glob(void)
+{
+    static const struct {
+        const char *glob, *s;
+        int want;
+    } cases[] = {
+        {"Physics*", "Physics_Step", 1}, {"Physics*", "Root/Physics_Step", 0},
+        {"*", "", 1},                   {"*", "a/b", 0},
+        {"**", "a/b", 1},               {"**/Solve", "Root/AI/Solve", 1},
+        {"**/Solve", "Solve", 0},       {"Root/*/Solve", "Root/AI/Solve", 1},
+        {"Root/*/Solve", "Root/A/B/Solve", 0}, {"?", "/", 0},
+        {"?x", "ax", 1},                {"[a-c]x", "bx", 1},
+        {"[a-c]x", "dx", 0},            {"[!a-c]x", "dx", 1},
+        {"[!a-c]x", "/x", 1},           {"[]]", "]", 1},
+        {"[!]]", "a", 1},               {"[!]]", "]", 0},
+        {"[-a]", "-", 1},               {"[a-]", "-", 1},
+        {"\\*", "*", 1},                {"\\*", "x", 0},
+        {"a\\", "a\\", 1},              {"T*k#2", "Tick#2", 1},
+        {"a*b*c", "aXbYc", 1},          {"a*b*c", "aXbY/c", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int got = vp_vprof_glob_match(cases[i].glob, strlen(cases[i].glob), cases[i].s,
+                                      strlen(cases[i].s));
+        if (got != cases[i].want)
+            fprintf(stderr, "glob '%s' on '%s': %d\n", cases[i].glob, cases[i].s, got);
+        CHECK_EQ(got, cases[i].want);
+    }
+    CHECK_EQ(vp_vprof_glob_error("ab[cd", 5), 2);
+    CHECK_EQ(vp_vprof_glob_error("[!]", 3), 0);
+    CHECK_EQ(vp_vprof_glob_error("\\[x", 3), -1);
+    CHECK_EQ(vp_vprof_glob_match("[x", 2, "x", 1), -1);
+    /* 500 stars against 5,000 bytes: a backtracking matcher would not end */
+    char g[1002], s[5001];
+    for (int i = 0; i < 500; i++)
+        g[2 * i] = '*', g[2 * i + 1] = 'a';
+    g[1000] = 'b';
+    memset(s, 'a', 5000);
+    CHECK_EQ(vp_vprof_glob_match(g, 1001, s, 5000), 0);
+    s[4999] = 'b';
+    CHECK_EQ(vp_vprof_glob_match(g, 1001, s, 5000), 1);
+}
+
 int main(void)
 {
+    test_glob();
     test_causes_batches();
     test_tree_and_times();
     test_self_clamp_and_root_time();

@@ -27,15 +27,22 @@ return {
     class = "vp.hitches",
     title = "hitch frames and their causes (hitches.lua)",
     doc = "Frame time statistics, 1 % and 0.1 % low FPS, stutter % and the hitch frames of any capture "
-      .. "with per-frame times, each with the nodes and budget groups above their own baseline "
-      .. "(VProf). " .. PLAIN,
+      .. "with per-frame times by one of three rules (ours, CapFrameX's, Unreal's: vp.anchors), each with the "
+      .. "nodes and budget groups above their own baseline (VProf). " .. PLAIN,
     members = {
       fn("analyze", "hitches.analyze(cap [, params]) -> result, {total_ms}",
-        "params: factor (2.5), window (30), min_excess_ms (5), threshold_ms (the absolute rule instead), "
-          .. "causes (5), on_progress(done, total) (called while causes are found)",
-        'local doc = require("vp.hitches").analyze(cap, {factor = 3})\nprint(#doc.hitches, doc.stutter_pct)'),
+        "params: rule (\"median\", \"capframex\", \"unreal\"), factor (2.5; median and capframex), window (30; "
+          .. "the causes' under every rule), min_excess_ms (5; median), threshold_ms (median: the absolute rule "
+          .. "instead; unreal: its threshold, 60), causes (5), on_progress(done, total) (called while causes are "
+          .. "found); a parameter the rule does not take is EUSAGE. result.rule names the rule applied (\"threshold\" "
+          .. "for the absolute one), result.stutter_pct is the rule's figure, result.capframex or result.unreal "
+          .. "that rule's figures",
+        'local doc = require("vp.hitches").analyze(cap, {rule = "unreal"})\nprint(#doc.hitches, '
+          .. 'doc.unreal.hitches_per_minute)'),
       schema("analyze's result"),
       definitions("hitches.lua"),
+      field("DEFAULTS", "the defaults of analyze's params: rule, factor, window, min_excess_ms, causes"),
+      field("RULES", "the rules analyze takes: median, capframex, unreal"),
     },
   },
   {
@@ -77,8 +84,13 @@ return {
       .. "format. " .. PLAIN,
     members = {
       fn("analyze", "info.analyze(cap) -> result, rows",
-        "result.summary maps each row's name to its value; rows: the summary rows in order",
+        "result.summary maps each row's key (info.key of its name: snake_case, one style for every format) "
+          .. "to its value; rows: the summary rows in order, named by those keys",
         'local doc, rows = require("vp.info").analyze(cap)\nfor _, r in ipairs(rows) do print(r.name, r.value) end'),
+      fn("key", "info.key(name) -> string",
+        "a summary row's key: lower case, each run of characters other than letters and digits one _, none "
+          .. "at either end",
+        'print(require("vp.info").key("trailing bytes"))  --> trailing_bytes'),
       fn("schema_for", "info.schema_for(rows) -> schema",
         "info.schema with the rows' names declared in order, so a row without a value prints as null",
         'print(require("vp.json").encode(doc, require("vp.info").schema_for(rows)))'),

@@ -14,22 +14,23 @@ return {
   {
     class = "vp.find",
     title = "nodes by glob or Lua pattern",
-    doc = "Finds the nodes of a VProf capture's tree by name or path, in the capture's pre-order (the "
-      .. "engine's sibling order, newest child first). Globs match the whole name: * any run within one "
-      .. "level, ** across levels, ? one character, [abc] [a-z] [!abc] a class, \\x x itself; a glob with "
-      .. "a / matches the path, as it is or relative to the root. A name glob also matches the node's own "
-      .. "path component, so \"Simulate#2\" finds the second of two same-named siblings. Written on "
-      .. "cap:nodes() alone so that cap:find and cap:nodes_named can take it over unchanged.",
+    doc = "The old entry points of cap:find and cap:nodes_named (the capture does the work, in C), and the "
+      .. "definition in Lua: find.compile and find.glob_pattern match names and paths the same way without a "
+      .. "capture. Globs match the whole name: * any run within one level, ** across levels, ? one character, "
+      .. "[abc] [a-z] [!abc] a class (a ] first belongs to it, a - first or last is itself), \\x x itself; a "
+      .. "glob with a / matches the path, as it is or relative to the root. A name glob also matches the "
+      .. "node's own path component, so \"Simulate#2\" finds the second of two same-named siblings.",
     members = {
       fn("nodes", "find.nodes(cap, pattern [, {lua = true, on = \"name\"|\"path\"}]) -> {node, ...}",
-        "every node the glob (or with lua the Lua pattern, searched unanchored) matches; {} when none; EUSAGE for "
-          .. "a malformed pattern",
+        "cap:find(pattern, opts): every node the glob (or with lua the Lua pattern, searched unanchored) "
+          .. "matches, in pre-order; {} when none; EUSAGE for a malformed pattern",
         'for _, n in ipairs(require("vp.find").nodes(cap, "**/NPCs/*/AI_Pathfind")) do print(n.path) end'),
-      fn("named", "find.named(cap, name) -> {node, ...}", "every node whose name is exactly `name`, wherever it is",
+      fn("named", "find.named(cap, name) -> {node, ...}", "cap:nodes_named(name): every node whose name is "
+          .. "exactly `name`, wherever it is",
         'print(#require("vp.find").named(cap, "AI_Pathfind"))'),
       fn("compile", "find.compile(pattern [, opts]) -> function(name, path [, rel]) -> boolean",
-        "the matcher find.nodes uses: true when the node with that name, path (and path relative to the root) "
-          .. "matches",
+        "the definition in Lua: true when the node with that name, path (and path relative to the root) "
+          .. "matches; cap:find gives the nodes it accepts",
         'local m = require("vp.find").compile("R_Draw*")\nprint(m("R_DrawWorld", "Root/R_DrawWorld"))'),
       fn("glob_pattern", "find.glob_pattern(glob) -> string", "the anchored Lua pattern a glob means",
         'print(require("vp.find").glob_pattern("Physics*"))  --> ^Physics[^/]-$'),

@@ -40,15 +40,27 @@ return {
         "print(cap.first_group_id)"),
       f("version", "format version from the header (1)", "print(cap.version)"),
       f("root_node_id", "the root's node id from the header", "print(cap.root_node_id)"),
-      m("frame", "cap:frame(i) -> frame | nil", "frame i (1-based), random access through the index",
+      m("frame", "cap:frame(i) -> frame", "frame i (1-based), random access through the index; out of "
+          .. "range raises \"frame i is out of range 1..n\", as in every format",
         "print(cap:frame(1).frame_ms)"),
-      m("frames", "cap:frames([i [, j]]) -> iterator", "frames i..j in order (default all)",
+      m("frames", "cap:frames([i [, j]]) -> iterator", "frames i..j in order (default all); an end out of "
+          .. "range raises as cap:frame does, j = i - 1 is the empty range",
         "for fr in cap:frames(100, 200) do print(fr.index, fr.frame_ms) end"),
       m("nodes", "cap:nodes() -> iterator", "every node in pre-order (the engine's sibling order)",
         "for n in cap:nodes() do print(n.path) end"),
       m("node", "cap:node(id | path) -> node | nil",
         'a node by its id or path ("Root/CEngine::Frame/...", or relative to the root)',
         'local n = cap:node("Root/CEngine::Frame")'),
+      m("find", 'cap:find(pattern [, {lua = true, on = "name"|"path"}]) -> {node, ...}',
+        "every node a glob matches, in pre-order ({} when none): * any run within one level, ** across "
+          .. "levels, ? one character, [abc] [a-z] [!abc] a class, \\x x itself; matched against the whole "
+          .. "name (or the node's own path component with its \"#2\"), or, when the pattern has a /, the "
+          .. "path as listed or relative to the root; with lua a Lua pattern searched for instead; EUSAGE "
+          .. "for a malformed pattern. In C, linear in the nodes whatever the stars",
+        'for _, n in ipairs(cap:find("Physics*")) do print(n.path) end'),
+      m("nodes_named", "cap:nodes_named(name) -> {node, ...}",
+        "every node whose name is exactly name, wherever it is in the tree, in pre-order ({} when none)",
+        'for _, n in ipairs(cap:nodes_named("Simulate")) do print(n.path) end'),
       m("groups", "cap:groups() -> iterator", "every budget group in id order",
         "for g in cap:groups() do print(g.id, g.name) end"),
       m("group", "cap:group(id | name) -> group | nil", "a budget group by id or name",
@@ -64,11 +76,13 @@ return {
       m("group_self_ms", "cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}",
         "self time (ms) per frame of every group that has nodes, as columns (one pass, frames x "
           .. "groups of memory, kept); fold_hidden counts hidden groups towards the nearest "
-          .. "visible ancestor's group. For statistics, group_stats needs no column",
-        "for g, s in pairs(cap:group_self_ms()) do print(g.name, s[1]) end"),
+          .. "visible ancestor's group. The table also answers by group name (cap:group_self_ms().Physics). "
+          .. "For statistics, group_stats needs no column",
+        "print(cap:group_self_ms().Physics:count_above(4))"),
       m("group_stats", "cap:group_stats([{fold_hidden = true}]) -> {[group] = dist}",
         "the same per-frame self times summarised (vp.vprof.dist): exact value counts, the sum "
-          .. "in frame order, the first minimum and maximum; what budget.lua reads",
+          .. "in frame order, the first minimum and maximum; what budget.lua reads. The table also "
+          .. "answers by group name",
         "for g, d in pairs(cap:group_stats()) do print(g.name, d:mean(), d:percentile(99)) end"),
       m("time_stats", "cap:time_stats() -> dist",
         "the frame times summarised by the open pass (vp.vprof.dist: the frame_times Series' "

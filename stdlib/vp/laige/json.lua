@@ -92,7 +92,9 @@ function json.profile(ctx, data, path, size)
   local version = check_version(ctx, doc.version, "at byte " .. vpos)
   local cap = model.new_profile(ctx, path, size, "json", version)
 
+  -- A missing counters or world is warned about once, by read.profile_checks.
   local function object(key)
+    if doc[key] == nil then return nil end
     return an_object(doc[key], 'no "%s" key', '"%s": expected an object, found %s', key)
   end
 

@@ -153,16 +153,6 @@ function profile_methods.frame(cap, i)
   error(string.format("frame %s: a laige profile report has no per-frame data", tostring(i)), 2)
 end
 
-local function fmt_ms(x)
-  if x == nil then return "-" end
-  return string.format("%.6g ms", x)
-end
-
-local function p50_p99(w)
-  if not w then return "no samples" end
-  return fmt_ms(w.p50) .. " / " .. fmt_ms(w.p99)
-end
-
 function profile_methods.summary(cap)
   check_open(cap, "summary")
   local c, w = cap.counters or {}, cap.world or {}
@@ -172,8 +162,10 @@ function profile_methods.summary(cap)
     { name = "version", value = cap.version },
     { name = "ticks", value = c.ticks },
     { name = "frames", value = c.frames },
-    { name = "tick p50 / p99", value = p50_p99(cap.tick_ms) },
-    { name = "frame p50 / p99", value = p50_p99(cap.frame_ms) },
+    { name = "tick_p50_ms", value = cap.tick_ms and cap.tick_ms.p50 },
+    { name = "tick_p99_ms", value = cap.tick_ms and cap.tick_ms.p99 },
+    { name = "frame_p50_ms", value = cap.frame_ms and cap.frame_ms.p50 },
+    { name = "frame_p99_ms", value = cap.frame_ms and cap.frame_ms.p99 },
     { name = "entities alive", value = w.entities_alive },
     { name = "sim allocs", value = w.sim_allocs },
     { name = "systems", value = #cap.systems },
