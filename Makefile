@@ -26,10 +26,10 @@ FUZZ_TIME ?= 15
 # make fuzz-long: seconds per harness (the harnesses run one after another).
 FUZZ_LONG_TIME ?= 3600
 
-# host/core, host/formats and host/write never include lua.h, and each
-# includes only the layers docs/architecture.md allows (make lint checks
-# it); host/cli is the vpscript program; bindings/ is the Lua glue.
-HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/write/*.c)
+# host/core, host/formats, host/write and host/export never include lua.h,
+# and each includes only the layers docs/architecture.md allows (make lint
+# checks it); host/cli is the vpscript program; bindings/ is the Lua glue.
+HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/write/*.c host/export/*.c)
 CLI_SRC  := $(wildcard host/cli/*.c)
 BIND_SRC := $(wildcard bindings/*.c)
 LIB_SRC  := $(HOST_SRC) $(BIND_SRC)
@@ -47,7 +47,7 @@ FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c
 FUZZ_CC   = $(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -Ihost -fsanitize=fuzzer,address,undefined
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme
+.PHONY: all deps run test ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -111,6 +111,17 @@ readme: docs
 docs-check: all examples
 	./vpscript tools/docs_run.lua
 
+# The pictures of the example report in docs/ (docs/report.md, the README):
+# report.lua's pages drawn by headless chromium (make deps), one section each.
+DOCS_PNG := frametime distribution budget
+docs-png: all examples
+	@mkdir -p $(B)/docs
+	./vpscript scripts/report.lua examples/sample.vprof -o $(B)/docs/sample.html
+	./vpscript scripts/report.lua examples/runs/new/run1.vprof --baseline examples/runs/base/run1.vprof \
+	    -o $(B)/docs/runs.html
+	for s in $(DOCS_PNG); do node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-$$s.png "#$$s" || exit 1; done
+	node tools/consumers/shoot.mjs $(B)/docs/runs.html docs/report-baseline.png '#baseline svg'
+
 run: deps all examples
 	./vpscript scripts/hitches.lua examples/sample.vprof
 
@@ -136,7 +147,12 @@ fuzz: $(FUZZERS) all examples
 fuzz-long: $(FUZZERS) all examples
 	@FUZZ_MODE=long sh tests/fuzz/run.sh $(FUZZ_LONG_TIME) $(FUZZERS)
 
-test: deps all lint ctest spec
+# Exports and reports read back by independent tools (npm packages and
+# Debian's chromium, installed by make deps): tools/consumers/run.sh.
+consumers: all examples
+	@sh tools/consumers/run.sh
+
+test: deps all lint ctest spec consumers
 	$(MAKE) --no-print-directory asan
 	$(MAKE) --no-print-directory fuzz-short FUZZ_TIME=$(FUZZ_TIME)
 	@echo "make test: all suites passed"
@@ -163,11 +179,12 @@ $(B)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/floor.c
 
-# Two capture shapes, each against the floor and cat (bench/run.sh; sizes:
+# Two capture shapes, each against the floor and cat, then the wide one
+# exported to every target and drawn by report.lua (bench/run.sh; sizes:
 # BENCH_WIDE, BENCH_LONG; repeats: BENCH_RUNS). bench-huge writes a 4 GB
 # capture, measures hitches.lua and budget.lua on it and deletes it.
 bench: all $(BENCH_BIN)
-	@sh bench/run.sh wide long
+	@sh bench/run.sh wide long exports
 
 bench-huge: all $(BENCH_BIN)
 	@sh bench/run.sh huge

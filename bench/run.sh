@@ -2,11 +2,13 @@
 # make bench / make bench-huge: vpscript against the floor and cat on large
 # VProf captures, one table per capture shape.
 #
-#   sh bench/run.sh [SHAPE...]     shapes: wide long (make bench), huge (make bench-huge)
+#   sh bench/run.sh [SHAPE...]     shapes: wide long exports (make bench), huge (make bench-huge)
 #
 #   wide   300,000 frames x 1,000 nodes (about 1 GB), a spike every 4,999 frames
 #   long   732,000 frames x 117 nodes (about 290 MB), a spike every 500 frames:
 #          a long session of short frames with 1,464 hitches
+#   exports the wide capture exported to every target (output to /dev/null:
+#          chrome alone is about 77 GB) and drawn by report.lua
 #   huge   1,250,000 frames x 1,000 nodes (about 4.1 GB), generated, measured
 #          (hitches.lua and budget.lua) and deleted
 #
@@ -27,6 +29,8 @@
 #   compare   vpscript scripts/compare.lua FILE FILE --json (the capture against itself)
 #   check     vpscript scripts/check.lua examples/rules/vprof.lua FILE --json
 #             (exit 3, a failed rule, counts as a run: it is the gate's answer)
+#   export-T  vpscript scripts/export.lua FILE --to T -o /dev/null
+#   report    vpscript scripts/report.lua FILE -o build/bench/wide-report.html
 # "x floor" is wall time over the floor's, "cpu x" CPU time over the floor's;
 # GB/s is file bytes / wall time. On a shared machine wall time is noisy:
 # compare CPU time too, and state the load (printed with each table).
@@ -81,7 +85,7 @@ run() {
     done
     # The exit status is the last field; a line "Command exited with ..." may precede it.
     if ! awk -v ok="$okcode" '$1 ~ /^[0-9.]+$/ && ($5 == 0 || $5 == ok) { n++ } END { exit n == 0 }' "$out"; then
-        printf '%-10s %8s %8s %12s %7s %8s %8s  %s (see %s)\n' "$name" FAILED - - - - - "$desc" "$err"
+        printf '%-17s %8s %8s %12s %7s %8s %8s  %s (see %s)\n' "$name" FAILED - - - - - "$desc" "$err"
         return
     fi
     set -- $(awk 'BEGIN { n = 0; m = 0 } $1 ~ /^[0-9.]+$/ { w[n] = $1; c[n] = $2 + $3; if ($4 > m) m = $4; n++ }
@@ -99,7 +103,7 @@ run() {
     if [ "$name" = floor ]; then floor_s=$wall; floor_cpu=$cpu; fi
     ratio=$(awk -v s="$wall" -v f="${floor_s:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
     cratio=$(awk -v s="$cpu" -v f="${floor_cpu:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
-    printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "$name" "$wall" "$cpu" "$rss" "$gbs" "$ratio" "$cratio" "$desc"
+    printf '%-17s %8s %8s %12s %7s %8s %8s  %s\n' "$name" "$wall" "$cpu" "$rss" "$gbs" "$ratio" "$cratio" "$desc"
 }
 
 # bench SHAPE FRAMES NODES SPIKE SCRIPTS...: one table.
@@ -117,7 +121,7 @@ bench() {
     printf 'bench %s: %s, %s bytes, %s; load %s; median of %s runs\n' "$shape" "$file" "$bytes" \
         "$(uname -m) $(nproc 2>/dev/null || echo '?') cpu" \
         "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo '?')" "$runs"
-    printf '%-10s %8s %8s %12s %7s %8s %8s  %s\n' "what" "wall s" "cpu s" "peak RSS MB" "GB/s" \
+    printf '%-17s %8s %8s %12s %7s %8s %8s  %s\n' "what" "wall s" "cpu s" "peak RSS MB" "GB/s" \
         "x floor" "cpu x" "command"
     run "$shape" cat 0 "cat FILE >/dev/null" cat "$file"
     run "$shape" floor 0 "build/bench/floor FILE (minimal C decode loop)" "$B/floor" "$file"
@@ -127,6 +131,10 @@ bench() {
             ./vpscript bench/open_only.lua "$file" ;;
         compare) run "$shape" compare 0 "vpscript scripts/compare.lua FILE FILE --json" \
             ./vpscript scripts/compare.lua "$file" "$file" --json ;;
+        export-*) run "$shape" "$s" 0 "vpscript scripts/export.lua FILE --to ${s#export-} -o /dev/null" \
+            ./vpscript scripts/export.lua "$file" --to "${s#export-}" -o /dev/null ;;
+        report) run "$shape" report 0 "vpscript scripts/report.lua FILE -o $B/$shape-report.html" \
+            ./vpscript scripts/report.lua "$file" -o "$B/$shape-report.html" ;;
         check) run "$shape" check 3 "vpscript scripts/check.lua examples/rules/vprof.lua FILE --json" \
             ./vpscript scripts/check.lua examples/rules/vprof.lua "$file" --json ;;
         *) run "$shape" "$s" 0 "vpscript scripts/$s.lua FILE --json" ./vpscript "scripts/$s.lua" "$file" --json ;;
@@ -134,7 +142,7 @@ bench() {
     done
 }
 
-[ $# -gt 0 ] || set -- wide long
+[ $# -gt 0 ] || set -- wide long exports
 for shape in "$@"; do
     case $shape in
     wide)
@@ -143,12 +151,16 @@ for shape in "$@"; do
     long)
         # shellcheck disable=SC2086
         bench long ${BENCH_LONG:-732000 117 500} open hitches budget top compare check ;;
+    exports)
+        # shellcheck disable=SC2086
+        bench wide ${BENCH_WIDE:-300000 1000 4999} export-folded export-csv export-presentmon report \
+            export-speedscope export-chrome ;;
     huge)
         # shellcheck disable=SC2086
         bench huge ${BENCH_HUGE:-1250000 1000 4999} open hitches budget
         rm -f "$data/huge.vprof" "$data/huge.params" ;;
     *)
-        echo "bench: unknown shape '$shape' (wide, long, huge)" >&2
+        echo "bench: unknown shape '$shape' (wide, long, exports, huge)" >&2
         exit 2 ;;
     esac
 done

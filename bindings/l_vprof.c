@@ -128,25 +128,53 @@ static uint32_t check_node_arg(lua_State *L, int arg, int cap_idx, vp_vprof *m)
     return idx;
 }
 
-/* A frame range [i, j] from optional 1-based args (default 1 and the
- * frame count). Out of range raises as every format's index does: each end
- * given is a frame 1..n ("frame 0 is out of range 1..4000"), i <= j, except
- * that j = i - 1 is the empty range (1, 0 on a capture without frames).
- * Returns 0 when empty. */
+/* Frame numbers as Lua sees them: the file's, 1-based (a capture
+ * restricted to a range, cap:restrict, holds frames frame_base + 1 ..
+ * frame_base + frame_count), and the model's 0-based index of one. */
+static lua_Integer frame_no(const vp_vprof *m, uint32_t fi)
+{
+    return (lua_Integer)m->frame_base + (lua_Integer)fi + 1;
+}
+
+static lua_Integer frame_idx(const vp_vprof *m, lua_Integer no)
+{
+    return no - (lua_Integer)m->frame_base - 1;
+}
+
+/* The model's index of the frame numbered by argument arg; a frame the
+ * capture does not hold raises as every format's index does (the range
+ * named is the file's numbers of the frames held). */
+static uint32_t check_frame_no(lua_State *L, int arg, const vp_vprof *m)
+{
+    lua_Integer no = luaL_checkinteger(L, arg), n = (lua_Integer)m->frame_count;
+    lua_Integer i = frame_idx(m, no);
+    if (i >= 0 && i < n)
+        return (uint32_t)i;
+    if (n == 0)
+        luaL_error(L, "frame %I is out of range: there are none", no);
+    luaL_error(L, "frame %I is out of range %I..%I", no, frame_no(m, 0), frame_no(m, 0) + n - 1);
+    return 0;
+}
+
+/* A frame range [i, j] from optional 1-based frame numbers (default the
+ * first and the last frame held). Out of range raises as every format's
+ * index does: each end given is a frame held, i <= j, except that j = i - 1
+ * is the empty range (1, 0 on a capture without frames). Returns 0 when
+ * empty. */
 static int frame_range(lua_State *L, int arg, const vp_vprof *m, uint32_t *first, uint32_t *last)
 {
-    lua_Integer n = (lua_Integer)m->frame_count;
-    lua_Integer i = luaL_optinteger(L, arg, 1), j = luaL_optinteger(L, arg + 1, n);
-    if (j == i - 1 && i >= 1 && i <= n + 1)
+    lua_Integer n = (lua_Integer)m->frame_count, lo = frame_no(m, 0);
+    lua_Integer i = luaL_optinteger(L, arg, lo), j = luaL_optinteger(L, arg + 1, lo + n - 1);
+    if (j == i - 1 && i >= lo && i <= lo + n)
         return 0;
     if (!lua_isnoneornil(L, arg))
-        vp_l_check_index(L, arg, "frame", (uint64_t)n);
+        check_frame_no(L, arg, m);
     if (!lua_isnoneornil(L, arg + 1))
-        vp_l_check_index(L, arg + 1, "frame", (uint64_t)n);
+        check_frame_no(L, arg + 1, m);
     if (i > j)
         luaL_error(L, "frame range %I..%I is reversed: the first frame is after the last", i, j);
-    *first = (uint32_t)(i - 1);
-    *last = (uint32_t)(j - 1);
+    *first = (uint32_t)frame_idx(m, i);
+    *last = (uint32_t)frame_idx(m, j);
     return 1;
 }
 
@@ -299,7 +327,7 @@ static int frame_get(lua_State *L)
     lframe *f = check_frame(L, 1, &m);
     const char *k = luaL_checkstring(L, 2);
     if (strcmp(k, "index") == 0)
-        lua_pushinteger(L, (lua_Integer)f->fi + 1);
+        lua_pushinteger(L, frame_no(m, f->fi));
     else if (strcmp(k, "tick") == 0)
         lua_pushinteger(L, m->frames[f->fi].tick);
     else if (strcmp(k, "frame_ms") == 0)
@@ -317,7 +345,7 @@ static int frame_tostring(lua_State *L)
 {
     vp_vprof *m;
     lframe *f = check_frame(L, 1, &m);
-    lua_pushfstring(L, "<frame %d tick %d: %f ms, %d nodes>", (int)f->fi + 1,
+    lua_pushfstring(L, "<frame %I tick %d: %f ms, %d nodes>", frame_no(m, f->fi),
                     (int)m->frames[f->fi].tick, vp_vprof_frame_ms(m, f->fi), (int)f->fd.n);
     return 1;
 }
@@ -398,7 +426,7 @@ static int node_get(lua_State *L)
     else if (strcmp(k, "index") == 0)
         lua_pushinteger(L, n->idx);
     else if (strcmp(k, "first_frame") == 0)
-        lua_pushinteger(L, (lua_Integer)nd->first_frame + 1);
+        lua_pushinteger(L, frame_no(m, nd->first_frame));
     else if (strcmp(k, "group_id") == 0)
         lua_pushinteger(L, nd->group_id);
     else if (strcmp(k, "parent") == 0 || strcmp(k, "group") == 0) {
@@ -475,7 +503,7 @@ static int group_tostring(lua_State *L)
 static int cap_frame(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
-    push_frame(L, 1, m, (uint32_t)vp_l_check_index(L, 2, "frame", m->frame_count));
+    push_frame(L, 1, m, check_frame_no(L, 2, m));
     return 1;
 }
 
@@ -1094,7 +1122,7 @@ static int dist_extreme(lua_State *L, int max, int arg)
         else
             lua_pushnumber(L, NAN);
     } else if (arg) {
-        lua_pushinteger(L, (lua_Integer)(max ? s->argmax : s->argmin) + 1);
+        lua_pushinteger(L, frame_no(m, (uint32_t)(max ? s->argmax : s->argmin)));
     } else {
         lua_pushnumber(L, dist_value(d, max ? s->max : s->min));
     }
@@ -1343,7 +1371,8 @@ static void setint(lua_State *L, const char *k, lua_Integer v)
 
 /* Push {node, frames, calls, time_ms, self_ms, peak_ms, peak_self_ms,
  * peak_frame} for node v. */
-static void push_stat_row(lua_State *L, int cap_idx, uint32_t v, const vp_vprof_node_stat *a)
+static void push_stat_row(lua_State *L, int cap_idx, const vp_vprof *m, uint32_t v,
+                          const vp_vprof_node_stat *a)
 {
     lua_createtable(L, 0, 9);
     push_node(L, cap_idx, v);
@@ -1355,7 +1384,7 @@ static void push_stat_row(lua_State *L, int cap_idx, uint32_t v, const vp_vprof_
     setnum(L, "peak_ms", vp_vprof_ms(a->peak));
     setnum(L, "peak_self_ms", vp_vprof_ms(a->peak_self));
     if (a->frames)
-        setint(L, "peak_frame", (lua_Integer)a->peak_frame + 1);
+        setint(L, "peak_frame", frame_no(m, a->peak_frame));
 }
 
 /* The totals of every node over frames i..j (args at `arg`), in a userdata
@@ -1415,7 +1444,7 @@ static int cap_node_stats(lua_State *L)
         uint32_t shown = limit > 0 && (lua_Integer)count > limit ? (uint32_t)limit : count;
         lua_createtable(L, (int)shown, 0);
         for (uint32_t k = 0; k < shown; k++) {
-            push_stat_row(L, 1, order[k], &acc[order[k]]);
+            push_stat_row(L, 1, m, order[k], &acc[order[k]]);
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
         lua_pushinteger(L, count);
@@ -1426,7 +1455,7 @@ static int cap_node_stats(lua_State *L)
         return luaL_error(L, "out of memory");
     lua_createtable(L, (int)m->node_count, 0);
     for (uint32_t pos = 0; pos < ep->n; pos++) {
-        push_stat_row(L, 1, ep->order[pos], &acc[ep->order[pos]]);
+        push_stat_row(L, 1, m, ep->order[pos], &acc[ep->order[pos]]);
         lua_rawseti(L, -2, (lua_Integer)pos + 1);
     }
     return 1;
@@ -1442,14 +1471,14 @@ static int cap_node_stat(lua_State *L)
     uint32_t first = 0, last = 0;
     if (frame_range(L, 3, m, &first, &last) && first == 0 && last + 1 == m->frame_count) {
         need_stats(L, m, VP_VPROF_STATS_NODES);
-        push_stat_row(L, 1, v, &m->stats.node[v]);
+        push_stat_row(L, 1, m, v, &m->stats.node[v]);
         return 1;
     }
     lua_settop(L, 4);
     lua_remove(L, 2); /* the range args move to 2, 3 */
     uint32_t nframes;
     vp_vprof_node_stat *acc = range_stats(L, 2, m, &nframes);
-    push_stat_row(L, 1, v, &acc[v]);
+    push_stat_row(L, 1, m, v, &acc[v]);
     return 1;
 }
 
@@ -1486,7 +1515,7 @@ static int cap_hitches(lua_State *L)
     lua_createtable(L, (int)count, 0);
     for (uint32_t k = 0; k < count; k++) {
         lua_createtable(L, 0, 4);
-        setint(L, "frame", (lua_Integer)list[k].frame + 1);
+        setint(L, "frame", frame_no(m, list[k].frame));
         setint(L, "tick", m->frames[list[k].frame].tick);
         setnum(L, "frame_ms", list[k].frame_ms);
         if (list[k].has_baseline)
@@ -1502,14 +1531,17 @@ static int cap_hitches(lua_State *L)
 static int cap_causes(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
-    uint32_t fi = (uint32_t)vp_l_check_index(L, 2, "frame", m->frame_count);
+    lua_Integer no = luaL_checkinteger(L, 2), fi = frame_idx(m, no);
+    if (fi < 0 || fi >= (lua_Integer)m->frame_count)
+        return luaL_error(L, "frame %I is out of range %I..%I", no, frame_no(m, 0),
+                          frame_no(m, 0) + (lua_Integer)m->frame_count - 1);
     lua_Integer w = vp_l_opt_int(L, 3, "window", 30), limit = vp_l_opt_int(L, 3, "limit", 5);
     luaL_argcheck(L, w >= 1 && w <= UINT32_MAX, 3, "window must be at least 1");
     luaL_argcheck(L, limit >= 0 && limit <= 1 << 20, 3, "limit must be in 0..1048576");
     vp_vprof_cause *c = lua_newuserdatauv(L, 2 * (size_t)limit * sizeof *c + 1, 0);
     uint32_t nc, ng;
     vp_error err;
-    if (vp_vprof_causes(m, fi, (uint32_t)w, (uint32_t)limit, c, &nc, c + limit, &ng, &err) !=
+    if (vp_vprof_causes(m, (uint32_t)fi, (uint32_t)w, (uint32_t)limit, c, &nc, c + limit, &ng, &err) !=
         VP_OK)
         raise_for_cap(L, &err);
     for (int kind = 0; kind < 2; kind++) {
@@ -1528,6 +1560,44 @@ static int cap_causes(lua_State *L)
             lua_rawseti(L, -2, (lua_Integer)k + 1);
         }
     }
+    return 2;
+}
+
+/* cap:restrict(i, j): keep frames i..j (the file's frame numbers, within
+ * those the capture holds) and forget the rest: every figure from then on
+ * is over that range (vp_vprof_restrict); frame numbers stay the file's. */
+static int cap_restrict(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    lua_Integer i = luaL_checkinteger(L, 2), j = luaL_checkinteger(L, 3);
+    lua_Integer lo = frame_no(m, 0), hi = lo + (lua_Integer)m->frame_count - 1;
+    if (i > j || i < lo || j > hi)
+        return luaL_error(L, "cap:restrict: frames %I..%I are not within the capture's %I..%I", i,
+                          j, lo, hi);
+    vp_error err;
+    if (vp_vprof_restrict(m, (uint32_t)frame_idx(m, i), (uint32_t)frame_idx(m, j), &err) != VP_OK)
+        raise_for_cap(L, &err);
+    /* Lua-side caches of per-frame columns are for the old frames. */
+    vp_lcap_cache(L, 1);
+    lua_pushnil(L);
+    lua_setfield(L, -2, "group_columns");
+    lua_pushnil(L);
+    lua_setfield(L, -2, "group_columns_folded");
+    lua_pop(L, 1);
+    lua_pushinteger(L, m->frame_count);
+    vp_lcap_setfield(L, 1, "frame_count");
+    return 0;
+}
+
+/* cap:frame_range() -> first, last: the file's frame numbers of the frames
+ * the capture holds (1, #cap unless restricted); nothing when it has none. */
+static int cap_frame_range(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    if (!m->frame_count)
+        return 0;
+    lua_pushinteger(L, frame_no(m, 0));
+    lua_pushinteger(L, frame_no(m, m->frame_count - 1));
     return 2;
 }
 
@@ -1750,6 +1820,8 @@ void vp_l_register_vprof(lua_State *L)
                                            {"hitches", cap_hitches},
                                            {"causes", cap_causes},
                                            {"summary", cap_summary},
+                                           {"restrict", cap_restrict},
+                                           {"frame_range", cap_frame_range},
                                            {"close", cap_close},
                                            {NULL, NULL}};
     vp_l_class(L, CAP_T, cap_meta, cap_methods, NULL);

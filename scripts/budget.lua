@@ -34,17 +34,22 @@ local SPEC = {
   options = {
     { "--fold-hidden", type = "flag",
       help = "count nodes of hidden groups towards their nearest visible ancestor's group" },
+    cli.FRAMES,
   },
   positional = { { "CAPTURE", help = "a .vprof capture" } },
 }
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
--- What budget.analyze reads, computed while the capture is read.
-local cap = cli.open(path, { stats = { groups = not opts.fold_hidden, fold_hidden = opts.fold_hidden } })
+-- What budget.analyze reads, computed while the capture is read (over a
+-- --frames range: by one pass over it, once restricted).
+local whole = opts.frames == nil
+local cap = cli.open(path,
+  { stats = { groups = whole and not opts.fold_hidden, fold_hidden = whole and opts.fold_hidden } })
 if cap.format ~= "vprof" then
   cli.fail(2, "%s: budget.lua reads VProf captures; this is a %s capture", path, tostring(cap.format))
 end
+cli.restrict(cap, opts.frames)
 
 local doc, info = budget.analyze(cap, { fold_hidden = opts.fold_hidden, file = path })
 local n, total_ms = doc.frames, info.total_ms

@@ -28,6 +28,7 @@ local SPEC = {
       merge = junit.merge, output = true },
     { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
       help = "with several captures checked one by one: N at a time, in parallel processes" },
+    cli.FRAMES,
   },
   positional = {
     { "RULES", help = "a Lua file returning a list of rules" },
@@ -52,7 +53,10 @@ local rules = gate.rules(rules_path, { baseline = #base_files > 0, runs = #base_
 -- ({stats = true}; other formats ignore it): rules read them.
 local function open_all(files)
   local caps = {}
-  for i, f in ipairs(files) do caps[i] = cli.open(f, { stats = true }) end
+  for i, f in ipairs(files) do
+    caps[i] = cli.open(f, { stats = opts.frames == nil }) -- a range: one pass over it, once restricted
+    cli.restrict(caps[i], opts.frames)
+  end
   return caps
 end
 local caps = open_all(cap_files)

@@ -47,6 +47,7 @@ local SPEC = {
     { "--markdown", type = "flag", help = "print Markdown tables (for a code review)" },
     { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
       help = "with several B captures compared one by one: N at a time, in parallel processes" },
+    cli.FRAMES,
   },
   positional = {
     { "A", help = "the baseline: a capture or a directory of its runs (left out with --baseline)", optional = true },
@@ -86,7 +87,10 @@ if #a_files == 0 then cli.fail(2, "no capture files in %s", table.concat(a_paths
 -- statistics while they are read ({stats = true}; other formats ignore it).
 local function open_all(files)
   local caps = {}
-  for i, f in ipairs(files) do caps[i] = cli.open(f, { stats = true }) end
+  for i, f in ipairs(files) do
+    caps[i] = cli.open(f, { stats = opts.frames == nil }) -- a range: one pass over it, once restricted
+    cli.restrict(caps[i], opts.frames)
+  end
   return caps
 end
 local caps_a, caps_b = open_all(a_files), open_all(b_files)

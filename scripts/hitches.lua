@@ -53,6 +53,7 @@ local SPEC = {
         .. "unreal rule: its hitch threshold (default\1" .. "60)" },
     { "--causes", type = "integer", default = 5, min = 0, metavar = "N",
       help = "nodes and groups listed per hitch" },
+    cli.FRAMES,
   },
   positional = { { "CAPTURE", help = "a .vprof capture, or a laige budget report" } },
 }
@@ -60,6 +61,7 @@ local SPEC = {
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 local cap = cli.open(path)
+cli.restrict(cap, opts.frames)
 local doc, info = hitches.analyze(cap, {
   rule = opts.rule, factor = opts.factor, window = opts.window, min_excess_ms = opts.min_excess_ms,
   threshold_ms = opts.threshold_ms, causes = opts.causes, file = path,
@@ -172,6 +174,14 @@ local csv_cols = {
   { key = "group", csv = "top_group" }, { key = "group_excess_ms", csv = "top_group_excess_ms" },
   { key = "cause", csv = "top_cause_path" }, { key = "cause_excess_ms", csv = "top_cause_excess_ms" },
 }
+
+-- On a terminal the text starts with the frame time at a glance: one line,
+-- each character the slowest frame of its stretch (vp.charts, vp.svg).
+local tty, term_cols = cli.terminal("stdout")
+if tty and not opts.json and not opts.csv and n > 0 then
+  io.stdout:write(require("vp.svg").sparkline(require("vp.charts").sparkline(cap, math.max(10, (term_cols or 80) - 1))),
+    "\n")
+end
 
 report.emit(opts, {
   json = doc,

@@ -28,7 +28,7 @@ local SPEC = {
   description = node.DEFINITIONS,
   options = {
     { "--lua", type = "flag", help = "NODE is a Lua pattern instead of a glob" },
-    { "--frames", type = "range", help = "only frames I..J (1-based, inclusive; I: and :J too)" },
+    cli.FRAMES,
     { "--worst", type = "integer", default = node.DEFAULTS.worst, min = 0, metavar = "N",
       help = "how many of the slowest frames to list" },
   },

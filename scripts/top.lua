@@ -38,7 +38,7 @@ local SPEC = {
     { "--sort", choices = top.SORT_NAMES, default = top.DEFAULTS.sort, help = "sort order (see above)" },
     { "--limit", type = "integer", default = top.DEFAULTS.limit, min = 0, metavar = "N",
       help = "rows to show; 0 = all" },
-    { "--frames", type = "range", help = "only frames I..J (1-based, inclusive; I: and :J too)" },
+    cli.FRAMES,
   },
   positional = { { "CAPTURE", help = "a .vprof capture" } },
 }

@@ -29,7 +29,7 @@ local SPEC = {
   summary = "The call tree of a VProf capture, or its nodes totalled by name.",
   description = tree.DEFINITIONS,
   options = {
-    { "--frames", type = "range", help = "only frames I..J (1-based, inclusive; I: and :J too)" },
+    cli.FRAMES,
     { "--min-pct", type = "number", default = tree.DEFAULTS.min_pct, min = 0, metavar = "X",
       help = "fold nodes (or names) below X % of the frame time; 0 lists all" },
     { "--depth", type = "integer", default = tree.DEFAULTS.depth, min = 0, metavar = "N",

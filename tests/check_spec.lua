@@ -619,7 +619,8 @@ describe("check.lua", function()
     local second = run(rf, slow, "--baseline", base, "--json")
     assert.equal(3, first.code)
     assert.equal(first.stdout, second.stdout)
-    local head = '^{"file":"[^"]+","format":"vprof","baseline":"[^"]+","rules":"[^"]+","status":"fail",'
+    local head = '^{"file":"[^"]+","format":"vprof","frame_range":{"first":1,"last":1200},"baseline":"[^"]+",'
+      .. '"rules":"[^"]+","status":"fail",'
       .. '"passed":0,"failed":2,"skipped":1,"runs":1,"baseline_runs":1,"warnings":%[%],"results":%[{"index":1,'
       .. '"name":"frame_ms%.p99","metric":"frame_ms%.p99","unit":"ms","status":"fail","value":[%d.]+,'
       .. '"baseline":null,"change":null,"change_pct":null,"regress_pct":null,"normalised":false,"evidence":null,'

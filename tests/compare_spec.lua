@@ -51,7 +51,8 @@ describe("vp.compare", function()
       local ca, cb = assert(vp.open(a)), assert(vp.open(b))
       local r = compare.analyze(ca, cb, { nodes = 3 })
       assert_plain(r, "result")
-      assert.same({ file = a, format = "vprof", frames = 1200, runs = 1, files = { a } }, r.a)
+      assert.same({ file = a, format = "vprof", frames = 1200, frame_range = { first = 1, last = 1200 }, runs = 1,
+        files = { a } }, r.a)
       assert.equal(0.01, r.alpha)
       assert.equal(0.95, r.level)
       assert.equal("frames", r.evidence)
@@ -306,7 +307,8 @@ describe("compare.lua", function()
     local second = h.run("scripts/compare.lua", a, b, "--json")
     assert.equal(0, first.code, first.stderr)
     assert.equal(first.stdout, second.stdout)
-    local head = '^{"a":{"file":[^}]*},"b":{[^}]*},"alpha":0%.01,"level":0%.95,"test":"batch%-means",'
+    local head = '^{"a":{"file":[^}]*"frame_range":{"first":1,"last":1200}[^}]*},"b":{[^}]*}[^}]*},'
+      .. '"alpha":0%.01,"level":0%.95,"test":"batch%-means",'
       .. '"shape_test":"grid","correction":"holm","evidence":"frames","tests":%d+,"shape_tests":%d+,'
       .. '"summary":{"metrics":%d+,"worse":%d+,"better":%d+,"changed":%d+,"same":%d+,'
       .. '"significant_worse":%d+,"significant_better":%d+,"shape_changes":%d+},"warnings":%[%],'

@@ -139,9 +139,9 @@ describe("vp.repl", function()
       local e = { cap = cap }
       -- `:` offers methods only: frame_count is a field
       local _, list = repl.complete("cap:fr", e)
-      assert.are.same({ "frame", "frame_times", "frames" }, list)
+      assert.are.same({ "frame", "frame_range", "frame_times", "frames" }, list)
       _, list = repl.complete("cap.fra", e)
-      assert.are.same({ "frame", "frame_count", "frame_times", "frames" }, list)
+      assert.are.same({ "frame", "frame_count", "frame_range", "frame_times", "frames" }, list)
       _, list = repl.complete("cap.root.na", e)
       assert.are.same({ "name" }, list)
       cap:close()
@@ -377,7 +377,7 @@ describe("vpscript REPL on a terminal", function()
       P, BYE, WAIT })
     assert.are.equal(0, r.status)
     -- the listing shows the names, not whole expressions
-    assert.is_true(screen_has(r, "frame        frame_times  frames"), table.concat(r.screen, "\n"))
+    assert.is_true(screen_has(r, "frame        frame_range  frame_times  frames"), table.concat(r.screen, "\n"))
   end)
 
   it("continues unfinished chunks on the next line and prints values", function()

@@ -144,10 +144,13 @@ typedef struct vp_vprof {
     char *names;
     size_t names_len, names_cap;
 
-    /* Frame records; frames_end is the offset after the last one. */
+    /* Frame records; frames_end is the offset after the last one. After
+     * vp_vprof_restrict they are a range of the file's frames, the first
+     * being the file's frame frame_base (0-based). */
     vp_vprof_frame *frames;
     uint32_t frame_count, frame_cap;
     uint64_t frames_end;
+    uint32_t frame_base;
 
     vp_stream frame_stream; /* the frame times (units), summarised */
     vp_vprof_stats stats;
@@ -196,6 +199,16 @@ vp_series *vp_vprof_frame_series(vp_vprof *m);
  * what the low-FPS figures divide by k (vp.stats.low_fps sums a Series the
  * same way). *ok = 0 when k is out of range or on OOM. */
 double vp_vprof_slowest_sum(vp_vprof *m, uint32_t k, int *ok);
+
+/* Keep frames first..last (0-based, inclusive, of those the model holds)
+ * and forget the others: from then on every figure, pass and statistic is
+ * over that range, as if the file held those frames only (a hitch
+ * baseline's window does not reach before it); frame_base says where the
+ * range starts in the file. Statistics computed before are dropped; each
+ * node's first_frame becomes relative to the range (0 for a node that
+ * existed before it). Restricting again narrows the range. EUSAGE when the
+ * range is empty or outside the frames (vprof_range.c). */
+vp_errcode vp_vprof_restrict(vp_vprof *m, uint32_t first, uint32_t last, vp_error *err);
 
 /* ---- nodes and paths (vprof_paths.c) -------------------------------------- */
 

@@ -22,7 +22,8 @@ local budget = {}
 
 --- The shape of the result (and of `budget.lua --json`); groups sorted by
 -- mean_ms, descending.
-budget.schema = "{file, frames, groups: [{group, id, flags, mean_ms, p50_ms, p95_ms, p99_ms, max_ms, "
+budget.schema = "{file, frames, frame_range: {first, last}, groups: [{group, id, flags, mean_ms, p50_ms, p95_ms, "
+  .. "p99_ms, max_ms, "
   .. "max_frame, share_pct}]}"
 
 --- Every definition the analysis uses, as budget.lua's --help prints it.
@@ -71,7 +72,8 @@ function budget.group_stats(s, total_ms)
 end
 
 --- budget.analyze(cap, params) -> result, info
--- result (plain data, shaped as budget.schema): {file, frames, groups = [
+-- result (plain data, shaped as budget.schema): {file, frames, frame_range =
+-- {first, last} (the frame numbers analysed: cap:frame_range()), groups = [
 -- {group, id, flags, mean_ms, p50_ms, p95_ms, p99_ms, max_ms, max_frame,
 -- share_pct} ]} (sorted by mean_ms, descending; nil where a statistic does
 -- not exist). info = {total_ms = the frame times summed, hidden = {[group
@@ -130,7 +132,9 @@ function budget.analyze(cap, params)
     return a.id < b.id
   end)
 
-  return { file = cap.path or params.file, frames = n, groups = rows },
+  local first, last = cap:frame_range()
+  return { file = cap.path or params.file, frames = n, frame_range = first and { first = first, last = last } or nil,
+      groups = rows },
     { total_ms = total_ms, hidden = hidden }
 end
 

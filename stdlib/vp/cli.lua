@@ -24,7 +24,8 @@
 --
 -- Option types: "flag" (true when given, else the default or false),
 -- "number", "integer", "string", "range" ("I:J", "I:", ":J" or "I" ->
--- {first=, last=}, see cli.resolve_range). Extra checks: `choices = {...}`,
+-- {first=, last=}; a negative number counts from the end, -1 being the
+-- last frame; see cli.resolve_range, the one rule, and cli.restrict). Extra checks: `choices = {...}`,
 -- `min =`, `max =`, `positive = true`. `--name=value` and `--name value` are
 -- both accepted; `--` ends the options. Option keys in the result drop the
 -- leading dashes and turn "-" into "_" (--min-excess-ms -> opts.min_excess_ms).
@@ -178,35 +179,73 @@ local function hint(spec)
 end
 
 --- cli.parse_range(s) -> {first = i|nil, last = j|nil} or nil, message.
--- "I:J", "I:" (to the end), ":J" (from the start) or "I" (just I); 1-based.
+-- "I:J", "I:" (to the end), ":J" (from the start) or "I" (just I); 1-based
+-- and inclusive; a negative number counts from the end (-1 is the last
+-- frame: "-600:" is the last 600 frames, "1:-100" all but the last 100).
 function cli.parse_range(s)
-  local a, b = s:match("^%s*(%d*)%s*:%s*(%d*)%s*$")
+  local a, b = s:match("^%s*(%-?%d*)%s*:%s*(%-?%d*)%s*$")
   if not a then
-    a = s:match("^%s*(%d+)%s*$")
-    if not a then return nil, "expected I:J, I:, :J or I (1-based frame numbers)" end
+    a = s:match("^%s*(%-?%d+)%s*$")
+    if not a then return nil, "expected I:J, I:, :J or I (1-based frame numbers, negative from the end)" end
     b = a
   end
-  local r = { first = tonumber(a), last = tonumber(b), text = s }
-  if (r.first and r.first < 1) or (r.last and r.last < 1) then
-    return nil, "frame numbers start at 1"
+  if a == "-" or b == "-" then return nil, "expected a number after '-'" end
+  local r = { first = math.tointeger(tonumber(a)), last = math.tointeger(tonumber(b)), text = s }
+  if r.first == 0 or r.last == 0 then
+    return nil, "frame numbers start at 1 (negative ones count from the end: -1 is the last)"
   end
-  if r.first and r.last and r.first > r.last then
+  if r.first and r.last and (r.first < 0) == (r.last < 0) and r.first > r.last then
     return nil, "the range is empty (I > J)"
   end
   return r
 end
 
---- cli.resolve_range(r, n, what) -> i, j: a parsed range clamped to 1..n;
--- fails with exit 2 when it lies outside 1..n. r == nil means 1..n.
+--- cli.resolve_range(r, n, what) -> i, j: a parsed range as frame numbers
+-- of a capture of n frames: a negative number k stands for n + 1 + k; the
+-- range is then clamped to 1..n. Fails with exit 2 when nothing of it lies
+-- in 1..n. r == nil means 1..n.
 function cli.resolve_range(r, n, what)
   what = what or "frames"
   if not r then return 1, n end
-  local i, j = r.first or 1, r.last or n
-  if n < 1 or i > n then
+  local function at(v, default)
+    if v == nil then return default end
+    if v < 0 then return n + 1 + v end
+    return v
+  end
+  local i, j = at(r.first, 1), at(r.last, n)
+  if n < 1 or i > n or j < 1 or i > j then
     cli.fail(2, "%s %s out of range: the capture has %d %s", what,
       r.text or string.format("%s:%s", r.first or "", r.last or ""), n, what)
   end
-  return i, math.min(j, n)
+  return math.max(i, 1), math.min(j, n)
+end
+
+--- cli.FRAMES: the --frames option of every script that reads VProf or laige
+-- frames (one type, one rule: cli.resolve_range); the script hands the
+-- parsed range to cli.restrict after opening the capture.
+cli.FRAMES = { "--frames", type = "range", metavar = "A:B",
+  help = "only frames A..B (1-based, inclusive; A: and :B too; negative numbers count from the end: "
+    .. "-1 is the last frame, -600: the last 600)" }
+
+--- cli.restrict(cap, r) -> {first, last} | nil: apply a --frames range to a
+-- capture (cli.resolve_range's rule over its #cap frames, then
+-- cap:restrict: every analysis then sees those frames only, numbered as in
+-- the file) and say which frames it holds: the range a script's JSON
+-- reports. nil for a capture without frames, or without frame ranges.
+function cli.restrict(cap, r)
+  if type(cap.restrict) ~= "function" then
+    if r then cli.fail(2, "--frames: a %s capture has no frames to choose", tostring(cap.format)) end
+    return nil
+  end
+  local n = cap.frame_count or #cap
+  if r then
+    local i, j = cli.resolve_range(r, n)
+    local lo = cap:frame_range()
+    if i ~= 1 or j ~= n then cap:restrict(lo + i - 1, lo + j - 1) end
+  end
+  local first, last = cap:frame_range()
+  if not first then return nil end
+  return { first = first, last = last }
 end
 
 local function convert(o, raw, spec)

@@ -39,7 +39,8 @@ compare.MIN_RUNS = 5
 
 --- The --json document (docs/architecture.md notation).
 compare.schema = [[{
-  a: {file, format, frames, runs, files: []}, b: {file, format, frames, runs, files: []},
+  a: {file, format, frames, frame_range: {first, last}, runs, files: []},
+  b: {file, format, frames, frame_range: {first, last}, runs, files: []},
   alpha, level, test, shape_test, correction, evidence, tests, shape_tests,
   summary: {metrics, worse, better, changed, same, significant_worse, significant_better, shape_changes},
   warnings: [],
@@ -624,7 +625,7 @@ function compare.analyze(cap_a, cap_b, params)
       fr[#fr + 1] = metrics.value(cap, "frames")
     end
     return { file = s.runs[1].path, format = s.format, frames = #fr == #s.runs and mean_of(fr) or nil,
-      runs = #s.runs, files = files }
+      frame_range = metrics.frame_range(s.runs[1]), runs = #s.runs, files = files }
   end
   return {
     a = side(A), b = side(B), alpha = p.alpha, level = p.level, test = p.test, shape_test = p.shape,

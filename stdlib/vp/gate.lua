@@ -49,7 +49,8 @@ gate.DEFAULTS = { alpha = 0.01, test = "batch-means" }
 
 --- The --json document (docs/architecture.md notation).
 gate.schema = [[{
-  file, format, baseline, rules, status, passed, failed, skipped, runs, baseline_runs, warnings: [],
+  file, format, frame_range: {first, last},
+  baseline, rules, status, passed, failed, skipped, runs, baseline_runs, warnings: [],
   results: [{index, name, metric, unit, status, value, baseline, change, change_pct, regress_pct,
              normalised, evidence, p_value, ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
              limits: {max, min, max_regress_pct, ci_above, min_effect, significant, alpha, test},
@@ -547,7 +548,8 @@ function gate.evaluate(rules, cap, base, params)
     end
   end
   return {
-    file = S.runs[1].path, format = S.format, baseline = B and B.runs[1].path, rules = params.source,
+    file = S.runs[1].path, format = S.format, frame_range = metrics.frame_range(S.runs[1]),
+    baseline = B and B.runs[1].path, rules = params.source,
     status = counts.fail > 0 and "fail" or "pass", passed = counts.pass, failed = counts.fail,
     skipped = counts.skip, runs = #S.runs, baseline_runs = B and #B.runs or nil, warnings = warnings,
     results = results,

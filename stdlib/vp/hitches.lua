@@ -39,7 +39,8 @@ hitches.RULES = { "median", "capframex", "unreal" }
 -- (the median rule with params.threshold_ms: the absolute rule),
 -- "capframex" or "unreal"; capframex and unreal: that rule's figures
 -- (vp.anchors), null under the other rules.
-hitches.schema = "{file, format, rule, frames, frame_ms: {mean, p50, p95, p99, max}, low_1pct_fps, low_01pct_fps, "
+hitches.schema = "{file, format, rule, frames, frame_range: {first, last}, "
+  .. "frame_ms: {mean, p50, p95, p99, max}, low_1pct_fps, low_01pct_fps, "
   .. "stutter_pct, params: {factor, window, min_excess_ms, threshold_ms}, capframex: "
   .. anchors.capframex_schema .. ", unreal: " .. anchors.unreal_schema .. ", hitches: [{frame, tick, frame_ms, "
   .. "baseline_ms, causes: [{node, path, group, self_ms, excess_ms}], groups: [{group, excess_ms}]}]}"
@@ -161,6 +162,20 @@ local function detect(times, factor, window, min_excess, threshold)
   return found
 end
 
+-- The capture's frame numbers of the frames it holds (cap:frame_range:
+-- 1, n unless restricted to a --frames range), or nothing.
+local function frame_range(cap)
+  if type(cap.frame_range) == "function" then return cap:frame_range() end
+end
+
+-- A list found over the frame times (positions 1..n) with the capture's
+-- frame numbers instead: a capture restricted to a range starts past 1.
+local function shift(cap, list)
+  local base = (frame_range(cap) or 1) - 1
+  for _, h in ipairs(list) do h.frame = h.frame + base end
+  return list
+end
+
 -- The tick of frame i when the capture has random access to frames.
 local function tick_of(cap, i)
   local ok, t = pcall(function()
@@ -242,7 +257,9 @@ end
 
 --- hitches.analyze(cap, params) -> result, info
 -- result (plain data, nil where absent; shaped as hitches.schema): {file,
--- format, rule, frames, frame_ms = {mean, p50, p95, p99, max} | nil,
+-- format, rule, frames, frame_range = {first, last} (the capture's frame
+-- numbers of the frames analysed: cap:frame_range()), frame_ms = {mean,
+-- p50, p95, p99, max} | nil,
 -- low_1pct_fps, low_01pct_fps, stutter_pct, params = {factor, window,
 -- min_excess_ms, threshold_ms}, capframex, unreal, hitches = [ {frame,
 -- tick, frame_ms, baseline_ms, causes = [...], groups = [...]} ]}. info =
@@ -311,7 +328,7 @@ function hitches.analyze(cap, params)
     if is_vprof then
       list = cap:hitches({ factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold })
     else
-      list = detect(stats.values(ft), factor, window, min_excess, threshold)
+      list = shift(cap, detect(stats.values(ft), factor, window, min_excess, threshold))
     end
     used = { factor = not threshold and factor or nil, window = window,
       min_excess_ms = not threshold and min_excess or nil, threshold_ms = threshold }
@@ -323,6 +340,7 @@ function hitches.analyze(cap, params)
     -- vp.anchors' rules: the list and the figures by the tool's definition
     local p = rule == "capframex" and { factor = params.factor } or { threshold_ms = params.threshold_ms }
     list, figures = anchors.hitch_list(rule, ft, p)
+    list = shift(cap, list)
     used = { factor = figures.factor, window = window, threshold_ms = figures.threshold_ms }
     stutter_pct = rule == "capframex" and figures.stutter_time_pct or figures.hitch_time_pct
   end
@@ -344,11 +362,13 @@ function hitches.analyze(cap, params)
     }
   end
 
+  local first, last = frame_range(cap)
   return {
     file = file,
     format = cap.format,
     rule = rule,
     frames = n,
+    frame_range = first and { first = first, last = last } or nil,
     frame_ms = frame_stats,
     low_1pct_fps = low1,
     low_01pct_fps = low01,

@@ -131,6 +131,15 @@ local function check_format(e, cap, name)
   return nil
 end
 
+--- metrics.frame_range(cap) -> {first, last} | nil: the capture's frame
+-- numbers of the frames its metrics are over (a --frames range: see
+-- cap:frame_range), nil for a capture without frames.
+function metrics.frame_range(cap)
+  if type(cap.frame_range) ~= "function" then return nil end
+  local first, last = cap:frame_range()
+  return first and { first = first, last = last } or nil
+end
+
 --- metrics.value(cap, name) -> number | nil, why
 function metrics.value(cap, name)
   local e, param = metrics.lookup(name)

@@ -116,6 +116,16 @@ return {
           .. "excess_ms}} and groups {{group, self_ms, excess_ms}}, by excess (ties by path, by "
           .. "group name); decodes only those frames",
         "local nodes, groups = cap:causes(1200)"),
+      m("restrict", "cap:restrict(i, j)",
+        "keep frames i..j (the file's frame numbers, within those the capture holds) and forget the others "
+          .. "(--frames A:B): every figure, pass, statistic and hitch rule from then on is over that range, as "
+          .. "if the file held those frames only; frame numbers stay the file's, #cap is the range's length; "
+          .. "statistics computed before are dropped (one more pass computes them over the range)",
+        "cap:restrict(601, cap.frame_count)  -- leave the first 600 frames out"),
+      m("frame_range", "cap:frame_range() -> first, last",
+        "first and last: the file's frame numbers of the first and the last frame the capture holds (1 and "
+          .. "#cap unless restricted); nothing when it has none",
+        "print(cap:frame_range())"),
       m("summary", "cap:summary() -> {{name=, value=}, ...}", "the rows info.lua prints",
         "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
       m("close", "cap:close()", "release the file now; children then raise \"capture is closed\"",

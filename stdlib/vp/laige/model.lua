@@ -186,10 +186,12 @@ end
 
 -- Budget report ------------------------------------------------------------------
 
+-- Frame numbers are the report's: after cap:restrict(i, j), cap.frames
+-- holds frames i..j and cap.frame_base is i - 1.
 local function frame_view(cap, i)
   local f = cap.frames[i]
   if not f then return nil end
-  local v = { index = i, tick = f.tick_after }
+  local v = { index = (rawget(cap, "frame_base") or 0) + i, tick = f.tick_after }
   for k, x in pairs(f) do v[k] = x end
   return v
 end
@@ -202,8 +204,9 @@ local frames_mt = {
       error("frames: call it as cap:frames([i [, j]])", 2)
     end
     check_open(cap, "frames")
-    i = math.max(1, math.tointeger(i) or 1)
-    j = math.min(#list, math.tointeger(j) or #list)
+    local base = rawget(cap, "frame_base") or 0
+    i = math.max(1, (math.tointeger(i) or base + 1) - base)
+    j = math.min(#list, (math.tointeger(j) or base + #list) - base)
     local k = i - 1
     return function()
       k = k + 1
@@ -236,14 +239,42 @@ end
 
 function budget_methods.frame(cap, i)
   check_open(cap, "frame")
+  local base = rawget(cap, "frame_base") or 0
   local k = math.tointeger(i)
-  if not k or k < 1 or k > #cap.frames then
-    error(string.format("frame %s is out of range 1..%d", tostring(i), #cap.frames), 2)
+  if not k or k - base < 1 or k - base > #cap.frames then
+    error(string.format("frame %s is out of range %d..%d", tostring(i), base + 1, base + #cap.frames), 2)
   end
-  return frame_view(cap, k)
+  return frame_view(cap, k - base)
 end
 
 local series_cache = setmetatable({}, { __mode = "k" })
+
+--- cap:restrict(i, j): keep frames i..j (the report's frame numbers,
+-- within those the capture holds) and forget the others: frame_times,
+-- frames, failed_frames and the frame statistics are over the range from
+-- then on; frame numbers stay the report's (cap:frame_range()).
+function budget_methods.restrict(cap, i, j)
+  check_open(cap, "restrict")
+  local base = rawget(cap, "frame_base") or 0
+  local lo, hi = base + 1, base + #cap.frames
+  if math.type(i) ~= "integer" or math.type(j) ~= "integer" or i > j or i < lo or j > hi then
+    error(string.format("cap:restrict: frames %s..%s are not within the capture's %d..%d", tostring(i),
+      tostring(j), lo, hi), 2)
+  end
+  local kept = setmetatable({}, getmetatable(cap.frames))
+  for k = i - base, j - base do kept[#kept + 1] = cap.frames[k] end
+  cap.frames, cap.frame_base, cap.frame_count = kept, i - 1, #kept
+  series_cache[cap] = nil
+end
+
+--- cap:frame_range() -> first, last: the report's frame numbers of the
+-- frames the capture holds; nothing when it has none.
+function budget_methods.frame_range(cap)
+  check_open(cap, "frame_range")
+  if #cap.frames == 0 then return end
+  local base = rawget(cap, "frame_base") or 0
+  return base + 1, base + #cap.frames
+end
 
 function budget_methods.frame_times(cap)
   check_open(cap, "frame_times")

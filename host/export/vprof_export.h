@@ -1,0 +1,61 @@
+/* VProf captures in other tools' formats, streamed: one pass over the
+ * frames the model holds (a --frames range: vp_vprof_restrict), memory
+ * bounded by the tree, never by the frames. Reads the model through the
+ * format's C API (formats/vprof.h); never includes lua.h.
+ *
+ * The time layout. VProf records no timestamps inside a frame, only each
+ * node's inclusive time per frame, so the exporters lay a frame out: frame
+ * k starts at the sum of the earlier frames' times (the first frame held
+ * at 0), and each node's children start one after another from their
+ * parent's start, in recorded order (the order of the frame's timing
+ * records: the engine's pre-order). A child that would end after its
+ * parent is cut at the parent's end (VProf's clock lets children add up to
+ * a little more than their parent); the root's event, when the root has
+ * time of its own, spans the frame. So events nest strictly and the
+ * top-level events of a frame add up to the frame time. Times are whole
+ * microseconds (the file's unit is 4 us): every number is exact. */
+#ifndef VP_VPROF_EXPORT_H
+#define VP_VPROF_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/vp_error.h"
+#include "formats/vprof.h"
+
+typedef struct vp_export_opts {
+    const char *name;  /* the capture's name: the process and profile name */
+    const char *what;  /* the output's name, for error messages */
+    int per_frame;     /* speedscope: one profile per frame */
+    uint32_t node;     /* csv: a node (index) whose ms, self ms and calls are
+                        * added; VP_VPROF_NO_NODE for none */
+} vp_export_opts;
+
+/* Chrome Trace Event JSON ({"traceEvents": [...]}): metadata events naming
+ * the process and thread; per frame an instant event "frame N", a counter
+ * "frame_ms" and a counter "group self ms" (an argument per budget group
+ * with nodes, in id order), then one complete event ("X") per node
+ * instance with time, in pre-order: name (with "#k" for the k-th
+ * same-named sibling, as in its path), cat = group, ts, dur (us), args
+ * {path, group, calls, self_ms}. */
+vp_errcode vp_export_vprof_chrome(vp_vprof *m, FILE *f, const vp_export_opts *o, vp_error *err);
+
+/* speedscope's file format: shared.frames = one per node (name, "#k" as
+ * above; file = its path), one evented profile (open/close events in us) of every frame, or
+ * with per_frame one profile per frame. */
+vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts *o,
+                                      vp_error *err);
+
+/* CSV, a row per frame: frame, tick, start_ms, frame_ms, then each budget
+ * group's self ms (groups with nodes, in id order, named by the header),
+ * then with o->node node_ms, node_self_ms, node_calls. */
+vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *o, vp_error *err);
+
+/* For charts: the frames split into `cols` columns (frame fi in column
+ * fi * cols / frame_count), and per column each group's self time summed
+ * over its frames: out[col * group_count + g] (ms; group index g), and
+ * frames[col] the frame count. One pass. */
+vp_errcode vp_export_vprof_group_columns(vp_vprof *m, uint32_t cols, double *out,
+                                         uint32_t *frames, vp_error *err);
+
+#endif

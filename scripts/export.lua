@@ -1,0 +1,75 @@
+-- export.lua: a capture in the formats other tools read (Chrome trace, folded stacks, speedscope, CSV, PresentMon)
+--
+-- usage: vpscript export.lua CAPTURE --to chrome|folded|speedscope|csv|presentmon [-o FILE]
+--   --to FORMAT       what to write (export.TARGETS: which capture formats each reads)
+--   -o, --output FILE write there instead of stdout
+--   --diff BASE       folded: the differential form against a baseline VProf capture
+--   --per-frame       speedscope: one profile per frame
+--   --node PATH       csv of a VProf capture: add the node's ms, self ms and calls per frame
+--   --frames A:B      only frames A..B (negative: from the end)
+--   --json            with -o: print what was written ({file, format, to, output, frame_range, rows})
+--
+-- The writers are stdlib/vp/export.lua and vp.export.* (the VProf ones
+-- streamed in C); the VProf time layout is export.LAYOUT (--help prints it).
+local cli = require "vp.cli"
+local export = require "vp.export"
+
+local targets = {}
+for _, t in ipairs(export.NAMES) do
+  targets[#targets + 1] = string.format("  %-11s %s", t, export.TARGETS[t].what)
+end
+
+local SPEC = {
+  name = "export.lua",
+  summary = "A capture in the formats other tools read: Chrome trace, collapsed stacks, speedscope, CSV, "
+    .. "PresentMon.",
+  description = "Targets:\n" .. table.concat(targets, "\n") .. "\n\n" .. export.LAYOUT
+    .. "\n\nThe same capture and options always give the same bytes.",
+  options = {
+    { "--to", choices = export.NAMES, metavar = "FORMAT", help = "what to write (required)" },
+    { "--output", short = "-o", metavar = "FILE", output = true, help = "write to FILE instead of stdout" },
+    { "--diff", metavar = "BASE", help = "folded: the differential form 'stack base_us new_us' against BASE" },
+    { "--per-frame", type = "flag", help = "speedscope: one profile per frame" },
+    { "--node", metavar = "PATH", help = "csv of a VProf capture: add the node's ms, self ms and calls" },
+    cli.FRAMES,
+    { "--json", type = "flag", help = "with -o: print what was written as one JSON document" },
+  },
+  positional = { { "CAPTURE", help = "any capture (the targets each format has: above)" } },
+}
+
+local SCHEMA = "{file, format, to, output, frame_range: {first, last}, rows}"
+
+local opts, args = cli.parse(arg, SPEC)
+if not opts.to then cli.fail(2, "--to FORMAT is required (%s)", table.concat(export.NAMES, ", ")) end
+if opts.json and not opts.output then cli.fail(2, "--json needs -o FILE: the export itself goes to stdout") end
+local path = args[1]
+local cap = cli.open(path)
+local range = cli.restrict(cap, opts.frames)
+local base
+if opts.diff then
+  base = cli.open(opts.diff)
+  cli.restrict(base, opts.frames)
+end
+
+local out = io.stdout
+if opts.output then
+  local f, err = io.open(opts.output, "wb")
+  if not f then cli.fail(2, "-o %s: %s", opts.output, tostring(err)) end
+  out = f
+end
+local res = cli.run(export.write, cap, opts.to, out, {
+  per_frame = opts.per_frame or nil, node = opts.node, baseline = base,
+  what = opts.output or "stdout",
+})
+if opts.output then
+  local ok, err = out:close()
+  if not ok then cli.fail(2, "-o %s: %s", opts.output, tostring(err)) end
+else
+  out:flush()
+end
+if opts.json then
+  cli.json({ file = path, format = cap.format, to = opts.to, output = opts.output, frame_range = range,
+    rows = res.rows }, SCHEMA)
+end
+cap:close()
+if base then base:close() end

@@ -1,0 +1,203 @@
+-- vp.charts: what the pictures show, as plain data (vp.svg draws it): the
+-- frame time downsampled by pixel column, its distribution, budget groups
+-- over time, percentile curves, sparklines. Works on any capture with
+-- per-frame times (VProf, laige budget reports); budget groups need VProf.
+--
+--   local charts = require "vp.charts"
+--   local ft = charts.frametime(cap, {width = 960})
+--   print(ft.max_ms, #ft.columns)                  -- every column: {lo, hi, first, last, threshold}
+--
+-- Downsampling keeps each pixel column's minimum and maximum frame time, so
+-- no hitch is averaged away: the envelope's maximum is the worst frame,
+-- however many frames a column holds, and the chart's size depends on its
+-- width only.
+local E = require "vp.error"
+local stats = require "vp.stats"
+
+local charts = {}
+
+charts.DEFAULTS = { width = 960, bins = 48, groups = 8, factor = 2.5, window = 30, min_excess_ms = 5 }
+
+--- charts.schema: the shape of charts.frametime's result.
+charts.schema = "{frames, first_frame, max_ms, max_frame, min_ms, rule, columns: [{first, last, lo, hi, threshold}], "
+  .. "hitches: []}"
+
+-- The frame times as a Series and a Lua list, and the first frame number.
+local function frame_times(cap)
+  if type(cap.frame_times) ~= "function" then
+    E.raise("EINPUT", "%s: a %s capture has no per-frame times", tostring(cap.path), tostring(cap.format))
+  end
+  local ok, s = pcall(cap.frame_times, cap)
+  if not ok or s == nil then
+    E.raise("EINPUT", "%s: a %s capture has no per-frame times", tostring(cap.path), tostring(cap.format))
+  end
+  local first = type(cap.frame_range) == "function" and cap:frame_range() or 1
+  return s, first or 1
+end
+
+-- Column c (1-based) of `cols` holds frames lo..hi (1-based positions).
+local function span(c, cols, n)
+  return (c - 1) * n // cols + 1, c * n // cols
+end
+
+--- charts.frametime(cap, params) -> {frames, first_frame, max_ms, max_frame,
+-- min_ms, rule, columns = [{first, last, lo, hi, threshold}], hitches}:
+-- columns = min(width, frames) pixel columns, each with its frames (the
+-- capture's numbers), their smallest and largest time and the hitch rule's
+-- threshold (the lowest of its frames': max(factor x baseline, baseline +
+-- min_excess_ms), baseline the median of the window frames before; the
+-- absolute rule's threshold_ms when given). params: width, factor, window,
+-- min_excess_ms, threshold_ms (hitches.lua's rule), hitches (frame numbers
+-- to mark; default none).
+function charts.frametime(cap, params)
+  params = params or {}
+  local D = charts.DEFAULTS
+  local s, first = frame_times(cap)
+  local n = #s
+  local width = params.width or D.width
+  local cols = math.min(width, n)
+  local v = s:totable()
+  local factor, window = params.factor or D.factor, params.window or D.window
+  local min_excess, threshold = params.min_excess_ms or D.min_excess_ms, params.threshold_ms
+  local base = (not threshold and n > 1) and s:rolling(window, "median"):totable() or nil
+  local out = { frames = n, first_frame = first, columns = {}, hitches = params.hitches or {} }
+  local maxv, maxi, minv = nil, nil, nil
+  for c = 1, cols do
+    local a, b = span(c, cols, n)
+    local lo, hi, th = math.huge, -math.huge, math.huge
+    for i = a, b do
+      local x = v[i]
+      if x == x then
+        if x < lo then lo = x end
+        if x > hi then hi = x end
+        if maxv == nil or x > maxv then maxv, maxi = x, i end
+        if minv == nil or x < minv then minv = x end
+      end
+      local t = threshold
+      if not t and base and i > 1 then
+        local bl = base[i - 1]
+        t = math.max(factor * bl, bl + min_excess)
+      end
+      if t and t < th then th = t end
+    end
+    out.columns[c] = { first = a + first - 1, last = b + first - 1, lo = stats.defined(lo),
+      hi = stats.defined(hi), threshold = stats.defined(th) }
+  end
+  out.max_ms, out.min_ms = maxv, minv
+  out.max_frame = maxi and maxi + first - 1 or nil
+  out.rule = threshold and string.format("frame time > %g ms", threshold)
+    or string.format("frame time >= %g x the median of the preceding %d frames and >= %g ms above it", factor,
+      window, min_excess)
+  return out
+end
+
+--- charts.distribution(cap, params) -> {frames, bins = [{lo, hi, count}],
+-- above = {from, count} | nil, curve = [{p, ms}], marks = {p50, p95, p99,
+-- low_1pct_ms, low_01pct_ms, max}}: a histogram of the frame times in
+-- `bins` equal bins from the minimum to the p99.9 (the frames above it in
+-- one last bar, so a 300 ms hitch does not squash the rest), the
+-- percentile curve (p = 0, 0.5, .. 100, nearest rank) and its marks (the
+-- 1 % and 0.1 % lows as the mean of the slowest 1 % / 0.1 % of frames, in
+-- ms: 1000 / that is the low FPS).
+function charts.distribution(cap, params)
+  params = params or {}
+  local s = frame_times(cap)
+  local n = #s
+  local out = { frames = n, bins = {}, curve = {}, marks = {} }
+  if n == 0 then return out end
+  local lo, top, max = s:min(), s:percentile(99.9), s:max()
+  local nb = params.bins or charts.DEFAULTS.bins
+  if top <= lo then top = lo + 1 end
+  local edges = {}
+  for i = 0, nb do edges[i + 1] = lo + (top - lo) * i / nb end
+  local h = s:histogram(edges)
+  for i = 1, nb do out.bins[i] = { lo = edges[i], hi = edges[i + 1], count = h.counts[i] } end
+  if h.above > 0 then out.above = { from = top, count = h.above, max = max } end
+  for k = 0, 200 do
+    local p = k / 2
+    out.curve[k + 1] = { p = p, ms = s:percentile(p) }
+  end
+  local function low(pct)
+    local k = stats.slowest_count(n, pct)
+    if cap.format == "vprof" then return cap:slowest_sum(k) / k end
+    return 1000 / stats.low_fps(s, pct)
+  end
+  out.marks = { p50 = s:percentile(50), p95 = s:percentile(95), p99 = s:percentile(99),
+    low_1pct_ms = stats.defined(low(1)), low_01pct_ms = stats.defined(low(0.1)), max = max }
+  return out
+end
+
+--- charts.percentiles(cap) -> [{p, ms}]: the percentile curve alone
+-- (p = 0, 0.5, .. 100): what a comparison overlays.
+function charts.percentiles(cap)
+  local s = frame_times(cap)
+  local curve = {}
+  if #s == 0 then return curve end
+  for k = 0, 200 do curve[k + 1] = { p = k / 2, ms = s:percentile(k / 2) } end
+  return curve
+end
+
+--- charts.budget(cap, params) -> {frames, columns = [{first, last}], groups =
+-- [{name, id, total_ms, values = [ms]}]}: VProf budget groups' self time
+-- per frame, averaged over each pixel column (one C pass): the `groups`
+-- largest groups by total, then the others summed as "other".
+function charts.budget(cap, params)
+  params = params or {}
+  if cap.format ~= "vprof" then
+    E.raise("EINPUT", "%s: budget groups need a VProf capture, not %s", tostring(cap.path), tostring(cap.format))
+  end
+  local n = cap.frame_count
+  local cols = math.min(params.width or charts.DEFAULTS.width, n)
+  local out = { frames = n, columns = {}, groups = {} }
+  if cols == 0 then return out end
+  local sums, counts = require("vp.export.core").group_columns(cap, cols)
+  local first = cap:frame_range()
+  for c = 1, cols do
+    local a, b = span(c, cols, n)
+    out.columns[c] = { first = a + first - 1, last = b + first - 1 }
+  end
+  local rows = {}
+  for id, col in pairs(sums) do
+    local total, values = 0, {}
+    for c = 1, cols do
+      total = total + col[c]
+      values[c] = counts[c] > 0 and col[c] / counts[c] or 0
+    end
+    rows[#rows + 1] = { name = cap:group(id).name, id = id, total_ms = total, values = values }
+  end
+  table.sort(rows, function(a, b)
+    if a.total_ms ~= b.total_ms then return a.total_ms > b.total_ms end
+    return a.id < b.id
+  end)
+  local keep = params.groups or charts.DEFAULTS.groups
+  for i = 1, math.min(keep, #rows) do out.groups[i] = rows[i] end
+  if #rows > keep then
+    local other = { name = "other", total_ms = 0, values = {} }
+    for c = 1, cols do other.values[c] = 0 end
+    for i = keep + 1, #rows do
+      other.total_ms = other.total_ms + rows[i].total_ms
+      for c = 1, cols do other.values[c] = other.values[c] + rows[i].values[c] end
+    end
+    out.groups[#out.groups + 1] = other
+  end
+  return out
+end
+
+--- charts.sparkline(cap, width) -> [ms]: each of `width` columns' largest
+-- frame time (so a hitch shows), fewer when there are fewer frames.
+function charts.sparkline(cap, width)
+  local s = frame_times(cap)
+  local n = #s
+  local cols, v, out = math.min(width, n), s:totable(), {}
+  for c = 1, cols do
+    local a, b = span(c, cols, n)
+    local hi = 0
+    for i = a, b do
+      if v[i] == v[i] and v[i] > hi then hi = v[i] end
+    end
+    out[c] = hi
+  end
+  return out
+end
+
+return charts
