@@ -581,6 +581,46 @@ describe("check.lua", function()
       cap:close()
     end)
 
+    it("a rules file that expects unmeasurable captures skips every rule, with the reason", function()
+      local rf = rules("expect_zero.lua",
+        "return { unmeasurable = 'skip', { metric = 'low_1pct_fps', min = 20 }, "
+          .. "{ metric = 'frame_ms.p95', max = 30 } }")
+      local r = run(rf, zero, "--json")
+      assert.equal(0, r.code, r.stderr)
+      local doc = require("cjson").decode(r.stdout)
+      assert.equal("pass", doc.status)
+      assert.equal(0, doc.passed)
+      assert.equal(2, doc.skipped)
+      assert.matches(quoted(zero) .. " cannot be measured: it holds no timings", doc.warnings[1])
+      for _, x in ipairs(doc.results) do
+        assert.equal("skip", x.status)
+        assert.matches('unmeasurable = "skip"', x.message, 1, true)
+      end
+      -- a measurable capture is checked as usual under the same file
+      doc = require("cjson").decode(run(rf, base, "--json").stdout)
+      assert.equal(2, doc.passed + doc.failed)
+    end)
+
+    it("min_frames in a rules file: fewer complete frames cannot be measured", function()
+      local rf = rules("min_frames.lua", "return { min_frames = 51, { metric = 'frame_ms.p95', max = 1000 } }")
+      local few = h.vprof(dir .. "/few.vprof", { nodes = { { id = 1, name = "A" } }, frames = (function()
+        local f = {}
+        for i = 1, 50 do f[i] = { [0] = { us = 1000, calls = 1 }, [1] = { us = 500, calls = 1 } } end
+        return f
+      end)() })
+      local r = run(rf, few)
+      assert.equal(2, r.code, r.stdout)
+      assert.matches(quoted(few) .. ": cannot be measured: it holds 50 complete frames %(at least 51 needed%)",
+        r.stderr)
+      assert.equal(0, run(rules("min_50.lua", "return { min_frames = 50, { metric = 'frame_ms.p95', max = 1000 } }"),
+        few).code)
+      for _, bad in ipairs({ "min_frames = 0", "min_frames = 1.5", "unmeasurable = 'maybe'", "other = 1" }) do
+        r = run(rules("bad_setting.lua", "return { " .. bad .. ", { metric = 'frame_ms.p95', max = 1 } }"), few)
+        assert.equal(2, r.code, bad)
+        assert.matches("bad_setting%.lua: ", r.stderr)
+      end
+    end)
+
     it("a baseline of another format is refused, naming both files", function()
       local rf = rules("kinds.lua", "return { { metric = 'frame_ms.p95', max_regress_pct = 10 } }")
       local r = run(rf, base, "--baseline", "examples/laige/budget_fail.txt")

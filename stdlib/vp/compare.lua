@@ -137,19 +137,20 @@ function compare.side(x)
   return { runs = runs, format = runs[1].format, samples = {} }
 end
 
---- compare.unmeasurable(cap) -> why | nil: why a capture cannot be
--- measured, nil when it can. A VProf capture needs at least
--- compare.MIN_FRAMES complete frames and some node time (a capture whose
+--- compare.unmeasurable(cap [, min_frames]) -> why | nil: why a capture
+-- cannot be measured, nil when it can. A VProf capture needs at least
+-- min_frames (default compare.MIN_FRAMES) complete frames and some node time (a capture whose
 -- every node time is 0 comes from a broken recorder, or from the 2013/TF2
 -- one, which clears per-frame values before writing them: its frame times
 -- are all 0 and its low FPS infinite).
 compare.MIN_FRAMES = 1
-function compare.unmeasurable(cap)
+function compare.unmeasurable(cap, min_frames)
   if cap.format ~= "vprof" then return nil end
+  min_frames = min_frames or compare.MIN_FRAMES
   local n = cap.frame_count
-  if n < compare.MIN_FRAMES then
+  if n < min_frames then
     return string.format("it holds %d complete frame%s (at least %d needed)", n, n == 1 and "" or "s",
-      compare.MIN_FRAMES)
+      min_frames)
   end
   if cap.zero_timings then
     return string.format("it holds no timings: every node time is 0 in all %d frames", n)
@@ -157,17 +158,18 @@ function compare.unmeasurable(cap)
   return nil
 end
 
---- compare.like_with_like(A [, B]) -> nothing: raises EINPUT (exit 2)
--- when a capture of side A or B cannot be measured (compare.unmeasurable)
--- or when the two sides are captures of different formats, which have no
--- metric in common to compare. The message names the files. A, B: sides
--- (compare.side) or what compare.side takes.
-function compare.like_with_like(A, B)
+--- compare.like_with_like(A [, B [, min_frames]]) -> nothing: raises
+-- EINPUT (exit 2) when a capture of side A or B cannot be measured
+-- (compare.unmeasurable with min_frames; false: the caller has settled
+-- that) or when the two sides are captures of different formats, which
+-- have no metric in common to compare. The message names the files. A, B:
+-- sides (compare.side) or what compare.side takes.
+function compare.like_with_like(A, B, min_frames)
   A = compare.side(A)
   B = B and compare.side(B)
   for _, side in ipairs({ A, B or nil }) do
-    for _, cap in ipairs(side.runs) do
-      local why = compare.unmeasurable(cap)
+    for _, cap in ipairs(min_frames ~= false and side.runs or {}) do
+      local why = compare.unmeasurable(cap, min_frames)
       if why then E.raise("EINPUT", "%s: cannot be measured: %s", tostring(cap.path), why) end
     end
   end

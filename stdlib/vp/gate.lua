@@ -93,6 +93,13 @@ Each rule checks one metric of the capture:
                        skipped instead of failed.
   format = "vprof"     the rule applies only to captures of that format (or
                        list of formats); others skip it.
+Besides its rules, the returned list may hold two settings for the file:
+  min_frames = N       a VProf capture needs at least N complete frames
+                       (default 1); with fewer it cannot be measured.
+  unmeasurable = "skip" a capture that cannot be measured (too few frames,
+                       every node time 0) is expected: every rule is
+                       skipped with the reason, exit 0. The default,
+                       "fail", refuses it: exit 2 naming the file.
 Metric names, units and which way is better: docs/metrics-table.md.
 With several runs (--baseline given several times or a directory, --runs
 for the capture side) a value is the mean of the runs' values.
@@ -106,6 +113,11 @@ gate.FIELDS = {
   min_effect = "number", significant = "boolean", alpha = "number", test = "string", optional = "boolean",
   name = "string", format = "format",
 }
+
+--- Settings of the whole rules file (keys of the returned list beside its
+-- rules): how many frames a capture needs, and whether one that cannot be
+-- measured is expected ("skip") or refused ("fail", the default).
+gate.SETTINGS = { min_frames = compare.MIN_FRAMES, unmeasurable = "fail" }
 
 -- Loading ------------------------------------------------------------------------------
 
@@ -256,8 +268,8 @@ function gate.load(path, params)
   if type(result) ~= "table" then bad("expected the file to return a list of rules, got %s", type(result)) end
   local n = #result
   for k in pairs(result) do
-    if math.type(k) ~= "integer" or k < 1 or k > n then
-      bad("expected a list of rules; found the key %s", tostring(k))
+    if gate.SETTINGS[k] == nil and (math.type(k) ~= "integer" or k < 1 or k > n) then
+      bad("expected a list of rules (and the settings min_frames, unmeasurable); found the key %s", tostring(k))
     end
   end
   if n == 0 then bad("the list of rules is empty") end
@@ -305,6 +317,17 @@ function gate.validate(list, params)
   params = params or {}
   local source = params.source or "rules"
   local rules = {}
+  for k, default in pairs(gate.SETTINGS) do
+    local v = list[k]
+    if v == nil then
+      v = default
+    elseif k == "min_frames" and (math.type(v) ~= "integer" or v < 1) then
+      E.raise("EUSAGE", "%s: min_frames must be an integer of 1 or more, got %s", source, tostring(v))
+    elseif k == "unmeasurable" and v ~= "fail" and v ~= "skip" then
+      E.raise("EUSAGE", "%s: unmeasurable must be \"fail\" or \"skip\", got %s", source, tostring(v))
+    end
+    rules[k] = v
+  end
   for i, r in ipairs(list) do
     local function bad(fmt, ...)
       local what = type(r) == "table" and type(r.metric) == "string" and (" (" .. r.metric .. ")") or ""
@@ -466,6 +489,11 @@ local function evaluate(r, S, base, p)
     res.message = string.format("skipped: the rule is for %s captures", sorted_formats(r.format))
     return res
   end
+  if p.unmeasurable then
+    res.status = "skip"
+    res.message = "skipped: " .. p.unmeasurable .. " (the rules file expects it: unmeasurable = \"skip\")"
+    return res
+  end
   local vals, why = run_values(S, r.metric)
   if vals == nil then
     res.status = r.optional and "skip" or "fail"
@@ -512,13 +540,24 @@ function gate.evaluate(rules, cap, base, params)
   local source = params.source or "rules"
   local S = compare.side(cap)
   local B = base and compare.side(base) or nil
-  if B then
-    compare.like_with_like(B, S)
+  local min_frames = rules.min_frames or compare.MIN_FRAMES
+  if rules.unmeasurable == "skip" then
+    for _, side in ipairs({ S, B or nil }) do
+      for _, c in ipairs(side.runs) do
+        local why = not p.unmeasurable and compare.unmeasurable(c, min_frames)
+        if why then p.unmeasurable = string.format("%s cannot be measured: %s", tostring(c.path), why) end
+      end
+    end
+  end
+  if p.unmeasurable then
+    if B then compare.like_with_like(B, S, false) end -- the formats still have to agree
+  elseif B then
+    compare.like_with_like(B, S, min_frames)
     for _, side in ipairs({ S, B }) do
       for _, c in ipairs(side.runs) do metrics.will_test(c) end
     end
   else
-    compare.like_with_like(S)
+    compare.like_with_like(S, nil, min_frames)
   end
   for _, r in ipairs(rules) do
     if (not r.format or r.format[S.format]) and not metrics.applies(r.entry, S.format) then
@@ -536,8 +575,8 @@ function gate.evaluate(rules, cap, base, params)
     results[i] = evaluate(r, S, B, p)
     counts[results[i].status] = counts[results[i].status] + 1
   end
-  local warnings = {}
-  if B then
+  local warnings = { p.unmeasurable }
+  if B and not p.unmeasurable then
     local na, nb = #B.runs, #S.runs
     if na >= 2 and nb >= 2 and (na < compare.MIN_RUNS or nb < compare.MIN_RUNS) then
       warnings[1] = string.format("%d baseline run%s against %d: the run-level test has little power below %d "
