@@ -62,12 +62,5 @@ else
   }, { width = opts.width })
   base:close()
 end
-if opts.output then
-  local f, err = io.open(opts.output, "wb")
-  if not f then cli.fail(2, "-o %s: %s", opts.output, tostring(err)) end
-  f:write(out)
-  f:close()
-else
-  io.stdout:write(out)
-end
+cli.write_output(opts.output, out)
 cap:close()

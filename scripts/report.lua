@@ -58,15 +58,7 @@ local doc = cli.run(overview.analyze, cap, { baseline = base, width = opts.width
 if opts.json then
   cli.json(doc, overview.schema)
 else
-  local page = html.report(doc)
-  if opts.output then
-    local f, err = io.open(opts.output, "wb")
-    if not f then cli.fail(2, "-o %s: %s", opts.output, tostring(err)) end
-    f:write(page)
-    f:close()
-  else
-    io.stdout:write(page)
-  end
+  cli.write_output(opts.output, html.report(doc))
 end
 cap:close()
 if base then base:close() end

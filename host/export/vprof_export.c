@@ -257,6 +257,19 @@ static void chrome_free(chrome *c)
     free(c->gsum);
 }
 
+/* Flush the output and decide the export's status: the pass's error (rc,
+ * already in *err) comes first, else the output's. */
+static vp_errcode finish_output(vp_xout *o, const vp_export_opts *opt, vp_errcode rc, vp_error *err)
+{
+    vp_error werr;
+    vp_errcode wrc = vp_xout_finish(o, opt && opt->what ? opt->what : "the output", &werr);
+    if (rc != VP_OK)
+        return rc;
+    if (wrc != VP_OK)
+        *err = werr;
+    return wrc;
+}
+
 vp_errcode vp_export_vprof_chrome(vp_vprof *m, FILE *f, const vp_export_opts *opt, vp_error *err)
 {
     chrome c;
@@ -332,14 +345,9 @@ vp_errcode vp_export_vprof_chrome(vp_vprof *m, FILE *f, const vp_export_opts *op
     vp_xout_str(&c.out, ",\"layout\":\"");
     vp_xout_str(&c.out, LAYOUT_NOTE);
     vp_xout_str(&c.out, "\"}}\n");
-    vp_error werr;
-    vp_errcode wrc = vp_xout_finish(&c.out, opt && opt->what ? opt->what : "the output", &werr);
+    rc = finish_output(&c.out, opt, rc, err);
     chrome_free(&c);
-    if (rc != VP_OK)
-        return rc;
-    if (wrc != VP_OK)
-        *err = werr;
-    return wrc;
+    return rc;
 }
 
 /* ---- speedscope ----------------------------------------------------------------------- */
@@ -471,15 +479,10 @@ vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts
     if (!s.per_frame)
         vp_xout_str(&s.out, "\n]}");
     vp_xout_str(&s.out, "\n]}\n");
-    vp_error werr;
-    vp_errcode wrc = vp_xout_finish(&s.out, opt && opt->what ? opt->what : "the output", &werr);
+    rc = finish_output(&s.out, opt, rc, err);
     free(s.stack);
     layout_free(&s.l);
-    if (rc != VP_OK)
-        return rc;
-    if (wrc != VP_OK)
-        *err = werr;
-    return wrc;
+    return rc;
 }
 
 /* ---- CSV ------------------------------------------------------------------------------------ */
@@ -576,15 +579,10 @@ vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *opt, 
     vp_errcode rc = VP_OK;
     if (m->frame_count)
         rc = vp_vprof_pass(m, 0, m->frame_count - 1, csv_frame, &c, err);
-    vp_error werr;
-    vp_errcode wrc = vp_xout_finish(&c.out, opt && opt->what ? opt->what : "the output", &werr);
+    rc = finish_output(&c.out, opt, rc, err);
     free(c.groups);
     free(c.gsum);
-    if (rc != VP_OK)
-        return rc;
-    if (wrc != VP_OK)
-        *err = werr;
-    return wrc;
+    return rc;
 }
 
 /* ---- columns for charts ----------------------------------------------------------------------- */

@@ -519,6 +519,20 @@ function cli.encode_json(value, schema)
   return json.encode(value, schema)
 end
 
+--- cli.write_output(path, text): write text to the file path (the script's
+-- -o), or to stdout when path is nil; fails with exit 2 naming the file
+-- when it cannot be opened or written.
+function cli.write_output(path, text)
+  if not path then
+    io.stdout:write(text)
+    return
+  end
+  local f, err = io.open(path, "wb")
+  local ok = f and f:write(text)
+  if ok then ok, err = f:close() elseif f then f:close() end
+  if not ok then cli.fail(2, "-o %s: %s", path, tostring(err)) end
+end
+
 --- cli.json(value [, schema]): print one JSON document (and a newline) on stdout.
 function cli.json(value, schema)
   json.write(value, schema, function(piece) io.stdout:write(piece) end)
