@@ -46,4 +46,8 @@ size_t *vp_l_check_cuts(lua_State *L, int idx, size_t *k);
  * VProf exporters of host/export for stdlib/vp/export (l_export.c). */
 int vp_l_open_export(lua_State *L);
 
+/* The "vp.json.core" module (preloaded by luaopen_vp): vp.json's encoder
+ * walk over Lua values (l_json.c). */
+int vp_l_open_json(lua_State *L);
+
 #endif
