@@ -22,7 +22,7 @@
 /* Bytes read per refill when the caller needs fewer: a window when the
  * read continues the current one, a block when it is elsewhere. */
 #define VP_SRC_WINDOW ((size_t)1 << 20)
-#define VP_SRC_BLOCK ((size_t)64 << 10)
+#define VP_SRC_BLOCK ((size_t)16 << 10)
 
 typedef struct vp_src {
     int fd;             /* -1: a memory source */

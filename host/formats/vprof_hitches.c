@@ -6,6 +6,7 @@
  * definition bit for bit: times are 4 us units, medians are taken of the
  * units and turned into ms as the Lua code turns each value (x * 0.004),
  * which keeps their order. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,24 +20,46 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The median in ms of n > 0 values in units (sorted in place): the middle
- * one, or the mean of the two middle ones for an even n (stats.median). A
- * usual window (30) sorts quickest by insertion. */
+/* Reorder v[0..n) so that v[k] is its k-th smallest (0-based), with no
+ * larger value before it and no smaller one after (Wirth's selection). */
+static void select_kth(uint64_t *v, ptrdiff_t n, ptrdiff_t k)
+{
+    ptrdiff_t lo = 0, hi = n - 1;
+    while (lo < hi) {
+        uint64_t x = v[k];
+        ptrdiff_t i = lo, j = hi;
+        do {
+            while (v[i] < x)
+                i++;
+            while (x < v[j])
+                j--;
+            if (i <= j) {
+                uint64_t t = v[i];
+                v[i++] = v[j];
+                v[j--] = t;
+            }
+        } while (i <= j);
+        if (j < k)
+            lo = i;
+        if (k < i)
+            hi = j;
+    }
+}
+
+/* The median in ms of n > 0 values in units (reordered in place): the
+ * middle one, or the mean of the two middle ones for an even n
+ * (stats.median). A selection, not a sort: a window's median is asked for
+ * each candidate cause of each hitch. */
 static double median_ms(uint64_t *v, size_t n)
 {
     size_t h = n / 2;
-    if (n <= 48) {
-        for (size_t i = 1; i < n; i++) {
-            uint64_t x = v[i];
-            size_t j = i;
-            for (; j > 0 && v[j - 1] > x; j--)
-                v[j] = v[j - 1];
-            v[j] = x;
-        }
-    } else {
-        qsort(v, n, sizeof *v, cmp_u64);
-    }
-    return n % 2 ? vp_vprof_ms(v[h]) : (vp_vprof_ms(v[h - 1]) + vp_vprof_ms(v[h])) / 2;
+    select_kth(v, (ptrdiff_t)n, (ptrdiff_t)h);
+    if (n % 2)
+        return vp_vprof_ms(v[h]);
+    uint64_t below = v[0]; /* the largest of v[0..h): the lower middle */
+    for (size_t i = 1; i < h; i++)
+        below = v[i] > below ? v[i] : below;
+    return (vp_vprof_ms(below) + vp_vprof_ms(v[h])) / 2;
 }
 
 /* ---- detection -------------------------------------------------------------------- */
@@ -326,6 +349,13 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
         rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
         goto done;
     }
+    /* The window and the frame in one read when they are not too long
+     * (the frame is read first, and would otherwise take a read of its own). */
+    uint64_t from = m->frames[first].off, to = fi + 1 < m->frame_count ? m->frames[fi + 1].off : m->frames_end;
+    if (to - from <= VP_SRC_WINDOW && !vp_src_get(&m->src, from, (size_t)(to - from), NULL, err)) {
+        rc = err->code;
+        goto done;
+    }
     /* The frame itself: every node and group with self time is a candidate,
      * the largest first. */
     if ((rc = frame_self_read(m, fi, &fs, err)) != VP_OK)
@@ -386,13 +416,19 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
                 continue;
             uint64_t *row = vals + (size_t)c * w;
             if (b->n == limit && w) {
-                /* The median is at least the window's minimum, so the excess
-                 * is at most self - minimum: a cheap bound that spares most
-                 * candidates the median. */
-                uint64_t lo = row[0];
-                for (uint32_t j = 1; j < w; j++)
-                    lo = row[j] < lo ? row[j] : lo;
-                if (self_ms - vp_vprof_ms(lo) < b->list[limit - 1].excess_ms)
+                /* A cheap test that spares most candidates the median. Call
+                 * a value v high when self - v < e, the last excess listed
+                 * (in ms, as computed below). The baseline is at least the
+                 * lower middle value (an even count's mean of the two
+                 * middle ones is not below the smaller), and self - x only
+                 * falls as x rises, so once w - (w - 1) / 2 values are
+                 * high, the lower middle one is, and the excess is below e:
+                 * the candidate cannot be listed. */
+                double e = b->list[limit - 1].excess_ms;
+                uint32_t high = 0;
+                for (uint32_t j = 0; j < w; j++)
+                    high += self_ms - vp_vprof_ms(row[j]) < e;
+                if (high >= w - (w - 1) / 2)
                     continue;
             }
             double base = w ? median_ms(row, w) : 0;
