@@ -243,48 +243,58 @@ local function is_list(t)
   return n == #t
 end
 
+-- What is wrong with one member of class cname, or nil.
+local function member_problem(cname, m, mi)
+  if type(m) ~= "table" then
+    return ("%s member %d: not a table"):format(cname, mi)
+  elseif type(m.name) ~= "string" or m.name == "" then
+    return ("%s member %d: `name` must be a non-empty string"):format(cname, mi)
+  end
+  local label = cname .. "." .. m.name
+  if not KINDS[m.kind] then
+    return ("%s: `kind` must be function, method, field or operator (got %s)"):format(label, tostring(m.kind))
+  elseif m.kind ~= "operator" and not m.name:match("^[%a_][%w_]*$") then
+    return label .. ": `name` must be a Lua identifier"
+  elseif type(m.doc) ~= "string" or m.doc == "" or m.doc:find("\n") then
+    return label .. ": `doc` must be one non-empty line"
+  elseif m.sig ~= nil and type(m.sig) ~= "string" then
+    return label .. ": `sig` must be a string"
+  elseif m.kind ~= "field" and type(m.sig) ~= "string" then
+    return ("%s: a %s needs `sig`"):format(label, m.kind)
+  elseif m.example ~= nil and type(m.example) ~= "string" then
+    return label .. ": `example` must be a string"
+  end
+  return nil
+end
+
+-- What is wrong with class c (the ci-th) itself, or nil.
+local function class_problem(c, ci)
+  local cname = type(c) == "table" and c.class
+  if type(cname) ~= "string" or cname == "" then
+    return ("class %d: `class` must be a non-empty string"):format(ci)
+  elseif type(c.title) ~= "string" or c.title == "" then
+    return cname .. ": `title` must be a non-empty string"
+  elseif c.doc ~= nil and type(c.doc) ~= "string" then
+    return cname .. ": `doc` must be a string"
+  elseif not is_list(c.members) then
+    return cname .. ": `members` must be a list"
+  end
+  return nil
+end
+
 --- doc.validate(list, where) -> {problem, ...}: schema errors of one module's
 -- return value (`where` names it in the messages).
 function doc.validate(list, where)
+  if not is_list(list) or #list == 0 then return { where .. ": must return a non-empty list of classes" } end
   local out = {}
-  local function bad(fmt, ...)
-    out[#out + 1] = where .. ": " .. string.format(fmt, ...)
-  end
-  if not is_list(list) or #list == 0 then
-    bad("must return a non-empty list of classes")
-    return out
-  end
   for ci, c in ipairs(list) do
-    local cname = type(c) == "table" and c.class
-    if type(cname) ~= "string" or cname == "" then
-      bad("class %d: `class` must be a non-empty string", ci)
-    elseif type(c.title) ~= "string" or c.title == "" then
-      bad("%s: `title` must be a non-empty string", cname)
-    elseif c.doc ~= nil and type(c.doc) ~= "string" then
-      bad("%s: `doc` must be a string", cname)
-    elseif not is_list(c.members) then
-      bad("%s: `members` must be a list", cname)
+    local bad = class_problem(c, ci)
+    if bad then
+      out[#out + 1] = where .. ": " .. bad
     else
       for mi, m in ipairs(c.members) do
-        local label = cname .. " member " .. mi
-        if type(m) ~= "table" then
-          bad("%s: not a table", label)
-        elseif type(m.name) ~= "string" or m.name == "" then
-          bad("%s: `name` must be a non-empty string", label)
-        elseif not KINDS[m.kind] then
-          bad("%s.%s: `kind` must be function, method, field or operator (got %s)",
-            cname, m.name, tostring(m.kind))
-        elseif m.kind ~= "operator" and not m.name:match("^[%a_][%w_]*$") then
-          bad("%s.%s: `name` must be a Lua identifier", cname, m.name)
-        elseif type(m.doc) ~= "string" or m.doc == "" or m.doc:find("\n") then
-          bad("%s.%s: `doc` must be one non-empty line", cname, m.name)
-        elseif m.sig ~= nil and type(m.sig) ~= "string" then
-          bad("%s.%s: `sig` must be a string", cname, m.name)
-        elseif m.kind ~= "field" and type(m.sig) ~= "string" then
-          bad("%s.%s: a %s needs `sig`", cname, m.name, m.kind)
-        elseif m.example ~= nil and type(m.example) ~= "string" then
-          bad("%s.%s: `example` must be a string", cname, m.name)
-        end
+        bad = member_problem(c.class, m, mi)
+        if bad then out[#out + 1] = where .. ": " .. bad end
       end
     end
   end
@@ -293,46 +303,44 @@ end
 
 local cache
 
--- Load every module once. Classes documented in several modules are merged
--- (a format may add functions to `vp`); a member documented twice is a
--- problem, as is a module that fails to load or breaks the schema.
+-- Add one module's classes to the loaded state. Classes documented in
+-- several modules are merged (a format may add functions to `vp`); a member
+-- documented twice is a problem.
+local function merge(state, list, name, where)
+  state.modules[#state.modules + 1] = name
+  for _, c in ipairs(list) do
+    local into = state.by_name[c.class]
+    if not into then
+      into = { class = c.class, title = c.title, doc = c.doc, members = {}, modules = {}, index = {} }
+      state.by_name[c.class] = into
+      state.classes[#state.classes + 1] = into
+    end
+    into.modules[#into.modules + 1] = name
+    for _, m in ipairs(c.members) do
+      if into.index[m.name] then
+        state.problems[#state.problems + 1] = ("%s: %s.%s is documented twice"):format(where, c.class, m.name)
+      else
+        into.members[#into.members + 1] = m
+        into.index[m.name] = m
+      end
+    end
+  end
+end
+
+-- Load every module once; a module that fails to load or breaks the schema
+-- is a problem, and is left out.
 local function load_all()
   if cache then return cache end
   local dir = doc.dir()
   local state = { classes = {}, by_name = {}, modules = {}, problems = {} }
   for _, name in ipairs(module_names(dir)) do
-    local path = dir .. "/" .. name .. ".lua"
     local where = "vp/doc/" .. name .. ".lua"
-    local chunk, err = loadfile(path, "t")
+    local chunk, err = loadfile(dir .. "/" .. name .. ".lua", "t")
     local ok, list = false, err
     if chunk then ok, list = pcall(chunk) end
-    if not ok then
-      state.problems[#state.problems + 1] = where .. ": " .. tostring(list)
-    else
-      local problems = doc.validate(list, where)
-      for _, p in ipairs(problems) do state.problems[#state.problems + 1] = p end
-      if #problems == 0 then
-        state.modules[#state.modules + 1] = name
-        for _, c in ipairs(list) do
-          local into = state.by_name[c.class]
-          if not into then
-            into = { class = c.class, title = c.title, doc = c.doc, members = {}, modules = {}, index = {} }
-            state.by_name[c.class] = into
-            state.classes[#state.classes + 1] = into
-          end
-          into.modules[#into.modules + 1] = name
-          for _, m in ipairs(c.members) do
-            if into.index[m.name] then
-              state.problems[#state.problems + 1] =
-                string.format("%s: %s.%s is documented twice", where, c.class, m.name)
-            else
-              into.members[#into.members + 1] = m
-              into.index[m.name] = m
-            end
-          end
-        end
-      end
-    end
+    local problems = ok and doc.validate(list, where) or { where .. ": " .. tostring(list) }
+    for _, p in ipairs(problems) do state.problems[#state.problems + 1] = p end
+    if #problems == 0 then merge(state, list, name, where) end
   end
   cache = state
   return state
