@@ -56,7 +56,7 @@ end
 --     One of the four groups ...          the class's paragraph, wrapped
 --   field index                           field NAME [SIG]
 --     1-based position in the file        its one line, wrapped
---     > print(g.index)                    its example, a line of code a "> "
+--     > print(g.index)                    its example, each line after "> "
 --   operator # #g                         operator NAME SIG
 --     number of events in the group
 --   method g:events() -> iterator         method SIG, function SIG: the
