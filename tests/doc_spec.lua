@@ -117,6 +117,45 @@ describe("vp.doc", function()
       { name = "not valid", kind = "field", doc = "d" } } } })[1])
   end)
 
+  it("reads the notation the documentation modules are written in (doc.parse)", function()
+    local list = doc.parse([[
+class k: a title
+  The class's paragraph,
+  wrapped.
+field f
+  a field
+operator # #k
+  the length
+  > print(#k)
+method k:m(x [, y]) \
+    -> ${WHAT}
+  one line, ${ONE x}
+  > local v = k:m(1)
+  >
+  >   print(v)
+function k.new{a =} -> k
+  a constructor
+]], { WHAT = "number", ONE = function(s) return "given " .. s end })
+    assert.are.same({ { class = "k", title = "a title", doc = "The class's paragraph, wrapped.", members = {
+      { name = "f", kind = "field", doc = "a field" },
+      { name = "#", kind = "operator", sig = "#k", doc = "the length", example = "print(#k)" },
+      { name = "m", kind = "method", sig = "k:m(x [, y]) -> number", doc = "one line, given x",
+        example = "local v = k:m(1)\n\n  print(v)" },
+      { name = "new", kind = "function", sig = "k.new{a =} -> k", doc = "a constructor" } } } }, list)
+    assert.are.same({}, doc.validate(list, "x"))
+    local function err(text, vars)
+      local ok, e = pcall(doc.parse, text, vars)
+      assert.is_false(ok)
+      return e
+    end
+    assert.are.equal("line 1: a field before the first class", err("field f\n  d\n"))
+    assert.are.equal("line 2: a method's signature calls no name: k.m", err("class k: t\nmethod k.m\n"))
+    assert.are.equal("line 3: a class has no example", err("class k: t\n  para\n  > code\n"))
+    assert.are.equal("line 4: prose after the example", err("class k: t\nfield f\n  > code\n  prose\n"))
+    assert.matches("expected class, function", err("class k: t\nfunctions k.f()\n"))
+    assert.are.equal("${NOPE}: no such text", err("class k: ${NOPE}\n"))
+  end)
+
   it("renders every class and every member as Markdown", function()
     local md = doc.markdown()
     for _, c in ipairs(doc.classes()) do

@@ -36,25 +36,10 @@
 local SKIP = { ["make test"] = "it runs this tool itself" }
 local TIMEOUT_S = 300
 
+local pages = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "docs_pages.lua")
+local quote, read, write = pages.quote, pages.read, pages.write
+
 local M = {}
-
-local function quote(s)
-  if s:match("^[%w%./_:=,+%-]+$") then return s end
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function write(path, data)
-  local f = assert(io.open(path, "wb"))
-  f:write(data)
-  f:close()
-end
 
 local function rtrim(s) return (s:gsub("%s+$", "")) end
 
@@ -276,28 +261,11 @@ function M.check(path, tree)
 end
 
 --- M.pages() -> README.md and every docs/*.md, sorted.
-function M.pages()
-  local pages = { "README.md" }
-  local p = assert(io.popen("ls docs/*.md"))
-  for f in p:lines() do pages[#pages + 1] = f end
-  p:close()
-  return pages
-end
+M.pages = pages.pages
 
 if ... == "docs_run" then return M end -- required as a module (the spec)
 
-local list, paths = false, {}
-for _, a in ipairs(arg) do
-  if a == "--list" then
-    list = true
-  elseif a == "-h" or a == "--help" then
-    print("usage: vpscript tools/docs_run.lua [--list] [FILE...]")
-    os.exit(0)
-  else
-    paths[#paths + 1] = a
-  end
-end
-if #paths == 0 then paths = M.pages() end
+local list, paths = pages.command_line(arg, "--list", "usage: vpscript tools/docs_run.lua [--list] [FILE...]")
 local failed = 0
 for _, path in ipairs(paths) do
   if list then

@@ -23,34 +23,10 @@
 -- (tests/doc_spec.lua runs this so the documentation cannot drift from the
 -- code).
 local doc = require "vp.doc"
+local pages = dofile((debug.getinfo(1, "S").source:match("^@(.*/)") or "./") .. "docs_pages.lua")
+local quote = pages.quote
 
-local check = false
-local paths = {}
-for _, a in ipairs(arg) do
-  if a == "--check" then
-    check = true
-  elseif a == "-h" or a == "--help" then
-    print("usage: vpscript tools/gen_docs.lua [--check] [FILE...]")
-    os.exit(0)
-  else
-    paths[#paths + 1] = a
-  end
-end
-if #paths == 0 then
-  paths[1] = "README.md"
-  local lfs = require "lfs"
-  local docs = {}
-  for f in lfs.dir("docs") do
-    if f:match("%.md$") then docs[#docs + 1] = "docs/" .. f end
-  end
-  table.sort(docs)
-  for _, f in ipairs(docs) do paths[#paths + 1] = f end
-end
-
-local function quote(s)
-  if s:match("^[%w%./_:=,+%-]+$") then return s end
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
+local check, paths = pages.command_line(arg, "--check", "usage: vpscript tools/gen_docs.lua [--check] [FILE...]")
 
 local function bin()
   return os.getenv("VPSCRIPT_BIN") or "./vpscript"
@@ -69,9 +45,7 @@ local function shell(args, stdin)
   local tmp
   if stdin then
     tmp = os.tmpname()
-    local f = assert(io.open(tmp, "wb"))
-    f:write(stdin)
-    f:close()
+    pages.write(tmp, stdin)
     cmd = cmd .. " <" .. quote(tmp)
   end
   local p = assert(io.popen(cmd, "r"))
@@ -232,9 +206,7 @@ end
 
 local stale = 0
 for _, path in ipairs(paths) do
-  local f = assert(io.open(path, "rb"))
-  local text = f:read("a")
-  f:close()
+  local text = pages.read(path)
   local new, sections = regenerate(text)
   if check then
     if new ~= text then
@@ -242,9 +214,7 @@ for _, path in ipairs(paths) do
       stale = stale + 1
     end
   elseif new ~= text then
-    local w = assert(io.open(path, "wb"))
-    w:write(new)
-    w:close()
+    pages.write(path, new)
     print(("%s: %d generated sections written"):format(path, sections))
   end
 end

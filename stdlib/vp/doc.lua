@@ -12,6 +12,8 @@
 -- kind is "function" (module functions), "method", "field" or "operator"
 -- (#s, s[i]). The REPL's help() and the API reference in docs/api.md
 -- (tools/gen_docs.lua) both read this table, so they cannot drift apart.
+-- The modules write it in a notation, doc.parse's (below), rather than as
+-- table constructors: one entry is its signature and its prose.
 --
 --   local doc = require "vp.doc"
 --   doc.classes()            every class, the vp module first
@@ -24,61 +26,165 @@ local doc = {}
 local KINDS = { ["function"] = true, method = true, field = true, operator = true }
 doc.KINDS = KINDS
 
---- Member constructors for the documentation modules:
---   local doc = require "vp.doc"
---   local m, f = doc.method, doc.field
---   m("frame", "cap:frame(i) -> frame", "one line", "example")
-function doc.method(name, sig, text, example)
-  return { name = name, kind = "method", sig = sig, doc = text, example = example }
+-- The notation -----------------------------------------------------------------
+
+--- doc.expand(text [, vars]) -> text with each ${NAME} replaced by the string
+-- vars.NAME, and each ${NAME ARG} by vars.NAME(ARG); any other raises.
+function doc.expand(text, vars)
+  return (text:gsub("%${([%w_]+) ?([^}]*)}", function(name, arg)
+    local v = vars and vars[name]
+    if type(v) == "function" then
+      v = v(arg)
+    elseif arg ~= "" then
+      v = nil
+    end
+    if type(v) ~= "string" then error(("${%s%s}: no such text"):format(name, arg ~= "" and " " .. arg or ""), 0) end
+    return v
+  end))
 end
 
-function doc.field(name, text, example)
-  return { name = name, kind = "field", doc = text, example = example }
+-- The name a signature calls: "open" in "vp.open(path) -> cap", "hop" in
+-- "w:hop{address =, ...}".
+local function callee(sig)
+  return sig:match("^[^({]-([%a_][%w_]*)%s*[({]")
 end
 
-function doc.operator(name, sig, text, example)
-  return { name = name, kind = "operator", sig = sig, doc = text, example = example }
-end
-
-function doc.fn(name, sig, text, example)
-  return { name = name, kind = "function", sig = sig, doc = text, example = example }
-end
-
---- doc.writer_members(own, o) -> own's members followed by the ones every
--- writer class has (docs/architecture.md, "Formats (Lua)"): tell, raw,
--- truncate, data, close, path, closed, bytes. o.stream: the writer writes
--- its file as it goes (true) or builds it in memory (false); o.raw and
--- o.close replace those entries (a format's own meaning or options).
-function doc.writer_members(own, o)
-  o = o or {}
-  local m, f = doc.method, doc.field
-  local list = {}
-  for i, x in ipairs(own) do list[i] = x end
-  for _, x in ipairs({
-    m("tell", "w:tell() -> n", "the offset the next write lands at: bytes written so far", "print(w:tell())"),
-    o.raw or m("raw", "w:raw(bytes) -> offset",
-      "append bytes as they are (deliberately broken files); returns the offset they start at",
-      'local at = w:raw("\0\1")'),
-    m("truncate", "w:truncate(n)", o.stream
-      and "cut the file to n bytes when it is closed (w:data() shows the cut already); a cut past the end "
-        .. "changes nothing"
-      or "cut the finished bytes to n (in w:data() and the file); a cut past the end changes nothing",
-      "w:truncate(w:tell() - 4)"),
-    m("data", "w:data() -> string", o.stream
-      and "the file as closing it now would leave it, read back from the file after handing it what is "
-        .. "buffered; the writer stays open"
-      or "the file as closing it now would leave it, from memory; the writer stays open",
-      "local bytes = w:data()"),
-    o.close or m("close", "w:close() -> bytes",
-      "finish the file and return its size (again on a second close); also __close and __gc; other methods "
-        .. "raise \"<fmt> writer is closed\" afterwards", "print(w:close())"),
-    f("path", "the file being written", "print(w.path)"),
-    f("closed", "true once closed", "print(w.closed)"),
-    f("bytes", "bytes written so far, as w:tell(); the file size once closed", "print(w.bytes)"),
-  }) do
-    list[#list + 1] = x
+--- doc.parse(text [, vars]) -> the list of classes text writes (after
+-- doc.expand(text, vars)), in this notation:
+--
+--   class vp.devt.group: event group of a .devt capture
+--     One of the four groups ...          the class's paragraph, wrapped
+--   field index                           field NAME [SIG]
+--     1-based position in the file        its one line, wrapped
+--     > print(g.index)                    its example, each line after "> "
+--   operator # #g                         operator NAME SIG
+--     number of events in the group
+--   method g:events() -> iterator         method SIG, function SIG: the
+--     the group's events in file order    name is the one SIG calls
+--
+-- A line at the margin starts a class or a member; the indented lines under
+-- it are its prose, joined by one space, then its example's lines; blank
+-- lines are left out; a line at the margin that ends in "\" goes on on the
+-- next. Errors raise "line N: why".
+function doc.parse(text, vars)
+  local classes, entry, n, held = {}, nil, 0, nil
+  local function fail(why) error(("line %d: %s"):format(n, why), 0) end
+  local function header(line)
+    local kind, rest = line:match("^(%a+)%s+(.-)%s*$")
+    if kind == "class" then
+      local name, title = rest:match("^(%S+):%s+(.+)$")
+      if not name then fail("expected 'class NAME: TITLE'") end
+      entry = { class = name, title = title, members = {} }
+      classes[#classes + 1] = entry
+      return
+    end
+    if not KINDS[kind] then fail("expected class, function, method, field or operator at the margin") end
+    if #classes == 0 then fail("a " .. kind .. " before the first class") end
+    local name, sig
+    if kind == "function" or kind == "method" then
+      name, sig = callee(rest), rest
+      if not name then fail("a " .. kind .. "'s signature calls no name: " .. rest) end
+    else
+      name, sig = rest:match("^(%S+)%s*(.-)$")
+      if sig == "" then sig = nil end
+    end
+    entry = { name = name, kind = kind, sig = sig }
+    local members = classes[#classes].members
+    members[#members + 1] = entry
   end
-  return list
+  local function body(line)
+    if not entry then fail("an indented line before the first class") end
+    local code = line:match("^%s*> ?(.*)$")
+    if code then
+      if entry.members then fail("a class has no example") end
+      entry.example = entry.example and (entry.example .. "\n" .. code) or code
+    elseif entry.example then
+      fail("prose after the example")
+    else
+      local s = line:match("^%s*(.-)%s*$")
+      entry.doc = entry.doc and (entry.doc .. " " .. s) or s
+    end
+  end
+  for line in (doc.expand(text, vars) .. "\n"):gmatch("(.-)\n") do
+    n = n + 1
+    if held then line, held = held .. " " .. line:match("^%s*(.-)$"), nil end
+    if line:match("^%S.*\\$") then
+      held = line:sub(1, -2):match("^(.-)%s*$")
+    elseif line:match("^%S") then
+      header(line)
+    elseif line:match("%S") then
+      body(line)
+    end
+  end
+  if held then fail("the last line ends in \\") end
+  return classes
+end
+
+--- doc.capture_fields(format, warnings) -> the notation of the fields every
+-- capture of a binary format has: format, path, size and its warnings (what
+-- they are about).
+function doc.capture_fields(format, warnings)
+  return doc.expand([=[
+field format
+  "${format}"
+  > print(cap.format)
+field path
+  the file the capture was opened from
+  > print(cap.path)
+field size
+  file size in bytes
+  > print(cap.size)
+field warnings
+  list of warning strings (${warnings})
+  > for _, w in ipairs(cap.warnings) do print(w) end
+]=], { format = format, warnings = warnings })
+end
+
+-- What w:raw's example appends: bytes no text can show.
+local RAW_BYTES = "\0\1"
+
+--- doc.writer_members([o]) -> the notation of the members every writer class
+-- has (docs/architecture.md, "Formats (Lua)"): tell, raw, truncate, data,
+-- close, path, closed, bytes. o.stream: the writer writes its file as it
+-- goes (true) or builds it in memory (false); o.raw and o.close: the notation
+-- of those members where a format gives them its own meaning or options.
+function doc.writer_members(o)
+  o = o or {}
+  return doc.expand([=[
+method w:tell() -> n
+  the offset the next write lands at: bytes written so far
+  > print(w:tell())
+${raw}
+method w:truncate(n)
+  ${truncate}; a cut past the end changes nothing
+  > w:truncate(w:tell() - 4)
+method w:data() -> string
+  the file as closing it now would leave it, ${data}; the writer stays open
+  > local bytes = w:data()
+${close}
+field path
+  the file being written
+  > print(w.path)
+field closed
+  true once closed
+  > print(w.closed)
+field bytes
+  bytes written so far, as w:tell(); the file size once closed
+  > print(w.bytes)
+]=], {
+    raw = o.raw or [=[
+method w:raw(bytes) -> offset
+  append bytes as they are (deliberately broken files); returns the offset they start at
+  > local at = w:raw("]=] .. RAW_BYTES .. [=[")]=],
+    truncate = o.stream and "cut the file to n bytes when it is closed (w:data() shows the cut already)"
+      or "cut the finished bytes to n (in w:data() and the file)",
+    data = o.stream and "read back from the file after handing it what is buffered" or "from memory",
+    close = o.close or [=[
+method w:close() -> bytes
+  finish the file and return its size (again on a second close); also __close and __gc; other methods
+  raise "<fmt> writer is closed" afterwards
+  > print(w:close())]=],
+  })
 end
 
 -- Module files known to exist, for when lfs is missing and the directory
@@ -137,48 +243,58 @@ local function is_list(t)
   return n == #t
 end
 
+-- What is wrong with one member of class cname, or nil.
+local function member_problem(cname, m, mi)
+  if type(m) ~= "table" then
+    return ("%s member %d: not a table"):format(cname, mi)
+  elseif type(m.name) ~= "string" or m.name == "" then
+    return ("%s member %d: `name` must be a non-empty string"):format(cname, mi)
+  end
+  local label = cname .. "." .. m.name
+  if not KINDS[m.kind] then
+    return ("%s: `kind` must be function, method, field or operator (got %s)"):format(label, tostring(m.kind))
+  elseif m.kind ~= "operator" and not m.name:match("^[%a_][%w_]*$") then
+    return label .. ": `name` must be a Lua identifier"
+  elseif type(m.doc) ~= "string" or m.doc == "" or m.doc:find("\n") then
+    return label .. ": `doc` must be one non-empty line"
+  elseif m.sig ~= nil and type(m.sig) ~= "string" then
+    return label .. ": `sig` must be a string"
+  elseif m.kind ~= "field" and type(m.sig) ~= "string" then
+    return ("%s: a %s needs `sig`"):format(label, m.kind)
+  elseif m.example ~= nil and type(m.example) ~= "string" then
+    return label .. ": `example` must be a string"
+  end
+  return nil
+end
+
+-- What is wrong with class c (the ci-th) itself, or nil.
+local function class_problem(c, ci)
+  local cname = type(c) == "table" and c.class
+  if type(cname) ~= "string" or cname == "" then
+    return ("class %d: `class` must be a non-empty string"):format(ci)
+  elseif type(c.title) ~= "string" or c.title == "" then
+    return cname .. ": `title` must be a non-empty string"
+  elseif c.doc ~= nil and type(c.doc) ~= "string" then
+    return cname .. ": `doc` must be a string"
+  elseif not is_list(c.members) then
+    return cname .. ": `members` must be a list"
+  end
+  return nil
+end
+
 --- doc.validate(list, where) -> {problem, ...}: schema errors of one module's
 -- return value (`where` names it in the messages).
 function doc.validate(list, where)
+  if not is_list(list) or #list == 0 then return { where .. ": must return a non-empty list of classes" } end
   local out = {}
-  local function bad(fmt, ...)
-    out[#out + 1] = where .. ": " .. string.format(fmt, ...)
-  end
-  if not is_list(list) or #list == 0 then
-    bad("must return a non-empty list of classes")
-    return out
-  end
   for ci, c in ipairs(list) do
-    local cname = type(c) == "table" and c.class
-    if type(cname) ~= "string" or cname == "" then
-      bad("class %d: `class` must be a non-empty string", ci)
-    elseif type(c.title) ~= "string" or c.title == "" then
-      bad("%s: `title` must be a non-empty string", cname)
-    elseif c.doc ~= nil and type(c.doc) ~= "string" then
-      bad("%s: `doc` must be a string", cname)
-    elseif not is_list(c.members) then
-      bad("%s: `members` must be a list", cname)
+    local bad = class_problem(c, ci)
+    if bad then
+      out[#out + 1] = where .. ": " .. bad
     else
       for mi, m in ipairs(c.members) do
-        local label = cname .. " member " .. mi
-        if type(m) ~= "table" then
-          bad("%s: not a table", label)
-        elseif type(m.name) ~= "string" or m.name == "" then
-          bad("%s: `name` must be a non-empty string", label)
-        elseif not KINDS[m.kind] then
-          bad("%s.%s: `kind` must be function, method, field or operator (got %s)",
-            cname, m.name, tostring(m.kind))
-        elseif m.kind ~= "operator" and not m.name:match("^[%a_][%w_]*$") then
-          bad("%s.%s: `name` must be a Lua identifier", cname, m.name)
-        elseif type(m.doc) ~= "string" or m.doc == "" or m.doc:find("\n") then
-          bad("%s.%s: `doc` must be one non-empty line", cname, m.name)
-        elseif m.sig ~= nil and type(m.sig) ~= "string" then
-          bad("%s.%s: `sig` must be a string", cname, m.name)
-        elseif m.kind ~= "field" and type(m.sig) ~= "string" then
-          bad("%s.%s: a %s needs `sig`", cname, m.name, m.kind)
-        elseif m.example ~= nil and type(m.example) ~= "string" then
-          bad("%s.%s: `example` must be a string", cname, m.name)
-        end
+        bad = member_problem(c.class, m, mi)
+        if bad then out[#out + 1] = where .. ": " .. bad end
       end
     end
   end
@@ -187,46 +303,44 @@ end
 
 local cache
 
--- Load every module once. Classes documented in several modules are merged
--- (a format may add functions to `vp`); a member documented twice is a
--- problem, as is a module that fails to load or breaks the schema.
+-- Add one module's classes to the loaded state. Classes documented in
+-- several modules are merged (a format may add functions to `vp`); a member
+-- documented twice is a problem.
+local function merge(state, list, name, where)
+  state.modules[#state.modules + 1] = name
+  for _, c in ipairs(list) do
+    local into = state.by_name[c.class]
+    if not into then
+      into = { class = c.class, title = c.title, doc = c.doc, members = {}, modules = {}, index = {} }
+      state.by_name[c.class] = into
+      state.classes[#state.classes + 1] = into
+    end
+    into.modules[#into.modules + 1] = name
+    for _, m in ipairs(c.members) do
+      if into.index[m.name] then
+        state.problems[#state.problems + 1] = ("%s: %s.%s is documented twice"):format(where, c.class, m.name)
+      else
+        into.members[#into.members + 1] = m
+        into.index[m.name] = m
+      end
+    end
+  end
+end
+
+-- Load every module once; a module that fails to load or breaks the schema
+-- is a problem, and is left out.
 local function load_all()
   if cache then return cache end
   local dir = doc.dir()
   local state = { classes = {}, by_name = {}, modules = {}, problems = {} }
   for _, name in ipairs(module_names(dir)) do
-    local path = dir .. "/" .. name .. ".lua"
     local where = "vp/doc/" .. name .. ".lua"
-    local chunk, err = loadfile(path, "t")
+    local chunk, err = loadfile(dir .. "/" .. name .. ".lua", "t")
     local ok, list = false, err
     if chunk then ok, list = pcall(chunk) end
-    if not ok then
-      state.problems[#state.problems + 1] = where .. ": " .. tostring(list)
-    else
-      local problems = doc.validate(list, where)
-      for _, p in ipairs(problems) do state.problems[#state.problems + 1] = p end
-      if #problems == 0 then
-        state.modules[#state.modules + 1] = name
-        for _, c in ipairs(list) do
-          local into = state.by_name[c.class]
-          if not into then
-            into = { class = c.class, title = c.title, doc = c.doc, members = {}, modules = {}, index = {} }
-            state.by_name[c.class] = into
-            state.classes[#state.classes + 1] = into
-          end
-          into.modules[#into.modules + 1] = name
-          for _, m in ipairs(c.members) do
-            if into.index[m.name] then
-              state.problems[#state.problems + 1] =
-                string.format("%s: %s.%s is documented twice", where, c.class, m.name)
-            else
-              into.members[#into.members + 1] = m
-              into.index[m.name] = m
-            end
-          end
-        end
-      end
-    end
+    local problems = ok and doc.validate(list, where) or { where .. ": " .. tostring(list) }
+    for _, p in ipairs(problems) do state.problems[#state.problems + 1] = p end
+    if #problems == 0 then merge(state, list, name, where) end
   end
   cache = state
   return state

@@ -2,46 +2,47 @@
 -- printer, completion, help); in the REPL it is the global `repl`. Read by
 -- vp.doc (the REPL's help() and tools/gen_docs.lua).
 local doc = require "vp.doc"
-local fn, field = doc.fn, doc.field
 
-return {
-  {
-    class = "vp.repl",
-    title = "the REPL's printer, completion and help",
-    doc = "The Lua side of `vpscript -i`; in the REPL it is the global `repl`, whose settings change how "
-      .. "values print for the rest of the session. Scripts can use it too: "
-      .. "`print(require(\"vp.repl\").format(t))`.",
-    members = {
-      fn("format", "repl.format(value [, {depth, items, width, string_len}]) -> text, cut",
-        "a readable rendering: keys in natural order, captures, nodes, frames and groups with their key "
-          .. "timings; cut: nil, or {depth = true} and/or {items = true} when something was left out",
-        'local text, cut = require("vp.repl").format({a = {b = {c = {d = 1}}}})\nprint(text, cut and cut.depth)'),
-      fn("describe", "repl.describe(value) -> string",
-        "how the REPL shows a userdata: a VProf capture, node, frame or group with its key timings, anything "
-          .. "else through __tostring",
-        'print(require("vp.repl").describe(cap.root))'),
-      fn("show", "repl.show(...)", "print values as the REPL does, then a line naming the setting when one was cut",
-        'require("vp.repl").show({1, 2}, "x")'),
-      fn("cut_hint", "repl.cut_hint(cut) -> string | nil",
-        "the \"-- nested tables cut at depth 3 ...\" line for format's cut, nil when nothing was cut",
-        'print(require("vp.repl").cut_hint({depth = true}))'),
-      fn("natural_less", "repl.natural_less(a, b) -> boolean",
-        "true when string a comes before b as people count (digit runs compare as numbers: x2 before x10)",
-        'print(require("vp.repl").natural_less("group 2", "group 10"))  --> true'),
-      fn("complete", "repl.complete(line [, env]) -> start, candidates",
-        "Tab's completions for the text before the cursor; start: where the word being completed begins "
-          .. "(1-based), each of the candidates replaces line:sub(start)",
-        'print(require("vp.repl").complete("cap:fr", {cap = cap}))'),
-      fn("error_text", "repl.error_text(msg [, max]) -> string",
-        "an error message with a short traceback (at most max frames, 6), the interpreter's own frames dropped",
-        'print(require("vp.repl").error_text(debug.traceback("boom")))'),
-      fn("help_text", "repl.help_text([x]) -> string", "what help(x) prints",
-        'print(require("vp.repl").help_text("Series:median"))'),
-      field("depth", "how deep nested tables print (default 3); `repl.depth = 5` in the REPL"),
-      field("items", "how many entries of a table print (default 50)"),
-      field("width", "the width a table prints on one line within (default 78)"),
-      field("string_len", "how much of a long string prints (default 200)"),
-      field("defaults", "the defaults of depth, items, width and string_len"),
-    },
-  },
-}
+return doc.parse [=[
+class vp.repl: the REPL's printer, completion and help
+  The Lua side of `vpscript -i`; in the REPL it is the global `repl`, whose settings change how values print
+  for the rest of the session. Scripts can use it too: `print(require("vp.repl").format(t))`.
+function repl.format(value [, {depth, items, width, string_len}]) -> text, cut
+  a readable rendering: keys in natural order, captures, nodes, frames and groups with their key timings; cut:
+  nil, or {depth = true} and/or {items = true} when something was left out
+  > local text, cut = require("vp.repl").format({a = {b = {c = {d = 1}}}})
+  > print(text, cut and cut.depth)
+function repl.describe(value) -> string
+  how the REPL shows a userdata: a VProf capture, node, frame or group with its key timings, anything else
+  through __tostring
+  > print(require("vp.repl").describe(cap.root))
+function repl.show(...)
+  print values as the REPL does, then a line naming the setting when one was cut
+  > require("vp.repl").show({1, 2}, "x")
+function repl.cut_hint(cut) -> string | nil
+  the "-- nested tables cut at depth 3 ..." line for format's cut, nil when nothing was cut
+  > print(require("vp.repl").cut_hint({depth = true}))
+function repl.natural_less(a, b) -> boolean
+  true when string a comes before b as people count (digit runs compare as numbers: x2 before x10)
+  > print(require("vp.repl").natural_less("group 2", "group 10"))  --> true
+function repl.complete(line [, env]) -> start, candidates
+  Tab's completions for the text before the cursor; start: where the word being completed begins (1-based),
+  each of the candidates replaces line:sub(start)
+  > print(require("vp.repl").complete("cap:fr", {cap = cap}))
+function repl.error_text(msg [, max]) -> string
+  an error message with a short traceback (at most max frames, 6), the interpreter's own frames dropped
+  > print(require("vp.repl").error_text(debug.traceback("boom")))
+function repl.help_text([x]) -> string
+  what help(x) prints
+  > print(require("vp.repl").help_text("Series:median"))
+field depth
+  how deep nested tables print (default 3); `repl.depth = 5` in the REPL
+field items
+  how many entries of a table print (default 50)
+field width
+  the width a table prints on one line within (default 78)
+field string_len
+  how much of a long string prints (default 200)
+field defaults
+  the defaults of depth, items, width and string_len
+]=]

@@ -1,240 +1,297 @@
 -- vp.doc.vprof: documentation of the VProf model (captures, frames, nodes,
--- groups). Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
+-- groups). Read by vp.doc (the REPL's help() and tools/gen_docs.lua).
 local doc = require "vp.doc"
-local m, f = doc.method, doc.field
 
-return {
-  {
-    class = "vp.vprof",
-    title = "VProf capture (.vprof)",
-    doc = "A Source engine VProf recording. Opening makes one pass that validates the file "
-      .. "and keeps one 24-byte record per frame (offset, tick, node count, frame time); "
-      .. "vp.open(path, {stats = ...}) also computes whole-capture statistics in that pass "
-      .. "(per-group self-time summaries, per-node totals), else one more pass computes them "
-      .. "the first time they are needed. Frames are read again from the file on demand "
-      .. "(the file is read through a window, never mapped: a file truncated while open is "
-      .. "an error naming both sizes). Frame time is the sum of the root's children's "
-      .. "inclusive times (the root's own time only when larger); self time is a node's time "
-      .. "minus its children's, clamped at 0. Frames are numbered 1.. by position; ticks may "
-      .. "repeat or jump.",
-    members = {
-      f("format", '"vprof"', 'print(cap.format)'),
-      f("path", "the file the capture was opened from", "print(cap.path)"),
-      f("size", "file size in bytes", "print(cap.size)"),
-      f("warnings", "list of warning strings (truncation, no timings, undeclared groups, ...)",
-        "for _, w in ipairs(cap.warnings) do print(w) end"),
-      f("frame_count", "number of complete frames (also #cap)", "print(cap.frame_count, #cap)"),
-      f("node_count", "number of nodes, the root included", "print(cap.node_count)"),
-      f("group_count", "number of budget groups known (declared, default or named by a node)",
-        "print(cap.group_count)"),
-      f("root", "the root node (named Root, id from the header)", "print(cap.root.path)"),
-      f("truncated", "true when the file ended inside a frame; the complete frames are kept",
-        "if cap.truncated then print(cap.warnings[1]) end"),
-      f("zero_timings", "true when every node time of every frame is 0 (2013/TF2 captures)",
-        "print(cap.zero_timings)"),
-      f("escape_width", "4 or 8: size of the escaped time field (C unsigned long of the writer)",
-        "print(cap.escape_width)"),
-      f("escapes_seen", "true when some time needed the escape, so escape_width was observed",
-        "print(cap.escapes_seen)"),
-      f("first_group_id", "0 when the file declares every group, 31 when only custom ones",
-        "print(cap.first_group_id)"),
-      f("version", "format version from the header (1)", "print(cap.version)"),
-      f("root_node_id", "the root's node id from the header", "print(cap.root_node_id)"),
-      m("frame", "cap:frame(i) -> frame", "frame i (1-based), random access through the index; out of "
-          .. "range raises \"frame i is out of range 1..n\", as in every format",
-        "print(cap:frame(1).frame_ms)"),
-      m("frames", "cap:frames([i [, j]]) -> iterator", "frames i..j in order (default all); an end out of "
-          .. "range raises as cap:frame does, j = i - 1 is the empty range",
-        "for fr in cap:frames(100, 200) do print(fr.index, fr.frame_ms) end"),
-      m("nodes", "cap:nodes() -> iterator", "every node in pre-order (the engine's sibling order)",
-        "for n in cap:nodes() do print(n.path) end"),
-      m("node", "cap:node(id | path) -> node | nil",
-        'a node by its id or path ("Root/CEngine::Frame/...", or relative to the root)',
-        'local n = cap:node("Root/CEngine::Frame")'),
-      m("find", 'cap:find(pattern [, {lua = true, on = "name"|"path"}]) -> {node, ...}',
-        "every node a glob matches, in pre-order ({} when none): * any run within one level, ** across "
-          .. "levels, ? one character, [abc] [a-z] [!abc] a class, \\x x itself; matched against the whole "
-          .. "name (or the node's own path component with its \"#2\"), or, when the pattern has a /, the "
-          .. "path as listed or relative to the root; with lua a Lua pattern searched for instead; EUSAGE "
-          .. "for a malformed pattern. In C, linear in the nodes whatever the stars",
-        'for _, n in ipairs(cap:find("Physics*")) do print(n.path) end'),
-      m("nodes_named", "cap:nodes_named(name) -> {node, ...}",
-        "every node whose name is exactly name, wherever it is in the tree, in pre-order ({} when none)",
-        'for _, n in ipairs(cap:nodes_named("Simulate")) do print(n.path) end'),
-      m("groups", "cap:groups() -> iterator", "every budget group in id order",
-        "for g in cap:groups() do print(g.id, g.name) end"),
-      m("group", "cap:group(id | name) -> group | nil", "a budget group by id or name",
-        'print(cap:group("Physics").flags)'),
-      m("frame_times", "cap:frame_times() -> Series", "frame time (ms) of every frame",
-        "print(cap:frame_times():percentile(99))"),
-      m("series", 'cap:series(node | {node, ...}, "time_ms"|"self_ms"|"calls" [, {summary = true}]) '
-          .. "-> Series | {Series, ...}",
-        "a node's inclusive time, self time or calls per frame (0 where absent); given a list "
-          .. "of nodes, a list of Series from the same single C pass; with summary, vp.vprof.dist "
-          .. "summaries of them instead (no column kept); with {batches = cuts}, their value "
-          .. "counts over the stretches of frames the cuts mark (vp.infer.batched, as d:batches; "
-          .. "groups = true makes every group's in the same pass, kept for their d:batches)",
-        'local s = cap:series("Root/CEngine::Frame", "self_ms")'),
-      m("group_self_ms", "cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}",
-        "self time (ms) per frame of every group that has nodes, as columns (one pass, frames x "
-          .. "groups of memory, kept); fold_hidden counts hidden groups towards the nearest "
-          .. "visible ancestor's group. The table also answers by group name (cap:group_self_ms().Physics). "
-          .. "For statistics, group_stats needs no column",
-        "print(cap:group_self_ms().Physics:count_above(4))"),
-      m("group_stats", "cap:group_stats([{fold_hidden = true}]) -> {[group] = dist}",
-        "the same per-frame self times summarised (vp.vprof.dist): exact value counts, the sum "
-          .. "in frame order, the first minimum and maximum; what budget.lua reads. The table also "
-          .. "answers by group name",
-        "for g, d in pairs(cap:group_stats()) do print(g.name, d:mean(), d:percentile(99)) end"),
-      m("time_stats", "cap:time_stats() -> dist",
-        "the frame times summarised by the open pass (vp.vprof.dist: the frame_times Series' "
-          .. "figures without the column)",
-        "print(cap:time_stats():percentile(99))"),
-      m("slowest_sum", "cap:slowest_sum(k) -> number",
-        "the sum (ms) of the k slowest frame times: those above the k-th largest in frame order, "
-          .. "then that one for the rest (the sum the low-FPS figures divide by k)",
-        "print(1000 / (cap:slowest_sum(40) / 40))"),
-      m("node_stats", "cap:node_stats([i [, j]] [, {sort =, limit =}]) -> list [, count]",
-        "per node over frames i..j: {node, frames, calls, time_ms, self_ms, peak_ms, "
-          .. "peak_self_ms, peak_frame}; totals, in pre-order (the whole capture: the "
-          .. "statistics of the open pass or of one more pass; a range: one pass over it). With "
-          .. 'sort ("time", "self", "per_call", "peak", "peak_over_avg"): the nodes other than '
-          .. "the root that exist in the range, largest first (none last, ties by path), the "
-          .. "first limit (0 = all), and how many there are",
-        'local top, n = cap:node_stats(nil, nil, {sort = "self", limit = 10})'),
-      m("node_stat", "cap:node_stat(node [, i [, j]]) -> table",
-        "one node's totals, as a row of node_stats (the whole capture: no pass once the "
-          .. "statistics exist)",
-        'print(cap:node_stat("Root/CEngine::Frame").calls)'),
-      m("hitches", "cap:hitches({factor =, window =, min_excess_ms =, threshold_ms =}) -> list",
-        "hitch frames by hitches.lua's rule, {frame, tick, frame_ms, baseline_ms}, from the "
-          .. "frame times alone (vp.hitches checks the parameters and documents the rule)",
-        "for _, h in ipairs(cap:hitches({window = 30})) do print(h.frame, h.frame_ms) end"),
-      m("causes", "cap:causes(frame, {window = 30, limit = 5}) -> nodes, groups",
-        "the limit largest node and group self-time excesses of a frame over their own "
-          .. "baselines (median over the window frames before it): nodes {{node, self_ms, "
-          .. "excess_ms}} and groups {{group, self_ms, excess_ms}}, by excess (ties by path, by "
-          .. "group name); decodes only those frames",
-        "local nodes, groups = cap:causes(1200)"),
-      m("restrict", "cap:restrict(i, j)",
-        "keep frames i..j (the file's frame numbers, within those the capture holds) and forget the others "
-          .. "(--frames A:B): every figure, pass, statistic and hitch rule from then on is over that range, as "
-          .. "if the file held those frames only; frame numbers stay the file's, #cap is the range's length; "
-          .. "statistics computed before are dropped (one more pass computes them over the range)",
-        "cap:restrict(601, cap.frame_count)  -- leave the first 600 frames out"),
-      m("frame_range", "cap:frame_range() -> first, last",
-        "first and last: the file's frame numbers of the first and the last frame the capture holds (1 and "
-          .. "#cap unless restricted); nothing when it has none",
-        "print(cap:frame_range())"),
-      m("summary", "cap:summary() -> {{name=, value=}, ...}", "the rows info.lua prints",
-        "for _, r in ipairs(cap:summary()) do print(r.name, r.value) end"),
-      m("close", "cap:close()", "release the file now; children then raise \"capture is closed\"",
-        "cap:close()"),
-    },
-  },
-  {
-    class = "vp.vprof.frame",
-    title = "VProf frame",
-    doc = "One frame of a capture; decoded on first use. Keeps its capture alive.",
-    members = {
-      f("index", "position in the capture, 1-based", "print(fr.index)"),
-      f("tick", "the game tick written with the frame", "print(fr.tick)"),
-      f("frame_ms", "frame time in ms", "print(fr.frame_ms)"),
-      f("offset", "byte offset of the frame in the file", "print(fr.offset)"),
-      f("node_count", "nodes that exist in this frame", "print(fr.node_count)"),
-      m("time_ms", "fr:time_ms(node) -> number", "inclusive time of a node (node, id or path); 0 if absent",
-        'print(fr:time_ms("Root/CEngine::Frame"))'),
-      m("self_ms", "fr:self_ms(node) -> number", "self time of a node; 0 if absent",
-        "print(fr:self_ms(cap.root))"),
-      m("calls", "fr:calls(node) -> integer", "calls of a node in this frame; 0 if absent",
-        "print(fr:calls(n))"),
-      m("nodes", "fr:nodes() -> iterator of node, time_ms, calls", "the frame's nodes in pre-order",
-        "for n, ms, calls in fr:nodes() do print(n.path, ms, calls) end"),
-    },
-  },
-  {
-    class = "vp.vprof.node",
-    title = "VProf node",
-    doc = "A node of the tree, keyed by the file's node id (same-named siblings stay separate; "
-      .. "the later ones get \"#2\", \"#3\" in their path). The same node is the same Lua value.",
-    members = {
-      f("id", "the file's node id", "print(n.id)"),
-      f("name", "the scope name", "print(n.name)"),
-      f("path", 'names from the root joined by "/"; a path longer than 256 bytes is shown '
-        .. 'elided in the middle, "Root/A/B/…[id=N]/Y/Z" (its first components up to 64 bytes, '
-        .. "the node's id, its last ones up to 128 bytes and its own name), so that listing every "
-        .. "node's path stays linear in the file; cap:node() finds a node by either form",
-        "print(n.path)"),
-      f("full_path", "the path whole, however deep (its length grows with the depth)",
-        "print(#n.full_path)"),
-      f("path_order", "the node's position (1 = the root) in the byte order of the full paths: "
-        .. "rows sorted by path without building one",
-        "table.sort(list, function(a, b) return a.path_order < b.path_order end)"),
-      f("parent", "the parent node, nil for the root", "print(n.parent and n.parent.name)"),
-      f("group", "the node's budget group", "print(n.group.name)"),
-      f("group_id", "the group id as written in the file", "print(n.group_id)"),
-      f("depth", "0 for the root", "print(n.depth)"),
-      f("first_frame", "the first frame (1-based) in which the node exists", "print(n.first_frame)"),
-      f("index", "order in which the node was added (root 0)", "print(n.index)"),
-      m("children", "n:children() -> iterator", "the node's children in the engine's order",
-        "for c in cap.root:children() do print(c.name) end"),
-    },
-  },
-  {
-    class = "vp.vprof.dist",
-    title = "VProf group self time per frame, summarised",
-    doc = "A per-frame quantity summarised: a group's self time (cap:group_stats), the frame "
-      .. "times (cap:time_stats), a node's time, self time or calls (cap:series with summary). It "
-      .. "answers what a Series of the values would, with the same numbers (sum in frame order, first "
-      .. "minimum and maximum, nearest-rank percentiles from exact counts of the 4 us values), "
-      .. "in memory proportional to the distinct values instead of the frames. Keeps its "
-      .. "capture alive.",
-    members = {
-      doc.operator("#", "#d -> integer", "number of frames", "print(#d)"),
-      doc.operator("[i]", "d[i] -> number", "frame i's value: builds the columns (series)", "print(d[1])"),
-      m("sum", "d:sum() -> number", "sum of the values in frame order (compensated, as Series:sum)",
-        "print(d:sum())"),
-      m("mean", "d:mean() -> number", "sum / n (NaN when empty)", "print(d:mean())"),
-      m("min", "d:min() -> number", "smallest value (NaN when empty)", "print(d:min())"),
-      m("max", "d:max() -> number", "largest value (NaN when empty)", "print(d:max())"),
-      m("argmin", "d:argmin() -> integer | nil", "the first frame (1-based) of the smallest value",
-        "print(d:argmin())"),
-      m("argmax", "d:argmax() -> integer | nil", "the first frame (1-based) of the largest value",
-        "print(d:argmax())"),
-      m("percentile", "d:percentile(p) -> number",
-        "nearest-rank percentile, p in 0..100: the value at rank ceil(p/100*n), exactly "
-          .. "Series:percentile's", "print(d:percentile(99))"),
-      m("stddev", "d:stddev() -> number",
-        "population standard deviation over the counts (may differ from a Series' in the last "
-          .. "bits: the squares are added by value, not in frame order)", "print(d:stddev())"),
-      m("counts", "d:counts() -> {[value] = count}, n",
-        "each distinct value and how often it came, and n, the number of values",
-        "local c, n = d:counts()"),
-      m("series", "d:series() -> Series", "the column itself (one pass for every group, kept)",
-        "print(d:series():totable()[1])"),
-      m("totable", "d:totable() -> {number, ...}", "the values in frame order (builds the column)",
-        "print(#d:totable())"),
-      m("batches", "d:batches(cuts) -> vp.infer.batched",
-        "the value counts of each stretch of consecutive frames [cuts[i], cuts[i + 1]) (cuts "
-          .. "ascending from 0 to #d), what vp.infer's batch means, quantiles and order statistics "
-          .. "read: one pass over the frames, no column", "local b = d:batches({0, #d // 2, #d})"),
-    },
-  },
-  {
-    class = "vp.vprof.group",
-    title = "VProf budget group",
-    doc = "A budget group. Ids are positions in the file's group records, from 0 or from 31 "
-      .. "(then 0..30 are the engine's default groups).",
-    members = {
-      f("id", "positional group id", "print(g.id)"),
-      f("name", "group name", "print(g.name)"),
-      f("flags", "BUDGETFLAG_* bits (1 client, 2 server, 4 other, 32768 hidden)", "print(g.flags)"),
-      f("client", "flags has BUDGETFLAG_CLIENT", "print(g.client)"),
-      f("server", "flags has BUDGETFLAG_SERVER", "print(g.server)"),
-      f("other", "flags has BUDGETFLAG_OTHER", "print(g.other)"),
-      f("hidden", "flags has BUDGETFLAG_HIDDEN", "print(g.hidden)"),
-      f("declared", "true when the file has a record for it", "print(g.declared)"),
-      f("has_nodes", "true when at least one node is in the group", "print(g.has_nodes)"),
-    },
-  },
-}
+return doc.parse([=[
+class vp.vprof: VProf capture (.vprof)
+  A Source engine VProf recording. Opening makes one pass that validates the file and keeps one 24-byte record
+  per frame (offset, tick, node count, frame time); vp.open(path, {stats = ...}) also computes whole-capture
+  statistics in that pass (per-group self-time summaries, per-node totals), else one more pass computes them
+  the first time they are needed. Frames are read again from the file on demand (the file is read through a
+  window, never mapped: a file truncated while open is an error naming both sizes). Frame time is the sum of
+  the root's children's inclusive times (the root's own time only when larger); self time is a node's time
+  minus its children's, clamped at 0. Frames are numbered 1.. by position; ticks may repeat or jump.
+${CAPTURE}
+field frame_count
+  number of complete frames (also #cap)
+  > print(cap.frame_count, #cap)
+field node_count
+  number of nodes, the root included
+  > print(cap.node_count)
+field group_count
+  number of budget groups known (declared, default or named by a node)
+  > print(cap.group_count)
+field root
+  the root node (named Root, id from the header)
+  > print(cap.root.path)
+field truncated
+  true when the file ended inside a frame; the complete frames are kept
+  > if cap.truncated then print(cap.warnings[1]) end
+field zero_timings
+  true when every node time of every frame is 0 (2013/TF2 captures)
+  > print(cap.zero_timings)
+field escape_width
+  4 or 8: size of the escaped time field (C unsigned long of the writer)
+  > print(cap.escape_width)
+field escapes_seen
+  true when some time needed the escape, so escape_width was observed
+  > print(cap.escapes_seen)
+field first_group_id
+  0 when the file declares every group, 31 when only custom ones
+  > print(cap.first_group_id)
+field version
+  format version from the header (1)
+  > print(cap.version)
+field root_node_id
+  the root's node id from the header
+  > print(cap.root_node_id)
+method cap:frame(i) -> frame
+  frame i (1-based), random access through the index; out of range raises "frame i is out of range 1..n", as
+  in every format
+  > print(cap:frame(1).frame_ms)
+method cap:frames([i [, j]]) -> iterator
+  frames i..j in order (default all); an end out of range raises as cap:frame does, j = i - 1 is the empty
+  range
+  > for fr in cap:frames(100, 200) do print(fr.index, fr.frame_ms) end
+method cap:nodes() -> iterator
+  every node in pre-order (the engine's sibling order)
+  > for n in cap:nodes() do print(n.path) end
+method cap:node(id | path) -> node | nil
+  a node by its id or path ("Root/CEngine::Frame/...", or relative to the root)
+  > local n = cap:node("Root/CEngine::Frame")
+method cap:find(pattern [, {lua = true, on = "name"|"path"}]) -> {node, ...}
+  every node a glob matches, in pre-order ({} when none): * any run within one level, ** across levels, ? one
+  character, [abc] [a-z] [!abc] a class, \x x itself; matched against the whole name (or the node's own path
+  component with its "#2"), or, when the pattern has a /, the path as listed or relative to the root; with lua
+  a Lua pattern searched for instead; EUSAGE for a malformed pattern. In C, linear in the nodes whatever the
+  stars
+  > for _, n in ipairs(cap:find("Physics*")) do print(n.path) end
+method cap:nodes_named(name) -> {node, ...}
+  every node whose name is exactly name, wherever it is in the tree, in pre-order ({} when none)
+  > for _, n in ipairs(cap:nodes_named("Simulate")) do print(n.path) end
+method cap:groups() -> iterator
+  every budget group in id order
+  > for g in cap:groups() do print(g.id, g.name) end
+method cap:group(id | name) -> group | nil
+  a budget group by id or name
+  > print(cap:group("Physics").flags)
+method cap:frame_times() -> Series
+  frame time (ms) of every frame
+  > print(cap:frame_times():percentile(99))
+method cap:series(node | {node, ...}, "time_ms"|"self_ms"|"calls" [, {summary = true}]) -> Series | {Series, ...}
+  a node's inclusive time, self time or calls per frame (0 where absent); given a list of nodes, a list of
+  Series from the same single C pass; with summary, vp.vprof.dist summaries of them instead (no column kept);
+  with {batches = cuts}, their value counts over the stretches of frames the cuts mark (vp.infer.batched, as
+  d:batches; groups = true makes every group's in the same pass, kept for their d:batches)
+  > local s = cap:series("Root/CEngine::Frame", "self_ms")
+method cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}
+  self time (ms) per frame of every group that has nodes, as columns (one pass, frames x groups of memory,
+  kept); fold_hidden counts hidden groups towards the nearest visible ancestor's group. The table also answers
+  by group name (cap:group_self_ms().Physics). For statistics, group_stats needs no column
+  > print(cap:group_self_ms().Physics:count_above(4))
+method cap:group_stats([{fold_hidden = true}]) -> {[group] = dist}
+  the same per-frame self times summarised (vp.vprof.dist): exact value counts, the sum in frame order, the
+  first minimum and maximum; what budget.lua reads. The table also answers by group name
+  > for g, d in pairs(cap:group_stats()) do print(g.name, d:mean(), d:percentile(99)) end
+method cap:time_stats() -> dist
+  the frame times summarised by the open pass (vp.vprof.dist: the frame_times Series' figures without the
+  column)
+  > print(cap:time_stats():percentile(99))
+method cap:slowest_sum(k) -> number
+  the sum (ms) of the k slowest frame times: those above the k-th largest in frame order, then that one for
+  the rest (the sum the low-FPS figures divide by k)
+  > print(1000 / (cap:slowest_sum(40) / 40))
+method cap:node_stats([i [, j]] [, {sort =, limit =}]) -> list [, count]
+  per node over frames i..j: {node, frames, calls, time_ms, self_ms, peak_ms, peak_self_ms, peak_frame};
+  totals, in pre-order (the whole capture: the statistics of the open pass or of one more pass; a range: one
+  pass over it). With sort ("time", "self", "per_call", "peak", "peak_over_avg"): the nodes other than the
+  root that exist in the range, largest first (none last, ties by path), the first limit (0 = all), and how
+  many there are
+  > local top, n = cap:node_stats(nil, nil, {sort = "self", limit = 10})
+method cap:node_stat(node [, i [, j]]) -> table
+  one node's totals, as a row of node_stats (the whole capture: no pass once the statistics exist)
+  > print(cap:node_stat("Root/CEngine::Frame").calls)
+method cap:hitches({factor =, window =, min_excess_ms =, threshold_ms =}) -> list
+  hitch frames by hitches.lua's rule, {frame, tick, frame_ms, baseline_ms}, from the frame times alone
+  (vp.hitches checks the parameters and documents the rule)
+  > for _, h in ipairs(cap:hitches({window = 30})) do print(h.frame, h.frame_ms) end
+method cap:causes(frame, {window = 30, limit = 5}) -> nodes, groups
+  the limit largest node and group self-time excesses of a frame over their own baselines (median over the
+  window frames before it): nodes {{node, self_ms, excess_ms}} and groups {{group, self_ms, excess_ms}}, by
+  excess (ties by path, by group name); decodes only those frames
+  > local nodes, groups = cap:causes(1200)
+method cap:restrict(i, j)
+  keep frames i..j (the file's frame numbers, within those the capture holds) and forget the others (--frames
+  A:B): every figure, pass, statistic and hitch rule from then on is over that range, as if the file held
+  those frames only; frame numbers stay the file's, #cap is the range's length; statistics computed before are
+  dropped (one more pass computes them over the range)
+  > cap:restrict(601, cap.frame_count)  -- leave the first 600 frames out
+method cap:frame_range() -> first, last
+  first and last: the file's frame numbers of the first and the last frame the capture holds (1 and #cap
+  unless restricted); nothing when it has none
+  > print(cap:frame_range())
+method cap:summary() -> {{name=, value=}, ...}
+  the rows info.lua prints
+  > for _, r in ipairs(cap:summary()) do print(r.name, r.value) end
+method cap:close()
+  release the file now; children then raise "capture is closed"
+  > cap:close()
+
+class vp.vprof.frame: VProf frame
+  One frame of a capture; decoded on first use. Keeps its capture alive.
+field index
+  position in the capture, 1-based
+  > print(fr.index)
+field tick
+  the game tick written with the frame
+  > print(fr.tick)
+field frame_ms
+  frame time in ms
+  > print(fr.frame_ms)
+field offset
+  byte offset of the frame in the file
+  > print(fr.offset)
+field node_count
+  nodes that exist in this frame
+  > print(fr.node_count)
+method fr:time_ms(node) -> number
+  inclusive time of a node (node, id or path); 0 if absent
+  > print(fr:time_ms("Root/CEngine::Frame"))
+method fr:self_ms(node) -> number
+  self time of a node; 0 if absent
+  > print(fr:self_ms(cap.root))
+method fr:calls(node) -> integer
+  calls of a node in this frame; 0 if absent
+  > print(fr:calls(n))
+method fr:nodes() -> iterator of node, time_ms, calls
+  the frame's nodes in pre-order
+  > for n, ms, calls in fr:nodes() do print(n.path, ms, calls) end
+
+class vp.vprof.node: VProf node
+  A node of the tree, keyed by the file's node id (same-named siblings stay separate; the later ones get "#2",
+  "#3" in their path). The same node is the same Lua value.
+field id
+  the file's node id
+  > print(n.id)
+field name
+  the scope name
+  > print(n.name)
+field path
+  names from the root joined by "/"; a path longer than 256 bytes is shown elided in the middle,
+  "Root/A/B/…[id=N]/Y/Z" (its first components up to 64 bytes, the node's id, its last ones up to 128 bytes
+  and its own name), so that listing every node's path stays linear in the file; cap:node() finds a node by
+  either form
+  > print(n.path)
+field full_path
+  the path whole, however deep (its length grows with the depth)
+  > print(#n.full_path)
+field path_order
+  the node's position (1 = the root) in the byte order of the full paths: rows sorted by path without building
+  one
+  > table.sort(list, function(a, b) return a.path_order < b.path_order end)
+field parent
+  the parent node, nil for the root
+  > print(n.parent and n.parent.name)
+field group
+  the node's budget group
+  > print(n.group.name)
+field group_id
+  the group id as written in the file
+  > print(n.group_id)
+field depth
+  0 for the root
+  > print(n.depth)
+field first_frame
+  the first frame (1-based) in which the node exists
+  > print(n.first_frame)
+field index
+  order in which the node was added (root 0)
+  > print(n.index)
+method n:children() -> iterator
+  the node's children in the engine's order
+  > for c in cap.root:children() do print(c.name) end
+
+class vp.vprof.dist: VProf group self time per frame, summarised
+  A per-frame quantity summarised: a group's self time (cap:group_stats), the frame times (cap:time_stats), a
+  node's time, self time or calls (cap:series with summary). It answers what a Series of the values would,
+  with the same numbers (sum in frame order, first minimum and maximum, nearest-rank percentiles from exact
+  counts of the 4 us values), in memory proportional to the distinct values instead of the frames. Keeps its
+  capture alive.
+operator # #d -> integer
+  number of frames
+  > print(#d)
+operator [i] d[i] -> number
+  frame i's value: builds the columns (series)
+  > print(d[1])
+method d:sum() -> number
+  sum of the values in frame order (compensated, as Series:sum)
+  > print(d:sum())
+method d:mean() -> number
+  sum / n (NaN when empty)
+  > print(d:mean())
+method d:min() -> number
+  smallest value (NaN when empty)
+  > print(d:min())
+method d:max() -> number
+  largest value (NaN when empty)
+  > print(d:max())
+method d:argmin() -> integer | nil
+  the first frame (1-based) of the smallest value
+  > print(d:argmin())
+method d:argmax() -> integer | nil
+  the first frame (1-based) of the largest value
+  > print(d:argmax())
+method d:percentile(p) -> number
+  nearest-rank percentile, p in 0..100: the value at rank ceil(p/100*n), exactly Series:percentile's
+  > print(d:percentile(99))
+method d:stddev() -> number
+  population standard deviation over the counts (may differ from a Series' in the last bits: the squares are
+  added by value, not in frame order)
+  > print(d:stddev())
+method d:counts() -> {[value] = count}, n
+  each distinct value and how often it came, and n, the number of values
+  > local c, n = d:counts()
+method d:series() -> Series
+  the column itself (one pass for every group, kept)
+  > print(d:series():totable()[1])
+method d:totable() -> {number, ...}
+  the values in frame order (builds the column)
+  > print(#d:totable())
+method d:batches(cuts) -> vp.infer.batched
+  the value counts of each stretch of consecutive frames [cuts[i], cuts[i + 1]) (cuts ascending from 0 to #d),
+  what vp.infer's batch means, quantiles and order statistics read: one pass over the frames, no column
+  > local b = d:batches({0, #d // 2, #d})
+
+class vp.vprof.group: VProf budget group
+  A budget group. Ids are positions in the file's group records, from 0 or from 31 (then 0..30 are the
+  engine's default groups).
+field id
+  positional group id
+  > print(g.id)
+field name
+  group name
+  > print(g.name)
+field flags
+  BUDGETFLAG_* bits (1 client, 2 server, 4 other, 32768 hidden)
+  > print(g.flags)
+field client
+  flags has BUDGETFLAG_CLIENT
+  > print(g.client)
+field server
+  flags has BUDGETFLAG_SERVER
+  > print(g.server)
+field other
+  flags has BUDGETFLAG_OTHER
+  > print(g.other)
+field hidden
+  flags has BUDGETFLAG_HIDDEN
+  > print(g.hidden)
+field declared
+  true when the file has a record for it
+  > print(g.declared)
+field has_nodes
+  true when at least one node is in the group
+  > print(g.has_nodes)
+]=], {
+  CAPTURE = doc.capture_fields("vprof", "truncation, no timings, undeclared groups, ..."),
+})

@@ -1,69 +1,61 @@
 -- vp.doc.vprof_writer: documentation of the VProf writer (vp.writer("vprof", ...)).
--- Read by vp.doc (the REPL's help() and tools/gen_readme.lua).
+-- Read by vp.doc (the REPL's help() and tools/gen_docs.lua).
 local doc = require "vp.doc"
 
-return {
-  {
-    class = "vp.vprof.writer",
-    title = "VProf writer",
-    doc = "Writes .vprof files from the format spec alone (it shares no code with the reader): "
-      .. "tests, examples and deliberately broken files. The writer keeps its own tree as the "
-      .. "engine does (a new node is prepended to its parent's children) and writes every frame's "
-      .. "timings in pre-order over it. group() and node() records are queued and written inside "
-      .. "the next frame, groups first. Times are microseconds, written in 4 us units truncated; "
-      .. "calls are written as min(calls, 65535). Options of vp.writer(\"vprof\", path, opts): "
-      .. "root_id (0), escape_width (4 or 8: bytes of the escaped time field), group_base "
-      .. "(0: the file declares every group from \"Unaccounted\" on, as public engines do; 31: only "
-      .. "the groups after the 31 defaults), version (1).",
-    members = doc.writer_members({
-      {
-        name = "group", kind = "method",
-        sig = "w:group(name [, flags]) -> id",
-        doc = "queue an AddBudgetGroup record; returns its positional id (group_base + the number "
-          .. "of groups declared before it); flags default 0 (1 CLIENT, 2 SERVER, 4 OTHER, "
-          .. "0x8000 HIDDEN)",
-        example = 'local scripting = w:group("Scripting", 4)',
-      },
-      {
-        name = "default_groups", kind = "method",
-        sig = "w:default_groups()",
-        doc = "queue the spec's 31 default groups (Unaccounted .. Replay) in id order with their "
-          .. "flags, as public engines write them in the first frame; returns nothing",
-        example = 'local w = vp.writer("vprof", "/tmp/t.vprof")\nw:default_groups()  -- ids 0..30',
-      },
-      {
-        name = "node", kind = "method",
-        sig = "w:node(parent_id, name, group_id [, node_id]) -> node_id",
-        doc = "queue an AddNode record and add the node to the tree, prepended to its parent's "
-          .. "children; node_id defaults to one more than the largest id used (root included); "
-          .. "raises on an unknown parent or a duplicate id; the group id is written as given",
-        example = 'local frame = w:node(w.root_id, "CEngine::Frame", 0)\n'
-          .. 'local physics = w:node(frame, "Physics", 8)',
-      },
-      {
-        name = "frame", kind = "method",
-        sig = "w:frame(tick [, times])",
-        doc = "write one frame: StartFrame, tick, the queued records, Timings, one timing per node "
-          .. "in pre-order, EndOfFrame. times[node_id] = microseconds (calls 1) or {us =, calls =} "
-          .. "(us default 0, calls default 1); nodes missing from times write 0 time and 0 calls; "
-          .. "raises on a node id never added, a negative time, or a time escape width 4 cannot "
-          .. "hold (writing nothing)",
-        example = 'w:frame(1000, {[w.root_id] = {us = 0, calls = 1}, [frame] = 14200, '
-          .. '[physics] = {us = 3100, calls = 2}})',
-      },
-      { name = "root_id", kind = "field", doc = "the header's root node id" },
-      { name = "escape_width", kind = "field", doc = "4 or 8" },
-      { name = "group_base", kind = "field", doc = "id of the first group record" },
-      { name = "version", kind = "field", doc = "the header's version" },
-      { name = "frames", kind = "field", doc = "frames written so far (nil once closed)" },
-      { name = "node_count", kind = "field", doc = "nodes in the tree, root included (nil once closed)" },
-      { name = "group_count", kind = "field", doc = "groups declared so far (nil once closed)" },
-    }, {
-      stream = true,
-      close = doc.method("close", "w:close() -> bytes",
-        "flush and close the file, returning its size (again on a second close); records queued after the "
-          .. "last frame are dropped; also __close and __gc. Other methods raise \"vprof writer is closed\" "
-          .. "afterwards", "print(w:close())"),
-    }),
-  },
-}
+-- The writer members this format gives its own meaning or options: close;
+-- doc.writer_members adds them in their place among every writer's.
+local OWN_CLOSE = [=[
+method w:close() -> bytes
+  flush and close the file, returning its size (again on a second close); records queued after the last frame
+  are dropped; also __close and __gc. Other methods raise "vprof writer is closed" afterwards
+  > print(w:close())
+]=]
+
+return doc.parse([=[
+class vp.vprof.writer: VProf writer
+  Writes .vprof files from the format spec alone (it shares no code with the reader): tests, examples and
+  deliberately broken files. The writer keeps its own tree as the engine does (a new node is prepended to its
+  parent's children) and writes every frame's timings in pre-order over it. group() and node() records are
+  queued and written inside the next frame, groups first. Times are microseconds, written in 4 us units
+  truncated; calls are written as min(calls, 65535). Options of vp.writer("vprof", path, opts): root_id (0),
+  escape_width (4 or 8: bytes of the escaped time field), group_base (0: the file declares every group from
+  "Unaccounted" on, as public engines do; 31: only the groups after the 31 defaults), version (1).
+method w:group(name [, flags]) -> id
+  queue an AddBudgetGroup record; returns its positional id (group_base + the number of groups declared before
+  it); flags default 0 (1 CLIENT, 2 SERVER, 4 OTHER, 0x8000 HIDDEN)
+  > local scripting = w:group("Scripting", 4)
+method w:default_groups()
+  queue the spec's 31 default groups (Unaccounted .. Replay) in id order with their flags, as public engines
+  write them in the first frame; returns nothing
+  > local w = vp.writer("vprof", "/tmp/t.vprof")
+  > w:default_groups()  -- ids 0..30
+method w:node(parent_id, name, group_id [, node_id]) -> node_id
+  queue an AddNode record and add the node to the tree, prepended to its parent's children; node_id defaults
+  to one more than the largest id used (root included); raises on an unknown parent or a duplicate id; the
+  group id is written as given
+  > local frame = w:node(w.root_id, "CEngine::Frame", 0)
+  > local physics = w:node(frame, "Physics", 8)
+method w:frame(tick [, times])
+  write one frame: StartFrame, tick, the queued records, Timings, one timing per node in pre-order,
+  EndOfFrame. times[node_id] = microseconds (calls 1) or {us =, calls =} (us default 0, calls default 1);
+  nodes missing from times write 0 time and 0 calls; raises on a node id never added, a negative time, or a
+  time escape width 4 cannot hold (writing nothing)
+  > w:frame(1000, {[w.root_id] = {us = 0, calls = 1}, [frame] = 14200, [physics] = {us = 3100, calls = 2}})
+field root_id
+  the header's root node id
+field escape_width
+  4 or 8
+field group_base
+  id of the first group record
+field version
+  the header's version
+field frames
+  frames written so far (nil once closed)
+field node_count
+  nodes in the tree, root included (nil once closed)
+field group_count
+  groups declared so far (nil once closed)
+${WRITER}
+]=], {
+  WRITER = doc.writer_members({ stream = true, close = OWN_CLOSE }),
+})
