@@ -141,7 +141,7 @@ field warnings
 end
 
 -- What w:raw's example appends: bytes no text can show.
-local RAW_BYTES = "\0\1"
+local RAW_BYTES = [[\0\1]]
 
 --- doc.writer_members([o]) -> the notation of the members every writer class
 -- has (docs/architecture.md, "Formats (Lua)"): tell, raw, truncate, data,
