@@ -53,8 +53,17 @@ if [ $# -eq 0 ]; then
     exit 0
 fi
 
-status=0
-for fz in "$@"; do
+# Harnesses run FUZZ_JOBS at a time (default: the processors online), each
+# for FUZZ_TIME seconds on a processor of its own; their lines come as each
+# ends, and the status is that of all of them.
+jobs=${FUZZ_JOBS:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}
+case $jobs in
+    ''|*[!0-9]*|0) echo "fuzz: FUZZ_JOBS must be a positive whole number, got '$jobs'" >&2; exit 2 ;;
+esac
+
+# One harness: seeds, the run, its line; exits 1 on a failure.
+run_one() {
+    fz=$1
     name=$(basename "$fz")
     fmt=${name#fuzz_}
     dir=$(dirname "$fz")
@@ -62,16 +71,14 @@ for fz in "$@"; do
     log="$dir/$fmt.log"
     if [ ! -x "$fz" ]; then
         echo "fuzz $fmt: FAILED, harness $fz is missing (build it with make)"
-        status=1
-        continue
+        return 1
     fi
     mkdir -p "$corpus"
     seeds="tests/fuzz/seeds_$fmt.lua"
     if [ -f "$seeds" ]; then
         if ! ./vpscript "$seeds" "$corpus"; then
             echo "fuzz $fmt: FAILED, seed script $seeds failed"
-            status=1
-            continue
+            return 1
         fi
     fi
     "$fz" -max_total_time="$time_s" -max_len="$(max_len_for "$fmt")" -rss_limit_mb="$rss_mb" \
@@ -82,12 +89,25 @@ for fz in "$@"; do
     cov=$(sed -n 's/.*DONE *cov: \([0-9]*\) ft: \([0-9]*\).*/cov \1, ft \2/p' "$log" | tail -n 1)
     files=$(find "$corpus" -type f | wc -l | tr -d ' ')
     if [ $rc -ne 0 ]; then
-        tail -n 40 "$log"
         crash=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
-        echo "fuzz $fmt: FAILED (exit $rc), input kept as ${crash:-?}, full log $log"
-        status=1
-    else
-        echo "fuzz $fmt: ok, ${runs:-? runs}, ${cov:-cov ?}, corpus $files files"
+        { tail -n 40 "$log"; echo "fuzz $fmt: FAILED (exit $rc), input kept as ${crash:-?}, full log $log"; }
+        return 1
+    fi
+    echo "fuzz $fmt: ok, ${runs:-? runs}, ${cov:-cov ?}, corpus $files files"
+}
+
+status=0
+pids=""
+running=0
+for fz in "$@"; do
+    run_one "$fz" &
+    pids="$pids $!"
+    running=$((running + 1))
+    if [ $running -ge "$jobs" ]; then
+        for p in $pids; do wait "$p" || status=1; done
+        pids=""
+        running=0
     fi
 done
+for p in $pids; do wait "$p" || status=1; done
 exit $status
