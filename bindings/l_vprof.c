@@ -260,34 +260,35 @@ static uint32_t frame_node_arg(lua_State *L, lframe *f, vp_vprof *m, int *presen
     return idx;
 }
 
-static int frame_time_ms(lua_State *L)
+/* f:time_ms(node), f:self_ms(node), f:calls(node): 0 for a node the frame
+ * does not hold yet. */
+static int frame_field(lua_State *L, vp_vprof_field field)
 {
     vp_vprof *m;
     lframe *f = decoded_frame(L, 1, &m);
     int present;
     uint32_t idx = frame_node_arg(L, f, m, &present);
-    lua_pushnumber(L, present ? vp_vprof_ms(f->fd.units[idx]) : 0.0);
+    if (field == VP_VPROF_CALLS)
+        lua_pushinteger(L, present ? (lua_Integer)f->fd.calls[idx] : 0);
+    else
+        lua_pushnumber(L, present ? vp_vprof_ms(field == VP_VPROF_SELF_MS ? f->fd.self[idx] : f->fd.units[idx])
+                                  : 0.0);
     return 1;
+}
+
+static int frame_time_ms(lua_State *L)
+{
+    return frame_field(L, VP_VPROF_TIME_MS);
 }
 
 static int frame_self_ms(lua_State *L)
 {
-    vp_vprof *m;
-    lframe *f = decoded_frame(L, 1, &m);
-    int present;
-    uint32_t idx = frame_node_arg(L, f, m, &present);
-    lua_pushnumber(L, present ? vp_vprof_ms(f->fd.self[idx]) : 0.0);
-    return 1;
+    return frame_field(L, VP_VPROF_SELF_MS);
 }
 
 static int frame_calls(lua_State *L)
 {
-    vp_vprof *m;
-    lframe *f = decoded_frame(L, 1, &m);
-    int present;
-    uint32_t idx = frame_node_arg(L, f, m, &present);
-    lua_pushinteger(L, present ? (lua_Integer)f->fd.calls[idx] : 0);
-    return 1;
+    return frame_field(L, VP_VPROF_CALLS);
 }
 
 /* Iterator state: upvalue 1 frame, upvalue 2 capture, upvalue 3 position. */

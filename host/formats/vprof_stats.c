@@ -958,54 +958,11 @@ vp_errcode vp_vprof_node_group_batches(vp_vprof *m, const uint32_t *nodes, uint3
     return nodes_pass(m, nodes, count, field, fold && m->fold_differs, cuts, k, out, gout, err);
 }
 
-/* The whole pass: every frame decoded, its group sums added. */
-static vp_errcode group_batches_pass(vp_vprof *m, int fold, const size_t *cuts, size_t k,
-                                     vp_batched **out, vp_error *err)
-{
-    batcher bt;
-    if (!batcher_begin(&bt, cuts, k, m->group_count, MS_PER_UNIT, out)) {
-        memset(out, 0, (size_t)m->group_count * sizeof *out);
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    }
-    uint64_t *acc = malloc(((size_t)m->group_count + 1) * sizeof *acc);
-    vprof_scratch s = {0};
-    vp_errcode rc = VP_OK;
-    if (!acc)
-        goto oom;
-    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
-        const vp_vprof_epoch *ep;
-        if ((rc = vp_vprof_frame_next(m, fi, &s, VPROF_WANT_SELF, UINT32_MAX, &ep, err)) != VP_OK)
-            goto done;
-        if (!batcher_at(&bt, fi))
-            goto oom;
-        group_sums(m, ep, s.self, fold, acc);
-        for (uint32_t g = 0; g < m->group_count; g++)
-            if (out[g] && !batcher_add(&bt, g, acc[g]))
-                goto oom;
-    }
-    if (!batcher_end(&bt))
-        goto oom;
-    goto done;
-oom:
-    rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-done:
-    batcher_free(&bt, rc == VP_OK);
-    free(acc);
-    vp_vprof_scratch_free(&s);
-    return rc;
-}
-
 vp_errcode vp_vprof_group_batches(vp_vprof *m, int fold, const size_t *cuts, size_t k,
                                   vp_batched **out, vp_error *err)
 {
-    fold = fold && m->fold_differs;
-    memset(out, 0, (size_t)m->group_count * sizeof *out);
-    if (!cuts_fit(m, cuts, k))
-        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
-    vp_errcode rc = group_marks(m, fold, out, err);
-    if (rc != VP_OK)
-        return rc;
-    return group_batches_pass(m, fold, cuts, k, out, err);
+    vp_batched *no_nodes[1];
+    return nodes_pass(m, NULL, 0, VP_VPROF_TIME_MS, fold && m->fold_differs, cuts, k, no_nodes, out, err);
 }
 
 /* ---- figures read off the model ------------------------------------------------------- */
