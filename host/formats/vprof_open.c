@@ -364,38 +364,28 @@ static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opt
                 break;
             const uint8_t *rec;
             size_t len;
-            if (tok == TOK_ADD_GROUP) {
-                if ((k = rd_record(&r, 0, 4, &rec, &len, &a->err)) <= 0) {
+            if (tok == TOK_ADD_GROUP || tok == TOK_ADD_NODE) {
+                /* AddNode: int32 parent, name, int32 group, int32 id;
+                 * AddBudgetGroup: name, int32 flags. */
+                int node = tok == TOK_ADD_NODE;
+                if ((k = rd_record(&r, node ? 4 : 0, node ? 8 : 4, &rec, &len, &a->err)) <= 0) {
                     if (k < 0)
                         goto src_failed;
                     TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte "
-                          "%llu): expected the rest of the Token_AddBudgetGroup record at byte "
-                          "%llu (NUL-terminated name, int32 flags)",
+                          "%llu): expected the rest of the %s record at byte %llu (%s)",
                           (unsigned long long)size, fno, (unsigned long long)frame_off,
-                          (unsigned long long)rec_off);
+                          node ? "Token_AddNode" : "Token_AddBudgetGroup", (unsigned long long)rec_off,
+                          node ? "int32 parent, NUL-terminated name, int32 group, int32 id"
+                               : "NUL-terminated name, int32 flags");
                     a->status = PARSE_TRUNC;
                     break;
                 }
-                if (group_record(m, (const char *)rec, len, le_i32(rec + len + 1), &declared,
-                                 rec_off, &a->err) != VP_OK) {
-                    a->status = PARSE_ERROR;
-                    break;
-                }
-            } else if (tok == TOK_ADD_NODE) {
-                if ((k = rd_record(&r, 4, 8, &rec, &len, &a->err)) <= 0) {
-                    if (k < 0)
-                        goto src_failed;
-                    TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte "
-                          "%llu): expected the rest of the Token_AddNode record at byte %llu "
-                          "(int32 parent, NUL-terminated name, int32 group, int32 id)",
-                          (unsigned long long)size, fno, (unsigned long long)frame_off,
-                          (unsigned long long)rec_off);
-                    a->status = PARSE_TRUNC;
-                    break;
-                }
-                const uint8_t *tail = rec + 4 + len + 1;
-                if (node_add(m, le_i32(rec), (const char *)rec + 4, len, le_i32(tail),
-                             le_i32(tail + 4), rec_off, &a->err) != VP_OK) {
+                const uint8_t *tail = rec + (node ? 4 : 0) + len + 1;
+                vp_errcode rc = node ? node_add(m, le_i32(rec), (const char *)rec + 4, len, le_i32(tail),
+                                                le_i32(tail + 4), rec_off, &a->err)
+                                     : group_record(m, (const char *)rec, len, le_i32(tail), &declared,
+                                                    rec_off, &a->err);
+                if (rc != VP_OK) {
                     a->status = PARSE_ERROR;
                     break;
                 }
