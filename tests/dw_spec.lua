@@ -442,23 +442,15 @@ describe("dw", function()
       local at = #bytes - 17
       local bad = bytes:sub(1, at) .. "\2" .. bytes:sub(at + 2)
       local path = h.write_in(dir, "used2.dw", bad)
-      local cap, msg, code = vp.open(path)
-      assert.is_nil(cap)
-      assert.are.equal(path .. ": at byte " .. at
-        .. ": slot 2: expected the used byte 0 (empty) or 1 (trace), found 2", msg)
-      assert.are.equal("EFORMAT", code)
+      h.refuses(path, nil, "EFORMAT", "at byte " .. at
+        .. ": slot 2: expected the used byte 0 (empty) or 1 (trace), found 2")
     end)
 
     it("refuses a file too short for the header and max_size", function()
       local path = h.write_in(dir, "short.dw", "\1\2\3")
-      local cap, msg, code = vp.open(path)
-      assert.is_nil(cap)
-      assert.are.equal(path .. ": at byte 0: expected the 4-byte header and the max_size byte "
-        .. "(5 bytes), the file has only 3", msg)
-      assert.are.equal("ETRUNC", code)
-      local _, msg2, code2 = vp.open(dir .. "/does-not-exist.dw")
-      assert.are.equal("ENOENT", code2)
-      assert.matches("does%-not%-exist%.dw", msg2)
+      h.refuses(path, nil, "ETRUNC", "at byte 0: expected the 4-byte header and the max_size byte "
+        .. "(5 bytes), the file has only 3")
+      assert.matches("does%-not%-exist%.dw", h.open_fails(dir .. "/does-not-exist.dw", nil, "ENOENT"))
     end)
 
     it("keeps every slot when the footer is missing, with a warning", function()
@@ -473,10 +465,7 @@ describe("dw", function()
       assert.are.same({ "the file ends without the 4-byte footer (last_trace_counter): its 3 slots "
         .. "run to the last byte" }, cap.warnings)
       cap:close()
-      local s, msg, code = vp.open(path, { strict = true })
-      assert.is_nil(s)
-      assert.are.equal("ETRUNC", code)
-      assert.matches("without the 4%-byte footer", msg)
+      assert.matches("without the 4%-byte footer", h.open_fails(path, { strict = true }, "ETRUNC"))
     end)
 
     it("keeps the complete slots before a truncated one, naming offset and field", function()
@@ -498,12 +487,9 @@ describe("dw", function()
         .. "bytes, only 70 left before the end of the file; the file is truncated or its footer is "
         .. "missing: kept 1 complete slot" }, cap.warnings)
       cap:close()
-      local s, msg, code = vp.open(path, { strict = true })
-      assert.is_nil(s)
-      assert.are.equal("ETRUNC", code)
-      assert.are.equal(path .. ": at byte 281: slot 2, client hit 2 of 2: ragdoll count 2 needs at "
-        .. "least 128 bytes, only 70 left before the end of the file; the file is truncated or its "
-        .. "footer is missing: kept 1 complete slot", msg)
+      h.refuses(path, { strict = true }, "ETRUNC", "at byte 281: slot 2, client hit 2 of 2: ragdoll "
+        .. "count 2 needs at least 128 bytes, only 70 left before the end of the file; the file is "
+        .. "truncated or its footer is missing: kept 1 complete slot")
     end)
 
     it("names the field when the file ends inside a fixed part", function()
@@ -537,12 +523,9 @@ describe("dw", function()
     it("reports garbage after the footer at the offset it breaks the slots", function()
       local bytes = spec_file(2)
       local path = h.write_in(dir, "garbage.dw", bytes .. "garbage")
-      local cap, msg, code = vp.open(path)
-      assert.is_nil(cap)
-      assert.are.equal("EFORMAT", code)
       -- the old footer (counter 2) is read as slot 4's used byte
-      assert.are.equal(path .. ": at byte " .. (#bytes - 4)
-        .. ": slot 4: expected the used byte 0 (empty) or 1 (trace), found 2", msg)
+      h.refuses(path, nil, "EFORMAT", "at byte " .. (#bytes - 4)
+        .. ": slot 4: expected the used byte 0 (empty) or 1 (trace), found 2")
     end)
 
     it("keeps hit types past 10 with a warning", function()
@@ -560,16 +543,7 @@ describe("dw", function()
     end)
 
     it("never reads past the end of fuzz-like inputs", function()
-      local seed = 12345
-      local function rnd(n)
-        seed = (seed * 1103515245 + 12345) % 2147483648
-        return seed % n
-      end
-      local base = spec_file()
-      for _ = 1, 300 do
-        local b = { base:byte(1, -1) }
-        for _ = 1, 1 + rnd(4) do b[1 + rnd(#b)] = rnd(256) end
-        local s = string.char(table.unpack(b)):sub(1, 1 + rnd(#b))
+      for _, s in ipairs(h.mutants(spec_file(), 12345)) do
         local cap = vp.open(h.write_in(dir, "fz.dw", s))
         if cap then
           for t in cap:traces() do

@@ -19,6 +19,9 @@
 --   local path = h.write_in(dir, "x.dm", bytes)   -- dir .. "/x.dm"
 --   local cap, msg, code = h.open_bytes(dir, "x.dm", bytes)  -- h.write_in + vp.open
 --   local cap = h.open_ok(path, opts)  -- vp.open, failing the test with msg and code on nil
+--   local msg = h.open_fails(path, opts, "ETRUNC")  -- vp.open must fail with that code
+--   h.refuses(path, opts, "EFORMAT", "at byte 3: ...")  -- ... and the message "<path>: at byte 3: ..."
+--   for _, s in ipairs(h.mutants(bytes, seed)) do ... end  -- 300 damaged copies, the same every run
 --   h.all(cap:records())               -- an iterator's values as a list
 --   h.same_vec({1, 2, 3}, rec.pos)     -- asserts rec.pos == {x = 1, y = 2, z = 3} (4th -> w)
 local vp = require "vp"
@@ -206,6 +209,39 @@ function h.open_ok(path, opts)
   local cap, msg, code = vp.open(path, opts)
   assert(cap, tostring(msg) .. " " .. tostring(code))
   return cap
+end
+
+--- vp.open(path, opts) must fail with `code`: returns the message, for the
+-- caller to check whole or by pattern.
+function h.open_fails(path, opts, code)
+  local la = require "luassert"
+  local cap, msg, c = vp.open(path, opts)
+  la.is_nil(cap)
+  la.are.equal(code, c)
+  return msg
+end
+
+--- vp.open(path, opts) must fail with `code` and the message "<path>: msg".
+function h.refuses(path, opts, code, msg)
+  require("luassert").are.equal(path .. ": " .. msg, h.open_fails(path, opts, code))
+end
+
+--- The fuzz-like inputs of the reader specs: n (default 300) copies of
+-- base, each with 1 to 4 bytes overwritten and then cut at a random length,
+-- drawn from a linear congruential generator started at `seed` (so every
+-- run reads the same inputs).
+function h.mutants(base, seed, n)
+  local function rnd(k)
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return seed % k
+  end
+  local list = {}
+  for i = 1, n or 300 do
+    local b = { base:byte(1, -1) }
+    for _ = 1, 1 + rnd(4) do b[1 + rnd(#b)] = rnd(256) end
+    list[i] = string.char(table.unpack(b)):sub(1, 1 + rnd(#b))
+  end
+  return list
 end
 
 --- Every value an iterator yields, as a list.
