@@ -21,8 +21,12 @@
 --   local cap = h.open_ok(path, opts)  -- vp.open, failing the test with msg and code on nil
 --   local msg = h.open_fails(path, opts, "ETRUNC")  -- vp.open must fail with that code
 --   h.refuses(path, opts, "EFORMAT", "at byte 3: ...")  -- ... and the message "<path>: at byte 3: ..."
+--   local cap = h.cut_file(path, "ETRUNC", msg)  -- kept with the warning msg; refused by a strict open
 --   for _, s in ipairs(h.mutants(bytes, seed)) do ... end  -- 300 damaged copies, the same every run
 --   h.all(cap:records())               -- an iterator's values as a list
+--   h.fields(cap:records(), "time")    -- one field of each, as a list
+--   h.slot_fields(cap, "time")         -- one field of each of cap:slots(), false for an empty slot
+--   h.same_file(bytes, path, size)     -- path holds exactly bytes, and size == #bytes
 --   h.same_vec({1, 2, 3}, rec.pos)     -- asserts rec.pos == {x = 1, y = 2, z = 3} (4th -> w)
 local vp = require "vp"
 
@@ -226,6 +230,18 @@ function h.refuses(path, opts, code, msg)
   require("luassert").are.equal(path .. ": " .. msg, h.open_fails(path, opts, code))
 end
 
+--- A cut file that a lenient open keeps, truncated, with the one warning
+-- msg, and that a strict open refuses with code and msg: returns the
+-- lenient open's capture.
+function h.cut_file(path, code, msg)
+  local la = require "luassert"
+  h.refuses(path, { strict = true }, code, msg)
+  local cap = h.open_ok(path)
+  la.is_true(cap.truncated)
+  la.are.same({ msg }, cap.warnings)
+  return cap
+end
+
 --- The fuzz-like inputs of the reader specs: n (default 300) copies of
 -- base, each with 1 to 4 bytes overwritten and then cut at a random length,
 -- drawn from a linear congruential generator started at `seed` (so every
@@ -249,6 +265,28 @@ function h.all(iter)
   local list = {}
   for x in iter do list[#list + 1] = x end
   return list
+end
+
+--- One field of every value an iterator yields, as a list.
+function h.fields(iter, field)
+  local list = {}
+  for x in iter do list[#list + 1] = x[field] end
+  return list
+end
+
+--- One field of every slot of cap:slots(), false for an empty slot.
+function h.slot_fields(cap, field)
+  local list = {}
+  for i, x in cap:slots() do list[i] = x and x[field] or false end
+  return list
+end
+
+--- The file at path holds exactly the bytes `expect`, the size a writer's
+-- close reported.
+function h.same_file(expect, path, size)
+  local la = require "luassert"
+  la.are.equal(#expect, size)
+  la.are.equal(expect, h.read_file(path))
 end
 
 --- Assert that v is the vector {x, y, z[, w]} given as a list. A required
