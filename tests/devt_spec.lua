@@ -421,19 +421,10 @@ describe("devt", function()
         gc, total, pos = string.unpack("<I4I4", s, pos)
         assert.are.equal(1, gc)
         assert.are.equal(n, total)
-        local got, counts = 0, {}
-        repeat
-          local c
-          c, pos = string.unpack("<I1", s, pos)
-          counts[#counts + 1] = c
-          for _ = 1, c do
-            local t1, t2, ty
-            t1, t2, ty, pos = string.unpack("<I4I4I1", s, pos)
-            got = got + 1
-            assert.are.same({ got, got + 1, got % 11 }, { t1, t2, ty })
-          end
-        until c ~= 255
-        assert.are.equal(n, got)
+        local got, counts
+        got, counts, pos = h.unchunk(s, pos, "<I4I4I1")
+        for i, e in ipairs(got) do assert.are.same({ i, i + 1, i % 11 }, e) end
+        assert.are.equal(n, #got)
         assert.are.equal(#s + 1, pos)
         local expect = ({ [0] = { 0 }, [254] = { 254 }, [255] = { 255, 0 }, [300] = { 255, 45 } })[n]
         assert.are.same(expect, counts)

@@ -495,19 +495,10 @@ describe("dlag", function()
         local total
         total, pos = string.unpack("<I4", bytes, pos)
         assert.are.equal(n, total)
-        local got, counts = 0, {}
-        repeat
-          local c
-          c, pos = string.unpack("<I1", bytes, pos)
-          counts[#counts + 1] = c
-          for _ = 1, c do
-            local v, t, u
-            v, t, u, pos = string.unpack("<fI4I4", bytes, pos)
-            got = got + 1
-            assert.are.same({ got / 4, got, 7 }, { v, t, u })
-          end
-        until c ~= 255
-        assert.are.equal(n, got)
+        local got, counts
+        got, counts, pos = h.unchunk(bytes, pos, "<fI4I4")
+        for i, e in ipairs(got) do assert.are.same({ i / 4, i, 7 }, e) end
+        assert.are.equal(n, #got)
         local expect = ({ [0] = { 0 }, [254] = { 254 }, [255] = { 255, 0 }, [300] = { 255, 45 } })[n]
         assert.are.same(expect, counts)
       end

@@ -16,6 +16,7 @@
 -- readers under test, so these helpers only pack and concatenate):
 --   h.vec3({1, 2, 3})                  -- three LE f32
 --   h.chunked({elem_bytes, ...})       -- the chunked array: u8 count, elements, while count == 255
+--   local elems, counts, pos = h.unchunk(s, pos, "<I4f")  -- and read back: {{u32, f32}, ...}
 --   local path = h.write_in(dir, "x.dm", bytes)   -- dir .. "/x.dm"
 --   local cap, msg, code = h.open_bytes(dir, "x.dm", bytes)  -- h.write_in + vp.open
 --   local cap = h.open_ok(path, opts)  -- vp.open, failing the test with msg and code on nil
@@ -196,6 +197,24 @@ function h.chunked(elems)
     i = i + count
   until count < 255
   return table.concat(out)
+end
+
+--- The other way: read a chunked array from s at pos, each element by the
+-- string.unpack format fmt. Returns the elements (each the list of its
+-- values), the block counts as read, and the position after the array.
+function h.unchunk(s, pos, fmt)
+  local elems, counts = {}, {}
+  repeat
+    local c
+    c, pos = string.unpack("<I1", s, pos)
+    counts[#counts + 1] = c
+    for _ = 1, c do
+      local e = table.pack(string.unpack(fmt, s, pos))
+      pos = e[e.n]
+      elems[#elems + 1] = { table.unpack(e, 1, e.n - 1) }
+    end
+  until c ~= 255
+  return elems, counts, pos
 end
 
 --- Write bytes to dir/name; returns the path.
