@@ -329,6 +329,31 @@ function h.near(a, b, eps)
   return type(a) == "number" and type(b) == "number" and math.abs(a - b) <= (eps or 1e-9)
 end
 
+--- The vp.error that f(...) raises (fails the test when f returns or raises
+-- anything else).
+function h.raised(f, ...)
+  local la = require "luassert"
+  local ok, e = pcall(f, ...)
+  la.is_false(ok, "expected an error")
+  la.is_true(require("vp.error").is(e), tostring(e))
+  return e
+end
+
+--- Assert that v is plain data all through: numbers (no NaN or infinity),
+-- strings, booleans and tables without metatables (so no JSON null and no
+-- userdata). path names v in the message.
+function h.assert_plain(v, path)
+  local t = type(v)
+  if t == "number" then
+    assert(v == v and v ~= math.huge and v ~= -math.huge, path .. ": " .. tostring(v))
+  elseif t == "table" then
+    assert(getmetatable(v) == nil, path .. ": a table with a metatable")
+    for k, x in pairs(v) do h.assert_plain(x, path .. "." .. tostring(k)) end
+  else
+    assert(t == "string" or t == "boolean", path .. ": a " .. t)
+  end
+end
+
 --- Assert that f(...) raises a vp.error with `code` whose message matches
 -- the Lua pattern `pattern` (when given).
 function h.raises(code, pattern, f, ...)
