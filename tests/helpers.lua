@@ -10,6 +10,7 @@
 --   })
 --   local r = h.run("scripts/hitches.lua", path, "--json")  -- {code, stdout, stderr}
 --   local doc = h.run_json("scripts/hitches.lua", path)       -- decoded (asserts exit 0)
+--   local sample = h.example_sample("dm")   -- examples/gen/dm.lua run into a new directory
 --
 -- Hand-built binary files (the debug-trace specs build their bytes with
 -- string.pack straight from format-notes.md, never with the writers or
@@ -123,6 +124,15 @@ function h.run_json(...)
     error(string.format("%s\nstdout is not JSON (%s):\n%s", r.cmd, doc, r.stdout), 2)
   end
   return doc, r
+end
+
+--- Run examples/gen/<fmt>.lua into a fresh directory (it must exit 0):
+-- the path of the sample it writes there, <dir>/sample.<fmt>.
+function h.example_sample(fmt)
+  local out = h.tmpdir()
+  local r = h.run("examples/gen/" .. fmt .. ".lua", out)
+  require("luassert").are.equal(0, r.code, r.stderr)
+  return out .. "/sample." .. fmt
 end
 
 --- Build a .vprof capture with the VProf writer.

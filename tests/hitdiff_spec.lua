@@ -315,10 +315,8 @@ describe("hitdiff", function()
 
   describe("the example", function()
     it("finds exactly the planted disagreements of sample.dw", function()
-      local out = h.tmpdir()
-      local g = h.run("examples/gen/dw.lua", out)
-      assert.are.equal(0, g.code, g.stderr)
-      local doc = h.run_json("scripts/hitdiff.lua", out .. "/sample.dw", "--json")
+      local sample = h.example_sample("dw")
+      local doc = h.run_json("scripts/hitdiff.lua", sample, "--json")
       assert.are.equal(160, doc.traces)
       assert.are.equal(158, doc.compared)
       local planted = {
@@ -338,20 +336,16 @@ describe("hitdiff", function()
       assert.are.same(planted, found)
       assert.are.equal(129, doc.by_kind.agree)
       assert.are.equal(3, #doc.by_weapon)
-      local cap = assert(vp.open(out .. "/sample.dw"))
+      local cap = assert(vp.open(sample))
       assert.are.equal(40, cap.empty_slots)
       assert.are.equal(160, cap.last_trace_counter)
       cap:close()
-      local again = h.tmpdir()
-      h.run("examples/gen/dw.lua", again)
-      assert.are.equal(h.read_file(out .. "/sample.dw"), h.read_file(again .. "/sample.dw"))
+      -- deterministic
+      assert.are.equal(h.read_file(sample), h.read_file(h.example_sample("dw")))
     end)
 
     it("joins the example traces with the movement trace", function()
-      local out = h.tmpdir()
-      assert.are.equal(0, h.run("examples/gen/dw.lua", out).code)
-      assert.are.equal(0, h.run("examples/gen/dm.lua", out).code)
-      local doc = h.run_json("examples/hits_vs_movement.lua", out .. "/sample.dw", out .. "/sample.dm",
+      local doc = h.run_json("examples/hits_vs_movement.lua", h.example_sample("dw"), h.example_sample("dm"),
         "--json")
       assert.are.equal(158, doc.bullets)
       local total, compared, disagree = 0, 0, 0
