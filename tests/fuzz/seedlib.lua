@@ -19,20 +19,18 @@ local S = {}
 S.here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
 S.root = S.here .. "/../.."
 
+-- Files are read and written by the specs' helpers (tests/helpers.lua).
+package.path = S.here .. "/../?.lua;" .. package.path
+local h = require "helpers"
+
 --- S.read(path [, n]) -> the file's bytes (its first n when given).
 function S.read(path, n)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read(n or "a") or ""
-  f:close()
-  return s
+  local s = h.read_file(path)
+  return n and s:sub(1, n) or s
 end
 
 --- S.write(path, bytes): the file at path holds bytes.
-function S.write(path, bytes)
-  local f = assert(io.open(path, "wb"))
-  f:write(bytes)
-  f:close()
-end
+S.write = h.write_file
 
 --- S.cut(src, dst, n): dst holds src's first n bytes (n < 0: all but the
 -- last -n).
