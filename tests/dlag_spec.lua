@@ -49,18 +49,11 @@ describe("dlag", function()
       assert.are.equal(10, #bytes) -- time, count 0, graph states 00, host ""
       local path = h.write_in(dir, "min.dlag", bytes)
       local cap = assert(vp.open(path))
-      assert.are.equal("dlag", cap.format)
-      assert.are.equal(path, cap.path)
-      assert.are.equal(10, cap.size)
-      assert.are.same({}, cap.warnings)
-      assert.are.equal(4242, cap.time)
-      assert.are.equal(0, cap.measurement_count)
-      assert.are.equal(0, cap.sample_count)
-      assert.are.equal(0, cap.graph_state_count)
-      assert.are.equal("", cap.traceroute_host)
-      assert.are.equal(0, cap.hop_count)
-      assert.are.equal(0, cap.trailing_bytes)
-      assert.is_false(cap.truncated)
+      h.has_fields(cap, {
+        format = "dlag", path = path, size = 10, warnings = {}, time = 4242, measurement_count = 0,
+        sample_count = 0, graph_state_count = 0, traceroute_host = "", hop_count = 0, trailing_bytes = 0,
+        truncated = false,
+      })
       assert.are.equal(0, #cap)
       for _, iter in ipairs({ cap:measurements(), cap:graph_states(), cap:hops() }) do
         assert.is_nil(iter())
@@ -582,14 +575,8 @@ describe("dlag", function()
     it("prints per-measurement statistics, ping and loss first, and the spikes as JSON", function()
       local path = planted()
       local doc = h.run_json("scripts/lag.lua", path, "--json")
-      assert.are.equal(path, doc.file)
-      assert.are.equal("dlag", doc.format)
-      assert.are.equal(77, doc.time)
-      assert.are.equal(5, doc.k)
-      assert.are.equal(9, doc.measurement_count)
-      assert.are.equal(10, doc.samples)
-      assert.are.equal("gss", doc.traceroute_host)
-      assert.are.equal(1, doc.hop_count)
+      h.has_fields(doc, { file = path, format = "dlag", time = 77, k = 5, measurement_count = 9, samples = 10,
+        traceroute_host = "gss", hop_count = 1 })
       local net = {}
       for _, r in ipairs(doc.network) do net[#net + 1] = r.name end
       assert.are.same({ "Socket RTT", "Packet Downloss", "Local Gateway", "Local Gateway dropped", "The Internets",

@@ -87,24 +87,13 @@ describe("dm", function()
       local bytes = spec_file()
       assert.are.equal(1 + (9 + 45 + 93 + 155) + 1 + 9, #bytes)
       local cap = h.open_ok(h.write_in(dir, "spec.dm", bytes))
-      assert.are.equal("dm", cap.format)
-      assert.are.equal(#bytes, cap.size)
-      assert.are.same({}, cap.warnings)
-      assert.are.equal(2, cap.record_count)
+      h.has_fields(cap, {
+        format = "dm", size = #bytes, warnings = {}, record_count = 2, slot_count = 3, empty_records = 1,
+        group_count = 3, ext_group_count = 2, collision_group_count = 1,
+        groups_by_bit = { [0] = 1, [3] = 1, [19] = 1 }, bits_seen = 0x80009, time_min = 1000, time_max = 2000,
+        terminated = true, truncated = false, trailing_bytes = 0, array_end = #bytes,
+      })
       assert.are.equal(2, #cap)
-      assert.are.equal(3, cap.slot_count)
-      assert.are.equal(1, cap.empty_records)
-      assert.are.equal(3, cap.group_count)
-      assert.are.equal(2, cap.ext_group_count)
-      assert.are.equal(1, cap.collision_group_count)
-      assert.are.same({ [0] = 1, [3] = 1, [19] = 1 }, cap.groups_by_bit)
-      assert.are.equal(0x80009, cap.bits_seen)
-      assert.are.equal(1000, cap.time_min)
-      assert.are.equal(2000, cap.time_max)
-      assert.is_true(cap.terminated)
-      assert.is_false(cap.truncated)
-      assert.are.equal(0, cap.trailing_bytes)
-      assert.are.equal(#bytes, cap.array_end)
       assert.matches("^<dm spec%.dm: 2 records, 3 groups, 1 empty>$", tostring(cap))
       local rows = {}
       for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
@@ -474,17 +463,14 @@ describe("dm", function()
 
     it("derives distance, speeds, ground/air time, jumps, jetpack use and corrections", function()
       local doc = h.run_json("scripts/movement.lua", path, "--json")
-      assert.are.equal("dm", doc.format)
-      assert.are.equal(0, doc.bit)
-      assert.are.same({ { bit = 0, groups = 6 }, { bit = 2, groups = 3 } }, doc.bits)
-      assert.are.equal(6, doc.records)
-      assert.are.equal(6, doc.samples)
-      assert.are.equal(6, doc.ext_samples)
-      assert.are.equal(1000, doc.first_time)
-      assert.are.equal(1500, doc.last_time)
-      assert.are.equal(500, doc.duration_ms)
+      h.has_fields(doc, {
+        format = "dm", bit = 0, bits = { { bit = 0, groups = 6 }, { bit = 2, groups = 3 } }, records = 6,
+        samples = 6, ext_samples = 6, first_time = 1000, last_time = 1500, duration_ms = 500,
+        speed_velocity = { samples = 6, mean = 10, p50 = 10, p95 = 10, max = 10 },
+        ground_ms = 300, air_ms = 200, unknown_ms = 0, ground_pct = 60, air_pct = 40, jumps = 1, takeoffs = 1,
+        landings = 1, jetpack = { samples = 6, first = 100, last = 70, min = 60, max = 100, used = 40, recharged = 10 },
+      })
       assert.is_true(h.near(7, doc.distance))
-      assert.are.same({ samples = 6, mean = 10, p50 = 10, p95 = 10, max = 10 }, doc.speed_velocity)
       local sp = doc.speed_position
       assert.are.equal(5, sp.pairs)
       assert.is_true(h.near(14, sp.overall))
@@ -492,16 +478,6 @@ describe("dm", function()
       assert.is_true(h.near(10, sp.p50))
       assert.is_true(h.near(30, sp.p95))
       assert.is_true(h.near(30, sp.max))
-      assert.are.equal(300, doc.ground_ms)
-      assert.are.equal(200, doc.air_ms)
-      assert.are.equal(0, doc.unknown_ms)
-      assert.are.equal(60, doc.ground_pct)
-      assert.are.equal(40, doc.air_pct)
-      assert.are.equal(1, doc.jumps)
-      assert.are.equal(1, doc.takeoffs)
-      assert.are.equal(1, doc.landings)
-      assert.are.same({ samples = 6, first = 100, last = 70, min = 60, max = 100, used = 40, recharged = 10 },
-        doc.jetpack)
       local c = doc.corrections
       assert.are.equal(1, c.count)
       assert.are.equal(5, c.checked_pairs)

@@ -25,6 +25,7 @@
 --   h.refuses(path, opts, "EFORMAT", "at byte 3: ...")  -- ... and the message "<path>: at byte 3: ..."
 --   local cap = h.cut_file(path, "ETRUNC", msg)  -- kept with the warning msg; refused by a strict open
 --   for _, s in ipairs(h.mutants(bytes, seed)) do ... end  -- 300 damaged copies, the same every run
+--   h.has_fields(cap, {format = "dm", record_count = 2})  -- cap.format == "dm", ...
 --   h.all(cap:records())               -- an iterator's values as a list
 --   h.fields(cap:records(), "time")    -- one field of each, as a list
 --   h.slot_fields(cap, "time")         -- one field of each of cap:slots(), false for an empty slot
@@ -294,6 +295,17 @@ function h.all(iter)
   local list = {}
   for x in iter do list[#list + 1] = x end
   return list
+end
+
+--- Assert that obj[k] is the same as v for every k, v of `expect` (in key
+-- order; each failure names its field). A field that must be nil needs
+-- its own assert.is_nil: nil cannot stand in a table.
+function h.has_fields(obj, expect)
+  local la = require "luassert"
+  local keys = {}
+  for k in pairs(expect) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do la.are.same(expect[k], obj[k], "field " .. k) end
 end
 
 --- One field of every value an iterator yields, as a list.
