@@ -44,7 +44,6 @@ local function script_json(script, path, ...)
   return r.stdout
 end
 
-
 describe("analysis modules", function()
   local dir, ex
   setup(function()

@@ -57,7 +57,6 @@ describe("vp.gate", function()
     h.cleanup()
   end)
 
-
   local function check(list, cap, b, params)
     local rules = gate.validate(list, { source = "t.lua", baseline = b ~= nil })
     local r = gate.evaluate(rules, cap, b, params or { source = "t.lua" })
