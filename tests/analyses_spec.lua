@@ -8,7 +8,6 @@ local vp = require "vp"
 local h = require "helpers"
 local fx = require "gate_fixtures"
 local json = require "vp.json"
-local E = require "vp.error"
 
 -- What in v is not plain data: a list of "path: why".
 local function not_plain(v, path, out)
@@ -43,13 +42,6 @@ local function script_json(script, path, ...)
   local r = h.run(script, path, "--json", ...)
   assert.equal(0, r.code, r.stderr)
   return r.stdout
-end
-
-local function raised(f, ...)
-  local ok, err = pcall(f, ...)
-  assert.is_false(ok)
-  assert.is_true(E.is(err), tostring(err))
-  return err
 end
 
 describe("analysis modules", function()
@@ -99,7 +91,7 @@ describe("analysis modules", function()
 
   it("vp.hitches on a capture without frame times fails as the script does", function()
     local cap = assert(vp.open(ex .. "/sample.dw"))
-    local err = raised(require("vp.hitches").analyze, cap)
+    local err = h.raised(require("vp.hitches").analyze, cap)
     cap:close()
     assert.equal("EINPUT", err.code)
     assert.equal(2, err.exit)
@@ -126,8 +118,8 @@ describe("analysis modules", function()
     assert.equal(11, doc.frames)
     assert.equal(10, doc.first_frame)
     local cap = assert(vp.open(ex .. "/sample.vprof"))
-    assert.equal("EUSAGE", raised(require("vp.top").analyze, cap, { first = 5000 }).code)
-    assert.equal("EUSAGE", raised(require("vp.top").analyze, cap, { sort = "nope" }).code)
+    assert.equal("EUSAGE", h.raised(require("vp.top").analyze, cap, { first = 5000 }).code)
+    assert.equal("EUSAGE", h.raised(require("vp.top").analyze, cap, { sort = "nope" }).code)
     cap:close()
   end)
 
@@ -212,11 +204,11 @@ describe("analysis modules", function()
       "scripts/movement.lua", "--min-correction", "0.1", "--time-scale", "2")
     assert.equal(2, doc.time_scale)
     local cap = assert(vp.open(ex .. "/sample.dm"))
-    local err = raised(require("vp.movement").analyze, cap, { bit = 19 })
+    local err = h.raised(require("vp.movement").analyze, cap, { bit = 19 })
     assert.equal("EUSAGE", err.code)
     assert.equal(2, err.exit)
     assert.matches("no record has a group under bit 19 %(bits present: ", err.message)
-    assert.equal("EUSAGE", raised(require("vp.movement").analyze, cap, { time_scale = 0 }).code)
+    assert.equal("EUSAGE", h.raised(require("vp.movement").analyze, cap, { time_scale = 0 }).code)
     cap:close()
   end)
 
@@ -244,23 +236,23 @@ describe("analysis modules", function()
     local doc = laige.analyze(cap)
     assert.is_true(doc.gate.failed)
     assert.equal("overall=FAIL", doc.gate.reasons[1])
-    assert.equal("EUSAGE", raised(laige.analyze, cap, { sort = "nope" }).code)
+    assert.equal("EUSAGE", h.raised(laige.analyze, cap, { sort = "nope" }).code)
     cap:close()
     local dm = assert(vp.open(ex .. "/sample.dm"))
-    assert.equal("EINPUT", raised(laige.analyze, dm).code)
+    assert.equal("EINPUT", h.raised(laige.analyze, dm).code)
     dm:close()
   end)
 
   it("each module refuses a capture of another format with EINPUT", function()
     local cap = assert(vp.open(ex .. "/sample.dm"))
     for _, m in ipairs({ "vp.budget", "vp.top", "vp.lag", "vp.events", "vp.hitdiff" }) do
-      local err = raised(require(m).analyze, cap)
+      local err = h.raised(require(m).analyze, cap)
       assert.equal("EINPUT", err.code, m)
       assert.matches(m .. ": a %w+ capture is needed, not dm", tostring(err))
     end
     cap:close()
     cap = assert(vp.open(ex .. "/sample.dw"))
-    local err = raised(require("vp.movement").analyze, cap)
+    local err = h.raised(require("vp.movement").analyze, cap)
     assert.equal("vp.movement: a dm capture is needed, not dw", err.message)
     cap:close()
   end)

@@ -42,7 +42,6 @@ end
 
 describe("vp.gate", function()
   local vp = require "vp"
-  local E = require "vp.error"
   local gate = require "vp.gate"
   local dir, base, slow, spiky
   setup(function()
@@ -58,31 +57,10 @@ describe("vp.gate", function()
     h.cleanup()
   end)
 
-  -- Raises through f: the vp.error object.
-  local function raised(f, ...)
-    local ok, e = pcall(f, ...)
-    assert.is_false(ok, "expected an error")
-    assert.is_true(E.is(e), tostring(e))
-    return e
-  end
-
-  -- Every value plain: no JSON null, NaN, infinity, userdata or metatables.
-  local function assert_plain(v, path)
-    local t = type(v)
-    if t == "number" then
-      assert(v == v and v ~= math.huge and v ~= -math.huge, path .. ": " .. tostring(v))
-    elseif t == "table" then
-      assert(getmetatable(v) == nil, path .. ": a table with a metatable")
-      for k, x in pairs(v) do assert_plain(x, path .. "." .. tostring(k)) end
-    else
-      assert(t == "string" or t == "boolean", path .. ": a " .. t)
-    end
-  end
-
   local function check(list, cap, b, params)
     local rules = gate.validate(list, { source = "t.lua", baseline = b ~= nil })
     local r = gate.evaluate(rules, cap, b, params or { source = "t.lua" })
-    assert_plain(r, "result")
+    h.assert_plain(r, "result")
     return r
   end
 
@@ -174,15 +152,15 @@ describe("vp.gate", function()
   end)
 
   it("rules that cannot be used are EUSAGE errors naming the rule (exit 2)", function()
-    local e = raised(gate.validate, { { metric = "frame_ms.p99", max = 20 }, { metric = "frame_ms.p98", max = 20 } },
+    local e = h.raised(gate.validate, { { metric = "frame_ms.p99", max = 20 }, { metric = "frame_ms.p98", max = 20 } },
       { source = "gate.lua" })
     assert.equal("EUSAGE", e.code)
     assert.equal(2, e.exit)
     assert.equal("gate.lua: rule 2 (frame_ms.p98): unknown metric 'frame_ms.p98' (see docs/metrics-table.md or "
       .. "metrics.list())", e.message)
-    e = raised(gate.validate, { { metric = "hitches", max_regress_pct = 5 } }, { source = "g" })
+    e = h.raised(gate.validate, { { metric = "hitches", max_regress_pct = 5 } }, { source = "g" })
     assert.equal("g: rule 1 (hitches): max_regress_pct needs a baseline (--baseline BASE)", e.message)
-    e = raised(gate.evaluate, gate.validate({ { metric = "hitdiff.rate_pct", max = 1 } }), base, nil,
+    e = h.raised(gate.evaluate, gate.validate({ { metric = "hitdiff.rate_pct", max = 1 } }), base, nil,
       { source = "g" })
     assert.equal("EUSAGE", e.code)
     assert.matches("^g: rule 1 %(hitdiff%.rate_pct%): metric hitdiff%.rate_pct does not apply to vprof captures",
@@ -203,11 +181,11 @@ describe("vp.gate", function()
       { "os.exit(1)", "bad%.lua: error while running: .*os" },
       { "while true do end", "runs too long" },
     }) do
-      local e = raised(gate.load, fx.rules(dir, "bad.lua", c[1]))
+      local e = h.raised(gate.load, fx.rules(dir, "bad.lua", c[1]))
       assert.equal("EUSAGE", e.code)
       assert.matches(c[2], e.message)
     end
-    local e = raised(gate.load, dir .. "/missing.lua")
+    local e = h.raised(gate.load, dir .. "/missing.lua")
     assert.equal(2, e.exit)
     assert.matches("missing%.lua", e.message)
   end)
@@ -218,7 +196,7 @@ describe("vp.gate", function()
     local LIMITS = { limits = { cpu_ms = 300, memory_mb = 64 } }
     local function refused(text, pattern, limits)
       local t = os.time()
-      local e = raised(gate.load, fx.rules(dir, "hostile.lua", text), limits or LIMITS)
+      local e = h.raised(gate.load, fx.rules(dir, "hostile.lua", text), limits or LIMITS)
       assert.equal("EUSAGE", e.code, tostring(e.message))
       assert.equal(2, e.exit)
       assert.matches(pattern, e.message)
@@ -557,12 +535,6 @@ describe("check.lua", function()
     local function quoted(path) return (path:gsub("%p", "%%%0")) end
     local vp = require "vp"
     local gate = require "vp.gate"
-    local function raised(f, ...)
-      local ok, e = pcall(f, ...)
-      assert.is_false(ok, "expected an error")
-      assert.is_true(require("vp.error").is(e), tostring(e))
-      return e
-    end
 
     it("a capture whose every node time is 0 is refused, naming the file, never a PASS", function()
       local r = run("examples/rules/vprof.lua", zero)
@@ -575,7 +547,7 @@ describe("check.lua", function()
       assert.equal(2, r.code, r.stdout)
       assert.matches(quoted(zero) .. ": cannot be measured", r.stderr)
       local cap = assert(vp.open(zero))
-      local e = raised(gate.evaluate, gate.validate({ { metric = "low_1pct_fps", min = 20 } }, {}), cap)
+      local e = h.raised(gate.evaluate, gate.validate({ { metric = "low_1pct_fps", min = 20 } }, {}), cap)
       assert.equal("EINPUT", e.code)
       assert.equal(2, e.exit)
       cap:close()

@@ -22,19 +22,6 @@ local function by_metric(doc)
   return m
 end
 
--- Every value of a result is plain data: no JSON null, NaN, infinity or userdata.
-local function assert_plain(v, path)
-  local t = type(v)
-  if t == "number" then
-    assert(v == v and v ~= math.huge and v ~= -math.huge, path .. ": " .. tostring(v))
-  elseif t == "table" then
-    assert(getmetatable(v) == nil, path .. ": a table with a metatable")
-    for k, x in pairs(v) do assert_plain(x, path .. "." .. tostring(k)) end
-  else
-    assert(t == "string" or t == "boolean", path .. ": a " .. t)
-  end
-end
-
 describe("vp.compare", function()
   local dir
   setup(function() dir = h.tmpdir() end)
@@ -50,7 +37,7 @@ describe("vp.compare", function()
     it("pairs the metrics, tests them and returns plain data in the schema's shape", function()
       local ca, cb = assert(vp.open(a)), assert(vp.open(b))
       local r = compare.analyze(ca, cb, { nodes = 3 })
-      assert_plain(r, "result")
+      h.assert_plain(r, "result")
       assert.same({ file = a, format = "vprof", frames = 1200, frame_range = { first = 1, last = 1200 }, runs = 1,
         files = { a } }, r.a)
       assert.equal(0.01, r.alpha)

@@ -49,22 +49,13 @@ describe("devt", function()
         bitfield = "\5\0\0\0\0\0\0\0\0\1\0\0\0\0\0\128" }, {})
       local path = h.write_in(dir, "hdr.devt", bytes)
       local cap = assert(vp.open(path))
-      assert.are.equal("devt", cap.format)
-      assert.are.equal(path, cap.path)
-      assert.are.equal(#bytes, cap.size)
-      assert.are.same({}, cap.warnings)
-      assert.are.equal(123456, cap.time)
-      assert.are.equal(0xDEADBEEF, cap.unknown)
-      assert.are.equal(10000, cap.graph_duration)
-      assert.are.equal(70, cap.prefix)
+      h.has_fields(cap, {
+        format = "devt", path = path, size = #bytes, warnings = {}, time = 123456, unknown = 0xDEADBEEF,
+        graph_duration = 10000, prefix = 70, bitfield = "\5\0\0\0\0\0\0\0\0\1\0\0\0\0\0\128",
+        bits = { 0, 2, 72, 127 }, group_count = 0, event_count = 0, trailing_bytes = 0, truncated = false,
+      })
       -- (70 >> 6) + 1 = 2 words of 8 bytes
       assert.are.equal(16, #cap.bitfield)
-      assert.are.equal("\5\0\0\0\0\0\0\0\0\1\0\0\0\0\0\128", cap.bitfield)
-      assert.are.same({ 0, 2, 72, 127 }, cap.bits)
-      assert.are.equal(0, cap.group_count)
-      assert.are.equal(0, cap.event_count)
-      assert.are.equal(0, cap.trailing_bytes)
-      assert.is_false(cap.truncated)
       assert.are.equal(0, #cap)
       assert.has_error(function() cap:group(1) end, "group 1 is out of range: there are none")
       local n = 0
@@ -231,11 +222,7 @@ describe("devt", function()
   describe("bad input", function()
     -- A strict open refuses what a lenient one keeps with a warning.
     local function fails(name, bytes, msg, code, opts)
-      local path = h.write_in(dir, name, bytes)
-      local cap, m, c = vp.open(path, opts or { strict = true })
-      assert.is_nil(cap)
-      assert.are.equal(path .. ": " .. msg, m)
-      assert.are.equal(code, c)
+      h.refuses(h.write_in(dir, name, bytes), opts or { strict = true }, code, msg)
     end
 
     -- A lenient open of a cut file: every complete event kept, truncated,
@@ -338,12 +325,9 @@ describe("devt", function()
     end)
 
     it("missing, empty and directory paths", function()
-      local cap, msg, code = vp.open(dir .. "/missing.devt")
-      assert.is_nil(cap)
-      assert.are.equal("ENOENT", code)
+      local msg = h.open_fails(dir .. "/missing.devt", nil, "ENOENT")
       assert.truthy(msg:find(dir .. "/missing.devt", 1, true))
-      local _, _, c2 = vp.open(h.write_in(dir, "empty.devt", ""))
-      assert.are.equal("EEMPTY", c2)
+      h.open_fails(h.write_in(dir, "empty.devt", ""), nil, "EEMPTY")
     end)
   end)
 
@@ -428,19 +412,10 @@ describe("devt", function()
         gc, total, pos = string.unpack("<I4I4", s, pos)
         assert.are.equal(1, gc)
         assert.are.equal(n, total)
-        local got, counts = 0, {}
-        repeat
-          local c
-          c, pos = string.unpack("<I1", s, pos)
-          counts[#counts + 1] = c
-          for _ = 1, c do
-            local t1, t2, ty
-            t1, t2, ty, pos = string.unpack("<I4I4I1", s, pos)
-            got = got + 1
-            assert.are.same({ got, got + 1, got % 11 }, { t1, t2, ty })
-          end
-        until c ~= 255
-        assert.are.equal(n, got)
+        local got, counts
+        got, counts, pos = h.unchunk(s, pos, "<I4I4I1")
+        for i, e in ipairs(got) do assert.are.same({ i, i + 1, i % 11 }, e) end
+        assert.are.equal(n, #got)
         assert.are.equal(#s + 1, pos)
         local expect = ({ [0] = { 0 }, [254] = { 254 }, [255] = { 255, 0 }, [300] = { 255, 45 } })[n]
         assert.are.same(expect, counts)
@@ -515,17 +490,12 @@ describe("devt", function()
     it("prints exact counts, rates, intervals and frame pacing as JSON", function()
       local path = planted()
       local doc = h.run_json("scripts/events.lua", path, "--json")
-      assert.are.equal(path, doc.file)
-      assert.are.equal("devt", doc.format)
-      assert.are.equal(42, doc.time)
-      assert.are.equal(10000, doc.graph_duration)
-      assert.are.equal(4, doc.groups)
-      assert.are.equal(39, doc.events)
-      assert.are.equal("time1", doc.time_field)
-      assert.are.equal("ms", doc.time_unit)
-      assert.are.equal(1000, doc.first_time)
-      assert.are.equal(1388, doc.last_time) -- 1000 + 18 x 16 + 100
-      assert.are.equal(388, doc.span_ms)
+      h.has_fields(doc, {
+        file = path, format = "devt", time = 42, graph_duration = 10000, groups = 4, events = 39,
+        time_field = "time1", time_unit = "ms", first_time = 1000,
+        last_time = 1388, -- 1000 + 18 x 16 + 100
+        span_ms = 388,
+      })
       local keys = {}
       for _, r in ipairs(doc.by_type) do keys[#keys + 1] = string.format("%d/%d", r.group, r.type) end
       assert.are.same({ "1/0", "2/1", "3/2", "3/3", "3/6", "4/9", "4/10" }, keys)

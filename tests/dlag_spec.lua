@@ -49,18 +49,11 @@ describe("dlag", function()
       assert.are.equal(10, #bytes) -- time, count 0, graph states 00, host ""
       local path = h.write_in(dir, "min.dlag", bytes)
       local cap = assert(vp.open(path))
-      assert.are.equal("dlag", cap.format)
-      assert.are.equal(path, cap.path)
-      assert.are.equal(10, cap.size)
-      assert.are.same({}, cap.warnings)
-      assert.are.equal(4242, cap.time)
-      assert.are.equal(0, cap.measurement_count)
-      assert.are.equal(0, cap.sample_count)
-      assert.are.equal(0, cap.graph_state_count)
-      assert.are.equal("", cap.traceroute_host)
-      assert.are.equal(0, cap.hop_count)
-      assert.are.equal(0, cap.trailing_bytes)
-      assert.is_false(cap.truncated)
+      h.has_fields(cap, {
+        format = "dlag", path = path, size = 10, warnings = {}, time = 4242, measurement_count = 0,
+        sample_count = 0, graph_state_count = 0, traceroute_host = "", hop_count = 0, trailing_bytes = 0,
+        truncated = false,
+      })
       assert.are.equal(0, #cap)
       for _, iter in ipairs({ cap:measurements(), cap:graph_states(), cap:hops() }) do
         assert.is_nil(iter())
@@ -292,11 +285,7 @@ describe("dlag", function()
   describe("bad input", function()
     -- A strict open refuses what a lenient one keeps with a warning.
     local function fails(name, bytes, msg, code, opts)
-      local path = h.write_in(dir, name, bytes)
-      local cap, m, c = vp.open(path, opts or { strict = true })
-      assert.is_nil(cap)
-      assert.are.equal(path .. ": " .. msg, m)
-      assert.are.equal(code, c)
+      h.refuses(h.write_in(dir, name, bytes), opts or { strict = true }, code, msg)
     end
 
     -- A lenient open of a cut file: every complete record kept, truncated,
@@ -499,19 +488,10 @@ describe("dlag", function()
         local total
         total, pos = string.unpack("<I4", bytes, pos)
         assert.are.equal(n, total)
-        local got, counts = 0, {}
-        repeat
-          local c
-          c, pos = string.unpack("<I1", bytes, pos)
-          counts[#counts + 1] = c
-          for _ = 1, c do
-            local v, t, u
-            v, t, u, pos = string.unpack("<fI4I4", bytes, pos)
-            got = got + 1
-            assert.are.same({ got / 4, got, 7 }, { v, t, u })
-          end
-        until c ~= 255
-        assert.are.equal(n, got)
+        local got, counts
+        got, counts, pos = h.unchunk(bytes, pos, "<fI4I4")
+        for i, e in ipairs(got) do assert.are.same({ i / 4, i, 7 }, e) end
+        assert.are.equal(n, #got)
         local expect = ({ [0] = { 0 }, [254] = { 254 }, [255] = { 255, 0 }, [300] = { 255, 45 } })[n]
         assert.are.same(expect, counts)
       end
@@ -595,14 +575,8 @@ describe("dlag", function()
     it("prints per-measurement statistics, ping and loss first, and the spikes as JSON", function()
       local path = planted()
       local doc = h.run_json("scripts/lag.lua", path, "--json")
-      assert.are.equal(path, doc.file)
-      assert.are.equal("dlag", doc.format)
-      assert.are.equal(77, doc.time)
-      assert.are.equal(5, doc.k)
-      assert.are.equal(9, doc.measurement_count)
-      assert.are.equal(10, doc.samples)
-      assert.are.equal("gss", doc.traceroute_host)
-      assert.are.equal(1, doc.hop_count)
+      h.has_fields(doc, { file = path, format = "dlag", time = 77, k = 5, measurement_count = 9, samples = 10,
+        traceroute_host = "gss", hop_count = 1 })
       local net = {}
       for _, r in ipairs(doc.network) do net[#net + 1] = r.name end
       assert.are.same({ "Socket RTT", "Packet Downloss", "Local Gateway", "Local Gateway dropped", "The Internets",

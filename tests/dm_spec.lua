@@ -87,24 +87,13 @@ describe("dm", function()
       local bytes = spec_file()
       assert.are.equal(1 + (9 + 45 + 93 + 155) + 1 + 9, #bytes)
       local cap = h.open_ok(h.write_in(dir, "spec.dm", bytes))
-      assert.are.equal("dm", cap.format)
-      assert.are.equal(#bytes, cap.size)
-      assert.are.same({}, cap.warnings)
-      assert.are.equal(2, cap.record_count)
+      h.has_fields(cap, {
+        format = "dm", size = #bytes, warnings = {}, record_count = 2, slot_count = 3, empty_records = 1,
+        group_count = 3, ext_group_count = 2, collision_group_count = 1,
+        groups_by_bit = { [0] = 1, [3] = 1, [19] = 1 }, bits_seen = 0x80009, time_min = 1000, time_max = 2000,
+        terminated = true, truncated = false, trailing_bytes = 0, array_end = #bytes,
+      })
       assert.are.equal(2, #cap)
-      assert.are.equal(3, cap.slot_count)
-      assert.are.equal(1, cap.empty_records)
-      assert.are.equal(3, cap.group_count)
-      assert.are.equal(2, cap.ext_group_count)
-      assert.are.equal(1, cap.collision_group_count)
-      assert.are.same({ [0] = 1, [3] = 1, [19] = 1 }, cap.groups_by_bit)
-      assert.are.equal(0x80009, cap.bits_seen)
-      assert.are.equal(1000, cap.time_min)
-      assert.are.equal(2000, cap.time_max)
-      assert.is_true(cap.terminated)
-      assert.is_false(cap.truncated)
-      assert.are.equal(0, cap.trailing_bytes)
-      assert.are.equal(#bytes, cap.array_end)
       assert.matches("^<dm spec%.dm: 2 records, 3 groups, 1 empty>$", tostring(cap))
       local rows = {}
       for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
@@ -202,12 +191,8 @@ describe("dm", function()
 
     it("lists empty records as false in cap:slots()", function()
       local cap = h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
-      local seen = {}
-      for i, r in cap:slots() do seen[i] = r and r.time or false end
-      assert.are.same({ 1000, false, 2000 }, seen)
-      local times = {}
-      for r in cap:records() do times[#times + 1] = r.time end
-      assert.are.same({ 1000, 2000 }, times)
+      assert.are.same({ 1000, false, 2000 }, h.slot_fields(cap, "time"))
+      assert.are.same({ 1000, 2000 }, h.fields(cap:records(), "time"))
       cap:close()
     end)
 
@@ -219,10 +204,7 @@ describe("dm", function()
       assert.are.equal(303, w:empty())
       assert.are.equal(304, w:record { time = 2000 })
       assert.are.equal(3, w.records)
-      local size = w:close()
-      local expect = spec_file()
-      assert.are.equal(#expect, size)
-      assert.are.equal(expect, h.read_file(path))
+      h.same_file(spec_file(), path, w:close())
     end)
   end)
 
@@ -292,9 +274,7 @@ describe("dm", function()
       end
       assert.has_error(function() cap:record(701) end, "record 701 is out of range 1..700")
       assert.has_error(function() cap:record(0) end, "record 0 is out of range 1..700")
-      local times = {}
-      for r in cap:records(697) do times[#times + 1] = r.time end
-      assert.are.same({ 6970, 6980, 6990, 7000 }, times)
+      assert.are.same({ 6970, 6980, 6990, 7000 }, h.fields(cap:records(697), "time"))
       cap:close()
     end)
   end)
@@ -341,20 +321,12 @@ describe("dm", function()
     it("names a bitfield whose groups run past the end", function()
       local bytes = spec_file()
       local path = h.write_in(dir, "cut.dm", bytes:sub(1, 60))
-      local cap = h.open_ok(path)
+      local cap = h.cut_file(path, "ETRUNC", "at byte 6: slot 1: bitfield 0x00080009 names 3 groups, "
+        .. "which need at least 135 bytes, only 50 left before the end of the file; the file is truncated: "
+        .. "kept 0 complete records")
       assert.are.equal(0, cap.record_count)
-      assert.is_true(cap.truncated)
       assert.is_false(cap.terminated)
-      assert.are.same({ "at byte 6: slot 1: bitfield 0x00080009 names 3 groups, which need at least 135 "
-        .. "bytes, only 50 left before the end of the file; the file is truncated: kept 0 complete "
-        .. "records" }, cap.warnings)
       cap:close()
-      local s, msg, code = vp.open(path, { strict = true })
-      assert.is_nil(s)
-      assert.are.equal("ETRUNC", code)
-      assert.are.equal(path .. ": at byte 6: slot 1: bitfield 0x00080009 names 3 groups, which need at "
-        .. "least 135 bytes, only 50 left before the end of the file; the file is truncated: kept 0 "
-        .. "complete records", msg)
     end)
 
     it("names the field when the file ends inside a group", function()
@@ -411,31 +383,16 @@ describe("dm", function()
       assert.are.same({ "at byte 10: 5 bytes after the record array's final count byte (garbage after "
         .. "the last record?) were not read" }, cap.warnings)
       cap:close()
-      local s, msg, code = vp.open(path, { strict = true })
-      assert.is_nil(s)
-      assert.are.equal("EFORMAT", code)
-      assert.matches("at byte 10: 5 bytes after", msg)
+      assert.matches("at byte 10: 5 bytes after", h.open_fails(path, { strict = true }, "EFORMAT"))
     end)
 
     it("refuses an empty file", function()
       local path = h.write_in(dir, "empty.dm", "")
-      local cap, msg, code = vp.open(path)
-      assert.is_nil(cap)
-      assert.are.equal("EEMPTY", code)
-      assert.matches("empty%.dm", msg)
+      assert.matches("empty%.dm", h.open_fails(path, nil, "EEMPTY"))
     end)
 
     it("never reads past the end of fuzz-like inputs", function()
-      local seed = 777
-      local function rnd(n)
-        seed = (seed * 1103515245 + 12345) % 2147483648
-        return seed % n
-      end
-      local base = spec_file()
-      for _ = 1, 300 do
-        local b = { base:byte(1, -1) }
-        for _ = 1, 1 + rnd(4) do b[1 + rnd(#b)] = rnd(256) end
-        local s = string.char(table.unpack(b)):sub(1, 1 + rnd(#b))
+      for _, s in ipairs(h.mutants(spec_file(), 777)) do
         local cap = vp.open(h.write_in(dir, "fz.dm", s))
         if cap then
           for r in cap:records() do
@@ -506,17 +463,14 @@ describe("dm", function()
 
     it("derives distance, speeds, ground/air time, jumps, jetpack use and corrections", function()
       local doc = h.run_json("scripts/movement.lua", path, "--json")
-      assert.are.equal("dm", doc.format)
-      assert.are.equal(0, doc.bit)
-      assert.are.same({ { bit = 0, groups = 6 }, { bit = 2, groups = 3 } }, doc.bits)
-      assert.are.equal(6, doc.records)
-      assert.are.equal(6, doc.samples)
-      assert.are.equal(6, doc.ext_samples)
-      assert.are.equal(1000, doc.first_time)
-      assert.are.equal(1500, doc.last_time)
-      assert.are.equal(500, doc.duration_ms)
+      h.has_fields(doc, {
+        format = "dm", bit = 0, bits = { { bit = 0, groups = 6 }, { bit = 2, groups = 3 } }, records = 6,
+        samples = 6, ext_samples = 6, first_time = 1000, last_time = 1500, duration_ms = 500,
+        speed_velocity = { samples = 6, mean = 10, p50 = 10, p95 = 10, max = 10 },
+        ground_ms = 300, air_ms = 200, unknown_ms = 0, ground_pct = 60, air_pct = 40, jumps = 1, takeoffs = 1,
+        landings = 1, jetpack = { samples = 6, first = 100, last = 70, min = 60, max = 100, used = 40, recharged = 10 },
+      })
       assert.is_true(h.near(7, doc.distance))
-      assert.are.same({ samples = 6, mean = 10, p50 = 10, p95 = 10, max = 10 }, doc.speed_velocity)
       local sp = doc.speed_position
       assert.are.equal(5, sp.pairs)
       assert.is_true(h.near(14, sp.overall))
@@ -524,16 +478,6 @@ describe("dm", function()
       assert.is_true(h.near(10, sp.p50))
       assert.is_true(h.near(30, sp.p95))
       assert.is_true(h.near(30, sp.max))
-      assert.are.equal(300, doc.ground_ms)
-      assert.are.equal(200, doc.air_ms)
-      assert.are.equal(0, doc.unknown_ms)
-      assert.are.equal(60, doc.ground_pct)
-      assert.are.equal(40, doc.air_pct)
-      assert.are.equal(1, doc.jumps)
-      assert.are.equal(1, doc.takeoffs)
-      assert.are.equal(1, doc.landings)
-      assert.are.same({ samples = 6, first = 100, last = 70, min = 60, max = 100, used = 40, recharged = 10 },
-        doc.jetpack)
       local c = doc.corrections
       assert.are.equal(1, c.count)
       assert.are.equal(5, c.checked_pairs)
@@ -580,10 +524,8 @@ describe("dm", function()
     end)
 
     it("finds the three planted corrections and twelve jumps in the example", function()
-      local out = h.tmpdir()
-      local g = h.run("examples/gen/dm.lua", out)
-      assert.are.equal(0, g.code, g.stderr)
-      local doc = h.run_json("scripts/movement.lua", out .. "/sample.dm", "--json")
+      local sample = h.example_sample("dm")
+      local doc = h.run_json("scripts/movement.lua", sample, "--json")
       assert.are.equal(1200, doc.samples)
       assert.are.equal(3, doc.corrections.count)
       local times = {}
@@ -595,9 +537,7 @@ describe("dm", function()
       assert.are.equal(15, doc.takeoffs)
       assert.are.equal(1800, doc.jetpack.used)
       -- deterministic
-      local again = h.tmpdir()
-      h.run("examples/gen/dm.lua", again)
-      assert.are.equal(h.read_file(out .. "/sample.dm"), h.read_file(again .. "/sample.dm"))
+      assert.are.equal(h.read_file(sample), h.read_file(h.example_sample("dm")))
     end)
   end)
 end)

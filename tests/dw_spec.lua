@@ -132,29 +132,14 @@ describe("dw", function()
       local bytes = spec_file()
       assert.are.equal(4 + 1 + (1 + 1 + 4 + 4 + 136 + 1 + 41 + 216 + 1 + 79) + 1 + 12 + 4, #bytes)
       local cap = h.open_ok(h.write_in(dir, "spec.dw", bytes))
-      assert.are.equal("dw", cap.format)
-      assert.are.equal(#bytes, cap.size)
-      assert.are.same({}, cap.warnings)
-      assert.are.equal("\1\2\3\4", cap.header)
-      assert.are.same({ 1, 2, 3, 4 }, cap.header_bytes)
-      assert.are.equal(0x04030201, cap.header_u32)
-      assert.are.equal(5, cap.max_size)
-      assert.are.equal(2, cap.last_trace_counter)
-      assert.is_true(cap.has_footer)
-      assert.is_false(cap.wrapped)
-      assert.is_false(cap.truncated)
-      assert.are.equal(2, cap.trace_count)
+      h.has_fields(cap, {
+        format = "dw", size = #bytes, warnings = {}, header = "\1\2\3\4", header_bytes = { 1, 2, 3, 4 },
+        header_u32 = 0x04030201, max_size = 5, last_trace_counter = 2, has_footer = true, wrapped = false,
+        truncated = false, trace_count = 2, slot_count = 3, empty_slots = 1, client_hit_count = 2,
+        server_hit_count = 1, movement_count = 1, slots_end = #bytes - 4,
+      })
       assert.are.equal(2, #cap)
-      assert.are.equal(3, cap.slot_count)
-      assert.are.equal(1, cap.empty_slots)
-      assert.are.equal(2, cap.client_hit_count)
-      assert.are.equal(1, cap.server_hit_count)
-      assert.are.equal(1, cap.movement_count)
-      assert.are.equal(1, cap.hits_by_type.Impact)
-      assert.are.equal(1, cap.hits_by_type.Posefile_Hit)
-      assert.are.equal(1, cap.hits_by_type.Validated)
-      assert.are.equal(0, cap.hits_by_type.ERROR)
-      assert.are.equal(#bytes - 4, cap.slots_end)
+      h.has_fields(cap.hits_by_type, { Impact = 1, Posefile_Hit = 1, Validated = 1, ERROR = 0 })
       assert.matches("^<dw spec%.dw: 2 traces, 3 slots, 2 client / 1 server hits>$", tostring(cap))
       cap:close()
     end)
@@ -162,17 +147,11 @@ describe("dw", function()
     it("reads every field of a trace and its movement block by offset", function()
       local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
       local t = cap:trace(1)
-      assert.are.equal(1, t.index)
-      assert.are.equal(1, t.slot)
-      assert.are.equal(5, t.offset)
-      assert.are.equal(1 + 1 + 4 + 4 + 136 + 1 + 41 + 216 + 1 + 79, t.size)
-      assert.is_true(t.used)
-      assert.are.equal(0x7F, t.unknown_01)
-      assert.are.equal(0xDEADBEEF, t.trace_id)
-      assert.are.equal(9, t.ammo_type_id)
-      assert.is_true(t.has_movement)
-      assert.are.equal(2, t.client_count)
-      assert.are.equal(1, t.server_count)
+      h.has_fields(t, {
+        index = 1, slot = 1, offset = 5, size = 1 + 1 + 4 + 4 + 136 + 1 + 41 + 216 + 1 + 79, used = true,
+        unknown_01 = 0x7F, trace_id = 0xDEADBEEF, ammo_type_id = 9, has_movement = true, client_count = 2,
+        server_count = 1,
+      })
       local m = t.movement
       assert.are.equal(15, m.offset)
       assert.are.equal("ABCD", m.unknown_00)
@@ -282,21 +261,14 @@ describe("dw", function()
 
     it("lists empty slots as false in cap:slots()", function()
       local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
-      local seen = {}
-      for i, t in cap:slots() do seen[i] = t and t.trace_id or false end
-      assert.are.same({ 0xDEADBEEF, false, 0x01020304 }, seen)
-      local ids = {}
-      for t in cap:traces() do ids[#ids + 1] = t.trace_id end
-      assert.are.same({ 0xDEADBEEF, 0x01020304 }, ids)
+      assert.are.same({ 0xDEADBEEF, false, 0x01020304 }, h.slot_fields(cap, "trace_id"))
+      assert.are.same({ 0xDEADBEEF, 0x01020304 }, h.fields(cap:traces(), "trace_id"))
       cap:close()
     end)
 
     it("gives the same bytes from the writer", function()
       local path = dir .. "/written.dw"
-      local size = written_spec_file(path)
-      local expect = spec_file()
-      assert.are.equal(#expect, size)
-      assert.are.equal(expect, h.read_file(path))
+      h.same_file(spec_file(), path, written_spec_file(path))
     end)
 
     it("summarises for info.lua", function()
@@ -384,9 +356,8 @@ describe("dw", function()
       end
       assert.has_error(function() cap:trace(0) end, "trace 0 is out of range 1..200")
       assert.has_error(function() cap:trace(201) end, "trace 201 is out of range 1..200")
-      local ids = {}
-      for t in cap:traces(190) do ids[#ids + 1] = t.trace_id end
-      assert.are.same({ 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200 }, ids)
+      assert.are.same({ 1190, 1191, 1192, 1193, 1194, 1195, 1196, 1197, 1198, 1199, 1200 },
+        h.fields(cap:traces(190), "trace_id"))
       assert.are.same({}, h.all(cap:traces(201)))
       assert.is_true(cap:trace(65) == cap:trace(65))
       assert.is_false(cap:trace(65) == cap:trace(66))
@@ -442,41 +413,27 @@ describe("dw", function()
       local at = #bytes - 17
       local bad = bytes:sub(1, at) .. "\2" .. bytes:sub(at + 2)
       local path = h.write_in(dir, "used2.dw", bad)
-      local cap, msg, code = vp.open(path)
-      assert.is_nil(cap)
-      assert.are.equal(path .. ": at byte " .. at
-        .. ": slot 2: expected the used byte 0 (empty) or 1 (trace), found 2", msg)
-      assert.are.equal("EFORMAT", code)
+      h.refuses(path, nil, "EFORMAT", "at byte " .. at
+        .. ": slot 2: expected the used byte 0 (empty) or 1 (trace), found 2")
     end)
 
     it("refuses a file too short for the header and max_size", function()
       local path = h.write_in(dir, "short.dw", "\1\2\3")
-      local cap, msg, code = vp.open(path)
-      assert.is_nil(cap)
-      assert.are.equal(path .. ": at byte 0: expected the 4-byte header and the max_size byte "
-        .. "(5 bytes), the file has only 3", msg)
-      assert.are.equal("ETRUNC", code)
-      local _, msg2, code2 = vp.open(dir .. "/does-not-exist.dw")
-      assert.are.equal("ENOENT", code2)
-      assert.matches("does%-not%-exist%.dw", msg2)
+      h.refuses(path, nil, "ETRUNC", "at byte 0: expected the 4-byte header and the max_size byte "
+        .. "(5 bytes), the file has only 3")
+      assert.matches("does%-not%-exist%.dw", h.open_fails(dir .. "/does-not-exist.dw", nil, "ENOENT"))
     end)
 
     it("keeps every slot when the footer is missing, with a warning", function()
       local bytes = spec_file()
       local path = h.write_in(dir, "nofooter.dw", bytes:sub(1, #bytes - 4))
-      local cap = h.open_ok(path)
+      local cap = h.cut_file(path, "ETRUNC", "the file ends without the 4-byte footer (last_trace_counter): "
+        .. "its 3 slots run to the last byte")
       assert.are.equal(2, cap.trace_count)
       assert.are.equal(3, cap.slot_count)
       assert.is_false(cap.has_footer)
       assert.is_nil(cap.last_trace_counter)
-      assert.is_true(cap.truncated)
-      assert.are.same({ "the file ends without the 4-byte footer (last_trace_counter): its 3 slots "
-        .. "run to the last byte" }, cap.warnings)
       cap:close()
-      local s, msg, code = vp.open(path, { strict = true })
-      assert.is_nil(s)
-      assert.are.equal("ETRUNC", code)
-      assert.matches("without the 4%-byte footer", msg)
     end)
 
     it("keeps the complete slots before a truncated one, naming offset and field", function()
@@ -488,22 +445,14 @@ describe("dw", function()
       local count_at = hit_b + 40 + 38 + 1 + 8
       assert.are.equal(281, count_at)
       local path = h.write_in(dir, "cut.dw", body:sub(1, count_at + 1 + 70))
-      local cap = h.open_ok(path)
+      local cap = h.cut_file(path, "ETRUNC", "at byte 281: slot 2, client hit 2 of 2: ragdoll count 2 "
+        .. "needs at least 128 bytes, only 70 left before the end of the file; the file is truncated or "
+        .. "its footer is missing: kept 1 complete slot")
       assert.are.equal(1, cap.slot_count)
       assert.are.equal(0, cap.trace_count)
       assert.are.equal(1, cap.empty_slots)
-      assert.is_true(cap.truncated)
       assert.is_false(cap.has_footer)
-      assert.are.same({ "at byte 281: slot 2, client hit 2 of 2: ragdoll count 2 needs at least 128 "
-        .. "bytes, only 70 left before the end of the file; the file is truncated or its footer is "
-        .. "missing: kept 1 complete slot" }, cap.warnings)
       cap:close()
-      local s, msg, code = vp.open(path, { strict = true })
-      assert.is_nil(s)
-      assert.are.equal("ETRUNC", code)
-      assert.are.equal(path .. ": at byte 281: slot 2, client hit 2 of 2: ragdoll count 2 needs at "
-        .. "least 128 bytes, only 70 left before the end of the file; the file is truncated or its "
-        .. "footer is missing: kept 1 complete slot", msg)
     end)
 
     it("names the field when the file ends inside a fixed part", function()
@@ -537,12 +486,9 @@ describe("dw", function()
     it("reports garbage after the footer at the offset it breaks the slots", function()
       local bytes = spec_file(2)
       local path = h.write_in(dir, "garbage.dw", bytes .. "garbage")
-      local cap, msg, code = vp.open(path)
-      assert.is_nil(cap)
-      assert.are.equal("EFORMAT", code)
       -- the old footer (counter 2) is read as slot 4's used byte
-      assert.are.equal(path .. ": at byte " .. (#bytes - 4)
-        .. ": slot 4: expected the used byte 0 (empty) or 1 (trace), found 2", msg)
+      h.refuses(path, nil, "EFORMAT", "at byte " .. (#bytes - 4)
+        .. ": slot 4: expected the used byte 0 (empty) or 1 (trace), found 2")
     end)
 
     it("keeps hit types past 10 with a warning", function()
@@ -560,16 +506,7 @@ describe("dw", function()
     end)
 
     it("never reads past the end of fuzz-like inputs", function()
-      local seed = 12345
-      local function rnd(n)
-        seed = (seed * 1103515245 + 12345) % 2147483648
-        return seed % n
-      end
-      local base = spec_file()
-      for _ = 1, 300 do
-        local b = { base:byte(1, -1) }
-        for _ = 1, 1 + rnd(4) do b[1 + rnd(#b)] = rnd(256) end
-        local s = string.char(table.unpack(b)):sub(1, 1 + rnd(#b))
+      for _, s in ipairs(h.mutants(spec_file(), 12345)) do
         local cap = vp.open(h.write_in(dir, "fz.dw", s))
         if cap then
           for t in cap:traces() do

@@ -10,16 +10,26 @@
 --   })
 --   local r = h.run("scripts/hitches.lua", path, "--json")  -- {code, stdout, stderr}
 --   local doc = h.run_json("scripts/hitches.lua", path)       -- decoded (asserts exit 0)
+--   local sample = h.example_sample("dm")   -- examples/gen/dm.lua run into a new directory
 --
 -- Hand-built binary files (the debug-trace specs build their bytes with
 -- string.pack straight from format-notes.md, never with the writers or
 -- readers under test, so these helpers only pack and concatenate):
 --   h.vec3({1, 2, 3})                  -- three LE f32
 --   h.chunked({elem_bytes, ...})       -- the chunked array: u8 count, elements, while count == 255
+--   local elems, counts, pos = h.unchunk(s, pos, "<I4f")  -- and read back: {{u32, f32}, ...}
 --   local path = h.write_in(dir, "x.dm", bytes)   -- dir .. "/x.dm"
 --   local cap, msg, code = h.open_bytes(dir, "x.dm", bytes)  -- h.write_in + vp.open
 --   local cap = h.open_ok(path, opts)  -- vp.open, failing the test with msg and code on nil
+--   local msg = h.open_fails(path, opts, "ETRUNC")  -- vp.open must fail with that code
+--   h.refuses(path, opts, "EFORMAT", "at byte 3: ...")  -- ... and the message "<path>: at byte 3: ..."
+--   local cap = h.cut_file(path, "ETRUNC", msg)  -- kept with the warning msg; refused by a strict open
+--   for _, s in ipairs(h.mutants(bytes, seed)) do ... end  -- 300 damaged copies, the same every run
+--   h.has_fields(cap, {format = "dm", record_count = 2})  -- cap.format == "dm", ...
 --   h.all(cap:records())               -- an iterator's values as a list
+--   h.fields(cap:records(), "time")    -- one field of each, as a list
+--   h.slot_fields(cap, "time")         -- one field of each of cap:slots(), false for an empty slot
+--   h.same_file(bytes, path, size)     -- path holds exactly bytes, and size == #bytes
 --   h.same_vec({1, 2, 3}, rec.pos)     -- asserts rec.pos == {x = 1, y = 2, z = 3} (4th -> w)
 local vp = require "vp"
 
@@ -117,6 +127,15 @@ function h.run_json(...)
   return doc, r
 end
 
+--- Run examples/gen/<fmt>.lua into a fresh directory (it must exit 0):
+-- the path of the sample it writes there, <dir>/sample.<fmt>.
+function h.example_sample(fmt)
+  local out = h.tmpdir()
+  local r = h.run("examples/gen/" .. fmt .. ".lua", out)
+  require("luassert").are.equal(0, r.code, r.stderr)
+  return out .. "/sample." .. fmt
+end
+
 --- Build a .vprof capture with the VProf writer.
 -- spec = {
 --   root_id = 0, escape_width = 4, group_base = 0, defaults = true,
@@ -191,6 +210,24 @@ function h.chunked(elems)
   return table.concat(out)
 end
 
+--- The other way: read a chunked array from s at pos, each element by the
+-- string.unpack format fmt. Returns the elements (each the list of its
+-- values), the block counts as read, and the position after the array.
+function h.unchunk(s, pos, fmt)
+  local elems, counts = {}, {}
+  repeat
+    local c
+    c, pos = string.unpack("<I1", s, pos)
+    counts[#counts + 1] = c
+    for _ = 1, c do
+      local e = table.pack(string.unpack(fmt, s, pos))
+      pos = e[e.n]
+      elems[#elems + 1] = { table.unpack(e, 1, e.n - 1) }
+    end
+  until c ~= 255
+  return elems, counts, pos
+end
+
 --- Write bytes to dir/name; returns the path.
 function h.write_in(dir, name, bytes)
   return h.write_file(dir .. "/" .. name, bytes)
@@ -208,11 +245,89 @@ function h.open_ok(path, opts)
   return cap
 end
 
+--- vp.open(path, opts) must fail with `code`: returns the message, for the
+-- caller to check whole or by pattern.
+function h.open_fails(path, opts, code)
+  local la = require "luassert"
+  local cap, msg, c = vp.open(path, opts)
+  la.is_nil(cap)
+  la.are.equal(code, c)
+  return msg
+end
+
+--- vp.open(path, opts) must fail with `code` and the message "<path>: msg".
+function h.refuses(path, opts, code, msg)
+  require("luassert").are.equal(path .. ": " .. msg, h.open_fails(path, opts, code))
+end
+
+--- A cut file that a lenient open keeps, truncated, with the one warning
+-- msg, and that a strict open refuses with code and msg: returns the
+-- lenient open's capture.
+function h.cut_file(path, code, msg)
+  local la = require "luassert"
+  h.refuses(path, { strict = true }, code, msg)
+  local cap = h.open_ok(path)
+  la.is_true(cap.truncated)
+  la.are.same({ msg }, cap.warnings)
+  return cap
+end
+
+--- The fuzz-like inputs of the reader specs: n (default 300) copies of
+-- base, each with 1 to 4 bytes overwritten and then cut at a random length,
+-- drawn from a linear congruential generator started at `seed` (so every
+-- run reads the same inputs).
+function h.mutants(base, seed, n)
+  local function rnd(k)
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return seed % k
+  end
+  local list = {}
+  for i = 1, n or 300 do
+    local b = { base:byte(1, -1) }
+    for _ = 1, 1 + rnd(4) do b[1 + rnd(#b)] = rnd(256) end
+    list[i] = string.char(table.unpack(b)):sub(1, 1 + rnd(#b))
+  end
+  return list
+end
+
 --- Every value an iterator yields, as a list.
 function h.all(iter)
   local list = {}
   for x in iter do list[#list + 1] = x end
   return list
+end
+
+--- Assert that obj[k] is the same as v for every k, v of `expect` (in key
+-- order; each failure names its field). A field that must be nil needs
+-- its own assert.is_nil: nil cannot stand in a table.
+function h.has_fields(obj, expect)
+  local la = require "luassert"
+  local keys = {}
+  for k in pairs(expect) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for _, k in ipairs(keys) do la.are.same(expect[k], obj[k], "field " .. k) end
+end
+
+--- One field of every value an iterator yields, as a list.
+function h.fields(iter, field)
+  local list = {}
+  for x in iter do list[#list + 1] = x[field] end
+  return list
+end
+
+--- One field of every slot of cap:slots(), false for an empty slot.
+function h.slot_fields(cap, field)
+  local list = {}
+  for i, x in cap:slots() do list[i] = x and x[field] or false end
+  return list
+end
+
+--- The file at path holds exactly the bytes `expect`, the size a writer's
+-- close reported.
+function h.same_file(expect, path, size)
+  local la = require "luassert"
+  la.are.equal(#expect, size)
+  la.are.equal(expect, h.read_file(path))
 end
 
 --- Assert that v is the vector {x, y, z[, w]} given as a list. A required
@@ -234,6 +349,31 @@ end
 -- multiples of 4 us, so sums only carry binary rounding error).
 function h.near(a, b, eps)
   return type(a) == "number" and type(b) == "number" and math.abs(a - b) <= (eps or 1e-9)
+end
+
+--- The vp.error that f(...) raises (fails the test when f returns or raises
+-- anything else).
+function h.raised(f, ...)
+  local la = require "luassert"
+  local ok, e = pcall(f, ...)
+  la.is_false(ok, "expected an error")
+  la.is_true(require("vp.error").is(e), tostring(e))
+  return e
+end
+
+--- Assert that v is plain data all through: numbers (no NaN or infinity),
+-- strings, booleans and tables without metatables (so no JSON null and no
+-- userdata). path names v in the message.
+function h.assert_plain(v, path)
+  local t = type(v)
+  if t == "number" then
+    assert(v == v and v ~= math.huge and v ~= -math.huge, path .. ": " .. tostring(v))
+  elseif t == "table" then
+    assert(getmetatable(v) == nil, path .. ": a table with a metatable")
+    for k, x in pairs(v) do h.assert_plain(x, path .. "." .. tostring(k)) end
+  else
+    assert(t == "string" or t == "boolean", path .. ": a " .. t)
+  end
 end
 
 --- Assert that f(...) raises a vp.error with `code` whose message matches

@@ -9,14 +9,19 @@
 --   local a, b = ref.sample(list_a), ref.sample(list_b)   -- lists in time order, no NaN
 --   ref.compare({kind = "quantile", p = 0.95}, a, b)       -- as infer.compare
 --   ref.shape(a, b, "grid"), ref.effects(a, b)
+--   ref.batch_means(list, k [, f])                         -- also infer_spec's plain-Lua reference
 local vp = require "vp"
 local infer = require "vp.infer" -- batch_variance, difference, t_crit, map: unchanged by counting
 local C = require "vp.infer.core"
 
 local ref = {}
 
--- The means of f(x) over k contiguous batches of x, the first #x % k one longer.
+local IDENTITY = function(v) return v end
+
+-- The means of f(x) (default x) over k contiguous batches of x, the first
+-- #x % k one longer.
 local function batch_means(x, k, f)
+  f = f or IDENTITY
   local n, out, i = #x, {}, 1
   for b = 1, k do
     local len, s = n // k + (b <= n % k and 1 or 0), 0
@@ -28,8 +33,7 @@ local function batch_means(x, k, f)
   end
   return out
 end
-
-local IDENTITY = function(v) return v end
+ref.batch_means = batch_means
 
 function ref.sample(list, independent)
   local o = infer.DEFAULTS
@@ -46,7 +50,7 @@ end
 
 local function variance(s, f)
   if s.k < 2 then return nil end
-  return infer.batch_variance(batch_means(s.x, s.k, f or IDENTITY))
+  return infer.batch_variance(batch_means(s.x, s.k, f))
 end
 
 local function below(c) return function(v) return v <= c and 1 or 0 end end
@@ -86,7 +90,7 @@ function ESTIMATE.share(s, _, den)
   local sum_f = den.series:sum()
   if s.n == 0 or sum_f == 0 or s.k < 2 then return nil end
   local r = s.series:sum() / sum_f
-  local bg, bf = batch_means(s.x, s.k, IDENTITY), batch_means(den.x, den.k, IDENTITY)
+  local bg, bf = batch_means(s.x, s.k), batch_means(den.x, den.k)
   local y = {}
   for i = 1, #bg do y[i] = 100 * (bg[i] - r * bf[i]) / (sum_f / den.n) end
   local b = infer.batch_variance(y)

@@ -24,21 +24,9 @@ local function drifting(n, phi, sd, shift)
   return sim.capture(n, d, shift):totable()
 end
 
--- Plain-Lua batch means: k contiguous batches, the first n % k one longer.
-local function batch_means(x, k, f)
-  local n = #x
-  local base, extra, i, out = n // k, n % k, 1, {}
-  for b = 1, k do
-    local len = base + (b <= extra and 1 or 0)
-    local s = 0
-    for _ = 1, len do
-      s = s + (f and f(x[i]) or x[i])
-      i = i + 1
-    end
-    out[b] = s / len
-  end
-  return out
-end
+-- Plain-Lua batch means (f(x), default x, over k contiguous batches, the
+-- first n % k one longer): the column reference's (tests/infer_columns.lua).
+local batch_means = dofile("tests/infer_columns.lua").batch_means
 
 describe("vp.infer", function()
   it("batch_variance: the lag-1 inflation and degrees of freedom by hand", function()

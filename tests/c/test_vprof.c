@@ -75,12 +75,53 @@ static void timing(buf *f, unsigned calls, uint64_t us, int ew)
     }
 }
 
+/* One frame's timings: Token_Timings, then {calls, us} for the root and
+ * each node in the file's order (newest child first), then Token_EndFrame. */
+typedef struct {
+    unsigned calls;
+    uint64_t us;
+} timed;
+
+static void timings(buf *f, const timed *t, size_t n, int ew)
+{
+    u8(f, 3);
+    for (size_t i = 0; i < n; i++)
+        timing(f, t[i].calls, t[i].us, ew);
+    u8(f, 4);
+}
+
+/* TIMINGS(&f, ew, {calls, us}, ...): timings() on a list written in place. */
+#define TIMINGS(f, ew, ...)                                                    \
+    timings((f), (const timed[]){__VA_ARGS__},                                 \
+            sizeof((const timed[]){__VA_ARGS__}) / sizeof(timed), (ew))
+
 static vp_vprof *open_buf(const buf *f, int ew, vp_error *err)
 {
     vp_open_opts o = {.escape_width = ew};
     vp_vprof *m = NULL;
     vp_vprof_open_mem(f->b, f->n, &o, &m, err);
     return m;
+}
+
+/* open_buf (width detected) that must succeed: counts as a check and names
+ * the reader's error when it fails. */
+static vp_vprof *open_ok(const buf *f, vp_error *err)
+{
+    vp_vprof *m = open_buf(f, 0, err);
+    CHECK(m != NULL);
+    if (!m)
+        fprintf(stderr, "  %s\n", err->msg);
+    return m;
+}
+
+/* Frame i's data read into fd (a check) over memory for every node, which
+ * the caller frees. */
+static void *frame_read(vp_vprof *m, uint32_t i, vp_vprof_fdata *fd, vp_error *err)
+{
+    void *mem = malloc(vp_vprof_fdata_size(m->node_count));
+    vp_vprof_fdata_init(fd, m->node_count, mem);
+    CHECK_EQ(vp_vprof_frame_read(m, i, fd, err), VP_OK);
+    return mem;
 }
 
 static void all_groups(buf *f)
@@ -101,23 +142,14 @@ static void test_tree_and_times(void)
     all_groups(&f);
     node(&f, 0, "A", 8, 1);
     node(&f, 1, "B", 3, 2);
-    u8(&f, 3);
-    timing(&f, 1, 0, 4);     /* root: ~0, calls 1, as real captures */
-    timing(&f, 1, 10000, 4); /* A */
-    timing(&f, 2, 4000, 4);  /* B */
-    u8(&f, 4);
+    /* root: ~0, calls 1, as real captures; then A, B */
+    TIMINGS(&f, 4, {1, 0}, {1, 10000}, {2, 4000});
     start(&f, 100); /* ticks may repeat */
     node(&f, 1, "C", 3, 3);
-    u8(&f, 3);
-    timing(&f, 1, 0, 4);
-    timing(&f, 1, 12000, 4); /* A */
-    timing(&f, 7, 5000, 4);  /* C: newest child comes first */
-    timing(&f, 2, 4000, 4);  /* B */
-    u8(&f, 4);
+    TIMINGS(&f, 4, {1, 0}, {1, 12000}, {7, 5000}, {2, 4000}); /* C: newest child first */
 
     vp_error err;
-    vp_vprof *m = open_buf(&f, 0, &err);
-    CHECK(m != NULL);
+    vp_vprof *m = open_ok(&f, &err);
     if (!m)
         return;
     CHECK_EQ(m->frame_count, 2);
@@ -132,9 +164,7 @@ static void test_tree_and_times(void)
     CHECK_EQ(m->nodes[c].depth, 2);
 
     vp_vprof_fdata fd;
-    void *mem = malloc(vp_vprof_fdata_size(4));
-    vp_vprof_fdata_init(&fd, 4, mem);
-    CHECK_EQ(vp_vprof_frame_read(m, 1, &fd, &err), VP_OK);
+    void *mem = frame_read(m, 1, &fd, &err);
     CHECK_EQ(fd.units[c] * 4, 5000);
     CHECK_EQ(fd.calls[c], 7);
     CHECK_EQ(fd.self[a] * 4, 12000 - 5000 - 4000);
@@ -183,21 +213,14 @@ static void test_self_clamp_and_root_time(void)
     group(&f, "Unaccounted", 6);
     node(&f, 7, "A", 0, 1);
     node(&f, 1, "B", 0, 2);
-    u8(&f, 3);
-    timing(&f, 1, 20000, 4); /* root larger than its children */
-    timing(&f, 1, 4000, 4);
-    timing(&f, 1, 4008, 4);
-    u8(&f, 4);
+    TIMINGS(&f, 4, {1, 20000}, {1, 4000}, {1, 4008}); /* root larger than its children */
     vp_error err;
-    vp_vprof *m = open_buf(&f, 0, &err);
-    CHECK(m != NULL);
+    vp_vprof *m = open_ok(&f, &err);
     if (!m)
         return;
     CHECK(vp_vprof_frame_ms(m, 0) == 20.0);
     vp_vprof_fdata fd;
-    void *mem = malloc(vp_vprof_fdata_size(3));
-    vp_vprof_fdata_init(&fd, 3, mem);
-    vp_vprof_frame_read(m, 0, &fd, &err);
+    void *mem = frame_read(m, 0, &fd, &err);
     CHECK_EQ(fd.self[vp_vprof_node_by_id(m, 1)], 0);
     CHECK_EQ(fd.self[0] * 4, 16000);
     free(mem);
@@ -217,27 +240,20 @@ static void test_escapes(int ew)
             node(&f, 0, "Big", 0, 1);
             node(&f, 0, "Many", 0, 2);
         }
-        u8(&f, 3);
-        timing(&f, 1, 0, ew);
-        timing(&f, 65535 + fr, 3, ew);                  /* Many: calls escape, clamps */
-        timing(&f, 255, (uint64_t)0xFFFF * 4 + fr * 400000, ew); /* Big */
-        u8(&f, 4);
+        /* Many: calls escape, clamps; Big */
+        TIMINGS(&f, ew, {1, 0}, {65535 + (unsigned)fr, 3},
+                {255, (uint64_t)0xFFFF * 4 + (uint64_t)fr * 400000});
     }
     vp_error err;
-    vp_vprof *m = open_buf(&f, 0, &err);
-    CHECK(m != NULL);
-    if (!m) {
-        fprintf(stderr, "  %s\n", err.msg);
+    vp_vprof *m = open_ok(&f, &err);
+    if (!m)
         return;
-    }
     CHECK_EQ(m->escape_width, ew);
     CHECK_EQ(m->escapes_seen, 1);
     CHECK_EQ(m->frame_count, 3);
     CHECK(vp_vprof_frame_ms(m, 2) == (0xFFFF * 4 + 800000) / 1000.0);
     vp_vprof_fdata fd;
-    void *mem = malloc(vp_vprof_fdata_size(3));
-    vp_vprof_fdata_init(&fd, 3, mem);
-    vp_vprof_frame_read(m, 1, &fd, &err);
+    void *mem = frame_read(m, 1, &fd, &err);
     CHECK_EQ(fd.calls[vp_vprof_node_by_id(m, 1)], 255);
     CHECK_EQ(fd.calls[vp_vprof_node_by_id(m, 2)], 65535);
     free(mem);
@@ -254,13 +270,9 @@ static void test_group_base_31(void)
     node(&f, 0, "Lua", 31, 1);
     node(&f, 0, "Phys", 8, 2);
     node(&f, 0, "Odd", 77, 3);
-    u8(&f, 3);
-    for (int i = 0; i < 4; i++)
-        timing(&f, 1, 1000, 4);
-    u8(&f, 4);
+    TIMINGS(&f, 4, {1, 1000}, {1, 1000}, {1, 1000}, {1, 1000});
     vp_error err;
-    vp_vprof *m = open_buf(&f, 0, &err);
-    CHECK(m != NULL);
+    vp_vprof *m = open_ok(&f, &err);
     if (!m)
         return;
     CHECK_EQ(m->group_base, 31);
@@ -315,9 +327,7 @@ static void test_errors(void)
     f.n = 0;
     header(&f, 0);
     start(&f, 1);
-    u8(&f, 3);
-    timing(&f, 1, 0, 4);
-    u8(&f, 4);
+    TIMINGS(&f, 4, {1, 0});
     u8(&f, 0x41);
     CHECK(open_buf(&f, 0, &err) == NULL);
     CHECK_STR_CONTAINS(err.msg, "at byte 18: expected Token_StartFrame (0) to begin frame 2");
@@ -331,18 +341,14 @@ static void test_truncated(void)
     start(&f, 1);
     group(&f, "Unaccounted", 6);
     node(&f, 0, "A", 0, 1);
-    u8(&f, 3);
-    timing(&f, 1, 0, 4);
-    timing(&f, 1, 8000, 4);
-    u8(&f, 4);
+    TIMINGS(&f, 4, {1, 0}, {1, 8000});
     size_t second = f.n;
     start(&f, 2);
     node(&f, 0, "Late", 0, 2);
     u8(&f, 3);
     timing(&f, 1, 0, 4);
     vp_error err;
-    vp_vprof *m = open_buf(&f, 0, &err);
-    CHECK(m != NULL);
+    vp_vprof *m = open_ok(&f, &err);
     if (!m)
         return;
     CHECK_EQ(m->frame_count, 1);
@@ -364,14 +370,9 @@ static void test_zero_and_namesakes(void)
     group(&f, "Unaccounted", 6);
     node(&f, 0, "S", 0, 1);
     node(&f, 0, "S", 0, 2);
-    u8(&f, 3);
-    timing(&f, 1, 0, 4);
-    timing(&f, 0, 0, 4);
-    timing(&f, 0, 0, 4);
-    u8(&f, 4);
+    TIMINGS(&f, 4, {1, 0}, {0, 0}, {0, 0});
     vp_error err;
-    vp_vprof *m = open_buf(&f, 0, &err);
-    CHECK(m != NULL);
+    vp_vprof *m = open_ok(&f, &err);
     if (!m)
         return;
     CHECK_EQ(m->zero_timings, 1);
@@ -395,21 +396,12 @@ static void test_stats(void)
     group(&f, "Hidden", 0x8000 | 4); /* id 9 */
     node(&f, 0, "A", 8, 1);
     node(&f, 1, "H", 9, 2);
-    u8(&f, 3);
-    timing(&f, 1, 0, 4);
-    timing(&f, 1, 10000, 4); /* A */
-    timing(&f, 3, 4000, 4);  /* H */
-    u8(&f, 4);
+    TIMINGS(&f, 4, {1, 0}, {1, 10000}, {3, 4000}); /* root, A, H */
     start(&f, 3);
-    u8(&f, 3);
-    timing(&f, 1, 0, 4);
-    timing(&f, 1, 8000, 4);
-    timing(&f, 2, 2000, 4);
-    u8(&f, 4);
+    TIMINGS(&f, 4, {1, 0}, {1, 8000}, {2, 2000});
 
     vp_error err;
-    vp_vprof *m = open_buf(&f, 0, &err);
-    CHECK(m != NULL);
+    vp_vprof *m = open_ok(&f, &err);
     if (!m)
         return;
     uint32_t a = vp_vprof_node_by_id(m, 1), h = vp_vprof_node_by_id(m, 2);
@@ -501,8 +493,7 @@ static void test_causes_batches(void)
         u8(&f, 4);
     }
     vp_error err;
-    vp_vprof *m = open_buf(&f, 0, &err);
-    CHECK(m != NULL);
+    vp_vprof *m = open_ok(&f, &err);
     if (!m)
         return;
     vp_vprof_hitch_rule rule = {2, 5, 0, 0, 30};

@@ -6,15 +6,11 @@
 -- 254, 255 and 300 events (block boundaries), a wide bitfield, more than
 -- four groups, a wrong total, trailing bytes, and broken ones (a block
 -- count past the end, a bitfield past the end, truncations).
+package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local S = require "seedlib"
 local vp = require "vp"
 
-local dir = arg and arg[1]
-if not dir or dir == "--help" or dir == "-h" then
-  io.stderr:write("usage: vpscript tests/fuzz/seeds_devt.lua DIR\n")
-  os.exit(dir and 0 or 2)
-end
-
-local function path(name) return dir .. "/seed_" .. name .. ".devt" end
+local path = S.file_seeds("seeds_devt.lua", "devt")
 
 local function events(n, t0, type)
   local list = {}

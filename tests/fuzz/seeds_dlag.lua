@@ -7,15 +7,11 @@
 -- tail records 0, 1 and several, and broken ones (a count past the end, a
 -- bitfield past the end, a host without NUL, a torn tail record,
 -- truncations).
+package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local S = require "seedlib"
 local vp = require "vp"
 
-local dir = arg and arg[1]
-if not dir or dir == "--help" or dir == "-h" then
-  io.stderr:write("usage: vpscript tests/fuzz/seeds_dlag.lua DIR\n")
-  os.exit(dir and 0 or 2)
-end
-
-local function path(name) return dir .. "/seed_" .. name .. ".dlag" end
+local path = S.file_seeds("seeds_dlag.lua", "dlag")
 
 local function samples(n, base)
   local s = {}

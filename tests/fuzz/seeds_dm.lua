@@ -6,15 +6,11 @@
 -- collision blocks, empty records, arrays of 0, 255 and 300 elements, bits
 -- 20..31, and broken files (a truncated record, a missing final count byte,
 -- garbage after the array).
+package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local S = require "seedlib"
 local vp = require "vp"
 
-local dir = arg and arg[1]
-if not dir or dir == "--help" or dir == "-h" then
-  io.stderr:write("usage: vpscript tests/fuzz/seeds_dm.lua DIR\n")
-  os.exit(dir and 0 or 2)
-end
-
-local function path(name) return dir .. "/seed_" .. name .. ".dm" end
+local path = S.file_seeds("seeds_dm.lua", "dm")
 
 local function group(i, ext, coll)
   local g = {
@@ -62,9 +58,4 @@ w = vp.writer("dm", path("noterm"))
 for _ = 1, 255 do w:empty() end
 w:close { terminate = false }
 
-local f = assert(io.open(path("basic"), "rb"))
-local bytes = f:read("a")
-f:close()
-f = assert(io.open(path("cut"), "wb"))
-f:write(bytes:sub(1, #bytes - 30))
-f:close()
+S.cut(path("basic"), path("cut"), -30)

@@ -6,15 +6,11 @@
 -- must handle: empty slots, the movement block, entity and ragdoll blocks,
 -- every hit type, a wrapped footer, and broken files (no footer, a
 -- truncated slot, a bad used byte, a count past the end).
+package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local S = require "seedlib"
 local vp = require "vp"
 
-local dir = arg and arg[1]
-if not dir or dir == "--help" or dir == "-h" then
-  io.stderr:write("usage: vpscript tests/fuzz/seeds_dw.lua DIR\n")
-  os.exit(dir and 0 or 2)
-end
-
-local function path(name) return dir .. "/seed_" .. name .. ".dw" end
+local path = S.file_seeds("seeds_dw.lua", "dw")
 
 local function hit(t, k)
   return {
@@ -77,9 +73,4 @@ w:trace { trace_id = 7, client_count = 200, client = { hit(6, 1) } }
 w:close()
 
 -- A truncated copy of the basic file.
-local f = assert(io.open(path("basic"), "rb"))
-local bytes = f:read("a")
-f:close()
-f = assert(io.open(path("cut"), "wb"))
-f:write(bytes:sub(1, #bytes // 2))
-f:close()
+S.cut(path("basic"), path("cut"), #S.read(path("basic")) // 2)

@@ -12,17 +12,14 @@
 -- every seed is written with that byte first: 0 for all, and 1 and 2 as
 -- well for the seeds written with escape width 4 and 8 (without the byte,
 -- every seed failed the version check: 174 edges as seeded, 1,684 with it).
+package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
+local S = require "seedlib"
 local vp = require "vp"
 
-local dir = arg and arg[1]
-if not dir or dir == "--help" or dir == "-h" then
-    io.stderr:write("usage: vpscript tests/fuzz/seeds_vprof.lua DIR\n")
-    os.exit(dir and 0 or 2)
-end
-
+local seed_path = S.file_seeds("seeds_vprof.lua", "vprof")
 local written = {}
 local function path(name)
-  local p = dir .. "/seed_" .. name .. ".vprof"
+  local p = seed_path(name)
   if not written[p] then
     written[#written + 1] = p
     written[p] = name
@@ -144,17 +141,9 @@ end
 -- truncations: copies of a valid capture cut inside its last frame, inside
 -- the first frame's group records, inside the header; a frame that stops in
 -- its tick, and one whose node name has no NUL
-local function cut(src, name, n)
-    local f = assert(io.open(src, "rb"))
-    local s = f:read("a")
-    f:close()
-    local o = assert(io.open(path(name), "wb"))
-    o:write(s:sub(1, n < 0 and #s + n or n))
-    o:close()
-end
-cut(path("midcapture"), "trunc_timings", -7)
-cut(path("midcapture"), "trunc_groups", 8 + 5 + 200)
-cut(path("w4"), "trunc_header", 6)
+S.cut(path("midcapture"), path("trunc_timings"), -7)
+S.cut(path("midcapture"), path("trunc_groups"), 8 + 5 + 200)
+S.cut(path("w4"), path("trunc_header"), 6)
 do
     local w = vp.writer("vprof", path("trunc_tick"))
     local ids = tree(w)
@@ -175,17 +164,10 @@ vp.writer("vprof", path("empty")):close()
 
 -- The escape-width byte before every seed (see the top); seeds of a forced
 -- width get a copy with that mode as well.
-package.path = ((arg and arg[0] or ""):match("^(.*)/[^/]*$") or ".") .. "/?.lua;" .. package.path
-local S = require "seedlib"
-local function write_all(p, s)
-  local f = assert(io.open(p, "wb"))
-  f:write(s)
-  f:close()
-end
 for _, p in ipairs(written) do
   local bytes = S.read(p)
-  write_all(p, "\0" .. bytes)
+  S.write(p, "\0" .. bytes)
   local name = written[p]
-  if name:match("w4") then write_all(p:gsub("%.vprof$", "_forced.vprof"), "\1" .. bytes) end
-  if name:match("w8") then write_all(p:gsub("%.vprof$", "_forced.vprof"), "\2" .. bytes) end
+  if name:match("w4") then S.write(p:gsub("%.vprof$", "_forced.vprof"), "\1" .. bytes) end
+  if name:match("w8") then S.write(p:gsub("%.vprof$", "_forced.vprof"), "\2" .. bytes) end
 end
