@@ -35,6 +35,10 @@ local vp = require "vp"
 
 local h = {}
 
+-- Quoting for the shell and whole-file reads and writes: the docs tools' own
+-- (tools/docs_pages.lua; specs run from the top of the tree, as the tools do).
+local pages = dofile("tools/docs_pages.lua")
+
 --- The vpscript binary under test: $VPSCRIPT_BIN or ./vpscript.
 function h.bin()
   return os.getenv("VPSCRIPT_BIN") or "./vpscript"
@@ -42,9 +46,7 @@ end
 
 --- Shell-quote one word.
 function h.quote(s)
-  s = tostring(s)
-  if s:match("^[%w%./_:=,+%-]+$") then return s end
-  return "'" .. s:gsub("'", "'\\''") .. "'"
+  return pages.quote(tostring(s))
 end
 
 local tmpdirs = {}
@@ -67,17 +69,10 @@ function h.cleanup()
   end
 end
 
-function h.read_file(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+h.read_file = pages.read
 
 function h.write_file(path, data)
-  local f = assert(io.open(path, "wb"))
-  f:write(data)
-  f:close()
+  pages.write(path, data)
   return path
 end
 
