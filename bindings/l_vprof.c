@@ -557,24 +557,33 @@ static int cap_nodes(lua_State *L)
     return 1;
 }
 
-static int cap_node(lua_State *L)
+/* cap:node(id | path), cap:group(id | name): the node or group with that id
+ * (a number) or that path or name, or nil. */
+static int cap_lookup(lua_State *L, int group)
 {
     vp_vprof *m = check_cap(L, 1);
-    uint32_t idx = VP_VPROF_NO_NODE;
+    uint32_t i = VP_VPROF_NO_NODE;
     if (lua_type(L, 2) == LUA_TNUMBER) {
         lua_Integer id = luaL_checkinteger(L, 2);
         if (id >= INT32_MIN && id <= INT32_MAX)
-            idx = vp_vprof_node_by_id(m, (int32_t)id);
+            i = group ? vp_vprof_group_by_id(m, (int32_t)id) : vp_vprof_node_by_id(m, (int32_t)id);
     } else {
         size_t len;
         const char *p = luaL_checklstring(L, 2, &len);
-        idx = vp_vprof_node_by_path(m, p, len);
+        i = group ? vp_vprof_group_by_name(m, p) : vp_vprof_node_by_path(m, p, len);
     }
-    if (idx == VP_VPROF_NO_NODE)
+    if (i == VP_VPROF_NO_NODE)
         lua_pushnil(L);
+    else if (group)
+        push_group(L, 1, i);
     else
-        push_node(L, 1, idx);
+        push_node(L, 1, i);
     return 1;
+}
+
+static int cap_node(lua_State *L)
+{
+    return cap_lookup(L, 0);
 }
 
 /* Raise a vp.error EUSAGE with the formatted message (a bad argument to a
@@ -593,12 +602,18 @@ static int raise_usage(lua_State *L, const char *fmt, ...)
     return lua_error(L);
 }
 
-/* Push the nodes list[0..count) as a Lua list, then free list. */
+/* Push the nodes list[0..count) (malloc'd, freed here) as a Lua list. The
+ * list is moved into a userdata first, so that Lua owns it before anything
+ * that can raise. */
 static void push_node_list(lua_State *L, uint32_t *list, uint32_t count)
 {
+    uint32_t *own = lua_newuserdatauv(L, (size_t)count * sizeof *own + 1, 0);
+    if (count)
+        memcpy(own, list, (size_t)count * sizeof *own);
+    free(list);
     lua_createtable(L, (int)(count < INT32_MAX ? count : 0), 0);
     for (uint32_t k = 0; k < count; k++) {
-        push_node(L, 1, list[k]);
+        push_node(L, 1, own[k]);
         lua_rawseti(L, -2, (lua_Integer)k + 1);
     }
 }
@@ -699,12 +714,7 @@ static int cap_find(lua_State *L)
         return raise_usage(L, "cap:find: '%s': %s", pat, err.msg);
     if (rc != VP_OK)
         return luaL_error(L, "%s", err.msg);
-    /* Lua owns the list from here: copy it into a userdata first. */
-    uint32_t *own = lua_newuserdatauv(L, (size_t)count * sizeof *own + 1, 0);
-    if (count)
-        memcpy(own, list, (size_t)count * sizeof *own);
-    free(list);
-    push_node_list(L, own, count);
+    push_node_list(L, list, count);
     return 1;
 }
 
@@ -719,11 +729,7 @@ static int cap_nodes_named(lua_State *L)
     vp_error err;
     if (vp_vprof_nodes_named(m, name, len, &list, &count, &err) != VP_OK)
         return luaL_error(L, "%s", err.msg);
-    uint32_t *own = lua_newuserdatauv(L, (size_t)count * sizeof *own + 1, 0);
-    if (count)
-        memcpy(own, list, (size_t)count * sizeof *own);
-    free(list);
-    push_node_list(L, own, count);
+    push_node_list(L, list, count);
     return 1;
 }
 
@@ -769,20 +775,7 @@ static int cap_groups(lua_State *L)
 
 static int cap_group(lua_State *L)
 {
-    vp_vprof *m = check_cap(L, 1);
-    uint32_t gi = VP_VPROF_NO_NODE;
-    if (lua_type(L, 2) == LUA_TNUMBER) {
-        lua_Integer id = luaL_checkinteger(L, 2);
-        if (id >= INT32_MIN && id <= INT32_MAX)
-            gi = vp_vprof_group_by_id(m, (int32_t)id);
-    } else {
-        gi = vp_vprof_group_by_name(m, luaL_checkstring(L, 2));
-    }
-    if (gi == VP_VPROF_NO_NODE)
-        lua_pushnil(L);
-    else
-        push_group(L, 1, gi);
-    return 1;
+    return cap_lookup(L, 1);
 }
 
 static int cap_frame_times(lua_State *L)
