@@ -7,6 +7,7 @@
  * ../shared/specs/vprof-format.md, corrected by format-notes.md (escape
  * width 4 or 8, positional group ids starting at 0 or 31, prepended
  * children, frame time from the root's children). */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,7 +269,25 @@ static int frame_commit(vp_vprof *m, uint64_t off, int32_t tick, uint32_t n, uin
 /* Bytes between progress reports. */
 #define PROGRESS_STEP ((uint64_t)32 << 20)
 
-#define TRUNC(...) snprintf(a->trunc_msg, sizeof a->trunc_msg, __VA_ARGS__)
+/* The file of `size` bytes ends inside frame fno, which starts at
+ * frame_off: the truncation, with what was expected there. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static void cut_in_frame(attempt *a, uint64_t size, uint32_t fno, uint64_t frame_off,
+                         const char *fmt, ...)
+{
+    int k = snprintf(a->trunc_msg, sizeof a->trunc_msg,
+                     "at byte %llu: the file ends inside frame %u (which starts at byte %llu): expected ",
+                     (unsigned long long)size, fno, (unsigned long long)frame_off);
+    if (k > 0 && (size_t)k < sizeof a->trunc_msg) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(a->trunc_msg + k, sizeof a->trunc_msg - (size_t)k, fmt, ap);
+        va_end(ap);
+    }
+    a->status = PARSE_TRUNC;
+}
 
 static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opts)
 {
@@ -339,10 +358,7 @@ static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opt
         if ((k = rd_fill(&r, 4, &a->err)) <= 0) {
             if (k < 0)
                 goto src_failed;
-            TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
-                  "expected its int32 tick",
-                  (unsigned long long)size, fno, (unsigned long long)frame_off);
-            a->status = PARSE_TRUNC;
+            cut_in_frame(a, size, fno, frame_off, "its int32 tick");
             break;
         }
         int32_t tick = le_i32(r.p);
@@ -353,10 +369,8 @@ static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opt
             if ((k = rd_fill(&r, 1, &a->err)) <= 0) {
                 if (k < 0)
                     goto src_failed;
-                TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
-                      "expected Token_AddNode, Token_AddBudgetGroup or Token_Timings",
-                      (unsigned long long)size, fno, (unsigned long long)frame_off);
-                a->status = PARSE_TRUNC;
+                cut_in_frame(a, size, fno, frame_off,
+                             "Token_AddNode, Token_AddBudgetGroup or Token_Timings");
                 break;
             }
             tok = *r.p++;
@@ -371,13 +385,11 @@ static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opt
                 if ((k = rd_record(&r, node ? 4 : 0, node ? 8 : 4, &rec, &len, &a->err)) <= 0) {
                     if (k < 0)
                         goto src_failed;
-                    TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte "
-                          "%llu): expected the rest of the %s record at byte %llu (%s)",
-                          (unsigned long long)size, fno, (unsigned long long)frame_off,
-                          node ? "Token_AddNode" : "Token_AddBudgetGroup", (unsigned long long)rec_off,
-                          node ? "int32 parent, NUL-terminated name, int32 group, int32 id"
-                               : "NUL-terminated name, int32 flags");
-                    a->status = PARSE_TRUNC;
+                    cut_in_frame(a, size, fno, frame_off, "the rest of the %s record at byte %llu (%s)",
+                                 node ? "Token_AddNode" : "Token_AddBudgetGroup",
+                                 (unsigned long long)rec_off,
+                                 node ? "int32 parent, NUL-terminated name, int32 group, int32 id"
+                                      : "NUL-terminated name, int32 flags");
                     break;
                 }
                 const uint8_t *tail = rec + (node ? 4 : 0) + len + 1;
@@ -420,21 +432,15 @@ static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opt
         if (got < 0)
             goto src_failed;
         if (got < n) {
-            TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
-                  "expected the timings of %u nodes from byte %llu, found %u",
-                  (unsigned long long)size, fno, (unsigned long long)frame_off, n,
-                  (unsigned long long)timings_off, (unsigned)got);
-            a->status = PARSE_TRUNC;
+            cut_in_frame(a, size, fno, frame_off, "the timings of %u nodes from byte %llu, found %u",
+                         n, (unsigned long long)timings_off, (unsigned)got);
             goto frame_failed;
         }
         uint64_t end_off = rd_off(&r);
         if ((k = rd_fill(&r, 1, &a->err)) <= 0) {
             if (k < 0)
                 goto src_failed;
-            TRUNC("at byte %llu: the file ends inside frame %u (which starts at byte %llu): "
-                  "expected Token_EndOfFrame (4)",
-                  (unsigned long long)size, fno, (unsigned long long)frame_off);
-            a->status = PARSE_TRUNC;
+            cut_in_frame(a, size, fno, frame_off, "Token_EndOfFrame (4)");
             goto frame_failed;
         }
         tok = *r.p++;
