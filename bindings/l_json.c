@@ -361,9 +361,9 @@ static int l_utf8(lua_State *L)
 {
     size_t n;
     const char *s = luaL_checklstring(L, 1, &n);
-    size_t i = 0;
-    while (i < n && vp_utf8_seq((const unsigned char *)s + i, n - i))
-        i += vp_utf8_seq((const unsigned char *)s + i, n - i);
+    size_t i = 0, len;
+    while (i < n && (len = vp_utf8_seq((const unsigned char *)s + i, n - i)) != 0)
+        i += len;
     if (i == n) {
         lua_settop(L, 1);
         return 1;
