@@ -415,19 +415,26 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
             if (b->n == limit && self_ms < b->list[limit - 1].excess_ms)
                 continue;
             uint64_t *row = vals + (size_t)c * w;
-            if (b->n == limit && w) {
-                /* A cheap test that spares most candidates the median. Call
-                 * a value v high when self - v < e, the last excess listed
-                 * (in ms, as computed below). The baseline is at least the
-                 * lower middle value (an even count's mean of the two
-                 * middle ones is not below the smaller), and self - x only
-                 * falls as x rises, so once w - (w - 1) / 2 values are
-                 * high, the lower middle one is, and the excess is below e:
-                 * the candidate cannot be listed. */
-                double e = b->list[limit - 1].excess_ms;
+            if (w) {
+                /* A cheap test that spares most candidates the median. A
+                 * candidate is listed only if its excess is above 1e-9 and,
+                 * once the list is full, not below e, the last excess
+                 * listed. Call a value v high when self - v is at most
+                 * 1e-9 (list not full) or below e (full), in ms as computed
+                 * below. The baseline is at least the lower middle value
+                 * (an even count's mean of the two middle ones is not below
+                 * the smaller) and self - x only falls as x rises, so once
+                 * w - (w - 1) / 2 values are high, the lower middle one is,
+                 * and the candidate cannot be listed. */
+                int full = b->n == limit;
+                double e = full ? b->list[limit - 1].excess_ms : 1e-9;
                 uint32_t high = 0;
-                for (uint32_t j = 0; j < w; j++)
-                    high += self_ms - vp_vprof_ms(row[j]) < e;
+                if (full)
+                    for (uint32_t j = 0; j < w; j++)
+                        high += self_ms - vp_vprof_ms(row[j]) < e;
+                else
+                    for (uint32_t j = 0; j < w; j++)
+                        high += self_ms - vp_vprof_ms(row[j]) <= e;
                 if (high >= w - (w - 1) / 2)
                     continue;
             }
