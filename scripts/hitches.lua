@@ -151,9 +151,10 @@ if is_vprof then
   columns[#columns + 1] = { key = "cause", title = "top cause (node path)", align = "left" }
 end
 
--- The text lists what --causes asks for, as the JSON does.
+-- The text lists what --causes asks for, as the JSON does (only the text:
+-- thousands of hitches' lines cost more than the JSON of them).
 local detail = { "\ncauses (excess over each one's own baseline)" }
-if is_vprof and opts.causes > 0 then
+if is_vprof and opts.causes > 0 and not opts.json and not opts.csv then
   for _, h in ipairs(hitch_list) do
     if #h.causes > 0 or #h.groups > 0 then
       detail[#detail + 1] = string.format("\nframe %d%s: %s ms, baseline %s ms", h.frame,
