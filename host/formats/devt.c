@@ -168,34 +168,8 @@ static vp_errcode devt_index(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-static void devt_free_model(void *m)
-{
-    vp_devt_free(m);
-}
-
-static const vp_trace_reader devt_reader = {
-    .model_size = sizeof(vp_devt),
-    .src_offset = offsetof(vp_devt, src),
-    .index = devt_index,
-    .free_model = devt_free_model,
-};
-
-vp_errcode vp_devt_open(const char *path, const vp_open_opts *opts, vp_devt **out, vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open(&devt_reader, path, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-vp_errcode vp_devt_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_devt **out,
-                            vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open_mem(&devt_reader, buf, n, opts, &m, err);
-    *out = m;
-    return rc;
-}
+/* vp_devt_open, vp_devt_open_mem: the shared open path (trace_common.h). */
+VP_TRACE_OPENERS(devt, devt_index)
 
 void vp_devt_free(vp_devt *d)
 {

@@ -319,34 +319,8 @@ static vp_errcode dlag_index(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-static void dlag_free_model(void *m)
-{
-    vp_dlag_free(m);
-}
-
-static const vp_trace_reader dlag_reader = {
-    .model_size = sizeof(vp_dlag),
-    .src_offset = offsetof(vp_dlag, src),
-    .index = dlag_index,
-    .free_model = dlag_free_model,
-};
-
-vp_errcode vp_dlag_open(const char *path, const vp_open_opts *opts, vp_dlag **out, vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open(&dlag_reader, path, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-vp_errcode vp_dlag_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dlag **out,
-                            vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open_mem(&dlag_reader, buf, n, opts, &m, err);
-    *out = m;
-    return rc;
-}
+/* vp_dlag_open, vp_dlag_open_mem: the shared open path (trace_common.h). */
+VP_TRACE_OPENERS(dlag, dlag_index)
 
 void vp_dlag_free(vp_dlag *d)
 {

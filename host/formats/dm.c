@@ -352,34 +352,8 @@ static vp_errcode dm_parse(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-static void dm_free_model(void *m)
-{
-    vp_dm_free(m);
-}
-
-static const vp_trace_reader dm_reader = {
-    .model_size = sizeof(vp_dm),
-    .src_offset = offsetof(vp_dm, src),
-    .index = dm_parse,
-    .free_model = dm_free_model,
-};
-
-vp_errcode vp_dm_open(const char *path, const vp_open_opts *opts, vp_dm **out, vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open(&dm_reader, path, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-vp_errcode vp_dm_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dm **out,
-                          vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open_mem(&dm_reader, buf, n, opts, &m, err);
-    *out = m;
-    return rc;
-}
+/* vp_dm_open, vp_dm_open_mem: the shared open path (trace_common.h). */
+VP_TRACE_OPENERS(dm, dm_parse)
 
 void vp_dm_free(vp_dm *d)
 {

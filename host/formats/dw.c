@@ -355,34 +355,8 @@ static vp_errcode dw_parse(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-static void dw_free_model(void *m)
-{
-    vp_dw_free(m);
-}
-
-static const vp_trace_reader dw_reader = {
-    .model_size = sizeof(vp_dw),
-    .src_offset = offsetof(vp_dw, src),
-    .index = dw_parse,
-    .free_model = dw_free_model,
-};
-
-vp_errcode vp_dw_open(const char *path, const vp_open_opts *opts, vp_dw **out, vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open(&dw_reader, path, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-vp_errcode vp_dw_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dw **out,
-                          vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open_mem(&dw_reader, buf, n, opts, &m, err);
-    *out = m;
-    return rc;
-}
+/* vp_dw_open, vp_dw_open_mem: the shared open path (trace_common.h). */
+VP_TRACE_OPENERS(dw, dw_parse)
 
 void vp_dw_free(vp_dw *d)
 {

@@ -146,6 +146,42 @@ vp_errcode vp_trace_open(const vp_trace_reader *r, const char *path, const vp_op
 vp_errcode vp_trace_open_mem(const vp_trace_reader *r, const void *buf, size_t n,
                              const vp_open_opts *opts, void **out, vp_error *err);
 
+/* A reader's two openers, defined once for all four: in <fmt>.c,
+ *
+ *     VP_TRACE_OPENERS(dm, dm_parse)
+ *
+ * defines vp_dm_open and vp_dm_open_mem as formats/dm.h declares them, over
+ * vp_trace_open and vp_trace_open_mem with the model vp_dm (its source in
+ * the member `src`), the index pass dm_parse and vp_dm_free. The reader
+ * writes vp_<fmt>_free itself: each model owns different arrays. */
+#define VP_TRACE_OPENERS(fmt, index_fn)                                                           \
+    static void fmt##_free_model(void *m)                                                         \
+    {                                                                                             \
+        vp_##fmt##_free(m);                                                                       \
+    }                                                                                             \
+    static const vp_trace_reader fmt##_reader = {                                                 \
+        .model_size = sizeof(vp_##fmt),                                                           \
+        .src_offset = offsetof(vp_##fmt, src),                                                    \
+        .index = index_fn,                                                                        \
+        .free_model = fmt##_free_model,                                                           \
+    };                                                                                            \
+    vp_errcode vp_##fmt##_open(const char *path, const vp_open_opts *opts, vp_##fmt **out,        \
+                               vp_error *err)                                                     \
+    {                                                                                             \
+        void *m;                                                                                  \
+        vp_errcode rc = vp_trace_open(&fmt##_reader, path, opts, &m, err);                        \
+        *out = m;                                                                                 \
+        return rc;                                                                                \
+    }                                                                                             \
+    vp_errcode vp_##fmt##_open_mem(const void *buf, size_t n, const vp_open_opts *opts,           \
+                                   vp_##fmt **out, vp_error *err)                                 \
+    {                                                                                             \
+        void *m;                                                                                  \
+        vp_errcode rc = vp_trace_open_mem(&fmt##_reader, buf, n, opts, &m, err);                  \
+        *out = m;                                                                                 \
+        return rc;                                                                                \
+    }
+
 /* ---- bitfield: reading ------------------------------------------------ */
 
 /* Bytes of a bitfield of n entries: ((n >> 6) + 1) << 3. */
