@@ -74,6 +74,26 @@ void vp_lcap_cache(lua_State *L, int idx)
     lua_getiuservalue(L, idx, 2);
 }
 
+int vp_lcap_cached(lua_State *L, int capidx, lua_Integer slot)
+{
+    vp_lcap_cache(L, capidx);
+    if (lua_rawgeti(L, -1, slot) == LUA_TUSERDATA) {
+        lua_remove(L, -2);
+        return 1;
+    }
+    lua_pop(L, 2);
+    return 0;
+}
+
+void vp_lcap_cache_set(lua_State *L, int capidx, lua_Integer slot)
+{
+    capidx = lua_absindex(L, capidx);
+    vp_lcap_cache(L, capidx);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, slot);
+    lua_pop(L, 1);
+}
+
 void vp_lcap_weak_cache(lua_State *L, int idx)
 {
     idx = lua_absindex(L, idx);
@@ -168,17 +188,59 @@ static int lslots_iter(lua_State *L)
     }
 }
 
-void *vp_lslots_push(lua_State *L, int cap, const vp_lslots *s, int all)
+/* Push the iterator over the capture at 1: every slot as `i, rec|false`
+ * when `all`, else the used slots as `rec`. Returns the state (kept alive
+ * by the iterator) for the caller to position. */
+static void *lslots_push(lua_State *L, const vp_lslots *s, int all)
 {
-    cap = lua_absindex(L, cap);
-    vp_lcap_check(L, cap, s->cap_tname);
-    lua_pushvalue(L, cap);
+    vp_lcap_check(L, 1, s->cap_tname);
+    lua_pushvalue(L, 1);
     void *state = lua_newuserdatauv(L, s->state_size, 0);
     memset(state, 0, s->state_size);
     lua_pushlightuserdata(L, (void *)s);
     lua_pushboolean(L, all);
     lua_pushcclosure(L, lslots_iter, 4);
     return state;
+}
+
+int vp_lslots_all(lua_State *L, const vp_lslots *s)
+{
+    void *model = vp_lcap_check(L, 1, s->cap_tname)->model;
+    s->begin(model, lslots_push(L, s, 1));
+    return 1;
+}
+
+int vp_lslots_used(lua_State *L, const vp_lslots *s)
+{
+    void *model = vp_lcap_check(L, 1, s->cap_tname)->model;
+    lua_Integer i = luaL_optinteger(L, 2, 1);
+    if (i < 1)
+        luaL_argerror(L, 2, lua_pushfstring(L, "%s numbers start at 1", s->what));
+    void *state = lslots_push(L, s, 0);
+    if (i > 1)
+        s->seek(model, state, (uint64_t)i - 1); /* past the end: exhausted */
+    else
+        s->begin(model, state);
+    return 1;
+}
+
+int vp_lslots_at(lua_State *L, const vp_lslots *s, uint64_t count)
+{
+    void *model = vp_lcap_check(L, 1, s->cap_tname)->model;
+    uint64_t i = vp_l_check_index(L, 2, s->what, count);
+    void *state = lua_newuserdatauv(L, s->state_size, 0);
+    s->seek(model, state, i);
+    uint64_t slot;
+    int used = 0;
+    vp_error err;
+    int n = s->next(L, 1, model, state, &slot, &used, &err);
+    if (n <= 0 || !used) {
+        if (n >= 0)
+            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "%s %llu could not be found again", s->what,
+                    (unsigned long long)i + 1);
+        return vp_lcap_raise(L, 1, &err);
+    }
+    return 1; /* the child next pushed */
 }
 
 /* __index: methods first, then the fields table (captures), then the
@@ -334,6 +396,18 @@ const char *vp_lcap_basename(lua_State *L, int capidx)
     const char *path = vp_lcap_path(L, capidx);
     const char *base = strrchr(path, '/');
     return base ? base + 1 : path;
+}
+
+void *vp_lcap_tostring_model(lua_State *L, const char *tname, const char **base)
+{
+    vp_lcap *c = luaL_checkudata(L, 1, tname);
+    *base = vp_lcap_basename(L, 1);
+    if (c->model)
+        return c->model;
+    lua_getiuservalue(L, 1, 1);
+    lua_getfield(L, -1, "format");
+    lua_pushfstring(L, "<%s %s: closed>", lua_tostring(L, -1), *base);
+    return NULL;
 }
 
 int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err)

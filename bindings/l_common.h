@@ -48,6 +48,13 @@ void vp_lcap_set_bool(lua_State *L, int idx, const char *key, int v);
 
 /* Push the capture's cache table (user value 2). */
 void vp_lcap_cache(lua_State *L, int idx);
+/* Children cached by number in that table, so that one record is always
+ * the same Lua value: vp_lcap_cached pushes the child cached at `slot` of
+ * the capture at capidx and returns 1, or pushes nothing and returns 0;
+ * vp_lcap_cache_set caches the value on top of the stack (left there) at
+ * `slot`. */
+int vp_lcap_cached(lua_State *L, int capidx, lua_Integer slot);
+void vp_lcap_cache_set(lua_State *L, int capidx, lua_Integer slot);
 /* Make that table weak-valued: a child stays the same Lua value while
  * anything holds it, and a walk over millions of children does not keep
  * them all (for captures whose children are as many as their records). */
@@ -78,27 +85,37 @@ int vp_lchild_eq(lua_State *L, const char *tname, size_t offset, size_t size);
 uint64_t vp_l_check_index(lua_State *L, int idx, const char *what, uint64_t n);
 
 /* ---- slotted captures (.dm, .dw) ------------------------------------------
- * One iterator for the files that are a sequence of slots, each used (a
- * record) or empty:
+ * One set of methods for the files that are a sequence of slots, each used
+ * (a record) or empty:
  *
  *   for i, rec in cap:slots() do ... end   -- rec is false for an empty slot
- *   for rec in cap:records() do ... end    -- the used slots only
+ *   for rec in cap:records([i]) do ... end -- the used slots, from the i-th
+ *   cap:record(i)                          -- the i-th used slot
  *
- * The binding gives the step: decode the next slot from `state` and return
+ * The binding gives the reader's iterator: `begin` and `seek` position
+ * `state` (seek: the next used slot returned is the 0-based `index`; past
+ * the last, none is), and `next` decodes the next slot from it and returns
  * -1 (err filled), 0 after the last slot, or 1 with *slot (0-based) set
  * and, for a used slot, *used = 1 and its child pushed (the capture is at
  * `cap`). Errors raise naming the capture's file. */
 typedef struct vp_lslots {
     const char *cap_tname; /* the capture class */
-    size_t state_size;     /* the step's iterator state */
+    const char *what;      /* a used slot in messages: "record" */
+    size_t state_size;     /* the reader's iterator state */
+    void (*begin)(void *model, void *state);
+    void (*seek)(void *model, void *state, uint64_t index);
     int (*next)(lua_State *L, int cap, void *model, void *state, uint64_t *slot, int *used,
                 vp_error *err);
 } vp_lslots;
 
-/* Push the iterator over the capture at `cap`: every slot as `i, rec|false`
- * when `all`, else the used slots as `rec`. Returns the state (state_size
- * bytes, kept alive by the iterator) for the caller to position. */
-void *vp_lslots_push(lua_State *L, int cap, const vp_lslots *s, int all);
+/* cap:slots(): every slot as `i, rec|false`. The capture is argument 1. */
+int vp_lslots_all(lua_State *L, const vp_lslots *s);
+/* cap:records([i]): the used slots as `rec`, from the i-th (1-based,
+ * default 1; past the last: none). */
+int vp_lslots_used(lua_State *L, const vp_lslots *s);
+/* cap:record(i): the i-th (1-based) of the `count` used slots; an index out
+ * of range raises. */
+int vp_lslots_at(lua_State *L, const vp_lslots *s, uint64_t count);
 
 /* Register class tname: metatable with __name, the given metamethods,
  * and an __index that looks in `methods`, then the user value 1 table when
@@ -136,6 +153,11 @@ lua_Integer vp_l_opt_int(lua_State *L, int idx, const char *key, lua_Integer def
 const char *vp_l_opt_str(lua_State *L, int idx, const char *key, const char *def);
 
 /* ---- captures: helpers for tostring, summary and errors ------------------ */
+
+/* A capture's __tostring starts here: the model of the capture at 1 (class
+ * tname) and the file name of its path in *base; or NULL when the capture
+ * is closed, "<format base: closed>" then being pushed (the whole result). */
+void *vp_lcap_tostring_model(lua_State *L, const char *tname, const char **base);
 
 /* The path of the capture at capidx ("?" when it has none); the fields
  * table keeps the string alive. */

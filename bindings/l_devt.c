@@ -58,17 +58,11 @@ static void type_name_push(lua_State *L, unsigned type)
 static void group_push(lua_State *L, int capidx, uint32_t g)
 {
     capidx = lua_absindex(L, capidx);
-    vp_lcap_cache(L, capidx);
-    if (lua_rawgeti(L, -1, (lua_Integer)g + 1) == LUA_TUSERDATA) {
-        lua_remove(L, -2);
+    if (vp_lcap_cached(L, capidx, (lua_Integer)g + 1))
         return;
-    }
-    lua_pop(L, 1);
     lgroup *lg = vp_lchild_new(L, sizeof *lg, GROUP_T, capidx);
     lg->g = g;
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, -3, (lua_Integer)g + 1);
-    lua_remove(L, -2);
+    vp_lcap_cache_set(L, capidx, (lua_Integer)g + 1);
 }
 
 static void event_push(lua_State *L, const vp_devt_event *ev, uint32_t g, uint64_t i)
@@ -388,13 +382,10 @@ static int cap_len(lua_State *L)
 
 static int cap_tostring(lua_State *L)
 {
-    vp_lcap *c = luaL_checkudata(L, 1, DEVT_T);
-    const char *base = vp_lcap_basename(L, 1);
-    if (!c->model) {
-        lua_pushfstring(L, "<devt %s: closed>", base);
+    const char *base;
+    vp_devt *d = vp_lcap_tostring_model(L, DEVT_T, &base);
+    if (!d)
         return 1;
-    }
-    vp_devt *d = c->model;
     lua_pushfstring(L, "<devt %s: %I groups, ", base, (lua_Integer)d->group_count);
     vp_l_push_count(L, d->event_count);
     lua_pushfstring(L, " events, graph_duration %I%s%s>", (lua_Integer)d->graph_duration,

@@ -58,42 +58,30 @@ static void measurement_name_push(lua_State *L, uint32_t index)
 }
 
 /* One userdata per measurement / hop, cached in the capture. */
-static void child_push(lua_State *L, int capidx, const char *tname, lua_Integer slot,
-                       uint64_t value)
-{
-    capidx = lua_absindex(L, capidx);
-    vp_lcap_cache(L, capidx);
-    if (lua_rawgeti(L, -1, slot) == LUA_TUSERDATA) {
-        lua_remove(L, -2);
-        return;
-    }
-    lua_pop(L, 1);
-    if (strcmp(tname, MEAS_T) == 0) {
-        lmeas *m = vp_lchild_new(L, sizeof *m, MEAS_T, capidx);
-        m->k = (uint32_t)value;
-    } else {
-        vp_dlag *d = vp_lcap_check(L, capidx, DLAG_T)->model;
-        vp_dlag_hop h;
-        vp_error err;
-        if (!vp_dlag_hop_get(d, value, &h, &err))
-            vp_lcap_raise(L, capidx, &err);
-        lhop *lh = vp_lchild_new(L, sizeof *lh, HOP_T, capidx);
-        lh->i = value;
-        lh->h = h;
-    }
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, -3, slot);
-    lua_remove(L, -2);
-}
-
 static void meas_push(lua_State *L, int capidx, uint32_t k)
 {
-    child_push(L, capidx, MEAS_T, (lua_Integer)k + 1, k);
+    capidx = lua_absindex(L, capidx);
+    if (vp_lcap_cached(L, capidx, (lua_Integer)k + 1))
+        return;
+    lmeas *m = vp_lchild_new(L, sizeof *m, MEAS_T, capidx);
+    m->k = k;
+    vp_lcap_cache_set(L, capidx, (lua_Integer)k + 1);
 }
 
 static void hop_push(lua_State *L, int capidx, uint64_t i)
 {
-    child_push(L, capidx, HOP_T, -(lua_Integer)i - 1, i);
+    capidx = lua_absindex(L, capidx);
+    if (vp_lcap_cached(L, capidx, -(lua_Integer)i - 1))
+        return;
+    vp_dlag *d = vp_lcap_check(L, capidx, DLAG_T)->model;
+    vp_dlag_hop h;
+    vp_error err;
+    if (!vp_dlag_hop_get(d, i, &h, &err))
+        vp_lcap_raise(L, capidx, &err);
+    lhop *lh = vp_lchild_new(L, sizeof *lh, HOP_T, capidx);
+    lh->i = i;
+    lh->h = h;
+    vp_lcap_cache_set(L, capidx, -(lua_Integer)i - 1);
 }
 
 static void vec4_push(lua_State *L, const float *v)
@@ -339,13 +327,10 @@ static int cap_close(lua_State *L)
 
 static int cap_tostring(lua_State *L)
 {
-    vp_lcap *c = luaL_checkudata(L, 1, DLAG_T);
-    const char *base = vp_lcap_basename(L, 1);
-    if (!c->model) {
-        lua_pushfstring(L, "<dlag %s: closed>", base);
+    const char *base;
+    vp_dlag *d = vp_lcap_tostring_model(L, DLAG_T, &base);
+    if (!d)
         return 1;
-    }
-    vp_dlag *d = c->model;
     lua_pushfstring(L, "<dlag %s: %I measurements, ", base, (lua_Integer)d->measurement_count);
     vp_l_push_count(L, d->sample_count);
     lua_pushfstring(L, " samples, %I graph states, %I hops%s%s>", (lua_Integer)d->graph_state_count,

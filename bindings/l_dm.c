@@ -34,13 +34,10 @@ static int dm_close(lua_State *L)
 
 static int dm_tostring(lua_State *L)
 {
-    vp_lcap *c = luaL_checkudata(L, 1, DM_T);
-    const char *base = vp_lcap_basename(L, 1);
-    if (!c->model) {
-        lua_pushfstring(L, "<dm %s: closed>", base);
+    const char *base;
+    vp_dm *d = vp_lcap_tostring_model(L, DM_T, &base);
+    if (!d)
         return 1;
-    }
-    vp_dm *d = c->model;
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "<dm ");
@@ -93,48 +90,39 @@ static int dm_slot_next(lua_State *L, int cap, void *model, void *state, uint64_
     return 1;
 }
 
-static const vp_lslots dm_slots_def = {DM_T, sizeof(vp_dm_iter), dm_slot_next};
+static void dm_slot_begin(void *model, void *state)
+{
+    vp_dm_iter_begin(model, state);
+}
+
+static void dm_slot_seek(void *model, void *state, uint64_t index)
+{
+    vp_dm_iter_seek_record(model, state, index);
+}
+
+static const vp_lslots dm_slots_def = {.cap_tname = DM_T,
+                                       .what = "record",
+                                       .state_size = sizeof(vp_dm_iter),
+                                       .begin = dm_slot_begin,
+                                       .seek = dm_slot_seek,
+                                       .next = dm_slot_next};
 
 /* cap:records([i]) -> iterator over the records with data, from the i-th. */
 static int dm_records(lua_State *L)
 {
-    vp_dm *d = dm_check(L, 1);
-    lua_Integer i = luaL_optinteger(L, 2, 1);
-    luaL_argcheck(L, i >= 1, 2, "record numbers start at 1");
-    vp_dm_iter *it = vp_lslots_push(L, 1, &dm_slots_def, 0);
-    if (i > 1)
-        vp_dm_iter_seek_record(d, it, (uint64_t)i - 1); /* past the end: exhausted */
-    else
-        vp_dm_iter_begin(d, it);
-    return 1;
+    return vp_lslots_used(L, &dm_slots_def);
 }
 
 /* cap:slots() -> i, record | false for every element of the array. */
 static int dm_slots(lua_State *L)
 {
-    vp_dm *d = dm_check(L, 1);
-    vp_dm_iter_begin(d, vp_lslots_push(L, 1, &dm_slots_def, 1));
-    return 1;
+    return vp_lslots_all(L, &dm_slots_def);
 }
 
 /* cap:record(i) -> record (1-based); raises out of range. */
 static int dm_record(lua_State *L)
 {
-    vp_dm *d = dm_check(L, 1);
-    uint64_t i = vp_l_check_index(L, 2, "record", d->record_count);
-    vp_dm_iter it;
-    vp_dm_iter_seek_record(d, &it, i);
-    vp_dm_record r;
-    vp_error err;
-    int n = vp_dm_iter_next(d, &it, &r, &err);
-    if (n <= 0 || r.have_data != 1) {
-        if (n >= 0)
-            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "record %llu could not be found again",
-                    (unsigned long long)i + 1);
-        return vp_lcap_raise(L, 1, &err);
-    }
-    push_record(L, &r, 1);
-    return 1;
+    return vp_lslots_at(L, &dm_slots_def, dm_check(L, 1)->record_count);
 }
 
 /* "0 1 5" : the group bits present in the file. */

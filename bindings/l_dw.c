@@ -64,13 +64,10 @@ static int dw_close(lua_State *L)
 
 static int dw_tostring(lua_State *L)
 {
-    vp_lcap *c = luaL_checkudata(L, 1, DW_T);
-    const char *base = vp_lcap_basename(L, 1);
-    if (!c->model) {
-        lua_pushfstring(L, "<dw %s: closed>", base);
+    const char *base;
+    vp_dw *d = vp_lcap_tostring_model(L, DW_T, &base);
+    if (!d)
         return 1;
-    }
-    vp_dw *d = c->model;
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "<dw ");
@@ -124,48 +121,39 @@ static int dw_slot_next(lua_State *L, int cap, void *model, void *state, uint64_
     return 1;
 }
 
-static const vp_lslots dw_slots_def = {DW_T, sizeof(vp_dw_iter), dw_slot_next};
+static void dw_slot_begin(void *model, void *state)
+{
+    vp_dw_iter_begin(model, state);
+}
+
+static void dw_slot_seek(void *model, void *state, uint64_t index)
+{
+    vp_dw_iter_seek_trace(model, state, index);
+}
+
+static const vp_lslots dw_slots_def = {.cap_tname = DW_T,
+                                       .what = "trace",
+                                       .state_size = sizeof(vp_dw_iter),
+                                       .begin = dw_slot_begin,
+                                       .seek = dw_slot_seek,
+                                       .next = dw_slot_next};
 
 /* cap:traces([i]) -> iterator over traces, from the i-th (1-based). */
 static int dw_traces(lua_State *L)
 {
-    vp_dw *d = dw_check(L, 1);
-    lua_Integer i = luaL_optinteger(L, 2, 1);
-    luaL_argcheck(L, i >= 1, 2, "trace numbers start at 1");
-    vp_dw_iter *it = vp_lslots_push(L, 1, &dw_slots_def, 0);
-    if (i > 1)
-        vp_dw_iter_seek_trace(d, it, (uint64_t)i - 1); /* past the end: exhausted */
-    else
-        vp_dw_iter_begin(d, it);
-    return 1;
+    return vp_lslots_used(L, &dw_slots_def);
 }
 
 /* cap:slots() -> i, trace | false for every slot of the ring. */
 static int dw_slots(lua_State *L)
 {
-    vp_dw *d = dw_check(L, 1);
-    vp_dw_iter_begin(d, vp_lslots_push(L, 1, &dw_slots_def, 1));
-    return 1;
+    return vp_lslots_all(L, &dw_slots_def);
 }
 
 /* cap:trace(i) -> trace (1-based); raises out of range. */
 static int dw_trace(lua_State *L)
 {
-    vp_dw *d = dw_check(L, 1);
-    uint64_t i = vp_l_check_index(L, 2, "trace", d->trace_count);
-    vp_dw_iter it;
-    vp_dw_iter_seek_trace(d, &it, i);
-    vp_dw_trace t;
-    vp_error err;
-    int n = vp_dw_iter_next(d, &it, &t, &err);
-    if (n <= 0 || !t.used) {
-        if (n >= 0)
-            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "trace %llu could not be found again",
-                    (unsigned long long)i + 1);
-        return vp_lcap_raise(L, 1, &err);
-    }
-    push_trace(L, &t, 1);
-    return 1;
+    return vp_lslots_at(L, &dw_slots_def, dw_check(L, 1)->trace_count);
 }
 
 static void push_header_hex(lua_State *L, const uint8_t h[4])
