@@ -243,6 +243,28 @@ int vp_lslots_at(lua_State *L, const vp_lslots *s, uint64_t count)
     return 1; /* the child next pushed */
 }
 
+/* Upvalues: object, next position, the vp_liter. */
+static int liter_next(lua_State *L)
+{
+    const vp_liter *it = lua_touserdata(L, lua_upvalueindex(3));
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    lua_pushvalue(L, lua_upvalueindex(1));
+    int n = it->step(L, lua_gettop(L), i);
+    if (n > 0) {
+        lua_pushinteger(L, i + 1);
+        lua_replace(L, lua_upvalueindex(2));
+    }
+    return n;
+}
+
+void vp_liter_push(lua_State *L, int obj, const vp_liter *it)
+{
+    lua_pushvalue(L, obj);
+    lua_pushinteger(L, 0);
+    lua_pushlightuserdata(L, (void *)it);
+    lua_pushcclosure(L, liter_next, 3);
+}
+
 /* __index: methods first, then the fields table (captures), then the
  * class's property getter. Upvalues: methods, getter (or nil). */
 static int class_index(lua_State *L)

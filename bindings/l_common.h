@@ -117,6 +117,19 @@ int vp_lslots_used(lua_State *L, const vp_lslots *s);
  * of range raises. */
 int vp_lslots_at(lua_State *L, const vp_lslots *s, uint64_t count);
 
+/* ---- counting iterators ----------------------------------------------------
+ * `for x in obj:things() do ... end` over the positions 0, 1, 2, ... of an
+ * object (a capture or a child): the iterator holds the object and the next
+ * position, and `step` pushes the values of position i of the object at
+ * the (absolute) index obj and returns how many, or returns 0 after the
+ * last position, pushing nothing. */
+typedef struct vp_liter {
+    int (*step)(lua_State *L, int obj, lua_Integer i);
+} vp_liter;
+
+/* Push the iterator over the object at obj, from position 0. */
+void vp_liter_push(lua_State *L, int obj, const vp_liter *it);
+
 /* Register class tname: metatable with __name, the given metamethods,
  * and an __index that looks in `methods`, then the user value 1 table when
  * that is a table (captures), then calls `getter(L)` with (obj, key) when

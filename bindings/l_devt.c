@@ -123,26 +123,21 @@ int vp_l_open_devt(lua_State *L, const char *path, int opts)
     return 1;
 }
 
-/* Upvalues: capture, next group (0-based). */
-static int groups_iter(lua_State *L)
+/* cap:groups(): group g (0-based) of the capture at cap. */
+static int groups_step(lua_State *L, int cap, lua_Integer g)
 {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    vp_devt *d = devt_check(L, -1);
-    lua_Integer g = lua_tointeger(L, lua_upvalueindex(2));
-    if (g >= (lua_Integer)d->group_count)
+    if (g >= (lua_Integer)devt_check(L, cap)->group_count)
         return 0;
-    lua_pushinteger(L, g + 1);
-    lua_replace(L, lua_upvalueindex(2));
-    group_push(L, -1, (uint32_t)g);
+    group_push(L, cap, (uint32_t)g);
     return 1;
 }
+
+static const vp_liter groups_iter = {groups_step};
 
 static int cap_groups(lua_State *L)
 {
     devt_check(L, 1);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushcclosure(L, groups_iter, 2);
+    vp_liter_push(L, 1, &groups_iter);
     return 1;
 }
 
@@ -437,28 +432,25 @@ static int group_len(lua_State *L)
     return 1;
 }
 
-/* Upvalues: group, next event (0-based). */
-static int group_events_iter(lua_State *L)
+/* group:events(): event i (0-based) of the group at grp. */
+static int group_events_step(lua_State *L, int grp, lua_Integer i)
 {
     vp_devt *d;
-    lgroup *lg = group_check(L, lua_upvalueindex(1), &d);
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    lgroup *lg = group_check(L, grp, &d);
     if ((uint64_t)i >= d->groups[lg->g].count)
         return 0;
-    vp_lchild_pushcap(L, lua_upvalueindex(1));
+    vp_lchild_pushcap(L, grp);
     event_get_push(L, d, lua_gettop(L), lg->g, (uint64_t)i);
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
     return 1;
 }
+
+static const vp_liter group_events_iter = {group_events_step};
 
 static int group_events(lua_State *L)
 {
     vp_devt *d;
     group_check(L, 1, &d);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushcclosure(L, group_events_iter, 2);
+    vp_liter_push(L, 1, &group_events_iter);
     return 1;
 }
 

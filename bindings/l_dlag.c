@@ -181,53 +181,56 @@ int vp_l_open_dlag(lua_State *L, const char *path, int opts)
     return 1;
 }
 
-/* Upvalues: capture, next 0-based index. `kind` 0 measurements, 1 graph
- * states, 2 hops. */
-static int cap_iter(lua_State *L)
+/* The iterators over the capture at cap: measurement, graph state and hop
+ * i (0-based). */
+static int meas_step(lua_State *L, int cap, lua_Integer i)
 {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    int cap = lua_gettop(L);
-    vp_dlag *d = dlag_check(L, cap);
-    int kind = (int)lua_tointeger(L, lua_upvalueindex(3));
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
-    uint64_t n = kind == 0 ? d->measurement_count
-                           : kind == 1 ? d->graph_state_count : d->hop_count;
-    if ((uint64_t)i >= n)
+    if ((uint64_t)i >= dlag_check(L, cap)->measurement_count)
         return 0;
-    if (kind == 0)
-        meas_push(L, cap, (uint32_t)i);
-    else if (kind == 1)
-        graph_state_push(L, d, cap, (uint64_t)i);
-    else
-        hop_push(L, cap, (uint64_t)i);
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
+    meas_push(L, cap, (uint32_t)i);
     return 1;
 }
 
-static int iter_new(lua_State *L, int kind)
+static int graph_state_step(lua_State *L, int cap, lua_Integer i)
+{
+    vp_dlag *d = dlag_check(L, cap);
+    if ((uint64_t)i >= d->graph_state_count)
+        return 0;
+    graph_state_push(L, d, cap, (uint64_t)i);
+    return 1;
+}
+
+static int hop_step(lua_State *L, int cap, lua_Integer i)
+{
+    if ((uint64_t)i >= dlag_check(L, cap)->hop_count)
+        return 0;
+    hop_push(L, cap, (uint64_t)i);
+    return 1;
+}
+
+static const vp_liter meas_iter = {meas_step}, graph_state_iter = {graph_state_step},
+                      hop_iter = {hop_step};
+
+static int iter_new(lua_State *L, const vp_liter *it)
 {
     dlag_check(L, 1);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushinteger(L, kind);
-    lua_pushcclosure(L, cap_iter, 3);
+    vp_liter_push(L, 1, it);
     return 1;
 }
 
 static int cap_measurements(lua_State *L)
 {
-    return iter_new(L, 0);
+    return iter_new(L, &meas_iter);
 }
 
 static int cap_graph_states(lua_State *L)
 {
-    return iter_new(L, 1);
+    return iter_new(L, &graph_state_iter);
 }
 
 static int cap_hops(lua_State *L)
 {
-    return iter_new(L, 2);
+    return iter_new(L, &hop_iter);
 }
 
 static int name_eq_nocase(const char *a, const char *b)
@@ -376,29 +379,24 @@ static int owner_len(lua_State *L)
     return 1;
 }
 
-/* Upvalues: owner, next 0-based sample. */
-static int samples_iter(lua_State *L)
+/* x:samples(): sample i (0-based) of the owner at owner. */
+static int samples_step(lua_State *L, int owner, lua_Integer i)
 {
     vp_dlag *d;
-    lua_pushvalue(L, lua_upvalueindex(1));
-    int owner = lua_gettop(L);
     const vp_dlag_samples *s = owner_samples(L, owner, &d);
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
     if ((uint64_t)i >= s->count)
         return 0;
     sample_get_push(L, owner, d, s, (uint64_t)i);
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
     return 1;
 }
+
+static const vp_liter samples_iter = {samples_step};
 
 static int owner_samples_l(lua_State *L)
 {
     vp_dlag *d;
     owner_samples(L, 1, &d);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushcclosure(L, samples_iter, 2);
+    vp_liter_push(L, 1, &samples_iter);
     return 1;
 }
 
