@@ -280,30 +280,51 @@ static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned in
     vp_l_set_int(L, "unknown_6", g->unknown_6);
 }
 
-/* Group iterator. Upvalues: record, state {off, bit (next to look at),
- * index}. */
-typedef struct group_state {
+/* A walk over the groups of a record: where the next one starts, the bit
+ * to look at next and the groups handed out so far. The group iterator,
+ * the group list and record:group(bit) read the groups through it (a group
+ * starts where the one before it ends). */
+typedef struct group_walk {
     uint64_t off;
-    unsigned bit, index;
-} group_state;
+    unsigned bit, count;
+} group_walk;
 
+static void group_walk_begin(group_walk *w, const vp_dm_record *r)
+{
+    w->off = r->groups_off;
+    w->bit = 0;
+    w->count = 0;
+}
+
+/* The next group of record r: 1 with *g and its 0-based *index, 0 after
+ * the last. A read that fails raises naming the record at rec. */
+static int group_walk_next(lua_State *L, vp_dm *d, const vp_dm_record *r, int rec, group_walk *w,
+                           vp_dm_group *g, unsigned *index)
+{
+    while (w->bit < VP_DM_GROUP_BITS && !((r->bitfield >> w->bit) & 1))
+        w->bit++;
+    if (w->bit >= VP_DM_GROUP_BITS)
+        return 0;
+    vp_error err;
+    if (vp_dm_group_at(d, w->off, w->bit, g, &err) != VP_OK)
+        record_raise(L, rec, &err);
+    w->off += g->size;
+    w->bit++;
+    *index = w->count++;
+    return 1;
+}
+
+/* Group iterator. Upvalues: record, its group_walk. */
 static int group_iter(lua_State *L)
 {
     vp_dm *d;
     vp_dm_record *r = record_check(L, lua_upvalueindex(1), &d);
-    group_state *s = lua_touserdata(L, lua_upvalueindex(2));
-    while (s->bit < VP_DM_GROUP_BITS && !((r->bitfield >> s->bit) & 1))
-        s->bit++;
-    if (s->bit >= VP_DM_GROUP_BITS)
-        return 0;
+    group_walk *w = lua_touserdata(L, lua_upvalueindex(2));
     vp_dm_group g;
-    vp_error err;
-    if (vp_dm_group_at(d, s->off, s->bit, &g, &err) != VP_OK)
-        return record_raise(L, lua_upvalueindex(1), &err);
-    push_group(L, d, &g, s->index, lua_upvalueindex(1));
-    s->off += g.size;
-    s->bit++;
-    s->index++;
+    unsigned index;
+    if (!group_walk_next(L, d, r, lua_upvalueindex(1), w, &g, &index))
+        return 0;
+    push_group(L, d, &g, index, lua_upvalueindex(1));
     return 1;
 }
 
@@ -312,32 +333,23 @@ static int record_groups(lua_State *L)
     vp_dm *d;
     vp_dm_record *r = record_check(L, 1, &d);
     lua_pushvalue(L, 1);
-    group_state *s = lua_newuserdatauv(L, sizeof *s, 0);
-    s->off = r->groups_off;
-    s->bit = 0;
-    s->index = 0;
+    group_walk_begin(lua_newuserdatauv(L, sizeof(group_walk), 0), r);
     lua_pushcclosure(L, group_iter, 2);
     return 1;
 }
 
-/* Every group of the record: a list in bit order (as_map: keyed by bit). */
+/* Every group of the record: a list in bit order (by_bit: keyed by bit). */
 static void push_groups(lua_State *L, vp_dm *d, const vp_dm_record *r, int by_bit, int rec)
 {
     rec = lua_absindex(L, rec);
     lua_createtable(L, by_bit ? 0 : (int)r->group_count, by_bit ? (int)r->group_count : 0);
-    uint64_t off = r->groups_off;
-    unsigned index = 0;
-    for (unsigned b = 0; b < VP_DM_GROUP_BITS; b++) {
-        if (!((r->bitfield >> b) & 1))
-            continue;
-        vp_dm_group g;
-        vp_error err;
-        if (vp_dm_group_at(d, off, b, &g, &err) != VP_OK)
-            record_raise(L, rec, &err);
+    group_walk w;
+    group_walk_begin(&w, r);
+    vp_dm_group g;
+    unsigned index;
+    while (group_walk_next(L, d, r, rec, &w, &g, &index)) {
         push_group(L, d, &g, index, rec);
-        lua_rawseti(L, -2, by_bit ? (lua_Integer)b : (lua_Integer)index + 1);
-        off += g.size;
-        index++;
+        lua_rawseti(L, -2, by_bit ? (lua_Integer)g.bit : (lua_Integer)index + 1);
     }
 }
 
@@ -351,21 +363,15 @@ static int record_group(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    uint64_t off = r->groups_off;
-    unsigned index = 0;
-    for (unsigned b = 0; b < VP_DM_GROUP_BITS; b++) {
-        if (!((r->bitfield >> b) & 1))
-            continue;
-        vp_dm_group g;
-        vp_error err;
-        if (vp_dm_group_at(d, off, b, &g, &err) != VP_OK)
-            return record_raise(L, 1, &err);
-        if ((lua_Integer)b == want) {
+    group_walk w;
+    group_walk_begin(&w, r);
+    vp_dm_group g;
+    unsigned index;
+    while (group_walk_next(L, d, r, 1, &w, &g, &index)) {
+        if ((lua_Integer)g.bit == want) {
             push_group(L, d, &g, index, 1);
             return 1;
         }
-        off += g.size;
-        index++;
     }
     lua_pushnil(L);
     return 1;
