@@ -168,19 +168,15 @@ static vp_errcode devt_index(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-/* vp_devt_open, vp_devt_open_mem: the shared open path (trace_common.h). */
-VP_TRACE_OPENERS(devt, devt_index)
-
-void vp_devt_free(vp_devt *d)
+/* The groups and the bitfield copy: what the model owns besides its source and warnings. */
+static void devt_free_arrays(vp_devt *d)
 {
-    if (!d)
-        return;
-    vp_src_close(&d->src);
     free(d->groups);
     free(d->bitfield);
-    vp_warnings_free(&d->warnings);
-    free(d);
 }
+
+/* vp_devt_open, vp_devt_open_mem, vp_devt_free (trace_common.h). */
+VP_TRACE_READER(devt, devt_index, devt_free_arrays)
 
 const uint8_t *vp_devt_bitfield(const vp_devt *d)
 {

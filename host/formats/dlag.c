@@ -319,20 +319,16 @@ static vp_errcode dlag_index(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-/* vp_dlag_open, vp_dlag_open_mem: the shared open path (trace_common.h). */
-VP_TRACE_OPENERS(dlag, dlag_index)
-
-void vp_dlag_free(vp_dlag *d)
+/* The measurements and the offsets of the graph states and tail records: what the model owns besides its source and warnings. */
+static void dlag_free_arrays(vp_dlag *d)
 {
-    if (!d)
-        return;
-    vp_src_close(&d->src);
     free(d->measurements);
     free(d->graph_state_offs);
     free(d->hop_offs);
-    vp_warnings_free(&d->warnings);
-    free(d);
 }
+
+/* vp_dlag_open, vp_dlag_open_mem, vp_dlag_free (trace_common.h). */
+VP_TRACE_READER(dlag, dlag_index, dlag_free_arrays)
 
 const uint8_t *vp_dlag_bytes(vp_dlag *d, uint64_t off, size_t len, vp_error *err)
 {

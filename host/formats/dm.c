@@ -352,18 +352,14 @@ static vp_errcode dm_parse(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-/* vp_dm_open, vp_dm_open_mem: the shared open path (trace_common.h). */
-VP_TRACE_OPENERS(dm, dm_parse)
-
-void vp_dm_free(vp_dm *d)
+/* The checkpoints: what the model owns besides its source and warnings. */
+static void dm_free_arrays(vp_dm *d)
 {
-    if (!d)
-        return;
-    vp_src_close(&d->src);
     free(d->ckpt);
-    vp_warnings_free(&d->warnings);
-    free(d);
 }
+
+/* vp_dm_open, vp_dm_open_mem, vp_dm_free (trace_common.h). */
+VP_TRACE_READER(dm, dm_parse, dm_free_arrays)
 
 void vp_dm_iter_begin(const vp_dm *d, vp_dm_iter *it)
 {

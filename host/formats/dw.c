@@ -355,18 +355,14 @@ static vp_errcode dw_parse(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-/* vp_dw_open, vp_dw_open_mem: the shared open path (trace_common.h). */
-VP_TRACE_OPENERS(dw, dw_parse)
-
-void vp_dw_free(vp_dw *d)
+/* The checkpoints: what the model owns besides its source and warnings. */
+static void dw_free_arrays(vp_dw *d)
 {
-    if (!d)
-        return;
-    vp_src_close(&d->src);
     free(d->ckpt);
-    vp_warnings_free(&d->warnings);
-    free(d);
 }
+
+/* vp_dw_open, vp_dw_open_mem, vp_dw_free (trace_common.h). */
+VP_TRACE_READER(dw, dw_parse, dw_free_arrays)
 
 void vp_dw_iter_begin(const vp_dw *d, vp_dw_iter *it)
 {

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core/cursor.h"
 #include "core/open_opts.h"
@@ -146,15 +147,26 @@ vp_errcode vp_trace_open(const vp_trace_reader *r, const char *path, const vp_op
 vp_errcode vp_trace_open_mem(const vp_trace_reader *r, const void *buf, size_t n,
                              const vp_open_opts *opts, void **out, vp_error *err);
 
-/* A reader's two openers, defined once for all four: in <fmt>.c,
+/* A reader's three entry points, defined once for all four: in <fmt>.c,
  *
- *     VP_TRACE_OPENERS(dm, dm_parse)
+ *     VP_TRACE_READER(dm, dm_parse, dm_free_arrays)
  *
- * defines vp_dm_open and vp_dm_open_mem as formats/dm.h declares them, over
- * vp_trace_open and vp_trace_open_mem with the model vp_dm (its source in
- * the member `src`), the index pass dm_parse and vp_dm_free. The reader
- * writes vp_<fmt>_free itself: each model owns different arrays. */
-#define VP_TRACE_OPENERS(fmt, index_fn)                                                           \
+ * defines vp_dm_open, vp_dm_open_mem and vp_dm_free as formats/dm.h
+ * declares them: the model is vp_dm (its source in the member `src`, its
+ * warnings in `warnings`), opened by vp_trace_open and vp_trace_open_mem
+ * with the index pass dm_parse; the free closes the source, calls
+ * dm_free_arrays(d) for what else the model owns, and frees the warnings
+ * and the model. */
+#define VP_TRACE_READER(fmt, index_fn, free_arrays_fn)                                            \
+    void vp_##fmt##_free(vp_##fmt *m)                                                             \
+    {                                                                                             \
+        if (!m)                                                                                   \
+            return;                                                                               \
+        vp_src_close(&m->src);                                                                    \
+        free_arrays_fn(m);                                                                        \
+        vp_warnings_free(&m->warnings);                                                           \
+        free(m);                                                                                  \
+    }                                                                                             \
     static void fmt##_free_model(void *m)                                                         \
     {                                                                                             \
         vp_##fmt##_free(m);                                                                       \
