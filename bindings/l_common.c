@@ -133,6 +133,12 @@ void vp_lchild_pushcap(lua_State *L, int idx)
     lua_getiuservalue(L, idx, 1);
 }
 
+int vp_lchild_raise(lua_State *L, int idx, const vp_error *err)
+{
+    vp_lchild_pushcap(L, idx);
+    return vp_lcap_raise(L, lua_gettop(L), err);
+}
+
 int vp_lchild_eq(lua_State *L, const char *tname, size_t offset, size_t size)
 {
     const char *a = luaL_testudata(L, 1, tname);
@@ -311,6 +317,30 @@ void vp_l_class(lua_State *L, const char *tname, const luaL_Reg *meta, const lua
     lua_pushcclosure(L, class_index, 2);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
+}
+
+/* close, __close and __gc of a capture. Upvalue: the class name. */
+static int lcap_close_method(lua_State *L)
+{
+    vp_lcap_close(luaL_checkudata(L, 1, lua_tostring(L, lua_upvalueindex(1))));
+    return 0;
+}
+
+void vp_lcap_class(lua_State *L, const char *tname, lua_CFunction tostring, lua_CFunction len,
+                   const luaL_Reg *methods)
+{
+    const luaL_Reg meta[] = {{"__tostring", tostring}, {"__len", len}, {NULL, NULL}};
+    vp_l_class(L, tname, meta, methods, NULL);
+    luaL_getmetatable(L, tname);
+    lua_getfield(L, -1, "__methods");
+    lua_pushstring(L, tname);
+    lua_pushcclosure(L, lcap_close_method, 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "__gc");
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "__close");
+    lua_setfield(L, -2, "close");
+    lua_pop(L, 2);
 }
 
 int vp_l_fail(lua_State *L, const char *path, const vp_error *err)

@@ -71,6 +71,8 @@ void *vp_lchild_check(lua_State *L, int idx, const char *tname, void **model);
 
 /* Push the capture a child pins. */
 void vp_lchild_pushcap(lua_State *L, int idx);
+/* Raise err (vp_lcap_raise) naming the capture of the child at idx. */
+int vp_lchild_raise(lua_State *L, int idx, const vp_error *err);
 
 /* __eq of a child class tname: arguments 1 and 2 are both of the class,
  * pin the same capture and have the same key, the `size` bytes at
@@ -136,6 +138,13 @@ void vp_liter_push(lua_State *L, int obj, const vp_liter *it);
  * given. Leaves nothing on the stack. */
 void vp_l_class(lua_State *L, const char *tname, const luaL_Reg *meta, const luaL_Reg *methods,
                 lua_CFunction getter);
+
+/* Register capture class tname as vp_l_class does (no getter: a capture's
+ * properties are its fields table), with the members every capture has:
+ * close, also as __close and __gc (vp_lcap_close), __tostring and __len.
+ * `methods` are the others. */
+void vp_lcap_class(lua_State *L, const char *tname, lua_CFunction tostring, lua_CFunction len,
+                   const luaL_Reg *methods);
 
 /* Push `nil, "<path>: <message>", code` and return 3. */
 int vp_l_fail(lua_State *L, const char *path, const vp_error *err);

@@ -362,12 +362,6 @@ static int cap_summary(lua_State *L)
     return 1;
 }
 
-static int cap_close(lua_State *L)
-{
-    vp_lcap_close(luaL_checkudata(L, 1, DEVT_T));
-    return 0;
-}
-
 /* #cap: the events, over all groups. */
 static int cap_len(lua_State *L)
 {
@@ -505,16 +499,11 @@ static int group_tostring(lua_State *L)
 
 void vp_l_register_devt(lua_State *L)
 {
-    static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
-                                        {"__close", cap_close},
-                                        {"__tostring", cap_tostring},
-                                        {"__len", cap_len},
-                                        {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"groups", cap_groups},   {"group", cap_group},
                                            {"events", cap_events},   {"summary", cap_summary},
                                            {"event_stats", cap_event_stats},
-                                           {"close", cap_close},     {NULL, NULL}};
-    vp_l_class(L, DEVT_T, cap_meta, cap_methods, NULL);
+                                           {NULL, NULL}};
+    vp_lcap_class(L, DEVT_T, cap_tostring, cap_len, cap_methods);
 
     static const luaL_Reg group_meta[] = {
         {"__len", group_len}, {"__tostring", group_tostring}, {"__eq", group_eq}, {NULL, NULL}};

@@ -322,12 +322,6 @@ static int cap_summary(lua_State *L)
     return 1;
 }
 
-static int cap_close(lua_State *L)
-{
-    vp_lcap_close(luaL_checkudata(L, 1, DLAG_T));
-    return 0;
-}
-
 static int cap_tostring(lua_State *L)
 {
     const char *base;
@@ -365,10 +359,8 @@ static void sample_get_push(lua_State *L, int owner, vp_dlag *d, const vp_dlag_s
 {
     vp_dlag_sample sm;
     vp_error err;
-    if (!vp_dlag_sample_get(d, s, i, &sm, &err)) {
-        vp_lchild_pushcap(L, owner);
-        vp_lcap_raise(L, lua_gettop(L), &err);
-    }
+    if (!vp_dlag_sample_get(d, s, i, &sm, &err))
+        vp_lchild_raise(L, owner, &err);
     sample_push(L, &sm, i);
 }
 
@@ -428,10 +420,8 @@ static int owner_series(lua_State *L, int which)
     const vp_dlag_samples *s = owner_samples(L, 1, &d);
     vp_error err;
     vp_series *r = vp_dlag_series(d, s, which, &err);
-    if (!r) {
-        vp_lchild_pushcap(L, 1);
-        return vp_lcap_raise(L, lua_gettop(L), &err);
-    }
+    if (!r)
+        return vp_lchild_raise(L, 1, &err);
     vp_l_push_series(L, r);
     return 1;
 }
@@ -586,18 +576,12 @@ static int hop_tostring(lua_State *L)
 
 void vp_l_register_dlag(lua_State *L)
 {
-    static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
-                                        {"__close", cap_close},
-                                        {"__tostring", cap_tostring},
-                                        {"__len", cap_len},
-                                        {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {
         {"measurements", cap_measurements}, {"measurement", cap_measurement},
         {"graph_states", cap_graph_states}, {"graph_state", cap_graph_state},
         {"hops", cap_hops},                 {"hop", cap_hop},
-        {"summary", cap_summary},           {"close", cap_close},
-        {NULL, NULL}};
-    vp_l_class(L, DLAG_T, cap_meta, cap_methods, NULL);
+        {"summary", cap_summary},           {NULL, NULL}};
+    vp_lcap_class(L, DLAG_T, cap_tostring, cap_len, cap_methods);
 
     static const luaL_Reg meas_meta[] = {
         {"__len", owner_len}, {"__tostring", meas_tostring}, {"__eq", meas_eq}, {NULL, NULL}};

@@ -26,12 +26,6 @@ static void dm_free(void *m)
 
 /* ---- capture ----------------------------------------------------------- */
 
-static int dm_close(lua_State *L)
-{
-    vp_lcap_close(luaL_checkudata(L, 1, DM_T));
-    return 0;
-}
-
 static int dm_tostring(lua_State *L)
 {
     const char *base;
@@ -214,13 +208,6 @@ static vp_dm_record *record_check(lua_State *L, int idx, vp_dm **d)
     return r;
 }
 
-/* Raise err naming the capture of the record at idx. */
-static int record_raise(lua_State *L, int idx, const vp_error *err)
-{
-    vp_lchild_pushcap(L, idx);
-    return vp_lcap_raise(L, lua_gettop(L), err);
-}
-
 /* The group as a table; `rec` is the record it belongs to (for errors). */
 static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned index, int rec)
 {
@@ -258,7 +245,7 @@ static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned in
         for (unsigned i = 0; i < g->arrow_count; i++) {
             float o[3], dir[3];
             if (vp_dm_arrow_at(d, g, i, o, dir, &err) != VP_OK)
-                record_raise(L, rec, &err);
+                vp_lchild_raise(L, rec, &err);
             lua_createtable(L, 0, 2);
             vp_l_set_vec3(L, "origin", o);
             vp_l_set_vec3(L, "direction", dir);
@@ -269,7 +256,7 @@ static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned in
         for (unsigned i = 0; i < g->float_count; i++) {
             float v;
             if (vp_dm_float_at(d, g, i, &v, &err) != VP_OK)
-                record_raise(L, rec, &err);
+                vp_lchild_raise(L, rec, &err);
             lua_pushnumber(L, v);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
@@ -307,7 +294,7 @@ static int group_walk_next(lua_State *L, vp_dm *d, const vp_dm_record *r, int re
         return 0;
     vp_error err;
     if (vp_dm_group_at(d, w->off, w->bit, g, &err) != VP_OK)
-        record_raise(L, rec, &err);
+        vp_lchild_raise(L, rec, &err);
     w->off += g->size;
     w->bit++;
     *index = w->count++;
@@ -511,16 +498,10 @@ static int dm_track(lua_State *L)
 
 void vp_l_register_dm(lua_State *L)
 {
-    static const luaL_Reg cap_meta[] = {{"__gc", dm_close},
-                                        {"__close", dm_close},
-                                        {"__tostring", dm_tostring},
-                                        {"__len", dm_len},
-                                        {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"records", dm_records}, {"slots", dm_slots},
                                            {"record", dm_record},   {"summary", dm_summary},
-                                           {"track", dm_track},     {"close", dm_close},
-                                           {NULL, NULL}};
-    vp_l_class(L, DM_T, cap_meta, cap_methods, NULL);
+                                           {"track", dm_track},     {NULL, NULL}};
+    vp_lcap_class(L, DM_T, dm_tostring, dm_len, cap_methods);
 
     static const luaL_Reg rec_meta[] = {
         {"__tostring", record_tostring}, {"__eq", record_eq}, {NULL, NULL}};

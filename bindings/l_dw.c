@@ -56,12 +56,6 @@ static void push_type_name(lua_State *L, unsigned type)
 
 /* ---- capture ----------------------------------------------------------- */
 
-static int dw_close(lua_State *L)
-{
-    vp_lcap_close(luaL_checkudata(L, 1, DW_T));
-    return 0;
-}
-
 static int dw_tostring(lua_State *L)
 {
     const char *base;
@@ -254,20 +248,13 @@ static vp_dw_trace *trace_check(lua_State *L, int idx, vp_dw **d)
     return t;
 }
 
-/* Raise err naming the capture of the trace at idx. */
-static int trace_raise(lua_State *L, int idx, const vp_error *err)
-{
-    vp_lchild_pushcap(L, idx);
-    return vp_lcap_raise(L, lua_gettop(L), err);
-}
-
 /* The movement block at off as a table; `tr` is its trace (for errors). */
 static void push_movement(lua_State *L, vp_dw *d, uint64_t off, int tr)
 {
     vp_dw_movement m;
     vp_error err;
     if (vp_dw_movement_at(d, off, &m, &err) != VP_OK)
-        trace_raise(L, tr, &err);
+        vp_lchild_raise(L, tr, &err);
     lua_createtable(L, 0, 20);
     vp_l_set_int(L, "offset", (lua_Integer)off);
     set_bytes(L, "unknown_00", m.unknown_00, 4);
@@ -330,7 +317,7 @@ static void push_hit(lua_State *L, vp_dw *d, const vp_dw_hit *h, const char *sid
             float m[16];
             vp_error err;
             if (vp_dw_matrix_at(d, h, i, m, &err) != VP_OK)
-                trace_raise(L, tr, &err);
+                vp_lchild_raise(L, tr, &err);
             lua_createtable(L, 4, 0);
             for (int r = 0; r < 4; r++) {
                 lua_createtable(L, 4, 0);
@@ -372,7 +359,7 @@ static int hit_iter(lua_State *L)
     vp_dw_hit h;
     vp_error err;
     if (vp_dw_hit_at(d, s->off, &h, &err) != VP_OK)
-        return trace_raise(L, lua_upvalueindex(1), &err);
+        return vp_lchild_raise(L, lua_upvalueindex(1), &err);
     push_hit(L, d, &h, s->side ? "server" : "client", s->i, lua_upvalueindex(1));
     s->off += h.size;
     s->i++;
@@ -418,7 +405,7 @@ static void push_hit_list(lua_State *L, vp_dw *d, uint64_t off, unsigned n, int 
         vp_dw_hit h;
         vp_error err;
         if (vp_dw_hit_at(d, off, &h, &err) != VP_OK)
-            trace_raise(L, tr, &err);
+            vp_lchild_raise(L, tr, &err);
         push_hit(L, d, &h, side ? "server" : "client", i, tr);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
         off += h.size;
@@ -518,15 +505,12 @@ static int trace_eq(lua_State *L)
 
 void vp_l_register_dw(lua_State *L)
 {
-    static const luaL_Reg cap_meta[] = {{"__gc", dw_close},
-                                        {"__close", dw_close},
-                                        {"__tostring", dw_tostring},
-                                        {"__len", dw_len},
-                                        {NULL, NULL}};
-    static const luaL_Reg cap_methods[] = {{"traces", dw_traces}, {"slots", dw_slots},
-                                           {"trace", dw_trace},   {"summary", dw_summary},
-                                           {"close", dw_close},   {NULL, NULL}};
-    vp_l_class(L, DW_T, cap_meta, cap_methods, NULL);
+    static const luaL_Reg cap_methods[] = {{"traces", dw_traces},
+                                           {"slots", dw_slots},
+                                           {"trace", dw_trace},
+                                           {"summary", dw_summary},
+                                           {NULL, NULL}};
+    vp_lcap_class(L, DW_T, dw_tostring, dw_len, cap_methods);
 
     static const luaL_Reg trace_meta[] = {
         {"__tostring", trace_tostring}, {"__eq", trace_eq}, {NULL, NULL}};
