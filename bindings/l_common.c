@@ -913,3 +913,12 @@ vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
     lua_setiuservalue(L, -2, 1);
     return lw;
 }
+
+int vp_lwriter_push(lua_State *L, const vp_lwriter_ops *ops, const char *path, void *w,
+                    const vp_error *err)
+{
+    if (!w)
+        return luaL_error(L, "vp.writer: %s", err->msg);
+    vp_lwriter_new(L, ops, sizeof(vp_lwriter), path)->w = w;
+    return 1;
+}

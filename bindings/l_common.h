@@ -305,11 +305,39 @@ struct vp_lwriter {
     uint64_t bytes; /* the file size, once closed */
 };
 
+/* The host writer's common operations as vp_lwriter_ops members: in
+ * l_<fmt>_writer.c, VP_LWRITER_FORWARD(fmt) defines <fmt>_wsize, <fmt>_wraw,
+ * <fmt>_wtruncate and <fmt>_wdata over vp_<fmt>_writer_tell, _raw,
+ * _truncate and _data (write/<fmt>_write.h), for its ops' .size, .raw,
+ * .truncate and .data. */
+#define VP_LWRITER_FORWARD(fmt)                                                                   \
+    static uint64_t fmt##_wsize(void *w)                                                          \
+    {                                                                                             \
+        return vp_##fmt##_writer_tell(w);                                                         \
+    }                                                                                             \
+    static vp_errcode fmt##_wraw(void *w, const void *p, size_t n, vp_error *err)                 \
+    {                                                                                             \
+        return vp_##fmt##_writer_raw(w, p, n, err);                                               \
+    }                                                                                             \
+    static void fmt##_wtruncate(void *w, uint64_t n)                                              \
+    {                                                                                             \
+        vp_##fmt##_writer_truncate(w, n);                                                         \
+    }                                                                                             \
+    static const uint8_t *fmt##_wdata(void *w, size_t *len, vp_error *err)                        \
+    {                                                                                             \
+        return vp_##fmt##_writer_data(w, len, err);                                               \
+    }
+
 /* Push a zeroed writer userdata of `size` bytes (at least a vp_lwriter) of
  * class ops->tname holding `path`, creating the class on first use. The
  * caller sets ->w. */
 vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
                            const char *path);
+/* The end of vp.writer(format, path): push a writer userdata (a plain
+ * vp_lwriter) for the host writer w, or raise "vp.writer: <message>" when
+ * opening it failed (w NULL, err filled). */
+int vp_lwriter_push(lua_State *L, const vp_lwriter_ops *ops, const char *path, void *w,
+                    const vp_error *err);
 /* Argument 1 as an open writer of class tname; raises "<name> is closed". */
 vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname);
 /* Raise "<name> <path>: <message>" for lw, argument 1. */

@@ -25,25 +25,8 @@ static vp_errcode vprof_wclose(void *w, const void *copts, uint64_t *bytes, vp_e
     return vp_vprof_writer_close(w, bytes, err);
 }
 
-static uint64_t vprof_wsize(void *w)
-{
-    return vp_vprof_writer_tell(w);
-}
-
-static vp_errcode vprof_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    return vp_vprof_writer_raw(w, p, n, err);
-}
-
-static void vprof_wtruncate(void *w, uint64_t n)
-{
-    vp_vprof_writer_truncate(w, n);
-}
-
-static const uint8_t *vprof_wdata(void *w, size_t *len, vp_error *err)
-{
-    return vp_vprof_writer_data(w, len, err);
-}
+/* vprof_wsize, vprof_wraw, vprof_wtruncate, vprof_wdata (l_common.h). */
+VP_LWRITER_FORWARD(vprof)
 
 /* The frame times buffer goes with the host writer. */
 static void vprof_wrelease(vp_lwriter *base)
