@@ -424,21 +424,30 @@ vp_errcode vp_dm_group_at(vp_dm *d, uint64_t off, unsigned bit, vp_dm_group *g, 
     return rc;
 }
 
+/* A cursor on element i of one of a group's collision arrays: `count`
+ * elements of `size` bytes from `first` (count 0 without collision data);
+ * `what` names the element in messages. */
+static vp_errcode collision_elem(vp_dm *d, uint64_t first, unsigned count, size_t size,
+                                 const char *what, unsigned i, vp_cursor *c, vp_error *err)
+{
+    if (i >= count)
+        return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no %s %u in this group", what, i + 1);
+    uint64_t off = first + (uint64_t)i * size;
+    if (off + size > d->data_end)
+        return vp_fail(err, VP_EFORMAT, off, "%s %u runs past the records", what, i + 1);
+    return vp_src_cursor(&d->src, off, size, c, err);
+}
+
 vp_errcode vp_dm_arrow_at(vp_dm *d, const vp_dm_group *g, unsigned i, float origin[3],
                           float direction[3], vp_error *err)
 {
     memset(origin, 0, 3 * sizeof *origin);
     memset(direction, 0, 3 * sizeof *direction);
-    if (!g->have_collision || i >= g->arrow_count)
-        return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no arrow %u in this group", i + 1);
-    uint64_t off = g->arrows_off + (uint64_t)i * 24;
-    if (off + 24 > d->data_end)
-        return vp_fail(err, VP_EFORMAT, off, "arrow %u runs past the records", i + 1);
-    const uint8_t *p = vp_src_get(&d->src, off, 24, NULL, err);
-    if (!p)
-        return err ? err->code : VP_EIO;
     vp_cursor c;
-    vp_cursor_init(&c, p, 24, off);
+    vp_errcode rc = collision_elem(d, g->arrows_off, g->have_collision ? g->arrow_count : 0, 24,
+                                   "arrow", i, &c, err);
+    if (rc != VP_OK)
+        return rc;
     vp_rd_vec3(&c, origin);
     vp_rd_vec3(&c, direction);
     return VP_OK;
@@ -447,16 +456,11 @@ vp_errcode vp_dm_arrow_at(vp_dm *d, const vp_dm_group *g, unsigned i, float orig
 vp_errcode vp_dm_float_at(vp_dm *d, const vp_dm_group *g, unsigned i, float *v, vp_error *err)
 {
     *v = 0;
-    if (!g->have_collision || i >= g->float_count)
-        return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no float %u in this group", i + 1);
-    uint64_t off = g->floats_off + (uint64_t)i * 4;
-    if (off + 4 > d->data_end)
-        return vp_fail(err, VP_EFORMAT, off, "float %u runs past the records", i + 1);
-    const uint8_t *p = vp_src_get(&d->src, off, 4, NULL, err);
-    if (!p)
-        return err ? err->code : VP_EIO;
     vp_cursor c;
-    vp_cursor_init(&c, p, 4, off);
+    vp_errcode rc = collision_elem(d, g->floats_off, g->have_collision ? g->float_count : 0, 4,
+                                   "float", i, &c, err);
+    if (rc != VP_OK)
+        return rc;
     vp_rd_f32(&c, v);
     return VP_OK;
 }

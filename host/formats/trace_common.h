@@ -94,6 +94,11 @@ vp_errcode vp_src_parse(vp_src *s, uint64_t off, uint64_t end, vp_src_parse_fn f
 /* Copy bytes [off, off + n) of s into dst. */
 vp_errcode vp_src_read(vp_src *s, uint64_t off, void *dst, size_t n, vp_error *err);
 
+/* A cursor (file offsets) on the n bytes at off of s, which the caller
+ * has checked are inside the records: the source's error (ECHANGED, EIO)
+ * when the read fails. */
+vp_errcode vp_src_cursor(vp_src *s, uint64_t off, size_t n, vp_cursor *c, vp_error *err);
+
 /* The little-endian u32 at off, or the cut message of core/cursor.h naming
  * `field` ("expected <field> (4 bytes), only N left before the end of the
  * file") when fewer than 4 bytes are left. */
