@@ -424,43 +424,38 @@ vp_errcode vp_dm_group_at(vp_dm *d, uint64_t off, unsigned bit, vp_dm_group *g, 
     return rc;
 }
 
-/* A cursor on element i of one of a group's collision arrays: `count`
- * elements of `size` bytes from `first` (count 0 without collision data);
- * `what` names the element in messages. */
-static vp_errcode collision_elem(vp_dm *d, uint64_t first, unsigned count, size_t size,
-                                 const char *what, unsigned i, vp_cursor *c, vp_error *err)
+/* Element i of one of a group's collision arrays, `count` elements of
+ * `nf` floats from `first` (count 0 without collision data), into v (zeros
+ * when the read fails); `what` names the element in messages. */
+static vp_errcode collision_elem(vp_dm *d, uint64_t first, unsigned count, size_t nf,
+                                 const char *what, unsigned i, float *v, vp_error *err)
 {
+    memset(v, 0, nf * sizeof *v);
     if (i >= count)
         return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no %s %u in this group", what, i + 1);
-    uint64_t off = first + (uint64_t)i * size;
-    if (off + size > d->data_end)
+    uint64_t off = first + (uint64_t)i * nf * 4;
+    if (off + nf * 4 > d->data_end)
         return vp_fail(err, VP_EFORMAT, off, "%s %u runs past the records", what, i + 1);
-    return vp_src_cursor(&d->src, off, size, c, err);
+    vp_cursor c;
+    vp_errcode rc = vp_src_cursor(&d->src, off, nf * 4, &c, err);
+    if (rc == VP_OK)
+        vp_rd_f32s(&c, v, nf);
+    return rc;
 }
 
 vp_errcode vp_dm_arrow_at(vp_dm *d, const vp_dm_group *g, unsigned i, float origin[3],
                           float direction[3], vp_error *err)
 {
-    memset(origin, 0, 3 * sizeof *origin);
-    memset(direction, 0, 3 * sizeof *direction);
-    vp_cursor c;
-    vp_errcode rc = collision_elem(d, g->arrows_off, g->have_collision ? g->arrow_count : 0, 24,
-                                   "arrow", i, &c, err);
-    if (rc != VP_OK)
-        return rc;
-    vp_rd_vec3(&c, origin);
-    vp_rd_vec3(&c, direction);
-    return VP_OK;
+    float v[6]; /* origin, direction */
+    vp_errcode rc = collision_elem(d, g->arrows_off, g->have_collision ? g->arrow_count : 0, 6,
+                                   "arrow", i, v, err);
+    memcpy(origin, v, 3 * sizeof *v);
+    memcpy(direction, v + 3, 3 * sizeof *v);
+    return rc;
 }
 
 vp_errcode vp_dm_float_at(vp_dm *d, const vp_dm_group *g, unsigned i, float *v, vp_error *err)
 {
-    *v = 0;
-    vp_cursor c;
-    vp_errcode rc = collision_elem(d, g->floats_off, g->have_collision ? g->float_count : 0, 4,
-                                   "float", i, &c, err);
-    if (rc != VP_OK)
-        return rc;
-    vp_rd_f32(&c, v);
-    return VP_OK;
+    return collision_elem(d, g->floats_off, g->have_collision ? g->float_count : 0, 1, "float",
+                          i, v, err);
 }
