@@ -480,6 +480,14 @@ int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err)
     return vp_l_raise(L, path, err);
 }
 
+void vp_l_push_name(lua_State *L, const char *name, const char *unnamed, int n)
+{
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushfstring(L, unnamed, n);
+}
+
 void vp_l_push_count(lua_State *L, uint64_t n)
 {
     char raw[32], out[48];

@@ -192,6 +192,10 @@ const char *vp_lcap_basename(lua_State *L, int capidx);
  * changed (ECHANGED: truncated while open), never for a caller's mistake. */
 int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err);
 
+/* Push a format's name for a numbered thing (a group, a type), or, when
+ * the format has none (name NULL), `unnamed` formatted with n as
+ * lua_pushfstring does ("group_%d"). */
+void vp_l_push_name(lua_State *L, const char *name, const char *unnamed, int n);
 /* Push "1,234": counts in summaries and tostring are read by people. */
 void vp_l_push_count(lua_State *L, uint64_t n);
 /* Append {name = name, value = <top of the stack, popped>} to the list at

@@ -38,20 +38,12 @@ static vp_devt *devt_check(lua_State *L, int idx)
 /* Group and type names as the events carry them. */
 static void group_name_push(lua_State *L, uint32_t g)
 {
-    const char *gn = vp_devt_group_name(g);
-    if (gn)
-        lua_pushstring(L, gn);
-    else
-        lua_pushfstring(L, "group_%d", (int)g + 1);
+    vp_l_push_name(L, vp_devt_group_name(g), "group_%d", (int)g + 1);
 }
 
 static void type_name_push(lua_State *L, unsigned type)
 {
-    const char *name = vp_devt_type_name(type);
-    if (name)
-        lua_pushstring(L, name);
-    else
-        lua_pushfstring(L, "type_%d", (int)type);
+    vp_l_push_name(L, vp_devt_type_name(type), "type_%d", (int)type);
 }
 
 /* The group userdata for 0-based g, one per group (cached). */

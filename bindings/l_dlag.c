@@ -50,11 +50,7 @@ static vp_dlag *dlag_check(lua_State *L, int idx)
 
 static void measurement_name_push(lua_State *L, uint32_t index)
 {
-    const char *name = vp_dlag_measurement_name(index);
-    if (name)
-        lua_pushstring(L, name);
-    else
-        lua_pushfstring(L, "measurement_%d", (int)index);
+    vp_l_push_name(L, vp_dlag_measurement_name(index), "measurement_%d", (int)index);
 }
 
 /* One userdata per measurement / hop, cached in the capture. */

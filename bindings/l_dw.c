@@ -47,11 +47,7 @@ static void set_num(lua_State *L, const char *k, double v)
 
 static void push_type_name(lua_State *L, unsigned type)
 {
-    const char *name = vp_dw_hit_type_name(type);
-    if (name)
-        lua_pushstring(L, name);
-    else
-        lua_pushfstring(L, "unknown_%d", (int)type);
+    vp_l_push_name(L, vp_dw_hit_type_name(type), "unknown_%d", (int)type);
 }
 
 /* ---- capture ----------------------------------------------------------- */
