@@ -312,8 +312,11 @@ struct vp_lwriter {
 /* The host writer's common operations as vp_lwriter_ops members: in
  * l_<fmt>_writer.c, VP_LWRITER_FORWARD(fmt) defines <fmt>_wsize, <fmt>_wraw,
  * <fmt>_wtruncate and <fmt>_wdata over vp_<fmt>_writer_tell, _raw,
- * _truncate and _data (write/<fmt>_write.h), for its ops' .size, .raw,
- * .truncate and .data. */
+ * _truncate and _data (write/<fmt>_write.h), and VP_LWRITER_FORWARDED(fmt)
+ * names them as its ops' .size, .raw, .truncate and .data. */
+#define VP_LWRITER_FORWARDED(fmt)                                                                 \
+    .size = fmt##_wsize, .raw = fmt##_wraw, .truncate = fmt##_wtruncate, .data = fmt##_wdata
+
 #define VP_LWRITER_FORWARD(fmt)                                                                   \
     static uint64_t fmt##_wsize(void *w)                                                          \
     {                                                                                             \

@@ -65,10 +65,7 @@ static const vp_lwriter_ops devt_wops = {.tname = WRITER_T,
                                          .name = WHO,
                                          .methods = devt_wmethods,
                                          .close = devt_wclose,
-                                         .size = devt_wsize,
-                                         .raw = devt_wraw,
-                                         .truncate = devt_wtruncate,
-                                         .data = devt_wdata};
+                                         VP_LWRITER_FORWARDED(devt)};
 
 int vp_l_writer_devt(lua_State *L, const char *path, int opts)
 {

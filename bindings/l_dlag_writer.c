@@ -205,10 +205,7 @@ static const vp_lwriter_ops dlag_wops = {.tname = WRITER_T,
                                          .name = WHO,
                                          .methods = dlag_wmethods,
                                          .close = dlag_wclose,
-                                         .size = dlag_wsize,
-                                         .raw = dlag_wraw,
-                                         .truncate = dlag_wtruncate,
-                                         .data = dlag_wdata};
+                                         VP_LWRITER_FORWARDED(dlag)};
 
 int vp_l_writer_dlag(lua_State *L, const char *path, int opts)
 {

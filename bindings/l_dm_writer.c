@@ -215,10 +215,7 @@ static const vp_lwriter_ops dm_wops = {.tname = DM_WRITER_T,
                                        .methods = dm_wmethods,
                                        .get = writer_get,
                                        .close = dm_wclose,
-                                       .size = dm_wsize,
-                                       .raw = dm_wraw,
-                                       .truncate = dm_wtruncate,
-                                       .data = dm_wdata};
+                                       VP_LWRITER_FORWARDED(dm)};
 
 int vp_l_writer_dm(lua_State *L, const char *path, int opts)
 {

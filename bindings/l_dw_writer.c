@@ -339,10 +339,7 @@ static const vp_lwriter_ops dw_wops = {.tname = DW_WRITER_T,
                                        .methods = dw_wmethods,
                                        .get = writer_get,
                                        .close = dw_wclose,
-                                       .size = dw_wsize,
-                                       .raw = dw_wraw,
-                                       .truncate = dw_wtruncate,
-                                       .data = dw_wdata};
+                                       VP_LWRITER_FORWARDED(dw)};
 
 int vp_l_writer_dw(lua_State *L, const char *path, int opts)
 {

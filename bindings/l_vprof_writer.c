@@ -210,10 +210,7 @@ static const vp_lwriter_ops vprof_wops = {.tname = WRITER_T,
                                           .get = lwriter_get,
                                           .close = vprof_wclose,
                                           .release = vprof_wrelease,
-                                          .size = vprof_wsize,
-                                          .raw = vprof_wraw,
-                                          .truncate = vprof_wtruncate,
-                                          .data = vprof_wdata};
+                                          VP_LWRITER_FORWARDED(vprof)};
 
 static int32_t opt_i32(lua_State *L, int opts, const char *key, int32_t def)
 {
