@@ -314,6 +314,14 @@ struct vp_lwriter {
  * <fmt>_wtruncate and <fmt>_wdata over vp_<fmt>_writer_tell, _raw,
  * _truncate and _data (write/<fmt>_write.h), and VP_LWRITER_FORWARDED(fmt)
  * names them as its ops' .size, .raw, .truncate and .data. */
+/* A writer whose close takes no options: VP_LWRITER_FORWARD_CLOSE(fmt)
+ * defines <fmt>_wclose, the ops' .close, over vp_<fmt>_writer_close. */
+#define VP_LWRITER_FORWARD_CLOSE(fmt)                                                             \
+    static vp_errcode fmt##_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)    \
+    {                                                                                             \
+        (void)copts;                                                                              \
+        return vp_##fmt##_writer_close(w, bytes, err);                                            \
+    }
 #define VP_LWRITER_FORWARDED(fmt)                                                                 \
     .size = fmt##_wsize, .raw = fmt##_wraw, .truncate = fmt##_wtruncate, .data = fmt##_wdata
 

@@ -13,13 +13,8 @@
 #define WRITER_T "vp.devt.writer"
 #define WHO "devt writer"
 
-static vp_errcode devt_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
-{
-    (void)copts;
-    return vp_devt_writer_close(w, bytes, err);
-}
-
-/* devt_wsize, devt_wraw, devt_wtruncate, devt_wdata (l_common.h). */
+/* devt_wclose, devt_wsize, devt_wraw, devt_wtruncate, devt_wdata (l_common.h). */
+VP_LWRITER_FORWARD_CLOSE(devt)
 VP_LWRITER_FORWARD(devt)
 
 /* w:group(events [, {total = n, chunks = {...}}]); an event is

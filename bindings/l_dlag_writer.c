@@ -13,13 +13,8 @@
 #define WRITER_T "vp.dlag.writer"
 #define WHO "dlag writer"
 
-static vp_errcode dlag_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
-{
-    (void)copts;
-    return vp_dlag_writer_close(w, bytes, err);
-}
-
-/* dlag_wsize, dlag_wraw, dlag_wtruncate, dlag_wdata (l_common.h). */
+/* dlag_wclose, dlag_wsize, dlag_wraw, dlag_wtruncate, dlag_wdata (l_common.h). */
+VP_LWRITER_FORWARD_CLOSE(dlag)
 VP_LWRITER_FORWARD(dlag)
 
 static float tfloat(lua_State *L, int idx, const char *key, int pos)

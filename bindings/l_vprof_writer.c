@@ -19,13 +19,8 @@ typedef struct lwriter {
     vp_vprof_wopts opts;
 } lwriter;
 
-static vp_errcode vprof_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
-{
-    (void)copts;
-    return vp_vprof_writer_close(w, bytes, err);
-}
-
-/* vprof_wsize, vprof_wraw, vprof_wtruncate, vprof_wdata (l_common.h). */
+/* vprof_wclose, vprof_wsize, vprof_wraw, vprof_wtruncate, vprof_wdata (l_common.h). */
+VP_LWRITER_FORWARD_CLOSE(vprof)
 VP_LWRITER_FORWARD(vprof)
 
 /* The frame times buffer goes with the host writer. */
