@@ -930,3 +930,12 @@ int vp_lwriter_push(lua_State *L, const vp_lwriter_ops *ops, const char *path, v
     vp_lwriter_new(L, ops, sizeof(vp_lwriter), path)->w = w;
     return 1;
 }
+
+int vp_lwriter_wrote(lua_State *L, const char *method, uint64_t off, vp_errcode rc,
+                     const vp_error *err)
+{
+    if (rc != VP_OK)
+        return luaL_error(L, "%s: %s", method, err->msg);
+    lua_pushinteger(L, (lua_Integer)off);
+    return 1;
+}

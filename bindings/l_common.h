@@ -357,6 +357,11 @@ int vp_lwriter_push(lua_State *L, const vp_lwriter_ops *ops, const char *path, v
 vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname);
 /* Raise "<name> <path>: <message>" for lw, argument 1. */
 int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err);
+/* The end of a writer method that returns where its bytes start: push
+ * `off` and return 1, or raise "<method>: <message>" when the write failed
+ * (rc, err). */
+int vp_lwriter_wrote(lua_State *L, const char *method, uint64_t off, vp_errcode rc,
+                     const vp_error *err);
 /* w:close(copts) for a format's close method that takes options: finish
  * with copts (once; a closed writer just answers its size) and push the
  * file size; raises "<name>: <message>". Argument 1 is the writer. */

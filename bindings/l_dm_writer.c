@@ -161,10 +161,7 @@ static int writer_record(lua_State *L)
     r.ngroups = n;
     uint64_t off = vp_dm_writer_tell(lw->w);
     vp_error err;
-    if (vp_dm_writer_record(lw->w, &r, &err) != VP_OK)
-        return luaL_error(L, "w:record: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
+    return vp_lwriter_wrote(L, "w:record", off, vp_dm_writer_record(lw->w, &r, &err), &err);
 }
 
 static int writer_empty(lua_State *L)
@@ -172,10 +169,7 @@ static int writer_empty(lua_State *L)
     vp_lwriter *lw = vp_lwriter_check(L, DM_WRITER_T);
     uint64_t off = vp_dm_writer_tell(lw->w);
     vp_error err;
-    if (vp_dm_writer_empty(lw->w, &err) != VP_OK)
-        return luaL_error(L, "w:empty: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
+    return vp_lwriter_wrote(L, "w:empty", off, vp_dm_writer_empty(lw->w, &err), &err);
 }
 
 /* w:close{terminate = true, trailing = "bytes"} -> file size */

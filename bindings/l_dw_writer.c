@@ -281,10 +281,7 @@ static int writer_trace(lua_State *L)
     t.server = hits_from_list(L, 2, "server", &t.nserver, t.trace_id, 3);
     uint64_t off = vp_dw_writer_tell(lw->w);
     vp_error err;
-    if (vp_dw_writer_trace(lw->w, &t, &err) != VP_OK)
-        return luaL_error(L, "w:trace: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
+    return vp_lwriter_wrote(L, "w:trace", off, vp_dw_writer_trace(lw->w, &t, &err), &err);
 }
 
 static int writer_empty_slot(lua_State *L)
@@ -292,10 +289,7 @@ static int writer_empty_slot(lua_State *L)
     vp_lwriter *lw = vp_lwriter_check(L, DW_WRITER_T);
     uint64_t off = vp_dw_writer_tell(lw->w);
     vp_error err;
-    if (vp_dw_writer_empty(lw->w, &err) != VP_OK)
-        return luaL_error(L, "w:empty_slot: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
+    return vp_lwriter_wrote(L, "w:empty_slot", off, vp_dw_writer_empty(lw->w, &err), &err);
 }
 
 /* w:close{last_trace_counter = N, footer = true} -> file size */
