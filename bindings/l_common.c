@@ -74,6 +74,26 @@ void vp_lcap_cache(lua_State *L, int idx)
     lua_getiuservalue(L, idx, 2);
 }
 
+int vp_lcap_cached(lua_State *L, int capidx, lua_Integer slot)
+{
+    vp_lcap_cache(L, capidx);
+    if (lua_rawgeti(L, -1, slot) == LUA_TUSERDATA) {
+        lua_remove(L, -2);
+        return 1;
+    }
+    lua_pop(L, 2);
+    return 0;
+}
+
+void vp_lcap_cache_set(lua_State *L, int capidx, lua_Integer slot)
+{
+    capidx = lua_absindex(L, capidx);
+    vp_lcap_cache(L, capidx);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, slot);
+    lua_pop(L, 1);
+}
+
 void vp_lcap_weak_cache(lua_State *L, int idx)
 {
     idx = lua_absindex(L, idx);
@@ -111,6 +131,12 @@ void *vp_lchild_check(lua_State *L, int idx, const char *tname, void **model)
 void vp_lchild_pushcap(lua_State *L, int idx)
 {
     lua_getiuservalue(L, idx, 1);
+}
+
+int vp_lchild_raise(lua_State *L, int idx, const vp_error *err)
+{
+    vp_lchild_pushcap(L, idx);
+    return vp_lcap_raise(L, lua_gettop(L), err);
 }
 
 int vp_lchild_eq(lua_State *L, const char *tname, size_t offset, size_t size)
@@ -168,17 +194,81 @@ static int lslots_iter(lua_State *L)
     }
 }
 
-void *vp_lslots_push(lua_State *L, int cap, const vp_lslots *s, int all)
+/* Push the iterator over the capture at 1: every slot as `i, rec|false`
+ * when `all`, else the used slots as `rec`. Returns the state (kept alive
+ * by the iterator) for the caller to position. */
+static void *lslots_push(lua_State *L, const vp_lslots *s, int all)
 {
-    cap = lua_absindex(L, cap);
-    vp_lcap_check(L, cap, s->cap_tname);
-    lua_pushvalue(L, cap);
+    vp_lcap_check(L, 1, s->cap_tname);
+    lua_pushvalue(L, 1);
     void *state = lua_newuserdatauv(L, s->state_size, 0);
     memset(state, 0, s->state_size);
     lua_pushlightuserdata(L, (void *)s);
     lua_pushboolean(L, all);
     lua_pushcclosure(L, lslots_iter, 4);
     return state;
+}
+
+int vp_lslots_all(lua_State *L, const vp_lslots *s)
+{
+    void *model = vp_lcap_check(L, 1, s->cap_tname)->model;
+    s->begin(model, lslots_push(L, s, 1));
+    return 1;
+}
+
+int vp_lslots_used(lua_State *L, const vp_lslots *s)
+{
+    void *model = vp_lcap_check(L, 1, s->cap_tname)->model;
+    lua_Integer i = luaL_optinteger(L, 2, 1);
+    if (i < 1)
+        luaL_argerror(L, 2, lua_pushfstring(L, "%s numbers start at 1", s->what));
+    void *state = lslots_push(L, s, 0);
+    if (i > 1)
+        s->seek(model, state, (uint64_t)i - 1); /* past the end: exhausted */
+    else
+        s->begin(model, state);
+    return 1;
+}
+
+int vp_lslots_at(lua_State *L, const vp_lslots *s, uint64_t count)
+{
+    void *model = vp_lcap_check(L, 1, s->cap_tname)->model;
+    uint64_t i = vp_l_check_index(L, 2, s->what, count);
+    void *state = lua_newuserdatauv(L, s->state_size, 0);
+    s->seek(model, state, i);
+    uint64_t slot;
+    int used = 0;
+    vp_error err;
+    int n = s->next(L, 1, model, state, &slot, &used, &err);
+    if (n <= 0 || !used) {
+        if (n >= 0)
+            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "%s %llu could not be found again", s->what,
+                    (unsigned long long)i + 1);
+        return vp_lcap_raise(L, 1, &err);
+    }
+    return 1; /* the child next pushed */
+}
+
+/* Upvalues: object, next position, the vp_liter. */
+static int liter_next(lua_State *L)
+{
+    const vp_liter *it = lua_touserdata(L, lua_upvalueindex(3));
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    lua_pushvalue(L, lua_upvalueindex(1));
+    int n = it->step(L, lua_gettop(L), i);
+    if (n > 0) {
+        lua_pushinteger(L, i + 1);
+        lua_replace(L, lua_upvalueindex(2));
+    }
+    return n;
+}
+
+void vp_liter_push(lua_State *L, int obj, const vp_liter *it)
+{
+    lua_pushvalue(L, obj);
+    lua_pushinteger(L, 0);
+    lua_pushlightuserdata(L, (void *)it);
+    lua_pushcclosure(L, liter_next, 3);
 }
 
 /* __index: methods first, then the fields table (captures), then the
@@ -227,6 +317,30 @@ void vp_l_class(lua_State *L, const char *tname, const luaL_Reg *meta, const lua
     lua_pushcclosure(L, class_index, 2);
     lua_setfield(L, -2, "__index");
     lua_pop(L, 1);
+}
+
+/* close, __close and __gc of a capture. Upvalue: the class name. */
+static int lcap_close_method(lua_State *L)
+{
+    vp_lcap_close(luaL_checkudata(L, 1, lua_tostring(L, lua_upvalueindex(1))));
+    return 0;
+}
+
+void vp_lcap_class(lua_State *L, const char *tname, lua_CFunction tostring, lua_CFunction len,
+                   const luaL_Reg *methods)
+{
+    const luaL_Reg meta[] = {{"__tostring", tostring}, {"__len", len}, {NULL, NULL}};
+    vp_l_class(L, tname, meta, methods, NULL);
+    luaL_getmetatable(L, tname);
+    lua_getfield(L, -1, "__methods");
+    lua_pushstring(L, tname);
+    lua_pushcclosure(L, lcap_close_method, 1);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "__gc");
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -4, "__close");
+    lua_setfield(L, -2, "close");
+    lua_pop(L, 2);
 }
 
 int vp_l_fail(lua_State *L, const char *path, const vp_error *err)
@@ -336,6 +450,18 @@ const char *vp_lcap_basename(lua_State *L, int capidx)
     return base ? base + 1 : path;
 }
 
+void *vp_lcap_tostring_model(lua_State *L, const char *tname, const char **base)
+{
+    vp_lcap *c = luaL_checkudata(L, 1, tname);
+    *base = vp_lcap_basename(L, 1);
+    if (c->model)
+        return c->model;
+    lua_getiuservalue(L, 1, 1);
+    lua_getfield(L, -1, "format");
+    lua_pushfstring(L, "<%s %s: closed>", lua_tostring(L, -1), *base);
+    return NULL;
+}
+
 int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err)
 {
     const char *path = vp_lcap_path(L, capidx);
@@ -352,6 +478,14 @@ int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err)
             return lua_error(L);
     }
     return vp_l_raise(L, path, err);
+}
+
+void vp_l_push_name(lua_State *L, const char *name, const char *unnamed, int n)
+{
+    if (name)
+        lua_pushstring(L, name);
+    else
+        lua_pushfstring(L, unnamed, n);
 }
 
 void vp_l_push_count(lua_State *L, uint64_t n)
@@ -786,4 +920,22 @@ vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
     lua_pushstring(L, path);
     lua_setiuservalue(L, -2, 1);
     return lw;
+}
+
+int vp_lwriter_push(lua_State *L, const vp_lwriter_ops *ops, const char *path, void *w,
+                    const vp_error *err)
+{
+    if (!w)
+        return luaL_error(L, "vp.writer: %s", err->msg);
+    vp_lwriter_new(L, ops, sizeof(vp_lwriter), path)->w = w;
+    return 1;
+}
+
+int vp_lwriter_wrote(lua_State *L, const char *method, uint64_t off, vp_errcode rc,
+                     const vp_error *err)
+{
+    if (rc != VP_OK)
+        return luaL_error(L, "%s: %s", method, err->msg);
+    lua_pushinteger(L, (lua_Integer)off);
+    return 1;
 }

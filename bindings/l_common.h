@@ -48,6 +48,13 @@ void vp_lcap_set_bool(lua_State *L, int idx, const char *key, int v);
 
 /* Push the capture's cache table (user value 2). */
 void vp_lcap_cache(lua_State *L, int idx);
+/* Children cached by number in that table, so that one record is always
+ * the same Lua value: vp_lcap_cached pushes the child cached at `slot` of
+ * the capture at capidx and returns 1, or pushes nothing and returns 0;
+ * vp_lcap_cache_set caches the value on top of the stack (left there) at
+ * `slot`. */
+int vp_lcap_cached(lua_State *L, int capidx, lua_Integer slot);
+void vp_lcap_cache_set(lua_State *L, int capidx, lua_Integer slot);
 /* Make that table weak-valued: a child stays the same Lua value while
  * anything holds it, and a walk over millions of children does not keep
  * them all (for captures whose children are as many as their records). */
@@ -64,6 +71,8 @@ void *vp_lchild_check(lua_State *L, int idx, const char *tname, void **model);
 
 /* Push the capture a child pins. */
 void vp_lchild_pushcap(lua_State *L, int idx);
+/* Raise err (vp_lcap_raise) naming the capture of the child at idx. */
+int vp_lchild_raise(lua_State *L, int idx, const vp_error *err);
 
 /* __eq of a child class tname: arguments 1 and 2 are both of the class,
  * pin the same capture and have the same key, the `size` bytes at
@@ -78,27 +87,50 @@ int vp_lchild_eq(lua_State *L, const char *tname, size_t offset, size_t size);
 uint64_t vp_l_check_index(lua_State *L, int idx, const char *what, uint64_t n);
 
 /* ---- slotted captures (.dm, .dw) ------------------------------------------
- * One iterator for the files that are a sequence of slots, each used (a
- * record) or empty:
+ * One set of methods for the files that are a sequence of slots, each used
+ * (a record) or empty:
  *
  *   for i, rec in cap:slots() do ... end   -- rec is false for an empty slot
- *   for rec in cap:records() do ... end    -- the used slots only
+ *   for rec in cap:records([i]) do ... end -- the used slots, from the i-th
+ *   cap:record(i)                          -- the i-th used slot
  *
- * The binding gives the step: decode the next slot from `state` and return
+ * The binding gives the reader's iterator: `begin` and `seek` position
+ * `state` (seek: the next used slot returned is the 0-based `index`; past
+ * the last, none is), and `next` decodes the next slot from it and returns
  * -1 (err filled), 0 after the last slot, or 1 with *slot (0-based) set
  * and, for a used slot, *used = 1 and its child pushed (the capture is at
  * `cap`). Errors raise naming the capture's file. */
 typedef struct vp_lslots {
     const char *cap_tname; /* the capture class */
-    size_t state_size;     /* the step's iterator state */
+    const char *what;      /* a used slot in messages: "record" */
+    size_t state_size;     /* the reader's iterator state */
+    void (*begin)(void *model, void *state);
+    void (*seek)(void *model, void *state, uint64_t index);
     int (*next)(lua_State *L, int cap, void *model, void *state, uint64_t *slot, int *used,
                 vp_error *err);
 } vp_lslots;
 
-/* Push the iterator over the capture at `cap`: every slot as `i, rec|false`
- * when `all`, else the used slots as `rec`. Returns the state (state_size
- * bytes, kept alive by the iterator) for the caller to position. */
-void *vp_lslots_push(lua_State *L, int cap, const vp_lslots *s, int all);
+/* cap:slots(): every slot as `i, rec|false`. The capture is argument 1. */
+int vp_lslots_all(lua_State *L, const vp_lslots *s);
+/* cap:records([i]): the used slots as `rec`, from the i-th (1-based,
+ * default 1; past the last: none). */
+int vp_lslots_used(lua_State *L, const vp_lslots *s);
+/* cap:record(i): the i-th (1-based) of the `count` used slots; an index out
+ * of range raises. */
+int vp_lslots_at(lua_State *L, const vp_lslots *s, uint64_t count);
+
+/* ---- counting iterators ----------------------------------------------------
+ * `for x in obj:things() do ... end` over the positions 0, 1, 2, ... of an
+ * object (a capture or a child): the iterator holds the object and the next
+ * position, and `step` pushes the values of position i of the object at
+ * the (absolute) index obj and returns how many, or returns 0 after the
+ * last position, pushing nothing. */
+typedef struct vp_liter {
+    int (*step)(lua_State *L, int obj, lua_Integer i);
+} vp_liter;
+
+/* Push the iterator over the object at obj, from position 0. */
+void vp_liter_push(lua_State *L, int obj, const vp_liter *it);
 
 /* Register class tname: metatable with __name, the given metamethods,
  * and an __index that looks in `methods`, then the user value 1 table when
@@ -106,6 +138,13 @@ void *vp_lslots_push(lua_State *L, int cap, const vp_lslots *s, int all);
  * given. Leaves nothing on the stack. */
 void vp_l_class(lua_State *L, const char *tname, const luaL_Reg *meta, const luaL_Reg *methods,
                 lua_CFunction getter);
+
+/* Register capture class tname as vp_l_class does (no getter: a capture's
+ * properties are its fields table), with the members every capture has:
+ * close, also as __close and __gc (vp_lcap_close), __tostring and __len.
+ * `methods` are the others. */
+void vp_lcap_class(lua_State *L, const char *tname, lua_CFunction tostring, lua_CFunction len,
+                   const luaL_Reg *methods);
 
 /* Push `nil, "<path>: <message>", code` and return 3. */
 int vp_l_fail(lua_State *L, const char *path, const vp_error *err);
@@ -137,6 +176,11 @@ const char *vp_l_opt_str(lua_State *L, int idx, const char *key, const char *def
 
 /* ---- captures: helpers for tostring, summary and errors ------------------ */
 
+/* A capture's __tostring starts here: the model of the capture at 1 (class
+ * tname) and the file name of its path in *base; or NULL when the capture
+ * is closed, "<format base: closed>" then being pushed (the whole result). */
+void *vp_lcap_tostring_model(lua_State *L, const char *tname, const char **base);
+
 /* The path of the capture at capidx ("?" when it has none); the fields
  * table keeps the string alive. */
 const char *vp_lcap_path(lua_State *L, int capidx);
@@ -148,6 +192,10 @@ const char *vp_lcap_basename(lua_State *L, int capidx);
  * changed (ECHANGED: truncated while open), never for a caller's mistake. */
 int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err);
 
+/* Push a format's name for a numbered thing (a group, a type), or, when
+ * the format has none (name NULL), `unnamed` formatted with n as
+ * lua_pushfstring does ("group_%d"). */
+void vp_l_push_name(lua_State *L, const char *name, const char *unnamed, int n);
 /* Push "1,234": counts in summaries and tostring are read by people. */
 void vp_l_push_count(lua_State *L, uint64_t n);
 /* Append {name = name, value = <top of the stack, popped>} to the list at
@@ -261,15 +309,59 @@ struct vp_lwriter {
     uint64_t bytes; /* the file size, once closed */
 };
 
+/* The host writer's common operations as vp_lwriter_ops members: in
+ * l_<fmt>_writer.c, VP_LWRITER_FORWARD(fmt) defines <fmt>_wsize, <fmt>_wraw,
+ * <fmt>_wtruncate and <fmt>_wdata over vp_<fmt>_writer_tell, _raw,
+ * _truncate and _data (write/<fmt>_write.h), and VP_LWRITER_FORWARDED(fmt)
+ * names them as its ops' .size, .raw, .truncate and .data. */
+/* A writer whose close takes no options: VP_LWRITER_FORWARD_CLOSE(fmt)
+ * defines <fmt>_wclose, the ops' .close, over vp_<fmt>_writer_close. */
+#define VP_LWRITER_FORWARD_CLOSE(fmt)                                                             \
+    static vp_errcode fmt##_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)    \
+    {                                                                                             \
+        (void)copts;                                                                              \
+        return vp_##fmt##_writer_close(w, bytes, err);                                            \
+    }
+#define VP_LWRITER_FORWARDED(fmt)                                                                 \
+    .size = fmt##_wsize, .raw = fmt##_wraw, .truncate = fmt##_wtruncate, .data = fmt##_wdata
+
+#define VP_LWRITER_FORWARD(fmt)                                                                   \
+    static uint64_t fmt##_wsize(void *w)                                                          \
+    {                                                                                             \
+        return vp_##fmt##_writer_tell(w);                                                         \
+    }                                                                                             \
+    static vp_errcode fmt##_wraw(void *w, const void *p, size_t n, vp_error *err)                 \
+    {                                                                                             \
+        return vp_##fmt##_writer_raw(w, p, n, err);                                               \
+    }                                                                                             \
+    static void fmt##_wtruncate(void *w, uint64_t n)                                              \
+    {                                                                                             \
+        vp_##fmt##_writer_truncate(w, n);                                                         \
+    }                                                                                             \
+    static const uint8_t *fmt##_wdata(void *w, size_t *len, vp_error *err)                        \
+    {                                                                                             \
+        return vp_##fmt##_writer_data(w, len, err);                                               \
+    }
+
 /* Push a zeroed writer userdata of `size` bytes (at least a vp_lwriter) of
  * class ops->tname holding `path`, creating the class on first use. The
  * caller sets ->w. */
 vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
                            const char *path);
+/* The end of vp.writer(format, path): push a writer userdata (a plain
+ * vp_lwriter) for the host writer w, or raise "vp.writer: <message>" when
+ * opening it failed (w NULL, err filled). */
+int vp_lwriter_push(lua_State *L, const vp_lwriter_ops *ops, const char *path, void *w,
+                    const vp_error *err);
 /* Argument 1 as an open writer of class tname; raises "<name> is closed". */
 vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname);
 /* Raise "<name> <path>: <message>" for lw, argument 1. */
 int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err);
+/* The end of a writer method that returns where its bytes start: push
+ * `off` and return 1, or raise "<method>: <message>" when the write failed
+ * (rc, err). */
+int vp_lwriter_wrote(lua_State *L, const char *method, uint64_t off, vp_errcode rc,
+                     const vp_error *err);
 /* w:close(copts) for a format's close method that takes options: finish
  * with copts (once; a closed writer just answers its size) and push the
  * file size; raises "<name>: <message>". Argument 1 is the writer. */

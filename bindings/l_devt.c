@@ -38,37 +38,23 @@ static vp_devt *devt_check(lua_State *L, int idx)
 /* Group and type names as the events carry them. */
 static void group_name_push(lua_State *L, uint32_t g)
 {
-    const char *gn = vp_devt_group_name(g);
-    if (gn)
-        lua_pushstring(L, gn);
-    else
-        lua_pushfstring(L, "group_%d", (int)g + 1);
+    vp_l_push_name(L, vp_devt_group_name(g), "group_%d", (int)g + 1);
 }
 
 static void type_name_push(lua_State *L, unsigned type)
 {
-    const char *name = vp_devt_type_name(type);
-    if (name)
-        lua_pushstring(L, name);
-    else
-        lua_pushfstring(L, "type_%d", (int)type);
+    vp_l_push_name(L, vp_devt_type_name(type), "type_%d", (int)type);
 }
 
 /* The group userdata for 0-based g, one per group (cached). */
 static void group_push(lua_State *L, int capidx, uint32_t g)
 {
     capidx = lua_absindex(L, capidx);
-    vp_lcap_cache(L, capidx);
-    if (lua_rawgeti(L, -1, (lua_Integer)g + 1) == LUA_TUSERDATA) {
-        lua_remove(L, -2);
+    if (vp_lcap_cached(L, capidx, (lua_Integer)g + 1))
         return;
-    }
-    lua_pop(L, 1);
     lgroup *lg = vp_lchild_new(L, sizeof *lg, GROUP_T, capidx);
     lg->g = g;
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, -3, (lua_Integer)g + 1);
-    lua_remove(L, -2);
+    vp_lcap_cache_set(L, capidx, (lua_Integer)g + 1);
 }
 
 static void event_push(lua_State *L, const vp_devt_event *ev, uint32_t g, uint64_t i)
@@ -129,26 +115,21 @@ int vp_l_open_devt(lua_State *L, const char *path, int opts)
     return 1;
 }
 
-/* Upvalues: capture, next group (0-based). */
-static int groups_iter(lua_State *L)
+/* cap:groups(): group g (0-based) of the capture at cap. */
+static int groups_step(lua_State *L, int cap, lua_Integer g)
 {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    vp_devt *d = devt_check(L, -1);
-    lua_Integer g = lua_tointeger(L, lua_upvalueindex(2));
-    if (g >= (lua_Integer)d->group_count)
+    if (g >= (lua_Integer)devt_check(L, cap)->group_count)
         return 0;
-    lua_pushinteger(L, g + 1);
-    lua_replace(L, lua_upvalueindex(2));
-    group_push(L, -1, (uint32_t)g);
+    group_push(L, cap, (uint32_t)g);
     return 1;
 }
+
+static const vp_liter groups_iter = {groups_step};
 
 static int cap_groups(lua_State *L)
 {
     devt_check(L, 1);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushcclosure(L, groups_iter, 2);
+    vp_liter_push(L, 1, &groups_iter);
     return 1;
 }
 
@@ -373,12 +354,6 @@ static int cap_summary(lua_State *L)
     return 1;
 }
 
-static int cap_close(lua_State *L)
-{
-    vp_lcap_close(luaL_checkudata(L, 1, DEVT_T));
-    return 0;
-}
-
 /* #cap: the events, over all groups. */
 static int cap_len(lua_State *L)
 {
@@ -388,13 +363,10 @@ static int cap_len(lua_State *L)
 
 static int cap_tostring(lua_State *L)
 {
-    vp_lcap *c = luaL_checkudata(L, 1, DEVT_T);
-    const char *base = vp_lcap_basename(L, 1);
-    if (!c->model) {
-        lua_pushfstring(L, "<devt %s: closed>", base);
+    const char *base;
+    vp_devt *d = vp_lcap_tostring_model(L, DEVT_T, &base);
+    if (!d)
         return 1;
-    }
-    vp_devt *d = c->model;
     lua_pushfstring(L, "<devt %s: %I groups, ", base, (lua_Integer)d->group_count);
     vp_l_push_count(L, d->event_count);
     lua_pushfstring(L, " events, graph_duration %I%s%s>", (lua_Integer)d->graph_duration,
@@ -446,28 +418,25 @@ static int group_len(lua_State *L)
     return 1;
 }
 
-/* Upvalues: group, next event (0-based). */
-static int group_events_iter(lua_State *L)
+/* group:events(): event i (0-based) of the group at grp. */
+static int group_events_step(lua_State *L, int grp, lua_Integer i)
 {
     vp_devt *d;
-    lgroup *lg = group_check(L, lua_upvalueindex(1), &d);
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    lgroup *lg = group_check(L, grp, &d);
     if ((uint64_t)i >= d->groups[lg->g].count)
         return 0;
-    vp_lchild_pushcap(L, lua_upvalueindex(1));
+    vp_lchild_pushcap(L, grp);
     event_get_push(L, d, lua_gettop(L), lg->g, (uint64_t)i);
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
     return 1;
 }
+
+static const vp_liter group_events_iter = {group_events_step};
 
 static int group_events(lua_State *L)
 {
     vp_devt *d;
     group_check(L, 1, &d);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushcclosure(L, group_events_iter, 2);
+    vp_liter_push(L, 1, &group_events_iter);
     return 1;
 }
 
@@ -522,16 +491,11 @@ static int group_tostring(lua_State *L)
 
 void vp_l_register_devt(lua_State *L)
 {
-    static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
-                                        {"__close", cap_close},
-                                        {"__tostring", cap_tostring},
-                                        {"__len", cap_len},
-                                        {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"groups", cap_groups},   {"group", cap_group},
                                            {"events", cap_events},   {"summary", cap_summary},
                                            {"event_stats", cap_event_stats},
-                                           {"close", cap_close},     {NULL, NULL}};
-    vp_l_class(L, DEVT_T, cap_meta, cap_methods, NULL);
+                                           {NULL, NULL}};
+    vp_lcap_class(L, DEVT_T, cap_tostring, cap_len, cap_methods);
 
     static const luaL_Reg group_meta[] = {
         {"__len", group_len}, {"__tostring", group_tostring}, {"__eq", group_eq}, {NULL, NULL}};

@@ -13,33 +13,9 @@
 #define WRITER_T "vp.devt.writer"
 #define WHO "devt writer"
 
-static vp_errcode devt_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
-{
-    (void)copts;
-    return vp_devt_writer_close(w, bytes, err);
-}
-
-static uint64_t devt_wsize(void *w)
-{
-    return vp_devt_writer_tell(w);
-}
-
-static vp_errcode devt_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    (void)err;
-    vp_devt_writer_raw(w, p, n);
-    return VP_OK;
-}
-
-static void devt_wtruncate(void *w, uint64_t n)
-{
-    vp_devt_writer_truncate(w, n);
-}
-
-static const uint8_t *devt_wdata(void *w, size_t *len, vp_error *err)
-{
-    return vp_devt_writer_data(w, len, err);
-}
+/* devt_wclose, devt_wsize, devt_wraw, devt_wtruncate, devt_wdata (l_common.h). */
+VP_LWRITER_FORWARD_CLOSE(devt)
+VP_LWRITER_FORWARD(devt)
 
 /* w:group(events [, {total = n, chunks = {...}}]); an event is
  * {time1 =, time2 =, type =} or {time1, time2, type}. */
@@ -84,10 +60,7 @@ static const vp_lwriter_ops devt_wops = {.tname = WRITER_T,
                                          .name = WHO,
                                          .methods = devt_wmethods,
                                          .close = devt_wclose,
-                                         .size = devt_wsize,
-                                         .raw = devt_wraw,
-                                         .truncate = devt_wtruncate,
-                                         .data = devt_wdata};
+                                         VP_LWRITER_FORWARDED(devt)};
 
 int vp_l_writer_devt(lua_State *L, const char *path, int opts)
 {
@@ -113,9 +86,6 @@ int vp_l_writer_devt(lua_State *L, const char *path, int opts)
     }
     vp_error err;
     vp_devt_writer *w = vp_devt_writer_open(path, &o, &err);
-    if (!w)
-        return luaL_error(L, "vp.writer: %s", err.msg);
-    vp_lwriter_new(L, &devt_wops, sizeof(vp_lwriter), path)->w = w;
-    return 1;
+    return vp_lwriter_push(L, &devt_wops, path, w, &err);
 }
 

@@ -50,50 +50,34 @@ static vp_dlag *dlag_check(lua_State *L, int idx)
 
 static void measurement_name_push(lua_State *L, uint32_t index)
 {
-    const char *name = vp_dlag_measurement_name(index);
-    if (name)
-        lua_pushstring(L, name);
-    else
-        lua_pushfstring(L, "measurement_%d", (int)index);
+    vp_l_push_name(L, vp_dlag_measurement_name(index), "measurement_%d", (int)index);
 }
 
 /* One userdata per measurement / hop, cached in the capture. */
-static void child_push(lua_State *L, int capidx, const char *tname, lua_Integer slot,
-                       uint64_t value)
-{
-    capidx = lua_absindex(L, capidx);
-    vp_lcap_cache(L, capidx);
-    if (lua_rawgeti(L, -1, slot) == LUA_TUSERDATA) {
-        lua_remove(L, -2);
-        return;
-    }
-    lua_pop(L, 1);
-    if (strcmp(tname, MEAS_T) == 0) {
-        lmeas *m = vp_lchild_new(L, sizeof *m, MEAS_T, capidx);
-        m->k = (uint32_t)value;
-    } else {
-        vp_dlag *d = vp_lcap_check(L, capidx, DLAG_T)->model;
-        vp_dlag_hop h;
-        vp_error err;
-        if (!vp_dlag_hop_get(d, value, &h, &err))
-            vp_lcap_raise(L, capidx, &err);
-        lhop *lh = vp_lchild_new(L, sizeof *lh, HOP_T, capidx);
-        lh->i = value;
-        lh->h = h;
-    }
-    lua_pushvalue(L, -1);
-    lua_rawseti(L, -3, slot);
-    lua_remove(L, -2);
-}
-
 static void meas_push(lua_State *L, int capidx, uint32_t k)
 {
-    child_push(L, capidx, MEAS_T, (lua_Integer)k + 1, k);
+    capidx = lua_absindex(L, capidx);
+    if (vp_lcap_cached(L, capidx, (lua_Integer)k + 1))
+        return;
+    lmeas *m = vp_lchild_new(L, sizeof *m, MEAS_T, capidx);
+    m->k = k;
+    vp_lcap_cache_set(L, capidx, (lua_Integer)k + 1);
 }
 
 static void hop_push(lua_State *L, int capidx, uint64_t i)
 {
-    child_push(L, capidx, HOP_T, -(lua_Integer)i - 1, i);
+    capidx = lua_absindex(L, capidx);
+    if (vp_lcap_cached(L, capidx, -(lua_Integer)i - 1))
+        return;
+    vp_dlag *d = vp_lcap_check(L, capidx, DLAG_T)->model;
+    vp_dlag_hop h;
+    vp_error err;
+    if (!vp_dlag_hop_get(d, i, &h, &err))
+        vp_lcap_raise(L, capidx, &err);
+    lhop *lh = vp_lchild_new(L, sizeof *lh, HOP_T, capidx);
+    lh->i = i;
+    lh->h = h;
+    vp_lcap_cache_set(L, capidx, -(lua_Integer)i - 1);
 }
 
 static void vec4_push(lua_State *L, const float *v)
@@ -193,53 +177,56 @@ int vp_l_open_dlag(lua_State *L, const char *path, int opts)
     return 1;
 }
 
-/* Upvalues: capture, next 0-based index. `kind` 0 measurements, 1 graph
- * states, 2 hops. */
-static int cap_iter(lua_State *L)
+/* The iterators over the capture at cap: measurement, graph state and hop
+ * i (0-based). */
+static int meas_step(lua_State *L, int cap, lua_Integer i)
 {
-    lua_pushvalue(L, lua_upvalueindex(1));
-    int cap = lua_gettop(L);
-    vp_dlag *d = dlag_check(L, cap);
-    int kind = (int)lua_tointeger(L, lua_upvalueindex(3));
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
-    uint64_t n = kind == 0 ? d->measurement_count
-                           : kind == 1 ? d->graph_state_count : d->hop_count;
-    if ((uint64_t)i >= n)
+    if ((uint64_t)i >= dlag_check(L, cap)->measurement_count)
         return 0;
-    if (kind == 0)
-        meas_push(L, cap, (uint32_t)i);
-    else if (kind == 1)
-        graph_state_push(L, d, cap, (uint64_t)i);
-    else
-        hop_push(L, cap, (uint64_t)i);
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
+    meas_push(L, cap, (uint32_t)i);
     return 1;
 }
 
-static int iter_new(lua_State *L, int kind)
+static int graph_state_step(lua_State *L, int cap, lua_Integer i)
+{
+    vp_dlag *d = dlag_check(L, cap);
+    if ((uint64_t)i >= d->graph_state_count)
+        return 0;
+    graph_state_push(L, d, cap, (uint64_t)i);
+    return 1;
+}
+
+static int hop_step(lua_State *L, int cap, lua_Integer i)
+{
+    if ((uint64_t)i >= dlag_check(L, cap)->hop_count)
+        return 0;
+    hop_push(L, cap, (uint64_t)i);
+    return 1;
+}
+
+static const vp_liter meas_iter = {meas_step}, graph_state_iter = {graph_state_step},
+                      hop_iter = {hop_step};
+
+static int iter_new(lua_State *L, const vp_liter *it)
 {
     dlag_check(L, 1);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushinteger(L, kind);
-    lua_pushcclosure(L, cap_iter, 3);
+    vp_liter_push(L, 1, it);
     return 1;
 }
 
 static int cap_measurements(lua_State *L)
 {
-    return iter_new(L, 0);
+    return iter_new(L, &meas_iter);
 }
 
 static int cap_graph_states(lua_State *L)
 {
-    return iter_new(L, 1);
+    return iter_new(L, &graph_state_iter);
 }
 
 static int cap_hops(lua_State *L)
 {
-    return iter_new(L, 2);
+    return iter_new(L, &hop_iter);
 }
 
 static int name_eq_nocase(const char *a, const char *b)
@@ -331,21 +318,12 @@ static int cap_summary(lua_State *L)
     return 1;
 }
 
-static int cap_close(lua_State *L)
-{
-    vp_lcap_close(luaL_checkudata(L, 1, DLAG_T));
-    return 0;
-}
-
 static int cap_tostring(lua_State *L)
 {
-    vp_lcap *c = luaL_checkudata(L, 1, DLAG_T);
-    const char *base = vp_lcap_basename(L, 1);
-    if (!c->model) {
-        lua_pushfstring(L, "<dlag %s: closed>", base);
+    const char *base;
+    vp_dlag *d = vp_lcap_tostring_model(L, DLAG_T, &base);
+    if (!d)
         return 1;
-    }
-    vp_dlag *d = c->model;
     lua_pushfstring(L, "<dlag %s: %I measurements, ", base, (lua_Integer)d->measurement_count);
     vp_l_push_count(L, d->sample_count);
     lua_pushfstring(L, " samples, %I graph states, %I hops%s%s>", (lua_Integer)d->graph_state_count,
@@ -377,10 +355,8 @@ static void sample_get_push(lua_State *L, int owner, vp_dlag *d, const vp_dlag_s
 {
     vp_dlag_sample sm;
     vp_error err;
-    if (!vp_dlag_sample_get(d, s, i, &sm, &err)) {
-        vp_lchild_pushcap(L, owner);
-        vp_lcap_raise(L, lua_gettop(L), &err);
-    }
+    if (!vp_dlag_sample_get(d, s, i, &sm, &err))
+        vp_lchild_raise(L, owner, &err);
     sample_push(L, &sm, i);
 }
 
@@ -391,29 +367,24 @@ static int owner_len(lua_State *L)
     return 1;
 }
 
-/* Upvalues: owner, next 0-based sample. */
-static int samples_iter(lua_State *L)
+/* x:samples(): sample i (0-based) of the owner at owner. */
+static int samples_step(lua_State *L, int owner, lua_Integer i)
 {
     vp_dlag *d;
-    lua_pushvalue(L, lua_upvalueindex(1));
-    int owner = lua_gettop(L);
     const vp_dlag_samples *s = owner_samples(L, owner, &d);
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
     if ((uint64_t)i >= s->count)
         return 0;
     sample_get_push(L, owner, d, s, (uint64_t)i);
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
     return 1;
 }
+
+static const vp_liter samples_iter = {samples_step};
 
 static int owner_samples_l(lua_State *L)
 {
     vp_dlag *d;
     owner_samples(L, 1, &d);
-    lua_pushvalue(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushcclosure(L, samples_iter, 2);
+    vp_liter_push(L, 1, &samples_iter);
     return 1;
 }
 
@@ -445,10 +416,8 @@ static int owner_series(lua_State *L, int which)
     const vp_dlag_samples *s = owner_samples(L, 1, &d);
     vp_error err;
     vp_series *r = vp_dlag_series(d, s, which, &err);
-    if (!r) {
-        vp_lchild_pushcap(L, 1);
-        return vp_lcap_raise(L, lua_gettop(L), &err);
-    }
+    if (!r)
+        return vp_lchild_raise(L, 1, &err);
     vp_l_push_series(L, r);
     return 1;
 }
@@ -603,18 +572,12 @@ static int hop_tostring(lua_State *L)
 
 void vp_l_register_dlag(lua_State *L)
 {
-    static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
-                                        {"__close", cap_close},
-                                        {"__tostring", cap_tostring},
-                                        {"__len", cap_len},
-                                        {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {
         {"measurements", cap_measurements}, {"measurement", cap_measurement},
         {"graph_states", cap_graph_states}, {"graph_state", cap_graph_state},
         {"hops", cap_hops},                 {"hop", cap_hop},
-        {"summary", cap_summary},           {"close", cap_close},
-        {NULL, NULL}};
-    vp_l_class(L, DLAG_T, cap_meta, cap_methods, NULL);
+        {"summary", cap_summary},           {NULL, NULL}};
+    vp_lcap_class(L, DLAG_T, cap_tostring, cap_len, cap_methods);
 
     static const luaL_Reg meas_meta[] = {
         {"__len", owner_len}, {"__tostring", meas_tostring}, {"__eq", meas_eq}, {NULL, NULL}};

@@ -13,33 +13,9 @@
 #define WRITER_T "vp.dlag.writer"
 #define WHO "dlag writer"
 
-static vp_errcode dlag_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
-{
-    (void)copts;
-    return vp_dlag_writer_close(w, bytes, err);
-}
-
-static uint64_t dlag_wsize(void *w)
-{
-    return vp_dlag_writer_tell(w);
-}
-
-static vp_errcode dlag_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    (void)err;
-    vp_dlag_writer_raw(w, p, n);
-    return VP_OK;
-}
-
-static void dlag_wtruncate(void *w, uint64_t n)
-{
-    vp_dlag_writer_truncate(w, n);
-}
-
-static const uint8_t *dlag_wdata(void *w, size_t *len, vp_error *err)
-{
-    return vp_dlag_writer_data(w, len, err);
-}
+/* dlag_wclose, dlag_wsize, dlag_wraw, dlag_wtruncate, dlag_wdata (l_common.h). */
+VP_LWRITER_FORWARD_CLOSE(dlag)
+VP_LWRITER_FORWARD(dlag)
 
 static float tfloat(lua_State *L, int idx, const char *key, int pos)
 {
@@ -224,10 +200,7 @@ static const vp_lwriter_ops dlag_wops = {.tname = WRITER_T,
                                          .name = WHO,
                                          .methods = dlag_wmethods,
                                          .close = dlag_wclose,
-                                         .size = dlag_wsize,
-                                         .raw = dlag_wraw,
-                                         .truncate = dlag_wtruncate,
-                                         .data = dlag_wdata};
+                                         VP_LWRITER_FORWARDED(dlag)};
 
 int vp_l_writer_dlag(lua_State *L, const char *path, int opts)
 {
@@ -247,9 +220,6 @@ int vp_l_writer_dlag(lua_State *L, const char *path, int opts)
     }
     vp_error err;
     vp_dlag_writer *w = vp_dlag_writer_open(path, &o, &err);
-    if (!w)
-        return luaL_error(L, "vp.writer: %s", err.msg);
-    vp_lwriter_new(L, &dlag_wops, sizeof(vp_lwriter), path)->w = w;
-    return 1;
+    return vp_lwriter_push(L, &dlag_wops, path, w, &err);
 }
 

@@ -26,21 +26,12 @@ static void dm_free(void *m)
 
 /* ---- capture ----------------------------------------------------------- */
 
-static int dm_close(lua_State *L)
-{
-    vp_lcap_close(luaL_checkudata(L, 1, DM_T));
-    return 0;
-}
-
 static int dm_tostring(lua_State *L)
 {
-    vp_lcap *c = luaL_checkudata(L, 1, DM_T);
-    const char *base = vp_lcap_basename(L, 1);
-    if (!c->model) {
-        lua_pushfstring(L, "<dm %s: closed>", base);
+    const char *base;
+    vp_dm *d = vp_lcap_tostring_model(L, DM_T, &base);
+    if (!d)
         return 1;
-    }
-    vp_dm *d = c->model;
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "<dm ");
@@ -93,48 +84,39 @@ static int dm_slot_next(lua_State *L, int cap, void *model, void *state, uint64_
     return 1;
 }
 
-static const vp_lslots dm_slots_def = {DM_T, sizeof(vp_dm_iter), dm_slot_next};
+static void dm_slot_begin(void *model, void *state)
+{
+    vp_dm_iter_begin(model, state);
+}
+
+static void dm_slot_seek(void *model, void *state, uint64_t index)
+{
+    vp_dm_iter_seek_record(model, state, index);
+}
+
+static const vp_lslots dm_slots_def = {.cap_tname = DM_T,
+                                       .what = "record",
+                                       .state_size = sizeof(vp_dm_iter),
+                                       .begin = dm_slot_begin,
+                                       .seek = dm_slot_seek,
+                                       .next = dm_slot_next};
 
 /* cap:records([i]) -> iterator over the records with data, from the i-th. */
 static int dm_records(lua_State *L)
 {
-    vp_dm *d = dm_check(L, 1);
-    lua_Integer i = luaL_optinteger(L, 2, 1);
-    luaL_argcheck(L, i >= 1, 2, "record numbers start at 1");
-    vp_dm_iter *it = vp_lslots_push(L, 1, &dm_slots_def, 0);
-    if (i > 1)
-        vp_dm_iter_seek_record(d, it, (uint64_t)i - 1); /* past the end: exhausted */
-    else
-        vp_dm_iter_begin(d, it);
-    return 1;
+    return vp_lslots_used(L, &dm_slots_def);
 }
 
 /* cap:slots() -> i, record | false for every element of the array. */
 static int dm_slots(lua_State *L)
 {
-    vp_dm *d = dm_check(L, 1);
-    vp_dm_iter_begin(d, vp_lslots_push(L, 1, &dm_slots_def, 1));
-    return 1;
+    return vp_lslots_all(L, &dm_slots_def);
 }
 
 /* cap:record(i) -> record (1-based); raises out of range. */
 static int dm_record(lua_State *L)
 {
-    vp_dm *d = dm_check(L, 1);
-    uint64_t i = vp_l_check_index(L, 2, "record", d->record_count);
-    vp_dm_iter it;
-    vp_dm_iter_seek_record(d, &it, i);
-    vp_dm_record r;
-    vp_error err;
-    int n = vp_dm_iter_next(d, &it, &r, &err);
-    if (n <= 0 || r.have_data != 1) {
-        if (n >= 0)
-            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "record %llu could not be found again",
-                    (unsigned long long)i + 1);
-        return vp_lcap_raise(L, 1, &err);
-    }
-    push_record(L, &r, 1);
-    return 1;
+    return vp_lslots_at(L, &dm_slots_def, dm_check(L, 1)->record_count);
 }
 
 /* "0 1 5" : the group bits present in the file. */
@@ -226,13 +208,6 @@ static vp_dm_record *record_check(lua_State *L, int idx, vp_dm **d)
     return r;
 }
 
-/* Raise err naming the capture of the record at idx. */
-static int record_raise(lua_State *L, int idx, const vp_error *err)
-{
-    vp_lchild_pushcap(L, idx);
-    return vp_lcap_raise(L, lua_gettop(L), err);
-}
-
 /* The group as a table; `rec` is the record it belongs to (for errors). */
 static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned index, int rec)
 {
@@ -270,7 +245,7 @@ static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned in
         for (unsigned i = 0; i < g->arrow_count; i++) {
             float o[3], dir[3];
             if (vp_dm_arrow_at(d, g, i, o, dir, &err) != VP_OK)
-                record_raise(L, rec, &err);
+                vp_lchild_raise(L, rec, &err);
             lua_createtable(L, 0, 2);
             vp_l_set_vec3(L, "origin", o);
             vp_l_set_vec3(L, "direction", dir);
@@ -281,7 +256,7 @@ static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned in
         for (unsigned i = 0; i < g->float_count; i++) {
             float v;
             if (vp_dm_float_at(d, g, i, &v, &err) != VP_OK)
-                record_raise(L, rec, &err);
+                vp_lchild_raise(L, rec, &err);
             lua_pushnumber(L, v);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
@@ -292,30 +267,51 @@ static void push_group(lua_State *L, vp_dm *d, const vp_dm_group *g, unsigned in
     vp_l_set_int(L, "unknown_6", g->unknown_6);
 }
 
-/* Group iterator. Upvalues: record, state {off, bit (next to look at),
- * index}. */
-typedef struct group_state {
+/* A walk over the groups of a record: where the next one starts, the bit
+ * to look at next and the groups handed out so far. The group iterator,
+ * the group list and record:group(bit) read the groups through it (a group
+ * starts where the one before it ends). */
+typedef struct group_walk {
     uint64_t off;
-    unsigned bit, index;
-} group_state;
+    unsigned bit, count;
+} group_walk;
 
+static void group_walk_begin(group_walk *w, const vp_dm_record *r)
+{
+    w->off = r->groups_off;
+    w->bit = 0;
+    w->count = 0;
+}
+
+/* The next group of record r: 1 with *g and its 0-based *index, 0 after
+ * the last. A read that fails raises naming the record at rec. */
+static int group_walk_next(lua_State *L, vp_dm *d, const vp_dm_record *r, int rec, group_walk *w,
+                           vp_dm_group *g, unsigned *index)
+{
+    while (w->bit < VP_DM_GROUP_BITS && !((r->bitfield >> w->bit) & 1))
+        w->bit++;
+    if (w->bit >= VP_DM_GROUP_BITS)
+        return 0;
+    vp_error err;
+    if (vp_dm_group_at(d, w->off, w->bit, g, &err) != VP_OK)
+        vp_lchild_raise(L, rec, &err);
+    w->off += g->size;
+    w->bit++;
+    *index = w->count++;
+    return 1;
+}
+
+/* Group iterator. Upvalues: record, its group_walk. */
 static int group_iter(lua_State *L)
 {
     vp_dm *d;
     vp_dm_record *r = record_check(L, lua_upvalueindex(1), &d);
-    group_state *s = lua_touserdata(L, lua_upvalueindex(2));
-    while (s->bit < VP_DM_GROUP_BITS && !((r->bitfield >> s->bit) & 1))
-        s->bit++;
-    if (s->bit >= VP_DM_GROUP_BITS)
-        return 0;
+    group_walk *w = lua_touserdata(L, lua_upvalueindex(2));
     vp_dm_group g;
-    vp_error err;
-    if (vp_dm_group_at(d, s->off, s->bit, &g, &err) != VP_OK)
-        return record_raise(L, lua_upvalueindex(1), &err);
-    push_group(L, d, &g, s->index, lua_upvalueindex(1));
-    s->off += g.size;
-    s->bit++;
-    s->index++;
+    unsigned index;
+    if (!group_walk_next(L, d, r, lua_upvalueindex(1), w, &g, &index))
+        return 0;
+    push_group(L, d, &g, index, lua_upvalueindex(1));
     return 1;
 }
 
@@ -324,32 +320,23 @@ static int record_groups(lua_State *L)
     vp_dm *d;
     vp_dm_record *r = record_check(L, 1, &d);
     lua_pushvalue(L, 1);
-    group_state *s = lua_newuserdatauv(L, sizeof *s, 0);
-    s->off = r->groups_off;
-    s->bit = 0;
-    s->index = 0;
+    group_walk_begin(lua_newuserdatauv(L, sizeof(group_walk), 0), r);
     lua_pushcclosure(L, group_iter, 2);
     return 1;
 }
 
-/* Every group of the record: a list in bit order (as_map: keyed by bit). */
+/* Every group of the record: a list in bit order (by_bit: keyed by bit). */
 static void push_groups(lua_State *L, vp_dm *d, const vp_dm_record *r, int by_bit, int rec)
 {
     rec = lua_absindex(L, rec);
     lua_createtable(L, by_bit ? 0 : (int)r->group_count, by_bit ? (int)r->group_count : 0);
-    uint64_t off = r->groups_off;
-    unsigned index = 0;
-    for (unsigned b = 0; b < VP_DM_GROUP_BITS; b++) {
-        if (!((r->bitfield >> b) & 1))
-            continue;
-        vp_dm_group g;
-        vp_error err;
-        if (vp_dm_group_at(d, off, b, &g, &err) != VP_OK)
-            record_raise(L, rec, &err);
+    group_walk w;
+    group_walk_begin(&w, r);
+    vp_dm_group g;
+    unsigned index;
+    while (group_walk_next(L, d, r, rec, &w, &g, &index)) {
         push_group(L, d, &g, index, rec);
-        lua_rawseti(L, -2, by_bit ? (lua_Integer)b : (lua_Integer)index + 1);
-        off += g.size;
-        index++;
+        lua_rawseti(L, -2, by_bit ? (lua_Integer)g.bit : (lua_Integer)index + 1);
     }
 }
 
@@ -363,21 +350,15 @@ static int record_group(lua_State *L)
         lua_pushnil(L);
         return 1;
     }
-    uint64_t off = r->groups_off;
-    unsigned index = 0;
-    for (unsigned b = 0; b < VP_DM_GROUP_BITS; b++) {
-        if (!((r->bitfield >> b) & 1))
-            continue;
-        vp_dm_group g;
-        vp_error err;
-        if (vp_dm_group_at(d, off, b, &g, &err) != VP_OK)
-            return record_raise(L, 1, &err);
-        if ((lua_Integer)b == want) {
+    group_walk w;
+    group_walk_begin(&w, r);
+    vp_dm_group g;
+    unsigned index;
+    while (group_walk_next(L, d, r, 1, &w, &g, &index)) {
+        if ((lua_Integer)g.bit == want) {
             push_group(L, d, &g, index, 1);
             return 1;
         }
-        off += g.size;
-        index++;
     }
     lua_pushnil(L);
     return 1;
@@ -517,16 +498,10 @@ static int dm_track(lua_State *L)
 
 void vp_l_register_dm(lua_State *L)
 {
-    static const luaL_Reg cap_meta[] = {{"__gc", dm_close},
-                                        {"__close", dm_close},
-                                        {"__tostring", dm_tostring},
-                                        {"__len", dm_len},
-                                        {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"records", dm_records}, {"slots", dm_slots},
                                            {"record", dm_record},   {"summary", dm_summary},
-                                           {"track", dm_track},     {"close", dm_close},
-                                           {NULL, NULL}};
-    vp_l_class(L, DM_T, cap_meta, cap_methods, NULL);
+                                           {"track", dm_track},     {NULL, NULL}};
+    vp_lcap_class(L, DM_T, dm_tostring, dm_len, cap_methods);
 
     static const luaL_Reg rec_meta[] = {
         {"__tostring", record_tostring}, {"__eq", record_eq}, {NULL, NULL}};

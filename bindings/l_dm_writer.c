@@ -27,25 +27,8 @@ static vp_errcode dm_wclose(void *w, const void *copts, uint64_t *bytes, vp_erro
     return vp_dm_writer_close(w, o->terminate, o->trailing, o->ntrailing, bytes, err);
 }
 
-static uint64_t dm_wsize(void *w)
-{
-    return vp_dm_writer_tell(w);
-}
-
-static vp_errcode dm_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    return vp_dm_writer_raw(w, p, n, err);
-}
-
-static void dm_wtruncate(void *w, uint64_t n)
-{
-    vp_dm_writer_truncate(w, n);
-}
-
-static const uint8_t *dm_wdata(void *w, size_t *len, vp_error *err)
-{
-    return vp_dm_writer_data(w, len, err);
-}
+/* dm_wsize, dm_wraw, dm_wtruncate, dm_wdata (l_common.h). */
+VP_LWRITER_FORWARD(dm)
 
 static void group_from_table(lua_State *L, int idx, vp_dm_wgroup *g, int anchor)
 {
@@ -178,10 +161,7 @@ static int writer_record(lua_State *L)
     r.ngroups = n;
     uint64_t off = vp_dm_writer_tell(lw->w);
     vp_error err;
-    if (vp_dm_writer_record(lw->w, &r, &err) != VP_OK)
-        return luaL_error(L, "w:record: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
+    return vp_lwriter_wrote(L, "w:record", off, vp_dm_writer_record(lw->w, &r, &err), &err);
 }
 
 static int writer_empty(lua_State *L)
@@ -189,10 +169,7 @@ static int writer_empty(lua_State *L)
     vp_lwriter *lw = vp_lwriter_check(L, DM_WRITER_T);
     uint64_t off = vp_dm_writer_tell(lw->w);
     vp_error err;
-    if (vp_dm_writer_empty(lw->w, &err) != VP_OK)
-        return luaL_error(L, "w:empty: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
+    return vp_lwriter_wrote(L, "w:empty", off, vp_dm_writer_empty(lw->w, &err), &err);
 }
 
 /* w:close{terminate = true, trailing = "bytes"} -> file size */
@@ -232,10 +209,7 @@ static const vp_lwriter_ops dm_wops = {.tname = DM_WRITER_T,
                                        .methods = dm_wmethods,
                                        .get = writer_get,
                                        .close = dm_wclose,
-                                       .size = dm_wsize,
-                                       .raw = dm_wraw,
-                                       .truncate = dm_wtruncate,
-                                       .data = dm_wdata};
+                                       VP_LWRITER_FORWARDED(dm)};
 
 int vp_l_writer_dm(lua_State *L, const char *path, int opts)
 {
@@ -245,8 +219,5 @@ int vp_l_writer_dm(lua_State *L, const char *path, int opts)
     }
     vp_error err;
     vp_dm_writer *w = vp_dm_writer_open(path, &err);
-    if (!w)
-        return luaL_error(L, "vp.writer: %s", err.msg);
-    vp_lwriter_new(L, &dm_wops, sizeof(vp_lwriter), path)->w = w;
-    return 1;
+    return vp_lwriter_push(L, &dm_wops, path, w, &err);
 }

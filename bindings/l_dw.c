@@ -47,30 +47,17 @@ static void set_num(lua_State *L, const char *k, double v)
 
 static void push_type_name(lua_State *L, unsigned type)
 {
-    const char *name = vp_dw_hit_type_name(type);
-    if (name)
-        lua_pushstring(L, name);
-    else
-        lua_pushfstring(L, "unknown_%d", (int)type);
+    vp_l_push_name(L, vp_dw_hit_type_name(type), "unknown_%d", (int)type);
 }
 
 /* ---- capture ----------------------------------------------------------- */
 
-static int dw_close(lua_State *L)
-{
-    vp_lcap_close(luaL_checkudata(L, 1, DW_T));
-    return 0;
-}
-
 static int dw_tostring(lua_State *L)
 {
-    vp_lcap *c = luaL_checkudata(L, 1, DW_T);
-    const char *base = vp_lcap_basename(L, 1);
-    if (!c->model) {
-        lua_pushfstring(L, "<dw %s: closed>", base);
+    const char *base;
+    vp_dw *d = vp_lcap_tostring_model(L, DW_T, &base);
+    if (!d)
         return 1;
-    }
-    vp_dw *d = c->model;
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "<dw ");
@@ -124,48 +111,39 @@ static int dw_slot_next(lua_State *L, int cap, void *model, void *state, uint64_
     return 1;
 }
 
-static const vp_lslots dw_slots_def = {DW_T, sizeof(vp_dw_iter), dw_slot_next};
+static void dw_slot_begin(void *model, void *state)
+{
+    vp_dw_iter_begin(model, state);
+}
+
+static void dw_slot_seek(void *model, void *state, uint64_t index)
+{
+    vp_dw_iter_seek_trace(model, state, index);
+}
+
+static const vp_lslots dw_slots_def = {.cap_tname = DW_T,
+                                       .what = "trace",
+                                       .state_size = sizeof(vp_dw_iter),
+                                       .begin = dw_slot_begin,
+                                       .seek = dw_slot_seek,
+                                       .next = dw_slot_next};
 
 /* cap:traces([i]) -> iterator over traces, from the i-th (1-based). */
 static int dw_traces(lua_State *L)
 {
-    vp_dw *d = dw_check(L, 1);
-    lua_Integer i = luaL_optinteger(L, 2, 1);
-    luaL_argcheck(L, i >= 1, 2, "trace numbers start at 1");
-    vp_dw_iter *it = vp_lslots_push(L, 1, &dw_slots_def, 0);
-    if (i > 1)
-        vp_dw_iter_seek_trace(d, it, (uint64_t)i - 1); /* past the end: exhausted */
-    else
-        vp_dw_iter_begin(d, it);
-    return 1;
+    return vp_lslots_used(L, &dw_slots_def);
 }
 
 /* cap:slots() -> i, trace | false for every slot of the ring. */
 static int dw_slots(lua_State *L)
 {
-    vp_dw *d = dw_check(L, 1);
-    vp_dw_iter_begin(d, vp_lslots_push(L, 1, &dw_slots_def, 1));
-    return 1;
+    return vp_lslots_all(L, &dw_slots_def);
 }
 
 /* cap:trace(i) -> trace (1-based); raises out of range. */
 static int dw_trace(lua_State *L)
 {
-    vp_dw *d = dw_check(L, 1);
-    uint64_t i = vp_l_check_index(L, 2, "trace", d->trace_count);
-    vp_dw_iter it;
-    vp_dw_iter_seek_trace(d, &it, i);
-    vp_dw_trace t;
-    vp_error err;
-    int n = vp_dw_iter_next(d, &it, &t, &err);
-    if (n <= 0 || !t.used) {
-        if (n >= 0)
-            vp_fail(&err, VP_EFORMAT, UINT64_MAX, "trace %llu could not be found again",
-                    (unsigned long long)i + 1);
-        return vp_lcap_raise(L, 1, &err);
-    }
-    push_trace(L, &t, 1);
-    return 1;
+    return vp_lslots_at(L, &dw_slots_def, dw_check(L, 1)->trace_count);
 }
 
 static void push_header_hex(lua_State *L, const uint8_t h[4])
@@ -266,20 +244,13 @@ static vp_dw_trace *trace_check(lua_State *L, int idx, vp_dw **d)
     return t;
 }
 
-/* Raise err naming the capture of the trace at idx. */
-static int trace_raise(lua_State *L, int idx, const vp_error *err)
-{
-    vp_lchild_pushcap(L, idx);
-    return vp_lcap_raise(L, lua_gettop(L), err);
-}
-
 /* The movement block at off as a table; `tr` is its trace (for errors). */
 static void push_movement(lua_State *L, vp_dw *d, uint64_t off, int tr)
 {
     vp_dw_movement m;
     vp_error err;
     if (vp_dw_movement_at(d, off, &m, &err) != VP_OK)
-        trace_raise(L, tr, &err);
+        vp_lchild_raise(L, tr, &err);
     lua_createtable(L, 0, 20);
     vp_l_set_int(L, "offset", (lua_Integer)off);
     set_bytes(L, "unknown_00", m.unknown_00, 4);
@@ -342,7 +313,7 @@ static void push_hit(lua_State *L, vp_dw *d, const vp_dw_hit *h, const char *sid
             float m[16];
             vp_error err;
             if (vp_dw_matrix_at(d, h, i, m, &err) != VP_OK)
-                trace_raise(L, tr, &err);
+                vp_lchild_raise(L, tr, &err);
             lua_createtable(L, 4, 0);
             for (int r = 0; r < 4; r++) {
                 lua_createtable(L, 4, 0);
@@ -384,7 +355,7 @@ static int hit_iter(lua_State *L)
     vp_dw_hit h;
     vp_error err;
     if (vp_dw_hit_at(d, s->off, &h, &err) != VP_OK)
-        return trace_raise(L, lua_upvalueindex(1), &err);
+        return vp_lchild_raise(L, lua_upvalueindex(1), &err);
     push_hit(L, d, &h, s->side ? "server" : "client", s->i, lua_upvalueindex(1));
     s->off += h.size;
     s->i++;
@@ -430,7 +401,7 @@ static void push_hit_list(lua_State *L, vp_dw *d, uint64_t off, unsigned n, int 
         vp_dw_hit h;
         vp_error err;
         if (vp_dw_hit_at(d, off, &h, &err) != VP_OK)
-            trace_raise(L, tr, &err);
+            vp_lchild_raise(L, tr, &err);
         push_hit(L, d, &h, side ? "server" : "client", i, tr);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
         off += h.size;
@@ -530,15 +501,12 @@ static int trace_eq(lua_State *L)
 
 void vp_l_register_dw(lua_State *L)
 {
-    static const luaL_Reg cap_meta[] = {{"__gc", dw_close},
-                                        {"__close", dw_close},
-                                        {"__tostring", dw_tostring},
-                                        {"__len", dw_len},
-                                        {NULL, NULL}};
-    static const luaL_Reg cap_methods[] = {{"traces", dw_traces}, {"slots", dw_slots},
-                                           {"trace", dw_trace},   {"summary", dw_summary},
-                                           {"close", dw_close},   {NULL, NULL}};
-    vp_l_class(L, DW_T, cap_meta, cap_methods, NULL);
+    static const luaL_Reg cap_methods[] = {{"traces", dw_traces},
+                                           {"slots", dw_slots},
+                                           {"trace", dw_trace},
+                                           {"summary", dw_summary},
+                                           {NULL, NULL}};
+    vp_lcap_class(L, DW_T, dw_tostring, dw_len, cap_methods);
 
     static const luaL_Reg trace_meta[] = {
         {"__tostring", trace_tostring}, {"__eq", trace_eq}, {NULL, NULL}};

@@ -31,25 +31,8 @@ static vp_errcode dw_wclose(void *w, const void *copts, uint64_t *bytes, vp_erro
     return vp_dw_writer_close(w, o->footer, o->counter, bytes, err);
 }
 
-static uint64_t dw_wsize(void *w)
-{
-    return vp_dw_writer_tell(w);
-}
-
-static vp_errcode dw_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    return vp_dw_writer_raw(w, p, n, err);
-}
-
-static void dw_wtruncate(void *w, uint64_t n)
-{
-    vp_dw_writer_truncate(w, n);
-}
-
-static const uint8_t *dw_wdata(void *w, size_t *len, vp_error *err)
-{
-    return vp_dw_writer_data(w, len, err);
-}
+/* dw_wsize, dw_wraw, dw_wtruncate, dw_wdata (l_common.h). */
+VP_LWRITER_FORWARD(dw)
 
 static float num_field(lua_State *L, int idx, const char *k, const char *what)
 {
@@ -298,10 +281,7 @@ static int writer_trace(lua_State *L)
     t.server = hits_from_list(L, 2, "server", &t.nserver, t.trace_id, 3);
     uint64_t off = vp_dw_writer_tell(lw->w);
     vp_error err;
-    if (vp_dw_writer_trace(lw->w, &t, &err) != VP_OK)
-        return luaL_error(L, "w:trace: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
+    return vp_lwriter_wrote(L, "w:trace", off, vp_dw_writer_trace(lw->w, &t, &err), &err);
 }
 
 static int writer_empty_slot(lua_State *L)
@@ -309,10 +289,7 @@ static int writer_empty_slot(lua_State *L)
     vp_lwriter *lw = vp_lwriter_check(L, DW_WRITER_T);
     uint64_t off = vp_dw_writer_tell(lw->w);
     vp_error err;
-    if (vp_dw_writer_empty(lw->w, &err) != VP_OK)
-        return luaL_error(L, "w:empty_slot: %s", err.msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
+    return vp_lwriter_wrote(L, "w:empty_slot", off, vp_dw_writer_empty(lw->w, &err), &err);
 }
 
 /* w:close{last_trace_counter = N, footer = true} -> file size */
@@ -356,10 +333,7 @@ static const vp_lwriter_ops dw_wops = {.tname = DW_WRITER_T,
                                        .methods = dw_wmethods,
                                        .get = writer_get,
                                        .close = dw_wclose,
-                                       .size = dw_wsize,
-                                       .raw = dw_wraw,
-                                       .truncate = dw_wtruncate,
-                                       .data = dw_wdata};
+                                       VP_LWRITER_FORWARDED(dw)};
 
 int vp_l_writer_dw(lua_State *L, const char *path, int opts)
 {
@@ -395,9 +369,6 @@ int vp_l_writer_dw(lua_State *L, const char *path, int opts)
         o.max_size = (uint8_t)vp_l_int_field(L, opts, "max_size", 0, 0, 255, "vp.writer dw");
     vp_error err;
     vp_dw_writer *w = vp_dw_writer_open(path, &o, &err);
-    if (!w)
-        return luaL_error(L, "vp.writer: %s", err.msg);
-    vp_lwriter_new(L, &dw_wops, sizeof(vp_lwriter), path)->w = w;
-    return 1;
+    return vp_lwriter_push(L, &dw_wops, path, w, &err);
 }
 

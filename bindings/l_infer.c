@@ -372,12 +372,19 @@ static int i_top_excess(lua_State *L)
     return 1;
 }
 
-/* infer.pooled_rank(a, b, r) -> the value of rank r among both samples' values */
-static int i_pooled_rank(lua_State *L)
+/* f(a, b, r) of two samples (1, 2) and a rank r (3): NaN (nil) for r < 1. */
+static int two_at_rank(lua_State *L,
+                       double (*f)(const vp_counts *a, const vp_counts *b, uint64_t r))
 {
     const vp_batched *a = check_batched(L, 1), *b = check_batched(L, 2);
     lua_Integer r = luaL_checkinteger(L, 3);
-    return push_num(L, r >= 1 ? vp_counts_pooled_rank(&a->all, &b->all, (uint64_t)r) : NAN);
+    return push_num(L, r >= 1 ? f(&a->all, &b->all, (uint64_t)r) : NAN);
+}
+
+/* infer.pooled_rank(a, b, r) -> the value of rank r among both samples' values */
+static int i_pooled_rank(lua_State *L)
+{
+    return two_at_rank(L, vp_counts_pooled_rank);
 }
 
 /* infer.pair_count(a, b, v) -> below, equal: differences b - a below and equal to v */
@@ -394,9 +401,7 @@ static int i_pair_count(lua_State *L)
 /* infer.pair_kth(a, b, k) -> the k-th smallest difference b - a */
 static int i_pair_kth(lua_State *L)
 {
-    const vp_batched *a = check_batched(L, 1), *b = check_batched(L, 2);
-    lua_Integer k = luaL_checkinteger(L, 3);
-    return push_num(L, k >= 1 ? vp_counts_pair_kth(&a->all, &b->all, (uint64_t)k) : NAN);
+    return two_at_rank(L, vp_counts_pair_kth);
 }
 
 /* infer.counts_ks(a, b) -> d, at;  infer.counts_ad(a, b) -> A^2 */

@@ -88,55 +88,36 @@ static int s_get(lua_State *L)
     return 1;
 }
 
-static int s_sum(lua_State *L)
-{
-    lua_pushnumber(L, vp_series_sum(vp_l_check_series(L, 1)));
-    return 1;
-}
+/* s:sum(), s:mean(), ...: one number of the series (NaN when empty, where
+ * the function says so). */
+#define SERIES_NUMBER(method, fn)                                                                 \
+    static int method(lua_State *L)                                                               \
+    {                                                                                             \
+        lua_pushnumber(L, fn(vp_l_check_series(L, 1)));                                           \
+        return 1;                                                                                 \
+    }
 
-static int s_mean(lua_State *L)
-{
-    lua_pushnumber(L, vp_series_mean(vp_l_check_series(L, 1)));
-    return 1;
-}
+SERIES_NUMBER(s_sum, vp_series_sum)
+SERIES_NUMBER(s_mean, vp_series_mean)
+SERIES_NUMBER(s_min, vp_series_min)
+SERIES_NUMBER(s_max, vp_series_max)
+SERIES_NUMBER(s_stddev, vp_series_stddev)
+SERIES_NUMBER(s_median, vp_series_median)
 
-static int s_min(lua_State *L)
-{
-    lua_pushnumber(L, vp_series_min(vp_l_check_series(L, 1)));
-    return 1;
-}
+/* s:argmax(), s:argmin(): the 1-based index of the extreme, nil when empty. */
+#define SERIES_INDEX(method, fn)                                                                  \
+    static int method(lua_State *L)                                                               \
+    {                                                                                             \
+        vp_series *s = vp_l_check_series(L, 1);                                                   \
+        if (!s->n)                                                                                \
+            lua_pushnil(L);                                                                       \
+        else                                                                                      \
+            lua_pushinteger(L, (lua_Integer)fn(s) + 1);                                           \
+        return 1;                                                                                 \
+    }
 
-static int s_max(lua_State *L)
-{
-    lua_pushnumber(L, vp_series_max(vp_l_check_series(L, 1)));
-    return 1;
-}
-
-static int s_argmax(lua_State *L)
-{
-    vp_series *s = vp_l_check_series(L, 1);
-    if (!s->n)
-        lua_pushnil(L);
-    else
-        lua_pushinteger(L, (lua_Integer)vp_series_argmax(s) + 1);
-    return 1;
-}
-
-static int s_argmin(lua_State *L)
-{
-    vp_series *s = vp_l_check_series(L, 1);
-    if (!s->n)
-        lua_pushnil(L);
-    else
-        lua_pushinteger(L, (lua_Integer)vp_series_argmin(s) + 1);
-    return 1;
-}
-
-static int s_stddev(lua_State *L)
-{
-    lua_pushnumber(L, vp_series_stddev(vp_l_check_series(L, 1)));
-    return 1;
-}
+SERIES_INDEX(s_argmax, vp_series_argmax)
+SERIES_INDEX(s_argmin, vp_series_argmin)
 
 static int s_percentile(lua_State *L)
 {
@@ -169,12 +150,6 @@ static int s_slice(lua_State *L)
     if (j > n)
         j = n;
     return push_new(L, j >= i ? vp_series_slice(s, (size_t)(i - 1), (size_t)j) : vp_series_new(0));
-}
-
-static int s_median(lua_State *L)
-{
-    lua_pushnumber(L, vp_series_median(vp_l_check_series(L, 1)));
-    return 1;
 }
 
 /* The comparison of a threshold selection: argument idx, ">" by default. */

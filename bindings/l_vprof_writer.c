@@ -19,31 +19,9 @@ typedef struct lwriter {
     vp_vprof_wopts opts;
 } lwriter;
 
-static vp_errcode vprof_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)
-{
-    (void)copts;
-    return vp_vprof_writer_close(w, bytes, err);
-}
-
-static uint64_t vprof_wsize(void *w)
-{
-    return vp_vprof_writer_tell(w);
-}
-
-static vp_errcode vprof_wraw(void *w, const void *p, size_t n, vp_error *err)
-{
-    return vp_vprof_writer_raw(w, p, n, err);
-}
-
-static void vprof_wtruncate(void *w, uint64_t n)
-{
-    vp_vprof_writer_truncate(w, n);
-}
-
-static const uint8_t *vprof_wdata(void *w, size_t *len, vp_error *err)
-{
-    return vp_vprof_writer_data(w, len, err);
-}
+/* vprof_wclose, vprof_wsize, vprof_wraw, vprof_wtruncate, vprof_wdata (l_common.h). */
+VP_LWRITER_FORWARD_CLOSE(vprof)
+VP_LWRITER_FORWARD(vprof)
 
 /* The frame times buffer goes with the host writer. */
 static void vprof_wrelease(vp_lwriter *base)
@@ -227,10 +205,7 @@ static const vp_lwriter_ops vprof_wops = {.tname = WRITER_T,
                                           .get = lwriter_get,
                                           .close = vprof_wclose,
                                           .release = vprof_wrelease,
-                                          .size = vprof_wsize,
-                                          .raw = vprof_wraw,
-                                          .truncate = vprof_wtruncate,
-                                          .data = vprof_wdata};
+                                          VP_LWRITER_FORWARDED(vprof)};
 
 static int32_t opt_i32(lua_State *L, int opts, const char *key, int32_t def)
 {

@@ -257,6 +257,19 @@ static void chrome_free(chrome *c)
     free(c->gsum);
 }
 
+/* Hand the document's head to the output, and release it. */
+static void put_head(vp_xout *o, vp_xstr *head)
+{
+    vp_xout_put(o, head->p, head->len);
+    vp_xstr_free(head);
+}
+
+/* The pass over every frame of m (VP_OK when it has none). */
+static vp_errcode pass_all(vp_vprof *m, vp_vprof_pass_fn fn, void *ud, vp_error *err)
+{
+    return m->frame_count ? vp_vprof_pass(m, 0, m->frame_count - 1, fn, ud, err) : VP_OK;
+}
+
 /* Flush the output and decide the export's status: the pass's error (rc,
  * already in *err) comes first, else the output's. */
 static vp_errcode finish_output(vp_xout *o, const vp_export_opts *opt, vp_errcode rc, vp_error *err)
@@ -331,12 +344,9 @@ vp_errcode vp_export_vprof_chrome(vp_vprof *m, FILE *f, const vp_export_opts *op
         free(c.out.buf);
         return oom(err);
     }
-    vp_xout_put(&c.out, head.p, head.len);
-    vp_xstr_free(&head);
+    put_head(&c.out, &head);
 
-    vp_errcode rc = VP_OK;
-    if (m->frame_count)
-        rc = vp_vprof_pass(m, 0, m->frame_count - 1, chrome_frame, &c, err);
+    vp_errcode rc = pass_all(m, chrome_frame, &c, err);
     vp_xout_str(&c.out, "\n],\"displayTimeUnit\":\"ms\",\"otherData\":{\"exporter\":\"vpscript " VP_VERSION
                         "\",\"format\":\"vprof\",\"first_frame\":");
     vp_xout_u64(&c.out, (uint64_t)m->frame_base + 1);
@@ -457,8 +467,7 @@ vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts
         free(s.out.buf);
         return oom(err);
     }
-    vp_xout_put(&s.out, head.p, head.len);
-    vp_xstr_free(&head);
+    put_head(&s.out, &head);
     if (!s.per_frame) {
         uint64_t total = 0;
         for (uint32_t fi = 0; fi < m->frame_count; fi++)
@@ -473,9 +482,7 @@ vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts
         vp_xout_str(&s.out, ",\"events\":[");
         s.first = 1;
     }
-    vp_errcode rc = VP_OK;
-    if (m->frame_count)
-        rc = vp_vprof_pass(m, 0, m->frame_count - 1, ss_frame, &s, err);
+    vp_errcode rc = pass_all(m, ss_frame, &s, err);
     if (!s.per_frame)
         vp_xout_str(&s.out, "\n]}");
     vp_xout_str(&s.out, "\n]}\n");
@@ -574,11 +581,8 @@ vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *opt, 
         free(c.out.buf);
         return oom(err);
     }
-    vp_xout_put(&c.out, head.p, head.len);
-    vp_xstr_free(&head);
-    vp_errcode rc = VP_OK;
-    if (m->frame_count)
-        rc = vp_vprof_pass(m, 0, m->frame_count - 1, csv_frame, &c, err);
+    put_head(&c.out, &head);
+    vp_errcode rc = pass_all(m, csv_frame, &c, err);
     rc = finish_output(&c.out, opt, rc, err);
     free(c.groups);
     free(c.gsum);

@@ -168,45 +168,15 @@ static vp_errcode devt_index(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-static void devt_free_model(void *m)
+/* The groups and the bitfield copy: what the model owns besides its source and warnings. */
+static void devt_free_arrays(vp_devt *d)
 {
-    vp_devt_free(m);
-}
-
-static const vp_trace_reader devt_reader = {
-    .model_size = sizeof(vp_devt),
-    .src_offset = offsetof(vp_devt, src),
-    .index = devt_index,
-    .free_model = devt_free_model,
-};
-
-vp_errcode vp_devt_open(const char *path, const vp_open_opts *opts, vp_devt **out, vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open(&devt_reader, path, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-vp_errcode vp_devt_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_devt **out,
-                            vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open_mem(&devt_reader, buf, n, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-void vp_devt_free(vp_devt *d)
-{
-    if (!d)
-        return;
-    vp_src_close(&d->src);
     free(d->groups);
     free(d->bitfield);
-    vp_warnings_free(&d->warnings);
-    free(d);
 }
+
+/* vp_devt_open, vp_devt_open_mem, vp_devt_free (trace_common.h). */
+VP_TRACE_READER(devt, devt_index, devt_free_arrays)
 
 const uint8_t *vp_devt_bitfield(const vp_devt *d)
 {

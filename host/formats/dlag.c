@@ -319,46 +319,16 @@ static vp_errcode dlag_index(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-static void dlag_free_model(void *m)
+/* The measurements and the offsets of the graph states and tail records: what the model owns besides its source and warnings. */
+static void dlag_free_arrays(vp_dlag *d)
 {
-    vp_dlag_free(m);
-}
-
-static const vp_trace_reader dlag_reader = {
-    .model_size = sizeof(vp_dlag),
-    .src_offset = offsetof(vp_dlag, src),
-    .index = dlag_index,
-    .free_model = dlag_free_model,
-};
-
-vp_errcode vp_dlag_open(const char *path, const vp_open_opts *opts, vp_dlag **out, vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open(&dlag_reader, path, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-vp_errcode vp_dlag_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dlag **out,
-                            vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open_mem(&dlag_reader, buf, n, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-void vp_dlag_free(vp_dlag *d)
-{
-    if (!d)
-        return;
-    vp_src_close(&d->src);
     free(d->measurements);
     free(d->graph_state_offs);
     free(d->hop_offs);
-    vp_warnings_free(&d->warnings);
-    free(d);
 }
+
+/* vp_dlag_open, vp_dlag_open_mem, vp_dlag_free (trace_common.h). */
+VP_TRACE_READER(dlag, dlag_index, dlag_free_arrays)
 
 const uint8_t *vp_dlag_bytes(vp_dlag *d, uint64_t off, size_t len, vp_error *err)
 {
@@ -383,11 +353,9 @@ int vp_dlag_sample_get(vp_dlag *d, const vp_dlag_samples *s, uint64_t i, vp_dlag
                 (unsigned long long)i + 1);
         return 0;
     }
-    const uint8_t *p = vp_src_get(&d->src, off, VP_DLAG_SAMPLE_SIZE, NULL, err);
-    if (!p)
-        return 0;
     vp_cursor c;
-    vp_cursor_init(&c, p, VP_DLAG_SAMPLE_SIZE, off);
+    if (vp_src_cursor(&d->src, off, VP_DLAG_SAMPLE_SIZE, &c, err) != VP_OK)
+        return 0;
     vp_rd_f32(&c, &out->value);
     vp_rd_u32(&c, &out->time);
     vp_rd_u32(&c, &out->unknown);
@@ -418,14 +386,24 @@ vp_series *vp_dlag_series(vp_dlag *d, const vp_dlag_samples *s, int which, vp_er
     return r;
 }
 
-int vp_dlag_graph_state_get(vp_dlag *d, uint64_t i, vp_dlag_graph_state *out, vp_error *err)
+/* Decode record x->i of the `count` indexed at open (file offsets `offs`)
+ * with fn into x: 1, or 0 with err filled (`what` names the record when
+ * the index is out of range). */
+static int indexed_get(vp_dlag *d, const uint64_t *offs, uint64_t count, const char *what,
+                       vp_src_parse_fn fn, rec_ctx *x, vp_error *err)
 {
-    if (i >= d->graph_state_count) {
-        vp_fail(err, VP_EFORMAT, UINT64_MAX, "no graph state %llu", (unsigned long long)i + 1);
+    if (x->i >= count) {
+        vp_fail(err, VP_EFORMAT, UINT64_MAX, "no %s %llu", what, (unsigned long long)x->i + 1);
         return 0;
     }
+    return vp_src_parse(&d->src, offs[x->i], d->src.size, fn, x, NULL, err) == VP_OK;
+}
+
+int vp_dlag_graph_state_get(vp_dlag *d, uint64_t i, vp_dlag_graph_state *out, vp_error *err)
+{
     rec_ctx x = {.i = i};
-    if (vp_src_parse(&d->src, d->graph_state_offs[i], d->src.size, gs_parse, &x, NULL, err))
+    if (!indexed_get(d, d->graph_state_offs, d->graph_state_count, "graph state", gs_parse, &x,
+                     err))
         return 0;
     *out = x.u.gs;
     return 1;
@@ -433,12 +411,8 @@ int vp_dlag_graph_state_get(vp_dlag *d, uint64_t i, vp_dlag_graph_state *out, vp
 
 int vp_dlag_hop_get(vp_dlag *d, uint64_t i, vp_dlag_hop *out, vp_error *err)
 {
-    if (i >= d->hop_count) {
-        vp_fail(err, VP_EFORMAT, UINT64_MAX, "no tail record %llu", (unsigned long long)i + 1);
-        return 0;
-    }
     rec_ctx x = {.i = i};
-    if (vp_src_parse(&d->src, d->hop_offs[i], d->src.size, hop_parse, &x, NULL, err))
+    if (!indexed_get(d, d->hop_offs, d->hop_count, "tail record", hop_parse, &x, err))
         return 0;
     *out = x.u.h;
     return 1;

@@ -352,44 +352,14 @@ static vp_errcode dm_parse(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-static void dm_free_model(void *m)
+/* The checkpoints: what the model owns besides its source and warnings. */
+static void dm_free_arrays(vp_dm *d)
 {
-    vp_dm_free(m);
-}
-
-static const vp_trace_reader dm_reader = {
-    .model_size = sizeof(vp_dm),
-    .src_offset = offsetof(vp_dm, src),
-    .index = dm_parse,
-    .free_model = dm_free_model,
-};
-
-vp_errcode vp_dm_open(const char *path, const vp_open_opts *opts, vp_dm **out, vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open(&dm_reader, path, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-vp_errcode vp_dm_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dm **out,
-                          vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open_mem(&dm_reader, buf, n, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-void vp_dm_free(vp_dm *d)
-{
-    if (!d)
-        return;
-    vp_src_close(&d->src);
     free(d->ckpt);
-    vp_warnings_free(&d->warnings);
-    free(d);
 }
+
+/* vp_dm_open, vp_dm_open_mem, vp_dm_free (trace_common.h). */
+VP_TRACE_READER(dm, dm_parse, dm_free_arrays)
 
 void vp_dm_iter_begin(const vp_dm *d, vp_dm_iter *it)
 {
@@ -454,39 +424,38 @@ vp_errcode vp_dm_group_at(vp_dm *d, uint64_t off, unsigned bit, vp_dm_group *g, 
     return rc;
 }
 
+/* Element i of one of a group's collision arrays, `count` elements of
+ * `nf` floats from `first` (count 0 without collision data), into v (zeros
+ * when the read fails); `what` names the element in messages. */
+static vp_errcode collision_elem(vp_dm *d, uint64_t first, unsigned count, size_t nf,
+                                 const char *what, unsigned i, float *v, vp_error *err)
+{
+    memset(v, 0, nf * sizeof *v);
+    if (i >= count)
+        return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no %s %u in this group", what, i + 1);
+    uint64_t off = first + (uint64_t)i * nf * 4;
+    if (off + nf * 4 > d->data_end)
+        return vp_fail(err, VP_EFORMAT, off, "%s %u runs past the records", what, i + 1);
+    vp_cursor c;
+    vp_errcode rc = vp_src_cursor(&d->src, off, nf * 4, &c, err);
+    if (rc == VP_OK)
+        vp_rd_f32s(&c, v, nf);
+    return rc;
+}
+
 vp_errcode vp_dm_arrow_at(vp_dm *d, const vp_dm_group *g, unsigned i, float origin[3],
                           float direction[3], vp_error *err)
 {
-    memset(origin, 0, 3 * sizeof *origin);
-    memset(direction, 0, 3 * sizeof *direction);
-    if (!g->have_collision || i >= g->arrow_count)
-        return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no arrow %u in this group", i + 1);
-    uint64_t off = g->arrows_off + (uint64_t)i * 24;
-    if (off + 24 > d->data_end)
-        return vp_fail(err, VP_EFORMAT, off, "arrow %u runs past the records", i + 1);
-    const uint8_t *p = vp_src_get(&d->src, off, 24, NULL, err);
-    if (!p)
-        return err ? err->code : VP_EIO;
-    vp_cursor c;
-    vp_cursor_init(&c, p, 24, off);
-    vp_rd_vec3(&c, origin);
-    vp_rd_vec3(&c, direction);
-    return VP_OK;
+    float v[6]; /* origin, direction */
+    vp_errcode rc = collision_elem(d, g->arrows_off, g->have_collision ? g->arrow_count : 0, 6,
+                                   "arrow", i, v, err);
+    memcpy(origin, v, 3 * sizeof *v);
+    memcpy(direction, v + 3, 3 * sizeof *v);
+    return rc;
 }
 
 vp_errcode vp_dm_float_at(vp_dm *d, const vp_dm_group *g, unsigned i, float *v, vp_error *err)
 {
-    *v = 0;
-    if (!g->have_collision || i >= g->float_count)
-        return vp_fail(err, VP_EFORMAT, UINT64_MAX, "no float %u in this group", i + 1);
-    uint64_t off = g->floats_off + (uint64_t)i * 4;
-    if (off + 4 > d->data_end)
-        return vp_fail(err, VP_EFORMAT, off, "float %u runs past the records", i + 1);
-    const uint8_t *p = vp_src_get(&d->src, off, 4, NULL, err);
-    if (!p)
-        return err ? err->code : VP_EIO;
-    vp_cursor c;
-    vp_cursor_init(&c, p, 4, off);
-    vp_rd_f32(&c, v);
-    return VP_OK;
+    return collision_elem(d, g->floats_off, g->have_collision ? g->float_count : 0, 1, "float",
+                          i, v, err);
 }

@@ -355,44 +355,14 @@ static vp_errcode dw_parse(void *model, int strict, vp_error *err)
     return VP_OK;
 }
 
-static void dw_free_model(void *m)
+/* The checkpoints: what the model owns besides its source and warnings. */
+static void dw_free_arrays(vp_dw *d)
 {
-    vp_dw_free(m);
-}
-
-static const vp_trace_reader dw_reader = {
-    .model_size = sizeof(vp_dw),
-    .src_offset = offsetof(vp_dw, src),
-    .index = dw_parse,
-    .free_model = dw_free_model,
-};
-
-vp_errcode vp_dw_open(const char *path, const vp_open_opts *opts, vp_dw **out, vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open(&dw_reader, path, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-vp_errcode vp_dw_open_mem(const void *buf, size_t n, const vp_open_opts *opts, vp_dw **out,
-                          vp_error *err)
-{
-    void *m;
-    vp_errcode rc = vp_trace_open_mem(&dw_reader, buf, n, opts, &m, err);
-    *out = m;
-    return rc;
-}
-
-void vp_dw_free(vp_dw *d)
-{
-    if (!d)
-        return;
-    vp_src_close(&d->src);
     free(d->ckpt);
-    vp_warnings_free(&d->warnings);
-    free(d);
 }
+
+/* vp_dw_open, vp_dw_open_mem, vp_dw_free (trace_common.h). */
+VP_TRACE_READER(dw, dw_parse, dw_free_arrays)
 
 void vp_dw_iter_begin(const vp_dw *d, vp_dw_iter *it)
 {
@@ -456,11 +426,10 @@ vp_errcode vp_dw_movement_at(vp_dw *d, uint64_t off, vp_dw_movement *m, vp_error
     memset(m, 0, sizeof *m);
     if (off < 5 || off + VP_DW_MOVEMENT_SIZE > d->slots_end)
         return vp_fail(err, VP_EFORMAT, off, "no movement block starts here");
-    const uint8_t *p = vp_src_get(&d->src, off, VP_DW_MOVEMENT_SIZE, NULL, err);
-    if (!p)
-        return err ? err->code : VP_EIO;
     vp_cursor c;
-    vp_cursor_init(&c, p, VP_DW_MOVEMENT_SIZE, off);
+    vp_errcode rc = vp_src_cursor(&d->src, off, VP_DW_MOVEMENT_SIZE, &c, err);
+    if (rc != VP_OK)
+        return rc;
     vp_rd_bytes(&c, m->unknown_00, 4);
     vp_rd_vec3(&c, m->ray_start);
     vp_rd_vec3(&c, m->ray_end);
@@ -501,11 +470,10 @@ vp_errcode vp_dw_matrix_at(vp_dw *d, const vp_dw_hit *h, unsigned i, float m[16]
     uint64_t off = h->ragdoll_off + (uint64_t)i * VP_DW_MATRIX_SIZE;
     if (off + VP_DW_MATRIX_SIZE > d->slots_end)
         return vp_fail(err, VP_EFORMAT, off, "transform %u runs past the slots", i + 1);
-    const uint8_t *p = vp_src_get(&d->src, off, VP_DW_MATRIX_SIZE, NULL, err);
-    if (!p)
-        return err ? err->code : VP_EIO;
     vp_cursor c;
-    vp_cursor_init(&c, p, VP_DW_MATRIX_SIZE, off);
+    vp_errcode rc = vp_src_cursor(&d->src, off, VP_DW_MATRIX_SIZE, &c, err);
+    if (rc != VP_OK)
+        return rc;
     for (int row = 0; row < 4; row++)
         vp_rd_vec4(&c, &m[row * 4]);
     return VP_OK;

@@ -184,6 +184,15 @@ vp_errcode vp_src_read(vp_src *s, uint64_t off, void *dst, size_t n, vp_error *e
     return VP_OK;
 }
 
+vp_errcode vp_src_cursor(vp_src *s, uint64_t off, size_t n, vp_cursor *c, vp_error *err)
+{
+    const uint8_t *p = vp_src_get(s, off, n, NULL, err);
+    if (!p)
+        return err ? err->code : VP_EIO;
+    vp_cursor_init(c, p, n, off);
+    return VP_OK;
+}
+
 vp_errcode vp_src_u32(vp_src *s, uint64_t off, uint32_t *v, const char *field, vp_error *err)
 {
     if (off > s->size || s->size - off < 4) {

@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core/cursor.h"
 #include "core/open_opts.h"
@@ -93,6 +94,11 @@ vp_errcode vp_src_parse(vp_src *s, uint64_t off, uint64_t end, vp_src_parse_fn f
 /* Copy bytes [off, off + n) of s into dst. */
 vp_errcode vp_src_read(vp_src *s, uint64_t off, void *dst, size_t n, vp_error *err);
 
+/* A cursor (file offsets) on the n bytes at off of s, which the caller
+ * has checked are inside the records: the source's error (ECHANGED, EIO)
+ * when the read fails. */
+vp_errcode vp_src_cursor(vp_src *s, uint64_t off, size_t n, vp_cursor *c, vp_error *err);
+
 /* The little-endian u32 at off, or the cut message of core/cursor.h naming
  * `field` ("expected <field> (4 bytes), only N left before the end of the
  * file") when fewer than 4 bytes are left. */
@@ -145,6 +151,53 @@ vp_errcode vp_trace_open(const vp_trace_reader *r, const char *path, const vp_op
                          void **out, vp_error *err);
 vp_errcode vp_trace_open_mem(const vp_trace_reader *r, const void *buf, size_t n,
                              const vp_open_opts *opts, void **out, vp_error *err);
+
+/* A reader's three entry points, defined once for all four: in <fmt>.c,
+ *
+ *     VP_TRACE_READER(dm, dm_parse, dm_free_arrays)
+ *
+ * defines vp_dm_open, vp_dm_open_mem and vp_dm_free as formats/dm.h
+ * declares them: the model is vp_dm (its source in the member `src`, its
+ * warnings in `warnings`), opened by vp_trace_open and vp_trace_open_mem
+ * with the index pass dm_parse; the free closes the source, calls
+ * dm_free_arrays(d) for what else the model owns, and frees the warnings
+ * and the model. */
+#define VP_TRACE_READER(fmt, index_fn, free_arrays_fn)                                            \
+    void vp_##fmt##_free(vp_##fmt *m)                                                             \
+    {                                                                                             \
+        if (!m)                                                                                   \
+            return;                                                                               \
+        vp_src_close(&m->src);                                                                    \
+        free_arrays_fn(m);                                                                        \
+        vp_warnings_free(&m->warnings);                                                           \
+        free(m);                                                                                  \
+    }                                                                                             \
+    static void fmt##_free_model(void *m)                                                         \
+    {                                                                                             \
+        vp_##fmt##_free(m);                                                                       \
+    }                                                                                             \
+    static const vp_trace_reader fmt##_reader = {                                                 \
+        .model_size = sizeof(vp_##fmt),                                                           \
+        .src_offset = offsetof(vp_##fmt, src),                                                    \
+        .index = index_fn,                                                                        \
+        .free_model = fmt##_free_model,                                                           \
+    };                                                                                            \
+    vp_errcode vp_##fmt##_open(const char *path, const vp_open_opts *opts, vp_##fmt **out,        \
+                               vp_error *err)                                                     \
+    {                                                                                             \
+        void *m;                                                                                  \
+        vp_errcode rc = vp_trace_open(&fmt##_reader, path, opts, &m, err);                        \
+        *out = m;                                                                                 \
+        return rc;                                                                                \
+    }                                                                                             \
+    vp_errcode vp_##fmt##_open_mem(const void *buf, size_t n, const vp_open_opts *opts,           \
+                                   vp_##fmt **out, vp_error *err)                                 \
+    {                                                                                             \
+        void *m;                                                                                  \
+        vp_errcode rc = vp_trace_open_mem(&fmt##_reader, buf, n, opts, &m, err);                  \
+        *out = m;                                                                                 \
+        return rc;                                                                                \
+    }
 
 /* ---- bitfield: reading ------------------------------------------------ */
 

@@ -85,10 +85,12 @@ void vp_devt_writer_group(vp_devt_writer *w, const vp_devt_wevent *ev, size_t n,
     vp_totaled_write_framed(&w->file.buf, n, f, event_put, (void *)ev);
 }
 
-void vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n)
+vp_errcode vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n, vp_error *err)
 {
+    (void)err;
     header_emit(w);
     vp_wbuf_bytes(&w->file.buf, p, n);
+    return VP_OK;
 }
 
 void vp_devt_writer_truncate(vp_devt_writer *w, uint64_t n)

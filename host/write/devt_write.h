@@ -43,8 +43,9 @@ vp_devt_writer *vp_devt_writer_open(const char *path, const vp_devt_wopts *o, vp
 void vp_devt_writer_group(vp_devt_writer *w, const vp_devt_wevent *ev, size_t n,
                           const vp_wframing *f);
 
-/* Append bytes as they are. */
-void vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n);
+/* Append bytes as they are. Always VP_OK (the bytes are kept in memory):
+ * the result and err are there for the signature every writer has. */
+vp_errcode vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n, vp_error *err);
 
 /* Cut the final output to n bytes (applied after everything else). */
 void vp_devt_writer_truncate(vp_devt_writer *w, uint64_t n);

@@ -133,10 +133,12 @@ vp_errcode vp_dlag_writer_hop(vp_dlag_writer *w, const vp_dlag_whop *h, vp_error
     return VP_OK;
 }
 
-void vp_dlag_writer_raw(vp_dlag_writer *w, const void *p, size_t n)
+vp_errcode vp_dlag_writer_raw(vp_dlag_writer *w, const void *p, size_t n, vp_error *err)
 {
+    (void)err;
     header_emit(w);
     vp_wbuf_bytes(&w->file.buf, p, n);
+    return VP_OK;
 }
 
 void vp_dlag_writer_truncate(vp_dlag_writer *w, uint64_t n)

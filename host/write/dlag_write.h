@@ -65,8 +65,9 @@ vp_errcode vp_dlag_writer_graph_states(vp_dlag_writer *w, const vp_dlag_wgraph_s
 vp_errcode vp_dlag_writer_host(vp_dlag_writer *w, const char *host, int nul, vp_error *err);
 vp_errcode vp_dlag_writer_hop(vp_dlag_writer *w, const vp_dlag_whop *h, vp_error *err);
 
-/* Append bytes as they are. */
-void vp_dlag_writer_raw(vp_dlag_writer *w, const void *p, size_t n);
+/* Append bytes as they are. Always VP_OK (the bytes are kept in memory):
+ * the result and err are there for the signature every writer has. */
+vp_errcode vp_dlag_writer_raw(vp_dlag_writer *w, const void *p, size_t n, vp_error *err);
 /* Cut the final output to n bytes (applied after everything else). */
 void vp_dlag_writer_truncate(vp_dlag_writer *w, uint64_t n);
 /* Bytes written so far: the offset the next write lands at. */
