@@ -462,22 +462,25 @@ void *vp_lcap_tostring_model(lua_State *L, const char *tname, const char **base)
     return NULL;
 }
 
-int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err)
+int vp_l_raise_code(lua_State *L, const char *code, const char *msg)
 {
-    const char *path = vp_lcap_path(L, capidx);
-    /* A vp.error object (stdlib/vp/error.lua) when the module is there: the
-     * host then reports the message and exits with the status its code
-     * maps to (2 for input that cannot be read), without a traceback. */
     lua_getglobal(L, "require");
     lua_pushliteral(L, "vp.error");
     if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1) &&
         lua_getfield(L, -1, "new") == LUA_TFUNCTION) {
-        lua_pushstring(L, vp_errcode_name(err->code));
-        lua_pushfstring(L, "%s: %s", path, err->msg);
+        lua_pushstring(L, code);
+        lua_pushstring(L, msg);
         if (lua_pcall(L, 2, 1, 0) == LUA_OK)
             return lua_error(L);
     }
-    return vp_l_raise(L, path, err);
+    lua_pushstring(L, msg);
+    return lua_error(L);
+}
+
+int vp_lcap_raise(lua_State *L, int capidx, const vp_error *err)
+{
+    const char *msg = lua_pushfstring(L, "%s: %s", vp_lcap_path(L, capidx), err->msg);
+    return vp_l_raise_code(L, vp_errcode_name(err->code), msg);
 }
 
 void vp_l_push_name(lua_State *L, const char *name, const char *unnamed, int n)

@@ -152,6 +152,12 @@ int vp_l_fail(lua_State *L, const char *path, const vp_error *err);
 /* Raise a Lua error for err (used by iterators on corrupt data). */
 int vp_l_raise(lua_State *L, const char *path, const vp_error *err);
 
+/* Raise vp.error.new(code, msg) (code a vp.error code name: "EUSAGE",
+ * "ECHANGED", ...) so that a script ends with that code's exit status and
+ * no traceback; when the stdlib cannot be required (a stock lua5.4 without
+ * it on its path), msg as a plain error. */
+int vp_l_raise_code(lua_State *L, const char *code, const char *msg);
+
 /* Push a Series userdata; takes over one reference of s. */
 void vp_l_push_series(lua_State *L, vp_series *s);
 /* Check arg idx is a Series. */

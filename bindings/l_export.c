@@ -26,14 +26,7 @@ static FILE *check_file(lua_State *L, int idx)
 /* Raise a vp.error (code name, message) through vp.error.new. */
 static int raise_error(lua_State *L, const vp_error *err, const char *what)
 {
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "vp.error");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "new");
-    lua_pushstring(L, vp_errcode_name(err->code));
-    lua_pushfstring(L, "%s: %s", what, err->msg);
-    lua_call(L, 2, 1);
-    return lua_error(L);
+    return vp_l_raise_code(L, vp_errcode_name(err->code), lua_pushfstring(L, "%s: %s", what, err->msg));
 }
 
 /* export(cap, file, format, {name =, what =, per_frame =, node =}):

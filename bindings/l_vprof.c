@@ -178,47 +178,10 @@ static int frame_range(lua_State *L, int arg, const vp_vprof *m, uint32_t *first
     return 1;
 }
 
-/* vp.error.new(code, message): run protected, so that a Lua without the
- * stdlib on its path still gets the message. */
-static int new_vp_error(lua_State *L)
-{
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "vp.error");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "new");
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-    lua_call(L, 2, 1);
-    return 1;
-}
-
-/* Raise a reader failure met after the open (a frame read again, a pass)
- * naming the capture's file (the capture at cap_idx): as a vp.error with
- * the reader's code, so a script ends as for a file it cannot open (exit 2
- * for a file truncated while open), not with a traceback. */
-static int raise_at(lua_State *L, int cap_idx, const vp_error *err)
-{
-    cap_idx = lua_absindex(L, cap_idx);
-    lua_pushcfunction(L, new_vp_error);
-    lua_pushstring(L, vp_errcode_name(err->code));
-    lua_getiuservalue(L, cap_idx, 1);
-    lua_getfield(L, -1, "path");
-    lua_replace(L, -2);
-    lua_pushfstring(L, "%s: %s", lua_tostring(L, -1), err->msg);
-    lua_replace(L, -2);
-    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
-        lua_pop(L, 1);
-        lua_getiuservalue(L, cap_idx, 1);
-        lua_getfield(L, -1, "path");
-        return vp_l_raise(L, lua_tostring(L, -1), err);
-    }
-    return lua_error(L);
-}
-
 /* Raise err, naming the file of the capture at index 1. */
 static void raise_for_cap(lua_State *L, const vp_error *err)
 {
-    raise_at(L, 1, err);
+    vp_lcap_raise(L, 1, err);
 }
 
 /* ---- frames ------------------------------------------------------------ */
@@ -243,8 +206,7 @@ static lframe *decoded_frame(lua_State *L, int idx, vp_vprof **m)
     if (!f->decoded) {
         vp_error err;
         if (vp_vprof_frame_read(*m, f->fi, &f->fd, &err) != VP_OK) {
-            vp_lchild_pushcap(L, idx);
-            raise_at(L, -1, &err);
+            vp_lchild_raise(L, idx, &err);
         }
         f->decoded = 1;
     }
@@ -291,34 +253,32 @@ static int frame_calls(lua_State *L)
     return frame_field(L, VP_VPROF_CALLS);
 }
 
-/* Iterator state: upvalue 1 frame, upvalue 2 capture, upvalue 3 position. */
-static int frame_nodes_iter(lua_State *L)
+/* f:nodes(): the frame's nodes in position order, each with its time and calls. */
+static int frame_nodes_step(lua_State *L, int frame, lua_Integer pos)
 {
     vp_vprof *m;
-    lframe *f = decoded_frame(L, lua_upvalueindex(1), &m);
-    lua_Integer pos = lua_tointeger(L, lua_upvalueindex(3));
+    lframe *f = decoded_frame(L, frame, &m);
     const vp_vprof_epoch *ep = vp_vprof_epoch_for(m, f->fd.n);
     if (!ep)
         return luaL_error(L, "out of memory");
     if (pos >= (lua_Integer)ep->n)
         return 0;
-    lua_pushinteger(L, pos + 1);
-    lua_replace(L, lua_upvalueindex(3));
     uint32_t idx = ep->order[pos];
-    push_node(L, lua_upvalueindex(2), idx);
+    vp_lchild_pushcap(L, frame);
+    push_node(L, lua_gettop(L), idx);
+    lua_remove(L, -2);
     lua_pushnumber(L, vp_vprof_ms(f->fd.units[idx]));
     lua_pushinteger(L, f->fd.calls[idx]);
     return 3;
 }
 
+static const vp_liter frame_nodes_iter = {frame_nodes_step};
+
 static int frame_nodes(lua_State *L)
 {
     vp_vprof *m;
     decoded_frame(L, 1, &m);
-    lua_settop(L, 1);
-    vp_lchild_pushcap(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushcclosure(L, frame_nodes_iter, 3);
+    vp_liter_push(L, 1, &frame_nodes_iter);
     return 1;
 }
 
@@ -594,12 +554,7 @@ static int raise_usage(lua_State *L, const char *fmt, ...)
     va_start(ap, fmt);
     const char *msg = lua_pushvfstring(L, fmt, ap);
     va_end(ap);
-    lua_pushcfunction(L, new_vp_error);
-    lua_pushliteral(L, "EUSAGE");
-    lua_pushstring(L, msg);
-    if (lua_pcall(L, 2, 1, 0) != LUA_OK)
-        return luaL_error(L, "%s", msg);
-    return lua_error(L);
+    return vp_l_raise_code(L, "EUSAGE", msg);
 }
 
 /* Push the nodes list[0..count) (malloc'd, freed here) as a Lua list. The
@@ -989,7 +944,7 @@ static void push_group_columns(lua_State *L, int cap_idx, vp_vprof *m, int fold)
     }
     vp_error err;
     if (vp_vprof_group_series(m, fold, out, &err) != VP_OK)
-        raise_at(L, cap_idx, &err);
+        vp_lcap_raise(L, cap_idx, &err);
     lua_settop(L, t);
     lua_pushvalue(L, -1);
     lua_setfield(L, -3, key);
@@ -1193,7 +1148,7 @@ static int dist_series(lua_State *L)
         vp_l_push_series(L, col);
         vp_error err;
         if (vp_vprof_node_series(m, &d->index, 1, (vp_vprof_field)d->field, &col, &err) != VP_OK)
-            raise_at(L, cap, &err);
+            vp_lcap_raise(L, cap, &err);
         return 1;
     }
     push_group_columns(L, cap, m, d->fold && m->fold_differs);
@@ -1212,7 +1167,7 @@ static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold,
     vp_batched **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
     vp_error err;
     if (vp_vprof_group_batches(m, fold, cuts, k, out, &err) != VP_OK)
-        raise_at(L, cap_idx, &err);
+        vp_lcap_raise(L, cap_idx, &err);
     group_batches_keep(L, cap_idx, m, out, key);
 }
 
@@ -1238,7 +1193,7 @@ static int dist_batches(lua_State *L)
     if (d->kind == DIST_NODE) {
         vp_batched *b;
         if (vp_vprof_node_batches(m, &d->index, 1, (vp_vprof_field)d->field, cuts, k, &b, &err) != VP_OK)
-            raise_at(L, cap, &err);
+            vp_lcap_raise(L, cap, &err);
         vp_l_push_batched(L, b);
         return 1;
     }
@@ -1650,12 +1605,6 @@ static int cap_summary(lua_State *L)
     return 1;
 }
 
-static int cap_close(lua_State *L)
-{
-    vp_lcap_close(luaL_checkudata(L, 1, CAP_T));
-    return 0;
-}
-
 static int cap_len(lua_State *L)
 {
     lua_pushinteger(L, check_cap(L, 1)->frame_count);
@@ -1664,13 +1613,10 @@ static int cap_len(lua_State *L)
 
 static int cap_tostring(lua_State *L)
 {
-    vp_lcap *c = luaL_checkudata(L, 1, CAP_T);
-    const char *base = vp_lcap_basename(L, 1);
-    if (!c->model) {
-        lua_pushfstring(L, "<vprof %s: closed>", base);
+    const char *base;
+    vp_vprof *m = vp_lcap_tostring_model(L, CAP_T, &base);
+    if (!m)
         return 1;
-    }
-    vp_vprof *m = c->model;
     lua_pushfstring(L, "<vprof %s: ", base);
     vp_l_push_count(L, m->frame_count);
     lua_pushliteral(L, " frames, ");
@@ -1780,11 +1726,6 @@ int vp_l_open_vprof(lua_State *L, const char *path, int opts)
 
 void vp_l_register_vprof(lua_State *L)
 {
-    static const luaL_Reg cap_meta[] = {{"__gc", cap_close},
-                                        {"__close", cap_close},
-                                        {"__len", cap_len},
-                                        {"__tostring", cap_tostring},
-                                        {NULL, NULL}};
     static const luaL_Reg cap_methods[] = {{"frame", cap_frame},
                                            {"frames", cap_frames},
                                            {"nodes", cap_nodes},
@@ -1806,9 +1747,8 @@ void vp_l_register_vprof(lua_State *L)
                                            {"summary", cap_summary},
                                            {"restrict", cap_restrict},
                                            {"frame_range", cap_frame_range},
-                                           {"close", cap_close},
                                            {NULL, NULL}};
-    vp_l_class(L, CAP_T, cap_meta, cap_methods, NULL);
+    vp_lcap_class(L, CAP_T, cap_tostring, cap_len, cap_methods);
 
     static const luaL_Reg frame_meta[] = {{"__tostring", frame_tostring}, {NULL, NULL}};
     static const luaL_Reg frame_methods[] = {{"time_ms", frame_time_ms},
