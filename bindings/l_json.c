@@ -24,7 +24,7 @@ typedef struct jctx {
 
 static int buf_gc(lua_State *L)
 {
-    vp_jbuf_free(luaL_checkudata(L, 1, BUF_MT));
+    vp_buf_free(luaL_checkudata(L, 1, BUF_MT));
     return 0;
 }
 
@@ -46,14 +46,14 @@ static void flush(jctx *c)
     check_oom(c);
     lua_State *L = c->L;
     lua_pushvalue(L, c->write);
-    lua_pushlstring(L, c->b->p ? c->b->p : "", c->b->n);
-    c->b->n = 0;
+    lua_pushlstring(L, c->b->data ? (const char *)c->b->data : "", c->b->len);
+    c->b->len = 0;
     lua_call(L, 1, 0);
 }
 
 static void put(jctx *c, const char *s)
 {
-    vp_jbuf_put(c->b, s, strlen(s));
+    vp_buf_put(c->b, s, strlen(s));
 }
 
 static void quote(jctx *c, int idx)
@@ -90,7 +90,7 @@ static void encode_list(jctx *c, int t, int item, int depth)
         lua_geti(L, t, i);
         encode(c, lua_gettop(L), item, depth);
         lua_pop(L, 1);
-        if (c->write && c->b->n >= FLUSH_BYTES)
+        if (c->write && c->b->len >= FLUSH_BYTES)
             flush(c);
     }
     put(c, "]");
@@ -350,8 +350,8 @@ static int l_encode(lua_State *L)
         return 0;
     }
     check_oom(&c);
-    lua_pushlstring(L, b->p ? b->p : "", b->n);
-    vp_jbuf_free(b);
+    lua_pushlstring(L, b->data ? (const char *)b->data : "", b->len);
+    vp_buf_free(b);
     return 1;
 }
 
@@ -374,8 +374,8 @@ static int l_utf8(lua_State *L)
     vp_jbuf_utf8(b, s, n);
     if (b->oom)
         return fail(L, "vp.json: out of memory");
-    lua_pushlstring(L, b->p, b->n);
-    vp_jbuf_free(b);
+    lua_pushlstring(L, (const char *)b->data, b->len);
+    vp_buf_free(b);
     return 1;
 }
 

@@ -3,46 +3,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-void vp_jbuf_free(vp_jbuf *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
-
-static int reserve(vp_jbuf *b, size_t more)
-{
-    if (b->oom)
-        return 0;
-    if (more <= b->cap - b->n)
-        return 1;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->n < more) {
-        if (cap > SIZE_MAX / 2) {
-            b->oom = 1;
-            return 0;
-        }
-        cap *= 2;
-    }
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = 1;
-        return 0;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 1;
-}
-
-void vp_jbuf_put(vp_jbuf *b, const char *s, size_t n)
-{
-    if (!n || !reserve(b, n))
-        return;
-    memcpy(b->p + b->n, s, n);
-    b->n += n;
-}
 
 size_t vp_utf8_seq(const unsigned char *s, size_t n)
 {
@@ -88,8 +48,8 @@ static void text(vp_jbuf *b, const char *s, size_t n, int escape)
                 i += len;
                 continue;
             }
-            vp_jbuf_put(b, s + run, i - run);
-            vp_jbuf_put(b, REPLACEMENT, 3);
+            vp_buf_put(b, s + run, i - run);
+            vp_buf_put(b, REPLACEMENT, 3);
             run = ++i;
             continue;
         }
@@ -97,7 +57,7 @@ static void text(vp_jbuf *b, const char *s, size_t n, int escape)
             i++;
             continue;
         }
-        vp_jbuf_put(b, s + run, i - run);
+        vp_buf_put(b, s + run, i - run);
         char e[8];
         const char *short_form = NULL;
         switch (c) {
@@ -111,21 +71,21 @@ static void text(vp_jbuf *b, const char *s, size_t n, int escape)
         default: break;
         }
         if (short_form) {
-            vp_jbuf_put(b, short_form, 2);
+            vp_buf_put(b, short_form, 2);
         } else {
             snprintf(e, sizeof e, "\\u%04x", c);
-            vp_jbuf_put(b, e, 6);
+            vp_buf_put(b, e, 6);
         }
         run = ++i;
     }
-    vp_jbuf_put(b, s + run, n - run);
+    vp_buf_put(b, s + run, n - run);
 }
 
 void vp_jbuf_string(vp_jbuf *b, const char *s, size_t n)
 {
-    vp_jbuf_put(b, "\"", 1);
+    vp_buf_put(b, "\"", 1);
     text(b, s, n, 1);
-    vp_jbuf_put(b, "\"", 1);
+    vp_buf_put(b, "\"", 1);
 }
 
 void vp_jbuf_utf8(vp_jbuf *b, const char *s, size_t n)
@@ -137,16 +97,16 @@ void vp_jbuf_int(vp_jbuf *b, long long v)
 {
     char t[32];
     int k = snprintf(t, sizeof t, "%lld", v);
-    vp_jbuf_put(b, t, (size_t)k);
+    vp_buf_put(b, t, (size_t)k);
 }
 
 void vp_jbuf_double(vp_jbuf *b, double v)
 {
     if (!isfinite(v)) {
-        vp_jbuf_put(b, "null", 4);
+        vp_buf_put(b, "null", 4);
         return;
     }
     char t[40];
     int k = snprintf(t, sizeof t, "%.14g", v);
-    vp_jbuf_put(b, t, (size_t)k);
+    vp_buf_put(b, t, (size_t)k);
 }

@@ -7,17 +7,11 @@
 
 #include <stddef.h>
 
-typedef struct vp_jbuf {
-    char *p;
-    size_t n, cap;
-    int oom; /* an append failed: the text is incomplete */
-} vp_jbuf;
+#include "core/buf.h"
 
-/* Release the bytes (the buffer is empty and usable again). */
-void vp_jbuf_free(vp_jbuf *b);
-
-/* Append n bytes; on OOM set b->oom and append nothing. */
-void vp_jbuf_put(vp_jbuf *b, const char *s, size_t n);
+/* The text goes into a vp_buf (core/buf: appends after a failed allocation
+ * do nothing and b->oom says the text is incomplete). */
+typedef vp_buf vp_jbuf;
 
 /* s[0..n) as a JSON string: quoted; each byte that is not part of a valid
  * UTF-8 sequence (Lua's utf8.len rules: no overlong forms, no surrogates,

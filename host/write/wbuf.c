@@ -11,47 +11,19 @@
 
 /* ---- writing ----------------------------------------------------------- */
 
-static int wbuf_reserve(vp_wbuf *b, size_t n)
-{
-    if (b->oom)
-        return 0;
-    if (n <= b->cap - b->len)
-        return 1;
-    size_t ncap = b->cap ? b->cap : 256;
-    while (ncap - b->len < n) {
-        if (ncap > SIZE_MAX / 2) {
-            b->oom = 1;
-            return 0;
-        }
-        ncap *= 2;
-    }
-    uint8_t *p = realloc(b->data, ncap);
-    if (!p) {
-        b->oom = 1;
-        return 0;
-    }
-    b->data = p;
-    b->cap = ncap;
-    return 1;
-}
-
 void vp_wbuf_free(vp_wbuf *b)
 {
-    free(b->data);
-    memset(b, 0, sizeof *b);
+    vp_buf_free(b);
 }
 
 void vp_wbuf_bytes(vp_wbuf *b, const void *p, size_t n)
 {
-    if (n && wbuf_reserve(b, n)) {
-        memcpy(b->data + b->len, p, n);
-        b->len += n;
-    }
+    vp_buf_put(b, p, n);
 }
 
 void vp_wbuf_zero(vp_wbuf *b, size_t n)
 {
-    if (n && wbuf_reserve(b, n)) {
+    if (n && vp_buf_reserve(b, n)) {
         memset(b->data + b->len, 0, n);
         b->len += n;
     }

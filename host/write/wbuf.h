@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/buf.h"
 #include "core/vp_error.h"
 
 /* Bytes of a bitfield of n entries: ((n >> 6) + 1) << 3 (format-notes). */
@@ -19,13 +20,9 @@ static inline size_t vp_wbitfield_size(uint64_t n)
 
 /* ---- writing ----------------------------------------------------------- */
 
-/* Growable little-endian output buffer. Allocation failure is sticky
- * (`oom`): writers check it once when flushing. */
-typedef struct vp_wbuf {
-    uint8_t *data;
-    size_t len, cap;
-    int oom;
-} vp_wbuf;
+/* Growable little-endian output buffer (core/buf). Allocation failure is
+ * sticky (`oom`): writers check it once when flushing. */
+typedef vp_buf vp_wbuf;
 
 void vp_wbuf_free(vp_wbuf *b);
 void vp_wbuf_bytes(vp_wbuf *b, const void *p, size_t n);
