@@ -120,6 +120,27 @@ function doc.parse(text, vars)
   return classes
 end
 
+--- doc.counted_fields(v, items, thing) -> the notation of the fields of a
+-- trace's counted list (a .devt group, a .dlag measurement): its written
+-- total, the count present, where the total is and its capture; v is the
+-- examples' variable, items what it counts, thing what it is.
+function doc.counted_fields(v, items, thing)
+  return doc.expand([=[
+field total
+  the u32 total written before the ${items} (may disagree with count: a warning)
+  > print(${v}.total, ${v}.count)
+field count
+  ${items} actually present (also #${v})
+  > print(${v}.count)
+field file_offset
+  byte offset of the ${thing}'s total in the file
+  > print(${v}.file_offset)
+field capture
+  the capture this ${thing} belongs to
+  > print(${v}.capture.path)
+]=], { v = v, items = items, thing = thing })
+end
+
 --- doc.capture_fields(format, warnings) -> the notation of the fields every
 -- capture of a binary format has: format, path, size and its warnings (what
 -- they are about).

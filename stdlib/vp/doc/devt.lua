@@ -80,18 +80,7 @@ field index
 field name
   "frames", "updates", "weapon_inputs", "weapons", or "group_N" past the fourth
   > print(g.name)
-field total
-  the u32 total written before the events (may disagree with count: a warning)
-  > print(g.total, g.count)
-field count
-  events actually present (also #g)
-  > print(g.count)
-field file_offset
-  byte offset of the group's total in the file
-  > print(g.file_offset)
-field capture
-  the capture this group belongs to
-  > print(g.capture.path)
+${COUNTED}
 operator # #g
   number of events in the group
   > print(#g)
@@ -118,6 +107,7 @@ method w:group(events [, {total =, chunks = {...}}])
   > w:group({{time1 = 10, time2 = 12, type = 0}, {20, 21, 1}})
 ${WRITER}
 ]=], {
+  COUNTED = doc.counted_fields("g", "events", "group"),
   CAPTURE = doc.capture_fields("devt", "total mismatches, extra groups, trailing bytes"),
   WRITER = doc.writer_members(),
 })

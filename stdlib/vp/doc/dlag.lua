@@ -108,18 +108,7 @@ field name
 field page
   overlay page: (index - 1) // 8
   > print(ms.page)
-field total
-  the u32 total written before the samples (may disagree with count: a warning)
-  > print(ms.total)
-field count
-  samples actually present (also #ms)
-  > print(ms.count)
-field file_offset
-  byte offset of the measurement's total in the file
-  > print(ms.file_offset)
-field capture
-  the capture this measurement belongs to
-  > print(ms.capture.path)
+${COUNTED}
 ${SAMPLES ms}
 
 class vp.dlag.hop: tail record of a .dlag capture (probably a traceroute hop)
@@ -180,6 +169,7 @@ method w:hop{address =, samples =, chunks =, name =, unknown_u8_1 =, unknown_u32
   > w:hop{address = "10.0.0.1", name = "gw", samples = {{1.5, 10, 0}}}
 ${WRITER}
 ]=], {
+  COUNTED = doc.counted_fields("ms", "samples", "measurement"),
   CAPTURE = doc.capture_fields("dlag", "total mismatches, an unreadable tail record"),
   SAMPLES = samples,
   WRITER = doc.writer_members(),
