@@ -69,11 +69,7 @@ local function check_params(p)
   number("min_correction", 0)
   number("max_gap_ms", 0, true)
   number("time_scale", 0, true)
-  local mc = p.max_corrections
-  if mc ~= nil and (math.type(mc) ~= "integer" or mc < 0) then
-    E.raise("EUSAGE", "vp.movement: params.max_corrections must be a whole number of at least 0, not %s",
-      tostring(mc))
-  end
+  E.count("vp.movement", p, "max_corrections")
   local bit = p.bit
   if bit ~= nil and (math.type(bit) ~= "integer" or bit < 0 or bit > 19) then
     E.raise("EUSAGE", "vp.movement: params.bit must be an integer in 0..19, not %s", tostring(bit))
