@@ -45,19 +45,6 @@ function E.raise(code, fmt, ...)
   error(E.new(code, msg), 2)
 end
 
---- E.count(where, params, name [, default]) -> params[name], or default when
--- that is nil: a count parameter of an analysis, checked. Raises EUSAGE
--- ("<where>: params.<name> must be a whole number of at least 0, not <v>")
--- for anything else than an integer of at least 0.
-function E.count(where, params, name, default)
-  local v = params and params[name]
-  if v == nil then v = default end
-  if v ~= nil and (math.type(v) ~= "integer" or v < 0) then
-    E.raise("EUSAGE", "%s: params.%s must be a whole number of at least 0, not %s", where, name, tostring(v))
-  end
-  return v
-end
-
 --- E.is(x) -> true when x is an error object made by this module.
 function E.is(x)
   return getmetatable(x) == mt

@@ -72,7 +72,11 @@ function events.analyze(cap, params)
     E.raise("EINPUT", "vp.events: a devt capture is needed, not %s", tostring(cap.format))
   end
 
-  local max_types = E.count("vp.events", params, "max_types", events.DEFAULTS.max_types)
+  local max_types = params.max_types or events.DEFAULTS.max_types
+  if math.type(max_types) ~= "integer" or max_types < 0 then
+    E.raise("EUSAGE", "vp.events: params.max_types must be a whole number of at least 0, not %s",
+      tostring(max_types))
+  end
 
   -- The events grouped by (group, type) in C, times sorted: no table per event.
   local scan = cap:event_stats(max_types)

@@ -198,7 +198,11 @@ function hitdiff.analyze(cap, params)
   if type(tol) ~= "number" or tol ~= tol or tol < 0 then
     E.raise("EUSAGE", "vp.hitdiff: params.tolerance must be a number of at least 0, not %s", tostring(tol))
   end
-  local max_details = E.count("vp.hitdiff", params, "max_details", hitdiff.DEFAULTS.max_details)
+  local max_details = params.max_details or hitdiff.DEFAULTS.max_details
+  if math.type(max_details) ~= "integer" or max_details < 0 then
+    E.raise("EUSAGE", "vp.hitdiff: params.max_details must be a whole number of at least 0, not %s",
+      tostring(max_details))
+  end
   local unlisted = 0
   local total = new_counts()
   local details = {}

@@ -79,7 +79,10 @@ local function check(cap, params)
     E.raise("EUSAGE", "vp.lag: params.k must be a number of at least 0, not %s", tostring(k))
   end
   for _, name in ipairs({ "max_measurements", "max_spikes", "max_hops", "max_samples" }) do
-    E.count("vp.lag", params, name)
+    local v = params and params[name]
+    if v ~= nil and (math.type(v) ~= "integer" or v < 0) then
+      E.raise("EUSAGE", "vp.lag: params.%s must be a whole number of at least 0, not %s", name, tostring(v))
+    end
   end
 end
 

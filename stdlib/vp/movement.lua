@@ -69,7 +69,11 @@ local function check_params(p)
   number("min_correction", 0)
   number("max_gap_ms", 0, true)
   number("time_scale", 0, true)
-  E.count("vp.movement", p, "max_corrections")
+  local mc = p.max_corrections
+  if mc ~= nil and (math.type(mc) ~= "integer" or mc < 0) then
+    E.raise("EUSAGE", "vp.movement: params.max_corrections must be a whole number of at least 0, not %s",
+      tostring(mc))
+  end
   local bit = p.bit
   if bit ~= nil and (math.type(bit) ~= "integer" or bit < 0 or bit > 19) then
     E.raise("EUSAGE", "vp.movement: params.bit must be an integer in 0..19, not %s", tostring(bit))
