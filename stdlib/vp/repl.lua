@@ -574,15 +574,17 @@ local function complete_node(line, q, cap)
   return q + #dir, out
 end
 
--- The names starting with the word at q, each once, in natural order;
--- `each(add)` calls add(name) for every name (an error in it, a closed
--- capture, ends the list). A single candidate gets the closing quote.
-local function complete_among(line, q, each)
+-- Node names, each once, for a method that finds nodes by name wherever
+-- they are (cap:nodes_named(", cap:find(" before any "/").
+local function complete_name(line, q, cap)
   local text, out, seen = line:sub(q), {}, {}
-  pcall(each, function(name)
-    if not seen[name] and name:sub(1, #text) == text then
-      seen[name] = true
-      out[#out + 1] = name
+  pcall(function()
+    for n in cap:nodes() do
+      local name = n.name
+      if not seen[name] and name:sub(1, #text) == text then
+        seen[name] = true
+        out[#out + 1] = name
+      end
     end
   end)
   table.sort(out, repl.natural_less)
@@ -590,18 +592,16 @@ local function complete_among(line, q, each)
   return q, out
 end
 
--- Node names, for a method that finds nodes by name wherever they are
--- (cap:nodes_named(", cap:find(" before any "/").
-local function complete_name(line, q, cap)
-  return complete_among(line, q, function(add)
-    for n in cap:nodes() do add(n.name) end
-  end)
-end
-
 local function complete_group(line, q, cap)
-  return complete_among(line, q, function(add)
-    for g in cap:groups() do add(g.name) end
+  local text, out = line:sub(q), {}
+  pcall(function()
+    for g in cap:groups() do
+      if g.name:sub(1, #text) == text then out[#out + 1] = g.name end
+    end
   end)
+  table.sort(out, repl.natural_less)
+  if #out == 1 then out[1] = out[1] .. line:sub(q - 1, q - 1) end
+  return q, out
 end
 
 --- repl.complete(line [, env]) -> start, candidates: completions for the
