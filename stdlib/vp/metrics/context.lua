@@ -73,23 +73,6 @@ function C.analysis(ctx, name)
   return d.value
 end
 
---- C.indexed(key, build) -> by_name, names: two functions of a context
--- over what build(ctx) -> by_name, names makes once per capture (kept in
--- ctx[key]): the things a family of metrics is about (groups, nodes,
--- measurements) by name, and their names in listing order.
-function C.indexed(key, build)
-  local function built(ctx)
-    local t = ctx[key]
-    if not t then
-      local by_name, names = build(ctx)
-      t = { by_name = by_name, names = names }
-      ctx[key] = t
-    end
-    return t
-  end
-  return function(ctx) return built(ctx).by_name end, function(ctx) return built(ctx).names end
-end
-
 --- C.get(t, key, ...) -> the value at t[key][...], or nil.
 -- The one accessor for analysis results: it treats an absent value, the
 -- JSON null some analyses still return for one (a light userdata), NaN and
