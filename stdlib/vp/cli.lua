@@ -502,21 +502,6 @@ function cli.open(path, opts, quiet)
   return cap
 end
 
---- cli.open_all(files, frames) -> {cap, ...}: each file opened (cli.open)
--- and restricted to the --frames range (cli.restrict). A VProf capture
--- computes its group and node statistics while it is read ({stats = true};
--- other formats ignore it), except under --frames: one pass over the
--- range, once restricted. For the scripts that read every group and node
--- metric (check.lua, compare.lua).
-function cli.open_all(files, frames)
-  local caps = {}
-  for i, f in ipairs(files) do
-    caps[i] = cli.open(f, { stats = frames == nil })
-    cli.restrict(caps[i], frames)
-  end
-  return caps
-end
-
 -- JSON ---------------------------------------------------------------------
 -- vp.json writes every document (key order, null, NaN, UTF-8: see there).
 
