@@ -43,11 +43,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-if cap.format ~= "devt" then
-  cli.fail(2, "%s: events.lua reads .devt event profiler exports; this is a %s capture", path,
-    tostring(cap.format))
-end
+local cap = cli.open_as(path, "devt")
 
 local doc = cli.run(events.analyze, cap, { file = path })
 

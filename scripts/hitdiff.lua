@@ -59,11 +59,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-if cap.format ~= "dw" then
-  cli.fail(2, "%s: hitdiff.lua reads .dw weapon traces; this is a %s capture", path,
-    tostring(cap.format))
-end
+local cap = cli.open_as(path, "dw")
 
 local res = cli.run(hitdiff.analyze, cap, { tolerance = opts.tolerance, max_details = opts.max_details,
   file = path })

@@ -65,11 +65,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-if cap.format ~= "dlag" then
-  cli.fail(2, "%s: lag.lua reads .dlag lag profiler exports; this is a %s capture", path,
-    tostring(cap.format))
-end
+local cap = cli.open_as(path, "dlag")
 
 -- fmt.table passes (value, row): keep the row out of fmt.number's decimals.
 local function num(v) return fmt.number(v) end

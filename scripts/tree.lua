@@ -42,14 +42,9 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-if cap.format ~= "vprof" then
-  cli.fail(2, "%s: tree.lua reads VProf captures; this is a %s capture", path, tostring(cap.format))
-end
+local cap = cli.open_as(path, "vprof")
 
-local n = cap.frame_count
-local first, last
-if opts.frames or n > 0 then first, last = cli.resolve_range(opts.frames, n) end
+local first, last = cli.frame_range(cap, opts.frames)
 local doc = cli.run(tree.analyze, cap, { first = first, last = last, min_pct = opts.min_pct, depth = opts.depth,
   sort = opts.sort, by_name = opts.by_name, file = path })
 
