@@ -97,8 +97,7 @@ report.emit(opts, {
   csv = {
     rows = rows,
     columns = {
-      { key = "group" }, { key = "id" }, { key = "flags" }, { key = "mean_ms" }, { key = "p50_ms" },
-      { key = "p95_ms" }, { key = "p99_ms" }, { key = "max_ms" }, { key = "max_frame" }, { key = "share_pct" },
+      "group", "id", "flags", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms", "max_frame", "share_pct",
     },
   },
 })

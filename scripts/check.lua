@@ -203,11 +203,10 @@ else
       r.skipped) } },
     sections = { { title = "rules", rows = doc.results, notes = notes, columns = columns } },
     csv = { rows = doc.results, columns = {
-      { key = "index" }, { key = "name" }, { key = "metric" }, { key = "status" }, { key = "value" },
-      { key = "baseline" }, { key = "change" }, { key = "change_pct" }, { key = "regress_pct" },
-      { key = "evidence" }, { key = "p_value" },
+      "index", "name", "metric", "status", "value", "baseline", "change", "change_pct", "regress_pct",
+      "evidence", "p_value",
       { key = "ci_pct_lo", csv_value = function(_, x) return x.ci and x.ci.pct_lo end },
-      { key = "ci_pct_hi", csv_value = function(_, x) return x.ci and x.ci.pct_hi end }, { key = "message" },
+      { key = "ci_pct_hi", csv_value = function(_, x) return x.ci and x.ci.pct_hi end }, "message",
     } },
     max_width = 160,
   })

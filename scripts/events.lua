@@ -111,9 +111,8 @@ local model = {
   csv = {
     rows = rows,
     columns = {
-      { key = "group" }, { key = "group_name" }, { key = "type" }, { key = "type_name" },
-      { key = "type_uncertain" }, { key = "count" }, { key = "rate_per_s" },
-      { key = "interval_p50_ms" }, { key = "interval_p95_ms" }, { key = "interval_max_ms" },
+      "group", "group_name", "type", "type_name", "type_uncertain", "count", "rate_per_s", "interval_p50_ms",
+      "interval_p95_ms", "interval_max_ms",
     },
   },
 }

@@ -193,11 +193,8 @@ local model = {
     rows = detail_rows,
     columns = {
       { key = "trace", csv = "index" }, { key = "trace_id_num", csv = "trace_id" },
-      { key = "kind" }, { key = "distance" }, { key = "dt" },
-      { key = "client_type" }, { key = "client_x" }, { key = "client_y" }, { key = "client_z" },
-      { key = "client_entity" },
-      { key = "server_type" }, { key = "server_x" }, { key = "server_y" }, { key = "server_z" },
-      { key = "server_entity" },
+      "kind", "distance", "dt", "client_type", "client_x", "client_y", "client_z", "client_entity", "server_type",
+      "server_x", "server_y", "server_z", "server_entity",
     },
   },
 }

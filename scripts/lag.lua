@@ -83,8 +83,6 @@ local stat_columns = {
   { key = "time_span", title = "span", format = fmt.int, align = "right" },
   { key = "spikes", title = "spikes", format = fmt.int, align = "right" },
 }
-local csv_columns = {}
-for _, k in ipairs(lag.ROW_KEYS) do csv_columns[#csv_columns + 1] = { key = k } end
 
 cli.run(function()
   if opts.measurement then
@@ -127,8 +125,7 @@ cli.run(function()
               align = "left" },
           } },
       },
-      csv = { rows = samples, columns = { { key = "index" }, { key = "time" }, { key = "value" },
-        { key = "unknown" }, { key = "spike" } } },
+      csv = { rows = samples, columns = { "index", "time", "value", "unknown", "spike" } },
     })
     return
   end
@@ -196,7 +193,7 @@ cli.run(function()
         },
         notes = hop_notes },
     },
-    csv = { rows = rows, columns = csv_columns },
+    csv = { rows = rows, columns = lag.ROW_KEYS },
   })
 end)
 cap:close()

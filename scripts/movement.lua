@@ -127,9 +127,7 @@ local model = {
   csv = {
     rows = crow,
     columns = {
-      { key = "time" }, { key = "record" }, { key = "size" }, { key = "dt_ms" },
-      { key = "from_x" }, { key = "from_y" }, { key = "from_z" },
-      { key = "to_x" }, { key = "to_y" }, { key = "to_z" },
+      "time", "record", "size", "dt_ms", "from_x", "from_y", "from_z", "to_x", "to_y", "to_z",
     },
   },
 }

@@ -86,10 +86,8 @@ report.emit(opts, {
   csv = {
     rows = shown,
     columns = {
-      { key = "path" }, { key = "name" }, { key = "group" }, { key = "frames" }, { key = "calls" },
-      { key = "time_ms" }, { key = "self_ms" }, { key = "calls_per_frame" }, { key = "ms_per_frame" },
-      { key = "ms_per_call" }, { key = "self_ms_per_frame" }, { key = "pct_of_frame" }, { key = "peak_ms" },
-      { key = "peak_frame" }, { key = "peak_self_ms" }, { key = "peak_over_avg" },
+      "path", "name", "group", "frames", "calls", "time_ms", "self_ms", "calls_per_frame", "ms_per_frame",
+      "ms_per_call", "self_ms_per_frame", "pct_of_frame", "peak_ms", "peak_frame", "peak_self_ms", "peak_over_avg",
     },
   },
   max_width = 140,

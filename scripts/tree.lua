@@ -97,8 +97,8 @@ if opts.by_name then
       { key = "name", title = "name", align = "left" },
     }) } },
     csv = { rows = doc.names, columns = {
-      { key = "name" }, { key = "nodes" }, { key = "calls_per_frame" }, { key = "ms_per_frame" },
-      { key = "self_ms_per_frame" }, { key = "pct_of_frame" }, { key = "self_pct_of_frame" }, { key = "peak_ms" },
+      "name", "nodes", "calls_per_frame", "ms_per_frame", "self_ms_per_frame", "pct_of_frame",
+      "self_pct_of_frame", "peak_ms",
     } },
     max_width = 200,
   })
@@ -132,10 +132,8 @@ else
       { key = "group", title = "group", format = blank_if_folded(tostring), align = "left" },
     }) } },
     csv = { rows = doc.nodes, columns = {
-      { key = "path" }, { key = "name" }, { key = "depth" }, { key = "group" }, { key = "frames" },
-      { key = "calls_per_frame" }, { key = "ms_per_frame" }, { key = "self_ms_per_frame" }, { key = "pct_of_frame" },
-      { key = "self_pct_of_frame" }, { key = "peak_ms" }, { key = "peak_frame" }, { key = "collapsed" },
-      { key = "collapsed_ms_per_frame" },
+      "path", "name", "depth", "group", "frames", "calls_per_frame", "ms_per_frame", "self_ms_per_frame",
+      "pct_of_frame", "self_pct_of_frame", "peak_ms", "peak_frame", "collapsed", "collapsed_ms_per_frame",
     } },
     max_width = 200,
   })
