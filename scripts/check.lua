@@ -26,8 +26,7 @@ local SPEC = {
       help = "significance level for rules with significant = true" },
     { "--junit", metavar = "FILE", help = "also write JUnit XML (one testcase per rule) to FILE",
       merge = junit.merge, output = true },
-    { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
-      help = "with several captures checked one by one: N at a time, in parallel processes" },
+    multi.jobs_option("with several captures checked one by one: N at a time, in parallel processes"),
     cli.FRAMES,
   },
   positional = {

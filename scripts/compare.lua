@@ -45,8 +45,7 @@ local SPEC = {
     { "--match", metavar = "PATTERN", multi = true,
       help = "only metrics whose name contains this Lua pattern (repeat for several: any of them)" },
     { "--markdown", type = "flag", help = "print Markdown tables (for a code review)" },
-    { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
-      help = "with several B captures compared one by one: N at a time, in parallel processes" },
+    multi.jobs_option("with several B captures compared one by one: N at a time, in parallel processes"),
     cli.FRAMES,
   },
   positional = {

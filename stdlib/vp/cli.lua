@@ -227,6 +227,10 @@ cli.FRAMES = { "--frames", type = "range", metavar = "A:B",
   help = "only frames A..B (1-based, inclusive; A: and :B too; negative numbers count from the end: "
     .. "-1 is the last frame, -600: the last 600)" }
 
+--- cli.OUTPUT: the -o option of a script that writes one file (or stdout):
+-- cli.parse checks the file can be written, cli.write_output writes it.
+cli.OUTPUT = { "--output", short = "-o", metavar = "FILE", output = true, help = "write to FILE instead of stdout" }
+
 --- cli.restrict(cap, r) -> {first, last} | nil: apply a --frames range to a
 -- capture (cli.resolve_range's rule over its #cap frames, then
 -- cap:restrict: every analysis then sees those frames only, numbered as in
