@@ -44,11 +44,8 @@ local path = args[1]
 -- What budget.analyze reads, computed while the capture is read (over a
 -- --frames range: by one pass over it, once restricted).
 local whole = opts.frames == nil
-local cap = cli.open(path,
+local cap = cli.open_as(path, "vprof",
   { stats = { groups = whole and not opts.fold_hidden, fold_hidden = whole and opts.fold_hidden } })
-if cap.format ~= "vprof" then
-  cli.fail(2, "%s: budget.lua reads VProf captures; this is a %s capture", path, tostring(cap.format))
-end
 cli.restrict(cap, opts.frames)
 
 local doc, info = budget.analyze(cap, { fold_hidden = opts.fold_hidden, file = path })
@@ -100,8 +97,7 @@ report.emit(opts, {
   csv = {
     rows = rows,
     columns = {
-      { key = "group" }, { key = "id" }, { key = "flags" }, { key = "mean_ms" }, { key = "p50_ms" },
-      { key = "p95_ms" }, { key = "p99_ms" }, { key = "max_ms" }, { key = "max_frame" }, { key = "share_pct" },
+      "group", "id", "flags", "mean_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms", "max_frame", "share_pct",
     },
   },
 })

@@ -26,8 +26,7 @@ local SPEC = {
       help = "significance level for rules with significant = true" },
     { "--junit", metavar = "FILE", help = "also write JUnit XML (one testcase per rule) to FILE",
       merge = junit.merge, output = true },
-    { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
-      help = "with several captures checked one by one: N at a time, in parallel processes" },
+    multi.jobs_option("with several captures checked one by one: N at a time, in parallel processes"),
     cli.FRAMES,
   },
   positional = {
@@ -49,18 +48,9 @@ if opts.runs then
   if #cap_files == 0 then cli.fail(2, "no capture files in %s", table.concat(args, ", ", 2)) end
 end
 local rules = gate.rules(rules_path, { baseline = #base_files > 0, runs = #base_files > 1 and #cap_files > 1 })
--- A VProf capture computes its group and node statistics while it is read
--- ({stats = true}; other formats ignore it): rules read them.
-local function open_all(files)
-  local caps = {}
-  for i, f in ipairs(files) do
-    caps[i] = cli.open(f, { stats = opts.frames == nil }) -- a range: one pass over it, once restricted
-    cli.restrict(caps[i], opts.frames)
-  end
-  return caps
-end
-local caps = open_all(cap_files)
-local base = #base_files > 0 and open_all(base_files) or nil
+-- Rules read a VProf capture's group and node statistics (cli.open_runs).
+local caps = cli.open_runs(cap_files, opts.frames)
+local base = #base_files > 0 and cli.open_runs(base_files, opts.frames) or nil
 local r = gate.evaluate(rules, caps, base, { alpha = opts.alpha, source = rules_path })
 for _, c in ipairs(caps) do c:close() end
 for _, c in ipairs(base or {}) do c:close() end
@@ -212,11 +202,10 @@ else
       r.skipped) } },
     sections = { { title = "rules", rows = doc.results, notes = notes, columns = columns } },
     csv = { rows = doc.results, columns = {
-      { key = "index" }, { key = "name" }, { key = "metric" }, { key = "status" }, { key = "value" },
-      { key = "baseline" }, { key = "change" }, { key = "change_pct" }, { key = "regress_pct" },
-      { key = "evidence" }, { key = "p_value" },
+      "index", "name", "metric", "status", "value", "baseline", "change", "change_pct", "regress_pct",
+      "evidence", "p_value",
       { key = "ci_pct_lo", csv_value = function(_, x) return x.ci and x.ci.pct_lo end },
-      { key = "ci_pct_hi", csv_value = function(_, x) return x.ci and x.ci.pct_hi end }, { key = "message" },
+      { key = "ci_pct_hi", csv_value = function(_, x) return x.ci and x.ci.pct_hi end }, "message",
     } },
     max_width = 160,
   })

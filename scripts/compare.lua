@@ -45,8 +45,7 @@ local SPEC = {
     { "--match", metavar = "PATTERN", multi = true,
       help = "only metrics whose name contains this Lua pattern (repeat for several: any of them)" },
     { "--markdown", type = "flag", help = "print Markdown tables (for a code review)" },
-    { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
-      help = "with several B captures compared one by one: N at a time, in parallel processes" },
+    multi.jobs_option("with several B captures compared one by one: N at a time, in parallel processes"),
     cli.FRAMES,
   },
   positional = {
@@ -83,17 +82,9 @@ end
 local a_files = multi.expand(a_paths)
 if #a_files == 0 then cli.fail(2, "no capture files in %s", table.concat(a_paths, ", ")) end
 
--- Every group and node metric is read: VProf captures compute those
--- statistics while they are read ({stats = true}; other formats ignore it).
-local function open_all(files)
-  local caps = {}
-  for i, f in ipairs(files) do
-    caps[i] = cli.open(f, { stats = opts.frames == nil }) -- a range: one pass over it, once restricted
-    cli.restrict(caps[i], opts.frames)
-  end
-  return caps
-end
-local caps_a, caps_b = open_all(a_files), open_all(b_files)
+-- Every group and node metric is read (cli.open_runs: a VProf capture's
+-- statistics are computed while it is read).
+local caps_a, caps_b = cli.open_runs(a_files, opts.frames), cli.open_runs(b_files, opts.frames)
 local r = compare.analyze(caps_a, caps_b, { alpha = opts.alpha, nodes = opts.nodes, match = opts.match,
   test = opts.test, shape = opts.shape, evidence = opts.evidence })
 for _, c in ipairs(caps_a) do c:close() end

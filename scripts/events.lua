@@ -43,11 +43,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-if cap.format ~= "devt" then
-  cli.fail(2, "%s: events.lua reads .devt event profiler exports; this is a %s capture", path,
-    tostring(cap.format))
-end
+local cap = cli.open_as(path, "devt")
 
 local doc = cli.run(events.analyze, cap, { file = path })
 
@@ -115,9 +111,8 @@ local model = {
   csv = {
     rows = rows,
     columns = {
-      { key = "group" }, { key = "group_name" }, { key = "type" }, { key = "type_name" },
-      { key = "type_uncertain" }, { key = "count" }, { key = "rate_per_s" },
-      { key = "interval_p50_ms" }, { key = "interval_p95_ms" }, { key = "interval_max_ms" },
+      "group", "group_name", "type", "type_name", "type_uncertain", "count", "rate_per_s", "interval_p50_ms",
+      "interval_p95_ms", "interval_max_ms",
     },
   },
 }

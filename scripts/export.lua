@@ -27,7 +27,7 @@ local SPEC = {
     .. "\n\nThe same capture and options always give the same bytes.",
   options = {
     { "--to", choices = export.NAMES, metavar = "FORMAT", help = "what to write (required)" },
-    { "--output", short = "-o", metavar = "FILE", output = true, help = "write to FILE instead of stdout" },
+    cli.OUTPUT,
     { "--diff", metavar = "BASE", help = "folded: the differential form 'stack base_us new_us' against BASE" },
     { "--per-frame", type = "flag", help = "speedscope: one profile per frame" },
     { "--node", metavar = "PATH", help = "csv of a VProf capture: add the node's ms, self ms and calls" },

@@ -59,11 +59,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-if cap.format ~= "dw" then
-  cli.fail(2, "%s: hitdiff.lua reads .dw weapon traces; this is a %s capture", path,
-    tostring(cap.format))
-end
+local cap = cli.open_as(path, "dw")
 
 local res = cli.run(hitdiff.analyze, cap, { tolerance = opts.tolerance, max_details = opts.max_details,
   file = path })
@@ -197,11 +193,8 @@ local model = {
     rows = detail_rows,
     columns = {
       { key = "trace", csv = "index" }, { key = "trace_id_num", csv = "trace_id" },
-      { key = "kind" }, { key = "distance" }, { key = "dt" },
-      { key = "client_type" }, { key = "client_x" }, { key = "client_y" }, { key = "client_z" },
-      { key = "client_entity" },
-      { key = "server_type" }, { key = "server_x" }, { key = "server_y" }, { key = "server_z" },
-      { key = "server_entity" },
+      "kind", "distance", "dt", "client_type", "client_x", "client_y", "client_z", "client_entity", "server_type",
+      "server_x", "server_y", "server_z", "server_entity",
     },
   },
 }

@@ -86,6 +86,6 @@ report.emit(opts, {
   schema = info.schema_for(rows),
   header = kv,
   notes = notes,
-  csv = { columns = { { key = "name" }, { key = "value" } }, rows = csv_rows },
+  csv = { columns = { "name", "value" }, rows = csv_rows },
 })
 cap:close()

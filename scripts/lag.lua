@@ -65,11 +65,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-if cap.format ~= "dlag" then
-  cli.fail(2, "%s: lag.lua reads .dlag lag profiler exports; this is a %s capture", path,
-    tostring(cap.format))
-end
+local cap = cli.open_as(path, "dlag")
 
 -- fmt.table passes (value, row): keep the row out of fmt.number's decimals.
 local function num(v) return fmt.number(v) end
@@ -87,8 +83,6 @@ local stat_columns = {
   { key = "time_span", title = "span", format = fmt.int, align = "right" },
   { key = "spikes", title = "spikes", format = fmt.int, align = "right" },
 }
-local csv_columns = {}
-for _, k in ipairs(lag.ROW_KEYS) do csv_columns[#csv_columns + 1] = { key = k } end
 
 cli.run(function()
   if opts.measurement then
@@ -131,8 +125,7 @@ cli.run(function()
               align = "left" },
           } },
       },
-      csv = { rows = samples, columns = { { key = "index" }, { key = "time" }, { key = "value" },
-        { key = "unknown" }, { key = "spike" } } },
+      csv = { rows = samples, columns = { "index", "time", "value", "unknown", "spike" } },
     })
     return
   end
@@ -200,7 +193,7 @@ cli.run(function()
         },
         notes = hop_notes },
     },
-    csv = { rows = rows, columns = csv_columns },
+    csv = { rows = rows, columns = lag.ROW_KEYS },
   })
 end)
 cap:close()

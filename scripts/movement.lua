@@ -57,11 +57,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-if cap.format ~= "dm" then
-  cli.fail(2, "%s: movement.lua reads .dm movement traces; this is a %s capture", path,
-    tostring(cap.format))
-end
+local cap = cli.open_as(path, "dm")
 
 local doc = cli.run(movement.analyze, cap, {
   bit = opts.bit, min_correction = opts.min_correction, max_gap_ms = opts.max_gap_ms,
@@ -131,9 +127,7 @@ local model = {
   csv = {
     rows = crow,
     columns = {
-      { key = "time" }, { key = "record" }, { key = "size" }, { key = "dt_ms" },
-      { key = "from_x" }, { key = "from_y" }, { key = "from_z" },
-      { key = "to_x" }, { key = "to_y" }, { key = "to_z" },
+      "time", "record", "size", "dt_ms", "from_x", "from_y", "from_z", "to_x", "to_y", "to_z",
     },
   },
 }

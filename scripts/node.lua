@@ -40,14 +40,9 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local query, path = args[1], args[2]
-local cap = cli.open(path)
-if cap.format ~= "vprof" then
-  cli.fail(2, "%s: node.lua reads VProf captures; this is a %s capture", path, tostring(cap.format))
-end
+local cap = cli.open_as(path, "vprof")
 
-local n = cap.frame_count
-local first, last
-if opts.frames or n > 0 then first, last = cli.resolve_range(opts.frames, n) end
+local first, last = cli.frame_range(cap, opts.frames)
 local doc = cli.run(node.analyze, cap, { node = query, lua = opts.lua, first = first, last = last,
   worst = opts.worst, file = path })
 

@@ -30,7 +30,7 @@ local SPEC = {
     { "--chart", choices = { "frametime", "histogram", "budget", "compare" }, metavar = "NAME",
       help = "which chart (required)" },
     { "--baseline", metavar = "BASE", help = "compare: the baseline capture" },
-    { "--output", short = "-o", metavar = "FILE", output = true, help = "write to FILE instead of stdout" },
+    cli.OUTPUT,
     { "--width", type = "integer", default = svg.W, min = 200, max = 20000, metavar = "N", help = "width in pixels" },
     cli.FRAMES,
   },

@@ -47,14 +47,9 @@ local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one ru
 local path = args[1]
 -- Whole-capture node totals are computed while the capture is read (a range
 -- makes its own pass over its frames).
-local cap = cli.open(path, { stats = { nodes = opts.frames == nil } })
-if cap.format ~= "vprof" then
-  cli.fail(2, "%s: top.lua reads VProf captures; this is a %s capture", path, tostring(cap.format))
-end
+local cap = cli.open_as(path, "vprof", { stats = { nodes = opts.frames == nil } })
 
-local n = cap.frame_count
-local first, last
-if opts.frames or n > 0 then first, last = cli.resolve_range(opts.frames, n) end
+local first, last = cli.frame_range(cap, opts.frames)
 local doc, info = top.analyze(cap, { sort = opts.sort, limit = opts.limit, first = first, last = last,
   file = path })
 local nframes, total_ms, shown = doc.frames, doc.total_ms, doc.nodes
@@ -91,10 +86,8 @@ report.emit(opts, {
   csv = {
     rows = shown,
     columns = {
-      { key = "path" }, { key = "name" }, { key = "group" }, { key = "frames" }, { key = "calls" },
-      { key = "time_ms" }, { key = "self_ms" }, { key = "calls_per_frame" }, { key = "ms_per_frame" },
-      { key = "ms_per_call" }, { key = "self_ms_per_frame" }, { key = "pct_of_frame" }, { key = "peak_ms" },
-      { key = "peak_frame" }, { key = "peak_self_ms" }, { key = "peak_over_avg" },
+      "path", "name", "group", "frames", "calls", "time_ms", "self_ms", "calls_per_frame", "ms_per_frame",
+      "ms_per_call", "self_ms_per_frame", "pct_of_frame", "peak_ms", "peak_frame", "peak_self_ms", "peak_over_avg",
     },
   },
   max_width = 140,

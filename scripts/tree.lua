@@ -42,14 +42,9 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-if cap.format ~= "vprof" then
-  cli.fail(2, "%s: tree.lua reads VProf captures; this is a %s capture", path, tostring(cap.format))
-end
+local cap = cli.open_as(path, "vprof")
 
-local n = cap.frame_count
-local first, last
-if opts.frames or n > 0 then first, last = cli.resolve_range(opts.frames, n) end
+local first, last = cli.frame_range(cap, opts.frames)
 local doc = cli.run(tree.analyze, cap, { first = first, last = last, min_pct = opts.min_pct, depth = opts.depth,
   sort = opts.sort, by_name = opts.by_name, file = path })
 
@@ -102,8 +97,8 @@ if opts.by_name then
       { key = "name", title = "name", align = "left" },
     }) } },
     csv = { rows = doc.names, columns = {
-      { key = "name" }, { key = "nodes" }, { key = "calls_per_frame" }, { key = "ms_per_frame" },
-      { key = "self_ms_per_frame" }, { key = "pct_of_frame" }, { key = "self_pct_of_frame" }, { key = "peak_ms" },
+      "name", "nodes", "calls_per_frame", "ms_per_frame", "self_ms_per_frame", "pct_of_frame",
+      "self_pct_of_frame", "peak_ms",
     } },
     max_width = 200,
   })
@@ -137,10 +132,8 @@ else
       { key = "group", title = "group", format = blank_if_folded(tostring), align = "left" },
     }) } },
     csv = { rows = doc.nodes, columns = {
-      { key = "path" }, { key = "name" }, { key = "depth" }, { key = "group" }, { key = "frames" },
-      { key = "calls_per_frame" }, { key = "ms_per_frame" }, { key = "self_ms_per_frame" }, { key = "pct_of_frame" },
-      { key = "self_pct_of_frame" }, { key = "peak_ms" }, { key = "peak_frame" }, { key = "collapsed" },
-      { key = "collapsed_ms_per_frame" },
+      "path", "name", "depth", "group", "frames", "calls_per_frame", "ms_per_frame", "self_ms_per_frame",
+      "pct_of_frame", "self_pct_of_frame", "peak_ms", "peak_frame", "collapsed", "collapsed_ms_per_frame",
     } },
     max_width = 200,
   })

@@ -59,9 +59,7 @@ local function check(ft, p, defaults, who)
     if defaults[k] == nil then
       E.raise("EUSAGE", "%s: unknown parameter %s", who, tostring(k))
     end
-    if type(defaults[k]) == "number" and (type(v) ~= "number" or v ~= v or v < 0) then
-      E.raise("EUSAGE", "%s: params.%s must be a number of at least 0, not %s", who, k, tostring(v))
-    end
+    if type(defaults[k]) == "number" then E.check_number(v, k, who) end
     out[k] = v
   end
   return out

@@ -83,9 +83,7 @@ end
 -- is unset). Raises a vp.error EINPUT on a capture that is not VProf.
 function budget.analyze(cap, params)
   params = params or {}
-  if cap.format ~= "vprof" then
-    E.raise("EINPUT", "vp.budget: a vprof capture is needed, not %s", tostring(cap.format))
-  end
+  E.check_format(cap, "vprof", "vp.budget")
   local ft = cap:frame_times()
   local n = #ft
   local total_ms = ft:sum()

@@ -227,6 +227,10 @@ cli.FRAMES = { "--frames", type = "range", metavar = "A:B",
   help = "only frames A..B (1-based, inclusive; A: and :B too; negative numbers count from the end: "
     .. "-1 is the last frame, -600: the last 600)" }
 
+--- cli.OUTPUT: the -o option of a script that writes one file (or stdout):
+-- cli.parse checks the file can be written, cli.write_output writes it.
+cli.OUTPUT = { "--output", short = "-o", metavar = "FILE", output = true, help = "write to FILE instead of stdout" }
+
 --- cli.restrict(cap, r) -> {first, last} | nil: apply a --frames range to a
 -- capture (cli.resolve_range's rule over its #cap frames, then
 -- cap:restrict: every analysis then sees those frames only, numbered as in
@@ -246,6 +250,16 @@ function cli.restrict(cap, r)
   local first, last = cap:frame_range()
   if not first then return nil end
   return { first = first, last = last }
+end
+
+--- cli.frame_range(cap, r) -> first, last: a --frames range as the frame
+-- numbers of cap (cli.resolve_range's rule), for an analysis that takes
+-- params.first and params.last; nil for a capture without frames and no
+-- range (the analysis then says what it says of an empty capture).
+function cli.frame_range(cap, r)
+  local n = cap.frame_count
+  if r or n > 0 then return cli.resolve_range(r, n) end
+  return nil
 end
 
 local function convert(o, raw, spec)
@@ -500,6 +514,39 @@ function cli.open(path, opts, quiet)
     end
   end
   return cap
+end
+
+-- What a script that reads one format calls its captures (cli.open_as).
+local CAPTURES = {
+  vprof = "VProf captures", devt = ".devt event profiler exports", dlag = ".dlag lag profiler exports",
+  dm = ".dm movement traces", dw = ".dw weapon traces",
+}
+
+--- cli.open_as(path, format [, opts]) -> cap: cli.open(path, opts), then
+-- fail with exit 2 unless the capture is of that format ("PATH: node.lua
+-- reads VProf captures; this is a dm capture"): the one capture of a
+-- script that reads one format.
+function cli.open_as(path, format, opts)
+  local cap = cli.open(path, opts)
+  if cap.format ~= format then
+    cli.fail(2, "%s: %s reads %s; this is a %s capture", path, current.spec.name or "this script",
+      CAPTURES[format] or (format .. " captures"), tostring(cap.format))
+  end
+  return cap
+end
+
+--- cli.open_runs(files, r) -> caps: every file opened (cli.open) and
+-- restricted to the --frames range r (cli.restrict): the runs a comparison
+-- or a gate reads. Without a range, a VProf capture computes its group and
+-- node statistics while it is read ({stats = true}; other formats ignore
+-- it); a range makes one pass over its frames, once restricted.
+function cli.open_runs(files, r)
+  local caps = {}
+  for i, f in ipairs(files) do
+    caps[i] = cli.open(f, { stats = r == nil })
+    cli.restrict(caps[i], r)
+  end
+  return caps
 end
 
 -- JSON ---------------------------------------------------------------------

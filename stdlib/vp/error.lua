@@ -45,6 +45,38 @@ function E.raise(code, fmt, ...)
   error(E.new(code, msg), 2)
 end
 
+-- What an analysis checks of its arguments, said the one way. `who` names
+-- the analysis ("vp.lag"), `name` the parameter.
+
+--- E.check_format(cap, format, who): raise EINPUT ("<who>: a <format>
+-- capture is needed, not <cap.format>") unless cap is of that format.
+function E.check_format(cap, format, who)
+  if cap.format ~= format then
+    E.raise("EINPUT", "%s: a %s capture is needed, not %s", who, format, tostring(cap.format))
+  end
+end
+
+--- E.check_number(v, name, who [, min [, above]]): raise EUSAGE ("<who>:
+-- params.<name> must be a number of at least <min>, not <v>", or "above
+-- <min>") unless v is nil or a number >= min (> min when `above`; min
+-- defaults to 0; NaN is refused).
+function E.check_number(v, name, who, min, above)
+  min = min or 0
+  if v ~= nil and (type(v) ~= "number" or v ~= v or v < min or (above and v == min)) then
+    E.raise("EUSAGE", "%s: params.%s must be a number %s %s, not %s", who, name, above and "above" or "of at least",
+      min, tostring(v))
+  end
+end
+
+--- E.check_count(v, name, who): raise EUSAGE ("<who>: params.<name> must
+-- be a whole number of at least 0, not <v>") unless v is nil or an integer
+-- >= 0.
+function E.check_count(v, name, who)
+  if v ~= nil and (math.type(v) ~= "integer" or v < 0) then
+    E.raise("EUSAGE", "%s: params.%s must be a whole number of at least 0, not %s", who, name, tostring(v))
+  end
+end
+
 --- E.is(x) -> true when x is an error object made by this module.
 function E.is(x)
   return getmetatable(x) == mt

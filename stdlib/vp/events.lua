@@ -68,15 +68,9 @@ with a '?': later protocol definitions call 5 ReloadEnd and swap 6 and 7.]]
 -- reader's error on corrupt data.
 function events.analyze(cap, params)
   params = params or {}
-  if cap.format ~= "devt" then
-    E.raise("EINPUT", "vp.events: a devt capture is needed, not %s", tostring(cap.format))
-  end
-
+  E.check_format(cap, "devt", "vp.events")
   local max_types = params.max_types or events.DEFAULTS.max_types
-  if math.type(max_types) ~= "integer" or max_types < 0 then
-    E.raise("EUSAGE", "vp.events: params.max_types must be a whole number of at least 0, not %s",
-      tostring(max_types))
-  end
+  E.check_count(max_types, "max_types", "vp.events")
 
   -- The events grouped by (group, type) in C, times sorted: no table per event.
   local scan = cap:event_stats(max_types)

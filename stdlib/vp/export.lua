@@ -54,6 +54,23 @@ local function reads(target, format)
   return false
 end
 
+--- export.buffer(f) -> put(piece), flush(): the pieces of an output,
+-- gathered and written to f 4,096 at a time (flush writes what is left):
+-- a write per few thousand lines, and memory bounded whatever the
+-- capture's size. The Lua exporters write through it.
+function export.buffer(f)
+  local buf = {}
+  local function flush()
+    f:write(table.concat(buf))
+    buf = {}
+  end
+  local function put(piece)
+    buf[#buf + 1] = piece
+    if #buf >= 4096 then flush() end
+  end
+  return put, flush
+end
+
 --- export.write(cap, to, file, params) -> {to, format, rows}: rows are the
 -- frames (VProf chrome, speedscope, csv), lines (folded) or records written.
 -- params (all optional): name (the capture's name in the output: process

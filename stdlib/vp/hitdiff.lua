@@ -191,18 +191,11 @@ hitdiff.side_doc = side_doc
 -- capture (the iterators raise it).
 function hitdiff.analyze(cap, params)
   params = params or {}
-  if cap.format ~= "dw" then
-    E.raise("EINPUT", "vp.hitdiff: a dw capture is needed, not %s", tostring(cap.format))
-  end
+  E.check_format(cap, "dw", "vp.hitdiff")
   local tol = params.tolerance or hitdiff.DEFAULT_TOLERANCE
-  if type(tol) ~= "number" or tol ~= tol or tol < 0 then
-    E.raise("EUSAGE", "vp.hitdiff: params.tolerance must be a number of at least 0, not %s", tostring(tol))
-  end
+  E.check_number(tol, "tolerance", "vp.hitdiff")
   local max_details = params.max_details or hitdiff.DEFAULTS.max_details
-  if math.type(max_details) ~= "integer" or max_details < 0 then
-    E.raise("EUSAGE", "vp.hitdiff: params.max_details must be a whole number of at least 0, not %s",
-      tostring(max_details))
-  end
+  E.check_count(max_details, "max_details", "vp.hitdiff")
   local unlisted = 0
   local total = new_counts()
   local details = {}

@@ -71,18 +71,10 @@ Definitions:
 Ping and loss figures, shown first: ]] .. table.concat(lag.NETWORK, ", ") .. "."
 
 local function check(cap, params)
-  if cap.format ~= "dlag" then
-    E.raise("EINPUT", "vp.lag: a dlag capture is needed, not %s", tostring(cap.format))
-  end
-  local k = params and params.k
-  if k ~= nil and (type(k) ~= "number" or k ~= k or k < 0) then
-    E.raise("EUSAGE", "vp.lag: params.k must be a number of at least 0, not %s", tostring(k))
-  end
+  E.check_format(cap, "dlag", "vp.lag")
+  E.check_number(params and params.k, "k", "vp.lag")
   for _, name in ipairs({ "max_measurements", "max_spikes", "max_hops", "max_samples" }) do
-    local v = params and params[name]
-    if v ~= nil and (math.type(v) ~= "integer" or v < 0) then
-      E.raise("EUSAGE", "vp.lag: params.%s must be a whole number of at least 0, not %s", name, tostring(v))
-    end
+    E.check_count(params and params[name], name, "vp.lag")
   end
 end
 

@@ -36,24 +36,15 @@ local analysis = require "vp.laige.analysis"
 
 local laige = {}
 
---- The report version this reader implements.
-laige.KNOWN_VERSION = read.KNOWN_VERSION
-
---- Results a budget report uses.
-laige.RESULTS = read.RESULTS
-
-laige.kind = model.kind
-laige.system_p99 = model.system_p99
-laige.system_over = model.system_over
-laige.budget_pct = model.budget_pct
-laige.over_budget = model.over_budget
-
-laige.analyze = analysis.analyze
-laige.schema_of = analysis.schema_of
-laige.profile_schema = analysis.profile_schema
-laige.budget_schema = analysis.budget_schema
-laige.DEFINITIONS = analysis.DEFINITIONS
-laige.SORTS = analysis.SORTS
+-- The parts' entry points, under their own names.
+local function gather(part, names)
+  for _, k in ipairs(names) do laige[k] = part[k] end
+end
+--- laige.KNOWN_VERSION: the report version this reader implements;
+-- laige.RESULTS: the results a budget report uses.
+gather(read, { "KNOWN_VERSION", "RESULTS" })
+gather(model, { "kind", "system_p99", "system_over", "budget_pct", "over_budget" })
+gather(analysis, { "analyze", "schema_of", "profile_schema", "budget_schema", "DEFINITIONS", "SORTS" })
 
 --- laige.metrics(cap) -> {name = number} (vp.laige.metrics; also cap:metrics()).
 function laige.metrics(cap)

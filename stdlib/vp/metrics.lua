@@ -159,20 +159,14 @@ end
 function metrics.compute(cap, names)
   local values, problems = {}, {}
   -- Shared work first (node percentiles: one C pass for all the nodes asked).
-  local passes, order = {}, {}
+  local passes = {}
   for _, name in ipairs(names) do
     local e, param = metrics.lookup(name)
     if e and e.prefetch and metrics.applies(e, cap.format) then
-      local list = passes[e.prefetch]
-      if not list then
-        list = {}
-        passes[e.prefetch] = list
-        order[#order + 1] = e.prefetch
-      end
-      list[#list + 1] = { param = param, field = e.series_field }
+      C.add_to(passes, e.prefetch, { param = param, field = e.series_field })
     end
   end
-  for _, prefetch in ipairs(order) do
+  for _, prefetch in ipairs(passes) do
     if #passes[prefetch] > 1 then pcall(prefetch, C.of(cap), passes[prefetch]) end
   end
   for _, name in ipairs(names) do

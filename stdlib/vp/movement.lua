@@ -59,21 +59,10 @@ Definitions:
                   the first 1,000 by time are listed.]]
 
 local function check_params(p)
-  local function number(name, min, strict)
-    local v = p[name]
-    if v ~= nil and (type(v) ~= "number" or v ~= v or v < min or (strict and v == min)) then
-      E.raise("EUSAGE", "vp.movement: params.%s must be a number %s %s, not %s", name,
-        strict and "above" or "of at least", min, tostring(v))
-    end
-  end
-  number("min_correction", 0)
-  number("max_gap_ms", 0, true)
-  number("time_scale", 0, true)
-  local mc = p.max_corrections
-  if mc ~= nil and (math.type(mc) ~= "integer" or mc < 0) then
-    E.raise("EUSAGE", "vp.movement: params.max_corrections must be a whole number of at least 0, not %s",
-      tostring(mc))
-  end
+  E.check_number(p.min_correction, "min_correction", "vp.movement")
+  E.check_number(p.max_gap_ms, "max_gap_ms", "vp.movement", 0, true)
+  E.check_number(p.time_scale, "time_scale", "vp.movement", 0, true)
+  E.check_count(p.max_corrections, "max_corrections", "vp.movement")
   local bit = p.bit
   if bit ~= nil and (math.type(bit) ~= "integer" or bit < 0 or bit > 19) then
     E.raise("EUSAGE", "vp.movement: params.bit must be an integer in 0..19, not %s", tostring(bit))
@@ -103,9 +92,7 @@ end
 -- another format; and the reader's error on corrupt data.
 function movement.analyze(cap, params)
   params = params or {}
-  if cap.format ~= "dm" then
-    E.raise("EINPUT", "vp.movement: a dm capture is needed, not %s", tostring(cap.format))
-  end
+  E.check_format(cap, "dm", "vp.movement")
   check_params(params)
   local min_correction = params.min_correction or movement.DEFAULTS.min_correction
   local max_gap_ms = params.max_gap_ms or movement.DEFAULTS.max_gap_ms

@@ -253,6 +253,17 @@ end
 local JOBS_OPTION = { "--jobs", type = "integer", default = 1, min = 1, metavar = "N",
   help = "with several files: run N of them at a time, in parallel processes" }
 
+--- multi.jobs_option(help) -> the --jobs option multi.parse adds, with the
+-- script's own help text: for a script that declares it itself (check.lua
+-- and compare.lua parse with cli.parse before they know whether they run
+-- one capture or several).
+function multi.jobs_option(help)
+  local o = {}
+  for k, v in pairs(JOBS_OPTION) do o[k] = v end
+  o.help = help
+  return o
+end
+
 local function key_of(name)
   return (name:gsub("^%-+", ""):gsub("%-", "_"))
 end

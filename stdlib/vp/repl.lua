@@ -574,34 +574,39 @@ local function complete_node(line, q, cap)
   return q + #dir, out
 end
 
--- Node names, each once, for a method that finds nodes by name wherever
--- they are (cap:nodes_named(", cap:find(" before any "/").
-local function complete_name(line, q, cap)
-  local text, out, seen = line:sub(q), {}, {}
-  pcall(function()
-    for n in cap:nodes() do
-      local name = n.name
-      if not seen[name] and name:sub(1, #text) == text then
-        seen[name] = true
-        out[#out + 1] = name
-      end
-    end
-  end)
+-- The names that start with the text typed from q, sorted; a single one
+-- closes the string (the quote before q).
+local function names_from(line, q, names)
+  local text, out = line:sub(q), {}
+  for _, name in ipairs(names) do
+    if name:sub(1, #text) == text then out[#out + 1] = name end
+  end
   table.sort(out, repl.natural_less)
   if #out == 1 then out[1] = out[1] .. line:sub(q - 1, q - 1) end
   return q, out
 end
 
-local function complete_group(line, q, cap)
-  local text, out = line:sub(q), {}
+-- Node names, each once, for a method that finds nodes by name wherever
+-- they are (cap:nodes_named(", cap:find(" before any "/").
+local function complete_name(line, q, cap)
+  local names, seen = {}, {}
   pcall(function()
-    for g in cap:groups() do
-      if g.name:sub(1, #text) == text then out[#out + 1] = g.name end
+    for n in cap:nodes() do
+      if not seen[n.name] then
+        seen[n.name] = true
+        names[#names + 1] = n.name
+      end
     end
   end)
-  table.sort(out, repl.natural_less)
-  if #out == 1 then out[1] = out[1] .. line:sub(q - 1, q - 1) end
-  return q, out
+  return names_from(line, q, names)
+end
+
+local function complete_group(line, q, cap)
+  local names = {}
+  pcall(function()
+    for g in cap:groups() do names[#names + 1] = g.name end
+  end)
+  return names_from(line, q, names)
 end
 
 --- repl.complete(line [, env]) -> start, candidates: completions for the

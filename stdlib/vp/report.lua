@@ -12,7 +12,7 @@
 --       {title = "hitches", columns = {...}, rows = {...}, empty = "no hitches"},
 --     },
 --     csv = {columns = {...}, rows = {...}}, -- --csv table (default: sections[1])
---   })
+--   })                                   --   a CSV column may be a key alone: "name"
 -- Text tables fit the width report.width(opts) gives (the widest text
 -- column, a path or a name, is cut at the front); a model's max_width is
 -- no longer read: the terminal, COLUMNS or --wide decide.
@@ -48,14 +48,18 @@ function report.csv_field(v)
 end
 
 --- report.csv(columns, rows) -> string: header of column keys, then rows.
+-- A column is a table ({key, csv = header, csv_value = function(v, row)})
+-- or its key alone ("name" is {key = "name"}).
 function report.csv(columns, rows)
-  local lines = {}
-  local head = {}
-  for i, c in ipairs(columns) do head[i] = report.csv_field(c.csv or c.key) end
-  lines[1] = table.concat(head, ",")
+  local cols, head = {}, {}
+  for i, c in ipairs(columns) do
+    cols[i] = type(c) == "string" and { key = c } or c
+    head[i] = report.csv_field(cols[i].csv or cols[i].key)
+  end
+  local lines = { table.concat(head, ",") }
   for _, row in ipairs(rows) do
     local f = {}
-    for i, c in ipairs(columns) do
+    for i, c in ipairs(cols) do
       local v = row[c.key]
       if c.csv_value then v = c.csv_value(v, row) end
       f[i] = report.csv_field(v)

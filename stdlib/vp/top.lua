@@ -60,9 +60,7 @@ Sort orders (largest first): time = ms/frame, self = self ms/frame,
 avg = ms/call, peak = peak ms, peakavg = peak/avg. Ties: by path.]]
 
 local function check_params(cap, p)
-  if cap.format ~= "vprof" then
-    E.raise("EINPUT", "vp.top: a vprof capture is needed, not %s", tostring(cap.format))
-  end
+  E.check_format(cap, "vprof", "vp.top")
   if p.sort ~= nil and not top.SORTS[p.sort] then
     E.raise("EUSAGE", "vp.top: params.sort must be one of %s, not %s", table.concat(top.SORT_NAMES, ", "),
       tostring(p.sort))

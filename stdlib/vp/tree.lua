@@ -64,21 +64,12 @@ twice; inclusive time does when a name is nested inside itself (recursion).
 Nodes never called in the range are left out; names below --min-pct are
 totalled in the last line.]]
 
-local function check_number(p, k, who, lo)
-  local v = p[k]
-  if v ~= nil and (type(v) ~= "number" or v ~= v or v < lo) then
-    E.raise("EUSAGE", "%s: params.%s must be a number of at least %s, not %s", who, k, lo, tostring(v))
-  end
-end
-
 --- tree.frame_range(cap, params, who) -> first, last, nframes: the frame
 -- range params.first..params.last (default the whole capture), checked
 -- (EUSAGE naming `who` for a range outside 1..#cap); nframes is 0 for a
 -- capture without frames. Shared with vp.node.
 function tree.frame_range(cap, p, who)
-  if cap.format ~= "vprof" then
-    E.raise("EINPUT", "%s: a vprof capture is needed, not %s", who, tostring(cap.format))
-  end
+  E.check_format(cap, "vprof", who)
   local n = cap.frame_count
   for _, k in ipairs({ "first", "last" }) do
     local v = p[k]
@@ -207,7 +198,7 @@ function tree.analyze(cap, params)
   params = params or {}
   local who = "vp.tree"
   local first, last, nframes = tree.frame_range(cap, params, who)
-  check_number(params, "min_pct", who, 0)
+  E.check_number(params.min_pct, "min_pct", who)
   local sort = params.sort or tree.DEFAULTS.sort
   if sort ~= "time" and sort ~= "engine" then
     E.raise("EUSAGE", "%s: params.sort must be time or engine, not %s", who, tostring(sort))

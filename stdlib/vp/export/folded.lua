@@ -60,19 +60,15 @@ end
 function folded.write(cap, f, params)
   local new, total = folded.stacks(cap)
   local base = params and params.baseline and folded.stacks(params.baseline)
-  local buf, lines = {}, 0
-  local function flush()
-    f:write(table.concat(buf))
-    buf = {}
-  end
+  local put, flush = require("vp.export").buffer(f)
+  local lines = 0
   for _, s in ipairs(sorted_keys(new, base or {})) do
     if base then
-      buf[#buf + 1] = string.format("%s %d %d\n", s, base[s] or 0, new[s] or 0)
+      put(string.format("%s %d %d\n", s, base[s] or 0, new[s] or 0))
     else
-      buf[#buf + 1] = string.format("%s %d\n", s, new[s])
+      put(string.format("%s %d\n", s, new[s]))
     end
     lines = lines + 1
-    if #buf >= 4096 then flush() end
   end
   flush()
   return lines, total

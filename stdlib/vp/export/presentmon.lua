@@ -21,10 +21,7 @@ presentmon.FILL = { ProcessID = "0", SwapChainAddress = "0x0000000000000000", Ru
   DwmNotified = "0", Dropped = "0", msInPresentAPI = "0.000", msUntilRenderComplete = "0.000",
   msUntilDisplayed = "0.000" }
 
-local function csv_field(s)
-  if s:find('[,"\r\n]') then return '"' .. s:gsub('"', '""') .. '"' end
-  return s
-end
+local csv_field = require("vp.report").csv_field
 
 --- presentmon.write(cap, file, {application =}) -> frames: one row per frame
 -- of cap:frame_times() (a frame without a time, NaN, is left out).
@@ -37,7 +34,8 @@ function presentmon.write(cap, f, params)
   local tail = "," .. F.msUntilRenderComplete .. "," .. F.msUntilDisplayed .. "\r\n"
   f:write(table.concat(presentmon.COLUMNS, ","), "\r\n")
   local ft = cap:frame_times()
-  local buf, t_us, rows = {}, 0, 0
+  local put, flush = require("vp.export").buffer(f)
+  local t_us, rows = 0, 0
   for i = 1, #ft do
     local ms = ft[i]
     if ms == ms then
@@ -45,16 +43,12 @@ function presentmon.write(cap, f, params)
       local us = math.floor(ms * 1000 + 0.5)
       t_us = t_us + us
       local ms_text = string.format("%d.%03d", us // 1000, us % 1000)
-      buf[#buf + 1] = string.format("%s%d.%06d,%s,%s,%s%s", head, t_us // 1000000, t_us % 1000000,
-        F.msInPresentAPI, ms_text, ms_text, tail)
+      put(string.format("%s%d.%06d,%s,%s,%s%s", head, t_us // 1000000, t_us % 1000000, F.msInPresentAPI,
+        ms_text, ms_text, tail))
       rows = rows + 1
-      if #buf >= 4096 then
-        f:write(table.concat(buf))
-        buf = {}
-      end
     end
   end
-  f:write(table.concat(buf))
+  flush()
   return rows
 end
 

@@ -97,31 +97,31 @@ function EACH.dlag(cap, emit)
     end
   end
 end
+-- A record with parts of its own (a .dm record's group blocks, a .dw
+-- trace's hits): a row per part, the record's fields then the part's under
+-- prefix; a record without parts is one row of its own fields.
+local function emit_parts(t, parts, prefix, emit)
+  local base = flatten(t, "", {})
+  if #parts == 0 then emit(base) end
+  for _, part in ipairs(parts) do
+    local row = {}
+    for k, v in pairs(base) do row[k] = v end
+    emit(flatten(part, prefix, row))
+  end
+end
 function EACH.dm(cap, emit)
   for r in cap:records() do
     local t = r:totable()
-    local base = flatten(t, "", {})
-    if #(t.groups or {}) == 0 then emit(base) end
-    for _, g in ipairs(t.groups or {}) do
-      local row = {}
-      for k, v in pairs(base) do row[k] = v end
-      emit(flatten(g, "group.", row))
-    end
+    emit_parts(t, t.groups or {}, "group.", emit)
   end
 end
 function EACH.dw(cap, emit)
   for tr in cap:traces() do
     local t = tr:totable()
-    local base = flatten(t, "", {})
     local hits = {}
     for _, h in ipairs(t.client or {}) do hits[#hits + 1] = h end
     for _, h in ipairs(t.server or {}) do hits[#hits + 1] = h end
-    if #hits == 0 then emit(base) end
-    for _, h in ipairs(hits) do
-      local row = {}
-      for k, v in pairs(base) do row[k] = v end
-      emit(flatten(h, "hit.", row))
-    end
+    emit_parts(t, hits, "hit.", emit)
   end
 end
 EACH["laige-budget"] = function(cap, emit)
@@ -139,17 +139,9 @@ function records.formats()
   return out
 end
 
-local function cell(v)
-  if v == nil then return "" end
-  if math.type(v) == "integer" then return tostring(v) end
-  if type(v) == "number" then
-    if v ~= v or v == math.huge or v == -math.huge then return "" end
-    return string.format("%.14g", v)
-  end
-  local s = tostring(v)
-  if s:find('[,"\r\n]') then return '"' .. s:gsub('"', '""') .. '"' end
-  return s
-end
+-- One field as every CSV of vpscript writes it (RFC 4180 quoting, numbers
+-- as the JSON gives them, nil, NaN and infinities empty).
+local cell = require("vp.report").csv_field
 
 --- records.csv(cap, file) -> rows: the header, then one line per record
 -- (RFC 4180, CRLF line ends).
@@ -175,18 +167,15 @@ function records.csv(cap, f)
   local head = {}
   for i, c in ipairs(cols) do head[i] = cell(c) end
   f:write(table.concat(head, ","), "\r\n")
-  local buf, rows = {}, 0
+  local put, flush = require("vp.export").buffer(f)
+  local rows = 0
   each(cap, function(row)
     local line = {}
     for i, c in ipairs(cols) do line[i] = cell(row[c]) end
-    buf[#buf + 1] = table.concat(line, ",") .. "\r\n"
+    put(table.concat(line, ",") .. "\r\n")
     rows = rows + 1
-    if #buf >= 4096 then
-      f:write(table.concat(buf))
-      buf = {}
-    end
   end)
-  f:write(table.concat(buf))
+  flush()
   return rows
 end
 
@@ -202,14 +191,11 @@ records.TIMED = {
 function records.chrome(cap, f)
   assert(records.TIMED[cap.format], "vp.export.records: no time axis in " .. tostring(cap.format))
   local name = (cap.path or cap.format):match("[^/]*$")
-  local out, n = {}, 0
+  local write, flush = require("vp.export").buffer(f)
+  local n = 0
   local function put(ev)
-    out[#out + 1] = (n > 0 and ",\n" or "\n") .. json.encode(ev, EVENT)
+    write((n > 0 and ",\n" or "\n") .. json.encode(ev, EVENT))
     n = n + 1
-    if #out >= 4096 then
-      f:write(table.concat(out))
-      out = {}
-    end
   end
   f:write('{"traceEvents":[')
   put({ name = "process_name", ph = "M", pid = 1, tid = 0, ts = 0, args = { name = name } })
@@ -230,7 +216,7 @@ function records.chrome(cap, f)
       end
     end
   end
-  f:write(table.concat(out))
+  flush()
   f:write('\n],"displayTimeUnit":"ms","otherData":', json.encode({ exporter = "vpscript", format = cap.format,
     layout = records.TIMED[cap.format] }), "}\n")
   return n

@@ -46,6 +46,36 @@ function C.series_stat(s, stat)
   return s:percentile(tonumber((stat:gsub("^p", ""))))
 end
 
+--- C.listing(build) -> by_name(ctx), names(ctx): what a family lists of a
+-- capture (budget groups, nodes, lag measurements: the NAMEs of its
+-- pattern metrics) by name, and the names in listing order, as build(ctx)
+-- -> by_name, names makes them, once per capture.
+function C.listing(build)
+  local slot = {} -- this listing's place in each context
+  local function get(ctx)
+    local l = ctx[slot]
+    if not l then
+      l = table.pack(build(ctx))
+      ctx[slot] = l
+    end
+    return l
+  end
+  return function(ctx) return get(ctx)[1] end, function(ctx) return get(ctx)[2] end
+end
+
+--- C.add_to(lists, key, v): append v to lists[key], a list made at the
+-- key's first use, when the key also goes at the end of `lists` itself
+-- (ipairs(lists) gives the keys in the order first seen).
+function C.add_to(lists, key, v)
+  local list = lists[key]
+  if not list then
+    list = {}
+    lists[key] = list
+    lists[#lists + 1] = key
+  end
+  list[#list + 1] = v
+end
+
 -- Analyses ---------------------------------------------------------------------------
 -- The module of each shipped analysis whose figures are metrics: each
 -- analyze(cap) runs in-process with its defaults (but C.ANALYSIS_PARAMS),

@@ -195,27 +195,19 @@ end
 -- measurements by name ("NAME#2" for a repeated name) -> measurement: the
 -- ones lag.lua analyses (the first lag.DEFAULTS.max_measurements), so that
 -- a file claiming millions makes as many metrics as it makes rows there
-local function lag_measurements(ctx)
-  if not ctx.lag then
-    local by_name, order, seen = {}, {}, {}
-    local max = require("vp.lag").DEFAULTS.max_measurements
-    for m in ctx.cap:measurements() do
-      if #order >= max then break end
-      local name = tostring(m.name)
-      seen[name] = (seen[name] or 0) + 1
-      if seen[name] > 1 then name = name .. "#" .. seen[name] end
-      by_name[name] = m
-      order[#order + 1] = name
-    end
-    ctx.lag, ctx.lag_names = by_name, order
+local lag_measurements, lag_names = C.listing(function(ctx)
+  local by_name, order, seen = {}, {}, {}
+  local max = require("vp.lag").DEFAULTS.max_measurements
+  for m in ctx.cap:measurements() do
+    if #order >= max then break end
+    local name = tostring(m.name)
+    seen[name] = (seen[name] or 0) + 1
+    if seen[name] > 1 then name = name .. "#" .. seen[name] end
+    by_name[name] = m
+    order[#order + 1] = name
   end
-  return ctx.lag
-end
-
-local function lag_names(ctx)
-  lag_measurements(ctx)
-  return ctx.lag_names
-end
+  return by_name, order
+end)
 
 local function lag_values(ctx, name)
   ctx.lag_values = ctx.lag_values or {}

@@ -30,27 +30,19 @@ local function add(e) entries[#entries + 1] = e end
 -- Budget groups ------------------------------------------------------------------------
 
 -- groups by name -> {group =, series =}
-local function vprof_groups(ctx)
-  if not ctx.groups then
-    local by_name, order = {}, {}
-    for g, s in pairs(ctx.cap:group_stats()) do
-      if not by_name[g.name] then
-        by_name[g.name] = { group = g, series = s }
-        order[#order + 1] = g
-      end
+local vprof_groups, group_names = C.listing(function(ctx)
+  local by_name, order = {}, {}
+  for g, s in pairs(ctx.cap:group_stats()) do
+    if not by_name[g.name] then
+      by_name[g.name] = { group = g, series = s }
+      order[#order + 1] = g
     end
-    table.sort(order, function(a, b) return a.id < b.id end)
-    local names = {}
-    for i, g in ipairs(order) do names[i] = g.name end
-    ctx.groups, ctx.group_names = by_name, names
   end
-  return ctx.groups
-end
-
-local function group_names(ctx)
-  vprof_groups(ctx)
-  return ctx.group_names
-end
+  table.sort(order, function(a, b) return a.id < b.id end)
+  local names = {}
+  for i, g in ipairs(order) do names[i] = g.name end
+  return by_name, names
+end)
 
 -- One statistic of a group's per-frame self time, as budget.lua computes it
 -- (vp.budget.group_stats, once per group).
@@ -107,33 +99,25 @@ local NODE_LIST = 2000
 
 -- The listed nodes' totals, by path, and their paths in listing order; the
 -- root is left out (its children carry the frame time, see frame_ms.*).
-local function vprof_nodes(ctx)
-  if not ctx.nodes then
-    local cap = ctx.cap
-    local by_path, order = {}, {}
-    local rows
-    if cap.node_count - 1 <= NODE_LIST then
-      rows = cap:node_stats() -- every node, in pre-order
-    elseif cap.frame_count > 0 then
-      rows = cap:node_stats(1, cap.frame_count, { sort = "time", limit = NODE_LIST })
-    else
-      rows = {}
-    end
-    for _, r in ipairs(rows) do
-      if r.node.parent ~= nil then
-        by_path[r.node.path] = r
-        order[#order + 1] = r.node.path
-      end
-    end
-    ctx.nodes, ctx.node_paths = by_path, order
+local vprof_nodes, node_paths = C.listing(function(ctx)
+  local cap = ctx.cap
+  local by_path, order = {}, {}
+  local rows
+  if cap.node_count - 1 <= NODE_LIST then
+    rows = cap:node_stats() -- every node, in pre-order
+  elseif cap.frame_count > 0 then
+    rows = cap:node_stats(1, cap.frame_count, { sort = "time", limit = NODE_LIST })
+  else
+    rows = {}
   end
-  return ctx.nodes
-end
-
-local function node_paths(ctx)
-  vprof_nodes(ctx)
-  return ctx.node_paths
-end
+  for _, r in ipairs(rows) do
+    if r.node.parent ~= nil then
+      by_path[r.node.path] = r
+      order[#order + 1] = r.node.path
+    end
+  end
+  return by_path, order
+end)
 
 -- A node's totals by full, relative or elided path (nil for the root and
 -- for no node).
@@ -206,13 +190,7 @@ local function prefetch_node_series(ctx, asked)
     local src = node_series(ctx, x.param, x.field)
     if src and not src.made[key] and not want[src] then
       want[src] = true
-      local list = fields[x.field]
-      if not list then
-        list = {}
-        fields[x.field] = list
-        fields[#fields + 1] = x.field
-      end
-      list[#list + 1] = src
+      C.add_to(fields, x.field, src)
     end
   end
   for _, field in ipairs(fields) do
