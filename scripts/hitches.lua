@@ -171,7 +171,7 @@ if is_vprof and opts.causes > 0 and not opts.json and not opts.csv then
 end
 
 local csv_cols = {
-  { key = "frame" }, { key = "tick" }, { key = "frame_ms" }, { key = "baseline_ms" }, { key = "excess_ms" },
+  "frame", "tick", "frame_ms", "baseline_ms", "excess_ms",
   { key = "group", csv = "top_group" }, { key = "group_excess_ms", csv = "top_group_excess_ms" },
   { key = "cause", csv = "top_cause_path" }, { key = "cause_excess_ms", csv = "top_cause_excess_ms" },
 }

@@ -221,13 +221,7 @@ local function check_params(p)
   local function bad(name, what)
     E.raise("EUSAGE", "vp.hitches: params.%s must be %s, not %s", name, what, tostring(p[name]))
   end
-  local function number(name, min, strict)
-    local v = p[name]
-    if v == nil then return end
-    if type(v) ~= "number" or v ~= v or v < min or (strict and v == min) then
-      bad(name, (strict and "a number above " or "a number of at least ") .. min)
-    end
-  end
+  local function number(name, min, strict) E.check_number(p[name], name, "vp.hitches", min, strict) end
   local function count(name, min)
     local v = p[name]
     if v ~= nil and (math.type(v) ~= "integer" or v < min) then bad(name, "an integer of at least " .. min) end
