@@ -23,7 +23,7 @@ ALL_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -DVP_VERSION='"$(VERSION)"' \
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 15
-# make fuzz-long: seconds per harness (the harnesses run one after another).
+# make fuzz-long: seconds per harness (FUZZ_JOBS harnesses at a time, tests/fuzz/run.sh).
 FUZZ_LONG_TIME ?= 3600
 
 # host/core, host/formats, host/write and host/export never include lua.h,
