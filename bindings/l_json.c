@@ -125,6 +125,77 @@ static int key_cmp(uint32_t a, uint32_t b, const void *ctx)
     return (x->len > y->len) - (x->len < y->len);
 }
 
+/* Push the keys of the table at t that the table at index (0: none) does
+ * not declare, as a list in the order vp.json writes them (key_cmp), or nil
+ * when there are none; returns whether it pushed a list. Raises for a key
+ * that is neither a string nor a number. */
+static int sorted_keys(lua_State *L, int t, int index)
+{
+    size_t n = 0, cap = 0;
+    jkey *keys = NULL;
+    int keys_ud = 0; /* the userdata holding keys[] (freed if anything raises) */
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+        lua_pop(L, 1);
+        int kt = lua_type(L, -1);
+        if (kt != LUA_TSTRING && kt != LUA_TNUMBER) {
+            lua_pushfstring(L, "vp.json: a table key of type %s cannot be written as JSON", lua_typename(L, kt));
+            lua_error(L);
+        }
+        if (index) {
+            lua_pushvalue(L, -1);
+            int declared = lua_rawget(L, index) != LUA_TNIL && lua_toboolean(L, -1);
+            lua_pop(L, 1);
+            if (declared)
+                continue;
+        }
+        if (n == cap) { /* the new userdata goes below the iteration's key */
+            cap = cap ? cap * 2 : 16;
+            jkey *grown = lua_newuserdatauv(L, cap * (sizeof *keys + sizeof(uint32_t)), 0);
+            if (n)
+                memcpy(grown, keys, n * sizeof *keys);
+            keys = grown;
+            lua_insert(L, -2);
+            if (keys_ud)
+                lua_remove(L, keys_ud);
+            keys_ud = lua_gettop(L) - 1;
+        }
+        jkey *k = &keys[n++];
+        memset(k, 0, sizeof *k);
+        if (kt == LUA_TNUMBER) {
+            k->is_num = 1;
+            k->is_int = lua_isinteger(L, -1);
+            if (k->is_int)
+                k->i = lua_tointeger(L, -1);
+            else
+                k->d = lua_tonumber(L, -1);
+        } else {
+            k->s = lua_tolstring(L, -1, &k->len);
+        }
+    }
+    if (!n) {
+        lua_pushnil(L);
+        return 0;
+    }
+    uint32_t *order = (uint32_t *)(keys + cap);
+    for (size_t i = 0; i < n; i++)
+        order[i] = (uint32_t)i;
+    vp_sort_idx(order, n, key_cmp, keys);
+    lua_createtable(L, (int)(n < INT32_MAX ? n : 0), 0);
+    for (size_t i = 0; i < n; i++) {
+        const jkey *k = &keys[order[i]];
+        if (!k->is_num)
+            lua_pushlstring(L, k->s, k->len);
+        else if (k->is_int)
+            lua_pushinteger(L, k->i);
+        else
+            lua_pushnumber(L, k->d);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_remove(L, keys_ud);
+    return 1;
+}
+
 static void member(jctx *c, int *first, int key, int v, int shape, int depth)
 {
     if (!*first)
@@ -173,61 +244,11 @@ static void encode_object(jctx *c, int t, int shape, int depth)
         rest = lua_getfield(L, shape, "rest") == LUA_TTABLE ? lua_gettop(L) : 0;
     }
     /* The other keys, sorted. */
-    size_t n = 0, cap = 0;
-    jkey *keys = NULL;
-    int keys_ud = 0;
-    lua_pushnil(L);
-    while (lua_next(L, t)) {
-        lua_pop(L, 1);
-        int kt = lua_type(L, -1);
-        if (kt != LUA_TSTRING && kt != LUA_TNUMBER) {
-            lua_pushfstring(L, "vp.json: a table key of type %s cannot be written as JSON", lua_typename(L, kt));
-            lua_error(L);
-        }
-        if (index) {
-            lua_pushvalue(L, -1);
-            int declared = lua_rawget(L, index) != LUA_TNIL && lua_toboolean(L, -1);
-            lua_pop(L, 1);
-            if (declared)
-                continue;
-        }
-        if (n == cap) { /* a userdata below the iteration's key: freed if anything raises */
-            cap = cap ? cap * 2 : 16;
-            jkey *grown = lua_newuserdatauv(L, cap * (sizeof *keys + sizeof(uint32_t)), 0);
-            if (n)
-                memcpy(grown, keys, n * sizeof *keys);
-            keys = grown;
-            lua_insert(L, -2);
-            if (keys_ud)
-                lua_remove(L, keys_ud);
-            keys_ud = lua_gettop(L) - 1;
-        }
-        jkey *k = &keys[n++];
-        memset(k, 0, sizeof *k);
-        if (kt == LUA_TNUMBER) {
-            k->is_num = 1;
-            k->is_int = lua_isinteger(L, -1);
-            if (k->is_int)
-                k->i = lua_tointeger(L, -1);
-            else
-                k->d = lua_tonumber(L, -1);
-        } else {
-            k->s = lua_tolstring(L, -1, &k->len);
-        }
-    }
-    if (n) {
-        uint32_t *order = (uint32_t *)(keys + cap);
-        for (size_t i = 0; i < n; i++)
-            order[i] = (uint32_t)i;
-        vp_sort_idx(order, n, key_cmp, keys);
-        for (size_t i = 0; i < n; i++) {
-            const jkey *k = &keys[order[i]];
-            if (!k->is_num)
-                lua_pushlstring(L, k->s, k->len);
-            else if (k->is_int)
-                lua_pushinteger(L, k->i);
-            else
-                lua_pushnumber(L, k->d);
+    if (sorted_keys(L, t, index)) {
+        int keys = lua_gettop(L);
+        lua_Integer n = (lua_Integer)lua_rawlen(L, keys);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, keys, i);
             lua_pushvalue(L, -1);
             lua_gettable(L, t);
             int top = lua_gettop(L);
@@ -235,8 +256,7 @@ static void encode_object(jctx *c, int t, int shape, int depth)
             lua_pop(L, 2);
         }
     }
-    if (keys_ud)
-        lua_remove(L, keys_ud);
+    lua_pop(L, 1); /* the keys, or nil */
     if (shape)
         lua_pop(L, 2); /* index, rest */
     put(c, "}");
@@ -355,6 +375,20 @@ static int l_encode(lua_State *L)
     return 1;
 }
 
+/* core.keys(t [, declared]) -> the keys of t that the table `declared` does
+ * not hold, in the order vp.json writes undeclared keys. */
+static int l_keys(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    int index = lua_istable(L, 2) ? 2 : 0;
+    lua_settop(L, 2);
+    if (!sorted_keys(L, 1, index)) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+    }
+    return 1;
+}
+
 /* core.utf8(s) -> s with each byte that is not part of a valid UTF-8
  * sequence replaced by U+FFFD (s itself when it is valid). */
 static int l_utf8(lua_State *L)
@@ -381,7 +415,7 @@ static int l_utf8(lua_State *L)
 
 int vp_l_open_json(lua_State *L)
 {
-    static const luaL_Reg fns[] = {{"encode", l_encode}, {"utf8", l_utf8}, {NULL, NULL}};
+    static const luaL_Reg fns[] = {{"encode", l_encode}, {"keys", l_keys}, {"utf8", l_utf8}, {NULL, NULL}};
     if (luaL_newmetatable(L, BUF_MT)) {
         lua_pushcfunction(L, buf_gc);
         lua_setfield(L, -2, "__gc");

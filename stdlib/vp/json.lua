@@ -160,21 +160,6 @@ function json.write(value, schema, write)
   core.encode(value, json.schema(schema), json.null, array_mt, write)
 end
 
--- The keys of t not in skip, numbers first (numerically), then strings in
--- byte order: the order json.encode writes undeclared keys in.
-local function sorted_keys(t, skip)
-  local keys = {}
-  for k in pairs(t) do
-    if not (skip and skip[k]) then keys[#keys + 1] = k end
-  end
-  table.sort(keys, function(a, b)
-    local ta, tb = type(a), type(b)
-    if ta ~= tb then return ta == "number" end
-    return a < b
-  end)
-  return keys
-end
-
 -- The paths of a value against a schema that `undeclared` (keys the schema
 -- does not declare) or, without it, missing (declared keys absent) finds.
 local function schema_paths(value, schema, undeclared)
@@ -189,7 +174,7 @@ local function schema_paths(value, schema, undeclared)
         if not undeclared and v[e.name] == nil and not e.optional then found[#found + 1] = p end
         walk(v[e.name], e.shape, p)
       end
-      for _, k in ipairs(undeclared and sorted_keys(v, shape.index) or {}) do
+      for _, k in ipairs(undeclared and core.keys(v, shape.index) or {}) do
         local p = path == "" and tostring(k) or (path .. "." .. tostring(k))
         if shape.open then walk(v[k], shape.rest, p) else found[#found + 1] = p end
       end
