@@ -178,12 +178,6 @@ static int frame_range(lua_State *L, int arg, const vp_vprof *m, uint32_t *first
     return 1;
 }
 
-/* Raise err, naming the file of the capture at index 1. */
-static void raise_for_cap(lua_State *L, const vp_error *err)
-{
-    vp_lcap_raise(L, 1, err);
-}
-
 /* ---- frames ------------------------------------------------------------ */
 
 static void push_frame(lua_State *L, int cap_idx, vp_vprof *m, uint32_t fi)
@@ -834,7 +828,7 @@ static int series_batches(lua_State *L, vp_vprof *m, int many, vp_vprof_field fi
     vp_errcode rc = gout ? vp_vprof_node_group_batches(m, nodes, (uint32_t)count, field, 0, cuts, k, out, gout, &err)
                          : vp_vprof_node_batches(m, nodes, (uint32_t)count, field, cuts, k, out, &err);
     if (rc != VP_OK)
-        raise_for_cap(L, &err);
+        vp_lcap_raise(L, 1, &err);
     if (gout) {
         group_batches_keep(L, 1, m, gout, key);
         lua_pop(L, 1);
@@ -900,7 +894,7 @@ static int cap_series(lua_State *L)
     vp_error err;
     if ((summary ? vp_vprof_node_streams(m, nodes, (uint32_t)count, field, streams, &err)
                  : vp_vprof_node_series(m, nodes, (uint32_t)count, field, out, &err)) != VP_OK)
-        raise_for_cap(L, &err);
+        vp_lcap_raise(L, 1, &err);
     if (!many)
         lua_rawgeti(L, results, 1);
     return 1;
@@ -913,7 +907,7 @@ static void need_stats(lua_State *L, vp_vprof *m, unsigned what)
 {
     vp_error err;
     if (vp_vprof_stats_need(m, what, &err) != VP_OK)
-        raise_for_cap(L, &err);
+        vp_lcap_raise(L, 1, &err);
 }
 
 /* The per-frame columns of every group (fold: hidden groups folded), made
@@ -1184,7 +1178,7 @@ static int dist_batches(lua_State *L)
     if (d->kind == DIST_FRAME) {
         vp_batched *b;
         if (vp_vprof_frame_batches(m, cuts, k, &b, &err) != VP_OK)
-            raise_for_cap(L, &err);
+            vp_lcap_raise(L, 1, &err);
         vp_l_push_batched(L, b);
         return 1;
     }
@@ -1350,7 +1344,7 @@ static vp_vprof_node_stat *range_stats(lua_State *L, int arg, vp_vprof *m, uint3
     *nframes = any ? last - first + 1 : 0;
     vp_error err;
     if (vp_vprof_node_stats(m, first, last, acc, &err) != VP_OK)
-        raise_for_cap(L, &err);
+        vp_lcap_raise(L, 1, &err);
     return acc;
 }
 
@@ -1455,7 +1449,7 @@ static int cap_hitches(lua_State *L)
     uint32_t count;
     vp_error err;
     if (vp_vprof_hitches(m, &r, &h, &count, &err) != VP_OK)
-        raise_for_cap(L, &err);
+        vp_lcap_raise(L, 1, &err);
     /* Lua owns the list from here: copy it into a userdata first. */
     vp_vprof_hitch *list = lua_newuserdatauv(L, (size_t)count * sizeof *list + 1, 0);
     if (count)
@@ -1492,7 +1486,7 @@ static int cap_causes(lua_State *L)
     vp_error err;
     if (vp_vprof_causes(m, (uint32_t)fi, (uint32_t)w, (uint32_t)limit, c, &nc, c + limit, &ng, &err) !=
         VP_OK)
-        raise_for_cap(L, &err);
+        vp_lcap_raise(L, 1, &err);
     for (int kind = 0; kind < 2; kind++) {
         const vp_vprof_cause *list = kind ? c + limit : c;
         uint32_t n = kind ? ng : nc;
@@ -1525,7 +1519,7 @@ static int cap_restrict(lua_State *L)
                           j, lo, hi);
     vp_error err;
     if (vp_vprof_restrict(m, (uint32_t)frame_idx(m, i), (uint32_t)frame_idx(m, j), &err) != VP_OK)
-        raise_for_cap(L, &err);
+        vp_lcap_raise(L, 1, &err);
     /* Lua-side caches of per-frame columns are for the old frames. */
     vp_lcap_cache(L, 1);
     lua_pushnil(L);
