@@ -330,6 +330,10 @@ static void best_offer(best *b, vp_vprof_cause c)
  * read again per batch). */
 #define BATCH_BYTES ((size_t)32 << 20)
 
+/* A cause is listed only when its excess is above this (ms): not a
+ * rounding error's worth. */
+#define MIN_EXCESS_MS 1e-9
+
 vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t limit,
                            vp_vprof_cause *nodes, uint32_t *nc, vp_vprof_cause *groups,
                            uint32_t *ng, vp_error *err)
@@ -417,17 +421,18 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
             uint64_t *row = vals + (size_t)c * w;
             if (w) {
                 /* A cheap test that spares most candidates the median. A
-                 * candidate is listed only if its excess is above 1e-9 and,
-                 * once the list is full, not below e, the last excess
-                 * listed. Call a value v high when self - v is at most
-                 * 1e-9 (list not full) or below e (full), in ms as computed
-                 * below. The baseline is at least the lower middle value
-                 * (an even count's mean of the two middle ones is not below
-                 * the smaller) and self - x only falls as x rises, so once
-                 * w - (w - 1) / 2 values are high, the lower middle one is,
-                 * and the candidate cannot be listed. */
+                 * candidate is listed only if its excess is above
+                 * MIN_EXCESS_MS and, once the list is full, not below e,
+                 * the last excess listed. Call a value v high when self - v
+                 * is at most MIN_EXCESS_MS (list not full) or below e
+                 * (full), in ms as computed below. The baseline is at least
+                 * the lower middle value (an even count's mean of the two
+                 * middle ones is not below the smaller) and self - x only
+                 * falls as x rises, so once w - (w - 1) / 2 values are
+                 * high, the lower middle one is, and the candidate cannot
+                 * be listed. */
                 int full = b->n == limit;
-                double e = full ? b->list[limit - 1].excess_ms : 1e-9;
+                double e = full ? b->list[limit - 1].excess_ms : MIN_EXCESS_MS;
                 uint32_t high = 0;
                 if (full)
                     for (uint32_t j = 0; j < w; j++)
@@ -440,7 +445,7 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
             }
             double base = w ? median_ms(row, w) : 0;
             double excess = self_ms - base;
-            if (excess > 1e-9)
+            if (excess > MIN_EXCESS_MS)
                 best_offer(b, (vp_vprof_cause){x->index, self_ms, excess});
         }
         kn += bn_n;
