@@ -346,6 +346,19 @@ static int i_dominance(lua_State *L)
     return 1;
 }
 
+/* infer.nearest_rank(p, n) -> the 1-based rank of the nearest-rank
+ * percentile p (0..100) of n values, 0 for none (vp_nearest_rank: the one
+ * definition) */
+static int i_nearest_rank(lua_State *L)
+{
+    double p = luaL_checknumber(L, 1);
+    lua_Integer n = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, p >= 0 && p <= 100, 1, "percentile must be in 0..100");
+    luaL_argcheck(L, n >= 0, 2, "a count of values must not be negative");
+    lua_pushinteger(L, (lua_Integer)vp_nearest_rank(p, (uint64_t)n));
+    return 1;
+}
+
 /* infer.rank(b, r) -> the value of rank r of all values (nil out of range) */
 static int i_rank(lua_State *L)
 {
@@ -470,6 +483,7 @@ int vp_l_open_infer(lua_State *L)
         {"means", i_means},
         {"dominance", i_dominance},
         {"rank", i_rank},
+        {"nearest_rank", i_nearest_rank},
         {"at_most", i_at_most},
         {"top_excess", i_top_excess},
         {"pooled_rank", i_pooled_rank},

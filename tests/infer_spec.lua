@@ -93,6 +93,26 @@ describe("vp.infer", function()
     assert.matches("too few values beyond", why)
   end)
 
+  it("nearest rank: infer's quantile ranks are a Series' percentile ranks for every n and p", function()
+    local C = require "vp.infer.core"
+    local ps = { 0, 0.1, 1, 5, 10, 25, 33.3, 50, 66.7, 90, 95, 99, 99.9, 100 }
+    for n = 1, 120 do
+      local v = {}
+      for i = 1, n do v[i] = n + 1 - i end -- the value of rank r is r
+      local s = vp.Series(v)
+      for _, p in ipairs(ps) do
+        assert.equal(s:percentile(p), C.nearest_rank(p, n), ("n = %d, p = %g"):format(n, p))
+      end
+    end
+    -- p95 of 100 values is rank 95, not 96 through rounding; none of 0 values
+    assert.equal(95, C.nearest_rank(95, 100))
+    assert.equal(0, C.nearest_rank(50, 0))
+    -- and infer.quantile's point estimate is the value at that rank
+    local x = {}
+    for i = 1, 400 do x[i] = (i * 7919) % 401 end
+    assert.equal(stats.percentile(x, 50), assert(infer.quantile(infer.sample(x), 0.5)).value)
+  end)
+
   it("low fps: the tail mean is stats.low_fps's, its variance that of the linearised series", function()
     math.randomseed(7)
     local x = drifting(3000, 0.99, 0.01)

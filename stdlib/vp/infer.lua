@@ -263,11 +263,10 @@ local function batched(s, map, c)
   return infer.batch_variance(C.means(s.batched(), map or "value", c), s.opts)
 end
 
--- Nearest-rank quantile of a sample: rank ceil(p n), at least 1.
+-- Nearest-rank quantile of a sample (p in 0..1): the rank is C's, the one
+-- definition (ceil(p n), at least 1, at most n).
 local function nearest(s, p)
-  local n = s.n
-  local rank = math.ceil(p * n - 1e-9)
-  if rank < 1 then rank = 1 elseif rank > n then rank = n end
+  local rank = C.nearest_rank(p * 100, s.n)
   return C.rank(s.batched(), rank), rank
 end
 infer.nearest = nearest
@@ -497,7 +496,7 @@ function infer.shape(sa, sb, test)
     local N = sa.n + sb.n
     local best, used = nil, 0
     for _, p in ipairs(infer.SHAPE_GRID) do
-      local c = infer.pooled_rank(sa, sb, math.max(1, math.ceil(p * N - 1e-9)))
+      local c = infer.pooled_rank(sa, sb, C.nearest_rank(p * 100, N))
       local ta = math.min(p, 1 - p)
       local min_tail = (sa.opts and sa.opts.min_tail) or infer.DEFAULTS.min_tail
       if ta * sa.n >= min_tail and ta * sb.n >= min_tail then
