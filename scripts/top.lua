@@ -61,8 +61,7 @@ report.emit(opts, {
   schema = top.schema,
   title = string.format("top: %s", cap.path or path),
   header = {
-    { "frames", nframes > 0 and string.format("%s (%s..%s)", fmt.int(nframes), fmt.int(doc.first_frame),
-      fmt.int(doc.last_frame)) or "0" },
+    { "frames", fmt.frames(nframes, doc.first_frame, doc.last_frame) },
     { "frame time", nframes > 0 and string.format("%s total, %s ms mean", fmt.duration(total_ms),
       fmt.ms(total_ms / nframes)) or "-" },
     { "sorted by", opts.sort .. string.format(" (showing %d of %d nodes)", #shown, info.node_count) },

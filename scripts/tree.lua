@@ -53,8 +53,7 @@ local function fixed(d) return function(v) return fmt.fixed(v, d) end end
 local function blank_if_folded(f) return function(v, row) if row.fold then return "" end return f(v) end end
 
 local header = {
-  { "frames", doc.frames > 0 and string.format("%s (%s..%s)", fmt.int(doc.frames), fmt.int(doc.first_frame),
-    fmt.int(doc.last_frame)) or "0" },
+  { "frames", fmt.frames(doc.frames, doc.first_frame, doc.last_frame) },
   { "frame time", doc.frames > 0 and string.format("%s ms mean", fmt.ms(doc.ms_per_frame)) or "-" },
   { "folded", string.format("below %s %% of the frame", fmt.number(doc.min_pct)) },
 }

@@ -99,6 +99,16 @@ typedef struct layout {
     uint32_t cap;
 } layout;
 
+/* *p resized to c elements; 0 when out of memory (*p is then as it was). */
+static int fit_u64(uint64_t **p, uint32_t c)
+{
+    uint64_t *a = realloc(*p, (size_t)c * sizeof *a);
+    if (!a)
+        return 0;
+    *p = a;
+    return 1;
+}
+
 static int layout_fit(layout *l, uint32_t n)
 {
     if (n <= l->cap)
@@ -106,16 +116,8 @@ static int layout_fit(layout *l, uint32_t n)
     uint32_t c = l->cap ? l->cap : 64;
     while (c < n)
         c *= 2;
-    uint64_t *a = realloc(l->start, (size_t)c * sizeof *a);
-    if (!a)
+    if (!fit_u64(&l->start, c) || !fit_u64(&l->end, c) || !fit_u64(&l->cur, c))
         return 0;
-    l->start = a;
-    if (!(a = realloc(l->end, (size_t)c * sizeof *a)))
-        return 0;
-    l->end = a;
-    if (!(a = realloc(l->cur, (size_t)c * sizeof *a)))
-        return 0;
-    l->cur = a;
     uint32_t *d = realloc(l->depth, (size_t)c * sizeof *d);
     if (!d)
         return 0;

@@ -291,6 +291,16 @@ void vp_vprof_node_set_vis(vp_vprof *m, uint32_t v)
 
 /* ---- epochs ------------------------------------------------------------ */
 
+/* c, or the first of its later siblings, that is one of the first n nodes
+ * (VP_VPROF_NO_NODE: none is): how the epoch walk below skips the nodes
+ * not added yet. */
+static uint32_t first_added(const vp_vprof *m, uint32_t c, uint32_t n)
+{
+    while (c != VP_VPROF_NO_NODE && c >= n)
+        c = m->nodes[c].next_sibling;
+    return c;
+}
+
 void vp_vprof_epoch_reset(vp_vprof *m)
 {
     vp_vprof_epoch *ep = &m->epoch;
@@ -338,17 +348,13 @@ const vp_vprof_epoch *vp_vprof_epoch_for(vp_vprof *m, uint32_t n)
         posof[v] = pos;
         pp[pos] = v == 0 ? n : posof[m->nodes[v].parent];
         pos++;
-        uint32_t c = m->nodes[v].first_child;
-        while (c != VP_VPROF_NO_NODE && c >= n)
-            c = m->nodes[c].next_sibling;
+        uint32_t c = first_added(m, m->nodes[v].first_child, n);
         if (c != VP_VPROF_NO_NODE) {
             v = c;
             continue;
         }
         while (v != 0) {
-            uint32_t s = m->nodes[v].next_sibling;
-            while (s != VP_VPROF_NO_NODE && s >= n)
-                s = m->nodes[s].next_sibling;
+            uint32_t s = first_added(m, m->nodes[v].next_sibling, n);
             if (s != VP_VPROF_NO_NODE) {
                 v = s;
                 break;

@@ -7,6 +7,8 @@
 --   fmt.pct(12.345)         "12.3 %"
 --   fmt.duration(83000)     "1 min 23 s" (argument in ms)
 --   fmt.p_value(0.0018714)  "0.00187" (3 significant digits; "< 1e-300" below)
+--   fmt.frames(4000, 1, 4000)
+--                           "4,000 (1..4,000)": n frames, first..last; "0" for none
 --   fmt.value(v)            any value: integers with separators, floats
 --                           trimmed, booleans yes/no, nil/NaN "-"
 --   fmt.table(rows, columns [, opts]) -> string (see below)
@@ -93,6 +95,13 @@ function fmt.duration(ms)
     return string.format("%d min %02d s", total // 60, total % 60)
   end
   return string.format("%d h %02d min", total // 3600, (total % 3600) // 60)
+end
+
+--- fmt.frames(n, first, last): a range of n frames as a script's header shows
+-- it, "4,000 (1..4,000)"; "0" when n is 0.
+function fmt.frames(n, first, last)
+  if n > 0 then return string.format("%s (%s..%s)", fmt.int(n), fmt.int(first), fmt.int(last)) end
+  return "0"
 end
 
 --- fmt.number(x): a float trimmed to at most `decimals` (default 3) places.

@@ -66,24 +66,24 @@ function stats.mean(x)
   return stats.sum(x) / n
 end
 
-function stats.min(x)
+-- stats.min and stats.max: the value of x that beats every other
+-- (`beats(a, b)`: a replaces b), or the Series' own method of that name.
+local function extreme(x, method, beats)
   if #x == 0 then return nil end
-  if is_series(x) then return x:min() end
+  if is_series(x) then return x[method](x) end
   local m = x[1]
   for i = 2, #x do
-    if x[i] < m then m = x[i] end
+    if beats(x[i], m) then m = x[i] end
   end
   return m
 end
 
+function stats.min(x)
+  return extreme(x, "min", function(a, b) return a < b end)
+end
+
 function stats.max(x)
-  if #x == 0 then return nil end
-  if is_series(x) then return x:max() end
-  local m = x[1]
-  for i = 2, #x do
-    if x[i] > m then m = x[i] end
-  end
-  return m
+  return extreme(x, "max", function(a, b) return a > b end)
 end
 
 --- stats.argmax(x) -> i, value: the first index of the largest value.
