@@ -380,8 +380,12 @@ static int node_get(lua_State *L)
         lua_pushinteger(L, nd->depth);
     else if (strcmp(k, "index") == 0)
         lua_pushinteger(L, n->idx);
-    else if (strcmp(k, "first_frame") == 0)
-        lua_pushinteger(L, frame_no(m, nd->first_frame));
+    else if (strcmp(k, "first_frame") == 0) {
+        if (nd->first_frame < m->frame_count)
+            lua_pushinteger(L, frame_no(m, nd->first_frame));
+        else
+            lua_pushnil(L); /* added after the last frame: in none */
+    }
     else if (strcmp(k, "group_id") == 0)
         lua_pushinteger(L, nd->group_id);
     else if (strcmp(k, "parent") == 0 || strcmp(k, "group") == 0) {

@@ -202,7 +202,7 @@ field depth
   0 for the root
   > print(n.depth)
 field first_frame
-  the first frame (1-based) in which the node exists
+  the first frame (1-based) in which the node exists; nil when it exists in none (added after the last frame)
   > print(n.first_frame)
 field index
   order in which the node was added (root 0)
