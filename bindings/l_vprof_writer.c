@@ -62,16 +62,22 @@ static int lwriter_group(lua_State *L)
     return 1;
 }
 
-/* w:default_groups(): the spec's 31 default groups, in ID order. */
+/* w:default_groups() -> {name = id}: the spec's 31 default groups, in ID
+ * order. */
 static int lwriter_default_groups(lua_State *L)
 {
     lwriter *lw = lwriter_check(L);
     vp_error err;
-    for (int i = 0; i < VP_VPROF_WRITER_DEFAULTS; i++)
+    lua_createtable(L, 0, VP_VPROF_WRITER_DEFAULTS);
+    for (int i = 0; i < VP_VPROF_WRITER_DEFAULTS; i++) {
+        int32_t id;
         if (vp_vprof_writer_group(lw->base.w, vp_vprof_writer_defaults[i].name,
-                                  vp_vprof_writer_defaults[i].flags, NULL, &err) != VP_OK)
+                                  vp_vprof_writer_defaults[i].flags, &id, &err) != VP_OK)
             return vp_lwriter_raise(L, &lw->base, &err);
-    return 0;
+        lua_pushinteger(L, id);
+        lua_setfield(L, -2, vp_vprof_writer_defaults[i].name);
+    }
+    return 1;
 }
 
 /* w:node(parent_id, name, group_id [, node_id]) -> node_id */

@@ -342,7 +342,10 @@ describe("vprof writer", function()
         it("declares the spec's 31 default groups in order, then custom ones from 31", function()
             local p = tmp()
             local w = vp.writer("vprof", p)
-            assert.is_nil(w:default_groups())
+            local gid = w:default_groups()
+            local want = {}
+            for i, g in ipairs(DEFAULT_GROUPS) do want[g[1]] = i - 1 end
+            assert.are.same(want, gid) -- each one's id by name
             assert.are.equal(31, w.group_count)
             assert.are.equal(31, w:group("Scripting", 4))
             w:frame(1)
@@ -353,6 +356,12 @@ describe("vprof writer", function()
                 assert.are.same({kind = "group", name = g[1], flags = g[2]}, recs[i])
             end
             assert.are.same({kind = "group", name = "Scripting", flags = 4}, recs[32])
+            -- the ids returned are the ones given: from group_base
+            local w1 = vp.writer("vprof", tmp(), {group_base = 1})
+            local g1 = w1:default_groups()
+            assert.are.equal(1, g1.Unaccounted)
+            assert.are.equal(31, g1.Replay)
+            w1:close()
         end)
 
         it("numbers groups from 31 with group_base 31 and writes only those", function()

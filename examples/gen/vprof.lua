@@ -53,16 +53,6 @@ local function noise(spread)
     return 1 + spread * (rnd() + rnd() + rnd() - 1.5) / 1.5
 end
 
--- Default group names in id order (the spec's table), to name groups below.
-local DEFAULTS = {
-    "Unaccounted", "World Rendering", "Displacement_Rendering", "Game", "Player", "NPCs",
-    "Server Animation", "Client_Animation", "Physics", "Static_Prop_Rendering",
-    "Other_Model_Rendering", "Fast Path Model Rendering", "Light_Cache", "Brush_Model_Rendering",
-    "Shadow_Rendering", "Detail_Prop_Rendering", "Particle/Effect_Rendering", "Ropes",
-    "Dynamic_Light_Rendering", "Networking", "Sound", "VGUI", "FileSystem", "Prediction",
-    "Interpolation", "Swap_Buffers", "Occlusion", "Overlays", "Tools", "Texture_Cache", "Replay",
-}
-
 -- Custom groups: name, flags, first frame they are declared in.
 local CUSTOM = {
     {"AI_Pathing", 6, 1},
@@ -176,13 +166,12 @@ local PLANTED = {
 }
 
 local w = vp.writer("vprof", path, {root_id = 0, escape_width = 4, group_base = 0})
-local gid = {}
-for i, name in ipairs(DEFAULTS) do gid[name] = i - 1 end
+local gid -- group ids by name: the defaults' (w:default_groups) and the custom ones
 
 local id = {root = 0}
 local tick, elapsed_ms = 48213, 0.0
 for k = 1, FRAMES do
-    if k == 1 then w:default_groups() end
+    if k == 1 then gid = w:default_groups() end
     for _, g in ipairs(CUSTOM) do
         if g[3] == k then gid[g[1]] = w:group(g[1], g[2]) end
     end

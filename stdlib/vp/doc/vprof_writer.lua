@@ -24,11 +24,12 @@ method w:group(name [, flags]) -> id
   queue an AddBudgetGroup record; returns its positional id (group_base + the number of groups declared before
   it); flags default 0 (1 CLIENT, 2 SERVER, 4 OTHER, 0x8000 HIDDEN)
   > local scripting = w:group("Scripting", 4)
-method w:default_groups()
+method w:default_groups() -> {name = id}
   queue the spec's 31 default groups (Unaccounted .. Replay) in id order with their flags, as public engines
-  write them in the first frame; returns nothing
+  write them in the first frame; returns each one's id by name
   > local w = vp.writer("vprof", "/tmp/t.vprof")
-  > w:default_groups()  -- ids 0..30
+  > local gid = w:default_groups()  -- ids 0..30
+  > print(gid.Physics)
 method w:node(parent_id, name, group_id [, node_id]) -> node_id
   queue an AddNode record and add the node to the tree, prepended to its parent's children; node_id defaults
   to one more than the largest id used (root included); raises on an unknown parent or a duplicate id; the
