@@ -38,16 +38,6 @@ static int lwriter_group(lua_State *L)
     return 0;
 }
 
-static uint32_t opt_u32(lua_State *L, int opts, const char *key, lua_Integer max)
-{
-    if (!lua_istable(L, opts))
-        return 0;
-    lua_getfield(L, opts, key);
-    uint32_t v = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, key, max);
-    lua_pop(L, 1);
-    return v;
-}
-
 static const luaL_Reg devt_wmethods[] = {{"group", lwriter_group}, {NULL, NULL}};
 
 static const vp_lwriter_ops devt_wops = {.tname = WRITER_T,
@@ -60,17 +50,12 @@ int vp_l_writer_devt(lua_State *L, const char *path, int opts)
 {
     vp_devt_wopts o;
     memset(&o, 0, sizeof o);
-    o.time = opt_u32(L, opts, "time", UINT32_MAX);
-    o.unknown = opt_u32(L, opts, "unknown", UINT32_MAX);
-    o.graph_duration = opt_u32(L, opts, "graph_duration", UINT32_MAX);
-    o.prefix = (uint16_t)opt_u32(L, opts, "prefix", 0xFFFF);
+    o.time = vp_ltrace_opt_u32(L, opts, WHO, "time", UINT32_MAX);
+    o.unknown = vp_ltrace_opt_u32(L, opts, WHO, "unknown", UINT32_MAX);
+    o.graph_duration = vp_ltrace_opt_u32(L, opts, WHO, "graph_duration", UINT32_MAX);
+    o.prefix = (uint16_t)vp_ltrace_opt_u32(L, opts, WHO, "prefix", 0xFFFF);
+    o.has_group_count = vp_ltrace_opt_count(L, opts, WHO, "group_count", &o.group_count);
     if (lua_istable(L, opts)) {
-        lua_getfield(L, opts, "group_count");
-        if (!lua_isnil(L, -1)) {
-            o.has_group_count = 1;
-            o.group_count = vp_l_uint_range(L, -1, WHO, "group_count", UINT32_MAX);
-        }
-        lua_pop(L, 1);
         o.bitfield = (const uint8_t *)vp_l_opt_str(L, opts, "bitfield", NULL);
         if (o.bitfield) {
             lua_getfield(L, opts, "bitfield");

@@ -189,18 +189,11 @@ int vp_l_writer_dlag(lua_State *L, const char *path, int opts)
 {
     vp_dlag_wopts o;
     memset(&o, 0, sizeof o);
-    if (lua_istable(L, opts)) {
-        lua_getfield(L, opts, "time");
-        o.time = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, "time", UINT32_MAX);
-        lua_pop(L, 1);
-        lua_getfield(L, opts, "measurement_count");
-        if (!lua_isnil(L, -1)) {
-            o.has_measurement_count = 1;
-            o.measurement_count = vp_l_uint_range(L, -1, WHO, "measurement_count", UINT32_MAX);
-        }
-        lua_pop(L, 1);
+    o.time = vp_ltrace_opt_u32(L, opts, WHO, "time", UINT32_MAX);
+    o.has_measurement_count =
+        vp_ltrace_opt_count(L, opts, WHO, "measurement_count", &o.measurement_count);
+    if (lua_istable(L, opts))
         o.no_complete = !vp_l_opt_bool(L, opts, "complete", 1);
-    }
     vp_error err;
     vp_dlag_writer *w = vp_dlag_writer_open(path, &o, &err);
     return vp_lwriter_push(L, &dlag_wops, path, w, &err);

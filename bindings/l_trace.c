@@ -29,3 +29,27 @@ void *vp_ltrace_part(lua_State *L, const char *who, const char *what, size_t ele
     vp_l_framing_opt(L, 3, who, f);
     return list;
 }
+
+uint32_t vp_ltrace_opt_u32(lua_State *L, int opts, const char *who, const char *key,
+                           lua_Integer max)
+{
+    if (!lua_istable(L, opts))
+        return 0;
+    lua_getfield(L, opts, key);
+    uint32_t v = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, who, key, max);
+    lua_pop(L, 1);
+    return v;
+}
+
+int vp_ltrace_opt_count(lua_State *L, int opts, const char *who, const char *key,
+                        uint32_t *count)
+{
+    if (!lua_istable(L, opts))
+        return 0;
+    lua_getfield(L, opts, key);
+    int has = !lua_isnil(L, -1);
+    if (has)
+        *count = vp_l_uint_range(L, -1, who, key, UINT32_MAX);
+    lua_pop(L, 1);
+    return has;
+}

@@ -56,4 +56,15 @@ void *vp_ltrace_list(lua_State *L, int idx, const char *who, const char *what, s
 void *vp_ltrace_part(lua_State *L, const char *who, const char *what, size_t elem_size,
                      vp_ltrace_fill fill, size_t *n, vp_wframing *f);
 
+/* Options of vp.writer("devt" | "dlag", path, opts) (opts: the index of a
+ * table, or of anything else for none): field `key` as an integer in
+ * 0..max (vp_l_uint_range, messages starting with `who`), 0 when absent. */
+uint32_t vp_ltrace_opt_u32(lua_State *L, int opts, const char *who, const char *key,
+                           lua_Integer max);
+/* A count the header states, given to write a file whose count is wrong:
+ * 1 and the u32 field `key` into *count when opts sets it, else 0 (the
+ * writer counts what is written). */
+int vp_ltrace_opt_count(lua_State *L, int opts, const char *who, const char *key,
+                        uint32_t *count);
+
 #endif
