@@ -17,6 +17,7 @@
 #include "formats/devt.h"
 #include "l_common.h"
 #include "l_formats.h"
+#include "l_trace.h"
 
 #define DEVT_T "vp.devt"
 #define GROUP_T "vp.devt.group"
@@ -24,11 +25,6 @@
 typedef struct lgroup {
     uint32_t g; /* 0-based */
 } lgroup;
-
-static void devt_free_model(void *m)
-{
-    vp_devt_free(m);
-}
 
 static vp_devt *devt_check(lua_State *L, int idx)
 {
@@ -88,16 +84,10 @@ static void event_get_push(lua_State *L, vp_devt *d, int capidx, uint32_t g, uin
 
 /* ---- capture ------------------------------------------------------------ */
 
-int vp_l_open_devt(lua_State *L, const char *path, int opts)
+/* The capture at cap as it opens: its child cache weak, its plain fields
+ * set. */
+static void devt_set_fields(lua_State *L, int cap, const vp_devt *d)
 {
-    vp_open_opts o;
-    vp_l_open_opts(L, opts, &o);
-    vp_devt *d;
-    vp_error err;
-    if (vp_devt_open(path, &o, &d, &err) != VP_OK)
-        return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DEVT_T, d, devt_free_model, "devt", path, d->src.size, &d->warnings);
-    int cap = lua_gettop(L);
     vp_lcap_weak_cache(L, cap); /* a hostile file has millions of groups */
     vp_lcap_set_int(L, cap, "time", d->time);
     vp_lcap_set_int(L, cap, "unknown", d->unknown);
@@ -112,8 +102,10 @@ int vp_l_open_devt(lua_State *L, const char *path, int opts)
     vp_lcap_set_int(L, cap, "event_count", (lua_Integer)d->event_count);
     vp_lcap_set_int(L, cap, "trailing_bytes", (lua_Integer)d->trailing_bytes);
     vp_lcap_set_bool(L, cap, "truncated", d->truncated);
-    return 1;
 }
+
+/* vp_l_open_devt (l_trace.h). */
+VP_LTRACE_OPEN(devt, DEVT_T, devt_set_fields)
 
 /* cap:groups(): group g (0-based) of the capture at cap. */
 static int groups_step(lua_State *L, int cap, lua_Integer g)

@@ -9,6 +9,7 @@
 #include "write/devt_write.h"
 #include "l_common.h"
 #include "l_formats.h"
+#include "l_trace.h"
 
 #define WRITER_T "vp.devt.writer"
 #define WHO "devt writer"
@@ -17,41 +18,24 @@
 VP_LWRITER_FORWARD_CLOSE(devt)
 VP_LWRITER_FORWARD(devt)
 
+static void event_fill(lua_State *L, int e, void *elem)
+{
+    vp_devt_wevent *ev = elem;
+    ev->time1 = vp_l_uint_field(L, e, WHO, "time1", 1, UINT32_MAX, 0);
+    ev->time2 = vp_l_uint_field(L, e, WHO, "time2", 2, UINT32_MAX, 0);
+    ev->type = (uint8_t)vp_l_uint_field(L, e, WHO, "type", 3, 255, 0);
+}
+
 /* w:group(events [, {total = n, chunks = {...}}]); an event is
  * {time1 =, time2 =, type =} or {time1, time2, type}. */
 static int lwriter_group(lua_State *L)
 {
     vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 3))
-        luaL_checktype(L, 3, LUA_TTABLE);
-    size_t n = (size_t)lua_rawlen(L, 2);
-    /* Built in a userdata so a Lua error cannot leak it. */
-    vp_devt_wevent *ev = lua_newuserdatauv(L, (n ? n : 1) * sizeof *ev, 0);
-    for (size_t i = 0; i < n; i++) {
-        lua_rawgeti(L, 2, (lua_Integer)i + 1);
-        if (!lua_istable(L, -1))
-            return luaL_error(L, WHO ": event %d must be a table", (int)i + 1);
-        int e = lua_gettop(L);
-        ev[i].time1 = vp_l_uint_field(L, e, WHO, "time1", 1, UINT32_MAX, 0);
-        ev[i].time2 = vp_l_uint_field(L, e, WHO, "time2", 2, UINT32_MAX, 0);
-        ev[i].type = (uint8_t)vp_l_uint_field(L, e, WHO, "type", 3, 255, 0);
-        lua_pop(L, 1);
-    }
+    size_t n;
     vp_wframing f;
-    vp_l_framing_opt(L, 3, WHO, &f);
+    vp_devt_wevent *ev = vp_ltrace_part(L, WHO, "event", sizeof *ev, event_fill, &n, &f);
     vp_devt_writer_group(lw->w, ev, n, &f);
     return 0;
-}
-
-static uint32_t opt_u32(lua_State *L, int opts, const char *key, lua_Integer max)
-{
-    if (!lua_istable(L, opts))
-        return 0;
-    lua_getfield(L, opts, key);
-    uint32_t v = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, key, max);
-    lua_pop(L, 1);
-    return v;
 }
 
 static const luaL_Reg devt_wmethods[] = {{"group", lwriter_group}, {NULL, NULL}};
@@ -66,17 +50,12 @@ int vp_l_writer_devt(lua_State *L, const char *path, int opts)
 {
     vp_devt_wopts o;
     memset(&o, 0, sizeof o);
-    o.time = opt_u32(L, opts, "time", UINT32_MAX);
-    o.unknown = opt_u32(L, opts, "unknown", UINT32_MAX);
-    o.graph_duration = opt_u32(L, opts, "graph_duration", UINT32_MAX);
-    o.prefix = (uint16_t)opt_u32(L, opts, "prefix", 0xFFFF);
+    o.time = vp_ltrace_opt_u32(L, opts, WHO, "time", UINT32_MAX);
+    o.unknown = vp_ltrace_opt_u32(L, opts, WHO, "unknown", UINT32_MAX);
+    o.graph_duration = vp_ltrace_opt_u32(L, opts, WHO, "graph_duration", UINT32_MAX);
+    o.prefix = (uint16_t)vp_ltrace_opt_u32(L, opts, WHO, "prefix", 0xFFFF);
+    o.has_group_count = vp_ltrace_opt_count(L, opts, WHO, "group_count", &o.group_count);
     if (lua_istable(L, opts)) {
-        lua_getfield(L, opts, "group_count");
-        if (!lua_isnil(L, -1)) {
-            o.has_group_count = 1;
-            o.group_count = vp_l_uint_range(L, -1, WHO, "group_count", UINT32_MAX);
-        }
-        lua_pop(L, 1);
         o.bitfield = (const uint8_t *)vp_l_opt_str(L, opts, "bitfield", NULL);
         if (o.bitfield) {
             lua_getfield(L, opts, "bitfield");

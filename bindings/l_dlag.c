@@ -23,6 +23,7 @@
 #include "formats/dlag.h"
 #include "l_common.h"
 #include "l_formats.h"
+#include "l_trace.h"
 
 #define DLAG_T "vp.dlag"
 #define MEAS_T "vp.dlag.measurement"
@@ -37,11 +38,6 @@ typedef struct lhop {
     uint64_t i;    /* 0-based */
     vp_dlag_hop h; /* decoded once, when the child is made */
 } lhop;
-
-static void dlag_free_model(void *m)
-{
-    vp_dlag_free(m);
-}
 
 static vp_dlag *dlag_check(lua_State *L, int idx)
 {
@@ -147,16 +143,10 @@ static void graph_state_push(lua_State *L, vp_dlag *d, int capidx, uint64_t i)
 
 /* ---- capture ------------------------------------------------------------ */
 
-int vp_l_open_dlag(lua_State *L, const char *path, int opts)
+/* The capture at cap as it opens: its child cache weak, its plain fields
+ * set. */
+static void dlag_set_fields(lua_State *L, int cap, vp_dlag *d)
 {
-    vp_open_opts o;
-    vp_l_open_opts(L, opts, &o);
-    vp_dlag *d;
-    vp_error err;
-    if (vp_dlag_open(path, &o, &d, &err) != VP_OK)
-        return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DLAG_T, d, dlag_free_model, "dlag", path, d->src.size, &d->warnings);
-    int cap = lua_gettop(L);
     vp_lcap_weak_cache(L, cap); /* a hostile file has millions of measurements */
     uint32_t with = 0;
     for (uint32_t k = 0; k < d->measurement_count; k++)
@@ -174,8 +164,10 @@ int vp_l_open_dlag(lua_State *L, const char *path, int opts)
     vp_lcap_set_int(L, cap, "hop_count", (lua_Integer)d->hop_count);
     vp_lcap_set_int(L, cap, "trailing_bytes", (lua_Integer)d->trailing_bytes);
     vp_lcap_set_bool(L, cap, "truncated", d->truncated);
-    return 1;
 }
+
+/* vp_l_open_dlag (l_trace.h). */
+VP_LTRACE_OPEN(dlag, DLAG_T, dlag_set_fields)
 
 /* The iterators over the capture at cap: measurement, graph state and hop
  * i (0-based). */

@@ -9,6 +9,7 @@
 #include "write/dlag_write.h"
 #include "l_common.h"
 #include "l_formats.h"
+#include "l_trace.h"
 
 #define WRITER_T "vp.dlag.writer"
 #define WHO "dlag writer"
@@ -43,72 +44,54 @@ static void tvec4(lua_State *L, int idx, const char *key, float *out)
     lua_pop(L, 1);
 }
 
-/* The list at idx of {value =, time =, unknown =} or {value, time, unknown}
- * into a userdata buffer left on the stack. */
-static vp_dlag_wsample *samples_opt(lua_State *L, int idx, size_t *n)
+/* A sample: {value =, time =, unknown =} or {value, time, unknown}. */
+static void sample_fill(lua_State *L, int e, void *elem)
 {
-    idx = lua_absindex(L, idx);
-    *n = lua_istable(L, idx) ? (size_t)lua_rawlen(L, idx) : 0;
-    vp_dlag_wsample *s = lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *s, 0);
-    for (size_t i = 0; i < *n; i++) {
-        if (lua_rawgeti(L, idx, (lua_Integer)i + 1) != LUA_TTABLE)
-            luaL_error(L, WHO ": sample %d must be a table", (int)i + 1);
-        int e = lua_gettop(L);
-        s[i].value = tfloat(L, e, "value", 1);
-        s[i].time = vp_l_uint_field(L, e, WHO, "time", 2, UINT32_MAX, 0);
-        s[i].unknown = vp_l_uint_field(L, e, WHO, "unknown", 3, UINT32_MAX, 0);
-        lua_pop(L, 1);
-    }
-    return s;
+    vp_dlag_wsample *s = elem;
+    s->value = tfloat(L, e, "value", 1);
+    s->time = vp_l_uint_field(L, e, WHO, "time", 2, UINT32_MAX, 0);
+    s->unknown = vp_l_uint_field(L, e, WHO, "unknown", 3, UINT32_MAX, 0);
 }
 
 /* w:measurement(samples [, {total =, chunks =}]) */
 static int lwriter_measurement(lua_State *L)
 {
     vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 3))
-        luaL_checktype(L, 3, LUA_TTABLE);
     size_t n;
-    vp_dlag_wsample *s = samples_opt(L, 2, &n);
     vp_wframing f;
-    vp_l_framing_opt(L, 3, WHO, &f);
+    vp_dlag_wsample *s = vp_ltrace_part(L, WHO, "sample", sizeof *s, sample_fill, &n, &f);
     vp_error err;
     if (vp_dlag_writer_measurement(lw->w, s, n, &f, &err) != VP_OK)
         return vp_lwriter_raise(L, lw, &err);
     return 0;
 }
 
-/* w:graph_states(states [, {chunks =}]); a state is {measurement_count =,
- * bitfield = bytes, offset = vec4, scale = vec4, print_titles =, unknown =} */
+/* A graph state: {measurement_count =, bitfield = bytes, offset = vec4,
+ * scale = vec4, print_titles =, unknown =}. */
+static void graph_state_fill(lua_State *L, int e, void *elem)
+{
+    vp_dlag_wgraph_state *gs = elem;
+    gs->measurement_count =
+        (uint16_t)vp_l_uint_field(L, e, WHO, "measurement_count", 0, 0xFFFF, 0);
+    if (lua_getfield(L, e, "bitfield") != LUA_TNIL) {
+        /* The string stays referenced by the states table during the call. */
+        gs->bitfield = (const uint8_t *)luaL_checklstring(L, -1, &gs->bitfield_len);
+    }
+    lua_pop(L, 1);
+    tvec4(L, e, "offset", gs->offset);
+    tvec4(L, e, "scale", gs->scale);
+    gs->print_titles = vp_l_flag_field(L, e, "print_titles", 0, WHO);
+    gs->unknown = (uint8_t)vp_l_uint_field(L, e, WHO, "unknown", 0, 255, 0);
+}
+
+/* w:graph_states(states [, {chunks =}]) */
 static int lwriter_graph_states(lua_State *L)
 {
     vp_lwriter *lw = vp_lwriter_check(L, WRITER_T);
-    luaL_checktype(L, 2, LUA_TTABLE);
-    if (!lua_isnoneornil(L, 3))
-        luaL_checktype(L, 3, LUA_TTABLE);
-    size_t n = (size_t)lua_rawlen(L, 2);
-    vp_dlag_wgraph_state *gs = lua_newuserdatauv(L, (n ? n : 1) * sizeof *gs, 0);
-    for (size_t i = 0; i < n; i++) {
-        if (lua_rawgeti(L, 2, (lua_Integer)i + 1) != LUA_TTABLE)
-            return luaL_error(L, WHO ": graph state %d must be a table", (int)i + 1);
-        int e = lua_gettop(L);
-        memset(&gs[i], 0, sizeof gs[i]);
-        gs[i].measurement_count =
-            (uint16_t)vp_l_uint_field(L, e, WHO, "measurement_count", 0, 0xFFFF, 0);
-        if (lua_getfield(L, e, "bitfield") != LUA_TNIL) {
-            /* The string stays referenced by the states table during the call. */
-            gs[i].bitfield = (const uint8_t *)luaL_checklstring(L, -1, &gs[i].bitfield_len);
-        }
-        lua_pop(L, 1);
-        tvec4(L, e, "offset", gs[i].offset);
-        tvec4(L, e, "scale", gs[i].scale);
-        gs[i].print_titles = vp_l_flag_field(L, e, "print_titles", 0, WHO);
-        gs[i].unknown = (uint8_t)vp_l_uint_field(L, e, WHO, "unknown", 0, 255, 0);
-        lua_pop(L, 1);
-    }
+    size_t n;
     vp_wframing f;
-    vp_l_framing_opt(L, 3, WHO, &f);
+    vp_dlag_wgraph_state *gs =
+        vp_ltrace_part(L, WHO, "graph state", sizeof *gs, graph_state_fill, &n, &f);
     vp_error err;
     if (vp_dlag_writer_graph_states(lw->w, gs, n, &f, &err) != VP_OK)
         return vp_lwriter_raise(L, lw, &err);
@@ -167,7 +150,7 @@ static int lwriter_hop(lua_State *L)
     }
     lua_pop(L, 1);
     lua_getfield(L, 2, "samples");
-    h.samples = samples_opt(L, -1, &h.nsamples);
+    h.samples = vp_ltrace_list(L, -1, WHO, "sample", sizeof *h.samples, sample_fill, &h.nsamples);
     vp_l_framing_opt(L, 2, WHO, &h.framing);
     if (lua_getfield(L, 2, "name") != LUA_TNIL)
         h.name = luaL_checkstring(L, -1); /* kept alive by the argument table */
@@ -206,18 +189,11 @@ int vp_l_writer_dlag(lua_State *L, const char *path, int opts)
 {
     vp_dlag_wopts o;
     memset(&o, 0, sizeof o);
-    if (lua_istable(L, opts)) {
-        lua_getfield(L, opts, "time");
-        o.time = lua_isnil(L, -1) ? 0 : vp_l_uint_range(L, -1, WHO, "time", UINT32_MAX);
-        lua_pop(L, 1);
-        lua_getfield(L, opts, "measurement_count");
-        if (!lua_isnil(L, -1)) {
-            o.has_measurement_count = 1;
-            o.measurement_count = vp_l_uint_range(L, -1, WHO, "measurement_count", UINT32_MAX);
-        }
-        lua_pop(L, 1);
+    o.time = vp_ltrace_opt_u32(L, opts, WHO, "time", UINT32_MAX);
+    o.has_measurement_count =
+        vp_ltrace_opt_count(L, opts, WHO, "measurement_count", &o.measurement_count);
+    if (lua_istable(L, opts))
         o.no_complete = !vp_l_opt_bool(L, opts, "complete", 1);
-    }
     vp_error err;
     vp_dlag_writer *w = vp_dlag_writer_open(path, &o, &err);
     return vp_lwriter_push(L, &dlag_wops, path, w, &err);

@@ -10,6 +10,7 @@
 #include "formats/dm.h"
 #include "l_common.h"
 #include "l_formats.h"
+#include "l_trace.h"
 
 #define DM_T "vp.dm"
 #define DM_RECORD_T "vp.dm.record"
@@ -17,11 +18,6 @@
 static vp_dm *dm_check(lua_State *L, int idx)
 {
     return vp_lcap_check(L, idx, DM_T)->model;
-}
-
-static void dm_free(void *m)
-{
-    vp_dm_free(m);
 }
 
 /* ---- capture ----------------------------------------------------------- */
@@ -185,18 +181,8 @@ static void dm_set_fields(lua_State *L, int capidx, const vp_dm *d)
                     (lua_Integer)(d->terminated ? d->array_end : d->data_end));
 }
 
-int vp_l_open_dm(lua_State *L, const char *path, int opts)
-{
-    vp_open_opts o;
-    vp_l_open_opts(L, opts, &o);
-    vp_dm *d;
-    vp_error err;
-    if (vp_dm_open(path, &o, &d, &err) != VP_OK)
-        return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DM_T, d, dm_free, "dm", path, d->src.size, &d->warnings);
-    dm_set_fields(L, lua_gettop(L), d);
-    return 1;
-}
+/* vp_l_open_dm (l_trace.h). */
+VP_LTRACE_OPEN(dm, DM_T, dm_set_fields)
 
 /* ---- record ------------------------------------------------------------ */
 

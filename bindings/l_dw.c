@@ -9,6 +9,7 @@
 #include "formats/dw.h"
 #include "l_common.h"
 #include "l_formats.h"
+#include "l_trace.h"
 
 #define DW_T "vp.dw"
 #define DW_TRACE_T "vp.dw.trace"
@@ -16,11 +17,6 @@
 static vp_dw *dw_check(lua_State *L, int idx)
 {
     return vp_lcap_check(L, idx, DW_T)->model;
-}
-
-static void dw_free(void *m)
-{
-    vp_dw_free(m);
 }
 
 static void push_guid_fields(lua_State *L, uint64_t guid)
@@ -221,18 +217,8 @@ static void dw_set_fields(lua_State *L, int capidx, const vp_dw *d)
     vp_lcap_set_int(L, capidx, "slots_end", (lua_Integer)d->slots_end);
 }
 
-int vp_l_open_dw(lua_State *L, const char *path, int opts)
-{
-    vp_open_opts o;
-    vp_l_open_opts(L, opts, &o);
-    vp_dw *d;
-    vp_error err;
-    if (vp_dw_open(path, &o, &d, &err) != VP_OK)
-        return vp_l_fail(L, path, &err);
-    vp_lcap_new(L, DW_T, d, dw_free, "dw", path, d->src.size, &d->warnings);
-    dw_set_fields(L, lua_gettop(L), d);
-    return 1;
-}
+/* vp_l_open_dw (l_trace.h). */
+VP_LTRACE_OPEN(dw, DW_T, dw_set_fields)
 
 /* ---- trace ------------------------------------------------------------- */
 

@@ -280,15 +280,11 @@ static vp_errcode dm_parse(void *model, int strict, vp_error *err)
         stats_merge(&st, &rc_.one);
         if (rec->have_data == 1) {
             if (d->record_count % VP_DM_CKPT_EVERY == 0) {
-                if (d->nckpt == ckcap) {
-                    size_t ncap = ckcap ? ckcap * 2 : 16;
-                    vp_dm_iter *n = realloc(d->ckpt, ncap * sizeof *n);
-                    if (!n)
-                        return vp_fail(err, VP_ENOMEM, UINT64_MAX,
-                                       "out of memory indexing the records");
-                    d->ckpt = n;
-                    ckcap = ncap;
-                }
+                vp_dm_iter *ck = vp_trace_grow(d->ckpt, d->nckpt, &ckcap, sizeof *ck);
+                if (!ck)
+                    return vp_fail(err, VP_ENOMEM, UINT64_MAX,
+                                   "out of memory indexing the records");
+                d->ckpt = ck;
                 d->ckpt[d->nckpt++] = before;
             }
             if (d->record_count == 0 || rec->time < d->time_min)

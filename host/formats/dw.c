@@ -202,14 +202,10 @@ static void stats_merge(dw_stats *to, const dw_stats *from)
 
 static int ckpt_push(vp_dw *d, size_t *cap, uint64_t off, uint64_t slot, uint64_t trace)
 {
-    if (d->nckpt == *cap) {
-        size_t ncap = *cap ? *cap * 2 : 16;
-        vp_dw_ckpt *n = realloc(d->ckpt, ncap * sizeof *n);
-        if (!n)
-            return 0;
-        d->ckpt = n;
-        *cap = ncap;
-    }
+    vp_dw_ckpt *ck = vp_trace_grow(d->ckpt, d->nckpt, cap, sizeof *ck);
+    if (!ck)
+        return 0;
+    d->ckpt = ck;
     d->ckpt[d->nckpt++] = (vp_dw_ckpt){off, slot, trace};
     return 1;
 }

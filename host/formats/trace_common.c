@@ -322,6 +322,17 @@ static vp_errcode trace_index(const vp_trace_reader *r, void *m, const vp_open_o
     return VP_OK;
 }
 
+void *vp_trace_grow(void *arr, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return arr;
+    size_t ncap = *cap ? *cap * 2 : 16;
+    void *p = realloc(arr, ncap * size);
+    if (p)
+        *cap = ncap;
+    return p;
+}
+
 vp_errcode vp_trace_open(const vp_trace_reader *r, const char *path, const vp_open_opts *opts,
                          void **out, vp_error *err)
 {

@@ -199,6 +199,15 @@ vp_errcode vp_trace_open_mem(const vp_trace_reader *r, const void *buf, size_t n
         return rc;                                                                                \
     }
 
+/* ---- the open pass's checkpoints ------------------------------------------
+ * The slotted readers (.dm, .dw) keep a position every so many records so
+ * that a seek decodes only from the one before. */
+
+/* Room for element n of the array arr of `size`-byte elements that has
+ * room for *cap (which doubles, from 16, when it is full): the array,
+ * moved when it grew, or NULL when memory ran out (arr then unchanged). */
+void *vp_trace_grow(void *arr, size_t n, size_t *cap, size_t size);
+
 /* ---- bitfield: reading ------------------------------------------------ */
 
 /* Bytes of a bitfield of n entries: ((n >> 6) + 1) << 3. */

@@ -1,8 +1,10 @@
 #include "write/devt_write.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "write/trace_write.h"
 #include "write/wbuf.h"
 
 #define EVENT_BYTES 9
@@ -26,25 +28,20 @@ static void writer_free(vp_devt_writer *w)
 vp_devt_writer *vp_devt_writer_open(const char *path, const vp_devt_wopts *o, vp_error *err)
 {
     static const vp_devt_wopts zero;
-    vp_devt_writer *w = calloc(1, sizeof *w);
-    if (!w) {
-        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_devt_writer *w = vp_trace_writer_new(sizeof *w, offsetof(vp_devt_writer, file),
+                                            VP_TW_MEMORY, path, err);
+    if (!w)
         return NULL;
-    }
     w->o = o ? *o : zero;
     if (w->o.bitfield) {
         w->bitfield = malloc(w->o.bitfield_len ? w->o.bitfield_len : 1);
         if (!w->bitfield) {
-            free(w);
+            writer_free(w);
             vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
             return NULL;
         }
         memcpy(w->bitfield, w->o.bitfield, w->o.bitfield_len);
         w->o.bitfield = w->bitfield;
-    }
-    if (vp_wfile_open(&w->file, path, err) != VP_OK) {
-        writer_free(w);
-        return NULL;
     }
     return w;
 }
@@ -85,25 +82,6 @@ void vp_devt_writer_group(vp_devt_writer *w, const vp_devt_wevent *ev, size_t n,
     vp_totaled_write_framed(&w->file.buf, n, f, event_put, (void *)ev);
 }
 
-vp_errcode vp_devt_writer_raw(vp_devt_writer *w, const void *p, size_t n, vp_error *err)
-{
-    (void)err;
-    header_emit(w);
-    vp_wbuf_bytes(&w->file.buf, p, n);
-    return VP_OK;
-}
-
-void vp_devt_writer_truncate(vp_devt_writer *w, uint64_t n)
-{
-    vp_wfile_truncate(&w->file, n);
-}
-
-uint64_t vp_devt_writer_tell(vp_devt_writer *w)
-{
-    header_emit(w);
-    return w->file.buf.len;
-}
-
 const uint8_t *vp_devt_writer_data(vp_devt_writer *w, size_t *len, vp_error *err)
 {
     header_emit(w);
@@ -112,11 +90,5 @@ const uint8_t *vp_devt_writer_data(vp_devt_writer *w, size_t *len, vp_error *err
     return vp_wfile_done(&w->file, w->group_count_at, gc, "the .devt file", len, err);
 }
 
-vp_errcode vp_devt_writer_close(vp_devt_writer *w, uint64_t *bytes, vp_error *err)
-{
-    size_t len = 0;
-    const uint8_t *p = vp_devt_writer_data(w, &len, err);
-    vp_errcode rc = vp_wfile_close(&w->file, p, len, bytes, err);
-    writer_free(w);
-    return rc;
-}
+/* vp_devt_writer_raw, _truncate, _tell and _close (trace_write.h). */
+VP_WFILE_WRITER(devt, header_emit, writer_free)

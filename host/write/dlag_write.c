@@ -1,8 +1,10 @@
 #include "write/dlag_write.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "write/trace_write.h"
 #include "write/wbuf.h"
 
 /* How far the file has got, in file order. */
@@ -21,16 +23,10 @@ struct vp_dlag_writer {
 vp_dlag_writer *vp_dlag_writer_open(const char *path, const vp_dlag_wopts *o, vp_error *err)
 {
     static const vp_dlag_wopts zero;
-    vp_dlag_writer *w = calloc(1, sizeof *w);
-    if (!w) {
-        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        return NULL;
-    }
-    w->o = o ? *o : zero;
-    if (vp_wfile_open(&w->file, path, err) != VP_OK) {
-        free(w);
-        return NULL;
-    }
+    vp_dlag_writer *w = vp_trace_writer_new(sizeof *w, offsetof(vp_dlag_writer, file),
+                                            VP_TW_MEMORY, path, err);
+    if (w)
+        w->o = o ? *o : zero;
     return w;
 }
 
@@ -133,25 +129,6 @@ vp_errcode vp_dlag_writer_hop(vp_dlag_writer *w, const vp_dlag_whop *h, vp_error
     return VP_OK;
 }
 
-vp_errcode vp_dlag_writer_raw(vp_dlag_writer *w, const void *p, size_t n, vp_error *err)
-{
-    (void)err;
-    header_emit(w);
-    vp_wbuf_bytes(&w->file.buf, p, n);
-    return VP_OK;
-}
-
-void vp_dlag_writer_truncate(vp_dlag_writer *w, uint64_t n)
-{
-    vp_wfile_truncate(&w->file, n);
-}
-
-uint64_t vp_dlag_writer_tell(vp_dlag_writer *w)
-{
-    header_emit(w);
-    return w->file.buf.len;
-}
-
 const uint8_t *vp_dlag_writer_data(vp_dlag_writer *w, size_t *len, vp_error *err)
 {
     header_emit(w);
@@ -167,11 +144,6 @@ const uint8_t *vp_dlag_writer_data(vp_dlag_writer *w, size_t *len, vp_error *err
     return vp_wfile_done(&w->file, 4, mc, "the .dlag file", len, err);
 }
 
-vp_errcode vp_dlag_writer_close(vp_dlag_writer *w, uint64_t *bytes, vp_error *err)
-{
-    size_t len = 0;
-    const uint8_t *p = vp_dlag_writer_data(w, &len, err);
-    vp_errcode rc = vp_wfile_close(&w->file, p, len, bytes, err);
-    free(w);
-    return rc;
-}
+/* vp_dlag_writer_raw, _truncate, _tell and _close (trace_write.h); the
+ * writer owns nothing but its file. */
+VP_WFILE_WRITER(dlag, header_emit, free)

@@ -1,8 +1,10 @@
 #include "write/dm_write.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "write/trace_write.h"
 #include "write/wbuf.h"
 
 struct vp_dm_writer {
@@ -30,16 +32,10 @@ static vp_errcode dm_flush(vp_dm_writer *w, vp_error *err)
 
 vp_dm_writer *vp_dm_writer_open(const char *path, vp_error *err)
 {
-    vp_dm_writer *w = calloc(1, sizeof *w);
-    if (!w) {
-        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        return NULL;
-    }
-    if (vp_wstream_open(&w->file, path, err) != VP_OK) {
-        free(w);
-        return NULL;
-    }
-    vp_chunkw_init(&w->chunks);
+    vp_dm_writer *w =
+        vp_trace_writer_new(sizeof *w, offsetof(vp_dm_writer, file), VP_TW_STREAM, path, err);
+    if (w)
+        vp_chunkw_init(&w->chunks);
     return w;
 }
 

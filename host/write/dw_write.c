@@ -1,8 +1,10 @@
 #include "write/dw_write.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "write/trace_write.h"
 #include "write/wbuf.h"
 
 struct vp_dw_writer {
@@ -40,15 +42,10 @@ vp_dw_writer *vp_dw_writer_open(const char *path, const vp_dw_wopts *o, vp_error
     static const vp_dw_wopts zero;
     if (!o)
         o = &zero;
-    vp_dw_writer *w = calloc(1, sizeof *w);
-    if (!w) {
-        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_dw_writer *w =
+        vp_trace_writer_new(sizeof *w, offsetof(vp_dw_writer, file), VP_TW_STREAM, path, err);
+    if (!w)
         return NULL;
-    }
-    if (vp_wstream_open(&w->file, path, err) != VP_OK) {
-        free(w);
-        return NULL;
-    }
     vp_wbuf_bytes(&w->buf, o->header, 4);
     vp_wbuf_u8(&w->buf, o->max_size);
     return w;

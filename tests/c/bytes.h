@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/open_opts.h"
 #include "core/vp_error.h"
 
 typedef struct tb {
@@ -113,5 +114,38 @@ static inline void check_cut(vp_errcode rc_s, const vp_error *es, vp_errcode rc_
     if (w->count)
         CHECK_STR_CONTAINS(w->items[w->count - 1], warning ? warning : msg);
 }
+
+/* The two openers of a trace reader's test, for the format whose model is
+ * vp_<fmt>: TB_TRACE_OPENERS(devt) in test_devt.c defines
+ *
+ *   open_buf(b, o, err): the bytes of b opened with the options o: the
+ *   model, or NULL with err filled (checked: a model exactly on VP_OK);
+ *
+ *   open_both(b, n, code, offset, msg, lenient_fails, warning): the first n
+ *   bytes of b opened strict and lenient, held to check_cut (the strict
+ *   open must fail); the lenient model, if any (none when lenient_fails). */
+#define TB_TRACE_OPENERS(fmt)                                                                     \
+    static vp_##fmt *open_buf(const tb *b, const vp_open_opts *o, vp_error *err)                  \
+    {                                                                                             \
+        vp_##fmt *d = NULL;                                                                       \
+        vp_errcode rc = vp_##fmt##_open_mem(b->p, b->len, o, &d, err);                            \
+        CHECK((rc == VP_OK) == (d != NULL));                                                      \
+        return d;                                                                                 \
+    }                                                                                             \
+    static vp_##fmt *open_both(const tb *b, size_t n, vp_errcode code, uint64_t offset,           \
+                               const char *msg, int lenient_fails, const char *warning)           \
+    {                                                                                             \
+        static const vp_open_opts strict_opts = {.strict = 1};                                    \
+        vp_error es, el;                                                                          \
+        vp_##fmt *s = NULL, *d = NULL;                                                            \
+        vp_errcode rs = vp_##fmt##_open_mem(b->p, n, &strict_opts, &s, &es);                      \
+        CHECK(s == NULL);                                                                         \
+        vp_errcode rl = vp_##fmt##_open_mem(b->p, n, NULL, &d, &el);                              \
+        check_cut(rs, &es, rl, &el, d && d->truncated, d ? &d->warnings : NULL, code, offset,     \
+                  msg, lenient_fails, warning);                                                   \
+        if (lenient_fails)                                                                        \
+            CHECK(d == NULL);                                                                     \
+        return d;                                                                                 \
+    }
 
 #endif

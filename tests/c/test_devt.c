@@ -40,13 +40,8 @@ static void group(tb *b, uint32_t total, unsigned n, unsigned base)
     tb_chunked(b, n, event, &base);
 }
 
-static vp_devt *open_buf(const tb *b, const vp_open_opts *o, vp_error *err)
-{
-    vp_devt *d = NULL;
-    vp_errcode rc = vp_devt_open_mem(b->p, b->len, o, &d, err);
-    CHECK((rc == VP_OK) == (d != NULL));
-    return d;
-}
+/* open_buf and open_both (bytes.h). */
+TB_TRACE_OPENERS(devt)
 
 static void test_header(void)
 {
@@ -169,24 +164,6 @@ static void test_tolerated(void)
     tb_free(&b);
 }
 
-/* Open `n` bytes of b both ways (check_cut says what must hold); returns
- * the lenient model, if any. A count a strict open refuses has no message
- * in common with the lenient warning: `warning` then names that. */
-static vp_devt *open_both(const tb *b, size_t n, vp_errcode code, uint64_t offset,
-                          const char *msg, int lenient_fails)
-{
-    vp_error es, el;
-    vp_devt *s = NULL, *d = NULL;
-    vp_errcode rs = vp_devt_open_mem(b->p, n, &strict, &s, &es);
-    CHECK(s == NULL);
-    vp_errcode rl = vp_devt_open_mem(b->p, n, NULL, &d, &el);
-    check_cut(rs, &es, rl, &el, d && d->truncated, d ? &d->warnings : NULL, code, offset, msg,
-              lenient_fails, code == VP_ELIMIT ? "the file is truncated" : NULL);
-    if (lenient_fails)
-        CHECK(d == NULL);
-    return d;
-}
-
 static void test_cuts(void)
 {
     /* group 1: 4 events at 26; group 2: 3 events, total at 67, count at 71 */
@@ -199,23 +176,25 @@ static void test_cuts(void)
 
     /* Inside the header: nothing to keep, either way. */
     open_both(&b, 3, VP_ETRUNC, 0,
-              "at byte 0: expected the u32 time (4 bytes), only 3 left before the end of the file", 1);
+              "at byte 0: expected the u32 time (4 bytes), only 3 left before the end of the file", 1,
+              NULL);
     open_both(&b, 9, VP_ETRUNC, 8,
               "at byte 8: expected the u32 graph_duration (4 bytes), only 1 left before the end of "
               "the file",
-              1);
-    open_both(&b, 13, VP_ETRUNC, 12, "expected the u16 prefix (2 bytes), only 1 left", 1);
+              1, NULL);
+    open_both(&b, 13, VP_ETRUNC, 12, "expected the u16 prefix (2 bytes), only 1 left", 1, NULL);
     open_both(&b, 20, VP_ETRUNC, 14,
               "at byte 14: visibility bitfield (prefix): a bitfield of 0 entries needs 8 bytes, only "
               "6 left",
-              1);
-    open_both(&b, 24, VP_ETRUNC, 22, "expected the u32 group_count (4 bytes), only 2 left", 1);
+              1, NULL);
+    open_both(&b, 24, VP_ETRUNC, 22, "expected the u32 group_count (4 bytes), only 2 left", 1,
+              NULL);
 
     /* Every group announced but none there: strict refuses the count. */
     vp_devt *d = open_both(&b, 26, VP_ELIMIT, 22,
                            "at byte 22: group_count 2 needs at least 10 bytes (5 per group), only 0 "
                            "left",
-                           0);
+                           0, "the file is truncated");
     if (d) {
         CHECK_EQ(d->group_count, 0);
         CHECK_EQ(d->header_group_count, 2);
@@ -228,7 +207,7 @@ static void test_cuts(void)
 
     /* Inside group 2's total: group 1 kept whole. */
     d = open_both(&b, 69, VP_ETRUNC, 67,
-                  "at byte 67: expected the u32 group 2 total (4 bytes), only 2 left", 0);
+                  "at byte 67: expected the u32 group 2 total (4 bytes), only 2 left", 0, NULL);
     if (d) {
         CHECK_EQ(d->group_count, 1);
         CHECK_EQ(d->event_count, 4);
@@ -240,7 +219,7 @@ static void test_cuts(void)
     /* Inside group 2's events: the whole ones of the cut block are kept. */
     d = open_both(&b, 97, VP_ETRUNC, 71,
                   "at byte 71: block count 3 of group 2 events needs at least 27 bytes, only 25 left",
-                  0);
+                  0, NULL);
     if (d) {
         CHECK_EQ(d->group_count, 2);
         CHECK_EQ(d->event_count, 6);
@@ -275,7 +254,7 @@ static void test_cuts(void)
     d = open_both(&f, f.len, VP_ETRUNC, f.len,
                   "expected the count byte of a block of group 1 events (element 256), found the "
                   "end of the file",
-                  0);
+                  0, NULL);
     if (d) {
         CHECK_EQ(d->event_count, 255);
         vp_devt_free(d);

@@ -58,13 +58,8 @@ static void hop(tb *b, const uint8_t addr[4], unsigned n, const char *name)
     tb_u8(b, 9);
 }
 
-static vp_dlag *open_buf(const tb *b, const vp_open_opts *o, vp_error *err)
-{
-    vp_dlag *d = NULL;
-    vp_errcode rc = vp_dlag_open_mem(b->p, b->len, o, &d, err);
-    CHECK((rc == VP_OK) == (d != NULL));
-    return d;
-}
+/* open_buf and open_both (bytes.h). */
+TB_TRACE_OPENERS(dlag)
 
 static void test_minimal(void)
 {
@@ -220,24 +215,6 @@ static void test_records(void)
         vp_dlag_free(d);
     }
     tb_free(&b);
-}
-
-/* Open `n` bytes of b both ways (check_cut says what must hold); returns
- * the lenient model, if any, whose last warning holds `warning` (NULL:
- * msg). */
-static vp_dlag *open_both(const tb *b, size_t n, vp_errcode code, uint64_t offset,
-                          const char *msg, int lenient_fails, const char *warning)
-{
-    vp_error es, el;
-    vp_dlag *s = NULL, *d = NULL;
-    vp_errcode rs = vp_dlag_open_mem(b->p, n, &strict, &s, &es);
-    CHECK(s == NULL);
-    vp_errcode rl = vp_dlag_open_mem(b->p, n, NULL, &d, &el);
-    check_cut(rs, &es, rl, &el, d && d->truncated, d ? &d->warnings : NULL, code, offset, msg,
-              lenient_fails, warning);
-    if (lenient_fails)
-        CHECK(d == NULL);
-    return d;
 }
 
 static void test_cuts(void)

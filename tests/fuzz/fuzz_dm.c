@@ -6,16 +6,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../c/fuzz_trace.h"
 #include "formats/dm.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void walk(vp_dm *d, const uint8_t *data, size_t size)
 {
-    vp_dm *d;
     vp_error err;
-    if (vp_dm_open_mem(data, size, NULL, &d, &err) != VP_OK)
-        return 0;
     if (d->data_end > size || d->record_count + d->empty_records != d->slot_count)
         abort();
     vp_dm_iter it;
@@ -64,17 +60,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (vp_dm_iter_next(d, &it, &r, &err) <= 0 || r.have_data != 1 || r.index != want)
             abort();
     }
-    /* A strict open refuses exactly the cut files and those with bytes
-     * after the array, and agrees with a lenient one on the others. */
-    const vp_open_opts strict = {.strict = 1};
-    vp_dm *s;
-    vp_errcode rc = vp_dm_open_mem(data, size, &strict, &s, &err);
-    if ((rc == VP_OK) == (d->truncated || d->trailing_bytes))
-        abort();
-    if (s && (s->slot_count != d->slot_count || s->group_count != d->group_count))
-        abort();
-    vp_dm_free(s);
     (void)acc;
-    vp_dm_free(d);
-    return 0;
 }
+
+/* A strict open refuses exactly the cut files and those with bytes after
+ * the array, and agrees with a lenient one on the others. */
+static int strict_refuses(const vp_dm *d)
+{
+    return d->truncated || d->trailing_bytes;
+}
+
+static int strict_agrees(const vp_dm *s, const vp_dm *d)
+{
+    return s->slot_count == d->slot_count && s->group_count == d->group_count;
+}
+
+FUZZ_TRACE_HARNESS(dm, walk, strict_refuses, strict_agrees)
