@@ -11,6 +11,8 @@
 --   local r = h.run("scripts/hitches.lua", path, "--json")  -- {code, stdout, stderr}
 --   local doc = h.run_json("scripts/hitches.lua", path)       -- decoded (asserts exit 0)
 --   local sample = h.example_sample("dm")   -- examples/gen/dm.lua run into a new directory
+--   h.help_mentions("scripts/lag.lua", {"MAD"})  -- --help exits 0 and says each word
+--   h.script_refuses("scripts/lag.lua", path, "at byte 4: ...")  -- exit 2, "<path>: at byte 4: ..."
 --
 -- Hand-built binary files (the debug-trace specs build their bytes with
 -- string.pack straight from format-notes.md, never with the writers or
@@ -24,11 +26,16 @@
 --   local msg = h.open_fails(path, opts, "ETRUNC")  -- vp.open must fail with that code
 --   h.refuses(path, opts, "EFORMAT", "at byte 3: ...")  -- ... and the message "<path>: at byte 3: ..."
 --   local cap = h.cut_file(path, "ETRUNC", msg)  -- kept with the warning msg; refused by a strict open
+--   h.refuses_bytes(dir, "x.dm", bytes, msg, "ETRUNC")  -- h.write_in + h.refuses, strict by default
+--   local cap = h.keeps_cut(dir, "x.dm", bytes, {msg .. "; ..."})  -- lenient: truncated, these warnings
 --   for _, s in ipairs(h.mutants(bytes, seed)) do ... end  -- 300 damaged copies, the same every run
+--   h.each_mutant(dir, "fz.dm", bytes, seed, function(cap) ... end)  -- each that opens, read and closed
+--   local r = h.after_gc(function() return open():record(1) end)  -- a child outliving its capture's refs
 --   h.has_fields(cap, {format = "dm", record_count = 2})  -- cap.format == "dm", ...
 --   h.all(cap:records())               -- an iterator's values as a list
 --   h.fields(cap:records(), "time")    -- one field of each, as a list
 --   h.slot_fields(cap, "time")         -- one field of each of cap:slots(), false for an empty slot
+--   h.same_slots(cap, "records", "time", {1, false, 2})  -- cap:slots() so, cap:records() without the false
 --   h.same_file(bytes, path, size)     -- path holds exactly bytes, and size == #bytes
 --   h.same_vec({1, 2, 3}, rec.pos)     -- asserts rec.pos == {x = 1, y = 2, z = 3} (4th -> w)
 local vp = require "vp"
@@ -120,6 +127,23 @@ function h.run_json(...)
     error(string.format("%s\nstdout is not JSON (%s):\n%s", r.cmd, doc, r.stdout), 2)
   end
   return doc, r
+end
+
+--- `script --help` exits 0 and its stdout holds each of `words` (plain
+-- text, not patterns).
+function h.help_mentions(script, words)
+  local la = require "luassert"
+  local r = h.run(script, "--help")
+  la.are.equal(0, r.code)
+  for _, w in ipairs(words) do la.truthy(r.stdout:find(w, 1, true), w) end
+end
+
+--- `script path` exits 2 and its stderr holds "<path>: msg" (plain text).
+function h.script_refuses(script, path, msg)
+  local la = require "luassert"
+  local r = h.run(script, path)
+  la.are.equal(2, r.code)
+  la.truthy(r.stderr:find(path .. ": " .. msg, 1, true), r.stderr)
 end
 
 --- Run examples/gen/<fmt>.lua into a fresh directory (it must exit 0):
@@ -267,6 +291,23 @@ function h.cut_file(path, code, msg)
   return cap
 end
 
+--- Bytes written to dir/name that vp.open refuses with `code` and the
+-- message "<path>: msg". opts default to a strict open: it refuses what a
+-- lenient one keeps with a warning.
+function h.refuses_bytes(dir, name, bytes, msg, code, opts)
+  h.refuses(h.write_in(dir, name, bytes), opts or { strict = true }, code, msg)
+end
+
+--- Bytes written to dir/name that a lenient open keeps: the capture is
+-- truncated and has exactly `warnings`; returns it.
+function h.keeps_cut(dir, name, bytes, warnings)
+  local la = require "luassert"
+  local cap = assert(h.open_bytes(dir, name, bytes))
+  la.is_true(cap.truncated)
+  la.are.same(warnings, cap.warnings)
+  return cap
+end
+
 --- The fuzz-like inputs of the reader specs: n (default 300) copies of
 -- base, each with 1 to 4 bytes overwritten and then cut at a random length,
 -- drawn from a linear congruential generator started at `seed` (so every
@@ -283,6 +324,30 @@ function h.mutants(base, seed, n)
     list[i] = string.char(table.unpack(b)):sub(1, 1 + rnd(#b))
   end
   return list
+end
+
+--- The reader specs' fuzz-like test: each of h.mutants(bytes, seed) is
+-- written to dir/name and opened; walk(cap) reads every capture that opens
+-- (whatever does not open is passed over), which is then closed.
+function h.each_mutant(dir, name, bytes, seed, walk)
+  for _, s in ipairs(h.mutants(bytes, seed)) do
+    local cap = vp.open(h.write_in(dir, name, s))
+    if cap then
+      walk(cap)
+      cap:close()
+    end
+  end
+end
+
+--- make() opens a capture and returns one of its children (a record, a
+-- group, ...), so that only the child refers to the capture once make has
+-- returned; after two full collections the child is returned, for the
+-- caller to show it still reads (a child keeps its capture alive).
+function h.after_gc(make)
+  local child = make()
+  collectgarbage()
+  collectgarbage()
+  return child
 end
 
 --- Every value an iterator yields, as a list.
@@ -315,6 +380,18 @@ function h.slot_fields(cap, field)
   local list = {}
   for i, x in cap:slots() do list[i] = x and x[field] or false end
   return list
+end
+
+--- cap:slots() gives `field` of each slot as `expect` lists it, false for
+-- an empty slot, and cap[iter]() the same without the empty slots.
+function h.same_slots(cap, iter, field, expect)
+  local la = require "luassert"
+  la.are.same(expect, h.slot_fields(cap, field))
+  local used = {}
+  for _, v in ipairs(expect) do
+    if v ~= false then used[#used + 1] = v end
+  end
+  la.are.same(used, h.fields(cap[iter](cap), field))
 end
 
 --- The file at path holds exactly the bytes `expect`, the size a writer's
