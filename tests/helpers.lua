@@ -21,6 +21,7 @@
 --   h.chunked({elem_bytes, ...})       -- the chunked array: u8 count, elements, while count == 255
 --   local elems, counts, pos = h.unchunk(s, pos, "<I4f")  -- and read back: {{u32, f32}, ...}
 --   local path = h.write_in(dir, "x.dm", bytes)   -- dir .. "/x.dm"
+--   local fifo = h.mkfifo(dir .. "/pipe.dm")   -- a named pipe at that path
 --   local cap, msg, code = h.open_bytes(dir, "x.dm", bytes)  -- h.write_in + vp.open
 --   local cap = h.open_ok(path, opts)  -- vp.open, failing the test with msg and code on nil
 --   local msg = h.open_fails(path, opts, "ETRUNC")  -- vp.open must fail with that code
@@ -245,6 +246,12 @@ function h.unchunk(s, pos, fmt)
     end
   until c ~= 255
   return elems, counts, pos
+end
+
+--- Make a FIFO (named pipe) at path; returns the path.
+function h.mkfifo(path)
+  assert(os.execute("mkfifo " .. h.quote(path)), "mkfifo " .. path)
+  return path
 end
 
 --- Write bytes to dir/name; returns the path.
