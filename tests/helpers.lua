@@ -136,7 +136,7 @@ function h.help_mentions(script, words)
   local la = require "luassert"
   local r = h.run(script, "--help")
   la.are.equal(0, r.code)
-  for _, w in ipairs(words) do la.truthy(r.stdout:find(w, 1, true), w) end
+  for _, w in ipairs(words) do la.truthy(r.stdout:find(w, 1, true), script .. " --help does not say: " .. w) end
 end
 
 --- `script path` exits 2 and its stderr holds "<path>: msg" (plain text).
