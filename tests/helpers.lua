@@ -29,6 +29,7 @@
 --   local cap = h.cut_file(path, "ETRUNC", msg)  -- kept with the warning msg; refused by a strict open
 --   h.refuses_bytes(dir, "x.dm", bytes, msg, "ETRUNC")  -- h.write_in + h.refuses, strict by default
 --   local cap = h.keeps_cut(dir, "x.dm", bytes, {msg .. "; ..."})  -- lenient: truncated, these warnings
+--   h.header_cuts(dir, "devt", bytes, {{9, "at byte 8: ..."}})  -- cut there: refused in either mode
 --   for _, s in ipairs(h.mutants(bytes, seed)) do ... end  -- 300 damaged copies, the same every run
 --   h.each_mutant(dir, "fz.dm", bytes, seed, function(cap) ... end)  -- each that opens, read and closed
 --   local r = h.after_gc(function() return open():record(1) end)  -- a child outliving its capture's refs
@@ -303,6 +304,17 @@ end
 -- lenient one keeps with a warning.
 function h.refuses_bytes(dir, name, bytes, msg, code, opts)
   h.refuses(h.write_in(dir, name, bytes), opts or { strict = true }, code, msg)
+end
+
+--- A file cut inside its header is refused (ETRUNC) by a lenient and a
+-- strict open alike: for each {n, msg} of `cuts`, the first n bytes of
+-- full, written to dir/t<n>.<ext>.
+function h.header_cuts(dir, ext, full, cuts)
+  for _, opts in ipairs({ {}, { strict = true } }) do
+    for _, c in ipairs(cuts) do
+      h.refuses_bytes(dir, "t" .. c[1] .. "." .. ext, full:sub(1, c[1]), c[2], "ETRUNC", opts)
+    end
+  end
 end
 
 --- Bytes written to dir/name that a lenient open keeps: the capture is
