@@ -36,6 +36,14 @@ describe("every writer", function()
   teardown(h.cleanup)
 
   for _, f in ipairs(FORMATS) do
+    -- A writer of dir/<name>.<f> that has had CONTENT written once; and its path.
+    local function filled(name)
+      local path = dir .. "/" .. name .. "." .. f
+      local w = vp.writer(f, path)
+      CONTENT[f](w)
+      return w, path
+    end
+
     describe(f, function()
       it("is class vp." .. f .. ".writer with path, closed, bytes and tostring", function()
         local path = dir .. "/fields." .. f
@@ -60,8 +68,7 @@ describe("every writer", function()
       end)
 
       it("tells where raw bytes land and returns that offset", function()
-        local w = vp.writer(f, dir .. "/raw." .. f)
-        CONTENT[f](w)
+        local w = filled("raw")
         local at = w:tell()
         assert.are.equal(at, w:raw("\1\2\3"))
         assert.are.equal(at + 3, w:tell())
@@ -71,9 +78,7 @@ describe("every writer", function()
       end)
 
       it("gives in w:data() the bytes closing it would write, and stays open", function()
-        local path = dir .. "/data." .. f
-        local w = vp.writer(f, path)
-        CONTENT[f](w)
+        local w, path = filled("data")
         local d = w:data()
         assert.are.equal(d, w:data())
         assert.is_false(w.closed)
@@ -87,17 +92,14 @@ describe("every writer", function()
       end)
 
       it("cuts the file with w:truncate(n), in w:data() and at close", function()
-        local path = dir .. "/cut." .. f
-        local w = vp.writer(f, path)
-        CONTENT[f](w)
+        local w, path = filled("cut")
         local whole = w:data()
         local n = #whole - 3
         w:truncate(n)
         assert.are.equal(whole:sub(1, n), w:data())
         h.same_file(whole:sub(1, n), path, w:close())
         -- a cut past the end changes nothing
-        local w2 = vp.writer(f, dir .. "/long." .. f)
-        CONTENT[f](w2)
+        local w2 = filled("long")
         local all = w2:data()
         w2:truncate(#all + 100)
         assert.are.equal(all, w2:data())
@@ -108,8 +110,7 @@ describe("every writer", function()
         local path = dir .. "/gc." .. f
         local expect
         do
-          local w = vp.writer(f, path)
-          CONTENT[f](w)
+          local w = filled("gc")
           expect = w:data()
         end
         collectgarbage()

@@ -220,19 +220,10 @@ describe("devt", function()
   end)
 
   describe("bad input", function()
-    -- A strict open refuses what a lenient one keeps with a warning.
-    local function fails(name, bytes, msg, code, opts)
-      h.refuses(h.write_in(dir, name, bytes), opts or { strict = true }, code, msg)
-    end
-
-    -- A lenient open of a cut file: every complete event kept, truncated,
-    -- the warnings as given; returns the capture.
-    local function cut(name, bytes, warnings)
-      local cap = assert(h.open_bytes(dir, name, bytes))
-      assert.is_true(cap.truncated)
-      assert.are.same(warnings, cap.warnings)
-      return cap
-    end
+    -- A strict open refuses what a lenient one keeps with a warning (and
+    -- every complete event).
+    local function fails(...) h.refuses_bytes(dir, ...) end
+    local function cut(...) return h.keeps_cut(dir, ...) end
 
     it("a block count claiming more events than the bytes left", function()
       local bytes = header() .. string.pack("<I4I4", 1, 200) .. string.char(200) .. event(1, 2, 0) .. event(3, 4, 0)
@@ -279,16 +270,12 @@ describe("devt", function()
 
     it("a file cut inside the header fails in either mode", function()
       local full = devt({ time = 9 }, { { events = seq(4, 0) }, { events = seq(3, 0) } })
-      for _, opts in ipairs({ {}, { strict = true } }) do
-        fails("t9.devt", full:sub(1, 9), "at byte 8: expected the u32 graph_duration (4 bytes), only 1 left "
-          .. "before the end of the file", "ETRUNC", opts)
-        fails("t13.devt", full:sub(1, 13), "at byte 12: expected the u16 prefix (2 bytes), only 1 left before "
-          .. "the end of the file", "ETRUNC", opts)
-        fails("t20.devt", full:sub(1, 20), "at byte 14: visibility bitfield (prefix): a bitfield of 0 "
-          .. "entries needs 8 bytes, only 6 left", "ETRUNC", opts)
-        fails("t24.devt", full:sub(1, 24), "at byte 22: expected the u32 group_count (4 bytes), only 2 left "
-          .. "before the end of the file", "ETRUNC", opts)
-      end
+      h.header_cuts(dir, "devt", full, {
+        { 9, "at byte 8: expected the u32 graph_duration (4 bytes), only 1 left before the end of the file" },
+        { 13, "at byte 12: expected the u16 prefix (2 bytes), only 1 left before the end of the file" },
+        { 20, "at byte 14: visibility bitfield (prefix): a bitfield of 0 entries needs 8 bytes, only 6 left" },
+        { 24, "at byte 22: expected the u32 group_count (4 bytes), only 2 left before the end of the file" },
+      })
     end)
 
     it("a file cut inside the groups: strict refuses, lenient keeps every complete event", function()
@@ -350,9 +337,9 @@ describe("devt", function()
     end)
 
     it("a group keeps its capture alive", function()
-      local g = assert(h.open_bytes(dir, "alive.devt", devt({}, { { events = seq(3, 0) } }))):group(1)
-      collectgarbage()
-      collectgarbage()
+      local g = h.after_gc(function()
+        return assert(h.open_bytes(dir, "alive.devt", devt({}, { { events = seq(3, 0) } }))):group(1)
+      end)
       assert.are.equal(3, #g)
       assert.are.equal(2, g:event(2).time1)
       assert.are.equal("devt", g.capture.format)
@@ -554,21 +541,15 @@ describe("devt", function()
     it("reads a cut export: every complete event, a warning naming the offset, exit 0", function()
       local whole = h.read_file(planted())
       local path = h.write_in(dir, "cut_planted.devt", whole:sub(1, #whole - 5))
-      local r = h.run("scripts/events.lua", path, "--json")
-      assert.are.equal(0, r.code, r.stderr)
+      local doc, r = h.run_json("scripts/events.lua", path, "--json")
       assert.truthy(r.stderr:find("the file is truncated: kept 38 complete events in 4 groups", 1, true))
-      assert.are.equal(38, require("cjson").decode(r.stdout).events)
+      assert.are.equal(38, doc.events)
     end)
 
     it("states its definitions in --help and fails clearly on other input", function()
-      local r = h.run("scripts/events.lua", "--help")
-      assert.are.equal(0, r.code)
-      assert.truthy(r.stdout:find("time1", 1, true))
-      assert.truthy(r.stdout:find("nearest", 1, true))
-      local bad = h.write_in(dir, "bad.devt", "\1\2\3")
-      local r2 = h.run("scripts/events.lua", bad)
-      assert.are.equal(2, r2.code)
-      assert.truthy(r2.stderr:find(bad .. ": at byte 0: expected the u32 time", 1, true))
+      h.help_mentions("scripts/events.lua", { "time1", "nearest" })
+      h.script_refuses("scripts/events.lua", h.write_in(dir, "bad.devt", "\1\2\3"),
+        "at byte 0: expected the u32 time")
     end)
   end)
 end)

@@ -283,18 +283,11 @@ describe("dlag", function()
   end)
 
   describe("bad input", function()
-    -- A strict open refuses what a lenient one keeps with a warning.
-    local function fails(name, bytes, msg, code, opts)
-      h.refuses(h.write_in(dir, name, bytes), opts or { strict = true }, code, msg)
-    end
-
-    -- A lenient open of a cut file: every complete record kept, truncated,
-    -- one warning: msg and what was kept. Returns the capture.
+    -- A strict open refuses what a lenient one keeps with a warning (and
+    -- every complete record): the one warning is msg and what was kept.
+    local function fails(...) h.refuses_bytes(dir, ...) end
     local function cut(name, bytes, msg, kept)
-      local cap = assert(h.open_bytes(dir, name, bytes))
-      assert.is_true(cap.truncated)
-      assert.are.same({ msg .. "; the file is truncated: kept " .. kept }, cap.warnings)
-      return cap
+      return h.keeps_cut(dir, name, bytes, { msg .. "; the file is truncated: kept " .. kept })
     end
 
     it("a measurement count claiming more than the bytes left", function()
@@ -370,12 +363,10 @@ describe("dlag", function()
 
     it("a file cut inside the header fails in either mode", function()
       local full = dlag({ time = 3, measurements = { meas(seq(3, 0)) } })
-      for _, opts in ipairs({ {}, { strict = true } }) do
-        fails("t3.dlag", full:sub(1, 3), "at byte 0: expected the u32 time (4 bytes), only 3 left before the "
-          .. "end of the file", "ETRUNC", opts)
-        fails("t6.dlag", full:sub(1, 6), "at byte 4: expected the u32 measurement count (4 bytes), only 2 "
-          .. "left before the end of the file", "ETRUNC", opts)
-      end
+      h.header_cuts(dir, "dlag", full, {
+        { 3, "at byte 0: expected the u32 time (4 bytes), only 3 left before the end of the file" },
+        { 6, "at byte 4: expected the u32 measurement count (4 bytes), only 2 left before the end of the file" },
+      })
     end)
 
     it("a file cut after the header: strict refuses, lenient keeps every complete record", function()
@@ -435,9 +426,9 @@ describe("dlag", function()
     end)
 
     it("a measurement keeps its capture alive", function()
-      local m = assert(h.open_bytes(dir, "alive.dlag", dlag({ measurements = { meas(seq(3, 0)) } }))):measurement(1)
-      collectgarbage()
-      collectgarbage()
+      local m = h.after_gc(function()
+        return assert(h.open_bytes(dir, "alive.dlag", dlag({ measurements = { meas(seq(3, 0)) } }))):measurement(1)
+      end)
       assert.are.equal(3, #m)
       assert.are.equal(1.5, m:sample(3).value)
       assert.are.equal("dlag", m.capture.format)
@@ -651,29 +642,21 @@ describe("dlag", function()
       local whole = h.read_file(planted())
       -- cut inside the tail record (the hop): the measurements are whole
       local path = h.write_in(dir, "cut_planted.dlag", whole:sub(1, #whole - 3))
-      local r = h.run("scripts/lag.lua", path, "--json")
-      assert.are.equal(0, r.code, r.stderr)
+      local doc, r = h.run_json("scripts/lag.lua", path, "--json")
       assert.truthy(r.stderr:find("were ignored", 1, true))
-      local doc = cjson.decode(r.stdout)
       assert.are.equal(10, doc.samples)
       assert.are.equal(0, doc.hop_count)
       -- cut inside the measurements: those before the cut are kept
       path = h.write_in(dir, "cut_planted2.dlag", whole:sub(1, 60))
-      r = h.run("scripts/lag.lua", path, "--json")
-      assert.are.equal(0, r.code, r.stderr)
+      doc, r = h.run_json("scripts/lag.lua", path, "--json")
       assert.truthy(r.stderr:find("the file is truncated: kept 1 measurement (3 complete samples)", 1, true))
-      assert.are.equal(1, cjson.decode(r.stdout).measurement_count)
+      assert.are.equal(1, doc.measurement_count)
     end)
 
     it("states its definitions in --help and fails clearly on bad input", function()
-      local r = h.run("scripts/lag.lua", "--help")
-      assert.are.equal(0, r.code)
-      assert.truthy(r.stdout:find("MAD", 1, true))
-      assert.truthy(r.stdout:find("positional", 1, true))
-      local bad = h.write_in(dir, "bad.dlag", string.pack("<I4", 0) .. "\1\2")
-      local r2 = h.run("scripts/lag.lua", bad)
-      assert.are.equal(2, r2.code)
-      assert.truthy(r2.stderr:find(bad .. ": at byte 4: expected the u32 measurement count", 1, true))
+      h.help_mentions("scripts/lag.lua", { "MAD", "positional" })
+      h.script_refuses("scripts/lag.lua", h.write_in(dir, "bad.dlag", string.pack("<I4", 0) .. "\1\2"),
+        "at byte 4: expected the u32 measurement count")
     end)
   end)
 end)

@@ -52,6 +52,10 @@ local function spec_file()
   }
 end
 
+local function open_spec()
+  return h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
+end
+
 local function group_table(g)
   local t = { short_time = g.short_time, position = g.pos, orientation = g.orient, direction = g.dir,
     state = g.state }
@@ -105,7 +109,7 @@ describe("dm", function()
     end)
 
     it("reads every field of records and groups", function()
-      local cap = h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
+      local cap = open_spec()
       local r = cap:record(1)
       assert.are.equal(1, r.index)
       assert.are.equal(1, r.slot)
@@ -190,9 +194,8 @@ describe("dm", function()
     end)
 
     it("lists empty records as false in cap:slots()", function()
-      local cap = h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
-      assert.are.same({ 1000, false, 2000 }, h.slot_fields(cap, "time"))
-      assert.are.same({ 1000, 2000 }, h.fields(cap:records(), "time"))
+      local cap = open_spec()
+      h.same_slots(cap, "records", "time", { 1000, false, 2000 })
       cap:close()
     end)
 
@@ -392,21 +395,17 @@ describe("dm", function()
     end)
 
     it("never reads past the end of fuzz-like inputs", function()
-      for _, s in ipairs(h.mutants(spec_file(), 777)) do
-        local cap = vp.open(h.write_in(dir, "fz.dm", s))
-        if cap then
-          for r in cap:records() do
-            for g in r:groups() do assert.is_number(g.state) end
-          end
-          cap:close()
+      h.each_mutant(dir, "fz.dm", spec_file(), 777, function(cap)
+        for r in cap:records() do
+          for g in r:groups() do assert.is_number(g.state) end
         end
-      end
+      end)
     end)
   end)
 
   describe("lifetimes", function()
     it("raises 'capture is closed' on records and iterators after close", function()
-      local cap = h.open_ok(h.write_in(dir, "spec.dm", spec_file()))
+      local cap = open_spec()
       local r = cap:record(1)
       local it = cap:records()
       local groups = r:groups()
@@ -419,12 +418,7 @@ describe("dm", function()
     end)
 
     it("keeps the capture alive while a record lives", function()
-      local r
-      do
-        r = h.open_ok(h.write_in(dir, "spec.dm", spec_file())):record(2)
-      end
-      collectgarbage()
-      collectgarbage()
+      local r = h.after_gc(function() return open_spec():record(2) end)
       assert.are.equal(2000, r.time)
     end)
   end)
@@ -515,10 +509,7 @@ describe("dm", function()
       -- first..last is not min..max: each figure says which it is
       assert.matches("jetpack energy%s+used 40, recharged 10 %(first 100, last 70, min 60, max 100%)", r.stdout)
       assert.matches("1,400%s+5%s+2", r.stdout)
-      r = h.run("scripts/movement.lua", "--help")
-      assert.are.equal(0, r.code)
-      assert.matches("correction", r.stdout)
-      assert.matches("ground_time > 0 is on the ground", r.stdout)
+      h.help_mentions("scripts/movement.lua", { "correction", "ground_time > 0 is on the ground" })
       r = h.run("scripts/movement.lua", dir .. "/nope.dm")
       assert.are.equal(2, r.code)
     end)

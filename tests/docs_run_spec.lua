@@ -6,12 +6,12 @@ local h = require "helpers"
 package.path = "tools/?.lua;" .. package.path
 local D = require "docs_run"
 
--- A page in a fresh directory, and a small tree to run it in: the program
+-- A page of these lines in a fresh directory, and a small tree to run it in: the program
 -- and the shipped examples, linked (the program finds its stdlib from where
 -- it really is).
-local function page(text)
+local function page(lines)
   local dir = h.tmpdir()
-  h.write_file(dir .. "/page.md", text)
+  h.write_file(dir .. "/page.md", table.concat(lines, "\n") .. "\n")
   local tree = dir .. "/tree"
   os.execute(("mkdir -p %s && ln -s %s %s/vpscript && ln -s %s %s/examples"):format(h.quote(tree),
     h.quote(os.getenv("PWD") .. "/vpscript"), h.quote(tree), h.quote(os.getenv("PWD") .. "/examples"),
@@ -84,7 +84,7 @@ describe("tools/docs_run.lua", function()
   end)
 
   it("fails a page whose command fails, whose exit status is not the one stated, or whose output differs", function()
-    local path, tree = page(table.concat({
+    local path, tree = page({
       "```sh",
       "./vpscript hitches examples/sample.vprof",
       "./vpscript hitches examples/nothing_here.vprof",
@@ -96,7 +96,7 @@ describe("tools/docs_run.lua", function()
       "$ ./vpscript -e 'print(vp.open(\"examples/sample.vprof\").frame_count .. \" frames\")'",
       "4,000 frames",
       "```",
-    }, "\n") .. "\n")
+    })
     local failures, ran = D.check(path, tree)
     assert.are.equal(5, ran)
     assert.are.equal(3, #failures, table.concat(failures, "\n"))
@@ -107,7 +107,7 @@ describe("tools/docs_run.lua", function()
   end)
 
   it("passes a page whose commands all run as shown", function()
-    local path, tree = page(table.concat({
+    local path, tree = page({
       "<!-- docs-run: file q.lua -->",
       "```lua",
       "local cap = assert(vp.open(arg[1]))",
@@ -120,7 +120,7 @@ describe("tools/docs_run.lua", function()
       "...",
       "[exit status 1]",
       "```",
-    }, "\n") .. "\n")
+    })
     local failures, ran = D.check(path, tree)
     assert.are.same({}, failures)
     assert.are.equal(2, ran)

@@ -89,6 +89,10 @@ local function spec_file(footer)
   return "\1\2\3\4" .. "\5" .. slot1 .. "\0" .. slot3 .. string.pack("<I4", footer or 2)
 end
 
+local function open_spec()
+  return h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
+end
+
 -- The same content through the writer.
 local function hit_table(t)
   local ht = { type = t.type, trace_id = t.trace_id, time = t.time, unknown_09 = t.unknown,
@@ -145,7 +149,7 @@ describe("dw", function()
     end)
 
     it("reads every field of a trace and its movement block by offset", function()
-      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
+      local cap = open_spec()
       local t = cap:trace(1)
       h.has_fields(t, {
         index = 1, slot = 1, offset = 5, size = 1 + 1 + 4 + 4 + 136 + 1 + 41 + 216 + 1 + 79, used = true,
@@ -176,7 +180,7 @@ describe("dw", function()
     end)
 
     it("reads hit records with and without the entity and ragdoll blocks", function()
-      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
+      local cap = open_spec()
       local t = cap:trace(1)
       local c = h.all(t:client_hits())
       assert.are.equal(2, #c)
@@ -239,7 +243,7 @@ describe("dw", function()
     end)
 
     it("reads a trace without the movement block and without hits", function()
-      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
+      local cap = open_spec()
       local t = cap:trace(2)
       assert.are.equal(2, t.index)
       assert.are.equal(3, t.slot)
@@ -260,9 +264,8 @@ describe("dw", function()
     end)
 
     it("lists empty slots as false in cap:slots()", function()
-      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
-      assert.are.same({ 0xDEADBEEF, false, 0x01020304 }, h.slot_fields(cap, "trace_id"))
-      assert.are.same({ 0xDEADBEEF, 0x01020304 }, h.fields(cap:traces(), "trace_id"))
+      local cap = open_spec()
+      h.same_slots(cap, "traces", "trace_id", { 0xDEADBEEF, false, 0x01020304 })
       cap:close()
     end)
 
@@ -272,7 +275,7 @@ describe("dw", function()
     end)
 
     it("summarises for info.lua", function()
-      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
+      local cap = open_spec()
       local rows = {}
       for _, r in ipairs(cap:summary()) do rows[r.name] = r.value end
       assert.are.equal("01 02 03 04", rows.header)
@@ -371,7 +374,7 @@ describe("dw", function()
 
   describe("lifetimes", function()
     it("raises 'capture is closed' on traces and iterators after close", function()
-      local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
+      local cap = open_spec()
       local t = cap:trace(1)
       local it = cap:traces()
       local hits = t:client_hits()
@@ -386,20 +389,14 @@ describe("dw", function()
     end)
 
     it("keeps the capture alive while a trace lives", function()
-      local t
-      do
-        local cap = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
-        t = cap:trace(2)
-      end
-      collectgarbage()
-      collectgarbage()
+      local t = h.after_gc(function() return open_spec():trace(2) end)
       assert.are.equal(0x01020304, t.trace_id)
     end)
 
     it("closes with <close>", function()
       local t
       do
-        local cap <close> = h.open_ok(h.write_in(dir, "spec.dw", spec_file()))
+        local cap <close> = open_spec()
         t = cap:trace(1)
       end
       assert.has_error(function() return t.trace_id end, "capture is closed")
@@ -506,16 +503,12 @@ describe("dw", function()
     end)
 
     it("never reads past the end of fuzz-like inputs", function()
-      for _, s in ipairs(h.mutants(spec_file(), 12345)) do
-        local cap = vp.open(h.write_in(dir, "fz.dw", s))
-        if cap then
-          for t in cap:traces() do
-            for x in t:hits() do assert.is_number(x.type) end
-            local _ = t.movement
-          end
-          cap:close()
+      h.each_mutant(dir, "fz.dw", spec_file(), 12345, function(cap)
+        for t in cap:traces() do
+          for x in t:hits() do assert.is_number(x.type) end
+          local _ = t.movement
         end
-      end
+      end)
     end)
   end)
 

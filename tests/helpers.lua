@@ -11,6 +11,8 @@
 --   local r = h.run("scripts/hitches.lua", path, "--json")  -- {code, stdout, stderr}
 --   local doc = h.run_json("scripts/hitches.lua", path)       -- decoded (asserts exit 0)
 --   local sample = h.example_sample("dm")   -- examples/gen/dm.lua run into a new directory
+--   h.help_mentions("scripts/lag.lua", {"MAD"})  -- --help exits 0 and says each word
+--   h.script_refuses("scripts/lag.lua", path, "at byte 4: ...")  -- exit 2, "<path>: at byte 4: ..."
 --
 -- Hand-built binary files (the debug-trace specs build their bytes with
 -- string.pack straight from format-notes.md, never with the writers or
@@ -19,16 +21,23 @@
 --   h.chunked({elem_bytes, ...})       -- the chunked array: u8 count, elements, while count == 255
 --   local elems, counts, pos = h.unchunk(s, pos, "<I4f")  -- and read back: {{u32, f32}, ...}
 --   local path = h.write_in(dir, "x.dm", bytes)   -- dir .. "/x.dm"
+--   local fifo = h.mkfifo(dir .. "/pipe.dm")   -- a named pipe at that path
 --   local cap, msg, code = h.open_bytes(dir, "x.dm", bytes)  -- h.write_in + vp.open
 --   local cap = h.open_ok(path, opts)  -- vp.open, failing the test with msg and code on nil
 --   local msg = h.open_fails(path, opts, "ETRUNC")  -- vp.open must fail with that code
 --   h.refuses(path, opts, "EFORMAT", "at byte 3: ...")  -- ... and the message "<path>: at byte 3: ..."
 --   local cap = h.cut_file(path, "ETRUNC", msg)  -- kept with the warning msg; refused by a strict open
+--   h.refuses_bytes(dir, "x.dm", bytes, msg, "ETRUNC")  -- h.write_in + h.refuses, strict by default
+--   local cap = h.keeps_cut(dir, "x.dm", bytes, {msg .. "; ..."})  -- lenient: truncated, these warnings
+--   h.header_cuts(dir, "devt", bytes, {{9, "at byte 8: ..."}})  -- cut there: refused in either mode
 --   for _, s in ipairs(h.mutants(bytes, seed)) do ... end  -- 300 damaged copies, the same every run
+--   h.each_mutant(dir, "fz.dm", bytes, seed, function(cap) ... end)  -- each that opens, read and closed
+--   local r = h.after_gc(function() return open():record(1) end)  -- a child outliving its capture's refs
 --   h.has_fields(cap, {format = "dm", record_count = 2})  -- cap.format == "dm", ...
 --   h.all(cap:records())               -- an iterator's values as a list
 --   h.fields(cap:records(), "time")    -- one field of each, as a list
 --   h.slot_fields(cap, "time")         -- one field of each of cap:slots(), false for an empty slot
+--   h.same_slots(cap, "records", "time", {1, false, 2})  -- cap:slots() so, cap:records() without the false
 --   h.same_file(bytes, path, size)     -- path holds exactly bytes, and size == #bytes
 --   h.same_vec({1, 2, 3}, rec.pos)     -- asserts rec.pos == {x = 1, y = 2, z = 3} (4th -> w)
 local vp = require "vp"
@@ -120,6 +129,23 @@ function h.run_json(...)
     error(string.format("%s\nstdout is not JSON (%s):\n%s", r.cmd, doc, r.stdout), 2)
   end
   return doc, r
+end
+
+--- `script --help` exits 0 and its stdout holds each of `words` (plain
+-- text, not patterns).
+function h.help_mentions(script, words)
+  local la = require "luassert"
+  local r = h.run(script, "--help")
+  la.are.equal(0, r.code)
+  for _, w in ipairs(words) do la.truthy(r.stdout:find(w, 1, true), script .. " --help does not say: " .. w) end
+end
+
+--- `script path` exits 2 and its stderr holds "<path>: msg" (plain text).
+function h.script_refuses(script, path, msg)
+  local la = require "luassert"
+  local r = h.run(script, path)
+  la.are.equal(2, r.code)
+  la.truthy(r.stderr:find(path .. ": " .. msg, 1, true), r.stderr)
 end
 
 --- Run examples/gen/<fmt>.lua into a fresh directory (it must exit 0):
@@ -223,6 +249,12 @@ function h.unchunk(s, pos, fmt)
   return elems, counts, pos
 end
 
+--- Make a FIFO (named pipe) at path; returns the path.
+function h.mkfifo(path)
+  assert(os.execute("mkfifo " .. h.quote(path)), "mkfifo " .. path)
+  return path
+end
+
 --- Write bytes to dir/name; returns the path.
 function h.write_in(dir, name, bytes)
   return h.write_file(dir .. "/" .. name, bytes)
@@ -267,6 +299,34 @@ function h.cut_file(path, code, msg)
   return cap
 end
 
+--- Bytes written to dir/name that vp.open refuses with `code` and the
+-- message "<path>: msg". opts default to a strict open: it refuses what a
+-- lenient one keeps with a warning.
+function h.refuses_bytes(dir, name, bytes, msg, code, opts)
+  h.refuses(h.write_in(dir, name, bytes), opts or { strict = true }, code, msg)
+end
+
+--- A file cut inside its header is refused (ETRUNC) by a lenient and a
+-- strict open alike: for each {n, msg} of `cuts`, the first n bytes of
+-- full, written to dir/t<n>.<ext>.
+function h.header_cuts(dir, ext, full, cuts)
+  for _, opts in ipairs({ {}, { strict = true } }) do
+    for _, c in ipairs(cuts) do
+      h.refuses_bytes(dir, "t" .. c[1] .. "." .. ext, full:sub(1, c[1]), c[2], "ETRUNC", opts)
+    end
+  end
+end
+
+--- Bytes written to dir/name that a lenient open keeps: the capture is
+-- truncated and has exactly `warnings`; returns it.
+function h.keeps_cut(dir, name, bytes, warnings)
+  local la = require "luassert"
+  local cap = assert(h.open_bytes(dir, name, bytes))
+  la.is_true(cap.truncated)
+  la.are.same(warnings, cap.warnings)
+  return cap
+end
+
 --- The fuzz-like inputs of the reader specs: n (default 300) copies of
 -- base, each with 1 to 4 bytes overwritten and then cut at a random length,
 -- drawn from a linear congruential generator started at `seed` (so every
@@ -283,6 +343,30 @@ function h.mutants(base, seed, n)
     list[i] = string.char(table.unpack(b)):sub(1, 1 + rnd(#b))
   end
   return list
+end
+
+--- The reader specs' fuzz-like test: each of h.mutants(bytes, seed) is
+-- written to dir/name and opened; walk(cap) reads every capture that opens
+-- (whatever does not open is passed over), which is then closed.
+function h.each_mutant(dir, name, bytes, seed, walk)
+  for _, s in ipairs(h.mutants(bytes, seed)) do
+    local cap = vp.open(h.write_in(dir, name, s))
+    if cap then
+      walk(cap)
+      cap:close()
+    end
+  end
+end
+
+--- make() opens a capture and returns one of its children (a record, a
+-- group, ...), so that only the child refers to the capture once make has
+-- returned; after two full collections the child is returned, for the
+-- caller to show it still reads (a child keeps its capture alive).
+function h.after_gc(make)
+  local child = make()
+  collectgarbage()
+  collectgarbage()
+  return child
 end
 
 --- Every value an iterator yields, as a list.
@@ -315,6 +399,18 @@ function h.slot_fields(cap, field)
   local list = {}
   for i, x in cap:slots() do list[i] = x and x[field] or false end
   return list
+end
+
+--- cap:slots() gives `field` of each slot as `expect` lists it, false for
+-- an empty slot, and cap[iter]() the same without the empty slots.
+function h.same_slots(cap, iter, field, expect)
+  local la = require "luassert"
+  la.are.same(expect, h.slot_fields(cap, field))
+  local used = {}
+  for _, v in ipairs(expect) do
+    if v ~= false then used[#used + 1] = v end
+  end
+  la.are.same(used, h.fields(cap[iter](cap), field))
 end
 
 --- The file at path holds exactly the bytes `expect`, the size a writer's

@@ -460,7 +460,7 @@ describe("vpscript host", function()
     local function fifo_with_writer(name)
       local path = dir .. "/" .. name
       os.remove(path)
-      assert(os.execute("mkfifo " .. q(path)))
+      h.mkfifo(path)
       os.execute(string.format("sh -c %s >/dev/null 2>&1 &", q("exec 3<>" .. q(path) .. "; sleep 3")))
       return path
     end

@@ -15,6 +15,16 @@ local function near(a, b, eps)
   end
 end
 
+-- Runs body with the fields of t replaced by those of `fakes`, puts the
+-- originals back whether body raised or not, then raises body's error.
+local function patched(t, fakes, body)
+  local real = {}
+  for k, v in pairs(fakes) do real[k], t[k] = t[k], v end
+  local ok, err = pcall(body)
+  for k, v in pairs(real) do t[k] = v end
+  assert(ok, err)
+end
+
 -- 10 frames. Frame > {Physics, Render}, Late added in frame 6.
 --   Physics: 3 ms x 9, 12 ms in frame 10, 2 calls per frame
 --   Render: 5 ms
@@ -44,6 +54,14 @@ end
 describe("vp.metrics", function()
   local dir
   setup(function() dir = h.tmpdir() end)
+
+  -- The shipped examples generated into dir/<name>: that directory.
+  local function examples_in(name)
+    local outdir = dir .. "/" .. name
+    os.execute("mkdir -p " .. h.quote(outdir))
+    assert.equal(0, h.run("examples/generate.lua", outdir).code)
+    return outdir
+  end
   teardown(h.cleanup)
 
   describe("the catalogue", function()
@@ -210,11 +228,11 @@ describe("vp.metrics", function()
     local hitches = require "vp.hitches"
     local calls = 0
     local real = hitches.analyze
-    hitches.analyze = function(...)
+    local function counted(...)
       calls = calls + 1
       return real(...)
     end
-    local ok, err = pcall(function()
+    patched(hitches, { analyze = counted }, function()
       metrics.compute(cap, { "frame_ms.p99", "group.Physics.mean_ms", "node.Root/CEngine::Frame.mean_ms",
         "low_1pct_fps" })
       assert.equal(0, calls)
@@ -231,9 +249,7 @@ describe("vp.metrics", function()
       local ft = cap:frame_times()
       near(v.stutter_pct, 100 * (ft[100] + ft[200]) / ft:sum(), 1e-9)
     end)
-    hitches.analyze = real
     cap:close()
-    assert(ok, err)
   end)
 
   it("reads analysis results alike whether an absent value is nil or JSON null", function()
@@ -247,20 +263,17 @@ describe("vp.metrics", function()
     assert.same({}, C.get({ a = {} }, "a"))
     -- the same capture figures from a result with nil and one with null
     local hitches = require "vp.hitches"
-    local real = hitches.analyze
     local path = fx.vprof(dir .. "/nullnil.vprof", { seed = 4, frames = 100 })
     local got = {}
-    local ok, err = pcall(function()
-      for _, absent in ipairs({ null, false }) do
-        hitches.analyze = function() return { hitches = {}, stutter_pct = absent or nil, frame_ms = absent or nil } end
+    for _, absent in ipairs({ null, false }) do
+      local function analyze() return { hitches = {}, stutter_pct = absent or nil, frame_ms = absent or nil } end
+      patched(hitches, { analyze = analyze }, function()
         local cap = assert(vp.open(path))
         local v, problems = metrics.compute(cap, { "hitches", "stutter_pct" })
         got[#got + 1] = { v, problems }
         cap:close()
-      end
-    end)
-    hitches.analyze = real
-    assert(ok, err)
+      end)
+    end
     assert.same(got[1], got[2])
     assert.same({ hitches = 0 }, got[1][1])
     assert.equal("not measured in this capture", got[1][2].stutter_pct)
@@ -270,11 +283,11 @@ describe("vp.metrics", function()
     local cap = assert(vp.open(fx.vprof(dir .. "/nodes.vprof", { seed = 5, frames = 200, extra = { "A", "B" } })))
     local methods = rawget(getmetatable(cap), "__methods")
     local real, passes = methods.series, 0
-    methods.series = function(...)
+    local function counted(...)
       passes = passes + 1
       return real(...)
     end
-    local ok, err = pcall(function()
+    patched(methods, { series = counted }, function()
       local names = {}
       for _, r in ipairs(metrics.available(cap)) do
         if r.name:match("^node%..*%.p9[59]_ms$") then names[#names + 1] = r.name end
@@ -295,49 +308,40 @@ describe("vp.metrics", function()
       assert.equal(1, passes)
       assert.same(real(cap, "Root/CEngine::Frame/A", "time_ms"):totable(), s:totable())
     end)
-    methods.series = real
     cap:close()
-    assert(ok, err)
   end)
 
   it("never starts a child process: script-backed metrics come from the analysis modules in-process", function()
-    local outdir = dir .. "/nochild"
-    os.execute("mkdir -p " .. h.quote(outdir))
-    assert.equal(0, h.run("examples/generate.lua", outdir).code)
+    local outdir = examples_in("nochild")
     local hitchy = fx.vprof(dir .. "/hitchy.vprof", { seed = 3, frames = 300, hitches = { 100, 200 } })
-    local real = { popen = io.popen, execute = os.execute }
     local spawned = {}
-    -- luacheck: push ignore 122
-    io.popen = function(cmd) spawned[#spawned + 1] = cmd; return nil, "no child processes here" end
-    os.execute = function(cmd) spawned[#spawned + 1] = cmd; return nil, "exit", 1 end
-    local ok, err = pcall(function()
-      for _, path in ipairs({ hitchy, outdir .. "/sample.dw", outdir .. "/sample.devt", outdir .. "/sample.dm",
-        outdir .. "/sample.dlag", "examples/laige/budget_fail.txt" }) do
-        local cap = assert(vp.open(path))
-        local names = {}
-        for _, r in ipairs(metrics.available(cap)) do names[#names + 1] = r.name end
-        local v = metrics.compute(cap, names)
-        for _, want in ipairs(({
-          vprof = { "hitches", "stutter_pct" }, dw = { "hitdiff.rate_pct" },
-          devt = { "events.frame_interval.p95_ms", "events.mean_fps", "events.span_ms" },
-          dm = { "movement.corrections", "movement.distance", "movement.air_pct" },
-          ["laige-budget"] = { "hitches", "stutter_pct" },
-        })[cap.format] or {}) do
-          assert.is_number(v[want], path .. ": " .. want)
+    local function popen(cmd) spawned[#spawned + 1] = cmd; return nil, "no child processes here" end
+    local function execute(cmd) spawned[#spawned + 1] = cmd; return nil, "exit", 1 end
+    patched(io, { popen = popen }, function()
+      patched(os, { execute = execute }, function()
+        for _, path in ipairs({ hitchy, outdir .. "/sample.dw", outdir .. "/sample.devt", outdir .. "/sample.dm",
+          outdir .. "/sample.dlag", "examples/laige/budget_fail.txt" }) do
+          local cap = assert(vp.open(path))
+          local names = {}
+          for _, r in ipairs(metrics.available(cap)) do names[#names + 1] = r.name end
+          local v = metrics.compute(cap, names)
+          for _, want in ipairs(({
+            vprof = { "hitches", "stutter_pct" }, dw = { "hitdiff.rate_pct" },
+            devt = { "events.frame_interval.p95_ms", "events.mean_fps", "events.span_ms" },
+            dm = { "movement.corrections", "movement.distance", "movement.air_pct" },
+            ["laige-budget"] = { "hitches", "stutter_pct" },
+          })[cap.format] or {}) do
+            assert.is_number(v[want], path .. ": " .. want)
+          end
+          cap:close()
         end
-        cap:close()
-      end
+      end)
     end)
-    io.popen, os.execute = real.popen, real.execute
-    -- luacheck: pop
-    assert(ok, err)
     assert.same({}, spawned)
   end)
 
   it("event, movement, group and lag metrics are the scripts' figures", function()
-    local outdir = dir .. "/same"
-    os.execute("mkdir -p " .. h.quote(outdir))
-    assert.equal(0, h.run("examples/generate.lua", outdir).code)
+    local outdir = examples_in("same")
     local devt = assert(vp.open(outdir .. "/sample.devt"))
     local ev = h.run_json("scripts/events.lua", outdir .. "/sample.devt", "--json")
     local v = metrics.compute(devt, { "events.frame_interval.p95_ms", "events.low_1pct_fps", "events.span_ms",
@@ -404,9 +408,7 @@ describe("vp.metrics", function()
   end)
 
   it("lag measurements by name, statistics of their samples", function()
-    local outdir = dir .. "/ex"
-    os.execute("mkdir -p " .. h.quote(outdir))
-    assert.equal(0, h.run("examples/generate.lua", outdir).code)
+    local outdir = examples_in("ex")
     local cap = assert(vp.open(outdir .. "/sample.dlag"))
     local checked = 0
     for m in cap:measurements() do

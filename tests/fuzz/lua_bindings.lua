@@ -94,19 +94,27 @@ function walk.vprof(cap)
   analysis(require("vp.top").analyze, cap)
 end
 
+-- The children of owner through iter(owner), each through visit when given:
+-- child i has index i, there are #owner of them, and at(owner, n) is the
+-- last again. Returns how many.
+local function children(owner, iter, at, what, visit)
+  local n = 0
+  for x in iter(owner) do
+    n = n + 1
+    check(x.index == n, "%s %d: index %s", what, n, tostring(x.index))
+    if visit then visit(x) end
+  end
+  check(n == #owner, "%ss walked %d, counted %d", what, n, #owner)
+  if n > 0 then check(at(owner, n).index == n, "the last %s by index", what) end
+  return n
+end
+
 function walk.devt(cap)
   local events = 0
   for g in cap:groups() do
     touch(g)
-    local n = 0
-    for ev in g:events() do
-      n = n + 1
-      check(ev.index == n, "event index")
-    end
-    check(n == #g, "group %d: %d events walked, %d counted", g.index, n, #g)
-    if n > 0 then check(g:event(n).index == n, "event by index") end
+    events = events + children(g, g.events, g.event, "group " .. g.index .. " event")
     local _ = g:totable()
-    events = events + n
   end
   check(events == #cap, "events walked %d, counted %d", events, #cap)
   local _ = cap:event_stats()
@@ -115,14 +123,8 @@ end
 
 local function samples_of(owner)
   touch(owner)
-  local n = 0
-  for s in owner:samples() do
-    n = n + 1
-    check(s.index == n, "sample index")
-  end
-  check(n == #owner, "samples walked %d, counted %d", n, #owner)
+  local n = children(owner, owner.samples, owner.sample, "sample")
   check(#owner:values() == n and #owner:times() == n, "values and times")
-  if n > 0 then local _ = owner:sample(n) end
   local _ = owner:totable()
 end
 
@@ -136,23 +138,19 @@ function walk.dlag(cap)
   analysis(require("vp.lag").analyze, cap)
 end
 
--- A slotted capture (.dm, .dw): each record of iter() through visit, then
--- the slots numbered 1.. with false or a record of that slot, then the last
--- record again by index through at(i).
+-- A slotted capture (.dm, .dw): its records as children(), each touched
+-- and then through visit, then the slots numbered 1.. with false or a
+-- record of that slot.
 local function slotted(cap, iter, visit, at)
-  local n = 0
-  for r in iter(cap) do
-    n = n + 1
+  children(cap, iter, at, "record", function(r)
     touch(r)
     visit(r)
-  end
-  check(n == #cap, "records walked %d, counted %d", n, #cap)
+  end)
   local slots = 0
   for i, r in cap:slots() do
     slots = slots + 1
     check(i == slots and (r == false or r.slot == i), "slot numbering")
   end
-  if n > 0 then check(at(cap, n).index == n, "the last record by index") end
 end
 
 function walk.dm(cap)

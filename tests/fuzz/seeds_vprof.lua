@@ -144,18 +144,14 @@ end
 S.cut(path("midcapture"), path("trunc_timings"), -7)
 S.cut(path("midcapture"), path("trunc_groups"), 8 + 5 + 200)
 S.cut(path("w4"), path("trunc_header"), 6)
-do
-    local w = vp.writer("vprof", path("trunc_tick"))
+for _, seed in ipairs({
+    {"trunc_tick", "\0\2\0"},
+    {"trunc_node", "\0\2\0\0\0\1\0\0\0\0Unterminated_Na"},
+}) do
+    local w = vp.writer("vprof", path(seed[1]))
     local ids = tree(w)
     w:frame(1, frame_times(ids, 1))
-    w:raw("\0\2\0")
-    w:close()
-end
-do
-    local w = vp.writer("vprof", path("trunc_node"))
-    local ids = tree(w)
-    w:frame(1, frame_times(ids, 1))
-    w:raw("\0\2\0\0\0\1\0\0\0\0Unterminated_Na")
+    w:raw(seed[2])
     w:close()
 end
 

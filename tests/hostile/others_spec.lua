@@ -67,8 +67,7 @@ describe("hostile inputs for VProf, laige and the host (issue 15)", function()
     end)
 
     it("a FIFO opened as VProf is refused at once", function()
-      local fifo = dir .. "/pipe.vprof"
-      assert(os.execute("mkfifo " .. h.quote(fifo)))
+      local fifo = h.mkfifo(dir .. "/pipe.vprof")
       local script = h.write_file(dir .. "/fifo_vprof.lua",
         'print(require("vp").open(arg[1], {format = "vprof"}))')
       local r = M.run({ script, fifo }, { timeout = 20 })
@@ -171,8 +170,7 @@ describe("hostile inputs for VProf, laige and the host (issue 15)", function()
     end)
 
     it("a FIFO named on the command line is refused at once (JSON too, a writer attached)", function()
-      local fifo = dir .. "/pipe.json"
-      assert(os.execute("mkfifo " .. h.quote(fifo)))
+      local fifo = h.mkfifo(dir .. "/pipe.json")
       local p = io.popen(string.format("(sleep 30 > %s &) ; %s scripts/info.lua %s; echo $?",
         h.quote(fifo), h.quote(h.bin()), h.quote(fifo)))
       local out = p:read("a")
