@@ -86,7 +86,7 @@ $(B)/fuzzobj/%.o: %.c $(HDRS)
 	@$(FUZZ_CC) $(LUA_INC) -c $< -o $@
 
 # C fuzzers link the parser layer only: it never includes lua.h.
-$(B)/fuzz/%: tests/fuzz/%.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) $(HDRS)
+$(B)/fuzz/%: tests/fuzz/%.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) $(HDRS) $(wildcard tests/fuzz/*.h)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -o $@ $< $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) -lm
 

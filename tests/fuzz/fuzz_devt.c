@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../c/fuzz_trace.h"
+#include "fuzz_trace.h"
 #include "formats/devt.h"
 
 static void walk(vp_devt *d, const uint8_t *data, size_t size)

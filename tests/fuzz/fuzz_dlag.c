@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../c/fuzz_trace.h"
+#include "fuzz_trace.h"
 #include "formats/dlag.h"
 
 static void samples_read(vp_dlag *d, const vp_dlag_samples *s, size_t size)

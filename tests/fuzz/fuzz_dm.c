@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../c/fuzz_trace.h"
+#include "fuzz_trace.h"
 #include "formats/dm.h"
 
 static void walk(vp_dm *d, const uint8_t *data, size_t size)

@@ -1,5 +1,5 @@
 /* The frame of the debug-trace fuzz harnesses (tests/fuzz/fuzz_<fmt>.c;
- * kept here with the other C test helpers). In fuzz_dm.c,
+ * beside them). In fuzz_dm.c,
  *
  *     FUZZ_TRACE_HARNESS(dm, walk, strict_refuses, strict_agrees)
  *
