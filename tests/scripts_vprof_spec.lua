@@ -258,6 +258,11 @@ describe("hitches.lua", function()
     assert.equal(NULL, d.low_1pct_fps)
     assert.same({}, d.hitches)
     assert.equal(0, d.stutter_pct)
+    -- the root exists in no frame: node.lua answers with nothing measured
+    local n = h.run_json("scripts/node.lua", "--json", "Root", p)
+    assert.equal(0, n.frames)
+    assert.equal(NULL, n.first_seen.frame)
+    assert.equal(0, n.present_frames)
   end)
 
   it("prints a readable table and CSV", function()
