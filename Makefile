@@ -17,9 +17,10 @@ LUA_LIB  ?= $(shell pkg-config --libs lua5.4 2>/dev/null || echo -llua5.4)
 VERSION  := 0.1.0
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS   ?= -O2 -g
+# -pthread: vp.open_all reads several captures on threads (core/jobs).
 ALL_CFLAGS = -std=c11 $(WARN) -D_DEFAULT_SOURCE -DVP_VERSION='"$(VERSION)"' \
              -DVP_LUADIR='"$(LUADIR)"' -DVP_SCRIPTDIR='"$(SCRIPTDIR)"' \
-             -fPIC -Ihost $(LUA_INC) $(CFLAGS)
+             -fPIC -pthread -Ihost $(LUA_INC) $(CFLAGS)
 SAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
              -fno-sanitize-recover=undefined
 FUZZ_TIME ?= 15
@@ -44,7 +45,7 @@ CTESTS   := $(patsubst tests/c/%.c,$(B)/ctest/%,$(wildcard tests/c/test_*.c))
 # (tests/fuzz/lua_*.lua, run by tests/fuzz/lua_driver.c) the bindings too.
 FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c)) \
             $(patsubst tests/fuzz/lua_%.lua,$(B)/fuzz/fuzz_%,$(wildcard tests/fuzz/lua_*.lua))
-FUZZ_CC   = $(CLANG) -std=c11 -D_DEFAULT_SOURCE -g -O1 -Ihost -fsanitize=fuzzer,address,undefined
+FUZZ_CC   = $(CLANG) -std=c11 -D_DEFAULT_SOURCE -pthread -g -O1 -Ihost -fsanitize=fuzzer,address,undefined
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
 .PHONY: all deps run test ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme

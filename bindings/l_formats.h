@@ -24,6 +24,14 @@ VP_FORMAT_DECL(dlag)
 VP_FORMAT_DECL(dm)
 VP_FORMAT_DECL(dw)
 
+/* The VProf captures of vp.open_all: paths[i] opened with vp.open's
+ * options `opts`, all at once on threads of their own (opts.progress sees
+ * the bytes of all of them), each one's capture set at caps[slots[i]], or
+ * false there and {message, code} at failures[slots[i]]. Raises (every
+ * model freed) what vp.open would raise. */
+void vp_l_open_vprof_all(lua_State *L, const char *const *paths, const lua_Integer *slots, size_t n,
+                         int opts, int caps, int failures);
+
 /* The module entry point (vp.c). */
 int luaopen_vp(lua_State *L);
 

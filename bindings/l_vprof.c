@@ -1,9 +1,12 @@
 /* The VProf model in Lua: captures, frames, nodes and groups. */
 #include <math.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "core/jobs.h"
 #include "core/sort.h"
 #include "formats/vprof.h"
 #include "l_common.h"
@@ -1672,34 +1675,34 @@ static unsigned open_stats(lua_State *L, int opts)
     return what;
 }
 
-int vp_l_open_vprof(lua_State *L, const char *path, int opts)
+/* vp.open's options for a VProf reader, but the progress function. */
+static void open_opts(lua_State *L, int opts, vp_open_opts *o)
 {
-    vp_open_opts o = {0};
-    o.escape_width = (int)vp_l_opt_int(L, opts, "escape_width", 0);
-    o.strict = vp_l_opt_bool(L, opts, "strict", 0);
-    o.stats = open_stats(L, opts);
-    if (o.escape_width != 0 && o.escape_width != 4 && o.escape_width != 8)
-        return luaL_error(L, "vp.open: escape_width must be 4 or 8");
-    lprogress lp = {L, 0, 0};
-    if (lua_istable(L, opts)) {
-        int t = lua_getfield(L, opts, "progress");
-        if (t == LUA_TFUNCTION) {
-            lp.fn = lua_gettop(L);
-            o.progress = progress_call;
-            o.progress_ud = &lp;
-        } else if (t != LUA_TNIL && t != LUA_TBOOLEAN) {
-            return luaL_error(L, "vp.open: progress must be a function");
-        }
-    }
-    vp_vprof *m;
-    vp_error err;
-    vp_errcode rc = vp_vprof_open(path, &o, &m, &err);
-    if (lp.failed) {
-        vp_vprof_free(m); /* NULL when the open failed */
-        return lua_error(L);
-    }
-    if (rc != VP_OK)
-        return vp_l_fail(L, path, &err);
+    memset(o, 0, sizeof *o);
+    o->escape_width = (int)vp_l_opt_int(L, opts, "escape_width", 0);
+    o->strict = vp_l_opt_bool(L, opts, "strict", 0);
+    o->stats = open_stats(L, opts);
+    if (o->escape_width != 0 && o->escape_width != 4 && o->escape_width != 8)
+        luaL_error(L, "vp.open: escape_width must be 4 or 8");
+}
+
+/* opts.progress: its stack index, 0 when there is none. */
+static int progress_fn(lua_State *L, int opts)
+{
+    if (!lua_istable(L, opts))
+        return 0;
+    int t = lua_getfield(L, opts, "progress");
+    if (t == LUA_TFUNCTION)
+        return lua_gettop(L);
+    if (t != LUA_TNIL && t != LUA_TBOOLEAN)
+        luaL_error(L, "vp.open: progress must be a function");
+    lua_pop(L, 1);
+    return 0;
+}
+
+/* Push the capture of an opened model, which it then owns. */
+static void push_capture(lua_State *L, const char *path, vp_vprof *m)
+{
     /* Warnings name the file, as every message does. */
     vp_warnings named = {0};
     for (size_t i = 0; i < m->warnings.count; i++)
@@ -1719,7 +1722,119 @@ int vp_l_open_vprof(lua_State *L, const char *path, int opts)
     vp_lcap_set_int(L, cap, "first_group_id", m->group_base);
     push_node(L, cap, 0);
     vp_lcap_setfield(L, cap, "root");
+}
+
+int vp_l_open_vprof(lua_State *L, const char *path, int opts)
+{
+    vp_open_opts o;
+    open_opts(L, opts, &o);
+    lprogress lp = {L, progress_fn(L, opts), 0};
+    if (lp.fn) {
+        o.progress = progress_call;
+        o.progress_ud = &lp;
+    }
+    vp_vprof *m;
+    vp_error err;
+    vp_errcode rc = vp_vprof_open(path, &o, &m, &err);
+    if (lp.failed) {
+        vp_vprof_free(m); /* NULL when the open failed */
+        return lua_error(L);
+    }
+    if (rc != VP_OK)
+        return vp_l_fail(L, path, &err);
+    push_capture(L, path, m);
     return 1;
+}
+
+/* ---- several at once (vp.open_all) --------------------------------------- */
+
+/* One capture of vp_l_open_vprof_all: its open runs on a thread of its own
+ * (no Lua there), reporting its bytes done through atomics that the calling
+ * thread sums for opts.progress. */
+typedef struct {
+    const char *path;
+    vp_open_opts o;
+    vp_vprof *m;
+    vp_errcode rc;
+    vp_error err;
+    uint64_t size; /* the file's, when the opens began */
+    _Atomic uint64_t done;
+} open_job;
+
+typedef struct {
+    open_job *job;
+    size_t n;
+    uint64_t total; /* the files' sizes when the opens began */
+    lprogress lp;
+} open_jobs;
+
+static void job_progress(void *ud, uint64_t done, uint64_t total)
+{
+    (void)total;
+    atomic_store_explicit(&((open_job *)ud)->done, done, memory_order_relaxed);
+}
+
+static void job_open(void *ctx, size_t i)
+{
+    open_job *j = &((open_jobs *)ctx)->job[i];
+    j->rc = vp_vprof_open(j->path, &j->o, &j->m, &j->err);
+    atomic_store_explicit(&j->done, j->size, memory_order_relaxed); /* read, or given up */
+}
+
+static void jobs_progress(void *ctx)
+{
+    open_jobs *js = ctx;
+    uint64_t done = 0;
+    for (size_t i = 0; i < js->n; i++)
+        done += atomic_load_explicit(&js->job[i].done, memory_order_relaxed);
+    progress_call(&js->lp, done < js->total ? done : js->total, js->total);
+}
+
+void vp_l_open_vprof_all(lua_State *L, const char *const *paths, const lua_Integer *slots, size_t n,
+                         int opts, int caps, int failures)
+{
+    open_jobs js = {0};
+    js.n = n;
+    js.job = lua_newuserdatauv(L, n * sizeof *js.job + 1, 0);
+    vp_open_opts o;
+    open_opts(L, opts, &o);
+    for (size_t i = 0; i < n; i++) {
+        open_job *j = &js.job[i];
+        memset(j, 0, sizeof *j);
+        j->path = paths[i];
+        j->o = o;
+        j->o.progress = job_progress;
+        j->o.progress_ud = j;
+        atomic_init(&j->done, 0);
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && st.st_size > 0)
+            j->size = (uint64_t)st.st_size;
+        js.total += j->size;
+    }
+    js.lp = (lprogress){L, progress_fn(L, opts), 0};
+    vp_run_jobs(n, vp_processors(), job_open, js.lp.fn ? jobs_progress : NULL, &js);
+    /* Every model goes to Lua (or is freed) before anything can raise. */
+    for (size_t i = 0; i < n; i++) {
+        open_job *j = &js.job[i];
+        if (js.lp.failed) {
+            vp_vprof_free(j->m);
+        } else if (j->rc == VP_OK) {
+            push_capture(L, j->path, j->m);
+            lua_rawseti(L, caps, slots[i]);
+        } else {
+            lua_pushboolean(L, 0);
+            lua_rawseti(L, caps, slots[i]);
+            vp_l_fail(L, j->path, &j->err); /* nil, message, code */
+            lua_createtable(L, 0, 2);
+            lua_insert(L, -3);
+            lua_setfield(L, -3, "code");
+            lua_setfield(L, -2, "message");
+            lua_rawseti(L, failures, slots[i]);
+            lua_pop(L, 1); /* the nil */
+        }
+    }
+    if (js.lp.failed)
+        lua_error(L);
 }
 
 void vp_l_register_vprof(lua_State *L)

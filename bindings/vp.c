@@ -108,6 +108,65 @@ static int vp_open(lua_State *L)
     return 1;
 }
 
+/* vp.open_all(paths [, opts]) -> caps, failures: vp.open of every path with
+ * the same options, caps[i] the capture or false, failures[i] = {message,
+ * code} where it could not be opened. The VProf captures are read at once,
+ * on threads of their own (the processors a machine has to spare read the
+ * runs of a comparison or a gate together); the others one after another. */
+static int vp_open_all(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    if (!lua_isnoneornil(L, 2))
+        luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    const char *forced = vp_l_opt_str(L, 2, "format", NULL);
+    if (forced && !glue_find(forced))
+        return luaL_error(L, "vp.open_all: unknown format '%s'", forced);
+    lua_Integer n = luaL_len(L, 1);
+    luaL_argcheck(L, n >= 0 && n < (lua_Integer)1 << 24, 1, "too many paths");
+    lua_createtable(L, (int)n, 0); /* 3: caps */
+    lua_newtable(L);               /* 4: failures */
+    const char **vpaths = lua_newuserdatauv(L, (size_t)n * sizeof *vpaths + 1, 0);
+    lua_Integer *slots = lua_newuserdatauv(L, (size_t)n * sizeof *slots + 1, 0);
+    size_t nv = 0;
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (lua_rawgeti(L, 1, i) != LUA_TSTRING)
+            return luaL_error(L, "vp.open_all: path %d must be a string", (int)i);
+        const char *path = lua_tostring(L, -1); /* kept alive by paths */
+        lua_pop(L, 1);
+        const char *fmt = forced;
+        vp_error err;
+        if (!fmt && vp_detect_file(path, &fmt, &err) != VP_OK)
+            fmt = NULL; /* vp.open says why, below */
+        if (fmt && strcmp(fmt, VP_FMT_VPROF) == 0) {
+            vpaths[nv] = path;
+            slots[nv++] = i;
+            continue;
+        }
+        lua_pushcfunction(L, vp_open);
+        lua_pushstring(L, path);
+        lua_pushvalue(L, 2);
+        lua_call(L, 2, 3);
+        if (lua_toboolean(L, -3)) {
+            lua_pop(L, 2);
+            lua_rawseti(L, 3, i);
+            continue;
+        }
+        lua_createtable(L, 0, 2);
+        lua_insert(L, -3);
+        lua_setfield(L, -3, "code");
+        lua_setfield(L, -2, "message");
+        lua_rawseti(L, 4, i);
+        lua_pushboolean(L, 0);
+        lua_rawseti(L, 3, i);
+        lua_pop(L, 1); /* the nil */
+    }
+    if (nv)
+        vp_l_open_vprof_all(L, vpaths, slots, nv, 2, 3, 4);
+    lua_settop(L, 4);
+    return 2;
+}
+
 /* vp.writer(format, path [, opts]) -> writer */
 static int vp_writer(lua_State *L)
 {
@@ -125,7 +184,7 @@ static int vp_writer(lua_State *L)
 int luaopen_vp(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"open", vp_open},       {"writer", vp_writer},   {"formats", vp_formats_l},
+        {"open", vp_open},       {"open_all", vp_open_all}, {"writer", vp_writer},   {"formats", vp_formats_l},
         {"detect", vp_detect_l}, {"Series", vp_l_series_new}, {NULL, NULL}};
     vp_l_register_series(L);
     vp_l_register_vprof(L);

@@ -83,8 +83,8 @@ local a_files = multi.expand(a_paths)
 if #a_files == 0 then cli.fail(2, "no capture files in %s", table.concat(a_paths, ", ")) end
 
 -- Every group and node metric is read (cli.open_runs: a VProf capture's
--- statistics are computed while it is read).
-local caps_a, caps_b = cli.open_runs(a_files, opts.frames), cli.open_runs(b_files, opts.frames)
+-- statistics are computed while it is read; both sides are read together).
+local caps_a, caps_b = cli.open_runs(a_files, opts.frames, b_files)
 local r = compare.analyze(caps_a, caps_b, { alpha = opts.alpha, nodes = opts.nodes, match = opts.match,
   test = opts.test, shape = opts.shape, evidence = opts.evidence })
 for _, c in ipairs(caps_a) do c:close() end

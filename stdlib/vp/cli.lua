@@ -458,14 +458,10 @@ end
 
 local open_progress -- below, with cli.progress
 
---- cli.open(path [, opts [, quiet]]) -> cap: vp.open or fail with exit 2 and
--- the reader's message. The format is opts.format, else --format, else
--- detected; a capture of a format the script does not read (the spec's
--- `formats`) is refused before it is read. Warnings go to stderr as
--- "vpscript: warning: <path>: ..." (cli.warn: --strict makes the first an
--- error) unless `quiet` (for a script that prints cap.warnings itself;
--- --strict still fails on them).
-function cli.open(path, opts, quiet)
+-- The options cli.open gives vp.open for path: the format forced by
+-- --format (opts.format wins), after refusing a capture of a format the
+-- script does not read.
+local function open_opts(path, opts)
   local vp = require "vp"
   local spec = current.spec
   local format = opts and opts.format or current.opts.format
@@ -481,26 +477,27 @@ function cli.open(path, opts, quiet)
         spec.name or "this script", table.concat(spec.formats, ", "))
     end
   end
-  local clear
-  if not (opts and opts.progress ~= nil) then
-    local progress
-    progress, clear = open_progress(path)
-    if progress then
-      local o = { progress = progress }
-      for k, v in pairs(opts or {}) do o[k] = v end
-      opts = o
-    end
-  end
-  local cap, msg
-  if clear then
-    -- The line goes whether the open returns or raises (Ctrl-C).
-    local ok
-    ok, cap, msg = pcall(vp.open, path, opts)
-    clear()
-    if not ok then error(cap, 0) end
-  else
-    cap, msg = vp.open(path, opts)
-  end
+  return opts
+end
+
+-- open(opts) with a progress line for `what` on a terminal (unless opts
+-- has a progress of its own); the line goes whether the open returns or
+-- raises (Ctrl-C).
+local function with_progress(what, opts, open)
+  local progress, clear
+  if not (opts and opts.progress ~= nil) then progress, clear = open_progress(what) end
+  if not progress then return open(opts) end
+  local o = { progress = progress }
+  for k, v in pairs(opts or {}) do o[k] = v end
+  local r = table.pack(pcall(open, o))
+  clear()
+  if not r[1] then error(r[2], 0) end
+  return table.unpack(r, 2, r.n)
+end
+
+-- The capture vp.open gave for path, or fail with exit 2 and its message;
+-- its warnings said (cli.open).
+local function opened(path, cap, msg, quiet)
   if not cap then
     msg = tostring(msg or "cannot open")
     if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
@@ -514,6 +511,19 @@ function cli.open(path, opts, quiet)
     end
   end
   return cap
+end
+
+--- cli.open(path [, opts [, quiet]]) -> cap: vp.open or fail with exit 2 and
+-- the reader's message. The format is opts.format, else --format, else
+-- detected; a capture of a format the script does not read (the spec's
+-- `formats`) is refused before it is read. Warnings go to stderr as
+-- "vpscript: warning: <path>: ..." (cli.warn: --strict makes the first an
+-- error) unless `quiet` (for a script that prints cap.warnings itself;
+-- --strict still fails on them).
+function cli.open(path, opts, quiet)
+  local vp = require "vp"
+  local cap, msg = with_progress(path, open_opts(path, opts), function(o) return vp.open(path, o) end)
+  return opened(path, cap, msg, quiet)
 end
 
 -- What a script that reads one format calls its captures (cli.open_as).
@@ -535,18 +545,31 @@ function cli.open_as(path, format, opts)
   return cap
 end
 
---- cli.open_runs(files, r) -> caps: every file opened (cli.open) and
--- restricted to the --frames range r (cli.restrict): the runs a comparison
--- or a gate reads. Without a range, a VProf capture computes its group and
+--- cli.open_runs(files, r [, others]) -> caps [, other_caps]: every file
+-- opened (cli.open) and restricted to the --frames range r (cli.restrict):
+-- the runs a comparison or a gate reads, and the other side's (others: a
+-- baseline, the B side) read together, VProf captures on threads of their
+-- own (vp.open_all). Without a range, a VProf capture computes its group and
 -- node statistics while it is read ({stats = true}; other formats ignore
--- it); a range makes one pass over its frames, once restricted.
-function cli.open_runs(files, r)
-  local caps = {}
-  for i, f in ipairs(files) do
-    caps[i] = cli.open(f, { stats = r == nil })
-    cli.restrict(caps[i], r)
+-- it); a range makes one pass over its frames, once restricted. The first
+-- file that cannot be opened, in order, fails as cli.open would.
+function cli.open_runs(files, r, others)
+  local vp = require "vp"
+  local all = table.move(files, 1, #files, 1, {})
+  table.move(others or {}, 1, #(others or {}), #all + 1, all)
+  local opts = { stats = r == nil }
+  for _, f in ipairs(all) do opts = open_opts(f, opts) end
+  local what = #all == 1 and all[1] or string.format("%d captures", #all)
+  local caps, failed = with_progress(what, opts, function(o) return vp.open_all(all, o) end)
+  local sides = { {}, {} }
+  for i, f in ipairs(all) do
+    local cap = opened(f, caps[i] or nil, failed[i] and failed[i].message)
+    cli.restrict(cap, r)
+    local side = i <= #files and sides[1] or sides[2]
+    side[#side + 1] = cap
   end
-  return caps
+  if others then return sides[1], sides[2] end
+  return sides[1]
 end
 
 -- JSON ---------------------------------------------------------------------

@@ -11,6 +11,13 @@ function vp.open(path [, opts]) -> cap | nil, message, code
   nil, the message "<path>: at byte N: ..." and the code (e.g. "ENOENT")
   > local cap = assert(vp.open("examples/sample.vprof"))
   > print(cap.format, cap.size)
+function vp.open_all(paths [, opts]) -> caps, failures
+  vp.open of every path with the same options, at once: the VProf captures each on a thread of its own (the
+  runs of a comparison or a gate read together on a machine's spare processors; opts.progress(done, total)
+  sees the bytes of all of them), the others one after another; caps[i] is path i's capture or false, and
+  failures[i] = {message, code} says why where it is false
+  > local caps, failures = vp.open_all({"examples/runs/base/run1.vprof", "examples/runs/new/run1.vprof"})
+  > print(#caps, caps[1].frame_count, next(failures))  --> 2 3000 nil
 function vp.detect(path) -> format | nil, message, code
   the format id vp.open would use for path, without parsing the file; nil, the message and the code as
   vp.open's when it cannot tell

@@ -1,0 +1,95 @@
+-- vp.open_all: several captures read together (VProf ones on threads of
+-- their own) give what vp.open gives each, in the order asked, with every
+-- failure said by index; and the scripts that read two sides at once
+-- (compare.lua, check.lua with a baseline) answer as before.
+local h = require "helpers"
+local vp = require "vp"
+local budget, top = require "vp.budget", require "vp.top"
+
+local SAMPLE, RUN1, RUN2 = "examples/sample.vprof", "examples/runs/base/run1.vprof", "examples/runs/new/run2.vprof"
+
+-- What a capture says of itself, comparable across opens.
+local function figures(cap)
+  local a = cap:node_stats()
+  for i = 1, #a do a[i].node = a[i].node.path end
+  return { frames = cap.frame_count, nodes = cap.node_count, warnings = cap.warnings,
+    budget = budget.analyze(cap), top = top.analyze(cap, { limit = 0 }), node_stats = a }
+end
+
+describe("vp.open_all", function()
+  it("gives each path what vp.open gives it, in order, with the statistics asked for", function()
+    local paths = { SAMPLE, RUN1, RUN2, "examples/sample.dm", SAMPLE, RUN2 }
+    for _, opts in ipairs({ {}, { stats = true } }) do
+      local caps, failures = vp.open_all(paths, opts)
+      assert.equal(#paths, #caps)
+      assert.is_nil(next(failures))
+      for i, p in ipairs(paths) do
+        local one = assert(vp.open(p, opts))
+        assert.equal(one.format, caps[i].format)
+        assert.equal(p, caps[i].path)
+        if one.format == "vprof" then
+          assert.same(figures(one), figures(caps[i]))
+        else
+          assert.equal(#one, #caps[i])
+          assert.same(one:summary(), caps[i]:summary())
+        end
+        one:close()
+        caps[i]:close()
+      end
+    end
+  end)
+
+  it("says why a path could not be opened, by its index, and opens the others", function()
+    local dir = h.tmpdir()
+    local cut = dir .. "/cut.vprof"
+    local f = assert(io.open(SAMPLE, "rb"))
+    local bytes = f:read("a")
+    f:close()
+    f = assert(io.open(cut, "wb"))
+    f:write(bytes:sub(1, 9)) -- inside the header
+    f:close()
+    local caps, failures = vp.open_all({ RUN1, dir .. "/missing.vprof", cut, "examples/sample.dw" })
+    assert.truthy(caps[1])
+    assert.is_false(caps[2])
+    assert.is_false(caps[3])
+    assert.truthy(caps[4])
+    local _, msg, code = vp.open(dir .. "/missing.vprof")
+    assert.same({ message = msg, code = code }, failures[2])
+    _, msg, code = vp.open(cut)
+    assert.same({ message = msg, code = code }, failures[3])
+    assert.is_nil(failures[1])
+    assert.is_nil(failures[4])
+  end)
+
+  it("reports the bytes of all the files as one progress, and takes vp.open's options", function()
+    local size = 0
+    for _, p in ipairs({ SAMPLE, RUN1 }) do size = size + #assert(io.open(p, "rb")):read("a") end
+    local last_done, last_total, calls = -1, nil, 0
+    local caps = vp.open_all({ SAMPLE, RUN1 }, { progress = function(done, total)
+      assert.is_true(done >= last_done and done <= total)
+      last_done, last_total, calls = done, total, calls + 1
+    end })
+    assert.is_true(calls >= 1)
+    assert.equal(size, last_total)
+    assert.equal(size, last_done) -- the last call: everything read
+    assert.equal(4000, caps[1].frame_count)
+    -- a forced format, and vp.open's checks of the options
+    local forced = vp.open_all({ SAMPLE, "examples/sample.dm" }, { format = "dm" })
+    assert.equal("dm", forced[1].format) -- read as vp.open would read it
+    assert.equal(#assert(vp.open(SAMPLE, { format = "dm" })), #forced[1])
+    assert.equal(#assert(vp.open("examples/sample.dm")), #forced[2])
+    assert.has_error(function() vp.open_all({ SAMPLE }, { escape_width = 5 }) end,
+      "vp.open: escape_width must be 4 or 8")
+    assert.has_error(function() vp.open_all({ SAMPLE }, { format = "nope" }) end)
+    assert.has_error(function() vp.open_all({ SAMPLE, 7 }) end, "vp.open_all: path 2 must be a string")
+    local none = vp.open_all({})
+    assert.same({}, none)
+  end)
+
+  it("raises a progress function's error once every capture is read, and keeps nothing open", function()
+    assert.has_error(function()
+      vp.open_all({ SAMPLE, RUN1 }, { progress = function() error("stop here") end })
+    end)
+    collectgarbage()
+  end)
+end)
