@@ -32,6 +32,11 @@ VP_FORMAT_DECL(dw)
 void vp_l_open_vprof_all(lua_State *L, const char *const *paths, const lua_Integer *slots, size_t n,
                          int opts, int caps, int failures);
 
+/* vp.batches_all(requests): several VProf cap:series(nodes, field,
+ * {batches = cuts [, groups]}) calls at once, each capture's passes on a
+ * thread of its own (l_vprof.c). */
+int vp_l_batches_all(lua_State *L);
+
 /* The module entry point (vp.c). */
 int luaopen_vp(lua_State *L);
 

@@ -773,8 +773,8 @@ static int group_batches_cached(lua_State *L, int cap_idx, int fold, const size_
 }
 
 /* out[g] (group_count of them; NULL for a group without nodes) handed to
- * Lua as a table kept in the capture's cache under the key at key_idx; the
- * table replaces the key and everything above it. */
+ * Lua as a table kept in the capture's cache under the key at key_idx, and
+ * pushed. */
 static void group_batches_keep(lua_State *L, int cap_idx, vp_vprof *m, vp_batched **out, int key_idx)
 {
     lua_createtable(L, 0, 16);
@@ -791,64 +791,182 @@ static void group_batches_keep(lua_State *L, int cap_idx, vp_vprof *m, vp_batche
     lua_pushvalue(L, -2);
     lua_setfield(L, -2, "group_batches");
     lua_pop(L, 1);
-    lua_replace(L, key_idx);
-    lua_settop(L, key_idx);
 }
 
-/* cap:series(nodes, field, {batches = cuts [, groups = true]}), with the
- * cuts on top of the stack: the nodes' value counts over the segments of
- * the cuts (vp.infer.batched), one pass for all; with groups, every
- * group's too in the same pass (kept for d:batches with these cuts). */
-static int series_batches(lua_State *L, vp_vprof *m, int many, vp_vprof_field field)
-{
-    int cuts_idx = lua_gettop(L);
-    size_t k, *cuts = vp_l_check_cuts(L, cuts_idx, &k);
-    luaL_argcheck(L, cuts[k] == m->frame_count, 4, "batches: the last cut must be the frame count");
-    int groups = vp_l_opt_bool(L, 4, "groups", 0);
-    lua_Integer count = many ? luaL_len(L, 2) : 1;
-    luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
-    uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
-    vp_batched **out = lua_newuserdatauv(L, (size_t)count * sizeof *out + 1, 0);
-    for (lua_Integer i = 1; i <= count; i++) {
-        if (many) {
-            lua_rawgeti(L, 2, i);
-            nodes[i - 1] = node_lookup(L, lua_gettop(L), 1, m);
-            if (nodes[i - 1] == VP_VPROF_NO_NODE)
-                return luaL_error(L, "cap:series: node %d of the list: no node %s in this capture", (int)i,
-                                  luaL_tolstring(L, -1, NULL));
-            lua_pop(L, 1);
-        } else {
-            nodes[i - 1] = check_node_arg(L, 2, 1, m);
-        }
-    }
+/* One cap:series(nodes, field, {batches = cuts [, groups = true]}), split
+ * so that several captures' passes can run at once (vp.batches_all): its
+ * arguments are read on the calling thread (what it allocates stays on the
+ * Lua stack), the pass runs on any thread (it touches its model only), and
+ * the results go to Lua on the calling thread. */
+typedef struct {
+    vp_vprof *m;
+    int cap;       /* stack index of the capture */
+    int many;      /* a list of nodes (else one node, one result) */
+    uint32_t *nodes;
+    uint32_t count;
+    vp_vprof_field field;
+    size_t *cuts, k;
+    vp_batched **out, **gout; /* gout: every group's too, unless cached */
+    int key;                  /* stack index of gout's cache key */
+    vp_errcode rc;
     vp_error err;
-    vp_batched **gout = NULL;
-    int key = 0;
-    if (groups) {
-        if (group_batches_cached(L, 1, 0, cuts, k)) {
+} batch_req;
+
+/* Read a request: the capture at cap, the node or list at nodes, the
+ * options at opts ({batches = cuts [, groups]}). Raises what cap:series
+ * raises. */
+static void batch_prepare(lua_State *L, batch_req *r, int cap, int nodes, vp_vprof_field field, int opts)
+{
+    memset(r, 0, sizeof *r);
+    r->m = check_cap(L, cap);
+    r->cap = cap;
+    r->field = field;
+    r->many = lua_type(L, nodes) == LUA_TTABLE;
+    lua_getfield(L, opts, "batches");
+    r->cuts = vp_l_check_cuts(L, lua_gettop(L), &r->k);
+    luaL_argcheck(L, r->cuts[r->k] == r->m->frame_count, opts, "batches: the last cut must be the frame count");
+    lua_Integer count = r->many ? luaL_len(L, nodes) : 1;
+    luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, nodes, "too many nodes");
+    r->count = (uint32_t)count;
+    r->nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
+    r->out = lua_newuserdatauv(L, (size_t)count * sizeof *r->out + 1, 0);
+    memset(r->out, 0, (size_t)count * sizeof *r->out);
+    for (lua_Integer i = 1; i <= count; i++) {
+        if (r->many) {
+            lua_rawgeti(L, nodes, i);
+            r->nodes[i - 1] = node_lookup(L, lua_gettop(L), cap, r->m);
+            if (r->nodes[i - 1] == VP_VPROF_NO_NODE)
+                luaL_error(L, "cap:series: node %d of the list: no node %s in this capture", (int)i,
+                           luaL_tolstring(L, -1, NULL));
             lua_pop(L, 1);
         } else {
-            key = lua_gettop(L);
-            gout = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *gout + 1, 0);
+            r->nodes[i - 1] = check_node_arg(L, nodes, cap, r->m);
         }
     }
-    vp_errcode rc = gout ? vp_vprof_node_group_batches(m, nodes, (uint32_t)count, field, 0, cuts, k, out, gout, &err)
-                         : vp_vprof_node_batches(m, nodes, (uint32_t)count, field, cuts, k, out, &err);
-    if (rc != VP_OK)
-        vp_lcap_raise(L, 1, &err);
-    if (gout) {
-        group_batches_keep(L, 1, m, gout, key);
+    if (vp_l_opt_bool(L, opts, "groups", 0)) {
+        if (group_batches_cached(L, cap, 0, r->cuts, r->k)) {
+            lua_pop(L, 1);
+        } else {
+            r->key = lua_gettop(L);
+            r->gout = lua_newuserdatauv(L, (size_t)r->m->group_count * sizeof *r->gout + 1, 0);
+        }
+    }
+}
+
+static void batch_run(batch_req *r)
+{
+    r->rc = r->gout ? vp_vprof_node_group_batches(r->m, r->nodes, r->count, r->field, 0, r->cuts, r->k, r->out,
+                                                  r->gout, &r->err)
+                    : vp_vprof_node_batches(r->m, r->nodes, r->count, r->field, r->cuts, r->k, r->out, &r->err);
+}
+
+/* A finished request's results to Lua: push what cap:series returns (the
+ * list, or the one node's), the groups' kept in the capture's cache. */
+static void batch_finish(lua_State *L, batch_req *r)
+{
+    if (r->gout) {
+        group_batches_keep(L, r->cap, r->m, r->gout, r->key);
         lua_pop(L, 1);
     }
     /* each handed to Lua at once: vp_l_push_batched owns it */
-    lua_createtable(L, (int)count, 0);
-    for (lua_Integer i = 0; i < count; i++) {
-        vp_l_push_batched(L, out[i]);
-        out[i] = NULL;
-        lua_rawseti(L, -2, i + 1);
+    lua_createtable(L, (int)r->count, 0);
+    for (uint32_t i = 0; i < r->count; i++) {
+        vp_l_push_batched(L, r->out[i]);
+        r->out[i] = NULL;
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    if (!many)
+    if (!r->many) {
         lua_rawgeti(L, -1, 1);
+        lua_remove(L, -2);
+    }
+}
+
+/* A request that will not reach Lua: free what its pass made. */
+static void batch_drop(batch_req *r)
+{
+    for (uint32_t i = 0; r->rc == VP_OK && i < r->count; i++)
+        vp_batched_free(r->out[i]);
+    for (uint32_t g = 0; r->rc == VP_OK && r->gout && g < r->m->group_count; g++)
+        vp_batched_free(r->gout[g]);
+}
+
+/* cap:series(nodes, field, {batches = cuts [, groups = true]}): the nodes'
+ * value counts over the segments of the cuts (vp.infer.batched), one pass
+ * for all; with groups, every group's too in the same pass (kept for
+ * d:batches with these cuts). */
+static int series_batches(lua_State *L, vp_vprof_field field)
+{
+    batch_req r;
+    batch_prepare(L, &r, 1, 2, field, 4);
+    batch_run(&r);
+    if (r.rc != VP_OK)
+        vp_lcap_raise(L, 1, &r.err);
+    batch_finish(L, &r);
+    return 1;
+}
+
+/* vp.batches_all: the requests grouped by model, each model's run in turn
+ * on one thread (a model's file window is its own). */
+typedef struct {
+    batch_req *req;
+    size_t n;
+    vp_vprof **models; /* distinct, in order of first request */
+} batch_jobs;
+
+static void batch_job(void *ctx, size_t j)
+{
+    batch_jobs *bj = ctx;
+    for (size_t i = 0; i < bj->n; i++)
+        if (bj->req[i].m == bj->models[j])
+            batch_run(&bj->req[i]);
+}
+
+/* vp.batches_all({{cap, nodes, field, {batches = cuts [, groups]}}, ...})
+ * -> {result, ...}: what each cap:series call would return, the captures'
+ * passes at once on threads of their own. */
+int vp_l_batches_all(lua_State *L)
+{
+    static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
+    static const vp_vprof_field field_ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer n = luaL_len(L, 1);
+    luaL_argcheck(L, n >= 0 && n < (lua_Integer)1 << 20, 1, "too many requests");
+    batch_jobs bj = {0};
+    bj.n = (size_t)n;
+    bj.req = lua_newuserdatauv(L, (size_t)n * sizeof *bj.req + 1, 0);
+    bj.models = lua_newuserdatauv(L, (size_t)n * sizeof *bj.models + 1, 0);
+    size_t nm = 0;
+    for (lua_Integer i = 1; i <= n; i++) {
+        luaL_checkstack(L, 16, "vp.batches_all: too many requests");
+        if (lua_rawgeti(L, 1, i) != LUA_TTABLE)
+            return luaL_error(L, "vp.batches_all: request %d must be {cap, nodes, field, opts}", (int)i);
+        int t = lua_gettop(L);
+        lua_rawgeti(L, t, 1);
+        lua_rawgeti(L, t, 2);
+        lua_rawgeti(L, t, 3);
+        lua_rawgeti(L, t, 4);
+        luaL_checktype(L, t + 4, LUA_TTABLE);
+        batch_req *r = &bj.req[i - 1];
+        batch_prepare(L, r, t + 1, t + 2, field_ids[luaL_checkoption(L, t + 3, NULL, fields)], t + 4);
+        size_t j = 0;
+        while (j < nm && bj.models[j] != r->m)
+            j++;
+        if (j == nm)
+            bj.models[nm++] = r->m;
+    }
+    vp_run_jobs(nm, vp_processors(), batch_job, NULL, &bj);
+    for (size_t i = 0; i < bj.n; i++) {
+        if (bj.req[i].rc != VP_OK) {
+            for (size_t o = 0; o < bj.n; o++)
+                batch_drop(&bj.req[o]);
+            return vp_lcap_raise(L, bj.req[i].cap, &bj.req[i].err);
+        }
+    }
+    lua_createtable(L, (int)n, 0);
+    for (size_t i = 0; i < bj.n; i++) {
+        batch_finish(L, &bj.req[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
     return 1;
 }
 
@@ -864,7 +982,7 @@ static int cap_series(lua_State *L)
     int summary = vp_l_opt_bool(L, 4, "summary", 0);
     int many = lua_type(L, 2) == LUA_TTABLE;
     if (lua_type(L, 4) == LUA_TTABLE && lua_getfield(L, 4, "batches") != LUA_TNIL)
-        return series_batches(L, m, many, field);
+        return series_batches(L, field);
     lua_Integer count = many ? luaL_len(L, 2) : 1;
     luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
     lua_settop(L, 3);

@@ -184,7 +184,7 @@ static int vp_writer(lua_State *L)
 int luaopen_vp(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"open", vp_open},       {"open_all", vp_open_all}, {"writer", vp_writer},   {"formats", vp_formats_l},
+        {"open", vp_open},       {"open_all", vp_open_all}, {"batches_all", vp_l_batches_all}, {"writer", vp_writer},   {"formats", vp_formats_l},
         {"detect", vp_detect_l}, {"Series", vp_l_series_new}, {NULL, NULL}};
     vp_l_register_series(L);
     vp_l_register_vprof(L);

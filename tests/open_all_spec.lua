@@ -93,3 +93,52 @@ describe("vp.open_all", function()
     collectgarbage()
   end)
 end)
+
+describe("vp.batches_all", function()
+  local infer = require "vp.infer"
+  -- A batched sample as plain numbers: per batch, n and sum, and the values.
+  local function plain(b)
+    local n, k, sum = b:info()
+    return { n = n, k = k, sum = sum, p50 = b:percentile(50), p99 = b:percentile(99) }
+  end
+
+  it("gives what each cap:series call gives, the captures' passes at once", function()
+    local a, b = assert(vp.open(RUN1)), assert(vp.open(SAMPLE))
+    local a2, b2 = assert(vp.open(RUN1)), assert(vp.open(SAMPLE))
+    local na, nb = { a.root, a:find("Physics")[1] }, { b.root, b:find("Physics")[1], b:find("Rendering*")[1] }
+    local ca, cb = infer.cuts(#a, 20), infer.cuts(#b, 7)
+    local got = vp.batches_all({
+      { a, na, "time_ms", { batches = ca, groups = true } },
+      { b, nb, "self_ms", { batches = cb } },
+      { b, { nb[2] }, "calls", { batches = cb } }, -- a second request on one capture
+    })
+    assert.equal(3, #got)
+    local want = {
+      a2:series({ a2.root, a2:find("Physics")[1] }, "time_ms", { batches = ca }),
+      b2:series({ b2.root, b2:find("Physics")[1], b2:find("Rendering*")[1] }, "self_ms", { batches = cb }),
+      b2:series({ b2:find("Physics")[1] }, "calls", { batches = cb }),
+    }
+    for r = 1, 3 do
+      assert.equal(#want[r], #got[r])
+      for i = 1, #want[r] do assert.same(plain(want[r][i]), plain(got[r][i])) end
+    end
+    -- the groups' batches were kept for the capture: its group summaries give them without a pass
+    local g = a:group("Physics")
+    local d = a:group_stats()[g]
+    assert.same(plain(a2:group_stats()[a2:group("Physics")]:batches(ca)), plain(d:batches(ca)))
+    assert.same({}, vp.batches_all({}))
+  end)
+
+  it("raises what cap:series raises, naming the request's capture", function()
+    local a, b = assert(vp.open(RUN1)), assert(vp.open(RUN2))
+    local cuts = infer.cuts(#a, 4)
+    assert.has_error(function()
+      vp.batches_all({ { a, { a.root }, "time_ms", { batches = cuts } },
+        { b, { a.root }, "time_ms", { batches = cuts } } }) -- a node of another capture
+    end)
+    assert.has_error(function() vp.batches_all({ { a, { a.root }, "nope", { batches = cuts } } }) end)
+    assert.has_error(function() vp.batches_all({ { a, { a.root }, "time_ms", { batches = { 0, 5 } } } }) end)
+    assert.has_error(function() vp.batches_all({ 5 }) end,
+      "vp.batches_all: request 1 must be {cap, nodes, field, opts}")
+  end)
+end)

@@ -102,6 +102,11 @@ describe("documented functions return what their signature names", function()
       ["vp"] = {
         open = { function() return P(vp.open, "examples/sample.vprof") end,
           function() return P(vp.open, dir .. "/missing.vprof") end },
+        open_all = { function() return P(vp.open_all, { "examples/sample.vprof", dir .. "/missing.vprof" }) end },
+        batches_all = { function()
+          local c = vp.open("examples/runs/base/run1.vprof")
+          return P(vp.batches_all, { { c, { c.root }, "time_ms", { batches = { 0, 1500, 3000 } } } })
+        end },
         detect = { function() return P(vp.detect, "examples/sample.dm") end,
           function() return P(vp.detect, dir .. "/missing.vprof") end },
         formats = { function() return P(vp.formats) end },

@@ -497,16 +497,20 @@ function compare.analyze(cap_a, cap_b, params)
   for _, r in ipairs(ia.list) do
     if ib.names[r.name] and matches(r.name) then common[#common + 1] = r.name end
   end
-  -- values[run][name]
-  local function compute(side, names, into)
-    for i, cap in ipairs(side.runs) do
-      into[i] = into[i] or {}
-      local v = metrics.compute(cap, names)
-      for k, x in pairs(v) do into[i][k] = x end
+  -- values[run][name]: both sides' runs at once (their per-frame passes
+  -- run together: metrics.compute_all)
+  local va, vb = {}, {}
+  local function compute(names)
+    local runs = table.move(A.runs, 1, #A.runs, 1, {})
+    table.move(B.runs, 1, #B.runs, #runs + 1, runs)
+    for i, v in ipairs(metrics.compute_all(runs, names)) do
+      local into = i <= #A.runs and va or vb
+      local r = i <= #A.runs and i or i - #A.runs
+      into[r] = into[r] or {}
+      for k, x in pairs(v) do into[r][k] = x end
     end
-    return into
   end
-  local va, vb = compute(A, common, {}), compute(B, common, {})
+  compute(common)
   local function means(vals)
     local out = {}
     for _, name in ipairs(common) do
@@ -520,8 +524,7 @@ function compare.analyze(cap_a, cap_b, params)
   if A.format == "vprof" and B.format == "vprof" then
     local extra
     extra, tested_nodes = moved_nodes(common, means(va), means(vb), p.nodes, matches)
-    compute(A, extra, va)
-    compute(B, extra, vb)
+    compute(extra)
     for _, name in ipairs(extra) do common[#common + 1] = name end
   end
 

@@ -60,8 +60,9 @@ metrics.LAG_LOWER = traces.LAG_LOWER
 -- valid (function(param) -> boolean, optional); get(ctx, param) -> value |
 -- nil, why; dist(ctx, param) -> Series | nil and dist_formats (when not all
 -- the formats have one); per = the metric a total is divided by when two
--- captures differ in it; prefetch(ctx, {{param, field}, ...}) with
--- series_field: work metrics.compute does once for all the names asked.
+-- captures differ in it; prefetch({{ctx, asked = {{param, field}, ...}},
+-- ...}) with series_field: work metrics.compute_all does once for all the
+-- names and captures asked.
 
 local CATALOGUE = {}
 for _, family in ipairs({ "frames", "vprof", "traces", "laige" }) do
@@ -157,21 +158,37 @@ end
 -- for an unknown name, a metric of another format, or one this capture
 -- cannot give (no such group, no frames, ...).
 function metrics.compute(cap, names)
-  local values, problems = {}, {}
-  -- Shared work first (node percentiles: one C pass for all the nodes asked).
-  local passes = {}
-  for _, name in ipairs(names) do
-    local e, param = metrics.lookup(name)
-    if e and e.prefetch and metrics.applies(e, cap.format) then
-      C.add_to(passes, e.prefetch, { param = param, field = e.series_field })
+  local values, problems = metrics.compute_all({ cap }, names)
+  return values[1], problems[1]
+end
+
+--- metrics.compute_all(caps, names) -> {values, ...}, {problems, ...}:
+-- metrics.compute for each capture, the shared work of all of them done
+-- together (VProf node percentiles: the captures' passes at once, each on
+-- a thread of its own).
+function metrics.compute_all(caps, names)
+  local passes = {} -- prefetch -> {{ctx, asked}, ...}
+  for _, cap in ipairs(caps) do
+    local mine = {}
+    for _, name in ipairs(names) do
+      local e, param = metrics.lookup(name)
+      if e and e.prefetch and metrics.applies(e, cap.format) then
+        C.add_to(mine, e.prefetch, { param = param, field = e.series_field })
+      end
+    end
+    for _, prefetch in ipairs(mine) do
+      if #mine[prefetch] > 1 then C.add_to(passes, prefetch, { ctx = C.of(cap), asked = mine[prefetch] }) end
     end
   end
-  for _, prefetch in ipairs(passes) do
-    if #passes[prefetch] > 1 then pcall(prefetch, C.of(cap), passes[prefetch]) end
-  end
-  for _, name in ipairs(names) do
-    local v, why = metrics.value(cap, name)
-    if v ~= nil then values[name] = v else problems[name] = why end
+  -- a pass that fails leaves each value to compute its own, and say why
+  for _, prefetch in ipairs(passes) do pcall(prefetch, passes[prefetch]) end
+  local values, problems = {}, {}
+  for i, cap in ipairs(caps) do
+    values[i], problems[i] = {}, {}
+    for _, name in ipairs(names) do
+      local v, why = metrics.value(cap, name)
+      if v ~= nil then values[i][name] = v else problems[i][name] = why end
+    end
   end
   return values, problems
 end

@@ -18,6 +18,13 @@ function vp.open_all(paths [, opts]) -> caps, failures
   failures[i] = {message, code} says why where it is false
   > local caps, failures = vp.open_all({"examples/runs/base/run1.vprof", "examples/runs/new/run1.vprof"})
   > print(#caps, caps[1].frame_count, next(failures))  --> 2 3000 nil
+function vp.batches_all(requests) -> {result, ...}
+  several VProf captures' cap:series(nodes, field, {batches = cuts [, groups = true]}) at once: each request
+  is {cap, nodes, field, opts} and gives what that call gives (the nodes' value counts over batches, for
+  vp.infer); each capture's passes run on a thread of its own (vp.compare's tested nodes on both sides)
+  > local a = vp.open("examples/runs/base/run1.vprof")
+  > local r = vp.batches_all({{a, {a.root}, "time_ms", {batches = {0, 1500, 3000}}}})
+  > print(#r[1], r[1][1]:percentile(50))
 function vp.detect(path) -> format | nil, message, code
   the format id vp.open would use for path, without parsing the file; nil, the message and the code as
   vp.open's when it cannot tell

@@ -21,6 +21,7 @@
 -- the largest total inclusive time (ties by path), so that a 100,000-node
 -- tree does not make half a million metric names. Any node can still be
 -- asked for by name.
+local vp = require "vp"
 local C = require "vp.metrics.context"
 local infer = require "vp.infer"
 
@@ -178,27 +179,35 @@ local function node_series(ctx, path, field)
   return src
 end
 
--- The batches that the metrics in `asked` ({param, field} each) need, over
--- the cuts vp.infer will ask for, from one C pass per field (cap:series
--- with a list of nodes) instead of one per node. Unknown nodes are left for
--- metrics.value to report.
-local function prefetch_node_series(ctx, asked)
-  local cuts = cuts_of(ctx)
-  local key = table.concat(cuts, ",")
-  local want, fields = {}, {}
-  for _, x in ipairs(asked) do
-    local src = node_series(ctx, x.param, x.field)
-    if src and not src.made[key] and not want[src] then
-      want[src] = true
-      C.add_to(fields, x.field, src)
+-- The batches that the metrics asked of each capture ({ctx, asked =
+-- {{param, field}, ...}} in jobs) need, over the cuts vp.infer will ask
+-- for: one C pass per capture and field (cap:series with a list of nodes)
+-- instead of one per node, the captures' passes at once (vp.batches_all).
+-- Unknown nodes are left for metrics.value to report.
+local function prefetch_node_series(jobs)
+  local requests, made = {}, {}
+  for _, job in ipairs(jobs) do
+    local ctx = job.ctx
+    local cuts = cuts_of(ctx)
+    local key = table.concat(cuts, ",")
+    local want, fields = {}, {}
+    for _, x in ipairs(job.asked) do
+      local src = node_series(ctx, x.param, x.field)
+      if src and not src.made[key] and not want[src] then
+        want[src] = true
+        C.add_to(fields, x.field, src)
+      end
+    end
+    for f, field in ipairs(fields) do
+      local list, nodes = fields[field], {}
+      for i, src in ipairs(list) do nodes[i] = src.node end
+      -- every group's too (once), when the distributions are going to be tested
+      requests[#requests + 1] = { ctx.cap, nodes, field, { batches = cuts, groups = ctx.will_test and f == 1 } }
+      made[#requests] = { list = list, key = key }
     end
   end
-  for _, field in ipairs(fields) do
-    local list, nodes = fields[field], {}
-    for i, src in ipairs(list) do nodes[i] = src.node end
-    -- every group's too, when the distributions are going to be tested
-    local batches = ctx.cap:series(nodes, field, { batches = cuts, groups = ctx.will_test })
-    for i, src in ipairs(list) do src.made[key] = batches[i] end
+  for i, batches in ipairs(vp.batches_all(requests)) do
+    for j, src in ipairs(made[i].list) do src.made[made[i].key] = batches[j] end
   end
 end
 
