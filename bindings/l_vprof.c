@@ -855,6 +855,10 @@ static void batch_prepare(lua_State *L, batch_req *r, int cap, int nodes, vp_vpr
 
 static void batch_run(batch_req *r)
 {
+    if (!r->count && !r->gout) { /* the groups' already kept: nothing to read */
+        r->rc = VP_OK;
+        return;
+    }
     r->rc = r->gout ? vp_vprof_node_group_batches(r->m, r->nodes, r->count, r->field, 0, r->cuts, r->k, r->out,
                                                   r->gout, &r->err)
                     : vp_vprof_node_batches(r->m, r->nodes, r->count, r->field, r->cuts, r->k, r->out, &r->err);

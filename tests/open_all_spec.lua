@@ -142,3 +142,44 @@ describe("vp.batches_all", function()
       "vp.batches_all: request 1 must be {cap, nodes, field, opts}")
   end)
 end)
+
+describe("the metrics' passes for several captures at once", function()
+  local metrics = require "vp.metrics"
+  local ctx = require("vp.metrics.context").of
+  local infer = require "vp.infer"
+  local function plain(b)
+    local n, k, sum = b:info()
+    return { n = n, k = k, sum = sum, p50 = b:percentile(50), p99 = b:percentile(99) }
+  end
+
+  -- The passes run unprotected here (metrics.compute_all and
+  -- metrics.prepare_tests fall back to one pass per metric when one fails,
+  -- which would hide a broken prefetch behind right answers).
+  it("make each capture's node and group batches, as one capture's own calls would", function()
+    local a, b = assert(vp.open(RUN1)), assert(vp.open(RUN2))
+    metrics.will_test(a)
+    metrics.will_test(b)
+    local paths = { "Root/CEngine::Frame/Physics", "Root/CEngine::Frame/Render" }
+    local asked = {}
+    for i, p in ipairs(paths) do asked[i] = { param = p, field = "time_ms" } end
+    metrics.lookup("node.PATH.p95_ms").prefetch({ { ctx = ctx(a), asked = asked }, { ctx = ctx(b), asked = asked } })
+    metrics.lookup("group.NAME.mean_ms").test_prefetch({ { ctx = ctx(a), asked = {} }, { ctx = ctx(b), asked = {} } })
+    for _, cap in ipairs({ a, b }) do
+      local fresh = assert(vp.open(cap.path))
+      local cuts = infer.cuts(#fresh, infer.batch_count(#fresh))
+      for _, p in ipairs(paths) do
+        local want = fresh:series(fresh:node(p), "time_ms", { batches = cuts })
+        local got = metrics.distribution(cap, "node." .. p .. ".p95_ms"):batches(cuts)
+        assert.same(plain(want), plain(got))
+      end
+      local want = fresh:group_stats()[fresh:group("Physics")]:batches(cuts)
+      local got = metrics.distribution(cap, "group.Physics.mean_ms"):batches(cuts)
+      assert.same(plain(want), plain(got))
+    end
+    -- and the values metrics.compute_all gives are metrics.compute's
+    local names = { "node." .. paths[1] .. ".p95_ms", "node." .. paths[2] .. ".p99_ms", "group.Physics.p99_ms" }
+    local all = metrics.compute_all({ a, b }, names)
+    assert.same(metrics.compute(assert(vp.open(RUN1)), names), all[1])
+    assert.same(metrics.compute(assert(vp.open(RUN2)), names), all[2])
+  end)
+end)

@@ -553,9 +553,18 @@ function gate.evaluate(rules, cap, base, params)
     if B then compare.like_with_like(B, S, false) end -- the formats still have to agree
   elseif B then
     compare.like_with_like(B, S, min_frames)
+    local runs, tested = {}, {}
     for _, side in ipairs({ S, B }) do
-      for _, c in ipairs(side.runs) do metrics.will_test(c) end
+      for _, c in ipairs(side.runs) do
+        metrics.will_test(c)
+        runs[#runs + 1] = c
+      end
     end
+    -- the regression rules' per-frame tests: both sides' passes at once
+    for _, r in ipairs(rules) do
+      if r.max_regress_pct or r.ci_above then tested[#tested + 1] = r.metric end
+    end
+    metrics.prepare_tests(runs, tested)
   else
     compare.like_with_like(S, nil, min_frames)
   end

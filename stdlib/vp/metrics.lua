@@ -62,7 +62,8 @@ metrics.LAG_LOWER = traces.LAG_LOWER
 -- the formats have one); per = the metric a total is divided by when two
 -- captures differ in it; prefetch({{ctx, asked = {{param, field}, ...}},
 -- ...}) with series_field: work metrics.compute_all does once for all the
--- names and captures asked.
+-- names and captures asked; test_prefetch(jobs): the same for the passes
+-- testing a distribution needs (metrics.prepare_tests).
 
 local CATALOGUE = {}
 for _, family in ipairs({ "frames", "vprof", "traces", "laige" }) do
@@ -162,24 +163,42 @@ function metrics.compute(cap, names)
   return values[1], problems[1]
 end
 
+-- The jobs of each prefetch (entry field `field`: "prefetch" or
+-- "test_prefetch") that names ask of caps: prefetch -> {{ctx, asked}, ...},
+-- a capture's only where it asks for more than `least` names.
+local function prefetch_jobs(caps, names, field, least)
+  local passes = {}
+  for _, cap in ipairs(caps) do
+    local mine = {}
+    for _, name in ipairs(names) do
+      local e, param = metrics.lookup(name)
+      if e and e[field] and metrics.applies(e, cap.format) then
+        C.add_to(mine, e[field], { param = param, field = e.series_field })
+      end
+    end
+    for _, prefetch in ipairs(mine) do
+      if #mine[prefetch] > least then C.add_to(passes, prefetch, { ctx = C.of(cap), asked = mine[prefetch] }) end
+    end
+  end
+  return passes
+end
+
+--- metrics.prepare_tests(caps, names): the per-frame passes that testing
+-- these metrics' distributions on these captures (marked by
+-- metrics.will_test) will need, made now and at once (VProf: every group's
+-- value counts over batches, each capture's pass on a thread of its own).
+-- A pass that fails here is left for the test to make and report.
+function metrics.prepare_tests(caps, names)
+  local passes = prefetch_jobs(caps, names, "test_prefetch", 0)
+  for _, prefetch in ipairs(passes) do pcall(prefetch, passes[prefetch]) end
+end
+
 --- metrics.compute_all(caps, names) -> {values, ...}, {problems, ...}:
 -- metrics.compute for each capture, the shared work of all of them done
 -- together (VProf node percentiles: the captures' passes at once, each on
 -- a thread of its own).
 function metrics.compute_all(caps, names)
-  local passes = {} -- prefetch -> {{ctx, asked}, ...}
-  for _, cap in ipairs(caps) do
-    local mine = {}
-    for _, name in ipairs(names) do
-      local e, param = metrics.lookup(name)
-      if e and e.prefetch and metrics.applies(e, cap.format) then
-        C.add_to(mine, e.prefetch, { param = param, field = e.series_field })
-      end
-    end
-    for _, prefetch in ipairs(mine) do
-      if #mine[prefetch] > 1 then C.add_to(passes, prefetch, { ctx = C.of(cap), asked = mine[prefetch] }) end
-    end
-  end
+  local passes = prefetch_jobs(caps, names, "prefetch", 1)
   -- a pass that fails leaves each value to compute its own, and say why
   for _, prefetch in ipairs(passes) do pcall(prefetch, passes[prefetch]) end
   local values, problems = {}, {}

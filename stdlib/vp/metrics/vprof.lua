@@ -67,6 +67,27 @@ local function group_series(ctx, name)
   return g and g.series
 end
 
+-- The batches vp.infer asks a capture for: those metrics.cuts set (a run
+-- of several one after the other), else the capture's own.
+local function cuts_of(ctx)
+  local n = ctx.cap.frame_count
+  return ctx.cuts or infer.cuts(n, math.max(1, infer.batch_count(n)))
+end
+
+-- Every group's value counts over the batches vp.infer will ask for, of
+-- the captures about to be tested ({ctx, asked} jobs, as the node
+-- prefetch's): the captures' passes at once, each on a thread of its own,
+-- kept by each capture for its group summaries' dist:batches.
+local function prefetch_group_batches(jobs)
+  local requests = {}
+  for _, job in ipairs(jobs) do
+    if job.ctx.will_test then
+      requests[#requests + 1] = { job.ctx.cap, {}, "self_ms", { batches = cuts_of(job.ctx), groups = true } }
+    end
+  end
+  vp.batches_all(requests)
+end
+
 local GROUP_STATS = {
   { "mean_ms", "mean self time per frame" },
   { "p50_ms", "median self time per frame (nearest rank)" },
@@ -81,7 +102,7 @@ for _, gs in ipairs(GROUP_STATS) do
     doc = "budget group NAME: " .. gs[2] .. " (the sum of its nodes' self times; 0 in frames "
       .. "where it has none; as budget.lua)",
     get = function(ctx, name) return group_stat(ctx, name, gs[1]) end,
-    dist = group_series,
+    dist = group_series, test_prefetch = prefetch_group_batches,
   }
 end
 
@@ -91,7 +112,7 @@ add {
   doc = "budget group NAME: 100 x its self time summed over all frames / the total frame time "
     .. "(a share: it moves when other groups do, so it has no better direction)",
   get = function(ctx, name) return group_stat(ctx, name, "share_pct") end,
-  dist = group_series,
+  dist = group_series, test_prefetch = prefetch_group_batches,
 }
 
 -- Nodes ----------------------------------------------------------------------------------
@@ -134,13 +155,6 @@ local function vprof_node(ctx, path)
     ctx.node_rows[node] = r
   end
   return r
-end
-
--- The batches vp.infer asks a capture for: those metrics.cuts set (a run
--- of several one after the other), else the capture's own.
-local function cuts_of(ctx)
-  local n = ctx.cap.frame_count
-  return ctx.cuts or infer.cuts(n, math.max(1, infer.batch_count(n)))
 end
 
 -- A node's per-frame values of one field as vp.infer reads them: a source
