@@ -8,6 +8,13 @@ local budget, top = require "vp.budget", require "vp.top"
 
 local SAMPLE, RUN1, RUN2 = "examples/sample.vprof", "examples/runs/base/run1.vprof", "examples/runs/new/run2.vprof"
 
+-- A vp.infer.batched sample as plain numbers: its count, batches, sum and
+-- two order statistics.
+local function plain(b)
+  local n, k, sum = b:info()
+  return { n = n, k = k, sum = sum, p50 = b:percentile(50), p99 = b:percentile(99) }
+end
+
 -- What a capture says of itself, comparable across opens.
 local function figures(cap)
   local a = cap:node_stats()
@@ -96,11 +103,6 @@ end)
 
 describe("vp.batches_all", function()
   local infer = require "vp.infer"
-  -- A batched sample as plain numbers: per batch, n and sum, and the values.
-  local function plain(b)
-    local n, k, sum = b:info()
-    return { n = n, k = k, sum = sum, p50 = b:percentile(50), p99 = b:percentile(99) }
-  end
 
   it("gives what each cap:series call gives, the captures' passes at once", function()
     local a, b = assert(vp.open(RUN1)), assert(vp.open(SAMPLE))
@@ -147,10 +149,6 @@ describe("the metrics' passes for several captures at once", function()
   local metrics = require "vp.metrics"
   local ctx = require("vp.metrics.context").of
   local infer = require "vp.infer"
-  local function plain(b)
-    local n, k, sum = b:info()
-    return { n = n, k = k, sum = sum, p50 = b:percentile(50), p99 = b:percentile(99) }
-  end
 
   -- The passes run unprotected here (metrics.compute_all and
   -- metrics.prepare_tests fall back to one pass per metric when one fails,
