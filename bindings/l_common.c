@@ -351,6 +351,15 @@ int vp_l_fail(lua_State *L, const char *path, const vp_error *err)
     return 3;
 }
 
+void vp_l_fail_table(lua_State *L)
+{
+    lua_createtable(L, 0, 2); /* nil, message, code, t */
+    lua_insert(L, -3);        /* nil, t, message, code */
+    lua_setfield(L, -3, "code");
+    lua_setfield(L, -2, "message");
+    lua_remove(L, -2); /* t */
+}
+
 int vp_l_raise(lua_State *L, const char *path, const vp_error *err)
 {
     return luaL_error(L, "%s: %s", path, err->msg);

@@ -148,6 +148,9 @@ void vp_lcap_class(lua_State *L, const char *tname, lua_CFunction tostring, lua_
 
 /* Push `nil, "<path>: <message>", code` and return 3. */
 int vp_l_fail(lua_State *L, const char *path, const vp_error *err);
+/* The `nil, message, code` of a failure on top of the stack become one
+ * table {message, code} (vp.open_all's failures). */
+void vp_l_fail_table(lua_State *L);
 
 /* Raise a Lua error for err (used by iterators on corrupt data). */
 int vp_l_raise(lua_State *L, const char *path, const vp_error *err);

@@ -1946,13 +1946,9 @@ void vp_l_open_vprof_all(lua_State *L, const char *const *paths, const lua_Integ
         } else {
             lua_pushboolean(L, 0);
             lua_rawseti(L, caps, slots[i]);
-            vp_l_fail(L, j->path, &j->err); /* nil, message, code */
-            lua_createtable(L, 0, 2);
-            lua_insert(L, -3);
-            lua_setfield(L, -3, "code");
-            lua_setfield(L, -2, "message");
+            vp_l_fail(L, j->path, &j->err);
+            vp_l_fail_table(L);
             lua_rawseti(L, failures, slots[i]);
-            lua_pop(L, 1); /* the nil */
         }
     }
     if (js.lp.failed)

@@ -73,6 +73,31 @@ static int vp_detect_l(lua_State *L)
     return 1;
 }
 
+/* Open path as fmt (a format the registry knows) with the options at index
+ * opts: push what vp.open returns (the capture, or nil, message, code) and
+ * return how many. */
+static int open_as(lua_State *L, const char *path, const char *fmt, int opts)
+{
+    const struct format_glue *f = glue_find(fmt);
+    if (!f)
+        return luaL_error(L, "vp.open: format '%s' has no reader", fmt);
+    if (f->open)
+        return f->open(L, path, opts);
+    /* The laige reports are text and JSON: parsed in Lua by vp.laige. */
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "vp.laige");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "open");
+    lua_pushstring(L, path);
+    lua_pushvalue(L, opts);
+    lua_pushstring(L, f->id);
+    lua_call(L, 3, 3);
+    if (lua_isnil(L, -3))
+        return 3;
+    lua_pop(L, 2);
+    return 1;
+}
+
 /* vp.open(path [, opts]) -> cap | nil, message, code */
 static int vp_open(lua_State *L)
 {
@@ -88,24 +113,7 @@ static int vp_open(lua_State *L)
     } else if (vp_detect_file(path, &fmt, &err) != VP_OK) {
         return vp_l_fail(L, path, &err);
     }
-    const struct format_glue *f = glue_find(fmt);
-    if (!f)
-        return luaL_error(L, "vp.open: format '%s' has no reader", fmt);
-    if (f->open)
-        return f->open(L, path, 2);
-    /* The laige reports are text and JSON: parsed in Lua by vp.laige. */
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "vp.laige");
-    lua_call(L, 1, 1);
-    lua_getfield(L, -1, "open");
-    lua_pushvalue(L, 1);
-    lua_pushvalue(L, 2);
-    lua_pushstring(L, f->id);
-    lua_call(L, 3, 3);
-    if (lua_isnil(L, -3))
-        return 3;
-    lua_pop(L, 2);
-    return 1;
+    return open_as(L, path, fmt, 2);
 }
 
 /* vp.open_all(paths [, opts]) -> caps, failures: vp.open of every path with
@@ -136,30 +144,25 @@ static int vp_open_all(lua_State *L)
         lua_pop(L, 1);
         const char *fmt = forced;
         vp_error err;
-        if (!fmt && vp_detect_file(path, &fmt, &err) != VP_OK)
-            fmt = NULL; /* vp.open says why, below */
-        if (fmt && strcmp(fmt, VP_FMT_VPROF) == 0) {
+        int got;
+        if (!fmt && vp_detect_file(path, &fmt, &err) != VP_OK) {
+            got = vp_l_fail(L, path, &err);
+        } else if (strcmp(fmt, VP_FMT_VPROF) == 0) {
             vpaths[nv] = path;
             slots[nv++] = i;
             continue;
+        } else {
+            got = open_as(L, path, fmt, 2);
         }
-        lua_pushcfunction(L, vp_open);
-        lua_pushstring(L, path);
-        lua_pushvalue(L, 2);
-        lua_call(L, 2, 3);
-        if (lua_toboolean(L, -3)) {
-            lua_pop(L, 2);
+        if (got == 1) {
             lua_rawseti(L, 3, i);
-            continue;
+        } else {
+            vp_l_fail_table(L);
+            lua_rawseti(L, 4, i);
+            lua_pushboolean(L, 0);
+            lua_rawseti(L, 3, i);
         }
-        lua_createtable(L, 0, 2);
-        lua_insert(L, -3);
-        lua_setfield(L, -3, "code");
-        lua_setfield(L, -2, "message");
-        lua_rawseti(L, 4, i);
-        lua_pushboolean(L, 0);
-        lua_rawseti(L, 3, i);
-        lua_pop(L, 1); /* the nil */
+        lua_settop(L, 6);
     }
     if (nv)
         vp_l_open_vprof_all(L, vpaths, slots, nv, 2, 3, 4);

@@ -25,7 +25,7 @@ end
 
 describe("vp.open_all", function()
   it("gives each path what vp.open gives it, in order, with the statistics asked for", function()
-    local paths = { SAMPLE, RUN1, RUN2, "examples/sample.dm", SAMPLE, RUN2 }
+    local paths = { SAMPLE, RUN1, RUN2, "examples/sample.dm", SAMPLE, "examples/laige/profile.json", RUN2 }
     for _, opts in ipairs({ {}, { stats = true } }) do
       local caps, failures = vp.open_all(paths, opts)
       assert.equal(#paths, #caps)
