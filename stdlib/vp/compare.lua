@@ -500,9 +500,9 @@ function compare.analyze(cap_a, cap_b, params)
   -- values[run][name]: both sides' runs at once (their per-frame passes
   -- run together: metrics.compute_all)
   local va, vb = {}, {}
+  local runs = table.move(A.runs, 1, #A.runs, 1, {})
+  table.move(B.runs, 1, #B.runs, #runs + 1, runs)
   local function compute(names)
-    local runs = table.move(A.runs, 1, #A.runs, 1, {})
-    table.move(B.runs, 1, #B.runs, #runs + 1, runs)
     for i, v in ipairs(metrics.compute_all(runs, names)) do
       local into = i <= #A.runs and va or vb
       local r = i <= #A.runs and i or i - #A.runs
@@ -527,6 +527,9 @@ function compare.analyze(cap_a, cap_b, params)
     compute(extra)
     for _, name in ipairs(extra) do common[#common + 1] = name end
   end
+  -- the tests' passes not made with the tested nodes' (groups, when no node
+  -- is tested), both sides at once
+  metrics.prepare_tests(runs, common)
 
   -- Rows, with the per-distribution shape tests and effect sizes
   local rows, dists, dist_of = {}, {}, {}
