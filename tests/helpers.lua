@@ -347,15 +347,20 @@ end
 
 --- The reader specs' fuzz-like test: each of h.mutants(bytes, seed) is
 -- written to dir/name and opened; walk(cap) reads every capture that opens
--- (whatever does not open is passed over), which is then closed.
+-- (whatever does not open is passed over), which is then closed; at least
+-- one must open.
 function h.each_mutant(dir, name, bytes, seed, walk)
+  local walked = 0
   for _, s in ipairs(h.mutants(bytes, seed)) do
     local cap = vp.open(h.write_in(dir, name, s))
     if cap then
       walk(cap)
       cap:close()
+      walked = walked + 1
     end
   end
+  -- a reader that refused every mutant would walk nothing and prove nothing
+  require("luassert").is_true(walked > 0, name .. ": no mutant opened")
 end
 
 --- make() opens a capture and returns one of its children (a record, a
