@@ -1,3 +1,5 @@
+/* mremap (Linux) moves a grown array's pages instead of copying them. */
+#define _GNU_SOURCE
 #include "core/bigmem.h"
 
 #include <stdint.h>
@@ -33,6 +35,27 @@ static void *map_huge(size_t len)
     madvise((void *)start, len, MADV_HUGEPAGE);
     return (void *)start;
 }
+
+/* Grow a huge-page array p (old_bytes) into q, a fresh map_huge of
+ * mapped_len(new_bytes) > mapped_len(old_bytes): its pages are moved to
+ * the head of q rather than copied, so the kernel neither copies them nor
+ * zeroes a second set (on a virtual machine, zeroing the pages of the
+ * doubling copies of a 700,000-frame capture's records took a fifth of
+ * its open). 1 when moved (p is gone), 0 when the caller must copy. */
+static int move_pages(void *p, size_t old_bytes, size_t new_bytes, void *q)
+{
+#ifdef MREMAP_FIXED
+    size_t from = mapped_len(old_bytes);
+    if (old_bytes >= VP_BIG_MIN && from < mapped_len(new_bytes))
+        return mremap(p, from, from, MREMAP_MAYMOVE | MREMAP_FIXED, q) != MAP_FAILED;
+#else
+    (void)p;
+    (void)old_bytes;
+    (void)new_bytes;
+    (void)q;
+#endif
+    return 0;
+}
 #endif
 
 void *vp_big_realloc(void *p, size_t old_bytes, size_t new_bytes)
@@ -44,7 +67,7 @@ void *vp_big_realloc(void *p, size_t old_bytes, size_t new_bytes)
         void *q = map_huge(mapped_len(new_bytes));
         if (!q)
             return NULL;
-        if (p) {
+        if (p && !move_pages(p, old_bytes, new_bytes, q)) {
             memcpy(q, p, old_bytes < new_bytes ? old_bytes : new_bytes);
             vp_big_free(p, old_bytes);
         }
