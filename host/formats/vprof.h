@@ -157,11 +157,13 @@ typedef struct vp_vprof {
     vp_warnings warnings;
 
     /* Private: id -> index maps, the cached epoch, the frame times as a
-     * Series (built when first asked for), the path order (likewise). */
+     * Series (built when first asked for), the path order (likewise), the
+     * memory vp_vprof_causes reuses from one hitch to the next. */
     struct vp_idmap *node_ids, *group_ids;
     vp_vprof_epoch epoch;
     vp_series *frame_ms;
     uint32_t *path_rank;
+    struct vprof_causes_mem *causes_mem;
 } vp_vprof;
 
 /* Open a file or a caller-owned buffer (opts may be NULL; the reader uses

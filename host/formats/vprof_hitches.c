@@ -334,6 +334,77 @@ static void best_offer(best *b, vp_vprof_cause c)
  * rounding error's worth. */
 #define MIN_EXCESS_MS 1e-9
 
+/* What vp_vprof_causes works in, kept by the model from one hitch to the
+ * next: a capture with thousands of hitches would otherwise allocate and
+ * free (and the allocator fault in again) the same arrays for each. */
+/* Window values kept for the next hitch up to this many (a window of 30
+ * frames and a thousand candidates); a longer window's are freed. */
+#define KEEP_VALS ((size_t)32 << 10)
+
+struct vprof_causes_mem {
+    frame_self fs;
+    cand *cn, *cg;
+    size_t nodes, groups; /* room of fs.node and cn, of fs.group and cg */
+    uint64_t *vals;
+    size_t vals_room;
+};
+
+void vprof_causes_mem_free(vp_vprof *m)
+{
+    struct vprof_causes_mem *c = m->causes_mem;
+    if (!c)
+        return;
+    free(c->fs.node);
+    free(c->fs.group);
+    vp_vprof_scratch_free(&c->fs.s);
+    free(c->cn);
+    free(c->cg);
+    free(c->vals);
+    free(c);
+    m->causes_mem = NULL;
+}
+
+/* Room for n + 1 elements of `size` bytes in *p (*room counts them); 0 on
+ * OOM (*p untouched). */
+static int room_for(void **p, size_t *room, size_t n, size_t size)
+{
+    if (n < *room)
+        return 1;
+    void *q = realloc(*p, (n + 1) * size);
+    if (!q)
+        return 0;
+    *p = q;
+    *room = n + 1;
+    return 1;
+}
+
+/* Room for n + 1 values and as many candidates. */
+static int room_for_two(uint64_t **v, cand **c, size_t *room, size_t n)
+{
+    size_t rv = *room, rc = *room;
+    if (!room_for((void **)v, &rv, n, sizeof **v) || !room_for((void **)c, &rc, n, sizeof **c))
+        return 0;
+    *room = rv < rc ? rv : rc;
+    return 1;
+}
+
+/* m->causes_mem with room for the model's nodes and groups, fs.node and
+ * fs.group zero; NULL on OOM. */
+static struct vprof_causes_mem *causes_mem(vp_vprof *m)
+{
+    struct vprof_causes_mem *c = m->causes_mem;
+    if (!c && !(c = m->causes_mem = calloc(1, sizeof *c)))
+        return NULL;
+    if (!room_for_two(&c->fs.node, &c->cn, &c->nodes, m->node_count) ||
+        !room_for_two(&c->fs.group, &c->cg, &c->groups, m->group_count)) {
+        vprof_causes_mem_free(m);
+        return NULL;
+    }
+    memset(c->fs.node, 0, ((size_t)m->node_count + 1) * sizeof *c->fs.node);
+    memset(c->fs.group, 0, ((size_t)m->group_count + 1) * sizeof *c->fs.group);
+    return c;
+}
+
 vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t limit,
                            vp_vprof_cause *nodes, uint32_t *nc, vp_vprof_cause *groups,
                            uint32_t *ng, vp_error *err)
@@ -343,49 +414,41 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
         return VP_OK;
     uint32_t first = fi > window ? fi - window : 0, w = fi - first;
     const uint32_t *rank = vp_vprof_path_order(m);
-    frame_self fs = {calloc((size_t)m->node_count + 1, sizeof(uint64_t)),
-                     calloc((size_t)m->group_count + 1, sizeof(uint64_t)), {0}};
-    cand *cn = malloc(((size_t)m->frames[fi].n + 1) * sizeof *cn);
-    cand *cg = malloc(((size_t)m->group_count + 1) * sizeof *cg);
-    uint64_t *vals = NULL;
+    struct vprof_causes_mem *mem = rank ? causes_mem(m) : NULL;
+    if (!mem)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    frame_self *fs = &mem->fs;
+    cand *cn = mem->cn, *cg = mem->cg;
     vp_errcode rc = VP_OK;
-    if (!rank || !fs.node || !fs.group || !cn || !cg) {
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        goto done;
-    }
     /* The window and the frame in one read when they are not too long
      * (the frame is read first, and would otherwise take a read of its own). */
     uint64_t from = m->frames[first].off, to = fi + 1 < m->frame_count ? m->frames[fi + 1].off : m->frames_end;
-    if (to - from <= VP_SRC_WINDOW && !vp_src_get(&m->src, from, (size_t)(to - from), NULL, err)) {
-        rc = err->code;
-        goto done;
-    }
+    if (to - from <= VP_SRC_WINDOW && !vp_src_get(&m->src, from, (size_t)(to - from), NULL, err))
+        return err->code;
     /* The frame itself: every node and group with self time is a candidate,
      * the largest first. */
-    if ((rc = frame_self_read(m, fi, &fs, err)) != VP_OK)
-        goto done;
+    if ((rc = frame_self_read(m, fi, fs, err)) != VP_OK)
+        return rc;
     uint32_t ncn = 0, ncg = 0;
     for (uint32_t v = 0; v < m->frames[fi].n; v++)
-        if (fs.node[v])
-            cn[ncn++] = (cand){v, fs.node[v]};
+        if (fs->node[v])
+            cn[ncn++] = (cand){v, fs->node[v]};
     for (uint32_t g = 0; g < m->group_count; g++)
-        if (fs.group[g])
-            cg[ncg++] = (cand){g, fs.group[g]};
-    frame_self_clear(m, fi, &fs);
+        if (fs->group[g])
+            cg[ncg++] = (cand){g, fs->group[g]};
+    frame_self_clear(m, fi, fs);
     qsort(cn, ncn, sizeof *cn, cmp_cand);
     qsort(cg, ncg, sizeof *cg, cmp_cand);
 
     best bn = {nodes, 0, limit, m, rank}, bg = {groups, 0, limit, m, NULL};
     size_t bytes = m->causes_batch ? m->causes_batch : BATCH_BYTES;
-    size_t batch = w ? bytes / ((size_t)w * sizeof *vals) : ncn + ncg;
+    size_t batch = w ? bytes / ((size_t)w * sizeof *mem->vals) : ncn + ncg;
     if (batch < 1)
         batch = 1;
-    vals = malloc(((batch < ncn + ncg ? batch : ncn + ncg) * (size_t)(w ? w : 1) + 1) *
-                  sizeof *vals);
-    if (!vals) {
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        goto done;
-    }
+    if (!room_for((void **)&mem->vals, &mem->vals_room,
+                  (batch < ncn + ncg ? batch : ncn + ncg) * (size_t)(w ? w : 1), sizeof *mem->vals))
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    uint64_t *vals = mem->vals;
     /* Candidates in batches: nodes first, then groups. A candidate's excess
      * is at most its self time (baselines are >= 0), so once the list is
      * full, a node whose self time is below the last excess cannot make it,
@@ -401,16 +464,16 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
         if (!bn_n && !bg_n)
             break;
         for (uint32_t j = first; j < fi; j++) {
-            if ((rc = frame_self_read(m, j, &fs, err)) != VP_OK)
-                goto done;
+            if ((rc = frame_self_read(m, j, fs, err)) != VP_OK)
+                return rc;
             uint32_t n = m->frames[j].n;
             for (uint32_t c = 0; c < bn_n; c++) {
                 uint32_t v = cn[kn + c].index;
-                vals[(size_t)c * w + (j - first)] = v < n ? fs.node[v] : 0;
+                vals[(size_t)c * w + (j - first)] = v < n ? fs->node[v] : 0;
             }
             for (uint32_t c = 0; c < bg_n; c++)
-                vals[(size_t)(bn_n + c) * w + (j - first)] = fs.group[cg[kg + c].index];
-            frame_self_clear(m, j, &fs);
+                vals[(size_t)(bn_n + c) * w + (j - first)] = fs->group[cg[kg + c].index];
+            frame_self_clear(m, j, fs);
         }
         for (uint32_t c = 0; c < bn_n + bg_n; c++) {
             const cand *x = c < bn_n ? &cn[kn + c] : &cg[kg + c - bn_n];
@@ -453,12 +516,10 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
     }
     *nc = bn.n;
     *ng = bg.n;
-done:
-    free(fs.node);
-    free(fs.group);
-    vp_vprof_scratch_free(&fs.s);
-    free(cn);
-    free(cg);
-    free(vals);
-    return rc;
+    if (mem->vals_room > KEEP_VALS) { /* a long window's: not kept */
+        free(mem->vals);
+        mem->vals = NULL;
+        mem->vals_room = 0;
+    }
+    return VP_OK;
 }

@@ -118,6 +118,9 @@ typedef struct vprof_scratch {
 int vp_vprof_scratch_fit(vprof_scratch *s, uint32_t n);
 void vp_vprof_scratch_free(vprof_scratch *s);
 
+/* Free m->causes_mem (vprof_hitches.c). */
+void vprof_causes_mem_free(vp_vprof *m);
+
 /* ---- decoding frames again (vprof_frames.c) ------------------------------ */
 
 /* What vp_vprof_frame_decode produces besides the times. */

@@ -203,6 +203,7 @@ void vp_vprof_free(vp_vprof *m)
     vp_series_unref(m->frame_ms);
     vp_stream_free(&m->frame_stream);
     free(m->path_rank);
+    vprof_causes_mem_free(m);
     vp_warnings_free(&m->warnings);
     idmap_free(m->node_ids);
     idmap_free(m->group_ids);
