@@ -1168,8 +1168,8 @@ static int dist_sum(lua_State *L)
 {
     vp_vprof *m;
     vp_stream *s;
-    check_dist(L, 1, &m, &s);
-    lua_pushnumber(L, vp_ksum_get(&s->sum));
+    ldist *d = check_dist(L, 1, &m, &s);
+    lua_pushnumber(L, vp_stream_sum(s, dist_scale(d)));
     return 1;
 }
 
@@ -1177,9 +1177,9 @@ static int dist_mean(lua_State *L)
 {
     vp_vprof *m;
     vp_stream *s;
-    check_dist(L, 1, &m, &s);
+    ldist *d = check_dist(L, 1, &m, &s);
     uint64_t n = vp_stream_n(s);
-    lua_pushnumber(L, n ? vp_ksum_get(&s->sum) / (double)n : NAN);
+    lua_pushnumber(L, n ? vp_stream_sum(s, dist_scale(d)) / (double)n : NAN);
     return 1;
 }
 
@@ -1360,7 +1360,7 @@ static int dist_tostring(lua_State *L)
     vp_stream *s;
     ldist *d = check_dist(L, 1, &m, &s);
     uint64_t n = vp_stream_n(s);
-    double mean = n ? vp_ksum_get(&s->sum) / (double)n : 0.0;
+    double mean = n ? vp_stream_sum(s, dist_scale(d)) / (double)n : 0.0;
     static const char *const fields[] = {"time_ms", "self_ms", "calls"};
     if (d->kind == DIST_FRAME)
         lua_pushfstring(L, "<vprof dist: frame time, %d frames, mean %f ms>", (int)n, mean);

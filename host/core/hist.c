@@ -228,12 +228,28 @@ uint64_t vp_stream_percentile(vp_stream *s, double p, int *ok)
     return vp_hist_at_rank(&s->h, vp_nearest_rank(p, s->h.n), ok);
 }
 
+double vp_stream_sum(vp_stream *s, double scale)
+{
+    if (!s->h.n || s->h.n == s->h.zeros)
+        return 0;
+    uint32_t k;
+    const vp_hist_slot *v = vp_hist_sorted(&s->h, &k);
+    if (!v)
+        return NAN;
+    vp_xsum x;
+    vp_xsum_init(&x);
+    for (uint32_t i = 0; i < k; i++)
+        if (v[i].value)
+            vp_xsum_add_times(&x, (double)v[i].value * scale, (double)(v[i].count - (i ? v[i - 1].count : 0)));
+    return vp_xsum_get(&x);
+}
+
 double vp_stream_stddev(vp_stream *s, double scale)
 {
     uint64_t n = s->h.n;
     if (!n)
         return NAN;
-    double mean = vp_ksum_get(&s->sum) / (double)n, acc = 0;
+    double mean = vp_stream_sum(s, scale) / (double)n, acc = 0;
     uint32_t k;
     const vp_hist_slot *v = vp_hist_sorted(&s->h, &k);
     if (!v)

@@ -15,33 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/fsum.h"
+
 /* The 1-based rank of the nearest-rank percentile p (0..100) of n values:
  * ceil(p/100 * n), at least 1, at most n. p*n/100 rather than p/100*n, and
  * a tolerance, so that p95 of 100 values is rank 95 and not 96 through
  * rounding. The one definition (vp_series_percentile uses it too). */
 uint64_t vp_nearest_rank(double p, uint64_t n);
-
-/* Neumaier's compensated sum: a million small frame times must not drift.
- * The one summation of series.c and vp_stream, so a sum streamed in frame
- * order is bit-identical to the sum of the same values in a Series. */
-typedef struct vp_ksum {
-    double sum, comp;
-} vp_ksum;
-
-static inline void vp_ksum_add(vp_ksum *k, double x)
-{
-    double t = k->sum + x;
-    if (fabs(k->sum) >= fabs(x))
-        k->comp += (k->sum - t) + x;
-    else
-        k->comp += (x - t) + k->sum;
-    k->sum = t;
-}
-
-static inline double vp_ksum_get(const vp_ksum *k)
-{
-    return k->sum + k->comp;
-}
 
 typedef struct vp_hist_slot {
     uint64_t value, count; /* count 0: an empty slot */
@@ -104,12 +84,10 @@ const vp_hist_slot *vp_hist_sorted(vp_hist *h, uint32_t *k);
 uint64_t vp_hist_at_rank(vp_hist *h, uint64_t r, int *ok);
 
 /* A per-frame quantity (integer units) summarised as it streams in frame
- * order: the value counts, the sum of value x scale in order (exactly what
- * vp_series_sum gives for the column of those doubles), and the first
- * minimum and maximum with their 0-based positions. */
+ * order: the value counts, from which the sum comes (vp_stream_sum), and
+ * the first minimum and maximum with their 0-based positions. */
 typedef struct vp_stream {
     vp_hist h;
-    vp_ksum sum;
     uint64_t min, max;
     uint64_t argmin, argmax;
 } vp_stream;
@@ -120,7 +98,7 @@ void vp_stream_free(vp_stream *s);
 int vp_stream_copy(vp_stream *dst, const vp_stream *src);
 
 /* Append `times` copies of v (positions n .. n + times - 1); 0 on OOM. */
-static inline int vp_stream_add(vp_stream *s, uint64_t v, uint64_t times, double scale)
+static inline int vp_stream_add(vp_stream *s, uint64_t v, uint64_t times)
 {
     uint64_t at = s->h.n;
     if (!vp_hist_add(&s->h, v, times))
@@ -135,10 +113,6 @@ static inline int vp_stream_add(vp_stream *s, uint64_t v, uint64_t times, double
         s->min = v;
         s->argmin = at;
     }
-    /* x + 0 changes neither part of a Neumaier sum: zeros cost nothing. */
-    if (v)
-        for (uint64_t i = 0; i < times; i++)
-            vp_ksum_add(&s->sum, (double)v * scale);
     return 1;
 }
 
@@ -146,6 +120,11 @@ static inline uint64_t vp_stream_n(const vp_stream *s)
 {
     return s->h.n;
 }
+
+/* The sum of the values as doubles, value x scale (fsum.h: exact, then
+ * rounded once): exactly what vp_series_sum gives for the column of those
+ * doubles, in any order. NaN on OOM. */
+double vp_stream_sum(vp_stream *s, double scale);
 
 /* Nearest-rank percentile p (0..100) in units; 0 with *ok = 0 when empty,
  * p is out of range or on OOM. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/bigmem.h"
+#include "core/fsum.h"
 #include "core/hist.h"
 
 /* A series' percentile cache: a copy of its values, which successive
@@ -112,10 +113,11 @@ double vp_series_sum(vp_series *s)
      * still n (a new series: 0 and 0); other changes reset sum_n. */
     if (s->sum_n == s->n)
         return s->sum;
-    vp_ksum k = {0, 0};
+    vp_xsum x;
+    vp_xsum_init(&x);
     for (size_t i = 0; i < s->n; i++)
-        vp_ksum_add(&k, s->v[i]);
-    s->sum = vp_ksum_get(&k);
+        vp_xsum_add(&x, s->v[i]);
+    s->sum = vp_xsum_get(&x);
     s->sum_n = s->n;
     return s->sum;
 }

@@ -37,7 +37,7 @@ static inline int vp_series_push_fast(vp_series *s, double x)
 /* Make the length n, padding with zeros; 0 on OOM. */
 int vp_series_resize(vp_series *s, size_t n);
 
-/* Compensated sum, cached until the series changes. */
+/* The exact sum, rounded once (fsum.h), cached until the series changes. */
 double vp_series_sum(vp_series *s);
 double vp_series_mean(vp_series *s);         /* NaN when empty */
 double vp_series_min(const vp_series *s);    /* NaN when empty */

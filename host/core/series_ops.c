@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fsum.h"
+
 /* A series of n values to be filled in by the caller (n set already). */
 static vp_series *series_of(size_t n)
 {
@@ -193,31 +195,20 @@ vp_series *vp_series_slice(const vp_series *s, size_t first, size_t last)
 
 /* ---- windows ----------------------------------------------------------------- */
 
-/* Neumaier's compensated addition: *sum + *comp is the running total. */
-static void kahan_add(double *sum, double *comp, double x)
-{
-    double t = *sum + x;
-    if (fabs(*sum) >= fabs(x))
-        *comp += (*sum - t) + x;
-    else
-        *comp += (x - t) + *sum;
-    *sum = t;
-}
-
 static void rolling_mean(const double *v, size_t n, size_t w, double *o)
 {
-    double sum = 0, comp = 0;
+    vp_ksum k = {0, 0};
     size_t count = 0;
     for (size_t i = 0; i < n; i++) {
         if (!isnan(v[i])) {
-            kahan_add(&sum, &comp, v[i]);
+            vp_ksum_add(&k, v[i]);
             count++;
         }
         if (i >= w && !isnan(v[i - w])) {
-            kahan_add(&sum, &comp, -v[i - w]);
+            vp_ksum_add(&k, -v[i - w]);
             count--;
         }
-        o[i] = count ? (sum + comp) / (double)count : NAN;
+        o[i] = count ? vp_ksum_get(&k) / (double)count : NAN;
     }
 }
 
@@ -515,14 +506,14 @@ vp_series *vp_series_cumsum(const vp_series *s)
     vp_series *r = series_of(s->n);
     if (!r)
         return NULL;
-    double sum = 0, comp = 0;
+    vp_ksum k = {0, 0};
     for (size_t i = 0; i < s->n; i++) {
         if (isnan(s->v[i])) {
             r->v[i] = NAN;
             continue;
         }
-        kahan_add(&sum, &comp, s->v[i]);
-        r->v[i] = sum + comp;
+        vp_ksum_add(&k, s->v[i]);
+        r->v[i] = vp_ksum_get(&k);
     }
     return r;
 }

@@ -263,7 +263,7 @@ static int frame_commit(vp_vprof *m, uint64_t off, int32_t tick, uint32_t n, uin
         m->frame_cap = ncap;
     }
     m->frames[m->frame_count++] = (vp_vprof_frame){off, units, tick, n};
-    return vp_stream_add(&m->frame_stream, units, 1, VP_VPROF_US_PER_UNIT / 1000.0);
+    return vp_stream_add(&m->frame_stream, units, 1);
 }
 
 /* Bytes between progress reports. */

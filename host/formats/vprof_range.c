@@ -24,8 +24,7 @@ vp_errcode vp_vprof_restrict(vp_vprof *m, uint32_t first, uint32_t last, vp_erro
     vp_stream_free(&m->frame_stream);
     vp_stream_init(&m->frame_stream);
     for (uint32_t fi = 0; fi < n; fi++)
-        if (!vp_stream_add(&m->frame_stream, m->frames[fi].units, 1,
-                           VP_VPROF_US_PER_UNIT / 1000.0))
+        if (!vp_stream_add(&m->frame_stream, m->frames[fi].units, 1))
             return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     vp_series_unref(m->frame_ms);
     m->frame_ms = NULL;

@@ -149,7 +149,7 @@ static int stream_start(vp_stream **slot, uint32_t fi)
     if (!s)
         return 0;
     vp_stream_init(s);
-    if (fi && !vp_stream_add(s, 0, fi, MS_PER_UNIT)) {
+    if (fi && !vp_stream_add(s, 0, fi)) {
         free(s);
         return 0;
     }
@@ -303,7 +303,7 @@ static int gsets_add(const struct vprof_gsets *g, vp_stream **streams, const uin
         uint64_t sum = 0;
         for (uint32_t j = g->start[k]; j < g->start[k + 1]; j++)
             sum += self[pos[j]];
-        if (!vp_stream_add(streams[g->active[k]], sum, 1, MS_PER_UNIT))
+        if (!vp_stream_add(streams[g->active[k]], sum, 1))
             return 0;
     }
     return 1;
@@ -504,8 +504,7 @@ static int series_frame(series_pass *sp, const vprof_scratch *s)
                 : sp->field == VP_VPROF_SELF_MS ? s->self[pos] : s->units[pos];
         int ok;
         if (sp->streams)
-            ok = vp_stream_add(sp->streams[k], v, 1,
-                               sp->field == VP_VPROF_CALLS ? 1.0 : VP_VPROF_US_PER_UNIT / 1000.0);
+            ok = vp_stream_add(sp->streams[k], v, 1);
         else
             ok = vp_series_push_fast(sp->out[k],
                                      sp->field == VP_VPROF_CALLS ? (double)v : vp_vprof_ms(v));

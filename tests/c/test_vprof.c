@@ -183,7 +183,7 @@ static void test_tree_and_times(void)
         CHECK_EQ(sp->argmax, 0);
         CHECK_EQ(sp->min * 4, 3000); /* 12 - 5 - 4 ms */
         CHECK_EQ(sp->argmin, 1);
-        CHECK(vp_ksum_get(&sp->sum) == 9.0);
+        CHECK(vp_stream_sum(sp, VP_VPROF_US_PER_UNIT / 1000.0) == 9.0);
         CHECK_EQ(sg->max * 4, 9000); /* B + C in frame 2 */
         CHECK_EQ(sg->argmax, 1);
     }
@@ -449,7 +449,8 @@ static void test_stats(void)
     /* The same folded and unfolded figures summarised by the statistics pass. */
     CHECK_EQ(vp_vprof_stats_need(m, VP_VPROF_STATS_ALL, &err), VP_OK);
     vp_stream *fp = vp_vprof_group_stream(m, phys, 1), *up = vp_vprof_group_stream(m, phys, 0);
-    CHECK(fp && up && vp_ksum_get(&fp->sum) == 18.0 && vp_ksum_get(&up->sum) == 12.0);
+    CHECK(fp && up && vp_stream_sum(fp, VP_VPROF_US_PER_UNIT / 1000.0) == 18.0 &&
+          vp_stream_sum(up, VP_VPROF_US_PER_UNIT / 1000.0) == 12.0);
     CHECK(vp_vprof_group_stream(m, hid, 1) == NULL); /* no node folds into it */
     CHECK(vp_vprof_group_stream(m, hid, 0) != NULL);
 

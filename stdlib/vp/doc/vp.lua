@@ -72,7 +72,8 @@ operator / s / t, s / x, x / s -> Series
   element-wise quotient, as + (IEEE: x / 0 is an infinity, 0 / 0 NaN)
   > local fps = 1000 / cap:frame_times()
 method s:sum() -> number
-  sum of the values (0 when empty)
+  sum of the values: exact, then rounded once, so the order of the values does not
+  matter (0 when empty)
   > print(vp.Series{1, 2, 3}:sum())  --> 6.0
 method s:mean() -> number
   arithmetic mean

@@ -224,7 +224,7 @@ operator [i] d[i] -> number
   frame i's value: builds the columns (series)
   > print(d[1])
 method d:sum() -> number
-  sum of the values in frame order (compensated, as Series:sum)
+  sum of the values (exact, rounded once, as Series:sum)
   > print(d:sum())
 method d:mean() -> number
   sum / n (NaN when empty)
