@@ -150,12 +150,14 @@ typedef struct vprof_acc {
     vp_vprof_node_stat *out; /* node totals, by node index */
     uint32_t out_cap;        /* entries of out when it is the accumulator's own */
     int own_out;
-    /* Node totals by position since the current epoch began (one array per
-     * figure: the sums are plain vector loops). */
+    /* Node totals by position since the current epoch began: a record per
+     * position, so that a frame updates one run of memory. */
     uint32_t ep_n;
     uint32_t *order;         /* that epoch's pos -> node */
-    uint64_t *time, *self, *calls, *peak, *peak_self;
-    uint32_t *peak_frame;
+    struct vprof_pos_tot {
+        uint64_t time, self, calls, peak, peak_self;
+        uint64_t peak_frame;
+    } *tot;
     uint32_t pos_cap;
     /* Groups (and folded groups) with nodes in the epoch, and their nodes'
      * positions: group g = active[k] sums self[pos[start[k] .. start[k + 1])]. */

@@ -94,12 +94,7 @@ static void gsets_free(struct vprof_gsets *g)
 void vprof_acc_free(vprof_acc *a)
 {
     free(a->order);
-    free(a->time);
-    free(a->self);
-    free(a->calls);
-    free(a->peak);
-    free(a->peak_self);
-    free(a->peak_frame);
+    free(a->tot);
     gsets_free(&a->g);
     gsets_free(&a->f);
     if (a->own_out)
@@ -199,15 +194,16 @@ static void acc_flush(vprof_acc *a)
 {
     for (uint32_t pos = 0; pos < a->ep_n; pos++) {
         vp_vprof_node_stat *o = &a->out[a->order[pos]];
-        o->time += a->time[pos];
-        o->self += a->self[pos];
-        o->calls += a->calls[pos];
-        if (a->peak[pos] > o->peak) { /* later frames: only a larger peak wins */
-            o->peak = a->peak[pos];
-            o->peak_frame = a->peak_frame[pos];
+        const struct vprof_pos_tot *t = &a->tot[pos];
+        o->time += t->time;
+        o->self += t->self;
+        o->calls += t->calls;
+        if (t->peak > o->peak) { /* later frames: only a larger peak wins */
+            o->peak = t->peak;
+            o->peak_frame = (uint32_t)t->peak_frame;
         }
-        if (a->peak_self[pos] > o->peak_self)
-            o->peak_self = a->peak_self[pos];
+        if (t->peak_self > o->peak_self)
+            o->peak_self = t->peak_self;
     }
 }
 
@@ -238,21 +234,12 @@ static int acc_epoch(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32
         acc_flush(a);
         if (n > a->pos_cap) {
             if (!fit((void **)&a->order, 0, n, sizeof *a->order) ||
-                !fit((void **)&a->time, 0, n, sizeof *a->time) ||
-                !fit((void **)&a->self, 0, n, sizeof *a->self) ||
-                !fit((void **)&a->calls, 0, n, sizeof *a->calls) ||
-                !fit((void **)&a->peak, 0, n, sizeof *a->peak) ||
-                !fit((void **)&a->peak_self, 0, n, sizeof *a->peak_self) ||
-                !fit((void **)&a->peak_frame, 0, n, sizeof *a->peak_frame))
+                !fit((void **)&a->tot, 0, n, sizeof *a->tot))
                 return 0;
             a->pos_cap = n;
         }
         memcpy(a->order, ep->order, (size_t)n * sizeof *a->order);
-        memset(a->time, 0, (size_t)n * sizeof *a->time);
-        memset(a->self, 0, (size_t)n * sizeof *a->self);
-        memset(a->calls, 0, (size_t)n * sizeof *a->calls);
-        memset(a->peak, 0, (size_t)n * sizeof *a->peak);
-        memset(a->peak_self, 0, (size_t)n * sizeof *a->peak_self);
+        memset(a->tot, 0, (size_t)n * sizeof *a->tot);
     }
     if (a->what & (VP_VPROF_STATS_GROUPS | VP_VPROF_STATS_FOLDED)) {
         if (!groups_fit(a, m, n))
@@ -318,21 +305,20 @@ int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_
     }
     uint32_t n = ep->n;
     if (a->what & VP_VPROF_STATS_NODES) {
-        uint64_t *time = a->time, *sf = a->self, *cl = a->calls, *pk = a->peak, *ps = a->peak_self;
-        uint32_t *pf = a->peak_frame;
+        struct vprof_pos_tot *t = a->tot;
         for (uint32_t pos = 0; pos < n; pos++) {
             uint64_t u = units[pos], sv = self[pos];
-            time[pos] += u;
-            sf[pos] += sv;
-            cl[pos] += calls[pos];
+            t[pos].time += u;
+            t[pos].self += sv;
+            t[pos].calls += calls[pos];
             /* New peaks are rare after the first frames: branches, not
              * stores every time. */
-            if (u > pk[pos]) { /* the first frame of a new peak */
-                pk[pos] = u;
-                pf[pos] = fi;
+            if (u > t[pos].peak) { /* the first frame of a new peak */
+                t[pos].peak = u;
+                t[pos].peak_frame = fi;
             }
-            if (sv > ps[pos])
-                ps[pos] = sv;
+            if (sv > t[pos].peak_self)
+                t[pos].peak_self = sv;
         }
     }
     if ((a->what & VP_VPROF_STATS_GROUPS) && !gsets_add(&a->g, m->stats.group, self))
