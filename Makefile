@@ -156,9 +156,10 @@ consumers: all examples
 	@sh tools/consumers/run.sh
 
 # Everything test builds is built first, two jobs at a time (CI has two
-# processors); the suites then run one after another.
+# processors), the benchmark's programs too (so that make bench cannot
+# break unnoticed); the suites then run one after another.
 test: deps
-	$(MAKE) --no-print-directory -j2 all $(ASAN)/vpscript $(CTESTS) $(FUZZERS) $(B)/clang-check
+	$(MAKE) --no-print-directory -j2 all $(ASAN)/vpscript $(CTESTS) $(FUZZERS) $(B)/clang-check $(BENCH_BIN)
 	$(MAKE) --no-print-directory lint ctest spec consumers
 	$(MAKE) --no-print-directory asan
 	$(MAKE) --no-print-directory fuzz-short FUZZ_TIME=$(FUZZ_TIME)
@@ -179,9 +180,10 @@ $(B)/clang-check: $(LIB_SRC) $(CLI_SRC) $(HDRS)
 
 # The generator links the writer only; the floor links nothing of ours.
 BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor
-$(B)/bench/gen_vprof: bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/vp_error.c $(HDRS)
+GEN_VPROF_SRC := bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/buf.c host/core/vp_error.c
+$(B)/bench/gen_vprof: $(GEN_VPROF_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/vp_error.c
+	$(CC) $(ALL_CFLAGS) -O2 -o $@ $(GEN_VPROF_SRC)
 $(B)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/floor.c
