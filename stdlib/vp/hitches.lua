@@ -190,17 +190,25 @@ end
 -- excesses over their own window baselines, ties by path and by group name.
 local function find_causes(cap, list, window, limit, on_progress)
   local params = { window = window, limit = limit }
+  -- Nodes and groups are the same values from call to call: each one's
+  -- names are asked of the capture once, not once per hitch.
+  local about = {}
+  local function names(x, node)
+    local d = about[x]
+    if not d then
+      d = node and { x.name, x.path, x.group and x.group.name } or { x.name }
+      about[x] = d
+    end
+    return d
+  end
   for k, h in ipairs(list) do
     local nodes, groups = cap:causes(h.frame, params)
     local causes, by_group = {}, {}
     for i, c in ipairs(nodes) do
-      local node = c.node
-      causes[i] = {
-        node = node.name, path = node.path, group = node.group and node.group.name,
-        self_ms = c.self_ms, excess_ms = c.excess_ms,
-      }
+      local d = names(c.node, true)
+      causes[i] = { node = d[1], path = d[2], group = d[3], self_ms = c.self_ms, excess_ms = c.excess_ms }
     end
-    for i, g in ipairs(groups) do by_group[i] = { group = g.group.name, excess_ms = g.excess_ms } end
+    for i, g in ipairs(groups) do by_group[i] = { group = names(g.group)[1], excess_ms = g.excess_ms } end
     h.causes, h.groups = causes, by_group
     if on_progress then on_progress(k, #list) end
   end
