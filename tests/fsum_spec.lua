@@ -100,6 +100,27 @@ describe("Series:sum (exact, rounded once)", function()
     assert.are.equal(big + 4, vp.Series({ big + 2, 1.0 }):sum())
   end)
 
+  it("stays exact over many values (the buckets emptied many times)", function()
+    math.randomseed(99)
+    for round = 1, 5 do
+      local ms = {}
+      for i = 1, 20000 do
+        ms[i] = math.random(3) == 1 and math.random(-3, 3) or math.random(-(1 << 40), 1 << 40)
+      end
+      local v = values(ms)
+      assert.are.equal(reference(ms), vp.Series(v):sum(), "round " .. round)
+    end
+  end)
+
+  it("is exact at the ends of the range: subnormals, and sums past the largest double", function()
+    local tiny = 2.0 ^ -1074
+    assert.are.equal(tiny, vp.Series({ tiny, tiny, -tiny }):sum())
+    assert.are.equal(3 * tiny + 2.0 ^ -1060, vp.Series({ tiny, 2.0 ^ -1060, tiny, tiny }):sum())
+    assert.are.equal(2.0 ^ -1022, vp.Series({ 2.0 ^ -1023, 2.0 ^ -1023 }):sum()) -- into the normals
+    -- two of the largest values overflow a running sum, not the exact one
+    assert.are.equal(1e308, vp.Series({ 1e308, 1e308, -1e308 }):sum())
+  end)
+
   it("keeps cancellation exact", function()
     assert.are.equal(1.0, vp.Series({ 1e100, 1.0, -1e100 }):sum())
     assert.are.equal(2e-300, vp.Series({ 1e300, 1e-300, -1e300, 1e-300 }):sum())

@@ -1,25 +1,34 @@
 #include "core/fsum.h"
 
+#include <string.h>
+
+/* Bucket additions between emptyings: each adds less than 2^53 in
+ * magnitude, so a bucket stays below 2^62. */
+#define PENDING_MAX 512u
+
 void vp_xsum_init(vp_xsum *s)
 {
-    s->n = 0;
     s->special = 0;
     s->plain = 0;
     s->overflow = 0;
+    s->pending = 0;
+    s->lo = (int)(sizeof s->bucket / sizeof s->bucket[0]);
+    s->hi = -1;
+    s->n = 0;
+    memset(s->bucket, 0, sizeof s->bucket);
 }
 
-void vp_xsum_add(vp_xsum *s, double x)
+/* Add a finite x to the partials: each addition's rounding error (exact:
+ * two-sum of the larger and the smaller) stays as a partial, the rounded
+ * sum moves on. */
+static void partials_add(vp_xsum *s, double x)
 {
-    s->plain += x;
-    if (!isfinite(x)) {
-        s->special += x;
-        return;
-    }
     if (s->overflow)
         return;
-    /* Add x to every partial in turn, from the smallest: each addition's
-     * rounding error (exact: two-sum of the larger and the smaller) stays
-     * as a partial, the rounded sum moves on. */
+    if (!isfinite(x)) { /* a bucket beyond the largest double */
+        s->overflow = 1;
+        return;
+    }
     size_t i = 0;
     for (size_t j = 0; j < s->n; j++) {
         double y = s->p[j];
@@ -45,6 +54,49 @@ void vp_xsum_add(vp_xsum *s, double x)
     s->n = i + 1;
 }
 
+/* Empty the buckets into the partials. A bucket b holds an integer below
+ * 2^62 in magnitude, worth b x 2^(e - 1075) (e at least 1: the subnormals'
+ * scale is the smallest normal one's): two doubles of 31 bits each hold
+ * it exactly. */
+static void flush(vp_xsum *s)
+{
+    for (int e = s->lo; e <= s->hi; e++) {
+        int64_t b = s->bucket[e];
+        if (!b)
+            continue;
+        s->bucket[e] = 0;
+        int64_t low = b & INT64_C(0x7fffffff), high = b - low;
+        int scale = (e ? e : 1) - 1075;
+        partials_add(s, ldexp((double)high, scale));
+        partials_add(s, ldexp((double)low, scale));
+    }
+    s->lo = (int)(sizeof s->bucket / sizeof s->bucket[0]);
+    s->hi = -1;
+    s->pending = 0;
+}
+
+void vp_xsum_add(vp_xsum *s, double x)
+{
+    s->plain += x;
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    int e = (int)((bits >> 52) & 0x7ff);
+    if (e == 0x7ff) { /* an infinity or a NaN */
+        s->special += x;
+        return;
+    }
+    int64_t m = (int64_t)(bits & ((UINT64_C(1) << 52) - 1));
+    if (e)
+        m |= INT64_C(1) << 52;
+    s->bucket[e] += bits >> 63 ? -m : m;
+    if (e < s->lo)
+        s->lo = e;
+    if (e > s->hi)
+        s->hi = e;
+    if (++s->pending == PENDING_MAX)
+        flush(s);
+}
+
 void vp_xsum_add_times(vp_xsum *s, double x, double c)
 {
     double p = c * x;
@@ -58,10 +110,11 @@ void vp_xsum_add_times(vp_xsum *s, double x, double c)
         vp_xsum_add(s, fma(c, x, -p)); /* what rounding c x to p lost */
 }
 
-double vp_xsum_get(const vp_xsum *s)
+double vp_xsum_get(vp_xsum *s)
 {
     if (s->special != 0) /* NaN too */
         return s->special;
+    flush(s);
     if (s->overflow)
         return s->plain;
     size_t n = s->n;
