@@ -1,8 +1,11 @@
 #include "core/hist.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/fsum.h"
 
 uint64_t vp_nearest_rank(double p, uint64_t n)
 {

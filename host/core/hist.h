@@ -5,17 +5,14 @@
  * far fewer distinct values than frames. Counting each distinct value gives
  * the same nearest-rank percentiles as sorting every value, in memory
  * proportional to the distinct values: a 10-million-frame column of group
- * self times is a few thousand counts. vp_stream adds what a column's
- * summary needs besides percentiles (the sum in frame order, the first
- * minimum and maximum), so a whole-capture pass keeps no column at all. */
+ * self times is a few thousand counts, and they give the column's exact
+ * sum too (vp_stream_sum). vp_stream adds the first minimum and maximum,
+ * so a whole-capture pass keeps no column at all. */
 #ifndef VP_HIST_H
 #define VP_HIST_H
 
-#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "core/fsum.h"
 
 /* The 1-based rank of the nearest-rank percentile p (0..100) of n values:
  * ceil(p/100 * n), at least 1, at most n. p*n/100 rather than p/100*n, and
