@@ -334,13 +334,13 @@ static void best_offer(best *b, vp_vprof_cause c)
  * rounding error's worth. */
 #define MIN_EXCESS_MS 1e-9
 
-/* What vp_vprof_causes works in, kept by the model from one hitch to the
- * next: a capture with thousands of hitches would otherwise allocate and
- * free (and the allocator fault in again) the same arrays for each. */
 /* Window values kept for the next hitch up to this many (a window of 30
  * frames and a thousand candidates); a longer window's are freed. */
 #define KEEP_VALS ((size_t)32 << 10)
 
+/* What vp_vprof_causes works in, kept by the model from one hitch to the
+ * next: a capture with thousands of hitches would otherwise allocate and
+ * free (and the allocator fault in again) the same arrays for each. */
 struct vprof_causes_mem {
     frame_self fs;
     cand *cn, *cg;
@@ -465,7 +465,7 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
             break;
         for (uint32_t j = first; j < fi; j++) {
             if ((rc = frame_self_read(m, j, fs, err)) != VP_OK)
-                return rc;
+                goto out;
             uint32_t n = m->frames[j].n;
             for (uint32_t c = 0; c < bn_n; c++) {
                 uint32_t v = cn[kn + c].index;
@@ -516,10 +516,11 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
     }
     *nc = bn.n;
     *ng = bg.n;
+out:
     if (mem->vals_room > KEEP_VALS) { /* a long window's: not kept */
         free(mem->vals);
         mem->vals = NULL;
         mem->vals_room = 0;
     }
-    return VP_OK;
+    return rc;
 }
