@@ -48,9 +48,10 @@ if opts.runs then
   if #cap_files == 0 then cli.fail(2, "no capture files in %s", table.concat(args, ", ", 2)) end
 end
 local rules = gate.rules(rules_path, { baseline = #base_files > 0, runs = #base_files > 1 and #cap_files > 1 })
--- Rules read a VProf capture's group and node statistics (cli.open_runs:
--- the captures and the baseline are read together).
-local caps, base = cli.open_runs(cap_files, opts.frames, #base_files > 0 and base_files or nil)
+-- The captures and the baseline are read together, each computing the
+-- statistics the rules read (cli.open_runs, gate.open_stats).
+local caps, base = cli.open_runs(cap_files, opts.frames, #base_files > 0 and base_files or nil,
+  gate.open_stats(rules))
 local r = gate.evaluate(rules, caps, base, { alpha = opts.alpha, source = rules_path })
 for _, c in ipairs(caps) do c:close() end
 for _, c in ipairs(base or {}) do c:close() end

@@ -151,6 +151,36 @@ describe("vp.gate", function()
     assert.same({ 0, 1, 3 }, { r.passed, r.failed, r.skipped })
   end)
 
+  it("opens a capture with only the statistics its rules read, and the figures do not change", function()
+    local frames = { { metric = "frame_ms.p99", max = 20 }, { metric = "hitches", max = 3 } }
+    local groups = { { metric = "group.Physics.p99_ms", max = 8 } }
+    local nodes = { { metric = "node.Root/CEngine::Frame.calls_per_frame", max = 1, optional = true } }
+    local function stats(...)
+      local list = {}
+      for _, l in ipairs({ ... }) do table.move(l, 1, #l, #list + 1, list) end
+      return gate.open_stats(gate.validate(list, { source = "t.lua" })), list
+    end
+    assert.same({ groups = false, nodes = false }, (stats(frames)))
+    assert.same({ groups = true, nodes = false }, (stats(frames, groups)))
+    assert.same({ groups = false, nodes = true }, (stats(nodes)))
+    local want, list = stats(frames, groups, nodes)
+    assert.same({ groups = true, nodes = true }, want)
+    -- the same values whether the statistics come from the open pass, are
+    -- computed when a metric asks (a capture opened with none), or all
+    local path = dir .. "/base.vprof"
+    local values = {}
+    for k, opts in ipairs({ { stats = want }, {}, { stats = true } }) do
+      local cap = assert(vp.open(path, opts))
+      local r = check(list, cap)
+      cap:close()
+      values[k] = {}
+      for i, x in ipairs(r.results) do values[k][i] = x.value end
+    end
+    for i = 1, #list do assert.is_number(values[1][i], list[i].metric) end
+    assert.same(values[1], values[2])
+    assert.same(values[1], values[3])
+  end)
+
   it("rules that cannot be used are EUSAGE errors naming the rule (exit 2)", function()
     local e = h.raised(gate.validate, { { metric = "frame_ms.p99", max = 20 }, { metric = "frame_ms.p98", max = 20 } },
       { source = "gate.lua" })

@@ -545,19 +545,21 @@ function cli.open_as(path, format, opts)
   return cap
 end
 
---- cli.open_runs(files, r [, others]) -> caps [, other_caps]: every file
--- opened (cli.open) and restricted to the --frames range r (cli.restrict):
--- the runs a comparison or a gate reads, and the other side's (others: a
--- baseline, the B side) read together, VProf captures on threads of their
--- own (vp.open_all). Without a range, a VProf capture computes its group and
--- node statistics while it is read ({stats = true}; other formats ignore
--- it); a range makes one pass over its frames, once restricted. The first
--- file that cannot be opened, in order, fails as cli.open would.
-function cli.open_runs(files, r, others)
+--- cli.open_runs(files, r [, others [, stats]]) -> caps [, other_caps]:
+-- every file opened (cli.open) and restricted to the --frames range r
+-- (cli.restrict): the runs a comparison or a gate reads, and the other
+-- side's (others: a baseline, the B side; may be nil) read together, VProf
+-- captures on threads of their own (vp.open_all). Without a range, a VProf
+-- capture computes its statistics while it is read: `stats` (vp.open's
+-- option; default true, every one; other formats ignore it); a range makes
+-- one pass over its frames, once restricted. The first file that cannot be
+-- opened, in order, fails as cli.open would.
+function cli.open_runs(files, r, others, stats)
   local vp = require "vp"
   local all = table.move(files, 1, #files, 1, {})
   table.move(others or {}, 1, #(others or {}), #all + 1, all)
-  local opts = { stats = r == nil }
+  if stats == nil then stats = true end
+  local opts = { stats = r == nil and stats }
   for _, f in ipairs(all) do opts = open_opts(f, opts) end
   local what = #all == 1 and all[1] or string.format("%d captures", #all)
   local caps, failed = with_progress(what, opts, function(o) return vp.open_all(all, o) end)

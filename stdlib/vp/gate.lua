@@ -380,6 +380,14 @@ function gate.validate(list, params)
   return rules
 end
 
+--- gate.open_stats(rules) -> vp.open's `stats` for the captures the rules
+-- are checked on: only what their metrics read (metrics.open_stats).
+function gate.open_stats(rules)
+  local entries = {}
+  for i, r in ipairs(rules) do entries[i] = r.entry end
+  return metrics.open_stats(entries)
+end
+
 --- gate.rules(path [, params]) -> rules: gate.load then gate.validate
 -- (params as validate's; source defaults to path).
 function gate.rules(path, params)

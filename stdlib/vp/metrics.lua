@@ -94,6 +94,21 @@ function metrics.lookup(name)
   return nil, string.format("unknown metric '%s' (see docs/metrics-table.md or metrics.list())", name)
 end
 
+--- metrics.open_stats(entries) -> the statistics a VProf capture should
+-- compute while it is read (vp.open's `stats`) for metrics of these
+-- catalogue entries: the groups' for group.*, the nodes' for node.*,
+-- neither for the frame figures. A statistic asked for later is computed
+-- then, in a pass of its own, so this only spares the open the work no
+-- metric here reads.
+function metrics.open_stats(entries)
+  local want = { groups = false, nodes = false }
+  for _, e in ipairs(entries) do
+    if e.kind == "group" then want.groups = true end
+    if e.kind == "node" then want.nodes = true end
+  end
+  return want
+end
+
 --- metrics.polarity(entry, param) -> "lower" | "higher" | "none"
 function metrics.polarity(e, param)
   if type(e.polarity) == "function" then return e.polarity(param or "") end
