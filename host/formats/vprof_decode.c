@@ -155,16 +155,22 @@ uint64_t vp_vprof_root_kids(const vp_vprof_epoch *ep, const uint64_t *units)
 uint64_t vp_vprof_self_by_pos(const vp_vprof_epoch *ep, const uint64_t *units, uint64_t *self,
                               uint64_t *tmp)
 {
-    uint32_t n = ep->n;
-    if (!n)
+    if (!ep->n)
         return 0;
-    memcpy(self, units, (size_t)n * sizeof *self);
-    /* Leaves are their own self time. The inner nodes' child sums come from
-     * one running sum over every child in kids[] order (each inner node's
-     * children are a run of it): two flat loops of independent loads, where
-     * adding each time into its parent's slot would chain every sibling's
-     * store to the next, and a loop per inner node would mispredict its
-     * length. */
+    memcpy(self, units, (size_t)ep->n * sizeof *self); /* leaves are their own self time */
+    return vp_vprof_self_inner(ep, units, self, tmp);
+}
+
+uint64_t vp_vprof_self_inner(const vp_vprof_epoch *ep, const uint64_t *units, uint64_t *self,
+                             uint64_t *tmp)
+{
+    if (!ep->n)
+        return 0;
+    /* The inner nodes' child sums come from one running sum over every
+     * child in kids[] order (each inner node's children are a run of it):
+     * two flat loops of independent loads, where adding each time into its
+     * parent's slot would chain every sibling's store to the next, and a
+     * loop per inner node would mispredict its length. */
     const uint32_t *inner = ep->inner, *ks = ep->kid_start, *kids = ep->kids;
     uint32_t nk = ks[ep->n_inner];
     uint64_t run = 0;

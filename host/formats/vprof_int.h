@@ -94,6 +94,10 @@ uint32_t vp_vprof_timings(const uint8_t **pp, const uint8_t *end, uint32_t i, ui
  * returns the frame time. */
 uint64_t vp_vprof_self_by_pos(const vp_vprof_epoch *ep, const uint64_t *units, uint64_t *self,
                               uint64_t *tmp);
+/* The same for the inner nodes' positions only (ep->inner): a leaf's self
+ * time is its time, and self[] is left alone there. */
+uint64_t vp_vprof_self_inner(const vp_vprof_epoch *ep, const uint64_t *units, uint64_t *self,
+                             uint64_t *tmp);
 /* The sum of the root's children's times. The frame time is that, or the
  * root's own time when larger (format-notes: the root is about 0 in real
  * captures). */
@@ -154,6 +158,8 @@ typedef struct vprof_acc {
      * position, so that a frame updates one run of memory. */
     uint32_t ep_n;
     uint32_t *order;         /* that epoch's pos -> node */
+    uint8_t *inner;          /* that epoch's pos -> 1 for an inner node (self
+                              * totals kept), 0 for a leaf (self = time) */
     struct vprof_pos_tot {
         uint64_t time, self, calls, peak, peak_self;
         uint64_t peak_frame;
@@ -178,7 +184,9 @@ typedef struct vprof_acc {
 int vprof_acc_begin(vprof_acc *a, vp_vprof *m, unsigned what, vp_vprof_node_stat *out,
                     uint32_t first);
 /* Add frame fi (records by position in ep; calls may be NULL unless node
- * totals are computed); 0 on OOM. */
+ * totals are computed; self as vp_vprof_self_by_pos gives it, or only at
+ * the inner nodes, vp_vprof_self_inner, when no group statistics are
+ * kept); 0 on OOM. */
 int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_t fi,
                     const uint64_t *units, const uint64_t *self, const uint32_t *calls);
 /* Finish after frame `last` (frames: the count accumulated): fold the last

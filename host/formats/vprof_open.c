@@ -454,7 +454,11 @@ static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opt
         }
         uint64_t frame_units;
         if (acc_on) {
-            frame_units = vp_vprof_self_by_pos(ep, s.units, s.self, s.tmp);
+            /* Groups sum every node's self time; node totals need only the
+             * inner nodes' (a leaf's is its time). */
+            frame_units = acc.what & (VP_VPROF_STATS_GROUPS | VP_VPROF_STATS_FOLDED)
+                              ? vp_vprof_self_by_pos(ep, s.units, s.self, s.tmp)
+                              : vp_vprof_self_inner(ep, s.units, s.self, s.tmp);
             if (!vprof_acc_frame(&acc, m, ep, m->frame_count, s.units, s.self, s.calls))
                 goto oom;
         } else {

@@ -95,6 +95,7 @@ void vprof_acc_free(vprof_acc *a)
 {
     free(a->order);
     free(a->tot);
+    free(a->inner);
     gsets_free(&a->g);
     gsets_free(&a->f);
     if (a->own_out)
@@ -195,15 +196,17 @@ static void acc_flush(vprof_acc *a)
     for (uint32_t pos = 0; pos < a->ep_n; pos++) {
         vp_vprof_node_stat *o = &a->out[a->order[pos]];
         const struct vprof_pos_tot *t = &a->tot[pos];
+        int inner = a->inner[pos];
+        uint64_t self = inner ? t->self : t->time, peak_self = inner ? t->peak_self : t->peak;
         o->time += t->time;
-        o->self += t->self;
+        o->self += self;
         o->calls += t->calls;
         if (t->peak > o->peak) { /* later frames: only a larger peak wins */
             o->peak = t->peak;
             o->peak_frame = (uint32_t)t->peak_frame;
         }
-        if (t->peak_self > o->peak_self)
-            o->peak_self = t->peak_self;
+        if (peak_self > o->peak_self)
+            o->peak_self = peak_self;
     }
 }
 
@@ -234,12 +237,16 @@ static int acc_epoch(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32
         acc_flush(a);
         if (n > a->pos_cap) {
             if (!fit((void **)&a->order, 0, n, sizeof *a->order) ||
-                !fit((void **)&a->tot, 0, n, sizeof *a->tot))
+                !fit((void **)&a->tot, 0, n, sizeof *a->tot) ||
+                !fit((void **)&a->inner, 0, n, sizeof *a->inner))
                 return 0;
             a->pos_cap = n;
         }
         memcpy(a->order, ep->order, (size_t)n * sizeof *a->order);
         memset(a->tot, 0, (size_t)n * sizeof *a->tot);
+        memset(a->inner, 0, (size_t)n * sizeof *a->inner);
+        for (uint32_t j = 0; j < ep->n_inner; j++)
+            a->inner[ep->inner[j]] = 1;
     }
     if (a->what & (VP_VPROF_STATS_GROUPS | VP_VPROF_STATS_FOLDED)) {
         if (!groups_fit(a, m, n))
@@ -307,9 +314,8 @@ int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_
     if (a->what & VP_VPROF_STATS_NODES) {
         struct vprof_pos_tot *t = a->tot;
         for (uint32_t pos = 0; pos < n; pos++) {
-            uint64_t u = units[pos], sv = self[pos];
+            uint64_t u = units[pos];
             t[pos].time += u;
-            t[pos].self += sv;
             t[pos].calls += calls[pos];
             /* New peaks are rare after the first frames: branches, not
              * stores every time. */
@@ -317,6 +323,14 @@ int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_
                 t[pos].peak = u;
                 t[pos].peak_frame = fi;
             }
+        }
+        /* A leaf's self time is its time: only the inner nodes keep self
+         * totals (acc_flush takes the leaves' from their time totals), and
+         * self[] need only hold theirs (vp_vprof_self_inner). */
+        for (uint32_t j = 0; j < ep->n_inner; j++) {
+            uint32_t pos = ep->inner[j];
+            uint64_t sv = self[pos];
+            t[pos].self += sv;
             if (sv > t[pos].peak_self)
                 t[pos].peak_self = sv;
         }
