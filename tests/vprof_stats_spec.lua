@@ -359,6 +359,39 @@ describe("hitch causes", function()
     cap:close()
   end)
 
+  it("give node totals and peaks that are the frames' own, where leaves gain children mid-capture", function()
+    -- Misc and Models are leaves until frame 600 and inner nodes after: a
+    -- leaf's self totals come from its time totals, an inner node's from
+    -- its self times. The same whether the open computed the node totals
+    -- alone ({nodes = true}: only the inner nodes' self times), with every
+    -- statistic, or a later pass did.
+    for _, opts in ipairs({ { stats = { nodes = true } }, { stats = true }, {} }) do
+      local cap = assert(vp.open(path, opts))
+      local rows = cap:node_stats()
+      assert.equal(cap.node_count, #rows)
+      for _, r in ipairs(rows) do
+        local t = cap:series(r.node, "time_ms"):totable()
+        local s = cap:series(r.node, "self_ms"):totable()
+        local c = cap:series(r.node, "calls"):totable()
+        local want = { time_ms = 0, self_ms = 0, calls = 0, peak_ms = 0, peak_self_ms = 0 }
+        local peak_frame
+        for i = 1, #t do
+          want.time_ms, want.self_ms, want.calls = want.time_ms + t[i], want.self_ms + s[i], want.calls + c[i]
+          if t[i] > want.peak_ms then want.peak_ms, peak_frame = t[i], i end
+          if s[i] > want.peak_self_ms then want.peak_self_ms = s[i] end
+        end
+        local what = r.node.path
+        assert.is_true(math.abs(want.time_ms - r.time_ms) <= 1e-9 * want.time_ms, what)
+        assert.is_true(math.abs(want.self_ms - r.self_ms) <= 1e-9 * want.self_ms, what)
+        assert.equal(want.calls, r.calls, what)
+        assert.equal(want.peak_ms, r.peak_ms, what)
+        assert.equal(want.peak_self_ms, r.peak_self_ms, what)
+        if peak_frame then assert.equal(peak_frame, r.peak_frame, what) end
+      end
+      cap:close()
+    end
+  end)
+
   it("cost the window frames only: many hitches add little to none", function()
     local cap = assert(vp.open(path))
     local list = cap:hitches({ window = 30 })
