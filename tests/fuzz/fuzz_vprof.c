@@ -21,11 +21,14 @@ static int count_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint6
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* The first byte picks the escape width mode, so forced widths get
-     * fuzzed too; the rest is the file. */
+     * fuzzed too, and the statistics the open pass computes (none, node
+     * totals alone, groups, everything: each takes its own path through
+     * the accumulator); the rest is the file. */
     if (size < 1)
         return 0;
     static const int widths[] = {0, 4, 8};
-    vp_open_opts opts = {.escape_width = widths[data[0] % 3]};
+    static const unsigned stats[] = {0, VP_VPROF_STATS_NODES, VP_VPROF_STATS_FOLDED, VP_VPROF_STATS_ALL};
+    vp_open_opts opts = {.escape_width = widths[data[0] % 3], .stats = stats[(data[0] >> 2) & 3]};
     vp_vprof *m;
     vp_error err;
     if (vp_vprof_open_mem(data + 1, size - 1, &opts, &m, &err) != VP_OK)
