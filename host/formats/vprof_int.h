@@ -162,7 +162,7 @@ typedef struct vprof_acc {
                               * totals kept), 0 for a leaf (self = time) */
     struct vprof_pos_tot {
         uint64_t time, self, calls, peak, peak_self;
-        uint64_t peak_frame;
+        uint32_t peak_frame;
     } *tot;
     uint32_t pos_cap;
     /* Groups (and folded groups) with nodes in the epoch, and their nodes'

@@ -203,7 +203,7 @@ static void acc_flush(vprof_acc *a)
         o->calls += t->calls;
         if (t->peak > o->peak) { /* later frames: only a larger peak wins */
             o->peak = t->peak;
-            o->peak_frame = (uint32_t)t->peak_frame;
+            o->peak_frame = t->peak_frame;
         }
         if (peak_self > o->peak_self)
             o->peak_self = peak_self;
