@@ -344,9 +344,9 @@ static void best_offer(best *b, vp_vprof_cause c)
 struct vprof_causes_mem {
     frame_self fs;
     cand *cn, *cg;
-    size_t nodes, groups; /* room of fs.node and cn, of fs.group and cg */
     uint64_t *vals;
-    size_t vals_room;
+    /* Entries each array has room for (vp_vprof_grow). */
+    uint32_t node_cap, cn_cap, group_cap, cg_cap, vals_cap;
 };
 
 void vprof_causes_mem_free(vp_vprof *m)
@@ -364,30 +364,6 @@ void vprof_causes_mem_free(vp_vprof *m)
     m->causes_mem = NULL;
 }
 
-/* Room for n + 1 elements of `size` bytes in *p (*room counts them); 0 on
- * OOM (*p untouched). */
-static int room_for(void **p, size_t *room, size_t n, size_t size)
-{
-    if (n < *room)
-        return 1;
-    void *q = realloc(*p, (n + 1) * size);
-    if (!q)
-        return 0;
-    *p = q;
-    *room = n + 1;
-    return 1;
-}
-
-/* Room for n + 1 values and as many candidates. */
-static int room_for_two(uint64_t **v, cand **c, size_t *room, size_t n)
-{
-    size_t rv = *room, rc = *room;
-    if (!room_for((void **)v, &rv, n, sizeof **v) || !room_for((void **)c, &rc, n, sizeof **c))
-        return 0;
-    *room = rv < rc ? rv : rc;
-    return 1;
-}
-
 /* m->causes_mem with room for the model's nodes and groups, fs.node and
  * fs.group zero; NULL on OOM. */
 static struct vprof_causes_mem *causes_mem(vp_vprof *m)
@@ -395,13 +371,16 @@ static struct vprof_causes_mem *causes_mem(vp_vprof *m)
     struct vprof_causes_mem *c = m->causes_mem;
     if (!c && !(c = m->causes_mem = calloc(1, sizeof *c)))
         return NULL;
-    if (!room_for_two(&c->fs.node, &c->cn, &c->nodes, m->node_count) ||
-        !room_for_two(&c->fs.group, &c->cg, &c->groups, m->group_count)) {
+    uint32_t nodes = m->node_count + 1, groups = m->group_count + 1;
+    if (!vp_vprof_grow((void **)&c->fs.node, &c->node_cap, nodes, sizeof *c->fs.node) ||
+        !vp_vprof_grow((void **)&c->cn, &c->cn_cap, nodes, sizeof *c->cn) ||
+        !vp_vprof_grow((void **)&c->fs.group, &c->group_cap, groups, sizeof *c->fs.group) ||
+        !vp_vprof_grow((void **)&c->cg, &c->cg_cap, groups, sizeof *c->cg)) {
         vprof_causes_mem_free(m);
         return NULL;
     }
-    memset(c->fs.node, 0, ((size_t)m->node_count + 1) * sizeof *c->fs.node);
-    memset(c->fs.group, 0, ((size_t)m->group_count + 1) * sizeof *c->fs.group);
+    memset(c->fs.node, 0, (size_t)nodes * sizeof *c->fs.node);
+    memset(c->fs.group, 0, (size_t)groups * sizeof *c->fs.group);
     return c;
 }
 
@@ -445,8 +424,11 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
     size_t batch = w ? bytes / ((size_t)w * sizeof *mem->vals) : ncn + ncg;
     if (batch < 1)
         batch = 1;
-    if (!room_for((void **)&mem->vals, &mem->vals_room,
-                  (batch < ncn + ncg ? batch : ncn + ncg) * (size_t)(w ? w : 1), sizeof *mem->vals))
+    /* BATCH_BYTES of values, or one window's when that is more: within
+     * the frame count's 32 bits. */
+    size_t nvals = (batch < ncn + ncg ? batch : ncn + ncg) * (size_t)(w ? w : 1) + 1;
+    if (nvals >= UINT32_MAX ||
+        !vp_vprof_grow((void **)&mem->vals, &mem->vals_cap, (uint32_t)nvals, sizeof *mem->vals))
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     uint64_t *vals = mem->vals;
     /* Candidates in batches: nodes first, then groups. A candidate's excess
@@ -517,10 +499,10 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
     *nc = bn.n;
     *ng = bg.n;
 out:
-    if (mem->vals_room > KEEP_VALS) { /* a long window's: not kept */
+    if (mem->vals_cap > KEEP_VALS) { /* a long window's: not kept */
         free(mem->vals);
         mem->vals = NULL;
-        mem->vals_room = 0;
+        mem->vals_cap = 0;
     }
     return rc;
 }
