@@ -364,8 +364,9 @@ void vprof_causes_mem_free(vp_vprof *m)
     m->causes_mem = NULL;
 }
 
-/* m->causes_mem with room for the model's nodes and groups, fs.node and
- * fs.group zero; NULL on OOM. */
+/* m->causes_mem with room for the model's nodes and groups, fs.group zero
+ * (fs.node needs no clearing: a frame's read sets every node it holds, and
+ * only those are read); NULL on OOM. */
 static struct vprof_causes_mem *causes_mem(vp_vprof *m)
 {
     struct vprof_causes_mem *c = m->causes_mem;
@@ -379,7 +380,6 @@ static struct vprof_causes_mem *causes_mem(vp_vprof *m)
         vprof_causes_mem_free(m);
         return NULL;
     }
-    memset(c->fs.node, 0, (size_t)nodes * sizeof *c->fs.node);
     memset(c->fs.group, 0, (size_t)groups * sizeof *c->fs.group);
     return c;
 }
