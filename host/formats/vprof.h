@@ -9,8 +9,8 @@
  * every timing record anyway to find where a frame ends. On request
  * (vp_open_opts.stats) the same pass also computes whole-capture
  * statistics: per budget group, a summary of its self time per frame (exact
- * value counts, the sum in frame order, the first minimum and maximum;
- * never the column itself), with hidden groups folded or not, and per-node
+ * value counts, which also give the exact sum, and the first minimum and
+ * maximum; never the column itself), with hidden groups folded or not, and per-node
  * totals. What was not asked for at open is computed by one more pass, all
  * of it at once, the first time it is needed (vp_vprof_stats_need).
  * Everything else decodes frames on demand from the frame records

@@ -90,8 +90,8 @@ method cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}
   by group name (cap:group_self_ms().Physics). For statistics, group_stats needs no column
   > print(cap:group_self_ms().Physics:count_above(4))
 method cap:group_stats([{fold_hidden = true}]) -> {[group] = dist}
-  the same per-frame self times summarised (vp.vprof.dist): exact value counts, the sum in frame order, the
-  first minimum and maximum; what budget.lua reads. The table also answers by group name
+  the same per-frame self times summarised (vp.vprof.dist): exact value counts (and from them the exact
+  sum), the first minimum and maximum; what budget.lua reads. The table also answers by group name
   > for g, d in pairs(cap:group_stats()) do print(g.name, d:mean(), d:percentile(99)) end
 method cap:time_stats() -> dist
   the frame times summarised by the open pass (vp.vprof.dist: the frame_times Series' figures without the
@@ -214,7 +214,7 @@ method n:children() -> iterator
 class vp.vprof.dist: VProf group self time per frame, summarised
   A per-frame quantity summarised: a group's self time (cap:group_stats), the frame times (cap:time_stats), a
   node's time, self time or calls (cap:series with summary). It answers what a Series of the values would,
-  with the same numbers (sum in frame order, first minimum and maximum, nearest-rank percentiles from exact
+  with the same numbers (the exact sum, first minimum and maximum, nearest-rank percentiles from exact
   counts of the 4 us values), in memory proportional to the distinct values instead of the frames. Keeps its
   capture alive.
 operator # #d -> integer
