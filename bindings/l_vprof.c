@@ -1413,6 +1413,21 @@ static int cap_time_stats(lua_State *L)
     return 1;
 }
 
+/* cap:time_sum([i [, j]]) -> the exact sum (ms) of frames i..j's times. */
+static int cap_time_sum(lua_State *L)
+{
+    vp_vprof *m = check_cap(L, 1);
+    uint32_t first, last;
+    double s = 0;
+    if (frame_range(L, 2, m, &first, &last)) {
+        s = vp_vprof_time_sum(m, first, last);
+        if (isnan(s))
+            return luaL_error(L, "out of memory");
+    }
+    lua_pushnumber(L, s);
+    return 1;
+}
+
 /* cap:slowest_sum(k) -> the sum of the k slowest frame times (ms). */
 static int cap_slowest_sum(lua_State *L)
 {
@@ -1971,6 +1986,7 @@ void vp_l_register_vprof(lua_State *L)
                                            {"group_stats", cap_group_stats},
                                            {"time_stats", cap_time_stats},
                                            {"slowest_sum", cap_slowest_sum},
+                                           {"time_sum", cap_time_sum},
                                            {"node_stats", cap_node_stats},
                                            {"node_stat", cap_node_stat},
                                            {"hitches", cap_hitches},

@@ -47,4 +47,49 @@ describe("--frames", function()
     assert.has_error(function() cap:frames(1, 5) end)
     cap:close()
   end)
+
+  it("cap:time_sum equals the Series' sum over the same frames, restricted or not", function()
+    local cap = h.open_ok("examples/sample.vprof")
+    local ft, n = cap:frame_times(), cap.frame_count
+    assert.are.equal(ft:sum(), cap:time_sum())
+    assert.are.equal(ft:sum(), cap:time_sum(1, n))
+    assert.are.equal(ft:slice(17, 1234):sum(), cap:time_sum(17, 1234))
+    assert.are.equal(ft[5], cap:time_sum(5, 5))
+    assert.are.equal(0, cap:time_sum(5, 4)) -- the empty range
+    assert.has_error(function() cap:time_sum(0, 3) end)
+    assert.has_error(function() cap:time_sum(3, n + 1) end)
+    cap:restrict(1101, 1300)
+    assert.are.equal(ft:slice(1101, 1300):sum(), cap:time_sum())
+    assert.are.equal(ft:slice(1150, 1160):sum(), cap:time_sum(1150, 1160))
+    assert.has_error(function() cap:time_sum(1, 10) end, "frame 1 is out of range 1101..1300")
+    cap:close()
+  end)
+
+  it("vp.top, vp.tree and vp.node take a restricted capture's frame numbers", function()
+    local whole, part = h.open_ok("examples/sample.vprof"), h.open_ok("examples/sample.vprof")
+    part:restrict(1101, 1300)
+    local node_path = "Root/CEngine::Frame"
+    for _, m in ipairs({ "vp.top", "vp.tree", "vp.node" }) do
+      local A = require(m)
+      local function run(cap, p)
+        p.node = m == "vp.node" and node_path or nil
+        p.file = "x"
+        local doc = A.analyze(cap, p)
+        -- The file's name, and vp.node's first frame in which the node
+        -- exists, which for a restricted capture is among those it holds.
+        doc.file, doc.first_seen = nil, nil
+        return doc
+      end
+      local want = run(whole, { first = 1101, last = 1300 })
+      assert.are.equal(1101, want.first_frame, m)
+      assert.are.same(want, run(part, {}), m)
+      assert.are.same(want, run(part, { first = 1101, last = 1300 }), m)
+      assert.are.same(run(whole, { first = 1150, last = 1160 }), run(part, { first = 1150, last = 1160 }), m)
+      local ok, err = pcall(run, part, { first = 1, last = 10 })
+      assert.is_false(ok, m)
+      assert.matches("must be a frame in 1101..1300", tostring(err), 1, true)
+    end
+    whole:close()
+    part:close()
+  end)
 end)

@@ -196,6 +196,11 @@ static inline double vp_vprof_frame_ms(const vp_vprof *m, uint32_t fi)
  * reference: unref it); NULL on OOM. */
 vp_series *vp_vprof_frame_series(vp_vprof *m);
 
+/* The exact sum in ms of the frame times of frames first..last (0-based,
+ * inclusive), rounded once: the sum of vp_vprof_frame_series' values over
+ * that range, without the column. NAN on OOM. */
+double vp_vprof_time_sum(vp_vprof *m, uint32_t first, uint32_t last);
+
 /* The sum in ms of the k slowest frame times (1 <= k <= frames): the times
  * above the k-th largest added in frame order, then that one for the rest;
  * what the low-FPS figures divide by k (vp.stats.low_fps sums a Series the

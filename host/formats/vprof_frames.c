@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/cursor.h"
+#include "core/fsum.h"
 #include "formats/vprof_int.h"
 
 /* The bytes of frame fi, whole, and a cursor at its first timing record. */
@@ -139,6 +140,18 @@ vp_series *vp_vprof_frame_series(vp_vprof *m)
         m->frame_ms = s;
     }
     return vp_series_ref(m->frame_ms);
+}
+
+double vp_vprof_time_sum(vp_vprof *m, uint32_t first, uint32_t last)
+{
+    /* The whole capture: each distinct time once, times its count. */
+    if (first == 0 && last + 1 == m->frame_count)
+        return vp_stream_sum(&m->frame_stream, VP_VPROF_US_PER_UNIT / 1000.0);
+    vp_xsum x;
+    vp_xsum_init(&x);
+    for (uint32_t fi = first; fi <= last; fi++)
+        vp_xsum_add(&x, vp_vprof_frame_ms(m, fi));
+    return vp_xsum_get(&x);
 }
 
 double vp_vprof_slowest_sum(vp_vprof *m, uint32_t k, int *ok)

@@ -5,7 +5,7 @@
 --   local budget = require "vp.budget"
 --   local doc = budget.analyze(cap, {fold_hidden = true})  -- plain data (budget.schema)
 --   for g, d in pairs(cap:group_stats()) do
---     print(g.name, budget.group_stats(d, cap:frame_times():sum()).p99_ms)
+--     print(g.name, budget.group_stats(d, cap:time_sum()).p99_ms)
 --   end
 --
 -- Performance: the per-group figures come from summaries the reader keeps
@@ -84,9 +84,8 @@ end
 function budget.analyze(cap, params)
   params = params or {}
   E.check_format(cap, "vprof", "vp.budget")
-  local ft = cap:frame_times()
-  local n = #ft
-  local total_ms = ft:sum()
+  local n = cap.frame_count
+  local total_ms = cap:time_sum()
   local series = cap:group_stats({ fold_hidden = params.fold_hidden })
 
   -- Which groups have nodes: the group each non-root node's self time goes to.

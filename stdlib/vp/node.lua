@@ -106,7 +106,8 @@ local function pct(x, total) return total and total > 0 and 100 * x / total or n
 function node.analyze(cap, params)
   params = params or {}
   local who = "vp.node"
-  local first, last, nframes = tree.frame_range(cap, params, who)
+  local first, last, nframes, offset = tree.frame_range(cap, params, who)
+  local from, to = first - offset, last - offset -- the range's positions in the Series
   if params.node == nil then E.raise("EUSAGE", "%s: params.node is required", who) end
   local worst_k = params.worst or node.DEFAULTS.worst
   if math.type(worst_k) ~= "integer" or worst_k < 0 then
@@ -119,17 +120,16 @@ function node.analyze(cap, params)
   local cols = {}
   if nframes > 0 then
     local list = { n }
-    for i, c in ipairs(kids) do list[i + 1] = c end
+    for k, c in ipairs(kids) do list[k + 1] = c end
     cols = cap:series(list, "time_ms") -- one C pass for the node and its children
-    for i, s in ipairs(cols) do cols[i] = s:slice(first, last) end
+    for k, s in ipairs(cols) do cols[k] = s:slice(from, to) end
   end
   local time = cols[1] or empty()
-  local self_s = nframes > 0 and cap:series(n, "self_ms"):slice(first, last) or empty()
-  local calls = nframes > 0 and cap:series(n, "calls"):slice(first, last) or empty()
-  local ft = nframes > 0 and cap:frame_times():slice(first, last) or empty()
-  local total_ms, frame_total = time:sum(), ft:sum()
+  local self_s = nframes > 0 and cap:series(n, "self_ms"):slice(from, to) or empty()
+  local calls = nframes > 0 and cap:series(n, "calls"):slice(from, to) or empty()
+  local total_ms, frame_total = time:sum(), nframes > 0 and cap:time_sum(first, last) or 0
 
-  local function absolute(i) return i and (i + first - 1) or nil end
+  local function absolute(k) return k and (k + first - 1) or nil end
 
   local doc = {
     file = cap.path or params.file, frames = nframes,
@@ -151,7 +151,7 @@ function node.analyze(cap, params)
     if nframes > 0 then
       local gs = cap:group_self_ms()[g]
       if gs then
-        gs = gs:slice(first, last)
+        gs = gs:slice(from, to)
         doc.group.self_ms_per_frame = gs:sum() / nframes
         doc.group.node_pct = pct(self_s:sum(), gs:sum())
       end
@@ -161,10 +161,10 @@ function node.analyze(cap, params)
   doc.worst = {}
   for _, i in ipairs(time:top(worst_k)) do
     if time[i] <= 0 then break end -- frames where it took no time are not "worst"
-    local f = absolute(i)
+    local f = cap:frame(absolute(i))
     doc.worst[#doc.worst + 1] = {
-      frame = f, tick = cap:frame(f).tick, time_ms = time[i], self_ms = self_s[i], calls = math.tointeger(calls[i]),
-      frame_ms = ft[i], pct_of_frame = pct(time[i], ft[i]),
+      frame = absolute(i), tick = f.tick, time_ms = time[i], self_ms = self_s[i], calls = math.tointeger(calls[i]),
+      frame_ms = f.frame_ms, pct_of_frame = pct(time[i], f.frame_ms),
     }
   end
 

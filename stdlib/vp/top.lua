@@ -16,6 +16,7 @@
 -- are shown elided in the middle (node.path). The definitions are
 -- top.DEFINITIONS (top.lua's --help) and docs/metrics.md.
 local E = require "vp.error"
+local tree = require "vp.tree"
 
 local top = {}
 
@@ -68,16 +69,6 @@ local function check_params(cap, p)
   if p.limit ~= nil and (math.type(p.limit) ~= "integer" or p.limit < 0) then
     E.raise("EUSAGE", "vp.top: params.limit must be an integer of at least 0, not %s", tostring(p.limit))
   end
-  local n = cap.frame_count
-  for _, k in ipairs({ "first", "last" }) do
-    local v = p[k]
-    if v ~= nil and (math.type(v) ~= "integer" or v < 1 or v > n) then
-      E.raise("EUSAGE", "vp.top: params.%s must be a frame in 1..%d, not %s", k, n, tostring(v))
-    end
-  end
-  if p.first and p.last and p.first > p.last then
-    E.raise("EUSAGE", "vp.top: params.first (%d) is after params.last (%d)", p.first, p.last)
-  end
 end
 
 --- top.analyze(cap, params) -> result, info
@@ -97,12 +88,10 @@ function top.analyze(cap, params)
   check_params(cap, params)
   local sort = params.sort or top.DEFAULTS.sort
   local limit = params.limit or top.DEFAULTS.limit
-  local n = cap.frame_count
-  local first, last = params.first or 1, params.last or n
-  local nframes = n > 0 and (last - first + 1) or 0
+  local first, last, nframes = tree.frame_range(cap, params, "vp.top")
 
   local total_ms = 0
-  if nframes > 0 then total_ms = cap:frame_times():slice(first, last):sum() end
+  if nframes > 0 then total_ms = cap:time_sum(first, last) end
 
   -- The reader sorts every node of the range by the figure (those without
   -- one last, ties by path) and hands over the first `limit`.

@@ -64,24 +64,28 @@ twice; inclusive time does when a name is nested inside itself (recursion).
 Nodes never called in the range are left out; names below --min-pct are
 totalled in the last line.]]
 
---- tree.frame_range(cap, params, who) -> first, last, nframes: the frame
--- range params.first..params.last (default the whole capture), checked
--- (EUSAGE naming `who` for a range outside 1..#cap); nframes is 0 for a
--- capture without frames. Shared with vp.node.
+--- tree.frame_range(cap, params, who) -> first, last, nframes, offset: the
+-- frame range params.first..params.last (default every frame the capture
+-- holds), in the capture's frame numbers (cap:frame_range(): 1..#cap unless
+-- the capture was restricted), checked (EUSAGE naming `who` for a frame it
+-- does not hold); nframes is 0 for a capture without frames, and frame
+-- number f is position f - offset of the capture's Series. Shared with
+-- vp.node and vp.top.
 function tree.frame_range(cap, p, who)
   E.check_format(cap, "vprof", who)
-  local n = cap.frame_count
+  local lo, hi = cap:frame_range()
+  if not lo then lo, hi = 1, 0 end
   for _, k in ipairs({ "first", "last" }) do
     local v = p[k]
-    if v ~= nil and (math.type(v) ~= "integer" or v < 1 or v > n) then
-      E.raise("EUSAGE", "%s: params.%s must be a frame in 1..%d, not %s", who, k, n, tostring(v))
+    if v ~= nil and (math.type(v) ~= "integer" or v < lo or v > hi) then
+      E.raise("EUSAGE", "%s: params.%s must be a frame in %d..%d, not %s", who, k, lo, hi, tostring(v))
     end
   end
-  local first, last = p.first or 1, p.last or n
-  if first > last and n > 0 then
+  local first, last = p.first or lo, p.last or hi
+  if first > last and hi >= lo then
     E.raise("EUSAGE", "%s: params.first (%d) is after params.last (%d)", who, first, last)
   end
-  return first, last, n > 0 and (last - first + 1) or 0
+  return first, last, hi >= lo and (last - first + 1) or 0, lo - 1
 end
 
 -- Per frame and percent of the range's frame time.
@@ -211,7 +215,7 @@ function tree.analyze(cap, params)
 
   local total_ms, rows = 0, {}
   if nframes > 0 then
-    total_ms = cap:frame_times():slice(first, last):sum()
+    total_ms = cap:time_sum(first, last)
     rows = cap:node_stats(first, last)
   end
   local doc = {

@@ -51,7 +51,7 @@ function budget.analyze(cap [, {fold_hidden = true}]) -> result, {total_ms, hidd
 function budget.group_stats(series, total_ms) -> {mean_ms, p50_ms, p95_ms, p99_ms, max_ms, max_frame, share_pct}
   the statistics of one group's per-frame self time (the group.NAME.* metrics)
   > local s = cap:group_self_ms()[cap:group("Physics")]
-  > print(require("vp.budget").group_stats(s, cap:frame_times():sum()).p99_ms)
+  > print(require("vp.budget").group_stats(s, cap:time_sum()).p99_ms)
 ${SCHEMA}
 ${DEFINITIONS budget.lua}
 

@@ -44,9 +44,10 @@ function tree.analyze(cap [, params]) -> result
   > for _, r in ipairs(require("vp.tree").analyze(cap, {min_pct = 5}).nodes) do
   >   print(("  "):rep(r.depth - 1) .. r.name, r.ms_per_frame)
   > end
-function tree.frame_range(cap, params, who) -> first, last, nframes
-  params.first..params.last checked against the capture (EUSAGE naming `who`), default all frames; nframes is
-  0 without frames
+function tree.frame_range(cap, params, who) -> first, last, nframes, offset
+  params.first..params.last in the capture's frame numbers (cap:frame_range(); a restricted capture keeps the
+  file's), checked against the frames it holds (EUSAGE naming `who`), default all of them; nframes is 0
+  without frames; frame number f is position f - offset of the capture's Series
   > print(require("vp.tree").frame_range(cap, {first = 10}, "me"))
 field schema
   the shape of analyze's tree result (vp.json notation)

@@ -97,6 +97,10 @@ method cap:time_stats() -> dist
   the frame times summarised by the open pass (vp.vprof.dist: the frame_times Series' figures without the
   column)
   > print(cap:time_stats():percentile(99))
+method cap:time_sum([i [, j]]) -> number
+  the sum (ms) of the frame times of frames i..j (default all), exact and rounded once: the sum
+  cap:frame_times():slice(...):sum() gives, without the column
+  > print(cap:time_sum() / cap.frame_count)
 method cap:slowest_sum(k) -> number
   the sum (ms) of the k slowest frame times: those above the k-th largest in frame order, then that one for
   the rest (the sum the low-FPS figures divide by k)

@@ -51,8 +51,7 @@ local function group_stat(ctx, name, key)
   local g = vprof_groups(ctx)[name]
   if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
   if not g.stats then
-    local ft = C.frame_times(ctx)
-    g.stats = require("vp.budget").group_stats(g.series, ft and ft:sum() or 0)
+    g.stats = require("vp.budget").group_stats(g.series, ctx.cap:time_sum())
   end
   local v = C.get(g.stats, key)
   if v ~= nil then return v end
