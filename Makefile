@@ -179,7 +179,7 @@ $(B)/clang-check: $(LIB_SRC) $(CLI_SRC) $(HDRS)
 	@touch $@
 
 # The generator links the writer only; the floor links nothing of ours.
-BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor
+BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor $(B)/bench/floor_groups
 GEN_VPROF_SRC := bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/buf.c host/core/vp_error.c
 $(B)/bench/gen_vprof: $(GEN_VPROF_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
@@ -187,6 +187,9 @@ $(B)/bench/gen_vprof: $(GEN_VPROF_SRC) $(HDRS)
 $(B)/bench/floor: bench/floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ bench/floor.c
+$(B)/bench/floor_groups: bench/floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O2 -DFLOOR_GROUPS=1 -o $@ bench/floor.c
 
 # Two capture shapes, each against the floor and cat, then the wide one
 # exported to every target and drawn by report.lua (bench/run.sh; sizes:

@@ -22,6 +22,9 @@
 #   cat       cat FILE >/dev/null: reading the bytes, nothing else
 #   floor     build/bench/floor FILE: the minimal C decode loop (read() into
 #             one buffer, every timing record decoded and summed, nothing kept)
+#   floor+groups  build/bench/floor_groups FILE: the floor plus the
+#             arithmetic of budget.lua's question done the plain way (the
+#             tree kept, self times, each group's per-frame sum counted)
 #   open      vpscript bench/open_only.lua FILE: vp.open alone (the one pass)
 #   hitches   vpscript scripts/hitches.lua FILE --json (with causes)
 #   budget    vpscript scripts/budget.lua FILE --json
@@ -44,8 +47,8 @@ data=bench/data
 runs=${BENCH_RUNS:-3}
 mkdir -p "$B" "$data"
 
-if [ ! -x "$B/gen_vprof" ] || [ ! -x "$B/floor" ] || [ ! -x ./vpscript ]; then
-    make -s vpscript "$B/gen_vprof" "$B/floor" || exit 1
+if [ ! -x "$B/gen_vprof" ] || [ ! -x "$B/floor" ] || [ ! -x "$B/floor_groups" ] || [ ! -x ./vpscript ]; then
+    make -s vpscript "$B/gen_vprof" "$B/floor" "$B/floor_groups" || exit 1
 fi
 if [ ! -x /usr/bin/time ]; then
     echo "bench: needs GNU time (/usr/bin/time; Debian package 'time')" >&2
@@ -127,6 +130,8 @@ bench() {
     run "$shape" floor 0 "build/bench/floor FILE (minimal C decode loop)" "$B/floor" "$file"
     for s in "$@"; do
         case $s in
+        floor-groups) run "$shape" floor+groups 0 "build/bench/floor_groups FILE (the floor and budget's arithmetic)" \
+            "$B/floor_groups" "$file" ;;
         open) run "$shape" open 0 "vpscript bench/open_only.lua FILE (vp.open alone)" \
             ./vpscript bench/open_only.lua "$file" ;;
         compare) run "$shape" compare 0 "vpscript scripts/compare.lua FILE FILE --json" \
@@ -147,17 +152,17 @@ for shape in "$@"; do
     case $shape in
     wide)
         # shellcheck disable=SC2086
-        bench wide ${BENCH_WIDE:-300000 1000 4999} open hitches budget top compare check ;;
+        bench wide ${BENCH_WIDE:-300000 1000 4999} floor-groups open hitches budget top compare check ;;
     long)
         # shellcheck disable=SC2086
-        bench long ${BENCH_LONG:-732000 117 500} open hitches budget top compare check ;;
+        bench long ${BENCH_LONG:-732000 117 500} floor-groups open hitches budget top compare check ;;
     exports)
         # shellcheck disable=SC2086
         bench wide ${BENCH_WIDE:-300000 1000 4999} export-folded export-csv export-presentmon report \
             export-speedscope export-chrome ;;
     huge)
         # shellcheck disable=SC2086
-        bench huge ${BENCH_HUGE:-1250000 1000 4999} open hitches budget
+        bench huge ${BENCH_HUGE:-1250000 1000 4999} floor-groups open hitches budget
         rm -f "$data/huge.vprof" "$data/huge.params" ;;
     *)
         echo "bench: unknown shape '$shape' (wide, long, exports, huge)" >&2
