@@ -98,11 +98,12 @@ local function pct(x, total) return total and total > 0 and 100 * x / total or n
 -- result (plain data, shaped as node.schema; nil where a statistic does
 -- not exist). params: node (required: a node, id, path or pattern, as
 -- node.resolve takes), lua (the pattern is a Lua pattern), first, last
--- (the frame range; default all), worst (10: how many worst frames), file
--- (the name used when cap.path is unset). Frame numbers in the result
--- (max_frame, worst[].frame, first_seen.frame) are the capture's. Raises a
--- vp.error: EINPUT for a capture that is not VProf, EUSAGE for a bad
--- parameter or a node that cannot be resolved.
+-- (the frame range in the capture's frame numbers; default all), worst
+-- (10: how many worst frames), file (the name used when cap.path is
+-- unset). Frame numbers in the result (max_frame, worst[].frame,
+-- first_seen.frame) are the capture's. Raises a vp.error: EINPUT for a
+-- capture that is not VProf, EUSAGE for a bad parameter or a node that
+-- cannot be resolved.
 function node.analyze(cap, params)
   params = params or {}
   local who = "vp.node"

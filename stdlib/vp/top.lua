@@ -80,7 +80,8 @@ end
 -- limit 0). info = {node_count = how many nodes the range has, before the
 -- limit}.
 -- params (all optional): sort ("time"), limit (25; 0 = all), first, last
--- (the frame range, 1-based inclusive; default the whole capture), file (the
+-- (the frame range, inclusive, in the capture's frame numbers as
+-- cap:frame_range() gives them; default every frame it holds), file (the
 -- name used when cap.path is unset). Raises a vp.error: EINPUT for a capture
 -- that is not VProf, EUSAGE for a bad parameter.
 function top.analyze(cap, params)

@@ -191,13 +191,14 @@ end
 --- tree.analyze(cap, params) -> result
 -- result (plain data): shaped as tree.schema, or tree.names_schema with
 -- params.by_name. params (all optional): first, last (the frame range,
--- 1-based inclusive; default all), min_pct (0.5: nodes, or names, below
--- this % of the frame time are collapsed), sort ("time" or "engine"),
--- depth (0 = all levels; else the deepest level listed, 1 = the root's
--- children), by_name (total the nodes by name), file (the name used when
--- cap.path is unset). collapsed/collapsed_ms_per_frame at the top: the
--- root's children (or names) left out. Raises a vp.error: EINPUT for a
--- capture that is not VProf, EUSAGE for a bad parameter.
+-- inclusive, in the capture's frame numbers; default all), min_pct (0.5:
+-- nodes, or names, below this % of the frame time are collapsed), sort
+-- ("time" or "engine"), depth (0 = all levels; else the deepest level
+-- listed, 1 = the root's children), by_name (total the nodes by name),
+-- file (the name used when cap.path is unset).
+-- collapsed/collapsed_ms_per_frame at the top: the root's children (or
+-- names) left out. Raises a vp.error: EINPUT for a capture that is not
+-- VProf, EUSAGE for a bad parameter.
 function tree.analyze(cap, params)
   params = params or {}
   local who = "vp.tree"
