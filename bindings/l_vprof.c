@@ -1557,8 +1557,12 @@ static int cap_node_stat(lua_State *L)
     uint32_t v = check_node_arg(L, 2, 1, m);
     uint32_t first = 0, last = 0;
     if (frame_range(L, 3, m, &first, &last) && first == 0 && last + 1 == m->frame_count) {
-        need_stats(L, m, VP_VPROF_STATS_NODES);
-        push_stat_row(L, 1, m, v, &m->stats.node[v]);
+        const vp_vprof_node_stat *st = vp_vprof_node_total(m, v);
+        if (!st) {
+            need_stats(L, m, VP_VPROF_STATS_NODES);
+            st = &m->stats.node[v];
+        }
+        push_stat_row(L, 1, m, v, st);
         return 1;
     }
     lua_settop(L, 4);
@@ -1791,34 +1795,58 @@ static void progress_call(void *ud, uint64_t done, uint64_t total)
 }
 
 /* opts.stats: the whole-capture statistics to compute in the open pass:
- * true for all, or {groups =, fold_hidden =, nodes = booleans}. */
-static unsigned open_stats(lua_State *L, int opts)
+ * true for all, or {groups =, fold_hidden =, nodes = boolean or a list of
+ * node names (only those nodes' totals)}. A list leaves the array of its
+ * names on the stack (its strings are the list's), for the open's time. */
+static void open_stats(lua_State *L, int opts, vp_open_opts *o)
 {
     if (!lua_istable(L, opts))
-        return 0;
+        return;
     unsigned what = 0;
     int t = lua_getfield(L, opts, "stats");
+    int st = lua_gettop(L);
     if (t == LUA_TBOOLEAN) {
         what = lua_toboolean(L, -1) ? VP_VPROF_STATS_ALL : 0;
     } else if (t == LUA_TTABLE) {
-        int st = lua_gettop(L);
         what |= vp_l_opt_bool(L, st, "groups", 0) ? VP_VPROF_STATS_GROUPS : 0;
         what |= vp_l_opt_bool(L, st, "fold_hidden", 0) ? VP_VPROF_STATS_FOLDED : 0;
-        what |= vp_l_opt_bool(L, st, "nodes", 0) ? VP_VPROF_STATS_NODES : 0;
+        if (lua_getfield(L, st, "nodes") == LUA_TTABLE) {
+            lua_Unsigned n = lua_rawlen(L, -1);
+            luaL_argcheck(L, n < UINT32_MAX / sizeof(char *), opts, "stats.nodes: too many names");
+            const char **names = lua_newuserdatauv(L, (size_t)n * sizeof *names + 1, 0);
+            for (lua_Unsigned k = 0; k < n; k++) {
+                if (lua_rawgeti(L, st + 1, (lua_Integer)k + 1) != LUA_TSTRING)
+                    luaL_error(L, "vp.open: stats.nodes must be true or a list of node names");
+                names[k] = lua_tostring(L, -1); /* kept alive by the list */
+                lua_pop(L, 1);
+            }
+            what |= VP_VPROF_STATS_NODES;
+            o->node_names = names;
+            o->n_node_names = (uint32_t)n;
+            lua_replace(L, st); /* the names' array stays; the stats table is opts' */
+            lua_pop(L, 1);      /* the list */
+            o->stats = what;
+            return;
+        }
+        if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+            luaL_error(L, "vp.open: stats.nodes must be true or a list of node names");
+        what |= lua_toboolean(L, -1) ? VP_VPROF_STATS_NODES : 0;
+        lua_pop(L, 1);
     } else if (t != LUA_TNIL) {
         luaL_error(L, "vp.open: stats must be true or a table {groups =, fold_hidden =, nodes =}");
     }
     lua_pop(L, 1);
-    return what;
+    o->stats = what;
 }
 
-/* vp.open's options for a VProf reader, but the progress function. */
+/* vp.open's options for a VProf reader, but the progress function (see
+ * open_stats for what it may leave on the stack). */
 static void open_opts(lua_State *L, int opts, vp_open_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->escape_width = (int)vp_l_opt_int(L, opts, "escape_width", 0);
     o->strict = vp_l_opt_bool(L, opts, "strict", 0);
-    o->stats = open_stats(L, opts);
+    open_stats(L, opts, o);
     if (o->escape_width != 0 && o->escape_width != 4 && o->escape_width != 8)
         luaL_error(L, "vp.open: escape_width must be 4 or 8");
 }

@@ -162,9 +162,14 @@ describe("vp.gate", function()
     end
     assert.same({ groups = false, nodes = false }, (stats(frames)))
     assert.same({ groups = true, nodes = false }, (stats(frames, groups)))
-    assert.same({ groups = false, nodes = true }, (stats(nodes)))
+    -- node totals only for the nodes of the names the rules' paths end in
+    -- (a "#k" suffix may be the name's own)
+    local names = { "CEngine::Frame" }
+    assert.same({ groups = false, nodes = names }, (stats(nodes)))
+    assert.same({ groups = false, nodes = { "CEngine::Frame", "Physics#2", "Physics" } },
+      (stats(nodes, { { metric = "node.CEngine::Frame/Physics#2.mean_ms", max = 1 } })))
     local want, list = stats(frames, groups, nodes)
-    assert.same({ groups = true, nodes = true }, want)
+    assert.same({ groups = true, nodes = names }, want)
     -- the same values whether the statistics come from the open pass, are
     -- computed when a metric asks (a capture opened with none), or all
     local path = dir .. "/base.vprof"

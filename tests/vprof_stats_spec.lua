@@ -359,6 +359,30 @@ describe("hitch causes", function()
     cap:close()
   end)
 
+  -- A node's totals over every frame, from its own per-frame series.
+  local function node_reference(cap, node)
+    local t = cap:series(node, "time_ms"):totable()
+    local s = cap:series(node, "self_ms"):totable()
+    local c = cap:series(node, "calls"):totable()
+    local want = { time_ms = 0, self_ms = 0, calls = 0, peak_ms = 0, peak_self_ms = 0 }
+    for i = 1, #t do
+      want.time_ms, want.self_ms, want.calls = want.time_ms + t[i], want.self_ms + s[i], want.calls + c[i]
+      if t[i] > want.peak_ms then want.peak_ms, want.peak_frame = t[i], i end
+      if s[i] > want.peak_self_ms then want.peak_self_ms = s[i] end
+    end
+    return want
+  end
+
+  local function assert_totals(want, r)
+    local what = r.node.path
+    assert.is_true(math.abs(want.time_ms - r.time_ms) <= 1e-9 * want.time_ms, what)
+    assert.is_true(math.abs(want.self_ms - r.self_ms) <= 1e-9 * want.self_ms, what)
+    assert.equal(want.calls, r.calls, what)
+    assert.equal(want.peak_ms, r.peak_ms, what)
+    assert.equal(want.peak_self_ms, r.peak_self_ms, what)
+    if want.peak_frame then assert.equal(want.peak_frame, r.peak_frame, what) end
+  end
+
   it("give node totals and peaks that are the frames' own, where leaves gain children mid-capture", function()
     -- Misc and Models are leaves until frame 600 and inner nodes after: a
     -- leaf's self totals come from its time totals, an inner node's from
@@ -369,27 +393,34 @@ describe("hitch causes", function()
       local cap = assert(vp.open(path, opts))
       local rows = cap:node_stats()
       assert.equal(cap.node_count, #rows)
-      for _, r in ipairs(rows) do
-        local t = cap:series(r.node, "time_ms"):totable()
-        local s = cap:series(r.node, "self_ms"):totable()
-        local c = cap:series(r.node, "calls"):totable()
-        local want = { time_ms = 0, self_ms = 0, calls = 0, peak_ms = 0, peak_self_ms = 0 }
-        local peak_frame
-        for i = 1, #t do
-          want.time_ms, want.self_ms, want.calls = want.time_ms + t[i], want.self_ms + s[i], want.calls + c[i]
-          if t[i] > want.peak_ms then want.peak_ms, peak_frame = t[i], i end
-          if s[i] > want.peak_self_ms then want.peak_self_ms = s[i] end
-        end
-        local what = r.node.path
-        assert.is_true(math.abs(want.time_ms - r.time_ms) <= 1e-9 * want.time_ms, what)
-        assert.is_true(math.abs(want.self_ms - r.self_ms) <= 1e-9 * want.self_ms, what)
-        assert.equal(want.calls, r.calls, what)
-        assert.equal(want.peak_ms, r.peak_ms, what)
-        assert.equal(want.peak_self_ms, r.peak_self_ms, what)
-        if peak_frame then assert.equal(peak_frame, r.peak_frame, what) end
-      end
+      for _, r in ipairs(rows) do assert_totals(node_reference(cap, r.node), r) end
       cap:close()
     end
+  end)
+
+  it("give the same node totals when the open pass totals only the nodes of some names", function()
+    -- Both nodes named Models (one added at frame 600 under the other,
+    -- which turns inner then), Streaming (added at 600) and Misc (inner
+    -- from 600), with and without the group statistics; then a node of
+    -- another name, whose totals take one more pass; then all of them.
+    for _, stats_opt in ipairs({ { nodes = { "Models", "Streaming", "Misc", "absent" } },
+      { groups = true, nodes = { "Misc", "Models", "Streaming" } } }) do
+      local cap = assert(vp.open(path, { stats = stats_opt }))
+      local named = {}
+      for node in cap:nodes() do
+        if node.name == "Models" or node.name == "Streaming" or node.name == "Misc" then named[#named + 1] = node end
+      end
+      assert.equal(4, #named)
+      for _, node in ipairs(named) do assert_totals(node_reference(cap, node), cap:node_stat(node)) end
+      local solve = cap:node("Frame/Physics/Solve")
+      assert_totals(node_reference(cap, solve), cap:node_stat(solve))
+      local rows = cap:node_stats()
+      assert.equal(cap.node_count, #rows)
+      for _, r in ipairs(rows) do assert_totals(node_reference(cap, r.node), r) end
+      cap:close()
+    end
+    assert.has_error(function() vp.open(path, { stats = { nodes = { "Models", 3 } } }) end,
+      "vp.open: stats.nodes must be true or a list of node names")
   end)
 
   it("cost the window frames only: many hitches add little to none", function()

@@ -27,6 +27,12 @@ typedef struct vp_open_opts {
      * (VP_VPROF_STATS_* bits, formats/vprof.h); the others are computed by
      * one more pass when first asked for. 0: none. */
     unsigned stats;
+    /* VProf, with node totals in stats: only the nodes named one of these
+     * n_node_names names get their totals in the open pass (a gate that
+     * reads a few nodes need not total them all); the others' come from
+     * one more pass when first asked for. NULL: every node. */
+    const char *const *node_names;
+    uint32_t n_node_names;
 } vp_open_opts;
 
 #endif

@@ -120,6 +120,9 @@ typedef struct vp_vprof_stats {
     vp_stream **folded;         /* the same with hidden groups folded */
     uint32_t gcap;              /* entries of group and folded */
     vp_vprof_node_stat *node;   /* node_count: totals over every frame */
+    uint8_t *node_some;         /* node totals of some nodes only (the open's
+                                 * node_names; VP_VPROF_STATS_NODES unset):
+                                 * 1 for each node whose totals are in node */
 } vp_vprof_stats;
 
 typedef struct vp_vprof {
@@ -312,6 +315,11 @@ vp_errcode vp_vprof_pass(vp_vprof *m, uint32_t first, uint32_t last, vp_vprof_pa
  * are in m->stats: what the open pass did not compute, one pass computes
  * (everything missing at once). */
 vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err);
+
+/* Node v's totals over every frame when they are computed already (all
+ * nodes', or those the open pass was asked for by name), else NULL: then
+ * vp_vprof_stats_need(VP_VPROF_STATS_NODES) makes them. */
+const vp_vprof_node_stat *vp_vprof_node_total(const vp_vprof *m, uint32_t v);
 
 /* The self-time summary of group g (fold: with hidden groups folded), or
  * NULL when no node counts towards it. Call vp_vprof_stats_need first. */

@@ -176,6 +176,14 @@ typedef struct vprof_acc {
     /* Folded sums are the plain ones until an epoch has a node whose folded
      * group differs: only then are the streams copied and kept apart. */
     int f_live;
+    /* Node totals of the nodes with these names only (vprof_acc_names):
+     * want[v] by node index for the want_n nodes looked at so far, and the
+     * positions of the wanted nodes in the epoch, wpos[0 .. nw). */
+    const char *const *names;
+    uint32_t n_names;
+    uint8_t *want;
+    uint32_t want_n, want_cap;
+    uint32_t *wpos, nw;
 } vprof_acc;
 
 /* Start accumulating `what` into m->stats (out == NULL) or, for node totals
@@ -183,6 +191,10 @@ typedef struct vprof_acc {
  * zeroed here); 0 on OOM. */
 int vprof_acc_begin(vprof_acc *a, vp_vprof *m, unsigned what, vp_vprof_node_stat *out,
                     uint32_t first);
+/* Node totals (into m->stats only) for the nodes named one of names[0 ..
+ * n) alone: call after vprof_acc_begin; the names must outlive the
+ * accumulator. */
+void vprof_acc_names(vprof_acc *a, const char *const *names, uint32_t n);
 /* Add frame fi (records by position in ep; calls may be NULL unless node
  * totals are computed; self as vp_vprof_self_by_pos gives it, or only at
  * the inner nodes, vp_vprof_self_inner, when no group statistics are

@@ -338,6 +338,8 @@ static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opt
     if (what) {
         if (!vprof_acc_begin(&acc, m, what, NULL, 0))
             goto oom;
+        if (opts->node_names)
+            vprof_acc_names(&acc, opts->node_names, opts->n_node_names);
         acc_on = 1;
     }
 

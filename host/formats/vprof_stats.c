@@ -58,6 +58,8 @@ void vprof_stats_drop(vp_vprof *m, unsigned what)
     if (what & VP_VPROF_STATS_NODES) {
         free(st->node);
         st->node = NULL;
+        free(st->node_some);
+        st->node_some = NULL;
     }
     st->have &= ~what;
 }
@@ -91,8 +93,18 @@ static void gsets_free(struct vprof_gsets *g)
     free(g->in);
 }
 
+void vprof_acc_names(vprof_acc *a, const char *const *names, uint32_t n)
+{
+    if (a->own_out && (a->what & VP_VPROF_STATS_NODES)) {
+        a->names = names;
+        a->n_names = n;
+    }
+}
+
 void vprof_acc_free(vprof_acc *a)
 {
+    free(a->want);
+    free(a->wpos);
     free(a->order);
     free(a->tot);
     free(a->inner);
@@ -225,6 +237,31 @@ static int out_fit(vprof_acc *a, uint32_t n)
     return 1;
 }
 
+/* The wanted nodes (vprof_acc_names) among the epoch's n positions: the
+ * nodes added since the last epoch are looked up by name, and wpos lists
+ * the positions of every wanted node. */
+static int want_epoch(vprof_acc *a, vp_vprof *m, uint32_t n)
+{
+    if (m->node_count > a->want_cap) {
+        if (!fit((void **)&a->want, a->want_cap, m->node_count, 1))
+            return 0;
+        a->want_cap = m->node_count;
+    }
+    for (uint32_t v = a->want_n; v < m->node_count; v++) {
+        const char *name = vp_vprof_name(m, m->nodes[v].name);
+        for (uint32_t k = 0; k < a->n_names && !a->want[v]; k++)
+            a->want[v] = strcmp(name, a->names[k]) == 0;
+    }
+    a->want_n = m->node_count;
+    if (!fit((void **)&a->wpos, 0, n, sizeof *a->wpos))
+        return 0;
+    a->nw = 0;
+    for (uint32_t pos = 0; pos < n; pos++)
+        if (a->want[a->order[pos]])
+            a->wpos[a->nw++] = pos;
+    return 1;
+}
+
 /* A new epoch (the tree grew, or the pass began): fold the totals so far
  * into the nodes, start position totals for the new order, and the streams
  * and position runs of its groups. */
@@ -247,6 +284,8 @@ static int acc_epoch(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32
         memset(a->inner, 0, (size_t)n * sizeof *a->inner);
         for (uint32_t j = 0; j < ep->n_inner; j++)
             a->inner[ep->inner[j]] = 1;
+        if (a->names && !want_epoch(a, m, n))
+            return 0;
     }
     if (a->what & (VP_VPROF_STATS_GROUPS | VP_VPROF_STATS_FOLDED)) {
         if (!groups_fit(a, m, n))
@@ -303,6 +342,26 @@ static int gsets_add(const struct vprof_gsets *g, vp_stream **streams, const uin
     return 1;
 }
 
+/* A position's totals: one frame's time and calls, and its self time. */
+static inline void tot_add(struct vprof_pos_tot *t, uint64_t u, uint32_t calls, uint32_t fi)
+{
+    t->time += u;
+    t->calls += calls;
+    /* New peaks are rare after the first frames: branches, not stores
+     * every time. */
+    if (u > t->peak) { /* the first frame of a new peak */
+        t->peak = u;
+        t->peak_frame = fi;
+    }
+}
+
+static inline void tot_self(struct vprof_pos_tot *t, uint64_t sv)
+{
+    t->self += sv;
+    if (sv > t->peak_self)
+        t->peak_self = sv;
+}
+
 int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_t fi,
                     const uint64_t *units, const uint64_t *self, const uint32_t *calls)
 {
@@ -311,29 +370,22 @@ int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_
             return 0;
     }
     uint32_t n = ep->n;
-    if (a->what & VP_VPROF_STATS_NODES) {
-        struct vprof_pos_tot *t = a->tot;
-        for (uint32_t pos = 0; pos < n; pos++) {
-            uint64_t u = units[pos];
-            t[pos].time += u;
-            t[pos].calls += calls[pos];
-            /* New peaks are rare after the first frames: branches, not
-             * stores every time. */
-            if (u > t[pos].peak) { /* the first frame of a new peak */
-                t[pos].peak = u;
-                t[pos].peak_frame = fi;
-            }
+    struct vprof_pos_tot *t = a->tot;
+    if ((a->what & VP_VPROF_STATS_NODES) && a->names) {
+        for (uint32_t k = 0; k < a->nw; k++) { /* some nodes: the wanted ones */
+            uint32_t pos = a->wpos[k];
+            tot_add(&t[pos], units[pos], calls[pos], fi);
+            if (a->inner[pos])
+                tot_self(&t[pos], self[pos]);
         }
+    } else if (a->what & VP_VPROF_STATS_NODES) {
+        for (uint32_t pos = 0; pos < n; pos++)
+            tot_add(&t[pos], units[pos], calls[pos], fi);
         /* A leaf's self time is its time: only the inner nodes keep self
          * totals (acc_flush takes the leaves' from their time totals), and
          * self[] need only hold theirs (vp_vprof_self_inner). */
-        for (uint32_t j = 0; j < ep->n_inner; j++) {
-            uint32_t pos = ep->inner[j];
-            uint64_t sv = self[pos];
-            t[pos].self += sv;
-            if (sv > t[pos].peak_self)
-                t[pos].peak_self = sv;
-        }
+        for (uint32_t j = 0; j < ep->n_inner; j++)
+            tot_self(&t[ep->inner[j]], self[ep->inner[j]]);
     }
     if ((a->what & VP_VPROF_STATS_GROUPS) && !gsets_add(&a->g, m->stats.group, self))
         return 0;
@@ -364,10 +416,20 @@ int vprof_acc_end(vprof_acc *a, vp_vprof *m, uint32_t frames)
             m->stats.node = a->out;
             a->out = NULL;
             a->out_cap = 0;
+            free(m->stats.node_some);
+            m->stats.node_some = NULL;
+            if (a->names) { /* some nodes' totals: the wanted ones */
+                if (m->node_count > a->want_cap &&
+                    !fit((void **)&a->want, a->want_cap, m->node_count, 1))
+                    return 0;
+                m->stats.node_some = a->want;
+                a->want = NULL;
+                a->want_cap = 0;
+            }
         }
     }
     if (a->own_out)
-        m->stats.have |= a->what;
+        m->stats.have |= a->names ? a->what & ~VP_VPROF_STATS_NODES : a->what;
     return 1;
 }
 
@@ -412,6 +474,16 @@ done:
     if (rc == VP_OK && !m->fold_differs)
         m->stats.have |= VP_VPROF_STATS_FOLDED;
     return rc;
+}
+
+const vp_vprof_node_stat *vp_vprof_node_total(const vp_vprof *m, uint32_t v)
+{
+    const vp_vprof_stats *st = &m->stats;
+    if (v >= m->node_count || !st->node)
+        return NULL;
+    if ((st->have & VP_VPROF_STATS_NODES) || (st->node_some && st->node_some[v]))
+        return &st->node[v];
+    return NULL;
 }
 
 vp_stream *vp_vprof_group_stream(vp_vprof *m, uint32_t g, int fold)

@@ -383,9 +383,9 @@ end
 --- gate.open_stats(rules) -> vp.open's `stats` for the captures the rules
 -- are checked on: only what their metrics read (metrics.open_stats).
 function gate.open_stats(rules)
-  local entries = {}
-  for i, r in ipairs(rules) do entries[i] = r.entry end
-  return metrics.open_stats(entries)
+  local entries, params = {}, {}
+  for i, r in ipairs(rules) do entries[i], params[i] = r.entry, r.param end
+  return metrics.open_stats(entries, params)
 end
 
 --- gate.rules(path [, params]) -> rules: gate.load then gate.validate

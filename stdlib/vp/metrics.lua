@@ -94,18 +94,34 @@ function metrics.lookup(name)
   return nil, string.format("unknown metric '%s' (see docs/metrics-table.md or metrics.list())", name)
 end
 
---- metrics.open_stats(entries) -> the statistics a VProf capture should
--- compute while it is read (vp.open's `stats`) for metrics of these
+--- metrics.open_stats(entries [, params]) -> the statistics a VProf capture
+-- should compute while it is read (vp.open's `stats`) for metrics of these
 -- catalogue entries: the groups' for group.*, the nodes' for node.*,
--- neither for the frame figures. A statistic asked for later is computed
--- then, in a pass of its own, so this only spares the open the work no
--- metric here reads.
-function metrics.open_stats(entries)
+-- neither for the frame figures. params[i], the parameter of entries[i]
+-- (a node.* metric's path), narrows the node totals to the nodes of those
+-- names (nodes = {names}); without them, every node's. A statistic asked
+-- for later is computed then, in a pass of its own, so this only spares
+-- the open the work no metric here reads.
+function metrics.open_stats(entries, params)
   local want = { groups = false, nodes = false }
-  for _, e in ipairs(entries) do
+  local names, all = {}, false
+  for i, e in ipairs(entries) do
     if e.kind == "group" then want.groups = true end
-    if e.kind == "node" then want.nodes = true end
+    if e.kind == "node" then
+      local path = params and params[i]
+      -- A path's last component is the node's name, but for a "#k" that
+      -- tells same-named siblings apart (or is part of the name: both).
+      local name = type(path) == "string" and path:match("([^/]+)$")
+      if name then
+        names[#names + 1] = name
+        local bare = name:match("^(.-)#%d+$")
+        if bare and bare ~= "" then names[#names + 1] = bare end
+      else
+        all = true
+      end
+    end
   end
+  if all then want.nodes = true elseif #names > 0 then want.nodes = names end
   return want
 end
 

@@ -23,12 +23,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The first byte picks the escape width mode, so forced widths get
      * fuzzed too, and the statistics the open pass computes (none, node
      * totals alone, groups, everything: each takes its own path through
-     * the accumulator); the rest is the file. */
+     * the accumulator), and whether node totals are for some names only;
+     * the rest is the file. */
     if (size < 1)
         return 0;
     static const int widths[] = {0, 4, 8};
     static const unsigned stats[] = {0, VP_VPROF_STATS_NODES, VP_VPROF_STATS_FOLDED, VP_VPROF_STATS_ALL};
+    static const char *const names[] = {"a", "A", "Frame", ""};
     vp_open_opts opts = {.escape_width = widths[data[0] % 3], .stats = stats[(data[0] >> 2) & 3]};
+    if (data[0] & 16) {
+        opts.node_names = names;
+        opts.n_node_names = 4;
+    }
     vp_vprof *m;
     vp_error err;
     if (vp_vprof_open_mem(data + 1, size - 1, &opts, &m, &err) != VP_OK)
@@ -43,7 +49,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         vp_vprof_frame_read(m, fi, &fd, &err);
         free(mem);
     }
-    /* The whole-capture statistics, hitches and their causes, node orders. */
+    /* The whole-capture statistics (those of the open pass first), hitches
+     * and their causes, node orders. */
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        const vp_vprof_node_stat *t = vp_vprof_node_total(m, v);
+        acc += t ? t->time + t->self + t->calls : 0;
+    }
     vp_vprof_stats_need(m, VP_VPROF_STATS_ALL, &err);
     vp_vprof_hitch_rule rule = {2.5, 5, 0, data[0] & 1, 1 + data[0] % 40};
     vp_vprof_hitch *hs;

@@ -6,11 +6,12 @@ return doc.parse([=[
 class vp.vprof: VProf capture (.vprof)
   A Source engine VProf recording. Opening makes one pass that validates the file and keeps one 24-byte record
   per frame (offset, tick, node count, frame time); vp.open(path, {stats = ...}) also computes whole-capture
-  statistics in that pass (per-group self-time summaries, per-node totals), else one more pass computes them
-  the first time they are needed. Frames are read again from the file on demand (the file is read through a
-  window, never mapped: a file truncated while open is an error naming both sizes). Frame time is the sum of
-  the root's children's inclusive times (the root's own time only when larger); self time is a node's time
-  minus its children's, clamped at 0. Frames are numbered 1.. by position; ticks may repeat or jump.
+  statistics in that pass (stats = true for all, or {groups =, fold_hidden =, nodes =}: per-group self-time
+  summaries, per-node totals; nodes = a list of names totals only the nodes of those names), else one more pass
+  computes them the first time they are needed. Frames are read again from the file on demand (the file is read
+  through a window, never mapped: a file truncated while open is an error naming both sizes). Frame time is the
+  sum of the root's children's inclusive times (the root's own time only when larger); self time is a node's
+  time minus its children's, clamped at 0. Frames are numbered 1.. by position; ticks may repeat or jump.
 ${CAPTURE}
 field frame_count
   number of complete frames (also #cap)

@@ -141,14 +141,14 @@ local vprof_nodes, node_paths = C.listing(function(ctx)
 end)
 
 -- A node's totals by full, relative or elided path (nil for the root and
--- for no node).
+-- for no node): the node the capture finds by that path, whose totals may
+-- be all the open pass made (vp.open's stats.nodes list), else the listing.
 local function vprof_node(ctx, path)
-  local r = vprof_nodes(ctx)[path]
-  if r then return r end
   local node = ctx.cap:node(path)
-  if not node or node.parent == nil then return nil end
+  if not node then return vprof_nodes(ctx)[path] end
+  if node.parent == nil then return nil end
   ctx.node_rows = ctx.node_rows or {}
-  r = ctx.node_rows[node]
+  local r = ctx.node_rows[node]
   if not r then
     r = ctx.cap:node_stat(node)
     ctx.node_rows[node] = r
