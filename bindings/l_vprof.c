@@ -1812,7 +1812,8 @@ static void open_stats(lua_State *L, int opts, vp_open_opts *o)
         what |= vp_l_opt_bool(L, st, "fold_hidden", 0) ? VP_VPROF_STATS_FOLDED : 0;
         if (lua_getfield(L, st, "nodes") == LUA_TTABLE) {
             lua_Unsigned n = lua_rawlen(L, -1);
-            luaL_argcheck(L, n < UINT32_MAX / sizeof(char *), opts, "stats.nodes: too many names");
+            if (n >= UINT32_MAX / sizeof(char *))
+                luaL_error(L, "vp.open: stats.nodes: too many names");
             const char **names = lua_newuserdatauv(L, (size_t)n * sizeof *names + 1, 0);
             for (lua_Unsigned k = 0; k < n; k++) {
                 if (lua_rawgeti(L, st + 1, (lua_Integer)k + 1) != LUA_TSTRING)
