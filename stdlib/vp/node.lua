@@ -8,9 +8,11 @@
 --   local doc = node.analyze(cap, {node = n, worst = 5})  -- plain data (node.schema)
 --   print(doc.time.p99_ms, doc.children[1].path, doc.children[1].pct_of_node)
 --
--- Every column comes from the capture in C (cap:series for the node and
--- all its children in one pass, vp.Series statistics); nothing loops over
--- frames in Lua. Definitions: node.DEFINITIONS and docs/metrics.md.
+-- The node's columns come from the capture in C (cap:series, vp.Series
+-- statistics), its children's and its group's totals from one pass over
+-- the range (cap:node_stats): memory grows with the frames once, not per
+-- child or group; nothing loops over frames in Lua. Definitions:
+-- node.DEFINITIONS and docs/metrics.md.
 local E = require "vp.error"
 local find = require "vp.find"
 local stats = require "vp.stats"
@@ -116,16 +118,11 @@ function node.analyze(cap, params)
   end
   local n = node.resolve(cap, params.node, { lua = params.lua })
 
-  local kids = {}
-  for c in n:children() do kids[#kids + 1] = c end
-  local cols = {}
-  if nframes > 0 then
-    local list = { n }
-    for k, c in ipairs(kids) do list[k + 1] = c end
-    cols = cap:series(list, "time_ms") -- one C pass for the node and its children
-    for k, s in ipairs(cols) do cols[k] = s:slice(from, to) end
-  end
-  local time = cols[1] or empty()
+  -- The node's own columns over the range (its worst frames and
+  -- percentiles), and every node's totals over it (its children's shares
+  -- and its group's self time): no column per child or group.
+  local time = nframes > 0 and cap:series(n, "time_ms"):slice(from, to) or empty()
+  local totals = nframes > 0 and cap:node_stats(first, last) or {}
   local self_s = nframes > 0 and cap:series(n, "self_ms"):slice(from, to) or empty()
   local calls = nframes > 0 and cap:series(n, "calls"):slice(from, to) or empty()
   local total_ms, frame_total = time:sum(), nframes > 0 and cap:time_sum(first, last) or 0
@@ -149,13 +146,14 @@ function node.analyze(cap, params)
   local g = n.group
   if g then
     doc.group = { name = g.name, id = g.id, hidden = g.hidden }
-    if nframes > 0 then
-      local gs = cap:group_self_ms()[g]
-      if gs then
-        gs = gs:slice(from, to)
-        doc.group.self_ms_per_frame = gs:sum() / nframes
-        doc.group.node_pct = pct(self_s:sum(), gs:sum())
+    if nframes > 0 then -- the sum of its nodes' self times
+      local own = {}
+      for _, r in ipairs(totals) do
+        if r.node.group_id == n.group_id then own[#own + 1] = r.self_ms end
       end
+      local sum = vp.Series(own):sum()
+      doc.group.self_ms_per_frame = sum / nframes
+      doc.group.node_pct = pct(self_s:sum(), sum)
     end
   end
 
@@ -170,15 +168,17 @@ function node.analyze(cap, params)
   end
 
   doc.children = {}
-  for i, c in ipairs(kids) do
-    local s = cols[i + 1]
+  local by_index = {}
+  for _, r in ipairs(totals) do by_index[r.node.index] = r end
+  for c in n:children() do
     local row = { path = c.path, name = c.name }
-    if s then
-      row.ms_per_frame = s:sum() / nframes
-      row.pct_of_node = pct(s:sum(), total_ms)
-      row.max_ms, row.max_frame = stats.defined(s:max()), absolute(s:argmax())
+    local r = by_index[c.index]
+    if r then
+      row.ms_per_frame = r.time_ms / nframes
+      row.pct_of_node = pct(r.time_ms, total_ms)
+      row.max_ms, row.max_frame = r.peak_ms, r.peak_frame
     end
-    doc.children[i] = row
+    doc.children[#doc.children + 1] = row
   end
   table.sort(doc.children, function(a, b)
     local x, y = a.ms_per_frame or 0, b.ms_per_frame or 0
