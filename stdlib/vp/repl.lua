@@ -310,7 +310,8 @@ end
 DESCRIBE["vp.vprof.group"] = function(g)
   local cap = capture_of(g)
   if not cap then return safe_tostring(g) end
-  local s = cached(cap, "groups", function() return cap:group_self_ms() end)[g]
+  -- the summaries (the same figures as the columns, without them)
+  local s = cached(cap, "group_stats", function() return cap:group_stats() end)[g]
   if not s or #s == 0 then return extend(g, ": no nodes") end
   return extend(g, string.format(": self %s ms/frame mean, p99 %s, max %s @ frame %s", ms(s:mean()),
     ms(s:percentile(99)), ms(s:max()), int(s:argmax())))
