@@ -371,8 +371,8 @@ int vprof_acc_frame(vprof_acc *a, vp_vprof *m, const vp_vprof_epoch *ep, uint32_
     }
     uint32_t n = ep->n;
     struct vprof_pos_tot *t = a->tot;
-    if ((a->what & VP_VPROF_STATS_NODES) && a->names) {
-        for (uint32_t k = 0; k < a->nw; k++) { /* some nodes: the wanted ones */
+    if (a->names) { /* node totals of some nodes: the wanted ones */
+        for (uint32_t k = 0; k < a->nw; k++) {
             uint32_t pos = a->wpos[k];
             tot_add(&t[pos], units[pos], calls[pos], fi);
             if (a->inner[pos])

@@ -160,9 +160,10 @@ function node.analyze(cap, params)
   doc.worst = {}
   for _, i in ipairs(time:top(worst_k)) do
     if time[i] <= 0 then break end -- frames where it took no time are not "worst"
-    local f = cap:frame(absolute(i))
+    local no = absolute(i)
+    local f = cap:frame(no)
     doc.worst[#doc.worst + 1] = {
-      frame = absolute(i), tick = f.tick, time_ms = time[i], self_ms = self_s[i], calls = math.tointeger(calls[i]),
+      frame = no, tick = f.tick, time_ms = time[i], self_ms = self_s[i], calls = math.tointeger(calls[i]),
       frame_ms = f.frame_ms, pct_of_frame = pct(time[i], f.frame_ms),
     }
   end
