@@ -62,8 +62,9 @@ field SORT_NAMES
 
 class vp.node: one node in detail (node.lua)
   One VProf node over a frame range: the statistics of its time and self time per frame, its worst frames, its
-  children's share of its time, its budget group and where it first appears, all from C columns (cap:series
-  for the node and its children in one pass). ${PLAIN}
+  children's share of its time, its budget group and where it first appears, all computed in C (the node's
+  columns by cap:series, its children's and group's totals by one cap:node_stats pass over the range).
+  ${PLAIN}
 function node.analyze(cap, params) -> result
   params: node (a node, id, path or pattern), lua, first, last, worst (10); shaped as node.schema; frame
   numbers are the capture's
