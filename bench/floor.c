@@ -280,12 +280,11 @@ static size_t frame(const uint8_t *p, const uint8_t *end, uint64_t off, unsigned
             p = z + 1;
             NEED(8);
             if (grp) { /* added when the frame is whole: a frame cut short is read again */
-                tree *tr = grp;
-                if (tr->npending == tr->cappending) {
-                    tr->cappending = tr->cappending ? tr->cappending * 2 : 16;
-                    tr->pending = grow(tr->pending, tr->cappending, sizeof *tr->pending);
+                if (grp->npending == grp->cappending) {
+                    grp->cappending = grp->cappending ? grp->cappending * 2 : 16;
+                    grp->pending = grow(grp->pending, grp->cappending, sizeof *grp->pending);
                 }
-                int32_t *x = tr->pending[tr->npending++];
+                int32_t *x = grp->pending[grp->npending++];
                 x[0] = (int32_t)rd32(rec);
                 x[1] = (int32_t)rd32(p);
                 x[2] = (int32_t)rd32(p + 4);
@@ -338,12 +337,11 @@ static size_t frame(const uint8_t *p, const uint8_t *end, uint64_t off, unsigned
     p++;
 #undef NEED
     if (grp) {
-        tree *tr = grp;
-        for (uint32_t i = 0; i < tr->npending; i++)
-            add_node(tr, tr->pending[i][0], tr->pending[i][1], tr->pending[i][2], off);
-        if (tr->dirty)
-            relayout(tr, t->frames);
-        group_frame(tr, (uint32_t)nodes, t->frames);
+        for (uint32_t i = 0; i < grp->npending; i++)
+            add_node(grp, grp->pending[i][0], grp->pending[i][1], grp->pending[i][2], off);
+        if (grp->dirty)
+            relayout(grp, t->frames);
+        group_frame(grp, (uint32_t)nodes, t->frames);
     }
     t->frames++;
     t->nodes = nodes;
