@@ -336,6 +336,46 @@ static int i_means(lua_State *L)
     return 1;
 }
 
+/* infer.percentiles(b, p) -> list of each batch's nearest-rank percentile p (0..100) */
+static int i_percentiles(lua_State *L)
+{
+    const vp_batched *b = check_batched(L, 1);
+    double p = luaL_checknumber(L, 2);
+    luaL_argcheck(L, p >= 0 && p <= 100, 2, "a percentile in 0..100");
+    double *out = lua_newuserdatauv(L, (b->k ? b->k : 1) * sizeof *out, 0);
+    luaL_argcheck(L, vp_batched_percentiles(b, p, out), 1, "an empty batch");
+    push_list(L, out, b->k);
+    return 1;
+}
+
+/* infer.boot(b, weights, "quantile" | "tail_mean", param) -> list: the
+ * statistic of each weighting of b's batches (vp_batched_boot); weights a
+ * list of reps x #batches whole numbers, weighting after weighting. */
+static int i_boot(lua_State *L)
+{
+    static const char *const stats[] = {"quantile", "tail_mean", NULL};
+    const vp_batched *b = check_batched(L, 1);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    int stat = luaL_checkoption(L, 3, NULL, stats);
+    double param = luaL_checknumber(L, 4);
+    luaL_argcheck(L, param >= 0 && param <= 100, 4, "a percentage in 0..100");
+    lua_Integer m = luaL_len(L, 2);
+    luaL_argcheck(L, b->k > 0 && m > 0 && (size_t)m % b->k == 0, 2, "a whole number of weightings of the batches");
+    size_t reps = (size_t)m / b->k;
+    double *w = lua_newuserdatauv(L, (size_t)m * sizeof *w, 0);
+    for (lua_Integer i = 1; i <= m; i++) {
+        lua_rawgeti(L, 2, i);
+        w[i - 1] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        luaL_argcheck(L, w[i - 1] >= 0 && w[i - 1] == floor(w[i - 1]), 2, "weights are whole numbers >= 0");
+    }
+    double *out = lua_newuserdatauv(L, reps * sizeof *out, 0);
+    if (!vp_batched_boot(b, w, reps, stat == 0 ? VP_BOOT_QUANTILE : VP_BOOT_TAIL_MEAN, param, out))
+        return luaL_error(L, "out of memory");
+    push_list(L, out, reps);
+    return 1;
+}
+
 /* infer.dominance(b, other) -> list of each batch's mean dominance over other */
 static int i_dominance(lua_State *L)
 {
@@ -481,6 +521,8 @@ int vp_l_open_infer(lua_State *L)
         {"batched", i_batched},
         {"join", i_join},
         {"means", i_means},
+        {"boot", i_boot},
+        {"percentiles", i_percentiles},
         {"dominance", i_dominance},
         {"rank", i_rank},
         {"nearest_rank", i_nearest_rank},

@@ -1,4 +1,5 @@
 #include "core/infer.h"
+#include "core/hist.h"
 
 #include <float.h>
 #include <math.h>
@@ -550,6 +551,137 @@ double vp_counts_pooled_rank(const vp_counts *a, const vp_counts *b, uint64_t r)
             return v;
     }
     return NAN;
+}
+
+int vp_batched_percentiles(const vp_batched *s, double p, double *out)
+{
+    for (size_t b = 0; b < s->k; b++) {
+        if (!s->batch[b].n)
+            return 0;
+        out[b] = vp_counts_rank(&s->batch[b], vp_nearest_rank(p, s->batch[b].n));
+    }
+    return 1;
+}
+
+/* Per batch, the running counts and sums over its distinct values: entry
+ * i of batch b's arrays holds the count and the sum of its first i. */
+typedef struct {
+    uint64_t *cnt;
+    double *sum;
+    size_t *off; /* batch b's arrays start at off[b] (d_b + 1 entries) */
+} boot_prefix;
+
+static int boot_prefix_make(const vp_batched *s, boot_prefix *p)
+{
+    size_t total = 0;
+    for (size_t b = 0; b < s->k; b++)
+        total += s->batch[b].d + 1;
+    p->cnt = malloc(total * sizeof *p->cnt);
+    p->sum = malloc(total * sizeof *p->sum);
+    p->off = malloc((s->k + 1) * sizeof *p->off);
+    if (!p->cnt || !p->sum || !p->off) {
+        free(p->cnt);
+        free(p->sum);
+        free(p->off);
+        return 0;
+    }
+    size_t at = 0;
+    for (size_t b = 0; b < s->k; b++) {
+        const vp_counts *x = &s->batch[b];
+        p->off[b] = at;
+        p->cnt[at] = 0;
+        p->sum[at] = 0;
+        for (size_t i = 0; i < x->d; i++) {
+            p->cnt[at + i + 1] = p->cnt[at + i] + x->c[i];
+            p->sum[at + i + 1] = p->sum[at + i] + x->v[i] * (double)x->c[i];
+        }
+        at += x->d + 1;
+    }
+    p->off[s->k] = at;
+    return 1;
+}
+
+/* How many of batch x's distinct values are at most v (binary search). */
+static size_t upto(const vp_counts *x, double v)
+{
+    size_t lo = 0, hi = x->d;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (x->v[mid] <= v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The weighted count of values at most v, and (if sum) their weighted sum. */
+static double boot_at_most(const vp_batched *s, const boot_prefix *p, const double *w, double v, double *sum)
+{
+    double n = 0, t = 0;
+    for (size_t b = 0; b < s->k; b++) {
+        if (w[b] <= 0)
+            continue;
+        size_t i = p->off[b] + upto(&s->batch[b], v);
+        n += w[b] * (double)p->cnt[i];
+        if (sum)
+            t += w[b] * p->sum[i];
+    }
+    if (sum)
+        *sum = t;
+    return n;
+}
+
+/* The smallest of all's values with a weighted count at most it of r or more. */
+static double boot_rank(const vp_batched *s, const boot_prefix *p, const double *w, double r)
+{
+    size_t lo = 0, hi = s->all.d;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (boot_at_most(s, p, w, s->all.v[mid], NULL) >= r)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return lo < s->all.d ? s->all.v[lo] : NAN;
+}
+
+int vp_batched_boot(const vp_batched *s, const double *w, size_t reps, vp_boot_stat stat, double param,
+                    double *out)
+{
+    boot_prefix p;
+    if (!boot_prefix_make(s, &p))
+        return 0;
+    for (size_t r = 0; r < reps; r++) {
+        const double *wr = w + r * s->k;
+        double n = 0;
+        for (size_t b = 0; b < s->k; b++)
+            if (wr[b] > 0)
+                n += wr[b] * (double)s->batch[b].n;
+        if (n < 1) {
+            out[r] = NAN;
+            continue;
+        }
+        if (stat == VP_BOOT_QUANTILE) {
+            out[r] = boot_rank(s, &p, wr, (double)vp_nearest_rank(param, (uint64_t)n));
+            continue;
+        }
+        double k = floor(n * param / 100 + 1e-9);
+        if (k < 1)
+            k = 1;
+        double q = boot_rank(s, &p, wr, n - k + 1), below_sum;
+        double below = boot_at_most(s, &p, wr, q, &below_sum);
+        double whole_sum = 0;
+        for (size_t b = 0; b < s->k; b++)
+            if (wr[b] > 0)
+                whole_sum += wr[b] * p.sum[p.off[b] + s->batch[b].d];
+        /* the values above q, then as many of the values equal to q as the k need */
+        out[r] = (whole_sum - below_sum + (k - (n - below)) * q) / k;
+    }
+    free(p.cnt);
+    free(p.sum);
+    free(p.off);
+    return 1;
 }
 
 int vp_batched_means(const vp_batched *s, vp_batch_map map, double c, double *out)

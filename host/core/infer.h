@@ -143,6 +143,25 @@ void vp_batched_free(vp_batched *s);
  * is empty. Exactly vp_batch_means' for the value and the indicator
  * (counts); the excess is summed per distinct value. */
 int vp_batched_means(const vp_batched *s, vp_batch_map map, double c, double *out);
+/* Each batch's nearest-rank percentile p (0..100) into out[0..k); 0 when a
+ * batch is empty. */
+int vp_batched_percentiles(const vp_batched *s, double p, double *out);
+
+/* What vp_batched_boot computes of each weighting of the batches. */
+typedef enum { VP_BOOT_QUANTILE, VP_BOOT_TAIL_MEAN } vp_boot_stat;
+
+/* The statistic of the values of s's batches drawn with weights, for each
+ * of reps weightings: batch b counts w[r * k + b] times in weighting r
+ * (whole numbers >= 0; a block bootstrap of the stretches draws them).
+ * VP_BOOT_QUANTILE: the nearest-rank percentile `param` (0..100) of the
+ * weighted values; VP_BOOT_TAIL_MEAN: the mean of the slowest max(1,
+ * floor(N param / 100)) of them (N the weighted count; ties at the
+ * threshold counted as needed), the "param % low" frame time. NaN for a
+ * weighting without values. O(reps k log(d) log(all.d)) after one pass
+ * over the counts; 0 (nothing written) when out of memory. */
+int vp_batched_boot(const vp_batched *s, const double *w, size_t reps, vp_boot_stat stat, double param,
+                    double *out);
+
 /* For each batch the mean over its values x of (#{other < x} - #{other >
  * x}) / other.n (vp_dominance_batches), from counts; 0 when other is
  * empty or a batch is. */
