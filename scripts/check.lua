@@ -26,8 +26,12 @@ local SPEC = {
       help = "significance level for rules with significant = true" },
     { "--junit", metavar = "FILE", help = "also write JUnit XML (one testcase per rule) to FILE",
       merge = junit.merge, output = true },
+    { "--pairing", default = gate.DEFAULTS.pairing, choices = { "aligned", "auto", "independent" }, metavar = "NAME",
+      help = "one capture against one baseline: aligned (pair them stretch by stretch), independent, or auto "
+        .. "(aligned when their stretch profiles agree)" },
     multi.jobs_option("with several captures checked one by one: N at a time, in parallel processes"),
     cli.FRAMES,
+    cli.BASELINE_FRAMES,
   },
   positional = {
     { "RULES", help = "a Lua file returning a list of rules" },
@@ -51,8 +55,8 @@ local rules = gate.rules(rules_path, { baseline = #base_files > 0, runs = #base_
 -- The captures and the baseline are read together, each computing the
 -- statistics the rules read (cli.open_runs, gate.open_stats).
 local caps, base = cli.open_runs(cap_files, opts.frames, #base_files > 0 and base_files or nil,
-  gate.open_stats(rules))
-local r = gate.evaluate(rules, caps, base, { alpha = opts.alpha, source = rules_path })
+  gate.open_stats(rules), opts.baseline_frames or opts.frames)
+local r = gate.evaluate(rules, caps, base, { alpha = opts.alpha, source = rules_path, pairing = opts.pairing })
 for _, c in ipairs(caps) do c:close() end
 for _, c in ipairs(base or {}) do c:close() end
 for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", w, "\n") end

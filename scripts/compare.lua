@@ -37,6 +37,9 @@ local SPEC = {
       help = "shape test: grid (quantile grid), ks (Kolmogorov-Smirnov) or ad (Anderson-Darling)" },
     { "--evidence", default = compare.DEFAULTS.evidence, choices = choices(compare.EVIDENCE), metavar = "NAME",
       help = "what decides: auto (runs with 2 or more a side, else frames), runs or frames" },
+    { "--pairing", default = compare.DEFAULTS.pairing, choices = choices(compare.PAIRINGS), metavar = "NAME",
+      help = "one capture a side: aligned (pair them stretch by stretch), independent, or auto (aligned when "
+        .. "their stretch profiles agree)" },
     { "--nodes", type = "integer", default = compare.DEFAULTS.nodes, min = 0, metavar = "N",
       help = "VProf nodes tested and given percentiles: the N whose mean time changed most (0 = all)" },
     { "--limit", type = "integer", default = 30, min = 0, metavar = "N",
@@ -47,6 +50,7 @@ local SPEC = {
     { "--markdown", type = "flag", help = "print Markdown tables (for a code review)" },
     multi.jobs_option("with several B captures compared one by one: N at a time, in parallel processes"),
     cli.FRAMES,
+    cli.BASELINE_FRAMES,
   },
   positional = {
     { "A", help = "the baseline: a capture or a directory of its runs (left out with --baseline)", optional = true },
@@ -84,9 +88,9 @@ if #a_files == 0 then cli.fail(2, "no capture files in %s", table.concat(a_paths
 
 -- Every group and node metric is read (cli.open_runs: a VProf capture's
 -- statistics are computed while it is read; both sides are read together).
-local caps_a, caps_b = cli.open_runs(a_files, opts.frames, b_files)
+local caps_a, caps_b = cli.open_runs(a_files, opts.baseline_frames or opts.frames, b_files, nil, opts.frames)
 local r = compare.analyze(caps_a, caps_b, { alpha = opts.alpha, nodes = opts.nodes, match = opts.match,
-  test = opts.test, shape = opts.shape, evidence = opts.evidence })
+  test = opts.test, shape = opts.shape, evidence = opts.evidence, pairing = opts.pairing })
 for _, c in ipairs(caps_a) do c:close() end
 for _, c in ipairs(caps_b) do c:close() end
 for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", w, "\n") end

@@ -668,10 +668,11 @@ describe("check.lua", function()
     assert.equal(first.stdout, second.stdout)
     local head = '^{"file":"[^"]+","format":"vprof","frame_range":{"first":1,"last":1200},"baseline":"[^"]+",'
       .. '"rules":"[^"]+","status":"fail",'
-      .. '"passed":0,"failed":2,"skipped":1,"runs":1,"baseline_runs":1,"warnings":%[%],"results":%[{"index":1,'
+      .. '"passed":0,"failed":2,"skipped":1,"runs":1,"baseline_runs":1,"warnings":%[%],"phases":%[{"phase":1,.-%],'
+      .. '"pairing":{"method":"%a+",.-},"results":%[{"index":1,'
       .. '"name":"frame_ms%.p99","metric":"frame_ms%.p99","unit":"ms","status":"fail","value":[%d.]+,'
       .. '"baseline":null,"change":null,"change_pct":null,"regress_pct":null,"normalised":false,"evidence":null,'
-      .. '"p_value":null,"ci":null,"limits":{"max":5,"min":null,"max_regress_pct":null,"ci_above":null,'
+      .. '"p_value":null,"cannot_tell":null,"ci":null,"limits":{"max":5,"min":null,"max_regress_pct":null,"ci_above":null,'
       .. '"min_effect":null,"significant":null,"alpha":null,"test":null},"message":"frame_ms%.p99 = '
     assert.truthy(first.stdout:find(head), first.stdout:sub(1, 600))
     local vjson = require "vp.json"

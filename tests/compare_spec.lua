@@ -69,8 +69,8 @@ describe("vp.compare", function()
       assert.is_nil(mx.p_value)
       assert.matches("no interval", mx.note)
       assert.same(g.shape, mx.shape)
-      assert.is_nil(m.hitches.p_value) -- a count: no distribution
-      assert.matches("no per%-frame values", m.hitches.note)
+      assert.is_nil(m.hitches.p_value) -- a count of nothing on either side: no rate to test
+      assert.matches("no events on either side", m.hitches.note)
       assert.equal("same", m.hitches.direction)
       assert.matches("Physics", r.metrics[1].metric)
       -- the new node is only in B, with its values in catalogue order; not compared
@@ -197,7 +197,10 @@ describe("compare.lua", function()
     assert.equal(NULL, m.hitches.change_pct)
     assert.equal(NULL, m.hitches.impact)
     assert.is_true(m.hitches.rank <= 2)
-    assert.equal(NULL, m.hitches.p_value) -- a count: no distribution
+    -- a count: the rate test (one hitch against none is no evidence)
+    assert.equal("rate", m.hitches.method)
+    assert.is_true(m.hitches.p_value > 0.5)
+    assert.is_false(m.hitches.significant)
     assert.equal("worse", m.stutter_pct.direction)
     assert.equal("worse", m["frame_ms.max"].direction)
   end)
@@ -296,9 +299,9 @@ describe("compare.lua", function()
     assert.equal(first.stdout, second.stdout)
     local head = '^{"a":{"file":[^}]*"frame_range":{"first":1,"last":1200}[^}]*},"b":{[^}]*}[^}]*},'
       .. '"alpha":0%.01,"level":0%.95,"test":"batch%-means",'
-      .. '"shape_test":"grid","correction":"holm","evidence":"frames","tests":%d+,"shape_tests":%d+,'
-      .. '"summary":{"metrics":%d+,"worse":%d+,"better":%d+,"changed":%d+,"same":%d+,'
-      .. '"significant_worse":%d+,"significant_better":%d+,"shape_changes":%d+},"warnings":%[%],'
+      .. '"shape_test":"grid","correction":"holm","evidence":"%a+","pairing":{"method":"%a+",.-},"tests":%d+,'
+      .. '"shape_tests":%d+,"summary":{"metrics":%d+,"worse":%d+,"better":%d+,"changed":%d+,"same":%d+,'
+      .. '"significant_worse":%d+,"significant_better":%d+,"shape_changes":%d+,"cannot_tell":%d+},"warnings":%[%],'
       .. '"metrics":%[{"metric":"[^"]+","unit":"ms","polarity":"lower","a":'
     assert.truthy(first.stdout:find(head), first.stdout:sub(1, 400))
     assert.truthy(first.stdout:find('"only_in_a":[],"only_in_b":[{"kind":"node","name":"Root/CEngine::Frame/Again",'

@@ -227,6 +227,12 @@ cli.FRAMES = { "--frames", type = "range", metavar = "A:B",
   help = "only frames A..B (1-based, inclusive; A: and :B too; negative numbers count from the end: "
     .. "-1 is the last frame, -600: the last 600)" }
 
+--- cli.BASELINE_FRAMES: the baseline side's own --frames (compare.lua,
+-- check.lua): two stretches of one capture, or another stretch of the
+-- baseline than of the capture.
+cli.BASELINE_FRAMES = { "--baseline-frames", type = "range", metavar = "A:B",
+  help = "the baseline's frames A..B (as --frames), when they are not --frames' own: a range against a range" }
+
 --- cli.OUTPUT: the -o option of a script that writes one file (or stdout):
 -- cli.parse checks the file can be written, cli.write_output writes it.
 cli.OUTPUT = { "--output", short = "-o", metavar = "FILE", output = true, help = "write to FILE instead of stdout" }
@@ -545,28 +551,30 @@ function cli.open_as(path, format, opts)
   return cap
 end
 
---- cli.open_runs(files, r [, others [, stats]]) -> caps [, other_caps]:
--- every file opened (cli.open) and restricted to the --frames range r
--- (cli.restrict): the runs a comparison or a gate reads, and the other
--- side's (others: a baseline, the B side; may be nil) read together, VProf
--- captures on threads of their own (vp.open_all). Without a range, a VProf
--- capture computes its statistics while it is read: `stats` (vp.open's
--- option; default true, every one; other formats ignore it); a range makes
--- one pass over its frames, once restricted. The first file that cannot be
+--- cli.open_runs(files, r [, others [, stats [, r_others]]]) -> caps [,
+-- other_caps]: every file opened (cli.open) and restricted to the --frames
+-- range r (cli.restrict; the other side's to r_others, default r): the
+-- runs a comparison or a gate reads, and the other side's (others: a
+-- baseline, the B side; may be nil) read together, VProf captures on
+-- threads of their own (vp.open_all). Without a range, a VProf capture
+-- computes its statistics while it is read: `stats` (vp.open's option;
+-- default true, every one; other formats ignore it); a range makes one
+-- pass over its frames, once restricted. The first file that cannot be
 -- opened, in order, fails as cli.open would.
-function cli.open_runs(files, r, others, stats)
+function cli.open_runs(files, r, others, stats, r_others)
+  if r_others == nil then r_others = r end
   local vp = require "vp"
   local all = table.move(files, 1, #files, 1, {})
   table.move(others or {}, 1, #(others or {}), #all + 1, all)
   if stats == nil then stats = true end
-  local opts = { stats = r == nil and stats }
+  local opts = { stats = r == nil and r_others == nil and stats }
   for _, f in ipairs(all) do opts = open_opts(f, opts) end
   local what = #all == 1 and all[1] or string.format("%d captures", #all)
   local caps, failed = with_progress(what, opts, function(o) return vp.open_all(all, o) end)
   local sides = { {}, {} }
   for i, f in ipairs(all) do
     local cap = opened(f, caps[i] or nil, failed[i] and failed[i].message)
-    cli.restrict(cap, r)
+    cli.restrict(cap, i <= #files and r or r_others)
     local side = i <= #files and sides[1] or sides[2]
     side[#side + 1] = cap
   end

@@ -24,15 +24,26 @@ local E = require "vp.error"
 local metrics = require "vp.metrics"
 local mwu = require "vp.mwu"
 local infer = require "vp.infer"
+local align = require "vp.align"
+local phases = require "vp.phases"
 
 local compare = {}
 
 compare.DEFAULTS = { alpha = 0.01, nodes = 10, match = nil, test = "batch-means", shape = "grid",
-  evidence = "auto", level = 0.95 }
+  evidence = "auto", pairing = "auto", level = 0.95 }
 
 compare.TESTS = { ["batch-means"] = true, ["mann-whitney"] = true }
 compare.SHAPES = { grid = true, ks = true, ad = true }
 compare.EVIDENCE = { auto = true, runs = true, frames = true }
+compare.PAIRINGS = align.PAIRINGS
+
+--- With one capture a side, an interval of a change wider than this many
+-- per cent either way cannot tell a regression from noise: the row says
+-- so (and what would: more runs, or a steady stretch) instead of
+-- passing it off as "not significant".
+compare.NO_POWER_PCT = 10
+compare.CANNOT_TELL = "cannot tell from one capture a side: record 5 runs a side (--runs), or compare a "
+  .. "steady stretch (--frames)"
 
 --- Below this many runs a side the run-level test is reported with a warning.
 compare.MIN_RUNS = 5
@@ -41,15 +52,20 @@ compare.MIN_RUNS = 5
 compare.schema = [[{
   a: {file, format, frames, frame_range: {first, last}, runs, files: []},
   b: {file, format, frames, frame_range: {first, last}, runs, files: []},
-  alpha, level, test, shape_test, correction, evidence, tests, shape_tests,
-  summary: {metrics, worse, better, changed, same, significant_worse, significant_better, shape_changes},
+  alpha, level, test, shape_test, correction, evidence,
+  pairing: {method, decided, axis, stretches, agreement, why,
+            phases_a: [{phase, first, last, frames, typical_ms}],
+            phases_b: [{phase, first, last, frames, typical_ms}]},
+  tests, shape_tests,
+  summary: {metrics, worse, better, changed, same, significant_worse, significant_better, shape_changes,
+            cannot_tell},
   warnings: [],
   metrics: [{metric, unit, polarity, a, b, change, change_pct, impact, direction, normalised,
-             a_raw, b_raw, per, evidence, method, p_value, p_adjusted, significant,
+             a_raw, b_raw, per, evidence, method, p_value, p_adjusted, significant, cannot_tell,
              ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
              effect: {hl_shift, hl_lo, hl_hi, cliffs_delta, cliffs_lo, cliffs_hi, prob_b_greater},
              shape: {test, p_value, p_adjusted, significant, at},
-             frames: {method, a, b, p_value, change_lo, change_hi, df},
+             frames: {method, a, b, change, p_value, change_lo, change_hi, df, stretches, clipped},
              runs: {a: [], b: [], p_value, change_lo, change_hi, df},
              note}],
   only_in_a: [{kind, name, metrics: {*}}],
@@ -180,8 +196,84 @@ function compare.like_with_like(A, B, min_frames)
   end
 end
 
+-- Pairing ------------------------------------------------------------------------------
+
+-- A capture's frame times in time order (a Series), or nil.
+local function frame_times(cap)
+  if type(cap.frame_times) ~= "function" then return nil end
+  local ok, ft = pcall(cap.frame_times, cap)
+  return ok and ft or nil
+end
+
+-- Phases as a result carries them: the capture's frame numbers.
+local function phase_list(cap, segs)
+  local base = 0
+  if type(cap.frame_range) == "function" then base = (cap:frame_range() or 1) - 1 end
+  local out = {}
+  for i, seg in ipairs(segs or {}) do
+    out[i] = { phase = i, first = base + seg.first, last = base + seg.last, frames = seg.frames,
+      typical_ms = finite(seg.typical_ms) }
+  end
+  return out
+end
+
+--- compare.phases(cap) -> the capture's phases ({phase, first, last,
+-- frames, typical_ms}, frame numbers the capture's: vp.phases), or nil for
+-- a capture without frame times.
+function compare.phases(cap)
+  local ft = frame_times(cap)
+  if not ft or #ft == 0 then return nil end
+  return phase_list(cap, (phases.find(ft)))
+end
+
+--- compare.pair(A, B [, params]) -> pairing | nil: how two sides of one
+-- capture each are compared (vp.align.plan on their frame times, with
+-- params.pairing "auto" | "aligned" | "independent"); when they line up,
+-- each side's per-frame samples are then cut into the paired stretches
+-- (and so are the VProf passes that make them: metrics.set_cuts), and
+-- the per-frame tests pair them (vp.infer.paired). nil for sides of
+-- several runs (the runs decide) and for captures without frame times.
+-- The pairing, as results carry it: {method, decided, axis, stretches,
+-- agreement, why, phases_a, phases_b}.
+function compare.pair(A, B, params)
+  local pairing = (params and params.pairing) or compare.DEFAULTS.pairing
+  -- the Mann-Whitney test compares the frames as independent draws
+  if params and params.test == "mann-whitney" and pairing == "auto" then pairing = "independent" end
+  if A.pairing ~= nil then return A.pairing or nil end
+  local function none()
+    A.pairing, B.pairing = false, false
+    return nil
+  end
+  if #A.runs ~= 1 or #B.runs ~= 1 then
+    if pairing == "aligned" and (#A.runs > 1 or #B.runs > 1) then
+      E.raise("EUSAGE", "--pairing aligned pairs one capture with one; with runs a side, the runs decide")
+    end
+    return none()
+  end
+  local ca, cb = A.runs[1], B.runs[1]
+  local fa, fb = frame_times(ca), frame_times(cb)
+  if not (fa and fb) or #fa == 0 or #fb == 0 then
+    if pairing == "aligned" then
+      E.raise("EUSAGE", "--pairing aligned: %s captures have no frames to pair", tostring(A.format))
+    end
+    return none()
+  end
+  local plan = align.plan(fa, fb, { pairing = pairing })
+  if plan.method == "aligned" then
+    A.cuts, B.cuts = plan.cuts_a, plan.cuts_b
+    metrics.set_cuts(ca, plan.cuts_a)
+    metrics.set_cuts(cb, plan.cuts_b)
+  end
+  local out = { method = plan.method, decided = plan.decided, axis = plan.method == "aligned" and plan.axis or nil,
+    stretches = plan.method == "aligned" and plan.stretches or nil, agreement = finite(plan.agreement),
+    why = plan.why, phases_a = phase_list(ca, plan.phases_a), phases_b = phase_list(cb, plan.phases_b) }
+  A.pairing, B.pairing = out, out
+  return out
+end
+
 -- The pooled per-frame sample of a metric's distribution on one side (all
--- its runs one after the other), cached by distribution key; nil, why.
+-- its runs one after the other; one capture cut into its paired stretches
+-- when the sides line up), cached by distribution key; nil, why.
 local function side_sample(side, name)
   local key = metrics.distribution_key(name) or name
   local hit = side.samples[key]
@@ -200,7 +292,9 @@ local function side_sample(side, name)
     else
       -- the runs one after the other: each gives its own part of the batches
       local stat = metrics.statistic(name)
-      hit = { sample = infer.sample(#parts == 1 and parts[1] or parts, { independent = stat and stat.independent }) }
+      local independent = stat and stat.independent
+      hit = { sample = infer.sample(#parts == 1 and parts[1] or parts, { independent = independent,
+        cuts = not independent and side.cuts or nil }) }
     end
     side.samples[key] = hit
   end
@@ -223,6 +317,12 @@ local function frames_test(name, A, B, p, normalised)
     o.den_a = side_sample(A, "frame_ms.mean")
     o.den_b = side_sample(B, "frame_ms.mean")
   end
+  if A.cuts and B.cuts and not stat.independent then
+    local d, dwhy = infer.paired(stat, sa, sb, o)
+    if not d then return nil, dwhy end
+    d.method, d.evidence = "paired-stretches", "aligned"
+    return d
+  end
   local d, dwhy = infer.compare(stat, sa, sb, o)
   if not d then return nil, dwhy end
   d.method = stat.independent and "welch-independent" or "batch-means"
@@ -242,7 +342,46 @@ function compare.distribution(A, B, name, params)
   if not sa then return nil, why end
   local sb, whyb = side_sample(B, name)
   if not sb then return nil, whyb end
-  return { shape = infer.shape(sa, sb, p.shape or "grid"), effects = infer.effects(sa, sb, p.level) }
+  local shape
+  if A.cuts and B.cuts and (p.shape or "grid") == "grid" and not sa.independent then
+    shape = infer.paired_shape(sa, sb)
+  else
+    shape = infer.shape(sa, sb, p.shape or "grid")
+  end
+  return { shape = shape, effects = infer.effects(sa, sb, p.level) }
+end
+
+-- The rate test of a count of events (hitch frames): the conditional test
+-- of vp.infer.rate, with the dispersion of the counts per stretch (the
+-- paired stretches, or the batches) allowing for events in bursts.
+local function rate_test(e, A, B, row, p)
+  local counts, totals, frames = {}, {}, {}
+  for i, side in ipairs({ A, B }) do
+    local cap = side.runs[1]
+    local pos, why = metrics.events(cap, row.metric)
+    if not pos then return nil, why end
+    local n = metrics.value(cap, e.per)
+    if not n or n <= 0 then return nil, "no frames" end
+    local cuts = side.cuts or infer.cuts(n, math.max(1, infer.batch_count(n)))
+    local c, b = {}, 1
+    for k = 1, #cuts - 1 do c[k] = 0 end
+    for _, x in ipairs(pos) do
+      while b < #cuts - 1 and x > cuts[b + 1] do b = b + 1 end
+      c[b] = c[b] + 1
+    end
+    counts[i], totals[i], frames[i] = c, #pos, n
+  end
+  local t, why = infer.rate(totals[1], frames[1], totals[2], frames[2],
+    { dispersion = infer.dispersion(counts), level = p.level })
+  if not t then return nil, why end
+  local a = row.a
+  local out = { method = "rate", evidence = A.cuts and "aligned" or "frames", p = t.p, diff = row.change,
+    a = row.a, b = row.b }
+  if a and a ~= 0 and t.lo_pct then
+    out.lo = a * t.lo_pct / 100
+    out.hi = t.hi_pct and a * t.hi_pct / 100 or math.huge
+  end
+  return out
 end
 
 -- One metric --------------------------------------------------------------------------
@@ -324,12 +463,16 @@ function compare.metric(A, B, name, va, vb, params)
   local frames, why
   if p.per_frame ~= false then
     frames, why = frames_test(name, A, B, p, d.normalised)
+    if not frames and e.events and #A.runs == 1 and #B.runs == 1 then
+      frames, why = rate_test(e, A, B, row, p)
+    end
   else
     why = "per-frame tests only for the --nodes nodes that changed most"
   end
   if frames then
-    row.frames = { method = frames.method, a = finite(frames.a), b = finite(frames.b), p_value = finite(frames.p),
-      change_lo = finite(frames.lo), change_hi = finite(frames.hi), df = finite(frames.df) }
+    row.frames = { method = frames.method, a = finite(frames.a), b = finite(frames.b), change = finite(frames.diff),
+      p_value = finite(frames.p), change_lo = finite(frames.lo), change_hi = finite(frames.hi), df = finite(frames.df),
+      stretches = frames.stretches, clipped = frames.clipped }
   end
   row.runs = runs
 
@@ -338,8 +481,12 @@ function compare.metric(A, B, name, va, vb, params)
     row.evidence, row.method, row.p_value = "runs", "welch-runs", runs.p_value
     row.ci = interval(row, runs.change_lo, runs.change_hi, p.level)
   elseif frames and p.evidence ~= "runs" then
-    row.evidence, row.method, row.p_value = "frames", frames.method, row.frames.p_value
+    row.evidence, row.method, row.p_value = frames.evidence or "frames", frames.method, row.frames.p_value
     row.ci = interval(row, frames.lo, frames.hi, p.level)
+    local ci = row.ci
+    if ci and ci.pct_lo and ci.pct_hi and (ci.pct_hi - ci.pct_lo) / 2 > compare.NO_POWER_PCT then
+      row.note, row.cannot_tell = compare.CANNOT_TELL, true
+    end
   else
     row.note = why or (runs and "the runs' values do not vary") or "no per-frame values and one run a side"
   end
@@ -435,7 +582,8 @@ function compare.check_params(p, who)
   if type(p.level) ~= "number" or not (p.level > 0 and p.level < 1) then
     E.raise("EUSAGE", "%s: level must be a number between 0 and 1, got %s", who, tostring(p.level))
   end
-  for key, set in pairs({ test = compare.TESTS, shape = compare.SHAPES, evidence = compare.EVIDENCE }) do
+  for key, set in pairs({ test = compare.TESTS, shape = compare.SHAPES, evidence = compare.EVIDENCE,
+    pairing = compare.PAIRINGS }) do
     if not set[p[key]] then
       local l = {}
       for k in pairs(set) do l[#l + 1] = k end
@@ -491,6 +639,7 @@ function compare.analyze(cap_a, cap_b, params)
   for _, side in ipairs({ A, B }) do
     for _, cap in ipairs(side.runs) do metrics.will_test(cap) end
   end
+  local pairing = compare.pair(A, B, p)
 
   local ia, ib = index(A), index(B)
   local common = {}
@@ -590,7 +739,7 @@ function compare.analyze(cap_a, cap_b, params)
   end)
 
   local summary = { metrics = #rows, worse = 0, better = 0, changed = 0, same = 0,
-    significant_worse = 0, significant_better = 0, shape_changes = 0 }
+    significant_worse = 0, significant_better = 0, shape_changes = 0, cannot_tell = 0 }
   for _, dd in ipairs(dists) do
     if dd.shape and dd.shape.significant then summary.shape_changes = summary.shape_changes + 1 end
   end
@@ -601,6 +750,7 @@ function compare.analyze(cap_a, cap_b, params)
         significant = sh.significant, at = sh.at }
     end
     r.dist, r.worse_pct = nil, nil
+    if r.cannot_tell then summary.cannot_tell = summary.cannot_tell + 1 end
     if r.significant == nil and r.p_value ~= nil then r.significant = false end
     summary[r.direction] = summary[r.direction] + 1
     if r.significant and (r.direction == "worse" or r.direction == "better") then
@@ -625,7 +775,8 @@ function compare.analyze(cap_a, cap_b, params)
       .. "changes that are not there (docs/compare.md)"
   end
 
-  local evidence = (na >= 2 and nb >= 2 and p.evidence ~= "frames") and "runs" or "frames"
+  local evidence = (na >= 2 and nb >= 2 and p.evidence ~= "frames") and "runs"
+    or (pairing and pairing.method == "aligned" and "aligned") or "frames"
   local function side(s)
     local files, fr = {}, {}
     for i, cap in ipairs(s.runs) do
@@ -637,7 +788,7 @@ function compare.analyze(cap_a, cap_b, params)
   end
   return {
     a = side(A), b = side(B), alpha = p.alpha, level = p.level, test = p.test, shape_test = p.shape,
-    correction = "holm", evidence = evidence, tests = m, shape_tests = shape_m, summary = summary,
+    correction = "holm", evidence = evidence, pairing = pairing, tests = m, shape_tests = shape_m, summary = summary,
     warnings = warnings, metrics = rows,
     only_in_a = only_in(ia, ib, A.runs[1], matches), only_in_b = only_in(ib, ia, B.runs[1], matches),
   }

@@ -45,14 +45,18 @@ local compare = require "vp.compare"
 
 local gate = {}
 
-gate.DEFAULTS = { alpha = 0.01, test = "batch-means" }
+gate.DEFAULTS = { alpha = 0.01, test = "batch-means", pairing = "auto" }
 
 --- The --json document (docs/architecture.md notation).
 gate.schema = [[{
   file, format, frame_range: {first, last},
   baseline, rules, status, passed, failed, skipped, runs, baseline_runs, warnings: [],
+  phases: [{phase, first, last, frames, typical_ms}],
+  pairing: {method, decided, axis, stretches, agreement, why,
+            phases_a: [{phase, first, last, frames, typical_ms}],
+            phases_b: [{phase, first, last, frames, typical_ms}]},
   results: [{index, name, metric, unit, status, value, baseline, change, change_pct, regress_pct,
-             normalised, evidence, p_value, ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
+             normalised, evidence, p_value, cannot_tell, ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
              limits: {max, min, max_regress_pct, ci_above, min_effect, significant, alpha, test},
              message}]
 }]]
@@ -445,6 +449,7 @@ local function regression(r, vals, S, base, p, res)
   res.baseline, res.change, res.change_pct = row.a_raw, row.change, row.change_pct
   res.regress_pct, res.normalised, res.evidence, res.p_value, res.ci = row.impact, row.normalised, row.evidence,
     row.p_value, row.ci
+  res.cannot_tell = row.cannot_tell
   local per = row.normalised and row.unit:match("/(.*)$") or nil
   local big = math.abs(row.change or 0) >= (r.min_effect or 0)
   local checks = {}
@@ -544,7 +549,8 @@ end
 -- or undefined fails (is skipped when optional): never a pass.
 function gate.evaluate(rules, cap, base, params)
   params = params or {}
-  local p = { alpha = params.alpha or gate.DEFAULTS.alpha, test = params.test or gate.DEFAULTS.test }
+  local p = { alpha = params.alpha or gate.DEFAULTS.alpha, test = params.test or gate.DEFAULTS.test,
+    pairing = params.pairing or gate.DEFAULTS.pairing }
   local source = params.source or "rules"
   local S = compare.side(cap)
   local B = base and compare.side(base) or nil
@@ -568,10 +574,12 @@ function gate.evaluate(rules, cap, base, params)
         runs[#runs + 1] = c
       end
     end
-    -- the regression rules' per-frame tests: both sides' passes at once
+    -- the regression rules' per-frame tests: the sides paired when they
+    -- line up, then both sides' passes at once
     for _, r in ipairs(rules) do
       if r.max_regress_pct or r.ci_above then tested[#tested + 1] = r.metric end
     end
+    if #tested > 0 then compare.pair(B, S, { pairing = p.pairing, test = p.test }) end
     metrics.prepare_tests(runs, tested)
   else
     compare.like_with_like(S, nil, min_frames)
@@ -603,9 +611,19 @@ function gate.evaluate(rules, cap, base, params)
         .. "per-frame values decide", na, na == 1 and "" or "s", nb)
     end
   end
+  local pairing = B and B.pairing or nil
+  local blind = 0
+  for _, x in ipairs(results) do
+    if x.cannot_tell and x.limits.significant and x.status == "pass" then blind = blind + 1 end
+  end
+  if blind > 0 then
+    warnings[#warnings + 1] = string.format("%d rule%s passed only because the change is not significant, and %s",
+      blind, blind == 1 and "" or "s", compare.CANNOT_TELL)
+  end
   return {
     file = S.runs[1].path, format = S.format, frame_range = metrics.frame_range(S.runs[1]),
     baseline = B and B.runs[1].path, rules = params.source,
+    phases = pairing and pairing.phases_b or compare.phases(S.runs[1]), pairing = pairing,
     status = counts.fail > 0 and "fail" or "pass", passed = counts.pass, failed = counts.fail,
     skipped = counts.skip, runs = #S.runs, baseline_runs = B and #B.runs or nil, warnings = warnings,
     results = results,

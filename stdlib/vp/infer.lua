@@ -198,6 +198,8 @@ end
 -- made on first use); NaN values are left out. opts.independent = true:
 -- values are independent units (weapon traces, columns only): means and
 -- shares get the plain variance, the effect sizes one value a batch.
+-- opts.cuts: the batches themselves ({0, c_1, ..., n}, one capture: the
+-- stretches vp.align paired), instead of k equal ones.
 function infer.sample(x, opts)
   local o = defaults(opts)
   local parts = x
@@ -238,6 +240,15 @@ function infer.sample(x, opts)
     s.sum = sum
   end
   s.k = math.min(o.batches, s.n // o.min_batch)
+  if o.cuts then
+    if #parts ~= 1 or o.cuts[#o.cuts] ~= s.n then
+      E.raise("EUSAGE", "vp.infer: cuts are for one part and must end at its length (%d)", s.n)
+    end
+    local cuts, whole = o.cuts, make
+    s.k = #cuts - 1
+    make = function(k) return k == s.k and (is_source(parts[1]) and parts[1]:batches(cuts)
+      or C.batched(s.x, cuts)) or whole(k) end
+  end
   local made = {}
   --- s.batched([k]) -> the k batches (default: max(1, s.k), at least one
   -- so that the whole sample's counts exist; independent values' effect
@@ -451,6 +462,353 @@ function infer.runs(va, vb, level)
   local d = infer.difference(ea, eb, level)
   d.a, d.b, d.n_a, d.n_b = ea.value, eb.value, #va, #vb
   return d
+end
+
+-- Paired stretches ------------------------------------------------------------------
+-- Two captures that line up (vp.align) are cut into the same number of
+-- stretches, stretch i of A going with stretch i of B; each sample here
+-- was made with those cuts (infer.sample's opts.cuts), so its batches are
+-- the stretches. Whatever the scenario does at a place (a phase, a hitch
+-- that recurs there) is in both stretches of a pair and cancels.
+--   means      the ratio R = sum mean_B,i / sum mean_A,i of the stretch
+--              means, with e_i = mean_B,i - R mean_A,i: a stretch whose
+--              e_i lies more than `clip` robust standard deviations
+--              (1.4826 x the median absolute deviation) from the median
+--              is pulled in to that bound (a few hitches that recur with
+--              different sizes, a phase boundary placed a little off) and
+--              R is corrected by the mean of what is left; its variance is
+--              the batch variance of the e_i (infer.batch_variance: the
+--              stretches follow each other in time, so their lag-1
+--              autocorrelation widens it) over mean(mean_A,i)^2. A change
+--              that scales with the load (15 % more Physics, heavier in a
+--              fight) leaves e_i flat.
+--   the rest   (quantiles, 1 % low FPS, shares) a paired block bootstrap:
+--              `reps` draws of the stretches in circular blocks of
+--              `block` stretches (K^(1/3), rounded), the same draw for
+--              both sides, each giving B's statistic minus A's over the
+--              drawn stretches (in C, from the stretches' value counts:
+--              infer.boot); their standard deviation is the standard
+--              error, with K / block - 1 degrees of freedom. The draws
+--              come from a fixed seed: the same captures give the same
+--              figures.
+
+infer.PAIRED = { clip = 3, reps = 1000, seed = 0x2545F491 }
+
+local function median_of(l)
+  local t = table.move(l, 1, #l, 1, {})
+  table.sort(t)
+  local n = #t
+  if n % 2 == 1 then return t[(n + 1) // 2] end
+  return (t[n // 2] + t[n // 2 + 1]) / 2
+end
+
+--- infer.clip(d [, c]) -> d', clipped: d (a list) with every value more
+-- than c (infer.PAIRED.clip) robust standard deviations from the median
+-- set to that bound, and how many were; d itself when its spread is 0.
+function infer.clip(d, c)
+  c = c or infer.PAIRED.clip
+  local med = median_of(d)
+  local dev = {}
+  for i, v in ipairs(d) do dev[i] = math.abs(v - med) end
+  local sd = 1.4826 * median_of(dev)
+  if sd <= 0 then return d, 0 end
+  local lo, hi, out, n = med - c * sd, med + c * sd, {}, 0
+  for i, v in ipairs(d) do
+    if v < lo then v, n = lo, n + 1 elseif v > hi then v, n = hi, n + 1 end
+    out[i] = v
+  end
+  return out, n
+end
+
+--- infer.block_weights(k [, reps]) -> weights, block: the paired block
+-- bootstrap's draws of k stretches: reps (infer.PAIRED.reps) weightings
+-- one after the other, each how often stretch 1..k is drawn when
+-- ceil(k / block) circular blocks of block = max(1, round(k^(1/3)))
+-- stretches start at places drawn uniformly (xorshift32 from
+-- infer.PAIRED.seed), the last block cut to make k in all.
+local weight_cache = setmetatable({}, { __mode = "v" })
+function infer.block_weights(k, reps)
+  reps = reps or infer.PAIRED.reps
+  local key = k .. ":" .. reps
+  local hit = weight_cache[key]
+  if hit then return hit.w, hit.block end
+  local block = math.max(1, math.floor(k ^ (1 / 3) + 0.5))
+  local state = infer.PAIRED.seed
+  local function rand()
+    state = state ~ ((state << 13) & 0xFFFFFFFF)
+    state = state ~ (state >> 17)
+    state = state ~ ((state << 5) & 0xFFFFFFFF)
+    return state / 4294967296
+  end
+  local w = {}
+  for r = 0, reps - 1 do
+    local base = r * k
+    for i = 1, k do w[base + i] = 0 end
+    local drawn = 0
+    while drawn < k do
+      local start = math.floor(rand() * k)
+      for j = 0, math.min(block, k - drawn) - 1 do
+        local i = (start + j) % k + 1
+        w[base + i] = w[base + i] + 1
+      end
+      drawn = drawn + block
+    end
+  end
+  weight_cache[key] = { w = w, block = block }
+  return w, block
+end
+
+-- {diff, se, df, t, p, lo, hi, level} for a change `diff` with standard
+-- error se and df degrees of freedom.
+local function with_se(diff, se, df, level)
+  local out = { diff = diff, se = se, df = df, level = level }
+  if se ~= se or se <= 0 then
+    out.lo, out.hi, out.p = diff, diff, diff == 0 and 1 or 0
+    return out
+  end
+  local crit = infer.t_crit(level, df)
+  out.t = diff / se
+  out.p = C.t_two_sided(out.t, df)
+  out.lo, out.hi = diff - crit * se, diff + crit * se
+  return out
+end
+
+-- The bootstrap standard error of B's statistic minus A's: draws_a and
+-- draws_b the statistic over the same draws of the stretches.
+local function boot_se(draws_a, draws_b)
+  local d, n, sum = {}, 0, 0
+  for i = 1, #draws_a do
+    local x = draws_b[i] - draws_a[i]
+    if x == x then
+      n = n + 1
+      d[n] = x
+      sum = sum + x
+    end
+  end
+  if n < 2 then return nil end
+  local m = sum / n
+  local ss = 0
+  for i = 1, n do ss = ss + (d[i] - m) ^ 2 end
+  return math.sqrt(ss / (n - 1))
+end
+
+--- infer.paired(stat, sa, sb [, opts]) -> {a, b, diff, se, df, t, p, lo,
+-- hi, level, stretches, clipped, method = "paired"} | nil, why: the
+-- change of statistic `stat` (infer.estimate's kinds) between two samples
+-- made with paired cuts (see above). opts: level, den_a / den_b (the
+-- frame-time samples, for a share). diff is the estimate the interval is
+-- about: for means, (R - 1) x A's mean.
+function infer.paired(stat, sa, sb, opts)
+  opts = opts or {}
+  local level = opts.level or infer.DEFAULTS.level
+  local kind = stat.kind
+  if sa.n == 0 or sb.n == 0 then return nil, "no values" end
+  local k = sa.k
+  if sb.k ~= k or k < 2 then return nil, "the two captures were not cut into the same stretches" end
+  local ba, bb = sa.batched(), sb.batched()
+  local out
+  local typical = kind == "quantile" and stat.p == 0.5
+  if kind == "mean" or kind == "count" or typical then
+    local va, vb
+    if typical then
+      va, vb = C.percentiles(ba, 50), C.percentiles(bb, 50)
+    else
+      va, vb = C.means(ba, "value"), C.means(bb, "value")
+    end
+    local sum_a, sum_b = 0, 0
+    for i = 1, k do sum_a, sum_b = sum_a + va[i], sum_b + vb[i] end
+    local scale = (stat.scale or 1) * (kind == "count" and sb.n or 1)
+    local e, clipped, ratio = {}, nil, nil
+    if sum_a > 0 then
+      ratio = sum_b / sum_a
+      for i = 1, k do e[i] = vb[i] - ratio * va[i] end
+    else
+      for i = 1, k do e[i] = vb[i] - va[i] end
+    end
+    e, clipped = infer.clip(e)
+    local b = infer.batch_variance(e)
+    local mean_a = sum_a / k
+    -- the estimate on the scale of A's own figure (its mean, its median)
+    local a_value = typical and nearest(sa, 0.5) or sa.mean
+    if ratio then
+      local r = ratio + b.mean / mean_a
+      out = with_se((r - 1) * a_value * scale, math.sqrt(b.var) / mean_a * a_value * scale, b.df, level)
+    else
+      out = with_se(b.mean * scale, math.sqrt(b.var) * scale, b.df, level)
+    end
+    if typical then
+      out.a, out.b = a_value, nearest(sb, 0.5)
+    else
+      out.a, out.b = sa.mean * (stat.scale or 1), sb.mean * (stat.scale or 1)
+    end
+    out.r, out.clipped = b.r, clipped
+  elseif kind == "quantile" or kind == "low_fps" or kind == "share" then
+    local w, block = infer.block_weights(k)
+    local df = math.max(1, k / block - 1)
+    local min_tail = infer.DEFAULTS.min_tail
+    local a, b, da, db
+    if kind == "quantile" then
+      local p = stat.p
+      for _, side in ipairs({ sa, sb }) do
+        if math.min(p, 1 - p) * side.n < min_tail then
+          return nil, string.format("too few values beyond the quantile (%.0f; at least %d)",
+            math.min(p, 1 - p) * side.n, min_tail)
+        end
+      end
+      a, b = nearest(sa, p), nearest(sb, p)
+      da, db = C.boot(ba, w, "quantile", p * 100), C.boot(bb, w, "quantile", p * 100)
+    elseif kind == "low_fps" then
+      local es = {}
+      for i, side in ipairs({ sa, sb }) do
+        local n_tail = math.max(1, math.floor(side.n * stat.pct / 100 + 1e-9))
+        if n_tail < min_tail then
+          return nil, string.format("too few values in the slowest %s %% (%d; at least %d)", tostring(stat.pct),
+            n_tail, min_tail)
+        end
+        local q = C.rank(side.batched(), side.n - n_tail + 1)
+        es[i] = q + C.top_excess(side.batched(), n_tail, q) / n_tail
+      end
+      if not (es[1] > 0 and es[2] > 0) then return nil, "the slowest frames took 0 ms" end
+      a, b = 1000 / es[1], 1000 / es[2]
+      local function fps(list)
+        for i, v in ipairs(list) do list[i] = v > 0 and 1000 / v or 0 / 0 end
+        return list
+      end
+      da, db = fps(C.boot(ba, w, "tail_mean", stat.pct)), fps(C.boot(bb, w, "tail_mean", stat.pct))
+    else
+      local dena, denb = opts.den_a, opts.den_b
+      if not (dena and denb) then return nil, "no frames times to divide by" end
+      if dena.k ~= k or denb.k ~= k then return nil, "the frame times were not cut into the same stretches" end
+      if not (dena.sum > 0 and denb.sum > 0) then return nil, "the denominator is 0" end
+      -- each draw's share: its stretches' group time over their frame time
+      local function shares(num, den)
+        local g, f = C.means(num.batched(), "value"), C.means(den.batched(), "value")
+        local cuts = num.opts.cuts
+        for i = 1, k do
+          local len = cuts[i + 1] - cuts[i]
+          g[i], f[i] = g[i] * len, f[i] * len
+        end
+        local out_s = {}
+        for r = 0, #w // k - 1 do
+          local sg, sf = 0, 0
+          for i = 1, k do
+            local x = w[r * k + i]
+            if x > 0 then sg, sf = sg + x * g[i], sf + x * f[i] end
+          end
+          out_s[r + 1] = sf > 0 and 100 * sg / sf or 0 / 0
+        end
+        return out_s
+      end
+      a, b = 100 * sa.sum / dena.sum, 100 * sb.sum / denb.sum
+      da, db = shares(sa, dena), shares(sb, denb)
+    end
+    local se = boot_se(da, db)
+    if not se then return nil, "the bootstrap drew no usable stretches" end
+    out = with_se(b - a, se, df, level)
+    out.a, out.b, out.clipped, out.block = a, b, 0, block
+  else
+    return nil, "an extreme value (max, min) has no interval"
+  end
+  out.method, out.stretches = "paired", k
+  return out
+end
+
+-- The paired differences' estimate {value, var, df, r}, the per-stretch
+-- values of B minus those of A (lists of one length).
+local function paired(va, vb)
+  local d = {}
+  for i = 1, #va do d[i] = vb[i] - va[i] end
+  local b = infer.batch_variance(d)
+  return { value = b.mean, var = b.var, df = b.df, r = b.r }
+end
+
+--- infer.paired_shape(sa, sb) -> {test = "grid", statistic, p, at, points}
+-- | nil, why: infer.shape's quantile grid on paired stretches: at each
+-- grid point the paired difference of the shares of frames at or below
+-- the pooled quantile.
+function infer.paired_shape(sa, sb)
+  if sa.n == 0 or sb.n == 0 then return nil, "no values" end
+  if sa.k ~= sb.k or sa.k < 2 then return nil, "the two captures were not cut into the same stretches" end
+  local ba, bb = sa.batched(), sb.batched()
+  local N = sa.n + sb.n
+  local best, used = nil, 0
+  for _, p in ipairs(infer.SHAPE_GRID) do
+    local tail = math.min(p, 1 - p)
+    if tail * sa.n >= infer.DEFAULTS.min_tail and tail * sb.n >= infer.DEFAULTS.min_tail then
+      local c = C.pooled_rank(ba, bb, C.nearest_rank(p * 100, N))
+      local e = paired(C.means(ba, "at_most", c), C.means(bb, "at_most", c))
+      if e then
+        local d = with_se(e.value, math.sqrt(e.var), e.df, infer.DEFAULTS.level)
+        used = used + 1
+        if not best or d.p < best.p then best = { p = d.p, at = p, t = d.t } end
+      end
+    end
+  end
+  if used == 0 then return nil, "too few values for any point of the grid" end
+  return { test = "grid", p = math.min(1, best.p * used), at = best.at, statistic = best.t and math.abs(best.t),
+    points = used, paired = true }
+end
+
+--- infer.rate(xa, na, xb, nb [, opts]) -> {a, b, ratio, diff_pct, lo_pct,
+-- hi_pct, p, dispersion, level} | nil, why: the change of a rate, xa
+-- events in na frames against xb in nb (hitches per frame), by the
+-- conditional test: given the xa + xb events, B's share of them is
+-- binomial with B's share of the frames when the rates are equal. Events
+-- that come in bursts make counts vary more than that: opts.dispersion
+-- (phi >= 1, the variance over the mean of the counts per stretch)
+-- divides both counts first (a quasi-Poisson allowance). p two-sided;
+-- the interval of the rate ratio from the Clopper-Pearson interval of B's
+-- share, as a change in % of A's rate. nil without any event.
+function infer.rate(xa, na, xb, nb, opts)
+  opts = opts or {}
+  local level = opts.level or infer.DEFAULTS.level
+  if na <= 0 or nb <= 0 then return nil, "no frames" end
+  if xa + xb == 0 then return nil, "no events on either side" end
+  local phi = math.max(1, opts.dispersion or 1)
+  local ya, yb = xa / phi, xb / phi
+  local m = ya + yb
+  local pi0 = nb / (na + nb)
+  -- P(Y >= y) and P(Y <= y) for Y ~ Bin(m, pi0), through the incomplete beta (m, y may be fractional)
+  local function upper(y) return y <= 0 and 1 or C.beta_inc(pi0, y, m - y + 1) end
+  local function lower(y) return y >= m and 1 or 1 - C.beta_inc(pi0, y + 1, m - y) end
+  local p = math.min(1, 2 * math.min(upper(yb), lower(yb)))
+  -- Clopper-Pearson bounds of B's share, by bisection on the incomplete beta
+  local a2 = (1 - level) / 2
+  local function solve(f, target)
+    local lo, hi = 0, 1
+    for _ = 1, 60 do
+      local mid = (lo + hi) / 2
+      if f(mid) < target then lo = mid else hi = mid end
+    end
+    return (lo + hi) / 2
+  end
+  local pl = yb <= 0 and 0 or solve(function(x) return C.beta_inc(x, yb, m - yb + 1) end, a2)
+  local pu = yb >= m and 1 or solve(function(x) return C.beta_inc(x, yb + 1, m - yb) end, 1 - a2)
+  local function pct(share)
+    if share >= 1 then return nil end
+    return 100 * ((share / (1 - share)) * (na / nb) - 1)
+  end
+  local ra, rb = xa / na, xb / nb
+  return { a = ra, b = rb, ratio = ra > 0 and rb / ra or nil, diff_pct = ra > 0 and 100 * (rb / ra - 1) or nil,
+    lo_pct = xa > 0 and pct(pl) or nil, hi_pct = xa > 0 and pct(pu) or nil, p = p, dispersion = phi, level = level }
+end
+
+--- infer.dispersion(counts_lists) -> phi >= 1: the variance over the mean
+-- of counts per stretch, averaged over the lists that have any count (1
+-- when none does).
+function infer.dispersion(lists)
+  local sum, used = 0, 0
+  for _, l in ipairs(lists) do
+    local n, s = #l, 0
+    for _, v in ipairs(l) do s = s + v end
+    if n >= 2 and s > 0 then
+      local m = s / n
+      local ss = 0
+      for _, v in ipairs(l) do ss = ss + (v - m) ^ 2 end
+      sum, used = sum + ss / (n - 1) / m, used + 1
+    end
+  end
+  return used > 0 and math.max(1, sum / used) or 1
 end
 
 -- Shape -------------------------------------------------------------------------------

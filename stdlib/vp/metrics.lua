@@ -260,6 +260,21 @@ function metrics.distribution(cap, name)
   return s
 end
 
+--- metrics.events(cap, name) -> positions | nil, why: for a metric that
+-- counts frames (hitches), the positions of the frames it counts among the
+-- capture's frames (1-based, ascending), for a rate test that allows for
+-- bursts; nil for a metric that counts nothing of the kind.
+function metrics.events(cap, name)
+  local e, param = metrics.lookup(name)
+  if not e then return nil, param end
+  if not e.events then return nil, "metric '" .. name .. "' counts no frames" end
+  local bad = check_format(e, cap, name)
+  if bad then return nil, bad end
+  local ok, v, why = pcall(e.events, C.of(cap), param)
+  if not ok then return nil, E.message(v) end
+  return v, why
+end
+
 --- metrics.set_cuts(cap, cuts) -> where vp.infer will cut this capture's
 -- per-frame values when it is one of several runs laid one after the other
 -- (infer.split's cuts for it): the passes that make value counts over

@@ -63,6 +63,16 @@ local function label(m)
   return m.metric
 end
 
+--- render.phases_text(phases) -> "3 phases: 1..1,999 at 14.14 ms, ...": a
+-- capture's phases (vp.phases) on one line.
+function render.phases_text(list)
+  local parts = {}
+  for i, ph in ipairs(list or {}) do
+    parts[i] = string.format("%s..%s at %s ms", fmt.int(ph.first), fmt.int(ph.last), fmt.ms(ph.typical_ms))
+  end
+  return string.format("%d phase%s: %s", #parts, #parts == 1 and "" or "s", table.concat(parts, ", "))
+end
+
 --- render.emit(r, opts): print r as a table (or Markdown with opts.markdown,
 -- CSV with opts.csv); opts.limit rows per section (0 = all), opts.all also
 -- lists the unchanged metrics.
@@ -111,8 +121,11 @@ function render.emit(r, opts)
     ["mann-whitney"] = "per-frame Mann-Whitney U (assumes independent frames)",
   }
   local test_line
+  local pairing = r.pairing
   if r.evidence == "runs" then
     test_line = string.format("Welch t on the %d and %d run values", r.a.runs, r.b.runs)
+  elseif r.evidence == "aligned" then
+    test_line = string.format("paired stretches (%d by %s: the captures line up)", pairing.stretches, pairing.axis)
   else
     test_line = TEST_TEXT[r.test]
   end
@@ -202,6 +215,16 @@ function render.emit(r, opts)
   end
   local header = { { "A", side_text(r.a) }, { "B", side_text(r.b) }, { "metrics", headline },
     { "significance", test_line .. " (* = significant)" }, { "shape", shape_line } }
+  if pairing then
+    header[#header + 1] = { "pairing", pairing.why }
+    header[#header + 1] = { "phases A", render.phases_text(pairing.phases_a) }
+    header[#header + 1] = { "phases B", render.phases_text(pairing.phases_b) }
+  end
+  if s.cannot_tell > 0 then
+    header[#header + 1] = { "cannot tell", string.format("%d metric%s: the interval is wider than +-%s %%; %s",
+      s.cannot_tell, s.cannot_tell == 1 and "" or "s", fmt.number(require("vp.compare").NO_POWER_PCT, 3),
+      require("vp.compare").CANNOT_TELL) }
+  end
   for _, w in ipairs(r.warnings) do header[#header + 1] = { "warning", w } end
   report.emit(opts, {
     title = "compare: A -> B",

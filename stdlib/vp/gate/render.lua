@@ -32,6 +32,7 @@ local function change_text(r, x, c)
   end
   local p = x.p_value and (", p " .. (x.p_value < 1e-300 and "" or "= ") .. fmt.p_value(x.p_value)) or ""
   if x.evidence == "runs" then p = p .. string.format(" (%d runs against %d)", r.runs, r.baseline_runs) end
+  if x.evidence == "aligned" then p = p .. " (paired stretches)" end
   return string.format("%s%s %s -> %s (%s%s, %s%s%s)", x.metric, c.per and (" per " .. c.per) or "",
     show(c.a, u), show(c.b, u), (x.change or 0) >= 0 and "+" or "", show(x.change, u), pct, ci, p)
 end
@@ -46,6 +47,10 @@ local function regression_text(r, x, c)
   if not c.big then
     return string.format("%s: worse by %s %% but the change is below min_effect %s", what, worse,
       show(l.min_effect, x.unit))
+  end
+  if x.cannot_tell then
+    return string.format("%s: worse by %s %% but not significant (p >= %s): one capture a side cannot tell", what,
+      worse, fmt.number(l.alpha, 4))
   end
   return string.format("%s: worse by %s %% but not significant (p >= %s)", what, worse, fmt.number(l.alpha, 4))
 end
@@ -149,11 +154,16 @@ function render.emit(doc, opts, rules_path)
     table.insert(columns, 5, { key = "change_pct", title = "change (95 % CI)",
       format = function(_, x) return change_cell(x) end, align = "right" })
   end
+  local header = { { "result", string.format("%s: %d passed, %d failed, %d skipped", doc.status:upper(), doc.passed,
+    doc.failed, doc.skipped) } }
+  if doc.pairing then header[#header + 1] = { "pairing", doc.pairing.why } end
+  if doc.phases and (base or #doc.phases > 1) then
+    header[#header + 1] = { "phases", require("vp.compare.render").phases_text(doc.phases) }
+  end
   report.emit(opts, {
     title = string.format("check: %s against %s%s", runs_text(doc.file, doc.runs), rules_path,
       base and (" (baseline " .. runs_text(doc.baseline, doc.baseline_runs) .. ")") or ""),
-    header = { { "result", string.format("%s: %d passed, %d failed, %d skipped", doc.status:upper(), doc.passed,
-      doc.failed, doc.skipped) } },
+    header = header,
     sections = { { title = "rules", rows = doc.results, notes = notes, columns = columns } },
     csv = { rows = doc.results, columns = {
       "index", "name", "metric", "status", "value", "baseline", "change", "change_pct", "regress_pct",

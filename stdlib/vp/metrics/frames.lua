@@ -104,6 +104,17 @@ add {
     if not list then return nil, err end
     return #list
   end,
+  -- where they are: the rate test (vp.compare) counts them per stretch
+  events = function(ctx)
+    local list, err = C.result(ctx, "hitches", "hitches")
+    if not list then return nil, err end
+    local first = 1
+    if type(ctx.cap.frame_range) == "function" then first = ctx.cap:frame_range() or 1 end
+    local pos = {}
+    for i, h in ipairs(list) do pos[i] = h.frame - first + 1 end
+    table.sort(pos)
+    return pos
+  end,
 }
 
 add {

@@ -1,0 +1,314 @@
+-- vp.infer's paired statistics, vp.phases and vp.align, each against a
+-- reference computed the plain way (the values expanded into lists and
+-- sorted, the binomial summed term by term, boundaries planted where they
+-- are known), and the verdicts they give on captures shaped like a
+-- scripted benchmark (tools/sim.lua's families, written as VProf captures).
+local vp = require "vp"
+local infer = require "vp.infer"
+local C = require "vp.infer.core"
+local phases = require "vp.phases"
+local align = require "vp.align"
+local compare = require "vp.compare"
+local h = require "helpers"
+
+package.path = "tools/?.lua;" .. package.path
+local sim = require "sim"
+
+local function near(a, b, tol)
+  return math.abs(a - b) <= (tol or 1e-12) * math.max(1, math.abs(b))
+end
+
+-- Plain-Lua references over a column cut at cuts {0, ..., n}.
+local function stretches(x, cuts)
+  local out = {}
+  for i = 2, #cuts do out[i - 1] = table.move(x, cuts[i - 1] + 1, cuts[i], 1, {}) end
+  return out
+end
+local function nearest_rank(sorted, p) -- p in 0..100
+  local n = #sorted
+  local r = math.max(1, math.min(n, math.ceil(p / 100 * n - 1e-9)))
+  return sorted[r]
+end
+local function weighted(parts, w, base)
+  local all = {}
+  for i, part in ipairs(parts) do
+    for _ = 1, w[base + i] do
+      for _, v in ipairs(part) do all[#all + 1] = v end
+    end
+  end
+  table.sort(all)
+  return all
+end
+
+local function column(n, seed, f)
+  math.randomseed(seed)
+  local x = {}
+  for i = 1, n do x[i] = f(i) end
+  return x
+end
+
+describe("vp.infer.core boot and percentiles", function()
+  local x = column(997, 3, function(i) return math.floor((10 + (i % 50) / 10 + math.random() * 4) * 250) / 250 end)
+  local cuts = { 0, 100, 250, 251, 600, 997 }
+  local b = C.batched(vp.Series(x), cuts)
+  local parts = stretches(x, cuts)
+
+  it("each batch's nearest-rank percentile is the sorted batch's", function()
+    for _, p in ipairs({ 0, 1, 50, 95, 99, 100 }) do
+      local got = C.percentiles(b, p)
+      for i, part in ipairs(parts) do
+        local sorted = table.move(part, 1, #part, 1, {})
+        table.sort(sorted)
+        assert.equal(nearest_rank(sorted, p), got[i])
+      end
+    end
+  end)
+
+  it("a weighting's quantile and tail mean are those of the values repeated as weighted", function()
+    local w = infer.block_weights(#parts, 25)
+    for _, p in ipairs({ 5, 50, 99 }) do
+      local got = C.boot(b, w, "quantile", p)
+      for r = 0, 24 do
+        assert.equal(nearest_rank(weighted(parts, w, r * #parts), p), got[r + 1])
+      end
+    end
+    for _, pct in ipairs({ 1, 0.1, 10 }) do
+      local got = C.boot(b, w, "tail_mean", pct)
+      for r = 0, 24 do
+        local all = weighted(parts, w, r * #parts)
+        local k = math.max(1, math.floor(#all * pct / 100 + 1e-9))
+        local s = 0
+        for i = #all - k + 1, #all do s = s + all[i] end
+        assert.is_true(near(got[r + 1], s / k, 1e-12))
+      end
+    end
+  end)
+
+  it("block weights draw every stretch count k times in all, from a fixed seed", function()
+    local w, block = infer.block_weights(40, 50)
+    assert.equal(3, block)
+    for r = 0, 49 do
+      local total = 0
+      for i = 1, 40 do
+        local v = w[r * 40 + i]
+        assert.equal(math.type(v), "integer")
+        total = total + v
+      end
+      assert.equal(40, total)
+    end
+    local again = infer.block_weights(40, 50)
+    assert.same(w, again)
+    assert.has_error(function() C.boot(b, { 1, 2 }, "quantile", 50) end)
+  end)
+end)
+
+describe("vp.infer.paired", function()
+  -- Two runs of one scenario: every stretch has its own level (a phase),
+  -- B's values are A's level times (1 + shift) with noise of their own.
+  local function pair(shift, seed)
+    local level = {}
+    math.randomseed(seed)
+    for i = 1, 30 do level[i] = 8 + 12 * math.random() end
+    local function run(s)
+      local x = {}
+      for i = 1, 30 * 50 do
+        x[i] = math.floor(level[(i - 1) // 50 + 1] * (1 + s) * (1 + 0.05 * sim.normal()) * 250 + 0.5) / 250
+      end
+      return x
+    end
+    local a, b = run(0), run(shift)
+    local cuts = {}
+    for i = 0, 30 do cuts[i + 1] = 50 * i end
+    return a, b, cuts
+  end
+
+  it("means: the ratio of the stretch means, residuals clipped, by hand", function()
+    local a, b, cuts = pair(0.04, 11)
+    b[700] = b[700] + 400 -- a hitch in one run only: clipped, not a change
+    local sa = infer.sample(vp.Series(a), { cuts = cuts })
+    local sb = infer.sample(vp.Series(b), { cuts = cuts })
+    local d = assert(infer.paired({ kind = "mean" }, sa, sb))
+    -- the reference
+    local ma, mb, sum_a, sum_b = {}, {}, 0, 0
+    for i, part in ipairs(stretches(a, cuts)) do
+      local s = 0
+      for _, v in ipairs(part) do s = s + v end
+      ma[i] = s / #part
+      sum_a = sum_a + ma[i]
+    end
+    for i, part in ipairs(stretches(b, cuts)) do
+      local s = 0
+      for _, v in ipairs(part) do s = s + v end
+      mb[i] = s / #part
+      sum_b = sum_b + mb[i]
+    end
+    local R = sum_b / sum_a
+    local e = {}
+    for i = 1, 30 do e[i] = mb[i] - R * ma[i] end
+    local clipped, n = infer.clip(e)
+    assert.is_true(n >= 1) -- the hitch's stretch at least
+    assert.equal(n, d.clipped)
+    local bv = infer.batch_variance(clipped)
+    local mean_a, all_a = sum_a / 30, 0
+    for _, v in ipairs(a) do all_a = all_a + v end
+    all_a = all_a / #a
+    assert.is_true(near(d.diff, (R + bv.mean / mean_a - 1) * all_a, 1e-9))
+    assert.is_true(near(d.se, math.sqrt(bv.var) / mean_a * all_a, 1e-9))
+    assert.is_true(d.p < 1e-6)
+    assert.is_true(d.lo / all_a > 0.03 and d.hi / all_a < 0.05)
+  end)
+
+  it("keeps its false alarms near alpha where the levels differ by stretch, and finds 3 %", function()
+    local flagged, found = 0, 0
+    for seed = 1, 60 do
+      local a, b, cuts = pair(0, 100 + seed)
+      local d = infer.paired({ kind = "mean" }, infer.sample(vp.Series(a), { cuts = cuts }),
+        infer.sample(vp.Series(b), { cuts = cuts }))
+      if d.p < 0.05 then flagged = flagged + 1 end
+      local _, b3 = pair(0.03, 100 + seed)
+      local d3 = infer.paired({ kind = "mean" }, infer.sample(vp.Series(a), { cuts = cuts }),
+        infer.sample(vp.Series(b3), { cuts = cuts }))
+      if d3.p < 0.05 and d3.diff > 0 then found = found + 1 end
+      -- the independent test sees the levels as noise
+    end
+    assert.is_true(flagged <= 8, "false alarms: " .. flagged .. " of 60")
+    assert.is_true(found >= 57, "found: " .. found .. " of 60")
+  end)
+
+  it("quantiles: the point is the two samples' own, the interval from the paired bootstrap", function()
+    local a, b, cuts = pair(0.05, 21)
+    local sa = infer.sample(vp.Series(a), { cuts = cuts })
+    local sb = infer.sample(vp.Series(b), { cuts = cuts })
+    local d = assert(infer.paired({ kind = "quantile", p = 0.95 }, sa, sb))
+    local sorted_a = table.move(a, 1, #a, 1, {})
+    local sorted_b = table.move(b, 1, #b, 1, {})
+    table.sort(sorted_a)
+    table.sort(sorted_b)
+    assert.equal(nearest_rank(sorted_b, 95) - nearest_rank(sorted_a, 95), d.diff)
+    -- the bootstrap's standard error, recomputed from the weighted lists
+    local w = infer.block_weights(30)
+    local pa, pb = stretches(a, cuts), stretches(b, cuts)
+    local diffs, sum = {}, 0
+    for r = 0, 99 do -- the first 100 draws only: the reference is slow
+      diffs[r + 1] = nearest_rank(weighted(pb, w, r * 30), 95) - nearest_rank(weighted(pa, w, r * 30), 95)
+      sum = sum + diffs[r + 1]
+    end
+    local ss = 0
+    for _, v in ipairs(diffs) do ss = ss + (v - sum / 100) ^ 2 end
+    local se100 = math.sqrt(ss / 99)
+    assert.is_true(d.se > 0.5 * se100 and d.se < 2 * se100, d.se .. " vs " .. se100 .. " " .. d.diff)
+    assert.is_true(d.p < 0.01)
+    -- the typical frame (p50) is the stretch medians' ratio, as means are
+    local m = assert(infer.paired({ kind = "quantile", p = 0.5 }, sa, sb))
+    assert.is_true(m.lo / m.a > 0.04 and m.hi / m.a < 0.06)
+  end)
+
+  it("rate: the conditional binomial test, summed term by term", function()
+    local function binom_p(x, m, p)
+      local function pmf(k)
+        local lc = 0
+        for i = 1, k do lc = lc + math.log(m - k + i) - math.log(i) end
+        return math.exp(lc + k * math.log(p) + (m - k) * math.log(1 - p))
+      end
+      local upper, lower = 0, 0
+      for k = x, m do upper = upper + pmf(k) end
+      for k = 0, x do lower = lower + pmf(k) end
+      return math.min(1, 2 * math.min(upper, lower))
+    end
+    for _, c in ipairs({ { 3, 3000, 12, 3000 }, { 4, 3000, 4, 3000 }, { 10, 4000, 2, 2000 }, { 0, 3000, 5, 3000 } }) do
+      local t = assert(infer.rate(c[1], c[2], c[3], c[4]))
+      assert.is_true(near(t.p, binom_p(c[3], c[1] + c[3], c[4] / (c[2] + c[4])), 1e-9), "p for " .. table.concat(c, ","))
+    end
+    -- bursts: a dispersion of 2 halves the evidence
+    local plain, burst = infer.rate(3, 3000, 12, 3000), infer.rate(3, 3000, 12, 3000, { dispersion = 2 })
+    assert.is_true(burst.p > plain.p)
+    assert.is_true(near(burst.p, binom_p(6, 7.5, 0.5) , 0.3)) -- fractional counts: close to the integer neighbour
+    assert.is_nil(infer.rate(0, 100, 0, 100))
+    assert.equal(1, infer.dispersion({ { 0, 1, 0, 1 }, { 1, 0, 1, 0 } }))
+    assert.is_true(infer.dispersion({ { 0, 4, 0, 0 } }) > 3)
+  end)
+end)
+
+describe("vp.phases", function()
+  it("finds planted steps at their frame, and none in drift or hitches", function()
+    math.randomseed(7)
+    local x, level = {}, { 14, 18, 12, 20 }
+    local starts = { 1, 801, 1501, 2301 }
+    for i = 1, 3000 do
+      local ph = 1
+      for k = 2, 4 do if i >= starts[k] then ph = k end end
+      x[i] = level[ph] * (1 + 0.05 * sim.normal())
+    end
+    x[400], x[1900] = 300, 150 -- hitches move no bin median
+    local segs = phases.find(x)
+    assert.equal(4, #segs)
+    for k = 1, 4 do
+      assert.is_true(math.abs(segs[k].first - starts[k]) <= 3, "phase " .. k .. " starts at " .. segs[k].first)
+      assert.is_true(near(segs[k].typical_ms, level[k], 0.02))
+    end
+    assert.equal(3000, segs[4].last)
+    -- drift of 1 % and 5 % noise: one phase
+    local d = sim.capture(3000, sim.DESIGN, 0):totable()
+    assert.equal(1, #phases.find(d))
+    assert.equal(1, #phases.find({ 1, 2, 3 }))
+    assert.equal(0, #phases.find({}))
+  end)
+end)
+
+describe("vp.align and the verdicts on benchmark-shaped captures", function()
+  local dir
+  setup(function() dir = h.tmpdir() end)
+  teardown(function() h.cleanup() end)
+
+  local function write(sc, effect, name)
+    local path = dir .. "/" .. name .. ".vprof"
+    sim.write(sim.run(sc, effect), path)
+    return assert(vp.open(path))
+  end
+
+  it("pairs two runs of one scripted benchmark, and not two sessions of free play", function()
+    math.randomseed(42)
+    local sc = sim.scenario("scripted", 3000)
+    local a, b = write(sc, nil, "a"), write(sc, nil, "b")
+    local plan = align.plan(a:frame_times(), b:frame_times())
+    assert.equal("aligned", plan.method)
+    assert.is_true(plan.agreement > 0.9)
+    assert.equal(#plan.cuts_a, #plan.cuts_b)
+    assert.equal(3000, plan.cuts_a[#plan.cuts_a])
+    local fp = sim.scenario("freeplay", 3000)
+    local fa, fb = write(fp, nil, "fa"), write(fp, nil, "fb")
+    local indep = align.plan(fa:frame_times(), fb:frame_times(), { pairing = "independent" })
+    assert.equal("independent", indep.method)
+    assert.is_nil(indep.cuts_a)
+    assert.has_error(function() align.plan(fa:frame_times(), fb:frame_times(), { pairing = "sideways" }) end)
+  end)
+
+  it("finds +3 % and +15 % of a small group that the independent test cannot see", function()
+    math.randomseed(9)
+    local sc = sim.scenario("scripted", 3000)
+    local a = write(sc, nil, "base")
+    local slow = write(sc, sim.EFFECTS[2], "slow")
+    local ai = write(sc, sim.EFFECTS[3], "ai")
+    local match = { "^frame_ms%.mean$", "^group%.AI%.mean_ms$" }
+    local function rows(x, y, pairing)
+      local r = compare.analyze(x, y, { alpha = 0.05, match = match, pairing = pairing })
+      local out = {}
+      for _, m in ipairs(r.metrics) do out[m.metric] = m end
+      return out, r
+    end
+    local m, r = rows(a, slow)
+    assert.equal("aligned", r.evidence)
+    assert.equal("aligned", m["frame_ms.mean"].evidence)
+    assert.equal("paired-stretches", m["frame_ms.mean"].method)
+    assert.is_true(m["frame_ms.mean"].p_value < 1e-4)
+    assert.is_true(m["frame_ms.mean"].ci.pct_lo > 2 and m["frame_ms.mean"].ci.pct_hi < 4)
+    local g = rows(a, ai)["group.AI.mean_ms"]
+    assert.is_true(g.p_value < 1e-4)
+    assert.is_true(g.ci.pct_lo > 12 and g.ci.pct_hi < 18)
+    -- the same pair as independent samples: the phases swamp it
+    local gi = rows(a, ai, "independent")["group.AI.mean_ms"]
+    assert.equal("frames", gi.evidence)
+    assert.is_true(gi.p_value > g.p_value)
+    assert.is_true(gi.ci.pct_hi - gi.ci.pct_lo > 4 * (g.ci.pct_hi - g.ci.pct_lo))
+  end)
+end)
