@@ -38,15 +38,24 @@
 --               on first use (the node's first frame);
 --   frame 3700: ~30 ms in Root/CEngine::Frame/Lua_GameThink/Lua_GC
 --               (group "Scripting"): a full Lua garbage collection.
+--
+-- Other runs of the same design, for comparisons and gates (tests/
+-- verdicts_spec.lua): vpscript examples/gen/vprof.lua OUTDIR NAME SEED
+-- [PHYSICS [SCALE]] writes OUTDIR/NAME with another noise seed, the Physics
+-- group's self times PHYSICS times longer and every node's SCALE times.
 -- Returns a one-line description of what it wrote.
 local vp = require "vp"
 
-local lib = select(2, ...) or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
-local outdir = lib.outdir("vprof.lua", ..., "examples")
+local given = select(2, ...)
+local lib = type(given) == "table" and given or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
+local outdir = lib.outdir("vprof.lua", (...), "examples")
+local run = type(given) == "table" and {} or { select(2, ...) }
 local FRAMES = 4000
-local path = outdir .. "/sample.vprof"
+local path = outdir .. "/" .. (run[1] or "sample.vprof")
+local SEED = tonumber(run[2]) or 0x9E3779B9
+local PHYSICS, SCALE = tonumber(run[3]) or 1, tonumber(run[4]) or 1
 
-local rnd, irange = lib.xorshift32(0x9E3779B9)
+local rnd, irange = lib.xorshift32(SEED)
 
 -- Bounded noise around 1: the sum of three uniforms, no libm involved.
 local function noise(spread)
@@ -188,7 +197,8 @@ for k = 1, FRAMES do
         if n.start <= k then
             local c = n.calls
             if type(c) == "table" then c = irange(c[1], c[2]) end
-            local us = n.us * factor(n, k) * noise(0.18)
+            local us = n.us * factor(n, k) * noise(0.18) * SCALE
+            if n.group == "Physics" then us = us * PHYSICS end
             -- occasional small work in the on-demand nodes after they appear
             if n.key == "streamload" and rnd() < 0.02 then us, c = 300 + 500 * rnd(), 1 end
             if n.key == "shader" and rnd() < 0.01 then us, c = 200 + 400 * rnd(), 1 end
