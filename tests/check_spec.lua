@@ -670,7 +670,7 @@ describe("check.lua", function()
       .. '"rules":"[^"]+","status":"fail",'
       .. '"passed":0,"failed":2,"skipped":1,"runs":1,"baseline_runs":1,"warnings":%[%],"phases":%[{"phase":1,.-%],'
       .. '"pairing":{"method":"%a+",.-},"results":%[{"index":1,'
-      .. '"name":"frame_ms%.p99","metric":"frame_ms%.p99","unit":"ms","status":"fail","value":[%d.]+,'
+      .. '"name":"frame_ms%.p99","metric":"frame_ms%.p99","unit":"ms","status":"fail","scope":null,"value":[%d.]+,'
       .. '"baseline":null,"change":null,"change_pct":null,"regress_pct":null,"normalised":false,"evidence":null,'
       .. '"p_value":null,"cannot_tell":null,"ci":null,"limits":{"max":5,"min":null,"max_regress_pct":null,"ci_above":null,'
       .. '"min_effect":null,"significant":null,"alpha":null,"test":null},"message":"frame_ms%.p99 = '

@@ -39,7 +39,7 @@ local phases = require "vp.phases"
 local align = {}
 
 align.DEFAULTS = { pairing = "auto", stretch_frames = 75, min_stretches = 10, max_stretches = 40,
-  min_agreement = 0.5, match_pos = 0.05, match_step = 2 }
+  min_agreement = 0.5, match_pos = 0.05, match_step = 2, same_frames = 0.02 }
 
 align.PAIRINGS = { auto = true, aligned = true, independent = true }
 
@@ -218,8 +218,12 @@ function align.plan(fa, fb, params)
       if p.pairing == "auto" then return plan end
     end
   end
+  -- The axis is not chosen by how alike it makes the two captures look
+  -- (that would make them look alike by choice): the frames, unless the
+  -- frame counts differ, when the time the frames took lines them up.
+  local kinds = { math.abs(na - nb) <= p.same_frames * math.max(na, nb) and "position" or "elapsed" }
   local best
-  for _, kind in ipairs({ "position", "elapsed" }) do
+  for _, kind in ipairs(kinds) do
     local axa, axb = axis(fa, kind), axis(fb, kind)
     if axa and axb then
       local knots = match(boundaries(plan.phases_a, axa), boundaries(plan.phases_b, axb), p)

@@ -55,8 +55,9 @@ gate.schema = [[{
   pairing: {method, decided, axis, stretches, agreement, why,
             phases_a: [{phase, first, last, frames, typical_ms}],
             phases_b: [{phase, first, last, frames, typical_ms}]},
-  results: [{index, name, metric, unit, status, value, baseline, change, change_pct, regress_pct,
-             normalised, evidence, p_value, cannot_tell, ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
+  results: [{index, name, metric, unit, status, scope: {phase, first, last}, value, baseline, change,
+             change_pct, regress_pct, normalised, evidence, p_value, cannot_tell,
+             ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
              limits: {max, min, max_regress_pct, ci_above, min_effect, significant, alpha, test},
              message}]
 }]]
@@ -97,6 +98,12 @@ Each rule checks one metric of the capture:
                        skipped instead of failed.
   format = "vprof"     the rule applies only to captures of that format (or
                        list of formats); others skip it.
+  phase = N            the rule is checked on the capture's Nth phase only
+                       (compare.lua and check.lua print the phases: the
+                       stretches whose typical frame time stays put), and
+                       against the baseline's Nth phase.
+  frames = "A:B"       ... on frames A..B only (the capture's frame numbers;
+                       negative ones count from the end), in the baseline too.
 Besides its rules, the returned list may hold two settings for the file:
   min_frames = N       a VProf capture needs at least N complete frames
                        (default 1); with fewer it cannot be measured.
@@ -115,7 +122,7 @@ format, or an unreadable capture.]]
 gate.FIELDS = {
   metric = "string", max = "number", min = "number", max_regress_pct = "number", ci_above = "number",
   min_effect = "number", significant = "boolean", alpha = "number", test = "string", optional = "boolean",
-  name = "string", format = "format",
+  name = "string", format = "format", phase = "phase", frames = "frames",
 }
 
 --- Settings of the whole rules file (keys of the returned list beside its
@@ -292,6 +299,23 @@ local function field(k, v, bad)
   end
   if want == "number" then
     if not finite(v) then bad("%s must be a finite number, got %s", k, tostring(v)) end
+  elseif want == "phase" then
+    if math.type(v) ~= "integer" or v < 1 then
+      bad("phase must be a phase's number (1, 2, ...), got %s", tostring(v))
+    end
+  elseif want == "frames" then
+    local a, b
+    if type(v) == "string" then
+      local x, y = v:match("^%s*(%-?%d+)%s*:%s*(%-?%d+)%s*$")
+      a, b = math.tointeger(tonumber(x)), math.tointeger(tonumber(y))
+    elseif type(v) == "table" then
+      a, b = math.tointeger(v[1]), math.tointeger(v[2])
+    end
+    if not a or not b or a == 0 or b == 0 then
+      bad("frames must be \"A:B\" or {A, B}: frame numbers, negative ones counting from the end, got %s",
+        tostring(v))
+    end
+    return { a, b }
   elseif want == "format" then
     local set = {}
     if type(v) == "string" then
@@ -367,6 +391,7 @@ function gate.validate(list, params)
       end
     end
     if rule.alpha ~= nil and (rule.alpha <= 0 or rule.alpha >= 1) then bad("alpha must be between 0 and 1") end
+    if rule.phase and rule.frames then bad("a rule is scoped to a phase or to frames, not both") end
     if rule.max_regress_pct ~= nil and rule.max_regress_pct < 0 then bad("max_regress_pct must be at least 0") end
     if rule.min_effect ~= nil and rule.min_effect < 0 then bad("min_effect must be at least 0") end
     if rule.significant and not e.dist and not params.runs then
@@ -379,6 +404,8 @@ function gate.validate(list, params)
       end
     end
     rule.label = rule.name or rule.metric
+    if rule.phase then rule.label = rule.label .. " [phase " .. rule.phase .. "]" end
+    if rule.frames then rule.label = string.format("%s [frames %d:%d]", rule.label, rule.frames[1], rule.frames[2]) end
     rules[i] = rule
   end
   return rules
@@ -489,6 +516,77 @@ local function regression(r, vals, S, base, p, res)
   return checks
 end
 
+-- What testing the rules on these sides needs, done before any rule is
+-- evaluated: the captures measurable and alike, and with a baseline the
+-- sides paired when they line up, then both sides' passes at once.
+local function prepare(rules, S, B, p, min_frames)
+  if not B then
+    compare.like_with_like(S, nil, min_frames)
+    return
+  end
+  compare.like_with_like(B, S, min_frames)
+  local runs, tested = {}, {}
+  for _, side in ipairs({ S, B }) do
+    for _, c in ipairs(side.runs) do
+      metrics.will_test(c)
+      runs[#runs + 1] = c
+    end
+  end
+  for _, r in ipairs(rules) do
+    if r.max_regress_pct or r.ci_above then tested[#tested + 1] = r.metric end
+  end
+  if #tested > 0 then compare.pair(B, S, { pairing = p.pairing, test = p.test }) end
+  metrics.prepare_tests(runs, tested)
+end
+
+-- The frames (first, last: the capture's frame numbers) a rule's scope
+-- holds in one capture, or nil, why.
+local function scope_range(cap, r)
+  if type(cap.frame_range) ~= "function" then
+    return nil, string.format("%s: a %s capture has no frames to scope a rule to", tostring(cap.path),
+      tostring(cap.format))
+  end
+  local lo, hi = cap:frame_range()
+  if not lo then return nil, string.format("%s holds no frames", tostring(cap.path)) end
+  if r.phase then
+    local list = compare.phases(cap) or {}
+    local ph = list[r.phase]
+    if not ph then
+      return nil, string.format("%s has %d phase%s, no phase %d", tostring(cap.path), #list, #list == 1 and "" or "s",
+        r.phase)
+    end
+    return ph.first, ph.last
+  end
+  local a, b = r.frames[1], r.frames[2]
+  if a < 0 then a = hi + 1 + a end
+  if b < 0 then b = hi + 1 + b end
+  a, b = math.max(a, lo), math.min(b, hi)
+  if a > b then
+    return nil, string.format("frames %d:%d are not within %s's frames %d..%d", r.frames[1], r.frames[2],
+      tostring(cap.path), lo, hi)
+  end
+  return a, b
+end
+
+-- A side's captures restricted to a rule's scope: copies (each file read
+-- again), so that the captures the other rules read stay whole.
+local function scoped(side, r)
+  local vp = require "vp"
+  local runs = {}
+  for i, cap in ipairs(side.runs) do
+    local first, last = scope_range(cap, r)
+    if not first then
+      for _, c in ipairs(runs) do c:close() end
+      return nil, last
+    end
+    local copy, err = vp.open(cap.path, { format = cap.format })
+    if not copy then return nil, err end
+    copy:restrict(first, last)
+    runs[i] = copy
+  end
+  return compare.side(#runs == 1 and runs[1] or runs)
+end
+
 local function evaluate(r, S, base, p)
   local cap = S.runs[1]
   local regress = r.max_regress_pct or r.ci_above
@@ -565,24 +663,8 @@ function gate.evaluate(rules, cap, base, params)
   end
   if p.unmeasurable then
     if B then compare.like_with_like(B, S, false) end -- the formats still have to agree
-  elseif B then
-    compare.like_with_like(B, S, min_frames)
-    local runs, tested = {}, {}
-    for _, side in ipairs({ S, B }) do
-      for _, c in ipairs(side.runs) do
-        metrics.will_test(c)
-        runs[#runs + 1] = c
-      end
-    end
-    -- the regression rules' per-frame tests: the sides paired when they
-    -- line up, then both sides' passes at once
-    for _, r in ipairs(rules) do
-      if r.max_regress_pct or r.ci_above then tested[#tested + 1] = r.metric end
-    end
-    if #tested > 0 then compare.pair(B, S, { pairing = p.pairing, test = p.test }) end
-    metrics.prepare_tests(runs, tested)
   else
-    compare.like_with_like(S, nil, min_frames)
+    prepare(rules, S, B, p, min_frames)
   end
   for _, r in ipairs(rules) do
     if (not r.format or r.format[S.format]) and not metrics.applies(r.entry, S.format) then
@@ -596,9 +678,40 @@ function gate.evaluate(rules, cap, base, params)
     end
   end
   local results, counts = {}, { pass = 0, fail = 0, skip = 0 }
+  local scopes = {}
   for i, r in ipairs(rules) do
-    results[i] = evaluate(r, S, B, p)
+    if (r.phase or r.frames) and not p.unmeasurable then
+      local key = r.phase and ("phase " .. r.phase) or ("frames " .. r.frames[1] .. ":" .. r.frames[2])
+      local sc = scopes[key]
+      if not sc then
+        sc = {}
+        sc.S, sc.why = scoped(S, r)
+        if sc.S and B then sc.B, sc.why = scoped(B, r, "the baseline") end
+        if sc.S and (sc.B or not B) then
+          local ok, err = pcall(prepare, rules, sc.S, sc.B, p, min_frames)
+          if not ok then sc.why = E.message(err) end
+        end
+        scopes[key], scopes[#scopes + 1] = sc, sc
+      end
+      if sc.why then
+        results[i] = { index = r.index, name = r.label, metric = r.metric, unit = r.entry.unit, normalised = false,
+          status = r.optional and "skip" or "fail", message = string.format("%s: %s", r.metric, sc.why),
+          limits = { max = r.max, min = r.min, max_regress_pct = r.max_regress_pct, ci_above = r.ci_above,
+            min_effect = r.min_effect, significant = r.significant } }
+      else
+        results[i] = evaluate(r, sc.S, sc.B, p)
+        local first, last = sc.S.runs[1]:frame_range()
+        results[i].scope = { phase = r.phase, first = first, last = last }
+      end
+    else
+      results[i] = evaluate(r, S, B, p)
+    end
     counts[results[i].status] = counts[results[i].status] + 1
+  end
+  for _, sc in ipairs(scopes) do
+    for _, side in ipairs({ sc.S, sc.B }) do
+      for _, c in ipairs(side and side.runs or {}) do c:close() end
+    end
   end
   local warnings = { p.unmeasurable }
   if B and not p.unmeasurable then
@@ -617,8 +730,8 @@ function gate.evaluate(rules, cap, base, params)
     if x.cannot_tell and x.limits.significant and x.status == "pass" then blind = blind + 1 end
   end
   if blind > 0 then
-    warnings[#warnings + 1] = string.format("%d rule%s passed only because the change is not significant, and %s",
-      blind, blind == 1 and "" or "s", compare.CANNOT_TELL)
+    warnings[#warnings + 1] = string.format("%d rule%s passed for want of significance: %s", blind,
+      blind == 1 and "" or "s", compare.CANNOT_TELL)
   end
   return {
     file = S.runs[1].path, format = S.format, frame_range = metrics.frame_range(S.runs[1]),

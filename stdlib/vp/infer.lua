@@ -492,7 +492,36 @@ end
 --              come from a fixed seed: the same captures give the same
 --              figures.
 
-infer.PAIRED = { clip = 3, reps = 1000, seed = 0x2545F491 }
+infer.PAIRED = { clip = 6, pool = 2, reps = 1000, seed = 0x2545F491 }
+
+--- infer.paired_df(b, k) -> the degrees of freedom of a paired batch
+-- variance b (infer.batch_variance over k batches): its own (k - 1) (1 -
+-- r) / (1 + r) for the batches' spread, and the uncertainty of r itself
+-- (var r ~ (1 - r^2) / k, carried through log (1 + r) / (1 - r) by the
+-- delta method), combined as Satterthwaite combines variances: 2 / (2 /
+-- df + 4 / ((1 - r^2) k)). With one lag-1 correlation fitted to 20
+-- batches, the interval must allow for that fit being off; the
+-- independent test has two sides' fits, and its calibration did not need it.
+function infer.paired_df(b, k)
+  local r = b.r or 0
+  return 2 / (2 / b.df + 4 / ((1 - r * r) * k))
+end
+
+--- infer.pool(d, m) -> the means of d's consecutive runs of m values (the
+-- last run what is left): the paired means' residuals, stretch by
+-- stretch, averaged into batches twice as long before their batch
+-- variance, which the slow drift of a run then fits (a stretch of 75
+-- frames is shorter than drift's memory).
+function infer.pool(d, m)
+  if m <= 1 then return d end
+  local out = {}
+  for i = 1, #d, m do
+    local s, c = 0, 0
+    for j = i, math.min(#d, i + m - 1) do s, c = s + d[j], c + 1 end
+    out[#out + 1] = s / c
+  end
+  return out
+end
 
 local function median_of(l)
   local t = table.move(l, 1, #l, 1, {})
@@ -502,22 +531,34 @@ local function median_of(l)
   return (t[n // 2] + t[n // 2 + 1]) / 2
 end
 
---- infer.clip(d [, c]) -> d', clipped: d (a list) with every value more
+--- infer.clip(d [, c]) -> d', clipped: d (a list in time order) with
+-- every value that stands out from its neighbours pulled in: a value more
 -- than c (infer.PAIRED.clip) robust standard deviations from the median
--- set to that bound, and how many were; d itself when its spread is 0.
+-- of itself and the two values either side is set to that bound, the
+-- standard deviation measured from the steps between neighbours (1.4826
+-- x their median absolute size / sqrt 2, as vp.phases does). A lone stretch
+-- that a hitch blew up stands out; slow drift, which moves neighbours
+-- together, does not. Returns d itself when nothing stands out.
 function infer.clip(d, c)
   c = c or infer.PAIRED.clip
-  local med = median_of(d)
-  local dev = {}
-  for i, v in ipairs(d) do dev[i] = math.abs(v - med) end
-  local sd = 1.4826 * median_of(dev)
+  local n = #d
+  if n < 3 then return d, 0 end
+  local loc, step = {}, {}
+  for i = 1, n do
+    local w = {}
+    for j = math.max(1, i - 2), math.min(n, i + 2) do w[#w + 1] = d[j] end
+    loc[i] = median_of(w)
+    if i > 1 then step[i - 1] = math.abs(d[i] - d[i - 1]) end
+  end
+  local sd = 1.4826 * median_of(step) / math.sqrt(2)
   if sd <= 0 then return d, 0 end
-  local lo, hi, out, n = med - c * sd, med + c * sd, {}, 0
+  local out, clipped = {}, 0
   for i, v in ipairs(d) do
-    if v < lo then v, n = lo, n + 1 elseif v > hi then v, n = hi, n + 1 end
+    local lo, hi = loc[i] - c * sd, loc[i] + c * sd
+    if v < lo then v, clipped = lo, clipped + 1 elseif v > hi then v, clipped = hi, clipped + 1 end
     out[i] = v
   end
-  return out, n
+  return out, clipped
 end
 
 --- infer.block_weights(k [, reps]) -> weights, block: the paired block
@@ -618,15 +659,18 @@ function infer.paired(stat, sa, sb, opts)
     local sum_a, sum_b = 0, 0
     for i = 1, k do sum_a, sum_b = sum_a + va[i], sum_b + vb[i] end
     local scale = (stat.scale or 1) * (kind == "count" and sb.n or 1)
-    local e, clipped, ratio = {}, nil, nil
+    local e, ratio = {}, nil
     if sum_a > 0 then
       ratio = sum_b / sum_a
       for i = 1, k do e[i] = vb[i] - ratio * va[i] end
     else
       for i = 1, k do e[i] = vb[i] - va[i] end
     end
+    local clipped
     e, clipped = infer.clip(e)
-    local b = infer.batch_variance(e)
+    local pooled = infer.pool(e, infer.PAIRED.pool)
+    local b = infer.batch_variance(pooled)
+    b.df = infer.paired_df(b, #pooled)
     local mean_a = sum_a / k
     -- the estimate on the scale of A's own figure (its mean, its median)
     local a_value = typical and nearest(sa, 0.5) or sa.mean
@@ -642,22 +686,42 @@ function infer.paired(stat, sa, sb, opts)
       out.a, out.b = sa.mean * (stat.scale or 1), sb.mean * (stat.scale or 1)
     end
     out.r, out.clipped = b.r, clipped
-  elseif kind == "quantile" or kind == "low_fps" or kind == "share" then
+  elseif kind == "quantile" then
+    -- Woodruff on paired stretches: at c, the pooled p-quantile, each
+    -- stretch's share of frames at or below c, B's minus A's (pooled in
+    -- twos as the means' residuals are); mapped to the quantile through
+    -- the pooled quantile function.
+    local p = stat.p
+    local min_tail = infer.DEFAULTS.min_tail
+    for _, side in ipairs({ sa, sb }) do
+      if math.min(p, 1 - p) * side.n < min_tail then
+        return nil, string.format("too few values beyond the quantile (%.0f; at least %d)",
+          math.min(p, 1 - p) * side.n, min_tail)
+      end
+    end
+    local N = sa.n + sb.n
+    local c = C.pooled_rank(ba, bb, C.nearest_rank(p * 100, N))
+    local fa, fb = C.means(ba, "at_most", c), C.means(bb, "at_most", c)
+    local d = {}
+    for i = 1, k do d[i] = fa[i] - fb[i] end
+    local pooled = infer.pool(d, infer.PAIRED.pool)
+    local bv = infer.batch_variance(pooled)
+    local df = infer.paired_df(bv, #pooled)
+    local t = with_se(bv.mean, math.sqrt(bv.var), df, level)
+    local crit = infer.t_crit(level, df)
+    local se_f = math.sqrt(bv.var)
+    local function q_at(x) return C.pooled_rank(ba, bb, C.nearest_rank(math.max(0, math.min(1, x)) * 100, N)) end
+    local half = (q_at(p + crit * se_f) - q_at(p - crit * se_f)) / 2
+    local qa, qb = nearest(sa, p), nearest(sb, p)
+    out = { diff = qb - qa, level = level, df = df, p = t.p, t = t.t, r = bv.r, clipped = 0, a = qa, b = qb,
+      se = crit > 0 and half / crit or 0 }
+    out.lo, out.hi = out.diff - half, out.diff + half
+  elseif kind == "low_fps" or kind == "share" then
     local w, block = infer.block_weights(k)
     local df = math.max(1, k / block - 1)
     local min_tail = infer.DEFAULTS.min_tail
     local a, b, da, db
-    if kind == "quantile" then
-      local p = stat.p
-      for _, side in ipairs({ sa, sb }) do
-        if math.min(p, 1 - p) * side.n < min_tail then
-          return nil, string.format("too few values beyond the quantile (%.0f; at least %d)",
-            math.min(p, 1 - p) * side.n, min_tail)
-        end
-      end
-      a, b = nearest(sa, p), nearest(sb, p)
-      da, db = C.boot(ba, w, "quantile", p * 100), C.boot(bb, w, "quantile", p * 100)
-    elseif kind == "low_fps" then
+    if kind == "low_fps" then
       local es = {}
       for i, side in ipairs({ sa, sb }) do
         local n_tail = math.max(1, math.floor(side.n * stat.pct / 100 + 1e-9))
