@@ -201,12 +201,15 @@ bench: all $(BENCH_BIN)
 bench-huge: all $(BENCH_BIN)
 	@sh bench/run.sh huge
 
-# How often each comparison method raises a false alarm on simulated
-# captures with slow drift, and how often it finds planted slowdowns and a
-# tail change (docs/compare.md shows the table). A benchmark, not a test:
-# about three minutes; CALIBRATE_ARGS=--quick for a rougher one in a minute.
+# How often compare's verdicts are false alarms and how often they find a
+# planted change: first on pairs of whole captures shaped like real ones
+# (drift and spikes, a scripted benchmark, free play, runs: tools/families.lua),
+# then each method on simulated drifting frame times (tools/calibrate.lua);
+# docs/compare.md shows both tables. A benchmark, not a test: about ten
+# minutes; CALIBRATE_ARGS=--quick for a rougher one.
 CALIBRATE_ARGS ?=
 calibrate: all
+	./vpscript tools/families.lua $(CALIBRATE_ARGS)
 	./vpscript tools/calibrate.lua $(CALIBRATE_ARGS)
 
 # DESTDIR stages the tree (packaging, tests/install_spec.lua); uninstall

@@ -91,10 +91,17 @@ calibration):
               Rows sort by |impact|; a change from 0 counts as largest.
   95 % CI     the interval of the change (and of change %): with 2 or
               more runs a side from Welch's t on the run values (runs are
-              independent); otherwise from the per-frame values with batch
-              means, which allow for slow drift: means, quantiles
-              (Woodruff), 1 % low FPS (tail mean), shares. Max and min
-              have none.
+              independent); with one capture a side that lines up with
+              the other (two runs of one benchmark: their stretch profiles
+              agree), from the two paired stretch by stretch, so that the
+              phases and the hitches that recur cancel (evidence
+              "aligned"; --pairing); otherwise from the per-frame values
+              with batch means, which allow for slow drift: means,
+              quantiles (Woodruff), 1 % low FPS (tail mean), shares. Max
+              and min have none; hitch counts get a rate test. Wider than
+              +-10 %: "cannot tell from one capture a side".
+  phases      each capture's stretches whose typical frame time stays put
+              (change points of the bin medians), printed with the pairing.
   significant the same test's two-sided p-value, Holm-adjusted over every
               metric tested in one comparison, below --alpha. "evidence"
               says which test decided: runs or frames. --test
