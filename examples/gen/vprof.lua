@@ -49,7 +49,7 @@ local vp = require "vp"
 local given = select(2, ...)
 local lib = type(given) == "table" and given or dofile((arg[0]:match("^(.*)/") or ".") .. "/../genlib.lua")
 local outdir = lib.outdir("vprof.lua", (...), "examples")
-local run = type(given) == "table" and {} or { select(2, ...) }
+local run = { select(type(given) == "table" and 3 or 2, ...) }
 local FRAMES = 4000
 local path = outdir .. "/" .. (run[1] or "sample.vprof")
 local SEED = tonumber(run[2]) or 0x9E3779B9

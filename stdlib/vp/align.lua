@@ -139,7 +139,7 @@ local function cut(axa, axb, knots, k)
     ka[#ka + 1], kb[#kb + 1] = kn.fa, kn.fb
   end
   ka[#ka + 1], kb[#kb + 1] = 1, 1
-  local ca, cb = { 0 }, { 0 }
+  local ca, cb, seg = { 0 }, { 0 }, {}
   for s = 2, #ka do
     local la, lb = ka[s] - ka[s - 1], kb[s] - kb[s - 1]
     local m = math.max(1, floor(k * (la + lb) / 2 + 0.5))
@@ -148,12 +148,13 @@ local function cut(axa, axb, knots, k)
       local xb = i == m and (s == #kb and axb.n or axb.cut(kb[s])) or axb.cut(kb[s - 1] + lb * i / m)
       if xa > ca[#ca] and xb > cb[#cb] then
         ca[#ca + 1], cb[#cb + 1] = xa, xb
+        seg[#seg + 1] = s - 1
       end
     end
   end
   -- the last stretch ends at the last frame on both sides
   ca[#ca], cb[#cb] = axa.n, axb.n
-  return ca, cb
+  return ca, cb, seg
 end
 
 local function variance(l)
@@ -193,7 +194,8 @@ end
 -- plan: {method = "aligned" | "independent", decided = "auto" | "forced",
 -- axis = "position" | "elapsed" | nil, stretches, cuts_a, cuts_b (stretch
 -- starts, 0-based, then the frame count: what vp.infer.sample's cuts
--- take), agreement, agreement_median, agreement_mean, knots (matched phase
+-- take), segments (for each stretch, the segment between knots it lies
+-- in: the phase pair it belongs to), agreement, agreement_median, agreement_mean, knots (matched phase
 -- boundaries), phases_a, phases_b (vp.phases.find's), why (one line saying
 -- what decided)}. An independent plan has no cuts.
 function align.plan(fa, fb, params)
@@ -227,15 +229,15 @@ function align.plan(fa, fb, params)
     local axa, axb = axis(fa, kind), axis(fb, kind)
     if axa and axb then
       local knots = match(boundaries(plan.phases_a, axa), boundaries(plan.phases_b, axb), p)
-      local ca, cb = cut(axa, axb, knots, k)
+      local ca, cb, seg = cut(axa, axb, knots, k)
       if #ca > 2 then
         local meda, meana = profile(fa, ca)
         local medb, meanb = profile(fb, cb)
         local gm, gx = agreement(meda, medb), agreement(meana, meanb)
         local score = math.max(gm, gx)
         if not best or score > best.agreement + 1e-12 then
-          best = { axis = kind, cuts_a = ca, cuts_b = cb, knots = knots, agreement = score, agreement_median = gm,
-            agreement_mean = gx }
+          best = { axis = kind, cuts_a = ca, cuts_b = cb, segments = seg, knots = knots, agreement = score,
+            agreement_median = gm, agreement_mean = gx }
         end
       end
     end

@@ -268,6 +268,7 @@ function compare.pair(A, B, params)
   local plan = align.plan(fa, fb, { pairing = pairing })
   if plan.method == "aligned" then
     A.cuts, B.cuts = plan.cuts_a, plan.cuts_b
+    A.strata = plan.segments
     metrics.set_cuts(ca, plan.cuts_a)
     metrics.set_cuts(cb, plan.cuts_b)
   end
@@ -325,6 +326,7 @@ local function frames_test(name, A, B, p, normalised)
     o.den_b = side_sample(B, "frame_ms.mean")
   end
   if A.cuts and B.cuts and not stat.independent then
+    o.strata = A.strata
     local d, dwhy = infer.paired(stat, sa, sb, o)
     if not d then return nil, dwhy end
     d.method, d.evidence = "paired-stretches", "aligned"

@@ -492,7 +492,7 @@ end
 --              come from a fixed seed: the same captures give the same
 --              figures.
 
-infer.PAIRED = { clip = 6, pool = 2, reps = 1000, seed = 0x2545F491 }
+infer.PAIRED = { clip = 6, pool = 2, r_df = 4, reps = 1000, seed = 0x2545F491 }
 
 --- infer.paired_df(b, k) -> the degrees of freedom of a paired batch
 -- variance b (infer.batch_variance over k batches): its own (k - 1) (1 -
@@ -504,7 +504,7 @@ infer.PAIRED = { clip = 6, pool = 2, reps = 1000, seed = 0x2545F491 }
 -- independent test has two sides' fits, and its calibration did not need it.
 function infer.paired_df(b, k)
   local r = b.r or 0
-  return 2 / (2 / b.df + 4 / ((1 - r * r) * k))
+  return 2 / (2 / b.df + infer.PAIRED.r_df / ((1 - r * r) * k))
 end
 
 --- infer.pool(d, m) -> the means of d's consecutive runs of m values (the
@@ -633,6 +633,92 @@ local function boot_se(draws_a, draws_b)
   return math.sqrt(ss / (n - 1))
 end
 
+--- infer.ratio_change(va, vb [, strata]) -> {value, var, df, r, clipped,
+-- strata, relative}: the relative change of B's per-stretch values vb
+-- over A's va (paired lists in time order), R - 1 with R = sum vb / sum
+-- va, and its variance (see the top of this section). strata[i] is the
+-- segment between matched phase boundaries stretch i lies in: R is then
+-- taken segment by segment and the changes weighted by A's share of the
+-- total, so that a change that differs between phases (one group slower,
+-- where that group's share of the frame differs by phase) is not taken
+-- for noise; segments of fewer than 4 stretches join the one before.
+-- Without any A value (a group only B has): the absolute change of the
+-- mean, relative = false.
+function infer.ratio_change(va, vb, strata)
+  local k = #va
+  local groups, last = {}, nil
+  for i = 1, k do
+    local s = strata and strata[i] or 1
+    if s ~= last then
+      groups[#groups + 1] = {}
+      last = s
+    end
+    local g = groups[#groups]
+    g[#g + 1] = i
+  end
+  -- short segments join the one before (the first, the one after)
+  local merged = {}
+  for _, g in ipairs(groups) do
+    local prev = merged[#merged]
+    if prev and (#g < 4 or #prev < 4) then
+      table.move(g, 1, #g, #prev + 1, prev)
+    else
+      merged[#merged + 1] = g
+    end
+  end
+  local sum_a = 0
+  for i = 1, k do sum_a = sum_a + va[i] end
+  local relative = sum_a > 0
+  for _, g in ipairs(merged) do
+    local s = 0
+    for _, i in ipairs(g) do s = s + va[i] end
+    if s <= 0 then relative = false end
+  end
+  if not relative then merged = { {} } for i = 1, k do merged[1][i] = i end end
+  -- each segment: its ratio, its clipped residuals pooled in twos, relative
+  -- to the segment's level (noise that scales with the load is then one
+  -- noise for every segment, its variance taken from all of them)
+  local parts, lag, ss, npooled, clipped = {}, 0, 0, 0, 0
+  for si, g in ipairs(merged) do
+    local sa_, sb_ = 0, 0
+    for _, i in ipairs(g) do sa_, sb_ = sa_ + va[i], sb_ + vb[i] end
+    local ratio = relative and sb_ / sa_ or nil
+    local mean_a = relative and sa_ / #g or 1
+    local e = {}
+    for j, i in ipairs(g) do e[j] = (ratio and vb[i] - ratio * va[i] or vb[i] - va[i]) / mean_a end
+    local c
+    e, c = infer.clip(e)
+    clipped = clipped + c
+    local pooled = infer.pool(e, #e >= 4 and infer.PAIRED.pool or 1)
+    local m = 0
+    for _, v in ipairs(pooled) do m = m + v end
+    m = m / #pooled
+    for j, v in ipairs(pooled) do
+      ss = ss + (v - m) ^ 2
+      if j > 1 then lag = lag + (v - m) * (pooled[j - 1] - m) end
+    end
+    npooled = npooled + #pooled
+    parts[si] = { n = #pooled, est = (ratio and ratio - 1 or 0) + m, w = relative and sa_ / sum_a or 1 }
+  end
+  -- one lag-1 correlation and one noise variance for every segment's
+  -- residuals (bias-corrected and clipped as infer.batch_variance's)
+  local r = 0
+  if ss > 0 then
+    r = lag / ss
+    r = math.max(0, math.min(infer.DEFAULTS.r_max, r + (1 + 3 * r) / npooled))
+  end
+  local f = (1 + r) / (1 - r)
+  local dof = math.max(1, npooled - #parts)
+  local sigma2 = ss / dof
+  local value, var = 0, 0
+  for _, pt in ipairs(parts) do
+    value = value + pt.w * pt.est
+    var = var + pt.w * pt.w * sigma2 * f / pt.n
+  end
+  local df = 2 / (2 / (dof / f) + infer.PAIRED.r_df / ((1 - r * r) * npooled))
+  return { value = value, var = var, df = df, r = r, clipped = clipped, strata = #parts, relative = relative }
+end
+
 --- infer.paired(stat, sa, sb [, opts]) -> {a, b, diff, se, df, t, p, lo,
 -- hi, level, stretches, clipped, method = "paired"} | nil, why: the
 -- change of statistic `stat` (infer.estimate's kinds) between two samples
@@ -656,41 +742,23 @@ function infer.paired(stat, sa, sb, opts)
     else
       va, vb = C.means(ba, "value"), C.means(bb, "value")
     end
-    local sum_a, sum_b = 0, 0
-    for i = 1, k do sum_a, sum_b = sum_a + va[i], sum_b + vb[i] end
     local scale = (stat.scale or 1) * (kind == "count" and sb.n or 1)
-    local e, ratio = {}, nil
-    if sum_a > 0 then
-      ratio = sum_b / sum_a
-      for i = 1, k do e[i] = vb[i] - ratio * va[i] end
-    else
-      for i = 1, k do e[i] = vb[i] - va[i] end
-    end
-    local clipped
-    e, clipped = infer.clip(e)
-    local pooled = infer.pool(e, infer.PAIRED.pool)
-    local b = infer.batch_variance(pooled)
-    b.df = infer.paired_df(b, #pooled)
-    local mean_a = sum_a / k
     -- the estimate on the scale of A's own figure (its mean, its median)
     local a_value = typical and nearest(sa, 0.5) or sa.mean
-    if ratio then
-      local r = ratio + b.mean / mean_a
-      out = with_se((r - 1) * a_value * scale, math.sqrt(b.var) / mean_a * a_value * scale, b.df, level)
-    else
-      out = with_se(b.mean * scale, math.sqrt(b.var) * scale, b.df, level)
-    end
+    local e = infer.ratio_change(va, vb, opts.strata)
+    out = with_se(e.value * a_value * scale, math.sqrt(e.var) * a_value * scale, e.df, level)
+    if not e.relative then out = with_se(e.value * scale, math.sqrt(e.var) * scale, e.df, level) end
+    out.clipped, out.r, out.strata = e.clipped, e.r, e.strata
     if typical then
       out.a, out.b = a_value, nearest(sb, 0.5)
     else
       out.a, out.b = sa.mean * (stat.scale or 1), sb.mean * (stat.scale or 1)
     end
-    out.r, out.clipped = b.r, clipped
   elseif kind == "quantile" then
     -- Woodruff on paired stretches: at c, the pooled p-quantile, each
-    -- stretch's share of frames at or below c, B's minus A's (pooled in
+    -- stretch's share of frames at or below c, A's minus B's (pooled in
     -- twos as the means' residuals are); mapped to the quantile through
-    -- the pooled quantile function.
+    -- the slope of the two sides' quantile functions at p.
     local p = stat.p
     local min_tail = infer.DEFAULTS.min_tail
     for _, side in ipairs({ sa, sb }) do
@@ -710,9 +778,15 @@ function infer.paired(stat, sa, sb, opts)
     local t = with_se(bv.mean, math.sqrt(bv.var), df, level)
     local crit = infer.t_crit(level, df)
     local se_f = math.sqrt(bv.var)
-    local function q_at(x) return C.pooled_rank(ba, bb, C.nearest_rank(math.max(0, math.min(1, x)) * 100, N)) end
-    local half = (q_at(p + crit * se_f) - q_at(p - crit * se_f)) / 2
+    -- the quantile function's slope at p, each side's own, measured over
+    -- at most half the tail (so that a hitch beyond the tail never sets it)
+    local h = math.min(crit * se_f, (1 - p) / 2, p / 2)
     local qa, qb = nearest(sa, p), nearest(sb, p)
+    local slope = 0
+    if h > 0 then
+      for _, side in ipairs({ sa, sb }) do slope = slope + (nearest(side, p + h) - nearest(side, p - h)) / (4 * h) end
+    end
+    local half = crit * se_f * slope
     out = { diff = qb - qa, level = level, df = df, p = t.p, t = t.t, r = bv.r, clipped = 0, a = qa, b = qb,
       se = crit > 0 and half / crit or 0 }
     out.lo, out.hi = out.diff - half, out.diff + half
