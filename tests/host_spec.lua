@@ -507,6 +507,61 @@ describe("vpscript host", function()
       assert.are.equal("function\tfunction\ttable\n", r.stdout)
     end)
 
+    it("takes no code from the working directory; a user's modules come from the places the user names", function()
+      -- A folder with a capture, a rules file and modules named like the
+      -- ones the stdlib requires (cjson: nearly every script), each of
+      -- which would leave its name in `ran`; and a C module, built here.
+      local cwd = dir .. "/planted"
+      lfs.mkdir(cwd)
+      local ran = cwd .. "/ran"
+      for _, m in ipairs({ "cjson", "lfs", "term", "mine" }) do
+        h.write_file(cwd .. "/" .. m .. ".lua", string.format("io.open(%q, 'a'):write(%q) return {}", ran, m .. "\n"))
+        lfs.mkdir(cwd .. "/" .. m .. "x")
+        h.write_file(cwd .. "/" .. m .. "x/init.lua", string.format("io.open(%q, 'a'):write('init') return {}", ran))
+      end
+      h.write_file(cwd .. "/planted.c", string.format([[
+#include <stdio.h>
+int luaopen_planted(void *L);
+int luaopen_planted(void *L) { FILE *f = fopen("%s", "a"); if (f) { fputs("planted\n", f); fclose(f); } return L != 0; }
+]], ran))
+      local _, cc = sh("cc -shared -fPIC -o " .. q(cwd .. "/planted.so") .. " " .. q(cwd .. "/planted.c") .. " 2>&1")
+      assert.are.equal(0, cc)
+      h.write_file(cwd .. "/rules.lua", "return { { metric = 'frame_ms.p99', max = 1000 } }")
+      assert.is_true(os.execute("cp examples/sample.vprof " .. q(cwd .. "/cap.vprof")))
+      local bin = h.bin():sub(1, 1) == "/" and h.bin() or repo_root() .. "/" .. h.bin()
+      local function there(cmd)
+        return sh("cd " .. q(cwd) .. " && " .. cmd .. " 2>&1")
+      end
+      local out, code = there(q(bin) .. " check.lua rules.lua cap.vprof --json")
+      assert.are.equal(0, code, out)
+      out, code = there(q(bin) .. " -e " .. q("for _, m in ipairs({'planted', 'mine', 'minex', 'termx'}) do "
+        .. "print(m, (pcall(require, m))) end"))
+      assert.are.equal("planted\tfalse\nmine\tfalse\nminex\tfalse\ntermx\tfalse\n", out)
+      assert.are.equal(0, code)
+      assert.is_nil(io.open(ran, "r"), "code from the working directory ran")
+      -- neither path has an entry the working directory can answer
+      out = there(q(bin) .. " -e " .. q("print(package.path) print(package.cpath)"))
+      assert.are.equal(nil, out:match("%f[^;\n]%.") or out:match("%f[^;\n][^/;\n]"), out)
+      -- what the user names is searched: LUA_PATH / LUA_CPATH, VPSCRIPT_PATH, the script's own folder
+      local away = dir .. "/away"
+      lfs.mkdir(away)
+      h.write_file(away .. "/main.lua", "print(require('mine') ~= nil)")
+      out = there("LUA_PATH='./?.lua;;' " .. q(bin) .. " -e " .. q("print(package.searchpath('mine', package.path))"))
+      assert.are.equal("./mine.lua\n", out)
+      out = there("LUA_CPATH='./?.so' " .. q(bin) .. " -e " .. q("print(package.searchpath('planted', package.cpath))"))
+      assert.are.equal("./planted.so\n", out)
+      out = there("VPSCRIPT_PATH=" .. q(cwd) .. " " .. q(bin) .. " -e "
+        .. q("print(package.searchpath('mine', package.path))"))
+      assert.are.equal(cwd .. "/mine.lua\n", out)
+      out, code = there(q(bin) .. " ../away/main.lua")
+      assert.are.equal(1, code, out)
+      assert.matches("module 'mine' not found", out)
+      h.write_file(away .. "/mine.lua", "return {}")
+      out = there(q(bin) .. " ../away/main.lua")
+      assert.are.equal("true\n", out)
+      assert.is_nil(io.open(ran, "r"), "code from the working directory ran")
+    end)
+
     it("preloads vp and sets it as a global", function()
       local r = h.run("-e", "print(vp == require('vp'), package.loaded.vp == vp, type(vp.open), vp.version)")
       assert.matches("^true\ttrue\tfunction\t%d+%.%d+%.%d+\n$", r.stdout)

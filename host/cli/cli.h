@@ -106,6 +106,11 @@ void vp_cli_version_print(void);
 
 /* Where stdlib/ and scripts/ are. */
 void vp_cli_paths_find(vp_cli_paths *p);
+/* package.path and package.cpath: the stdlib first, then the directories
+ * of VPSCRIPT_PATH, then LUA_PATH / LUA_CPATH or the default paths, the
+ * default without the entries relative to the working directory (after
+ * luaL_openlibs with LUA_NOENV set). */
+void vp_cli_module_paths(lua_State *L, const vp_cli_ctx *c);
 /* --list: every shipped script with its description; the exit status. */
 int vp_cli_scripts_list(const vp_cli_paths *p);
 /* Find and run the script the options name (or standard input) with the

@@ -151,15 +151,6 @@ static void args_table(lua_State *L, int argc, char **argv, int script)
     lua_setglobal(L, "arg");
 }
 
-static void path_prepend(lua_State *L, const vp_cli_paths *p)
-{
-    lua_getglobal(L, "package");
-    lua_getfield(L, -1, "path");
-    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s", p->stdlib, p->stdlib, lua_tostring(L, -1));
-    lua_setfield(L, -3, "path");
-    lua_pop(L, 2);
-}
-
 static int chunk_run_string(vp_cli_ctx *c, const char *code)
 {
     lua_State *L = c->L;
@@ -213,10 +204,10 @@ static int host_pmain(lua_State *L)
     int argc = c->argc;
     char **argv = c->argv;
     int code = 0;
-    if (o->has_E) {
-        lua_pushboolean(L, 1);
-        lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
-    }
+    /* The library's default paths, without the environment: the module
+     * paths are set from them below (vp_cli_module_paths). */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
     /* The collector starts a cycle when the heap reaches 150 % of what was
      * live after the last one (Lua's default: 200 %): peak memory stays a
      * small multiple of the input (a report read in Lua, a large table or
@@ -227,7 +218,7 @@ static int host_pmain(lua_State *L)
     vp_cli_hostlib_preload(L);
     luaL_requiref(L, "vp", luaopen_vp, 1);
     lua_pop(L, 1);
-    path_prepend(L, &c->paths);
+    vp_cli_module_paths(L, c);
     sentinel_create(L, &vp_cli_key_interrupted, EXIT_INTERRUPTED, "interrupted");
     sentinel_create(L, &vp_cli_key_pipe, EXIT_PIPE, "broken pipe");
     sentinel_create(L, &vp_cli_key_terminated, EXIT_TERMINATED, "terminated (SIGTERM)");
