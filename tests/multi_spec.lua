@@ -493,10 +493,10 @@ while true do end
           h.quote(script), h.quote(d .. "/a.vprof"), h.quote(d .. "/b.vprof"), h.quote(d .. "/c.vprof")))
         local out = p:read("a")
         p:close()
-        local status, _, left, err = out:match("^(%-?%d+)\n([%d.]+)\n(%d+)\n(.*)$")
+        local status, _, outlived, err = out:match("^(%-?%d+)\n([%d.]+)\n(%d+)\n(.*)$")
         assert.equal(sig[2], tonumber(status), out)
         assert.equal("vpscript: " .. sig[3] .. "\n", err)
-        assert.equal("0", left, "processes that outlived vpscript")
+        assert.equal("0", outlived, "processes that outlived vpscript")
         assert.same({}, alive())
         local left = {}
         for name in require("lfs").dir(d .. "/tmp") do
