@@ -8,8 +8,6 @@
  *              VPSCRIPT_PATH, the shipped ones), running it, --list
  *   signals.c  SIGINT, SIGTERM, SIGHUP and SIGPIPE, the hook that stops
  *              running Lua code (in any coroutine), the grace timer
- *   hostlib.c  the vp.host module: isolate (untrusted code in a child
- *              process under CPU and memory limits), terminals
  *   repl.c     the REPL: line reading (readline), history, completion
  *
  * State travels in a vp_cli_ctx passed to every part. The only
@@ -142,14 +140,6 @@ int vp_cli_sigint_seen(void);
 void vp_cli_sigint_clear(void);
 /* stdout's reader went away. */
 int vp_cli_pipe_closed(void);
-/* A stop signal (or a closed stdout) came during the current run: the stop
- * is raised at the next Lua instruction. */
-int vp_cli_stop_pending(void);
-
-/* ---- hostlib.c ---------------------------------------------------------- */
-
-/* Make require "vp.host" load the module (package.preload). */
-void vp_cli_hostlib_preload(lua_State *L);
 
 /* ---- repl.c ------------------------------------------------------------- */
 

@@ -215,7 +215,6 @@ static int host_pmain(lua_State *L)
     lua_gc(L, LUA_GCINC, 150, 0, 0);
     luaL_openlibs(L);
     vp_cli_signals_coroutines(L);
-    vp_cli_hostlib_preload(L);
     luaL_requiref(L, "vp", luaopen_vp, 1);
     lua_pop(L, 1);
     vp_cli_module_paths(L, c);

@@ -379,8 +379,3 @@ int vp_cli_pipe_closed(void)
 {
     return sig_pipe != 0;
 }
-
-int vp_cli_stop_pending(void)
-{
-    return sig_running && sig_stop_reason != STOP_NONE;
-}

@@ -619,19 +619,10 @@ end
 -- progress -----------------------------------------------------------------
 
 --- cli.terminal(stream) -> is_terminal, columns|nil: whether "stdout" or
--- "stderr" is a terminal, and its width when it can be told (vpscript's
--- vp.host; under a stock lua5.4 lua-term says whether, not how wide).
+-- "stderr" is a terminal, and its width when it can be told (vp.host).
 function cli.terminal(stream)
-  local ok, host = pcall(require, "vp.host")
-  if ok and type(host) == "table" and host.isatty then
-    return host.isatty(stream), host.columns(stream)
-  end
-  local tok, term = pcall(require, "term")
-  if tok and type(term) == "table" and term.isatty then
-    local ok2, r = pcall(term.isatty, stream == "stderr" and io.stderr or io.stdout)
-    return ok2 and r == true, nil
-  end
-  return false, nil
+  local host = require "vp.host"
+  return host.isatty(stream), host.columns(stream)
 end
 
 local function stderr_is_tty()
