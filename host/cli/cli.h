@@ -1,8 +1,10 @@
 /* What the parts of the vpscript program share. The program is split by
  * job:
  *
- *   main.c     startup, running a chunk under the message handler, error
- *              reports and exit statuses
+ *   main.c     startup: the state, -e and -l, the script or the REPL,
+ *              the last flush of stdout
+ *   chunk.c    running a chunk under the message handler, the stop
+ *              signals' error objects, error reports and exit statuses
  *   options.c  the command line: parsing, usage, version
  *   scripts.c  the data directory, finding a script (as given,
  *              VPSCRIPT_PATH, the shipped ones), running it, --list
@@ -74,7 +76,7 @@ typedef struct vp_cli_ctx {
     int hist_on;      /* hist_path is read and appended to */
 } vp_cli_ctx;
 
-/* ---- main.c ------------------------------------------------------------- */
+/* ---- chunk.c ------------------------------------------------------------ */
 
 /* Call the function below `narg` arguments under the message handler, with
  * Ctrl-C, SIGTERM and SIGHUP armed to stop it; returns the lua_pcall
@@ -90,6 +92,9 @@ int vp_cli_exitobj_code(lua_State *L, int idx);
 const char *vp_cli_exitobj_message(lua_State *L, int idx);
 /* 1 when idx holds the error object registered under key (signals.c). */
 int vp_cli_is_sentinel(lua_State *L, int idx, const void *key);
+/* Register the error objects the stop hook raises (exit objects with the
+ * statuses 130, 141, 143 and 129). */
+void vp_cli_sentinels_create(lua_State *L);
 /* "vpscript: msg" on stderr, after what stdout holds. */
 void vp_cli_message_print(const char *msg);
 
