@@ -6,7 +6,7 @@
 
 #include <lauxlib.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 int vp_cli_exitobj_code(lua_State *L, int idx)
 {

@@ -4,7 +4,7 @@
  * the -e and -l options, the script or the REPL) and the last flush of
  * stdout; the other jobs are in the files cli.h lists.
  *
- * host/cli and bindings/ are the only C that sees lua.h (make lint checks
+ * program/ and bindings/ are the only C that sees lua.h (make lint checks
  * it); this program reaches the readers only through luaopen_vp. */
 #include <errno.h>
 #include <stdio.h>
@@ -16,8 +16,8 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "../../bindings/l_formats.h"
-#include "cli/cli.h"
+#include "../bindings/l_formats.h"
+#include "cli.h"
 
 /* ---- what runs before the script ---------------------------------------- */
 

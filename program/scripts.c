@@ -11,7 +11,7 @@
 
 #include <lauxlib.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 static int is_dir(const char *path)
 {

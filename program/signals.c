@@ -29,7 +29,7 @@
 
 #include <lauxlib.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 const char vp_cli_key_interrupted = 'i';
 const char vp_cli_key_pipe = 'p';

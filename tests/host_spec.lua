@@ -1,4 +1,4 @@
--- The vpscript host (host/cli/main.c) from the outside: options, the arg table,
+-- The vpscript host (program/) from the outside: options, the arg table,
 -- script lookup, error reports and exit codes, closed pipes, Ctrl-C, and
 -- where it finds its stdlib and scripts. Every test runs the built binary
 -- ($VPSCRIPT_BIN under ASan).
