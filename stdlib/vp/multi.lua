@@ -433,7 +433,9 @@ function multi.run(files, opts, spec, at, from, argv)
     -- instruction, an error) closes the run: nothing keeps running, no
     -- file is left.
     local run <close> = setmetatable({ running = {}, names = {}, out = {}, err = {} }, { __close = run_close })
-    run.dir = assert(host.tmpdir())
+    local dir, no_dir = host.tmpdir()
+    if not dir then cli.fail(1, "%s", no_dir) end
+    run.dir = dir
     local function name(i, what)
       local path = string.format("%s/%d.%s", run.dir, i, what)
       run.names[path] = true
@@ -449,8 +451,9 @@ function multi.run(files, opts, spec, at, from, argv)
       local words = { table.unpack(interp) }
       for _, w in ipairs(multi.child_argv(argv, at, from, files[i], parts)) do words[#words + 1] = w end
       run.out[i], run.err[i] = name(i, "out"), name(i, "err")
-      local out = assert(io.open(run.out[i], "wb"))
-      local err = assert(io.open(run.err[i], "wb"))
+      local out, oerr = io.open(run.out[i], "wb")
+      local err, eerr = io.open(run.err[i], "wb")
+      if not (out and err) then cli.fail(1, "%s", oerr or eerr) end
       -- track: the pid is in run.running before any instruction a stop could raise at
       local pid, why = host.spawn(words, { stdin = null, stdout = out, stderr = err, env = env, track = run.running })
       out:close()
