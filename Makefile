@@ -5,7 +5,7 @@ PREFIX   ?= /usr/local
 # Where `make install` puts things: the stdlib (vp/*.lua) and vp.so where a
 # stock lua5.4 finds them, so `require "vp"` there opens every format; the
 # shipped scripts beside the program. The installed vpscript finds both from
-# its own location (host/cli), falling back to these paths.
+# its own location (program/scripts.c), falling back to these paths.
 BINDIR    = $(PREFIX)/bin
 LUADIR    = $(PREFIX)/share/lua/5.4
 LUACDIR   = $(PREFIX)/lib/lua/5.4
@@ -29,12 +29,13 @@ FUZZ_LONG_TIME ?= 3600
 
 # host/core, host/formats, host/write and host/export never include lua.h,
 # and each includes only the layers docs/architecture.md allows (make lint
-# checks it); host/cli is the vpscript program; bindings/ is the Lua glue.
+# checks it); bindings/ is the Lua glue; program/ is the vpscript program,
+# above them all.
 HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/write/*.c host/export/*.c)
-CLI_SRC  := $(wildcard host/cli/*.c)
+CLI_SRC  := $(wildcard program/*.c)
 BIND_SRC := $(wildcard bindings/*.c)
 LIB_SRC  := $(HOST_SRC) $(BIND_SRC)
-HDRS     := $(wildcard host/*/*.h bindings/*.h)
+HDRS     := $(wildcard host/*/*.h bindings/*.h program/*.h)
 
 B        := build
 OBJ      := $(B)/obj

@@ -59,6 +59,12 @@ size_t *vp_l_check_cuts(lua_State *L, int idx, size_t *k);
  * VProf exporters of host/export for stdlib/vp/export (l_export.c). */
 int vp_l_open_export(lua_State *L);
 
+/* The "vp.host" module (preloaded by luaopen_vp; also found in vp.so by a
+ * stock lua5.4's require): sandbox, processes, terminals (l_host.c). */
+int luaopen_vp_host(lua_State *L);
+/* vp.host.sandbox: Lua source run for the data it returns (l_sandbox.c). */
+int vp_l_sandbox(lua_State *L);
+
 /* The "vp.json.core" module (preloaded by luaopen_vp): vp.json's encoder
  * walk over Lua values (l_json.c). */
 int vp_l_open_json(lua_State *L);

@@ -59,7 +59,7 @@ local SPEC = {
   },
 }
 
-local opts, pos = cli.parse(arg, SPEC)
+local opts, pos, at = cli.parse(arg, SPEC)
 if opts.markdown and (opts.json or opts.csv) then
   cli.fail(2, "--markdown excludes --json and --csv (try 'vpscript compare.lua --help')")
 end
@@ -69,19 +69,16 @@ for _, pat in ipairs(opts.match) do
 end
 
 -- The sides: A from --baseline or the first argument, B the rest.
-local a_paths, b_paths, fixed = opts.baseline, {}, {}
+local a_paths, b_paths, b_from = opts.baseline, {}, 1
 if #a_paths == 0 then
-  a_paths = { pos[1] }
-  fixed = { pos[1] }
-  for i = 2, #pos do b_paths[#b_paths + 1] = pos[i] end
-else
-  for i = 1, #pos do b_paths[i] = pos[i] end
+  a_paths, b_from = { pos[1] }, 2
 end
+for i = b_from, #pos do b_paths[#b_paths + 1] = pos[i] end
 if #b_paths == 0 then cli.fail(2, "missing argument B (try 'vpscript compare.lua --help')") end
 local b_files = multi.expand(b_paths)
 if #b_files == 0 then cli.fail(2, "no capture files in %s", table.concat(b_paths, ", ")) end
 if not opts.runs and (#b_files > 1 or b_files[1] ~= b_paths[1]) then
-  multi.run(b_files, opts, SPEC, fixed) -- one comparison per B capture; never returns
+  multi.run(b_files, opts, SPEC, at, b_from) -- one comparison per B capture; never returns
 end
 local a_files = multi.expand(a_paths)
 if #a_files == 0 then cli.fail(2, "no capture files in %s", table.concat(a_paths, ", ")) end

@@ -245,9 +245,27 @@ describe("vp.gate", function()
       refused("while true do end return {}", "runs too long")
     end)
 
-    it("a pattern that backtracks inside C is stopped", function()
-      refused('local x = string.rep("a", 40):match(string.rep("a*", 40) .. "b") return {}', "runs too long")
-      refused('return { { metric = ("a"):rep(40):gsub(("a*"):rep(40) .. "b", "") } }', "runs too long")
+    it("no call runs on inside C: no pattern functions, no string methods, string.rep of nothing, sort", function()
+      local function at_once(text, pattern)
+        local t = os.clock()
+        refused(text, pattern)
+        assert(os.clock() - t < 2, "took " .. (os.clock() - t) .. " s of CPU")
+      end
+      at_once('local x = string.rep("a", 40) return { string.match(x, string.rep("a*", 40) .. "b") }',
+        "error while running: .*field 'match'")
+      at_once('return { { metric = ("a"):rep(40):gsub(("a*"):rep(40) .. "b", "") } }',
+        "error while running: .*attempt to index a string value")
+      for _, name in ipairs({ "find", "gmatch", "gsub", "dump" }) do
+        at_once(string.format("return string.%s('a', 'a')", name), "error while running: .*field '" .. name .. "'")
+      end
+      at_once("return table.move({}, 1, math.maxinteger, 1)", "error while running: .*field 'move'")
+      -- n copies of nothing is nothing, at once (the library would loop n times)
+      local list = gate.load(fx.rules(dir, "rep.lua", "return { { metric = string.rep('', math.maxinteger) } }"),
+        LIMITS)
+      assert.equal("", list[1].metric)
+      -- comparisons of long equal strings, each a long C call: stopped by the clock
+      refused("local s = string.rep('x', 1 << 20) local t = {} for i = 1, 5000 do t[i] = s end "
+        .. "while true do table.sort(t) end", "runs too long")
     end)
 
     it("a 2 GB allocation is refused; a file that allocates without end is stopped", function()
@@ -255,18 +273,24 @@ describe("vp.gate", function()
       local roomy = { limits = { cpu_ms = 5000, memory_mb = 64 } }
       refused('local s = string.rep("x", 2^31 - 1) return {}',
         "hostile%.lua: the rules file needs too much memory %(more than 64 MB%)$", roomy)
-      refused("local t = {} while true do t[#t + 1] = ('x'):rep(2^20) .. #t end",
+      refused("local t = {} while true do t[#t + 1] = string.rep('x', 2^20) .. #t end",
         "the rules file needs too much memory %(more than 64 MB%)", roomy)
       -- catching the refusal only leads to the CPU limit
-      refused('local t = {} while true do pcall(function() t[#t + 1] = ("x"):rep(2^20) .. #t end) end',
+      refused('local t = {} while true do pcall(function() t[#t + 1] = string.rep("x", 2^20) .. #t end) end',
         "runs too long")
     end)
 
     it("what it returns must be plain data, and it comes back exactly", function()
       refused("local t = {} t[1] = t return t", "hostile%.lua: rule 1: a table that contains itself")
       refused("return { { metric = 'hitches', max = function() return 1 end } }",
-        "hostile%.lua: rule 1%.max: a function %(rules hold numbers, strings, booleans and tables%)")
+        "hostile%.lua: rule 1%.max: a function %(data is numbers, strings, booleans and tables%)$")
       refused("return { { metric = 'hitches', max = 1, [{}] = 1 } }", "rule 1: a key that is a table")
+      -- the same file, the same refusal, whatever the hash seeds of the state
+      local many = fx.rules(dir, "many.lua", "local f = function() end "
+        .. "return { { metric = 'hitches', a = f, b = f, [f] = 1, [{}] = 2, c = { x = f, [true] = f } } }")
+      local first = h.raised(gate.load, many).message
+      assert.matches("many%.lua: rule 1%.a: a function", first)
+      for _ = 1, 8 do assert.equal(first, h.raised(gate.load, many).message) end
       local list = gate.load(fx.rules(dir, "data.lua", "return { { metric = 'a\\0\\n\\255', max = 0.1, "
         .. "min = math.mininteger, n = 3, f = { 'vprof', true }, x = 1/0, y = -1/0, z = 0/0 } }"), LIMITS)
       local r = list[1]
@@ -287,16 +311,57 @@ describe("vp.gate", function()
       end
     end)
 
-    it("under a stock lua5.4 (no vp.host) an instruction budget still stops a pcall loop", function()
-      local rf = fx.rules(dir, "loop.lua", "while true do pcall(function() while true do end end) end")
-      local code = string.format("local ok, e = pcall(require('vp.gate').load, %q, {limits = {cpu_ms = 100}}) "
-        .. "print(e.message)", rf)
-      local cmd = string.format("cd %s && LUA_CPATH='./?.so;;' LUA_PATH='./stdlib/?.lua;;' timeout 60 lua5.4 -e %s",
-        h.quote(os.getenv("PWD") or "."), h.quote(code))
-      local p = io.popen(cmd)
-      local out = p:read("a")
-      p:close()
-      assert.matches("loop%.lua: the rules file runs too long %(it ran for more than 2000000 instructions%)", out)
+    it("under a stock lua5.4 the same sandbox holds (vp.host is in vp.so): CPU time and memory", function()
+      local function stock(name, text, limits)
+        local rf = fx.rules(dir, name, text)
+        local code = string.format("local ok, e = pcall(require('vp.gate').load, %q, {limits = %s}) "
+          .. "print(e.message)", rf, limits)
+        local cmd = string.format("cd %s && LUA_CPATH='./?.so;;' LUA_PATH='./stdlib/?.lua;;' timeout 60 lua5.4 -e %s",
+          h.quote(os.getenv("PWD") or "."), h.quote(code))
+        local p = io.popen(cmd)
+        local out = p:read("a")
+        p:close()
+        return out
+      end
+      assert.matches("loop%.lua: the rules file runs too long %(it ran for more than 100 ms of CPU time%)\n$",
+        stock("loop.lua", "while true do pcall(function() while true do end end) end", "{cpu_ms = 100}"))
+      assert.matches("big%.lua: the rules file needs too much memory %(more than 64 MB%)\n$",
+        stock("big.lua", "local s = string.rep('x', 2^31 - 1) return {}", "{memory_mb = 64, cpu_ms = 5000}"))
+    end)
+
+    -- What the file gives back is bounded where it is taken in: issue 27,
+    -- point 9 (a 95-byte file of 100,000 references to one rule took 25 s
+    -- and 233 MB; a 60-byte one made 63 MB of error text).
+    it("what it returns and what it says are bounded: rules, values, strings, messages, the file's size", function()
+      local function quick(text, pattern, limits)
+        local t = os.clock()
+        local e = refused(text, pattern, limits)
+        assert(os.clock() - t < 1, "took " .. (os.clock() - t) .. " s of CPU")
+        assert(#e.message < 6000, #e.message .. " bytes of message")
+        return e
+      end
+      quick("local r = { metric = 'hitches', max = 1 } local t = {} for i = 1, 1e5 do t[i] = r end return t",
+        "hostile%.lua: the value it returns: more than 100000 values and keys$")
+      quick("local t = {} for i = 1, 10001 do t[i] = { metric = 'hitches', max = 1 } end return t",
+        "hostile%.lua: more than 10000 rules$", { limits = { values = 1e6 } })
+      quick("local t = {} local s = string.rep('x', 4000) for i = 1, 300 do t[i] = { metric = s } end return t",
+        "hostile%.lua: rule 262%.metric: more than 1048576 bytes of strings$")
+      quick("return { { metric = string.rep('x', 6e7) } }",
+        "hostile%.lua: rule 1%.metric: a string of more than 4096 bytes$", { limits = { cpu_ms = 5000 } })
+      local e = quick("error(string.rep('x', 6e7))", "hostile%.lua: error while running: .*x%.%.%.$",
+        { limits = { cpu_ms = 5000 } })
+      assert(#e.message < 1200, #e.message)
+      quick("return {" .. string.rep(" ", 1 << 20) .. "}", "hostile%.lua: the rules file is larger than 1048576 bytes$")
+      -- check.lua with such a file: refused before any of it is taken in
+      -- (CPU and memory of a run that holds only the sample capture's)
+      local M = require "hostile.measure"
+      local refs = fx.rules(dir, "refs.lua", "local r={metric='hitches',max=1} local t={} for i=1,1e5 do t[i]=r end "
+        .. "return t")
+      local r = M.run({ "scripts/check.lua", refs, base.path })
+      assert.equal(2, r.code)
+      assert.matches("more than 100000 values and keys\n$", r.stderr)
+      M.within_cpu(r, 1)
+      M.within_budget(r, base.path)
     end)
   end)
 end)

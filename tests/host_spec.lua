@@ -1,4 +1,4 @@
--- The vpscript host (host/cli/main.c) from the outside: options, the arg table,
+-- The vpscript host (program/) from the outside: options, the arg table,
 -- script lookup, error reports and exit codes, closed pipes, Ctrl-C, and
 -- where it finds its stdlib and scripts. Every test runs the built binary
 -- ($VPSCRIPT_BIN under ASan).
@@ -360,11 +360,12 @@ describe("vpscript host", function()
     -- tests/stop.py starts the program with the default signal
     -- dispositions, waits for its first line, sends the signal and reports
     -- the status (negative: killed by that signal), the seconds it took to
-    -- end, and stderr.
+    -- end, what of its session outlived it, and stderr.
     local function stopped(sig, code)
       local out = sh(string.format("python3 tests/stop.py %s line -- %s -e %s", sig, q(h.bin()),
         q("print('started') io.stdout:flush() " .. code)))
-      local status, secs, err = out:match("^(%-?%d+)\n([%d.]+)\n(.*)$")
+      local status, secs, left, err = out:match("^(%-?%d+)\n([%d.]+)\n(%d+)\n(.*)$")
+      assert.are.equal("0", left, out)
       return tonumber(status), tonumber(secs), err
     end
 
@@ -443,12 +444,13 @@ describe("vpscript host", function()
     end)
 
     it("a signal ignored when vpscript starts stays ignored", function()
-      local r = h.run("-e", "local p = io.popen('kill -HUP $PPID; echo sent') print(p:read('l')) p:close() "
-        .. "print('still here')", { env = {} })
-      assert.are.equal(129, r.code) -- not ignored: stopped
+      -- (env --default-signal: whatever this run inherited, nohup's ignored SIGHUP too)
+      local out, code = sh(string.format("env --default-signal=HUP %s -e %s 2>/dev/null", q(h.bin()),
+        q("local p = io.popen('kill -HUP $PPID; echo sent') print(p:read('l')) p:close() print('still here')")))
+      assert.are.equal(129, code, out) -- not ignored: stopped
       local cmd = string.format("trap '' HUP; %s -e %s", q(h.bin()),
         q("os.execute('kill -HUP ' .. io.open('/proc/self/stat'):read('a'):match('^%d+')) print('still here')"))
-      local out, code = sh(cmd)
+      out, code = sh(cmd)
       assert.are.equal(0, code)
       assert.are.equal("still here\n", out)
     end)
@@ -503,6 +505,61 @@ describe("vpscript host", function()
         .. "type(require('luassert')))")
       assert.are.equal(0, r.code, r.stderr)
       assert.are.equal("function\tfunction\ttable\n", r.stdout)
+    end)
+
+    it("takes no code from the working directory; a user's modules come from the places the user names", function()
+      -- A folder with a capture, a rules file and modules named like the
+      -- ones the stdlib requires (cjson: nearly every script), each of
+      -- which would leave its name in `ran`; and a C module, built here.
+      local cwd = dir .. "/planted"
+      lfs.mkdir(cwd)
+      local ran = cwd .. "/ran"
+      for _, m in ipairs({ "cjson", "lfs", "term", "mine" }) do
+        h.write_file(cwd .. "/" .. m .. ".lua", string.format("io.open(%q, 'a'):write(%q) return {}", ran, m .. "\n"))
+        lfs.mkdir(cwd .. "/" .. m .. "x")
+        h.write_file(cwd .. "/" .. m .. "x/init.lua", string.format("io.open(%q, 'a'):write('init') return {}", ran))
+      end
+      h.write_file(cwd .. "/planted.c", string.format([[
+#include <stdio.h>
+int luaopen_planted(void *L);
+int luaopen_planted(void *L) { FILE *f = fopen("%s", "a"); if (f) { fputs("planted\n", f); fclose(f); } return L != 0; }
+]], ran))
+      local _, cc = sh("cc -shared -fPIC -o " .. q(cwd .. "/planted.so") .. " " .. q(cwd .. "/planted.c") .. " 2>&1")
+      assert.are.equal(0, cc)
+      h.write_file(cwd .. "/rules.lua", "return { { metric = 'frame_ms.p99', max = 1000 } }")
+      assert.is_true(os.execute("cp examples/sample.vprof " .. q(cwd .. "/cap.vprof")))
+      local bin = h.bin():sub(1, 1) == "/" and h.bin() or repo_root() .. "/" .. h.bin()
+      local function there(cmd)
+        return sh("cd " .. q(cwd) .. " && " .. cmd .. " 2>&1")
+      end
+      local out, code = there(q(bin) .. " check.lua rules.lua cap.vprof --json")
+      assert.are.equal(0, code, out)
+      out, code = there(q(bin) .. " -e " .. q("for _, m in ipairs({'planted', 'mine', 'minex', 'termx'}) do "
+        .. "print(m, (pcall(require, m))) end"))
+      assert.are.equal("planted\tfalse\nmine\tfalse\nminex\tfalse\ntermx\tfalse\n", out)
+      assert.are.equal(0, code)
+      assert.is_nil(io.open(ran, "r"), "code from the working directory ran")
+      -- neither path has an entry the working directory can answer
+      out = there(q(bin) .. " -e " .. q("print(package.path) print(package.cpath)"))
+      assert.are.equal(nil, out:match("%f[^;\n]%.") or out:match("%f[^;\n][^/;\n]"), out)
+      -- what the user names is searched: LUA_PATH / LUA_CPATH, VPSCRIPT_PATH, the script's own folder
+      local away = dir .. "/away"
+      lfs.mkdir(away)
+      h.write_file(away .. "/main.lua", "print(require('mine') ~= nil)")
+      out = there("LUA_PATH='./?.lua;;' " .. q(bin) .. " -e " .. q("print(package.searchpath('mine', package.path))"))
+      assert.are.equal("./mine.lua\n", out)
+      out = there("LUA_CPATH='./?.so' " .. q(bin) .. " -e " .. q("print(package.searchpath('planted', package.cpath))"))
+      assert.are.equal("./planted.so\n", out)
+      out = there("VPSCRIPT_PATH=" .. q(cwd) .. " " .. q(bin) .. " -e "
+        .. q("print(package.searchpath('mine', package.path))"))
+      assert.are.equal(cwd .. "/mine.lua\n", out)
+      out, code = there(q(bin) .. " ../away/main.lua")
+      assert.are.equal(1, code, out)
+      assert.matches("module 'mine' not found", out)
+      h.write_file(away .. "/mine.lua", "return {}")
+      out = there(q(bin) .. " ../away/main.lua")
+      assert.are.equal("true\n", out)
+      assert.is_nil(io.open(ran, "r"), "code from the working directory ran")
     end)
 
     it("preloads vp and sets it as a global", function()

@@ -29,8 +29,8 @@ local CLEAN_TREE = {
   ["bindings/l_formats.h"] = "#include <lua.h>\n",
   ["bindings/l_f.c"] = '#include <lauxlib.h>\n#include "formats/f.h"\n#include "write/w.h"\n'
     .. '#include "l_formats.h"\n',
-  ["host/cli/main.c"] = '#include <lua.h>\n#include <readline/readline.h>\n'
-    .. '#include "../../bindings/l_formats.h"\n#include "core/a.h"\n',
+  ["program/main.c"] = '#include <lua.h>\n#include <readline/readline.h>\n'
+    .. '#include "../bindings/l_formats.h"\n#include "core/a.h"\n',
 }
 
 describe("check_layers.sh", function()
@@ -61,8 +61,8 @@ describe("check_layers.sh", function()
       ["host/core/a.c"] = '#include "core/a.h"\n#include "formats/f.h"\n',
       ["host/formats/f.c"] = '#include "formats/f.h"\n  #  include <lua.h>\n#include "write/w.h"\n',
       ["host/write/w.c"] = '#include "../formats/f.h"\n#include <readline/readline.h>\n',
-      ["host/cli/main.c"] = '#include "formats/f.h"\n#include "../../bindings/l_f.c"\n',
-      ["bindings/l_f.c"] = '#include "../host/cli/main.c"\n',
+      ["program/main.c"] = '#include "formats/f.h"\n#include "../bindings/l_f.c"\n',
+      ["bindings/l_f.c"] = '#include "../program/main.c"\n',
       ["host/stray.c"] = "",
     })
     local code, out = check(root)
@@ -72,10 +72,10 @@ describe("check_layers.sh", function()
       "host/formats/f.c:2: includes <lua.h>: host/formats never includes Lua",
       'host/formats/f.c:3: includes "write/w.h": host/write/w.h is in host/write',
       'host/write/w.c:1: includes "../formats/f.h"',
-      "host/write/w.c:2: includes <readline/readline.h>: only host/cli uses readline",
-      'host/cli/main.c:1: includes "formats/f.h"',
-      'host/cli/main.c:2: includes "../../bindings/l_f.c": bindings/l_f.c is in bindings',
-      'bindings/l_f.c:1: includes "../host/cli/main.c": host/cli/main.c is in host/cli',
+      "host/write/w.c:2: includes <readline/readline.h>: only program/ uses readline",
+      'program/main.c:1: includes "formats/f.h"',
+      'program/main.c:2: includes "../bindings/l_f.c": bindings/l_f.c is in bindings',
+      'bindings/l_f.c:1: includes "../program/main.c": program/main.c is in program',
       "host/stray.c: not in a layer folder",
     }) do
       assert.is_truthy(out:find(want, 1, true), "missing: " .. want .. "\nin:\n" .. out)

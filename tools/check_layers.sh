@@ -1,43 +1,45 @@
 #!/bin/sh
 # check_layers.sh [ROOT]: the include rules of docs/architecture.md, checked
-# on every .c and .h under ROOT/host and ROOT/bindings (ROOT defaults to .).
+# on every .c and .h under ROOT/host, ROOT/bindings and ROOT/program (ROOT
+# defaults to .).
 #
 #   host/core      core only; never Lua
 #   host/formats   core, formats; never Lua
 #   host/write     core, write; never Lua
 #   host/export    core, formats, export; never Lua
-#   host/cli       cli, core, bindings/l_formats.h, Lua, readline;
-#                  never formats, write
-#   bindings       bindings, core, formats, write, export, Lua; never cli
+#   bindings       bindings, core, formats, write, export, Lua; never program
+#   program        program, core, bindings/l_formats.h, Lua, readline;
+#                  never formats, write, export
 #
-# Only host/cli uses readline. A quoted include is resolved as the compiler
+# Only program/ uses readline. A quoted include is resolved as the compiler
 # does with -Ihost: next to the including file, then under host/; one that
 # resolves to no file of the tree is not ours and is left to the compiler.
 # Prints one line per violation, naming the file, the line and the include,
 # and exits 1 when there is any.
 set -u
 cd "${1:-.}" || exit 2
-files=$(find host bindings -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
+files=$(find host bindings program -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null | sort)
 [ -n "$files" ] || exit 0
 # shellcheck disable=SC2086
 exec awk '
 function layer(p) {
-    if (p ~ /^host\/(core|formats|write|export|cli)\//) { split(p, s, "/"); return s[2] }
+    if (p ~ /^host\/(core|formats|write|export)\//) { split(p, s, "/"); return s[2] }
     if (p ~ /^bindings\//) return "bindings"
+    if (p ~ /^program\//) return "program"
     return "other"
 }
 function where(l) {
-    return l == "bindings" ? "bindings" : l == "other" ? "no layer" : "host/" l
+    return l == "bindings" || l == "program" ? l : l == "other" ? "no layer" : "host/" l
 }
 # May layer `from` include `to` (a layer, "lua" or "readline"; path the file)?
 function allowed(from, to, path) {
     if (to == from && to != "other") return 1
     if (to == "core") return from != "other"
-    if (to == "lua") return from == "cli" || from == "bindings"
-    if (to == "readline") return from == "cli"
+    if (to == "lua") return from == "program" || from == "bindings"
+    if (to == "readline") return from == "program"
     if (from == "bindings") return to == "formats" || to == "write" || to == "export"
     if (from == "export") return to == "formats"
-    if (from == "cli") return path == "bindings/l_formats.h"
+    if (from == "program") return path == "bindings/l_formats.h"
     return 0
 }
 # a/b/../c -> a/c
@@ -66,7 +68,7 @@ BEGIN {
     for (i = 1; i < ARGC; i++)
         if (layer(ARGV[i]) == "other") {
             printf "check_layers: %s: not in a layer folder (host/core, host/formats, " \
-                "host/write, host/export, host/cli, bindings)\n", ARGV[i] > "/dev/stderr"
+                "host/write, host/export, bindings, program)\n", ARGV[i] > "/dev/stderr"
             bad = 1
         }
 }
@@ -89,7 +91,7 @@ from != "other" && /^[ \t]*#[ \t]*include[ \t]*["<]/ {
         next
     }
     if (name ~ /^readline\//) {
-        if (!allowed(from, "readline", "")) violation("only host/cli uses readline")
+        if (!allowed(from, "readline", "")) violation("only program/ uses readline")
         next
     }
     if (!quoted) next

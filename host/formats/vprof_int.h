@@ -58,6 +58,7 @@ uint32_t vp_vprof_names_add(vp_vprof *m, const char *s, size_t len);
 
 /* An empty model (escape width 4); NULL on OOM. */
 vp_vprof *vp_vprof_model_new(void);
+void vp_vprof_model_free(vp_vprof *m);
 /* Add a group; its index, VP_VPROF_NO_NODE on OOM. */
 uint32_t vp_vprof_group_add(vp_vprof *m, int32_t id, const char *name, size_t len, int32_t flags,
                             int declared);

@@ -181,21 +181,20 @@ vp_vprof *vp_vprof_model_new(void)
     m->node_ids = calloc(1, sizeof *m->node_ids);
     m->group_ids = calloc(1, sizeof *m->group_ids);
     if (!m->node_ids || !m->group_ids) {
-        vp_vprof_free(m);
+        vp_vprof_model_free(m);
         return NULL;
     }
     m->escape_width = 4;
     return m;
 }
 
-void vp_vprof_free(vp_vprof *m)
+/* The model's own memory: what the statistics and the hitches' causes keep
+ * in it is theirs to free first (vp_vprof_free, vprof_open.c). */
+void vp_vprof_model_free(vp_vprof *m)
 {
     if (!m)
         return;
     vp_src_close(&m->src);
-    vprof_stats_drop(m, VP_VPROF_STATS_ALL);
-    free(m->stats.group);
-    free(m->stats.folded);
     free(m->nodes);
     free(m->groups);
     free(m->names);
@@ -203,7 +202,6 @@ void vp_vprof_free(vp_vprof *m)
     vp_series_unref(m->frame_ms);
     vp_stream_free(&m->frame_stream);
     free(m->path_rank);
-    vprof_causes_mem_free(m);
     vp_warnings_free(&m->warnings);
     idmap_free(m->node_ids);
     idmap_free(m->group_ids);

@@ -676,6 +676,19 @@ static vp_errcode open_src(vp_src *src, const vp_open_opts *opts, vp_vprof **out
     return VP_OK;
 }
 
+/* A capture is its model and what was computed over it, the statistics
+ * and the hitches' causes: each part frees its own. */
+void vp_vprof_free(vp_vprof *m)
+{
+    if (!m)
+        return;
+    vprof_stats_drop(m, VP_VPROF_STATS_ALL);
+    free(m->stats.group);
+    free(m->stats.folded);
+    vprof_causes_mem_free(m);
+    vp_vprof_model_free(m);
+}
+
 vp_errcode vp_vprof_open(const char *path, const vp_open_opts *opts, vp_vprof **out, vp_error *err)
 {
     vp_src src;

@@ -301,8 +301,12 @@ local function convert(o, raw, spec)
   return v
 end
 
---- cli.parse(arg, spec) -> opts, positional
+--- cli.parse(arg, spec) -> opts, positional, at
 -- arg: the script's `arg` table (arg[1..n] are used) or any list of strings.
+-- at: where in arg each word was: at[j] the index of positional[j],
+-- at.dashdash the "--" that ended the options (or nil), at.options[key] the
+-- indices of the words that named that option (vp.multi passes the
+-- original words on to each file's run).
 function cli.parse(argv, spec)
   argv = argv or {}
   local options = all_options(spec)
@@ -323,13 +327,16 @@ function cli.parse(argv, spec)
     end
   end
 
+  local at = { options = {} }
   local i, n, only_pos = 1, #argv, false
   while i <= n do
     local a = argv[i]
     if only_pos or a == "-" or a:sub(1, 1) ~= "-" then
       pos[#pos + 1] = a
+      at[#pos] = i
     elseif a == "--" then
       only_pos = true
+      at.dashdash = i
     else
       local name, value = a:match("^(%-%-[^=]+)=(.*)$")
       name = name or a
@@ -338,6 +345,8 @@ function cli.parse(argv, spec)
         cli.fail(2, "unknown option %s%s", name, hint(spec))
       end
       local k = key_of(o[1])
+      at.options[k] = at.options[k] or {}
+      table.insert(at.options[k], i)
       if o.type == "flag" then
         if value then cli.fail(2, "option %s takes no value%s", o[1], hint(spec)) end
         opts[k] = true
@@ -403,7 +412,7 @@ function cli.parse(argv, spec)
     cli.fail(2, "unexpected argument '%s'%s", pos[max + 1], hint(spec))
   end
   current = { opts = opts, spec = spec }
-  return opts, pos
+  return opts, pos, at
 end
 
 --- cli.format_ids() -> list of the format ids vpscript reads (vp.formats()).
@@ -627,19 +636,10 @@ end
 -- progress -----------------------------------------------------------------
 
 --- cli.terminal(stream) -> is_terminal, columns|nil: whether "stdout" or
--- "stderr" is a terminal, and its width when it can be told (vpscript's
--- vp.host; under a stock lua5.4 lua-term says whether, not how wide).
+-- "stderr" is a terminal, and its width when it can be told (vp.host).
 function cli.terminal(stream)
-  local ok, host = pcall(require, "vp.host")
-  if ok and type(host) == "table" and host.isatty then
-    return host.isatty(stream), host.columns(stream)
-  end
-  local tok, term = pcall(require, "term")
-  if tok and type(term) == "table" and term.isatty then
-    local ok2, r = pcall(term.isatty, stream == "stderr" and io.stderr or io.stdout)
-    return ok2 and r == true, nil
-  end
-  return false, nil
+  local host = require "vp.host"
+  return host.isatty(stream), host.columns(stream)
 end
 
 local function stderr_is_tty()

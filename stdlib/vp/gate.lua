@@ -8,7 +8,7 @@
 --   for _, x in ipairs(r.results) do print(x.index, x.metric, x.status, x.value) end
 --
 -- A rules file is a Lua chunk returning a list of rules, run in a sandbox
--- (gate.load); each rule checks one metric of the catalogue (vp.metrics):
+-- (gate.load, vp.host.sandbox); each rule checks one metric of the catalogue (vp.metrics):
 -- gate.DESCRIPTION states the fields, docs/check.md the rest. Problems with
 -- the rules (a malformed file, an unknown metric, a metric of another
 -- format, max_regress_pct without a baseline) are raised as vp.error
@@ -132,106 +132,14 @@ gate.SETTINGS = { min_frames = compare.MIN_FRAMES, unmeasurable = "fail" }
 
 -- Loading ------------------------------------------------------------------------------
 
---- What a rules file may use, and how long and how much: the limits are
--- enforced where its code cannot catch or escape them (see gate.load).
-gate.LIMITS = { cpu_ms = 1000, memory_mb = 256 }
-
--- The loader, run where the rules file's code runs (a child process under
--- vpscript): build the sandbox, run the file, and send back its value as a
--- Lua literal (numbers and strings exactly, %q), or what went wrong: one
--- letter, then the text. V: the value; S: it does not compile; F: it
--- failed; M: out of memory; N: it returned something a rule cannot hold.
--- This is our code; only the chunk it loads is the user's.
-local LOADER = [==[
-local name, src = string.unpack("s4s4", ...)
-local function copy(t)
-  local c = {}
-  for k, v in pairs(t) do c[k] = v end
-  return c
-end
-local env = {
-  math = copy(math), string = copy(string), table = copy(table),
-  ipairs = ipairs, pairs = pairs, next = next, select = select, type = type,
-  tonumber = tonumber, tostring = tostring, error = error, assert = assert, pcall = pcall,
-}
-local chunk, err = load(src, name, "t", env)
-if not chunk then return "S" .. tostring(err) end
-local ok, value = pcall(chunk)
-if not ok then
-  if value == "not enough memory" then return "M" end
-  return "F" .. (type(value) == "string" and value or ("(error object is a " .. type(value) .. " value)"))
-end
-local out, open = {}, {}
-local function where(path)
-  if #path == 0 then return "the value it returns" end
-  local w = "rule " .. tostring(path[1])
-  for i = 2, #path do w = w .. (type(path[i]) == "string" and ("." .. path[i]) or ("[" .. tostring(path[i]) .. "]")) end
-  return w
-end
-local function put(v, path)
-  local t = type(v)
-  if t == "string" or t == "number" then
-    out[#out + 1] = string.format("%q", v)
-  elseif t == "boolean" then
-    out[#out + 1] = tostring(v)
-  elseif t == "table" then
-    if open[v] then error(where(path) .. ": a table that contains itself", 0) end
-    if #path > 16 then error(where(path) .. ": tables nested more than 16 deep", 0) end
-    open[v] = true
-    out[#out + 1] = "{"
-    for k, x in next, v do
-      local kt = type(k)
-      if kt ~= "string" and kt ~= "number" and kt ~= "boolean" then
-        error(where(path) .. ": a key that is a " .. kt .. " (rules hold numbers, strings, booleans and tables)", 0)
-      end
-      out[#out + 1] = "["
-      out[#out + 1] = string.format("%q", k)
-      out[#out + 1] = "]="
-      path[#path + 1] = k
-      put(x, path)
-      path[#path] = nil
-      out[#out + 1] = ","
-    end
-    out[#out + 1] = "}"
-    open[v] = nil
-  else
-    error(where(path) .. ": a " .. t .. " (rules hold numbers, strings, booleans and tables)", 0)
-  end
-end
-local sok, serr = pcall(put, value, {})
-if not sok then
-  if serr == "not enough memory" then return "M" end
-  return "N" .. tostring(serr)
-end
-return "V" .. table.concat(out)
-]==]
-
--- Where the loader runs: under vpscript, vp.host.isolate (a child process
--- with a CPU-time and a memory limit its code cannot catch, escape or
--- outlast, even inside a pattern match); under a stock lua5.4, which has
--- no vp.host, here, in a coroutine under an instruction budget that, once
--- spent, raises at every instruction (a pcall loop cannot catch it for
--- long; a pattern match that backtracks inside C and memory are not
--- bounded there).
-local function run_loader(input, limits)
-  local ok, host = pcall(require, "vp.host")
-  if ok and type(host) == "table" and host.isolate then
-    return host.isolate(LOADER, input, limits)
-  end
-  local msg = string.format("it ran for more than %d instructions", limits.cpu_ms * 20000)
-  local co = coroutine.create(assert(load(LOADER, "=gate loader", "t")))
-  local budget = limits.cpu_ms // 5
-  debug.sethook(co, function()
-    budget = budget - 1
-    if budget <= 0 then
-      debug.sethook(co, function() error(msg, 0) end, "", 1)
-      error(msg, 0)
-    end
-  end, "", 100000)
-  local rok, out = coroutine.resume(co, input)
-  if rok and type(out) == "string" then return true, out end
-  return nil, tostring(out), budget <= 0 and "cpu" or "error"
-end
+--- How long a rules file may run and how much it may hold and give back:
+-- CPU time and memory while it runs (limits its code can neither catch nor
+-- escape, vp.host.sandbox), the file's size, and the data it returns (its
+-- rules; its values and keys, the bytes of its strings, the bytes of one
+-- string), so that a small file cannot cost check.lua seconds or hundreds
+-- of MB, nor its messages grow without end.
+gate.LIMITS = { cpu_ms = 1000, memory_mb = 256, size = 1 << 20, rules = 10000, values = 100000,
+  bytes = 1 << 20, string_bytes = 4096 }
 
 -- The refusal of a name that is not a regular file, before opening it (a
 -- FIFO would block io.open).
@@ -243,16 +151,27 @@ local function regular_file(path)
   end
 end
 
+-- Where a value the file returned was refused: "rule 4.max".
+local function where(keys)
+  if #keys == 0 then return "the value it returns" end
+  local w = "rule " .. tostring(keys[1])
+  for i = 2, #keys do
+    local k = keys[i]
+    w = w .. (type(k) == "string" and ("." .. k) or ("[" .. tostring(k) .. "]"))
+  end
+  return w
+end
+
 --- gate.load(path [, params]) -> list: run a rules file in its sandbox
--- (math, string, table and the plain base functions; no io, os, require,
--- load, setmetatable or debug) and return the list it returns, as plain
--- data. Under vpscript the file runs in a child process with
--- gate.LIMITS (params.limits = {cpu_ms, memory_mb} to change them): a file
--- that loops (even one that catches every error, even inside a pattern
--- match) or allocates without end is stopped, and the parent reports it.
--- Raises EINPUT (the file cannot be read) or EUSAGE (it does not compile,
+-- (vp.host.sandbox: a Lua state of its own with math, string and table
+-- without the pattern functions and table.move, and the plain base
+-- functions; no io, os, require, load, setmetatable or debug) and return
+-- the list it returns, as plain data, within gate.LIMITS
+-- (params.limits to change them): a file that loops (even one that
+-- catches every error) or allocates without end is stopped. Raises EINPUT
+-- (the file cannot be read) or EUSAGE (it is too big, does not compile,
 -- fails, runs too long, needs too much memory or does not return a
--- non-empty list of plain data).
+-- non-empty list of plain data within the limits).
 function gate.load(path, params)
   local limits = {}
   for k, v in pairs(gate.LIMITS) do limits[k] = v end
@@ -260,22 +179,18 @@ function gate.load(path, params)
   regular_file(path)
   local f, msg = io.open(path, "rb")
   if not f then E.raise("EINPUT", "%s", tostring(msg or (path .. ": cannot open"))) end
-  local src, rmsg = f:read("a")
+  local src, rmsg = f:read(limits.size + 1)
   f:close()
-  if not src then E.raise("EINPUT", "%s: %s", path, tostring(rmsg)) end
+  src = src or ""
+  if rmsg then E.raise("EINPUT", "%s: %s", path, tostring(rmsg)) end
   local function bad(fmt, ...) E.raise("EUSAGE", "%s: " .. fmt, path, ...) end
-  local ok, out, kind = run_loader(string.pack("s4s4", "@" .. path, src), limits)
-  if not ok then
-    if kind == "cpu" then bad("the rules file runs too long (%s)", out) end
-    if kind == "memory" then bad("the rules file needs too much memory (%s)", out) end
-    bad("the rules file could not be run: %s", out)
-  end
-  local tag, body = out:sub(1, 1), out:sub(2)
-  if tag == "S" then E.raise("EUSAGE", "%s", body) end
-  if tag == "F" then bad("error while running: %s", body) end
-  if tag == "M" then bad("the rules file needs too much memory (more than %d MB)", limits.memory_mb) end
-  if tag == "N" then bad("%s", body) end
-  local result = assert(load("return " .. body, "=rules", "t", {}))()
+  if #src > limits.size then bad("the rules file is larger than %d bytes", limits.size) end
+  local result, why, kind, keys = require("vp.host").sandbox(src, "@" .. path, limits)
+  if kind == "syntax" then E.raise("EUSAGE", "%s", why) end
+  if kind == "error" then bad("error while running: %s", why) end
+  if kind == "cpu" then bad("the rules file runs too long (it ran for more than %d ms of CPU time)", limits.cpu_ms) end
+  if kind == "memory" then bad("the rules file needs too much memory (more than %d MB)", limits.memory_mb) end
+  if kind == "value" then bad("%s: %s", where(keys), why) end
   if type(result) ~= "table" then bad("expected the file to return a list of rules, got %s", type(result)) end
   local n = #result
   for k in pairs(result) do
@@ -284,6 +199,7 @@ function gate.load(path, params)
     end
   end
   if n == 0 then bad("the list of rules is empty") end
+  if n > limits.rules then bad("more than %d rules", limits.rules) end
   return result
 end
 

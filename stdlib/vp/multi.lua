@@ -9,13 +9,15 @@
 -- (the positional marked `files = true`, else the last one). With a single
 -- file it returns exactly what cli.parse returns and the script goes on as
 -- before. With several files, or any directory, it runs the script once per
--- file in a child process (`<vpscript> <script> [options] -- [fixed args]
+-- file in a child process (vp.host.spawn: the interpreter and the script with
+-- the words of this run's command line, the file words replaced by `--
 -- FILE`), at most --jobs at a time, prints their outputs in input order and
 -- ends the script with the combined exit status; it never returns then:
 --   text    "==> FILE <==" then that file's output, a blank line between files
 --   --json  one JSON document per line (NDJSON), in input order; a file that
 --           failed gives {"file": FILE, "error": "<message>", "exit": N}
---   --csv   one table: a `file` column first, the header line once
+--   --csv   one table: a `file` column first in every record (a quoted
+--           field may hold newlines), the header line once
 --   stderr  each child's stderr, replayed in input order
 --   exit    2 when any file failed (unreadable, malformed, script error),
 --           else 3 when any failed a gate, else 0
@@ -39,7 +41,11 @@
 -- combine them into `dest` (error: the child's message when it failed).
 --
 -- Because serial and parallel runs go through the same children, --jobs N
--- only changes how long a run takes, never what it prints.
+-- only changes how long a run takes, never what it prints. Each child leads
+-- a process group of its own; when the run stops (Ctrl-C, SIGTERM, SIGHUP, a
+-- closed stdout, an error) every running group gets SIGTERM, then SIGKILL
+-- a second later, and the run's private temporary directory (the children's
+-- outputs, the merge parts) is removed.
 local cli = require "vp.cli"
 
 local multi = {}
@@ -47,13 +53,6 @@ local multi = {}
 -- Extensions that say where a format may be found but never decide it
 -- (core/registry's generic ones: laige reports): vp.detect decides.
 local GENERIC_EXT = { [".json"] = true, [".txt"] = true }
-
-local function quote(s)
-  s = tostring(s)
-  if s:match("^[%w%./_:=,+%-@]+$") then return s end
-  return "'" .. s:gsub("'", "'\\''") .. "'"
-end
-multi.quote = quote
 
 -- Host ---------------------------------------------------------------------------
 
@@ -81,18 +80,6 @@ local function read_all(path)
   local s = f:read("a") or ""
   f:close()
   return s
-end
-
-local function mktemp_dir()
-  local p = io.popen("mktemp -d \"${TMPDIR:-/tmp}/vpscript.XXXXXX\" 2>/dev/null")
-  local dir = p and p:read("l")
-  if p then p:close() end
-  if not dir or dir == "" then cli.fail(1, "cannot create a temporary directory (mktemp -d)") end
-  return dir
-end
-
-local function remove_dir(dir)
-  if dir and dir:match("/vpscript%.[%w]+$") then os.execute("rm -rf " .. quote(dir)) end
 end
 
 --- multi.error_message(stderr_text) -> the error a child ended with: from
@@ -268,19 +255,6 @@ local function key_of(name)
   return (name:gsub("^%-+", ""):gsub("%-", "_"))
 end
 
-local function value_text(o, v)
-  if o.type == "range" and type(v) == "table" then
-    return v.text or string.format("%s:%s", v.first or "", v.last or "")
-  end
-  if math.type(v) == "float" then
-    local s = string.format("%.17g", v)
-    local short = string.format("%.15g", v)
-    if tonumber(short) == v then s = short end
-    return s
-  end
-  return tostring(v)
-end
-
 -- Which positional takes the files, and make it repeatable. Idempotent.
 local function prepare(spec)
   if spec._vp_multi then return spec._vp_multi end
@@ -305,132 +279,100 @@ local function prepare(spec)
   return spec._vp_multi
 end
 
---- multi.child_options(opts, spec, parts) -> list of option words that
--- reproduce `opts` (everything but --help and --jobs); options with a
--- `merge` get the path parts[key] instead of their value.
-function multi.child_options(opts, spec, parts)
-  local words = {}
-  for _, o in ipairs(cli.options(spec)) do
-    local name = o[1]
-    local k = key_of(name)
-    local v = opts[k]
-    if name == "--help" or name == "--jobs" then
-      v = nil
-    elseif parts and parts[k] then
-      v = parts[k]
-    end
-    if o.type == "flag" then
-      if v == true and v ~= o.default then words[#words + 1] = name end
-    elseif o.multi and type(v) == "table" then
-      for _, x in ipairs(v) do words[#words + 1] = name .. "=" .. value_text(o, x) end
-    elseif v ~= nil and (v ~= o.default or (parts and parts[k])) then
-      words[#words + 1] = name .. "=" .. value_text(o, v)
+--- multi.child_argv(argv, at, from, file [, parts]) -> the words after the
+-- script for one file's run: argv[1..n] as given, without the words of the
+-- positionals from `from` on (the files and directories; at: cli.parse's
+-- third result), each value of an option in `parts` ({key = path}) replaced
+-- by its path, and the file last, after "--".
+function multi.child_argv(argv, at, from, file, parts)
+  local drop, value = {}, {}
+  for j = from, #at do drop[at[j]] = true end
+  for k, path in pairs(parts or {}) do
+    for _, i in ipairs(at.options[k] or {}) do
+      local name = argv[i]:match("^(%-%-[^=]+)=")
+      if name then value[i] = name .. "=" .. path else value[i + 1] = path end
     end
   end
+  local words = {}
+  for i = 1, #argv do
+    if not drop[i] then words[#words + 1] = value[i] or argv[i] end
+  end
+  if not at.dashdash then words[#words + 1] = "--" end
+  words[#words + 1] = file
   return words
 end
 
 -- Running -------------------------------------------------------------------------
 
-local function have(cmd)
-  local ok = os.execute("command -v " .. cmd .. " >/dev/null 2>&1")
-  return ok == true or ok == 0
-end
-
--- Run shell commands cmds[i] with at most `jobs` at a time; on_done(i) is
--- called for each finished one (any order). Each job's stdout, stderr and
--- status land in dir/i.out, dir/i.err, dir/i.rc. The pool runs in its own
--- session (setsid) and reports its process id first; `pool` receives the
--- pipe and that id so that the caller can stop the whole pool when this
--- raises (a closed stdout, Ctrl-C) before the directory goes away.
-local function run_pool(dir, cmds, jobs, on_done, pool)
-  for i, c in ipairs(cmds) do
-    local f = assert(io.open(string.format("%s/%d.sh", dir, i), "w"))
-    f:write(c, string.format(" >%s 2>%s </dev/null\n", quote(dir .. "/" .. i .. ".out"),
-      quote(dir .. "/" .. i .. ".err")))
-    f:close()
+-- The records of CSV text: its lines, except that a newline inside a quoted
+-- field belongs to the record.
+local function csv_records(text)
+  local records, start, pos, quoted = {}, 1, 1, false
+  while true do
+    local at = text:find(quoted and '"' or '[\n"]', pos)
+    if not at then break end
+    if text:byte(at) == 34 then
+      quoted = not quoted -- a doubled "" inside a field turns it twice
+    else
+      records[#records + 1] = text:sub(start, at - 1)
+      start = at + 1
+    end
+    pos = at + 1
   end
-  local list = dir .. "/list"
-  local f = assert(io.open(list, "w"))
-  for i = 1, #cmds do f:write(i, "\n") end
-  f:close()
-  local body = 'sh "$1/$2.sh"; echo $? >"$1/$2.rc"; echo "$2"'
-  local script = assert(io.open(dir .. "/pool.sh", "w"))
-  script:write("echo $$\n")
-  if have("xargs") then
-    script:write(string.format("exec xargs -P %d -I{} sh -c %s sh %s {} <%s\n", jobs, quote(body), quote(dir),
-      quote(list)))
-  else
-    script:write(string.format("while read -r i; do sh -c %s sh %s \"$i\"; done <%s\n", quote(body),
-      quote(dir), quote(list)))
-  end
-  script:close()
-  pool.session = have("setsid")
-  pool.p = assert(io.popen((pool.session and "exec setsid sh " or "exec sh ") .. quote(dir .. "/pool.sh"), "r"))
-  pool.pid = math.tointeger(tonumber(pool.p:read("l")))
-  for line in pool.p:lines() do
-    local i = math.tointeger(tonumber(line))
-    if i then on_done(i) end
-  end
-  local p = pool.p
-  pool.p = nil
-  p:close()
-end
-
--- Stop a pool that run_pool left running (it raised): signal its process
--- group (or the pool process alone without setsid), then reap it.
-local function stop_pool(pool)
-  if not pool.p then return end
-  if pool.pid then
-    os.execute(string.format("kill -s TERM -- %s%d 2>/dev/null", pool.session and "-" or "", pool.pid))
-  end
-  pcall(pool.p.close, pool.p)
-  pool.p = nil
-end
-
--- pcall that also absorbs the host's pending stop. On Ctrl-C or a closed
--- stdout the host raises a stop at the next Lua instruction; when the
--- signal first made a C call fail (a read interrupted: EINTR), that error
--- comes first and the stop would fire in the caller, outside any pcall,
--- skipping its cleanup. Here it fires inside the outer pcall instead.
-local function protected(f, ...)
-  local args = table.pack(...)
-  return pcall(function()
-    local ok, e = pcall(f, table.unpack(args, 1, args.n))
-    if not ok then error(e, 0) end
-  end)
+  if start <= #text then records[#records + 1] = text:sub(start) end
+  return records
 end
 
 local function csv_prefix(file, text, first)
-  local lines = {}
-  local head = true
   local field = file
   if field:find('[,"\r\n]') then field = '"' .. field:gsub('"', '""') .. '"' end
-  for line in text:gmatch("[^\n]*\n?") do
-    if line ~= "" then
-      local body = line:gsub("\n$", "")
-      if head then
-        if first then lines[#lines + 1] = "file," .. body end
-        head = false
-      else
-        lines[#lines + 1] = field .. "," .. body
-      end
+  local lines = {}
+  for i, record in ipairs(csv_records(text)) do
+    if i > 1 then
+      lines[#lines + 1] = field .. "," .. record
+    elseif first then
+      lines[#lines + 1] = "file," .. record
     end
   end
   if #lines == 0 then return "" end
   return table.concat(lines, "\n") .. "\n"
 end
 
---- multi.run(files, opts, spec, fixed [, argv]) -> never returns: runs the
--- script once per file, prints, and ends with the combined exit status.
-function multi.run(files, opts, spec, fixed, argv)
+-- Stop what still runs of a run and remove its files: SIGTERM to each
+-- running child's process group, SIGKILL to those left a second later,
+-- each reaped; then the run's directory. Bounded (about 2 s at most), so
+-- that it ends within the host's grace time after a stop signal.
+local function run_close(run)
+  local host = require "vp.host"
+  local pids = {}
+  for pid in pairs(run.running) do pids[#pids + 1] = pid end
+  for _, sig in ipairs({ "TERM", "KILL" }) do
+    for _, pid in ipairs(pids) do host.kill(pid, sig) end
+    for _ = 1, 100 do
+      if #pids == 0 then break end
+      local pid = host.wait(pids, 10)
+      for i = #pids, 1, -1 do
+        if pids[i] == pid then table.remove(pids, i) end
+      end
+    end
+  end
+  for name in pairs(run.names) do os.remove(name) end
+  if run.dir then os.remove(run.dir) end
+end
+
+--- multi.run(files, opts, spec, at, from [, argv]) -> never returns: runs
+-- the script once per file (the words of argv, cli.parse's positions at,
+-- the files replacing the positionals from `from` on), prints, and ends
+-- with the combined exit status.
+function multi.run(files, opts, spec, at, from, argv)
+  local host = require "vp.host"
   argv = argv or _G.arg or {}
   local script = argv[0]
   if not script or script == "-" or script == "" then
     cli.fail(2, "several files need the script as a file (it was read from standard input)")
   end
   local interp = multi.interpreter(argv)
-  local dir = mktemp_dir()
+  interp[#interp + 1] = script
   local merges = {}
   for _, o in ipairs(spec.options or {}) do
     local k = key_of(o[1])
@@ -438,94 +380,115 @@ function multi.run(files, opts, spec, fixed, argv)
   end
   -- The children write to files: they cut their tables to this run's
   -- width only when told (COLUMNS), as vp.report would here.
-  local env = ""
+  local env
   if not opts.wide and not os.getenv("COLUMNS") then
     local width = require("vp.report").width(opts)
-    if width then env = string.format("COLUMNS=%d ", width) end
+    if width then env = { COLUMNS = tostring(width) } end
   end
-  local cmds = {}
-  for i, file in ipairs(files) do
-    local parts
-    if #merges > 0 then
-      parts = {}
-      for _, m in ipairs(merges) do parts[m.key] = string.format("%s/%d.%s", dir, i, m.key) end
-    end
-    local words = {}
-    for _, w in ipairs(interp) do words[#words + 1] = quote(w) end
-    words[#words + 1] = quote(script)
-    for _, w in ipairs(multi.child_options(opts, spec, parts)) do words[#words + 1] = quote(w) end
-    words[#words + 1] = "--"
-    for _, w in ipairs(fixed) do words[#words + 1] = quote(w) end
-    words[#words + 1] = quote(file)
-    cmds[i] = env .. table.concat(words, " ")
-  end
+  local null = assert(io.open("/dev/null", "rb"))
 
-  local done, next_out = {}, 1
+  local results, failed, gated = {}, 0, 0
   local csv_header = false
-  local results = {}
-  local failed, gated = 0, 0
-  local function flush()
-    while done[next_out] do
-      local i = next_out
-      local file = files[i]
-      local out = read_all(string.format("%s/%d.out", dir, i))
-      local err = read_all(string.format("%s/%d.err", dir, i))
-      local code = math.tointeger(tonumber((read_all(string.format("%s/%d.rc", dir, i)):match("%d+")))) or 1
-      results[i] = { file = file, exit = code }
-      if code ~= 0 and code ~= 3 then
-        results[i].error = multi.error_message(err) or string.format("%s: exited with status %d", file, code)
+  local function flush(i, run)
+    local file = files[i]
+    local out, err = read_all(run.out[i]), read_all(run.err[i])
+    for _, path in ipairs({ run.out[i], run.err[i] }) do
+      os.remove(path)
+      run.names[path] = nil
+    end
+    local code = results[i].exit
+    if code ~= 0 and code ~= 3 then
+      results[i].error = multi.error_message(err) or string.format("%s: exited with status %d", file, code)
+    end
+    if opts.json then
+      io.stdout:write(out)
+      if out ~= "" and out:sub(-1) ~= "\n" then io.stdout:write("\n") end
+      if results[i].error then
+        io.stdout:write(cli.encode_json({ file = file, error = results[i].error, exit = code }), "\n")
       end
-      if opts.json then
-        io.stdout:write(out)
-        if out ~= "" and out:sub(-1) ~= "\n" then io.stdout:write("\n") end
-        if results[i].error then
-          io.stdout:write(cli.encode_json({ file = file, error = results[i].error, exit = code }), "\n")
-        end
-      elseif opts.csv then
-        local text = csv_prefix(file, out, not csv_header)
-        if text ~= "" then csv_header = true end
-        io.stdout:write(text)
-      else
-        if i > 1 then io.stdout:write("\n") end
-        io.stdout:write("==> ", file, " <==\n", out)
-        if out ~= "" and out:sub(-1) ~= "\n" then io.stdout:write("\n") end
-      end
-      io.stdout:flush()
-      if err ~= "" then
-        io.stderr:write(err)
-        if err:sub(-1) ~= "\n" then io.stderr:write("\n") end
-        io.stderr:flush()
-      end
-      if code == 3 then
-        gated = gated + 1
-      elseif code ~= 0 then
-        failed = failed + 1
-      end
-      next_out = next_out + 1
+    elseif opts.csv then
+      local text = csv_prefix(file, out, not csv_header)
+      if text ~= "" then csv_header = true end
+      io.stdout:write(text)
+    else
+      if i > 1 then io.stdout:write("\n") end
+      io.stdout:write("==> ", file, " <==\n", out)
+      if out ~= "" and out:sub(-1) ~= "\n" then io.stdout:write("\n") end
+    end
+    io.stdout:flush()
+    if err ~= "" then
+      io.stderr:write(err)
+      if err:sub(-1) ~= "\n" then io.stderr:write("\n") end
+      io.stderr:flush()
+    end
+    if code == 3 then
+      gated = gated + 1
+    elseif code ~= 0 then
+      failed = failed + 1
     end
   end
 
-  -- An interrupt or a closed stdout raises wherever the script is; the
-  -- pool is stopped here, outside run_pool, once no stop is pending.
-  local pool = {}
-  local ok, e = protected(run_pool, dir, cmds, opts.jobs or 1, function(i)
-    done[i] = true
-    flush()
-  end, pool)
-  if not ok then stop_pool(pool) end
-  if ok then
+  do
+    -- Whatever ends this block (the last file, a stop raised at any
+    -- instruction, an error) closes the run: nothing keeps running, no
+    -- file is left.
+    local run <close> = setmetatable({ running = {}, names = {}, out = {}, err = {} }, { __close = run_close })
+    local dir, no_dir = host.tmpdir()
+    if not dir then cli.fail(1, "%s", no_dir) end
+    run.dir = dir
+    local function name(i, what)
+      local path = string.format("%s/%d.%s", run.dir, i, what)
+      run.names[path] = true
+      return path
+    end
+    local slot = {} -- pid -> the file it runs
+    local function start(i)
+      local parts
+      if #merges > 0 then
+        parts = {}
+        for _, m in ipairs(merges) do parts[m.key] = name(i, m.key) end
+      end
+      local words = { table.unpack(interp) }
+      for _, w in ipairs(multi.child_argv(argv, at, from, files[i], parts)) do words[#words + 1] = w end
+      run.out[i], run.err[i] = name(i, "out"), name(i, "err")
+      local out, oerr = io.open(run.out[i], "wb")
+      local err, eerr = io.open(run.err[i], "wb")
+      if not (out and err) then cli.fail(1, "%s", oerr or eerr) end
+      -- track: the pid is in run.running before any instruction a stop could raise at
+      local pid, why = host.spawn(words, { stdin = null, stdout = out, stderr = err, env = env, track = run.running })
+      out:close()
+      err:close()
+      if not pid then cli.fail(2, "%s", why) end
+      slot[pid] = i
+    end
+    local next_start, next_out, running, jobs = 1, 1, 0, opts.jobs or 1
+    while next_out <= #files do
+      while next_start <= #files and running < jobs do
+        start(next_start)
+        next_start, running = next_start + 1, running + 1
+      end
+      local pids = {}
+      for pid in pairs(run.running) do pids[#pids + 1] = pid end
+      table.sort(pids)
+      local pid, code = host.wait(pids, 200)
+      if pid then
+        run.running[pid], running = nil, running - 1
+        results[slot[pid]] = { file = files[slot[pid]], exit = code }
+      end
+      while results[next_out] do
+        flush(next_out, run)
+        next_out = next_out + 1
+      end
+    end
     for _, m in ipairs(merges) do
       local parts = {}
       for i, r in ipairs(results) do
-        parts[i] = { file = r.file, exit = r.exit, error = r.error,
-          path = string.format("%s/%d.%s", dir, i, m.key) }
+        parts[i] = { file = r.file, exit = r.exit, error = r.error, path = name(i, m.key) }
       end
-      ok, e = pcall(m.option.merge, parts, m.dest)
-      if not ok then break end
+      m.option.merge(parts, m.dest)
     end
   end
-  remove_dir(dir)
-  if not ok then error(e, 0) end
+  null:close()
   local n = #files
   if failed > 0 then
     cli.fail(2, "%d of %d file%s failed", failed, n, n == 1 and "" or "s")
@@ -540,7 +503,7 @@ end
 -- script (see the top of this file).
 function multi.parse(argv, spec)
   local info = prepare(spec)
-  local opts, pos = cli.parse(argv, spec)
+  local opts, pos, at = cli.parse(argv, spec)
   local k = info.files_at
   local given = {}
   for i = k, #pos do given[#given + 1] = pos[i] end
@@ -556,9 +519,7 @@ function multi.parse(argv, spec)
     io.stderr:write("vpscript: ", line, "\n")
     io.stderr:flush()
   end
-  local fixed = {}
-  for i = 1, k - 1 do fixed[i] = pos[i] end
-  multi.run(files, opts, spec, fixed, argv)
+  multi.run(files, opts, spec, at, k, argv)
 end
 
 return multi

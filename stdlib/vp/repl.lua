@@ -1,6 +1,6 @@
 -- vp.repl: the Lua side of the vpscript REPL (`vpscript -i [captures...]`):
 -- the pretty printer for results, Tab completion candidates, help() and the
--- error display. The host (host/cli/repl.c) does the line editing and calls
+-- error display. The host (program/repl.c) does the line editing and calls
 --   repl.start(env, files)     open the captures, install help() and `repl`
 --   repl.show(...)             print a statement's results
 --   repl.complete(line)        -> start, candidates (Tab)

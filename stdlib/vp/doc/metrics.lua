@@ -142,9 +142,9 @@ class vp.gate: the regression gate
 function gate.rules(path [, {baseline = true}]) -> rules
   load and validate a rules file
   > local rules = require("vp.gate").rules("gate.lua", {baseline = true})
-function gate.load(path [, {limits = {cpu_ms, memory_mb}}]) -> list
-  run a rules file in its sandbox (no io, os, require or load), in a child process under CPU-time and memory
-  limits it cannot catch (gate.LIMITS)
+function gate.load(path [, {limits = {cpu_ms, memory_mb, ...}}]) -> list
+  run a rules file in its sandbox (no io, os, require or load; vp.host.sandbox), under CPU-time and memory
+  limits it cannot catch, its size and what it returns bounded (gate.LIMITS)
   > local list = require("vp.gate").load("gate.lua")
 function gate.validate(list [, {source, baseline}]) -> rules
   check each rule's fields and metric; the first problem raises EUSAGE naming the rule

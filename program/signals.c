@@ -29,7 +29,7 @@
 
 #include <lauxlib.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 const char vp_cli_key_interrupted = 'i';
 const char vp_cli_key_pipe = 'p';
@@ -204,91 +204,64 @@ static void chain_pop(void)
     }
 }
 
-/* lcorolib.c's auxresume, with `co` on the chain while it runs. */
-static int aux_resume(lua_State *L, lua_State *co, int narg)
-{
-    int status, nres;
-    if (!lua_checkstack(co, narg)) {
-        lua_pushliteral(L, "too many arguments to resume");
-        return -1;
-    }
-    lua_xmove(L, co, narg);
-    int pushed = chain_push(co);
-    status = lua_resume(co, L, narg, &nres);
-    if (pushed)
-        chain_pop();
-    if (status == LUA_OK || status == LUA_YIELD) {
-        if (!lua_checkstack(L, nres + 1)) {
-            lua_pop(co, nres);
-            lua_pushliteral(L, "too many results to resume");
-            return -1;
-        }
-        lua_xmove(co, L, nres);
-        return nres;
-    }
-    lua_xmove(co, L, 1);
-    return -1;
-}
-
+/* The library's resume (upvalue 1), with the coroutine on the chain while
+ * it runs. It raises nothing once its argument is a thread: errors inside
+ * come back as false, message. */
 static int co_resume(lua_State *L)
 {
-    luaL_checktype(L, 1, LUA_TTHREAD); /* the message Lua 5.4.4's resume gives */
-    lua_State *co = lua_tothread(L, 1);
-    int r = aux_resume(L, co, lua_gettop(L) - 1);
-    if (r < 0) {
-        lua_pushboolean(L, 0);
-        lua_insert(L, -2);
-        return 2;
-    }
-    lua_pushboolean(L, 1);
-    lua_insert(L, -(r + 1));
-    return r + 1;
+    luaL_checktype(L, 1, LUA_TTHREAD); /* the message Lua's resume gives */
+    int pushed = chain_push(lua_tothread(L, 1));
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    if (pushed)
+        chain_pop();
+    return lua_gettop(L);
 }
 
-#if LUA_VERSION_RELEASE_NUM >= 50406
-#define thread_close(co, L) lua_closethread(co, L)
-#else
-#define thread_close(co, L) lua_resetthread(co)
-#endif
-
-/* lcorolib.c's auxwrap. */
+/* A function the library's wrap made (upvalue 1), its coroutine (upvalue
+ * 2) on the chain while it runs. An error inside is raised again here, the
+ * position of this function's caller in front of a message, as the
+ * library's own does for its caller (which here is this function). */
 static int co_wrapped(lua_State *L)
 {
-    lua_State *co = lua_tothread(L, lua_upvalueindex(1));
-    int r = aux_resume(L, co, lua_gettop(L));
-    if (r < 0) {
-        int stat = lua_status(co);
-        if (stat != LUA_OK && stat != LUA_YIELD) {
-            stat = thread_close(co, L);
-            lua_xmove(co, L, 1);
-        }
-        if (stat != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
-            luaL_where(L, 1);
-            lua_insert(L, -2);
-            lua_concat(L, 2);
-        }
-        return lua_error(L);
+    int pushed = chain_push(lua_tothread(L, lua_upvalueindex(2)));
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    int status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    if (pushed)
+        chain_pop();
+    if (status == LUA_OK)
+        return lua_gettop(L);
+    if (status != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
+        luaL_where(L, 1);
+        lua_insert(L, -2);
+        lua_concat(L, 2);
     }
-    return r;
+    return lua_error(L);
 }
 
 static int co_wrap(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    lua_State *co = lua_newthread(L);
-    lua_pushvalue(L, 1);
-    lua_xmove(L, co, 1);
-    lua_pushcclosure(L, co_wrapped, 1);
+    lua_settop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, 1, 1);
+    lua_getupvalue(L, 1, 1); /* the coroutine the library's function resumes */
+    lua_pushcclosure(L, co_wrapped, 2);
     return 1;
 }
 
 void vp_cli_signals_coroutines(lua_State *L)
 {
+    static const luaL_Reg fns[] = {{"resume", co_resume}, {"wrap", co_wrap}, {NULL, NULL}};
     if (lua_getglobal(L, "coroutine") == LUA_TTABLE) {
-        lua_pushcfunction(L, co_resume);
-        lua_setfield(L, -2, "resume");
-        lua_pushcfunction(L, co_wrap);
-        lua_setfield(L, -2, "wrap");
+        for (const luaL_Reg *f = fns; f->name; f++) {
+            lua_getfield(L, -1, f->name);
+            lua_pushcclosure(L, f->func, 1);
+            lua_setfield(L, -2, f->name);
+        }
     }
     lua_pop(L, 1);
 }
@@ -378,9 +351,4 @@ void vp_cli_sigint_clear(void)
 int vp_cli_pipe_closed(void)
 {
     return sig_pipe != 0;
-}
-
-int vp_cli_stop_pending(void)
-{
-    return sig_running && sig_stop_reason != STOP_NONE;
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 void vp_cli_version_print(void)
 {
@@ -47,9 +47,10 @@ void vp_cli_usage_print(FILE *f, const vp_cli_paths *p)
             "(Ctrl-C), 141 standard output closed, 143 terminated (SIGTERM).\n"
             "\n"
             "environment:\n"
-            "  VPSCRIPT_PATH     directories searched for scripts\n"
+            "  VPSCRIPT_PATH     directories searched for scripts (and modules)\n"
             "  VPSCRIPT_HISTORY  REPL history file (default ~/.vpscript_history)\n"
-            "  LUA_PATH, LUA_CPATH  as for lua5.4; the stdlib comes first\n"
+            "  LUA_PATH, LUA_CPATH  as for lua5.4; the stdlib comes first; modules are\n"
+            "                    never taken from the working directory unless named there\n"
             "\n"
             "stdlib:  %s\n"
             "scripts: %s\n",

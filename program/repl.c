@@ -13,7 +13,7 @@
 
 #include <lauxlib.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 #define HISTORY_MAX 1000
 

@@ -11,7 +11,7 @@
 
 #include <lauxlib.h>
 
-#include "cli/cli.h"
+#include "cli.h"
 
 static int is_dir(const char *path)
 {
@@ -66,6 +66,119 @@ void vp_cli_paths_find(vp_cli_paths *p)
     }
     snprintf(p->stdlib, sizeof p->stdlib, "%s", VP_LUADIR);
     snprintf(p->scripts, sizeof p->scripts, "%s", VP_SCRIPTDIR);
+}
+
+/* ---- module paths ------------------------------------------------------------ */
+
+/* Code comes from the stdlib, the installed modules and the places the user
+ * names (VPSCRIPT_PATH, LUA_PATH, the script's own folder), never from the
+ * working directory (Python's safe path, -P): a cjson.lua next to a capture
+ * must not run. */
+
+/* The entries of a default path that name an absolute place. */
+static void path_absolute(lua_State *L, const char *path)
+{
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    int first = 1;
+    while (*path) {
+        size_t len = strcspn(path, ";");
+        if (path[0] == '/') {
+            if (!first)
+                luaL_addchar(&b, ';');
+            luaL_addlstring(&b, path, len);
+            first = 0;
+        }
+        path += len + (path[len] == ';');
+    }
+    luaL_pushresult(&b);
+}
+
+/* package[field] = prefix, then the variable (var_5_4 first) with ";;"
+ * standing for the default as lua5.4 reads it, or the default. */
+static void path_set(lua_State *L, const char *field, const char *prefix, const char *var, int use_env)
+{
+    char var54[32];
+    snprintf(var54, sizeof var54, "%s_5_4", var);
+    const char *env = use_env ? getenv(var54) : NULL;
+    if (use_env && !env)
+        env = getenv(var);
+    const char *mark = env ? strstr(env, ";;") : NULL;
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, field);
+    path_absolute(L, lua_tostring(L, -1));
+    const char *dft = lua_tostring(L, -1);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, prefix);
+    if (!env) {
+        luaL_addstring(&b, dft);
+    } else if (!mark) {
+        luaL_addstring(&b, env);
+    } else {
+        luaL_addlstring(&b, env, (size_t)(mark - env));
+        if (mark > env)
+            luaL_addchar(&b, ';');
+        luaL_addstring(&b, dft);
+        if (mark[2]) {
+            luaL_addchar(&b, ';');
+            luaL_addstring(&b, mark + 2);
+        }
+    }
+    luaL_pushresult(&b);
+    lua_setfield(L, -4, field);
+    lua_pop(L, 3);
+}
+
+static void dir_entries(luaL_Buffer *b, const char *dir, size_t len)
+{
+    luaL_addlstring(b, dir, len);
+    luaL_addstring(b, "/?.lua;");
+    luaL_addlstring(b, dir, len);
+    luaL_addstring(b, "/?/init.lua;");
+}
+
+void vp_cli_module_paths(lua_State *L, const vp_cli_ctx *c)
+{
+    int use_env = !c->opts.has_E;
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    dir_entries(&b, c->paths.stdlib, strlen(c->paths.stdlib));
+    const char *env = use_env ? getenv("VPSCRIPT_PATH") : NULL;
+    while (env && *env) {
+        size_t len = strcspn(env, ":");
+        if (len > 0)
+            dir_entries(&b, env, len);
+        env += len + (env[len] == ':');
+    }
+    luaL_pushresult(&b);
+    path_set(L, "path", lua_tostring(L, -1), "LUA_PATH", use_env);
+    path_set(L, "cpath", "", "LUA_CPATH", use_env);
+    lua_pop(L, 1);
+}
+
+/* The folder of the script that runs holds its own modules: on
+ * package.path right after the stdlib. */
+static void script_dir_add(lua_State *L, const vp_cli_paths *p, const char *script)
+{
+    char dir[PATH_MAX];
+    if (!realpath(script, dir))
+        return;
+    *strrchr(dir, '/') = '\0';
+    lua_getglobal(L, "package");
+    lua_getfield(L, -1, "path");
+    const char *path = lua_tostring(L, -1);
+    const char *front = lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", p->stdlib, p->stdlib);
+    size_t n = strlen(front);
+    if (!path)
+        path = "";
+    if (strncmp(path, front, n) == 0)
+        path += n;
+    else
+        front = "";
+    lua_pushfstring(L, "%s%s/?.lua;%s/?/init.lua;%s", front, dir, dir, path);
+    lua_setfield(L, -4, "path");
+    lua_pop(L, 3);
 }
 
 /* ---- --list -------------------------------------------------------------- */
@@ -245,6 +358,7 @@ int vp_cli_script_run(vp_cli_ctx *c)
             return EXIT_USAGE;
         }
         fname = path;
+        script_dir_add(L, &c->paths, path);
         /* arg[0] names the file that runs, wherever it was found. */
         lua_getglobal(L, "arg");
         lua_pushstring(L, path);

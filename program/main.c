@@ -1,10 +1,10 @@
 /* vpscript: the host program. Embeds Lua 5.4 with the `vp` module and runs
  * a script the way the `lua` command does (options, `arg`, a message
- * handler with a traceback), or the REPL. This file: startup, running a
- * chunk under the message handler, error reports and exit statuses; the
- * other jobs are in the files cli.h lists.
+ * handler with a traceback), or the REPL. This file: startup (the state,
+ * the -e and -l options, the script or the REPL) and the last flush of
+ * stdout; the other jobs are in the files cli.h lists.
  *
- * host/cli and bindings/ are the only C that sees lua.h (make lint checks
+ * program/ and bindings/ are the only C that sees lua.h (make lint checks
  * it); this program reaches the readers only through luaopen_vp. */
 #include <errno.h>
 #include <stdio.h>
@@ -16,125 +16,8 @@
 #include <lua.h>
 #include <lualib.h>
 
-#include "../../bindings/l_formats.h"
-#include "cli/cli.h"
-
-/* ---- error objects and reporting ---------------------------------------- */
-
-int vp_cli_exitobj_code(lua_State *L, int idx)
-{
-    if (lua_type(L, idx) != LUA_TTABLE)
-        return -1;
-    lua_pushliteral(L, "exit");
-    lua_rawget(L, idx < 0 ? idx - 1 : idx);
-    int isnum;
-    lua_Integer code = lua_tointegerx(L, -1, &isnum);
-    lua_pop(L, 1);
-    if (!isnum || code < 0 || code > 255)
-        return -1;
-    lua_pushliteral(L, "message");
-    lua_rawget(L, idx < 0 ? idx - 1 : idx);
-    int t = lua_type(L, -1);
-    lua_pop(L, 1);
-    return (t == LUA_TNIL || t == LUA_TSTRING) ? (int)code : -1;
-}
-
-const char *vp_cli_exitobj_message(lua_State *L, int idx)
-{
-    idx = lua_absindex(L, idx);
-    lua_pushliteral(L, "message");
-    lua_rawget(L, idx);
-    const char *m = lua_tostring(L, -1);
-    lua_pop(L, 1); /* the string stays alive in the table */
-    return (m && *m) ? m : NULL;
-}
-
-int vp_cli_is_sentinel(lua_State *L, int idx, const void *key)
-{
-    idx = lua_absindex(L, idx);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, key);
-    int same = lua_rawequal(L, idx, -1);
-    lua_pop(L, 1);
-    return same;
-}
-
-static int sentinel_tostring(lua_State *L)
-{
-    lua_pushliteral(L, "message");
-    lua_rawget(L, 1);
-    return 1;
-}
-
-static void sentinel_create(lua_State *L, const void *key, int code, const char *message)
-{
-    lua_createtable(L, 0, 2);
-    lua_pushinteger(L, code);
-    lua_setfield(L, -2, "exit");
-    lua_pushstring(L, message);
-    lua_setfield(L, -2, "message");
-    lua_createtable(L, 0, 1);
-    lua_pushcfunction(L, sentinel_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_setmetatable(L, -2);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, key);
-}
-
-/* Message handler for every chunk: exit objects pass through untouched (no
- * traceback: the script already said what went wrong); anything else gets a
- * traceback. */
-static int msg_handler(lua_State *L)
-{
-    if (vp_cli_exitobj_code(L, 1) >= 0)
-        return 1;
-    const char *msg = lua_tostring(L, 1);
-    if (!msg) {
-        if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
-            return 1;
-        msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-    }
-    luaL_traceback(L, L, msg, 1);
-    return 1;
-}
-
-void vp_cli_message_print(const char *msg)
-{
-    fflush(stdout);
-    fprintf(stderr, "%s: %s\n", PROGNAME, msg);
-    fflush(stderr);
-}
-
-int vp_cli_error_report(lua_State *L, int fail_code)
-{
-    int code;
-    if (vp_cli_is_sentinel(L, -1, &vp_cli_key_pipe)) {
-        code = EXIT_PIPE;
-    } else if ((code = vp_cli_exitobj_code(L, -1)) >= 0) {
-        const char *m = vp_cli_exitobj_message(L, -1);
-        if (m)
-            vp_cli_message_print(m);
-    } else if (vp_cli_pipe_closed()) {
-        code = EXIT_PIPE; /* e.g. assert(io.write(...)) failing on the closed pipe */
-    } else {
-        const char *msg = lua_tostring(L, -1);
-        vp_cli_message_print(msg ? msg : "(error object is not a string)");
-        code = fail_code;
-    }
-    lua_pop(L, 1);
-    return code;
-}
-
-int vp_cli_chunk_call(vp_cli_ctx *c, int narg, int nres)
-{
-    lua_State *L = c->L;
-    int base = lua_gettop(L) - narg;
-    lua_pushcfunction(L, msg_handler);
-    lua_insert(L, base);
-    vp_cli_run_begin(c);
-    int status = lua_pcall(L, narg, nres, base);
-    vp_cli_run_end(c);
-    lua_remove(L, base);
-    return status;
-}
+#include "../bindings/l_formats.h"
+#include "cli.h"
 
 /* ---- what runs before the script ---------------------------------------- */
 
@@ -149,15 +32,6 @@ static void args_table(lua_State *L, int argc, char **argv, int script)
         lua_rawseti(L, -2, (lua_Integer)i - script);
     }
     lua_setglobal(L, "arg");
-}
-
-static void path_prepend(lua_State *L, const vp_cli_paths *p)
-{
-    lua_getglobal(L, "package");
-    lua_getfield(L, -1, "path");
-    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;%s", p->stdlib, p->stdlib, lua_tostring(L, -1));
-    lua_setfield(L, -3, "path");
-    lua_pop(L, 2);
 }
 
 static int chunk_run_string(vp_cli_ctx *c, const char *code)
@@ -213,10 +87,10 @@ static int host_pmain(lua_State *L)
     int argc = c->argc;
     char **argv = c->argv;
     int code = 0;
-    if (o->has_E) {
-        lua_pushboolean(L, 1);
-        lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
-    }
+    /* The library's default paths, without the environment: the module
+     * paths are set from them below (vp_cli_module_paths). */
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
     /* The collector starts a cycle when the heap reaches 150 % of what was
      * live after the last one (Lua's default: 200 %): peak memory stays a
      * small multiple of the input (a report read in Lua, a large table or
@@ -224,14 +98,10 @@ static int host_pmain(lua_State *L)
     lua_gc(L, LUA_GCINC, 150, 0, 0);
     luaL_openlibs(L);
     vp_cli_signals_coroutines(L);
-    vp_cli_hostlib_preload(L);
     luaL_requiref(L, "vp", luaopen_vp, 1);
     lua_pop(L, 1);
-    path_prepend(L, &c->paths);
-    sentinel_create(L, &vp_cli_key_interrupted, EXIT_INTERRUPTED, "interrupted");
-    sentinel_create(L, &vp_cli_key_pipe, EXIT_PIPE, "broken pipe");
-    sentinel_create(L, &vp_cli_key_terminated, EXIT_TERMINATED, "terminated (SIGTERM)");
-    sentinel_create(L, &vp_cli_key_hangup, EXIT_HANGUP, "hangup (SIGHUP)");
+    vp_cli_module_paths(L, c);
+    vp_cli_sentinels_create(L);
     int repl = o->has_i || (!o->script && !o->has_e && !o->has_v && isatty(STDIN_FILENO));
     args_table(L, argc, argv, repl ? 0 : o->script);
     if (o->has_W)

@@ -1,15 +1,15 @@
 /* What the parts of the vpscript program share. The program is split by
  * job:
  *
- *   main.c     startup, running a chunk under the message handler, error
- *              reports and exit statuses
+ *   main.c     startup: the state, -e and -l, the script or the REPL,
+ *              the last flush of stdout
+ *   chunk.c    running a chunk under the message handler, the stop
+ *              signals' error objects, error reports and exit statuses
  *   options.c  the command line: parsing, usage, version
  *   scripts.c  the data directory, finding a script (as given,
  *              VPSCRIPT_PATH, the shipped ones), running it, --list
  *   signals.c  SIGINT, SIGTERM, SIGHUP and SIGPIPE, the hook that stops
  *              running Lua code (in any coroutine), the grace timer
- *   hostlib.c  the vp.host module: isolate (untrusted code in a child
- *              process under CPU and memory limits), terminals
  *   repl.c     the REPL: line reading (readline), history, completion
  *
  * State travels in a vp_cli_ctx passed to every part. The only
@@ -76,7 +76,7 @@ typedef struct vp_cli_ctx {
     int hist_on;      /* hist_path is read and appended to */
 } vp_cli_ctx;
 
-/* ---- main.c ------------------------------------------------------------- */
+/* ---- chunk.c ------------------------------------------------------------ */
 
 /* Call the function below `narg` arguments under the message handler, with
  * Ctrl-C, SIGTERM and SIGHUP armed to stop it; returns the lua_pcall
@@ -92,6 +92,9 @@ int vp_cli_exitobj_code(lua_State *L, int idx);
 const char *vp_cli_exitobj_message(lua_State *L, int idx);
 /* 1 when idx holds the error object registered under key (signals.c). */
 int vp_cli_is_sentinel(lua_State *L, int idx, const void *key);
+/* Register the error objects the stop hook raises (exit objects with the
+ * statuses 130, 141, 143 and 129). */
+void vp_cli_sentinels_create(lua_State *L);
 /* "vpscript: msg" on stderr, after what stdout holds. */
 void vp_cli_message_print(const char *msg);
 
@@ -106,6 +109,11 @@ void vp_cli_version_print(void);
 
 /* Where stdlib/ and scripts/ are. */
 void vp_cli_paths_find(vp_cli_paths *p);
+/* package.path and package.cpath: the stdlib first, then the directories
+ * of VPSCRIPT_PATH, then LUA_PATH / LUA_CPATH or the default paths, the
+ * default without the entries relative to the working directory (after
+ * luaL_openlibs with LUA_NOENV set). */
+void vp_cli_module_paths(lua_State *L, const vp_cli_ctx *c);
 /* --list: every shipped script with its description; the exit status. */
 int vp_cli_scripts_list(const vp_cli_paths *p);
 /* Find and run the script the options name (or standard input) with the
@@ -137,14 +145,6 @@ int vp_cli_sigint_seen(void);
 void vp_cli_sigint_clear(void);
 /* stdout's reader went away. */
 int vp_cli_pipe_closed(void);
-/* A stop signal (or a closed stdout) came during the current run: the stop
- * is raised at the next Lua instruction. */
-int vp_cli_stop_pending(void);
-
-/* ---- hostlib.c ---------------------------------------------------------- */
-
-/* Make require "vp.host" load the module (package.preload). */
-void vp_cli_hostlib_preload(lua_State *L);
 
 /* ---- repl.c ------------------------------------------------------------- */
 
