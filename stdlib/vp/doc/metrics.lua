@@ -206,7 +206,7 @@ class vp.junit: JUnit XML for check.lua
 function junit.suite(check_doc) -> {xml, tests, failures, errors, skipped}
   the <testsuite> for one check.lua JSON document
   > local s = require("vp.junit").suite(doc)
-function junit.write(path, suite | {suite, ...})
+function junit.write(path, suite | {suite, ...} [, name])
   write the whole document
   > require("vp.junit").write("report.xml", s)
 function junit.merge(parts, dest)
