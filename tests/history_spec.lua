@@ -15,6 +15,7 @@ C.run("history store (SQLite)", function(tag)
 end, { describe = describe, it = it, assert = assert })
 
 describe("history", function()
+  teardown(h.cleanup)
   it("times are kept in UTC, ISO 8601, whatever the zone they were given in", function()
     assert.equal("2024-05-01T02:30:00Z", history.utc("2024-05-01T02:30:00Z"))
     assert.equal("2024-05-01T00:30:00Z", history.utc("2024-05-01T02:30+02:00"))

@@ -200,7 +200,11 @@ function store.open(url)
   else
     self:exec("SET client_min_messages = warning")
   end
-  self:migrate()
+  local mok, merr = pcall(self.migrate, self)
+  if not mok then
+    self:close()
+    error(merr, 0)
+  end
   return self
 end
 
