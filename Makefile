@@ -208,6 +208,7 @@ bench-huge: all $(BENCH_BIN)
 CALIBRATE_ARGS ?=
 calibrate: all
 	./vpscript tools/calibrate.lua $(CALIBRATE_ARGS)
+	./vpscript tools/calibrate_history.lua
 
 # DESTDIR stages the tree (packaging, tests/install_spec.lua); uninstall
 # removes the two files and the directories that only vpscript uses.
