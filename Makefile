@@ -197,6 +197,7 @@ $(B)/bench/floor_groups: bench/floor.c
 # capture, measures hitches.lua and budget.lua on it and deletes it.
 bench: all $(BENCH_BIN)
 	@sh bench/run.sh wide long exports
+	@./vpscript bench/history.lua
 
 bench-huge: all $(BENCH_BIN)
 	@sh bench/run.sh huge
