@@ -153,7 +153,8 @@ function junit.document(suites, name)
   end
   return string.format('<?xml version="1.0" encoding="UTF-8"?>\n'
     .. '<testsuites name="%s" tests="%d" failures="%d" errors="%d" skipped="%d">\n%s%s</testsuites>\n',
-    attr(name or "vpscript check"), t.tests, t.failures, t.errors, t.skipped, table.concat(body, "\n"), #body > 0 and "\n" or "")
+    attr(name or "vpscript check"), t.tests, t.failures, t.errors, t.skipped, table.concat(body, "\n"),
+    #body > 0 and "\n" or "")
 end
 
 --- junit.write(path, suite_or_suites [, name]): write the document (one suite or a list).

@@ -50,7 +50,7 @@ end
 render.CHANGE_COLUMNS = {
   { key = "id", title = "id" }, { key = "state", title = "state" }, { key = "verdict", title = "verdict" },
   { key = "series", title = "series", align = "left" },
-  { key = "commits", title = "commits (last before..first after)" },
+  { key = "commits", title = "commits" },
   { key = "before", title = "before (95 % CI)", align = "right" },
   { key = "after", title = "after (95 % CI)", align = "right" },
   { key = "size_pct", title = "change", format = function(v) return signed_pct(v) end },
