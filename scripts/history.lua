@@ -54,6 +54,7 @@ local METHOD = {
     help = "a change moves the mean by at least X %" },
   { "--min-abs", type = "number", min = 0, default = history.DEFAULTS.min_abs, metavar = "X",
     help = "... and by at least X in the metric's unit" },
+  { "--se-floor", type = "flag", help = "no segment's variance below its points' squared standard errors" },
 }
 
 local function spec(name, summary, options, positional, schema)
@@ -132,7 +133,7 @@ local db = cli.run(store.open, opts.db)
 local params = { scenario = opts.scenario, platform = opts.platform, branch = opts.branch, match = opts.match,
   since = opts.since, latest = opts.latest, window = opts.window, max_p = opts.max_p,
   min_segment = opts.min_segment, min_rel = opts.min_pct and opts.min_pct / 100, min_abs = opts.min_abs,
-  limit = opts.limit }
+  se_floor = opts.se_floor, limit = opts.limit }
 
 if command == "add" then
   local records, bad = captures(), {}

@@ -9,8 +9,9 @@
 -- measurement noise of the night's capture: its standard error is the frame
 -- time's spread (15 % of the level) over the root of the capture's effective
 -- length (its frames, 1,000 to 20,000 as real benchmark captures run, over
--- 10 for the frames' dependence), drawn into the value and given to the
--- detector. Shapes: stable; steps of 2, 5 and 10 % at a random night;
+-- 10 for the frames' dependence), drawn into the value and kept with the
+-- point (history.lua's default test does not floor by it; --se-floor here
+-- runs the detector with it). Shapes: stable; steps of 2, 5 and 10 % at a random night;
 -- a 5 % step with 15 % of the nights missing; a slow creep of 0.2 % a night;
 -- a single outlier (x 1.5); a machine that alternates between two modes 4 %
 -- apart (each night either, at random). Found: a change within 2 points of
@@ -27,6 +28,7 @@ local opts = cli.parse(arg, {
     { "--series", type = "integer", default = 200, min = 10, metavar = "N", help = "series per shape" },
     { "--nights", type = "integer", default = 150, min = 60, metavar = "N", help = "nights per series" },
     { "--markdown", type = "flag", help = "print the table as Markdown (docs/history.md)" },
+    { "--se-floor", type = "flag", help = "floor each segment's variance by its points' standard errors" },
   },
 })
 
@@ -94,7 +96,7 @@ for _, shape in ipairs(SHAPES) do
     local values, se, at, outlier, map = simulate(shape, opts.nights)
     local pts = {}
     for i = 1, #values do pts[i] = { value = values[i], se = se[i] } end
-    local r = history.detect(series, pts)
+    local r = history.detect(series, pts, { se_floor = opts.se_floor })
     points = points + #values
     local hit = false
     for _, c in ipairs(r.changes) do

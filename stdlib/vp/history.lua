@@ -29,7 +29,8 @@ local metrics = require "vp.metrics"
 local history = {}
 
 history.DEFAULTS = { latest = 7, window = cp.DEFAULTS.window, max_p = cp.DEFAULTS.max_p,
-  min_segment = cp.DEFAULTS.min_segment, min_rel = cp.DEFAULTS.min_rel, min_abs = cp.DEFAULTS.min_abs }
+  min_segment = cp.DEFAULTS.min_segment, min_rel = cp.DEFAULTS.min_rel, min_abs = cp.DEFAULTS.min_abs,
+  se_floor = false }
 
 history.STATES = { new = true, acknowledged = true, invalid = true }
 
@@ -38,7 +39,7 @@ history.schema = [[{
   store, series, points, changes: [{id, state, metric, scenario, platform, branch, unit, polarity,
     regression, latest, index, points, before_commit, after_commit, before_time, after_time,
     before: {mean, lo, hi, n}, after: {mean, lo, hi, n}, size_pct, diff, p_value}],
-  failing, params: {latest, since, window, max_p, min_segment, min_rel, min_abs}
+  failing, params: {latest, since, window, max_p, min_segment, min_rel, min_abs, se_floor}
 }]]
 
 --- history.trend_schema: the --json document of `history.lua trend`.
@@ -515,13 +516,16 @@ local function params_of(p)
 end
 
 --- history.detect(s, pts [, params]) -> vp.changepoint's result for one
--- series' points: times (unit ms) on a log scale, each point's standard
--- error given.
+-- series' points: times (unit ms) on a log scale; with params.se_floor,
+-- each segment's variance floored by its points' standard errors (not by
+-- default: a capture's batch-means error also holds its phases, which a
+-- scripted benchmark repeats every night).
 function history.detect(s, pts, params)
   local o = params_of(params)
-  local values, se = {}, {}
+  local values, se = {}, o.se_floor and {} or nil
   for i, p in ipairs(pts) do
-    values[i], se[i] = p.value, p.se or 0
+    values[i] = p.value
+    if se then se[i] = p.se or 0 end
   end
   return cp.detect(values, { se = se, log = s.unit == "ms", window = o.window, max_p = o.max_p,
     min_segment = o.min_segment, min_rel = o.min_rel, min_abs = o.min_abs })
@@ -623,7 +627,7 @@ function history.changes(db, params)
     end
   end
   out.params = { latest = o.latest, since = o.since, window = o.window, max_p = o.max_p,
-    min_segment = o.min_segment, min_rel = o.min_rel, min_abs = o.min_abs }
+    min_segment = o.min_segment, min_rel = o.min_rel, min_abs = o.min_abs, se_floor = o.se_floor == true }
   return out
 end
 

@@ -62,7 +62,7 @@ field trend_schema
 field points_schema
   one line of history.lua points, which add --from-json reads back
 field DEFAULTS
-  the change detection's defaults: latest, window, max_p, min_segment, min_rel, min_abs
+  the change detection's defaults: latest, window, max_p, min_segment, min_rel, min_abs, se_floor
 field DESCRIPTION
   the definitions history.lua --help prints
 field ENV
