@@ -16,8 +16,8 @@ function cp.detect(values [, opts]) -> {n, log, segments = [{first, last, n, mea
   > local r = require("vp.changepoint").detect({16.1, 16.0, 16.2, 16.1, 17.0, 17.1, 16.9, 17.0}, {min_segment = 3})
   > print(r.changes[1].index, r.changes[1].size_pct)  --> 5 5.6...
 function cp.best_split(x, a, b, ms) -> index, q
-  the split of x[a..b] (the first point of its right side) with the largest E-Divisive Q, both sides at least ms
-  points long; nil when the segment is too short
+  the split of x[a..b] (the first point of its right side) with the largest E-Divisive Q, and q, that Q; both
+  sides at least ms points long; nil when the segment is too short
 field DEFAULTS
   the defaults of detect's opts
 
@@ -32,7 +32,8 @@ function history.measure(cap, meta [, {match, hash}]) -> {capture, points = [{me
   one capture's points: the catalogue's metrics (match: Lua patterns to keep), its frame count and, where the
   metric has a per-frame distribution, vp.infer's standard error; the capture's hash is vp.sha256_file's
 function history.from_document(doc, text [, meta_opts [, getenv]]) -> record | nil, why
-  the record of a --json document of hitches.lua, check.lua, compare.lua (B's values) or history.lua points
+  the record of a --json document of hitches.lua, check.lua, compare.lua (B's values) or history.lua points; nil
+  and why when it is none of them
 function history.read_documents(path) -> [{doc, text, where} | {where, why}]
   the JSON documents of a file (one, or one a line), of standard input ("-") or of a directory's .json and .ndjson
   files
@@ -54,7 +55,7 @@ function history.ack(db, id, state [, note]) -> {id, state, note, metric, scenar
 function history.trend(db [, params]) -> {series = [{..., points, changes}]}
   the chosen series (at most params.limit) with every point and their change points
 function history.utc(text) -> "YYYY-MM-DDTHH:MM:SSZ" | nil, why
-  an ISO 8601 date or time in UTC, the form the store keeps
+  an ISO 8601 date or time in UTC, the form the store keeps; nil and why for text that is not one
 field schema
   the --json document of history.lua changes (vp.json notation)
 field trend_schema
@@ -77,7 +78,7 @@ function store.open(url) -> db
   an SQLite file (a path or sqlite:PATH) or postgresql://user@host/db, migrated to store.SCHEMA_VERSION
   > local db = require("vp.history.store").open("history.db")
 function store.kind(url) -> "sqlite" | "postgresql", file
-  which store a URL names
+  which store a URL names, and the SQLite file it names
 function store.safe_url(url) -> url
   the URL without its password, for messages
 method db:exec(sql, ...) -> changed rows
