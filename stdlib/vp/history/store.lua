@@ -181,6 +181,11 @@ function store.open(url)
   local ok, conn, err
   if kind == "sqlite" then
     self.name = file
+    -- a file that cannot be created is said here: LuaDBI's driver leaks
+    -- the handle of an open that fails
+    local f, why = io.open(file, "ab")
+    if not f then self:fail("cannot open the store", tostring(why):gsub("^" .. file:gsub("%p", "%%%0") .. ": ", "")) end
+    f:close()
     ok, conn, err = pcall(DBI.Connect, "SQLite3", file)
   else
     -- libpq takes a URL where the database name goes
