@@ -198,6 +198,7 @@ $(B)/bench/floor_groups: bench/floor.c
 # capture, measures hitches.lua and budget.lua on it and deletes it.
 bench: all $(BENCH_BIN)
 	@sh bench/run.sh wide long exports
+	@./vpscript bench/history.lua
 
 bench-huge: all $(BENCH_BIN)
 	@sh bench/run.sh huge
@@ -212,6 +213,7 @@ CALIBRATE_ARGS ?=
 calibrate: all
 	./vpscript tools/families.lua $(CALIBRATE_ARGS)
 	./vpscript tools/calibrate.lua $(CALIBRATE_ARGS)
+	./vpscript tools/calibrate_history.lua
 
 # DESTDIR stages the tree (packaging, tests/install_spec.lua); uninstall
 # removes the two files and the directories that only vpscript uses.

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "core/registry.h"
+#include "core/sha256.h"
 #include "l_common.h"
 #include "l_formats.h"
 
@@ -70,6 +71,30 @@ static int vp_detect_l(lua_State *L)
     if (vp_detect_file(path, &fmt, &err) != VP_OK)
         return vp_l_fail(L, path, &err);
     lua_pushstring(L, fmt);
+    return 1;
+}
+
+/* vp.sha256(bytes) -> 64 hex digits: the content hash vp.history keys
+ * its captures by. */
+static int vp_sha256_l(lua_State *L)
+{
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    char hex[65];
+    vp_sha256_hex(s, n, hex);
+    lua_pushstring(L, hex);
+    return 1;
+}
+
+/* vp.sha256_file(path) -> 64 hex digits | nil, message, code */
+static int vp_sha256_file_l(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    char hex[65];
+    vp_error err;
+    if (vp_sha256_file(path, hex, &err) != VP_OK)
+        return vp_l_fail(L, path, &err);
+    lua_pushstring(L, hex);
     return 1;
 }
 
@@ -188,7 +213,8 @@ int luaopen_vp(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"open", vp_open},       {"open_all", vp_open_all}, {"batches_all", vp_l_batches_all}, {"writer", vp_writer},   {"formats", vp_formats_l},
-        {"detect", vp_detect_l}, {"Series", vp_l_series_new}, {NULL, NULL}};
+        {"detect", vp_detect_l}, {"Series", vp_l_series_new},
+        {"sha256", vp_sha256_l}, {"sha256_file", vp_sha256_file_l}, {NULL, NULL}};
     vp_l_register_series(L);
     vp_l_register_vprof(L);
     vp_l_register_devt(L);

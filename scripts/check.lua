@@ -30,6 +30,7 @@ local SPEC = {
       help = "one capture against one baseline: aligned (pair them stretch by stretch), independent, or auto "
         .. "(aligned when their stretch profiles agree)" },
     multi.jobs_option("with several captures checked one by one: N at a time, in parallel processes"),
+    multi.SHARD,
     cli.FRAMES,
     cli.BASELINE_FRAMES,
   },
@@ -40,6 +41,7 @@ local SPEC = {
 }
 
 local opts, args = cli.parse(arg, SPEC)
+if opts.runs and opts.shard then cli.fail(2, "--shard splits captures checked one by one; --runs gates them as one") end
 if not opts.runs then opts, args = multi.parse(arg, SPEC) end -- several captures: one check each
 local rules_path = args[1]
 local base_files = #opts.baseline > 0 and multi.expand(opts.baseline) or {}

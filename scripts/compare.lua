@@ -49,6 +49,7 @@ local SPEC = {
       help = "only metrics whose name contains this Lua pattern (repeat for several: any of them)" },
     { "--markdown", type = "flag", help = "print Markdown tables (for a code review)" },
     multi.jobs_option("with several B captures compared one by one: N at a time, in parallel processes"),
+    multi.SHARD,
     cli.FRAMES,
     cli.BASELINE_FRAMES,
   },
@@ -77,6 +78,10 @@ for i = b_from, #pos do b_paths[#b_paths + 1] = pos[i] end
 if #b_paths == 0 then cli.fail(2, "missing argument B (try 'vpscript compare.lua --help')") end
 local b_files = multi.expand(b_paths)
 if #b_files == 0 then cli.fail(2, "no capture files in %s", table.concat(b_paths, ", ")) end
+if opts.shard and opts.runs then
+  cli.fail(2, "--shard splits B captures compared one by one; --runs makes them one side")
+end
+b_files = multi.shard(b_files, opts.shard)
 if not opts.runs and (#b_files > 1 or b_files[1] ~= b_paths[1]) then
   multi.run(b_files, opts, SPEC, at, b_from) -- one comparison per B capture; never returns
 end

@@ -65,6 +65,35 @@ describe("the documentation of return values", function()
   end)
 end)
 
+-- vp.history's calls, on a store of their own.
+local function history_calls(P, cap, dir)
+  local history, store = require "vp.history", require "vp.history.store"
+  local db = store.open(dir .. "/history.db")
+  local rec = history.measure(cap, history.metadata({ time = "2024-01-01" }, {}, cap.path), { match = { "^frames$" } })
+  history.add(db, { rec })
+  local s = history.series(db)[1]
+  local pts = h.write_file(dir .. "/points.ndjson", require("vp.json").encode(rec, history.points_schema) .. "\n")
+  return {
+    metadata = { function() return P(history.metadata, {}, {}, cap.path) end },
+    measure = { function() return P(history.measure, cap, rec.capture, { match = { "^frames$" } }) end },
+    from_document = { function() return P(history.from_document, { frames = 1 }, "{}") end,
+      function() return P(history.from_document, history.read_documents(pts)[1].doc, "x") end },
+    read_documents = { function() return P(history.read_documents, pts) end },
+    add = { function() return P(history.add, db, { rec }) end },
+    series = { function() return P(history.series, db) end },
+    points = { function() return P(history.points, db, s) end },
+    detect = { function() return P(history.detect, s, history.points(db, s)) end },
+    changes = { function() return P(history.changes, db) end },
+    ack = { function()
+      local id = db:rows("INSERT INTO vp_changes (series_id, before_capture, after_capture, state, found, updated) "
+        .. "VALUES (?, 1, 1, 'new', 'x', 'x') RETURNING id", s.id)[1][1]
+      return P(history.ack, db, id, "acknowledged")
+    end },
+    trend = { function() return P(history.trend, db) end },
+    utc = { function() return P(history.utc, "2024-01-01") end, function() return P(history.utc, "soon") end },
+  }
+end
+
 describe("documented functions return what their signature names", function()
   local dir, caps = nil, {}
   setup(function()
@@ -112,6 +141,19 @@ describe("documented functions return what their signature names", function()
         formats = { function() return P(vp.formats) end },
         writer = { function() return P(vp.writer, "vprof", dir .. "/w.vprof") end },
         Series = { function() return P(vp.Series, { 1, 2 }) end },
+        sha256 = { function() return P(vp.sha256, "abc") end },
+        sha256_file = { function() return P(vp.sha256_file, "examples/sample.dm") end,
+          function() return P(vp.sha256_file, dir .. "/missing.vprof") end },
+      },
+      ["vp.changepoint"] = {
+        detect = { function() return P(require("vp.changepoint").detect, { 1, 1, 1, 1, 2, 2, 2, 2 }) end },
+        best_split = { function() return P(require("vp.changepoint").best_split, { 1, 1, 1, 2, 2, 2 }, 1, 6, 2) end },
+      },
+      ["vp.history"] = history_calls(P, cap, dir),
+      ["vp.history.store"] = {
+        open = { function() return P(require("vp.history.store").open, dir .. "/store.db") end },
+        kind = { function() return P(require("vp.history.store").kind, "sqlite:x.db") end },
+        safe_url = { function() return P(require("vp.history.store").safe_url, "postgresql://u:pw@h/db") end },
       },
       ["vp.hitches"] = { analyze = { function() return P(require("vp.hitches").analyze, cap) end } },
       ["vp.budget"] = {
@@ -216,6 +258,7 @@ describe("documented functions return what their signature names", function()
         parse = { function() return P(require("vp.multi").parse, { "examples/sample.vprof" },
           { name = "x.lua", positional = { { "CAPTURE" } } }) end },
         expand = { function() return P(require("vp.multi").expand, { "examples/sample.vprof" }) end },
+        shard = { function() return P(require("vp.multi").shard, { "a", "b", "c" }, "2/2") end },
       },
       ["vp.junit"] = {
         suite = { function() return P(require("vp.junit").suite, { file = "a.vprof", results = {} }) end },

@@ -5,6 +5,11 @@ set -eu
 # python3 drives the REPL tests through a pseudo-terminal; GNU time is what
 # make bench measures with; lua-expat parses the JUnit XML in the tests.
 pkgs="gcc make liblua5.4-dev lua5.4 lua-filesystem lua-cjson lua-busted lua-check lua-expat libreadline-dev clang libclang-rt-dev pkg-config python3 time"
+# history.lua's store (running): LuaDBI's SQLite and PostgreSQL drivers.
+pkgs="$pkgs lua-dbi-sqlite3 lua-dbi-postgresql"
+# history.lua's specs only (testing): a PostgreSQL server the spec starts
+# and stops itself, and GNU parallel with rsync for the many-hosts recipe.
+pkgs="$pkgs postgresql parallel rsync"
 # make consumers: node runs the independent readers of our exports (npm
 # packages, tools/consumers); Debian's chromium renders the report and runs
 # speedscope's app. A node that came from elsewhere is kept.

@@ -185,4 +185,19 @@ function html.report(d, opts)
   return table.concat(out, "\n")
 end
 
+--- html.page(title, meta, sections) -> string: a page of sections {id,
+-- title, body (HTML)} in report.lua's style, with a table of contents
+-- (history.lua trend --html).
+function html.page(title, meta, sections)
+  local nav, body = {}, {}
+  for _, s in ipairs(sections) do
+    nav[#nav + 1] = string.format('<a href="#%s">%s</a>', html.esc(s.id), html.esc(s.title))
+    section(body, html.esc(s.id), s.title, s.body)
+  end
+  return table.concat({ '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
+    string.format("<title>%s</title><style>%s</style></head><body>", html.esc(title), CSS),
+    string.format('<h1>%s</h1><p class="meta">%s</p>', html.esc(title), html.esc(meta)),
+    "<nav>" .. table.concat(nav) .. "</nav>", table.concat(body, "\n"), "</body></html>\n" }, "\n")
+end
+
 return html

@@ -142,8 +142,9 @@ function junit.error_suite(file, message)
   return { xml = xml, tests = 1, failures = 0, errors = 1, skipped = 0 }
 end
 
---- junit.document(suites) -> the whole XML document for a list of suites.
-function junit.document(suites)
+--- junit.document(suites [, name]) -> the whole XML document for a list of
+-- suites; name: the <testsuites> name ("vpscript check").
+function junit.document(suites, name)
   local t = { tests = 0, failures = 0, errors = 0, skipped = 0 }
   local body = {}
   for i, s in ipairs(suites) do
@@ -151,16 +152,17 @@ function junit.document(suites)
     body[i] = s.xml
   end
   return string.format('<?xml version="1.0" encoding="UTF-8"?>\n'
-    .. '<testsuites name="vpscript check" tests="%d" failures="%d" errors="%d" skipped="%d">\n%s%s</testsuites>\n',
-    t.tests, t.failures, t.errors, t.skipped, table.concat(body, "\n"), #body > 0 and "\n" or "")
+    .. '<testsuites name="%s" tests="%d" failures="%d" errors="%d" skipped="%d">\n%s%s</testsuites>\n',
+    attr(name or "vpscript check"), t.tests, t.failures, t.errors, t.skipped, table.concat(body, "\n"),
+    #body > 0 and "\n" or "")
 end
 
---- junit.write(path, suite_or_suites): write the document (one suite or a list).
-function junit.write(path, suites)
+--- junit.write(path, suite_or_suites [, name]): write the document (one suite or a list).
+function junit.write(path, suites, name)
   if suites.xml then suites = { suites } end
   local f, err = io.open(path, "wb")
   if not f then error(err, 0) end
-  f:write(junit.document(suites))
+  f:write(junit.document(suites, name))
   f:close()
 end
 

@@ -230,6 +230,35 @@ function multi.skipped_line(given, skipped, spec)
   return table.concat(given, ", ") .. ": " .. what, what
 end
 
+--- multi.SHARD: the --shard I/N option of every script that takes many
+-- files (multi.parse adds it; check.lua and compare.lua declare it).
+multi.SHARD = { "--shard", metavar = "I/N",
+  help = "only part I of N of the file list (after directories are expanded, in that order): the k-th file "
+    .. "goes to part (k - 1) % N + 1, so N jobs (a CI matrix, indexed jobs) share the files without overlap" }
+
+--- multi.shard(files, spec) -> the files of part I of N (spec "I/N"; nil:
+-- all of them), in their order: file k is in part (k - 1) % N + 1. Fails
+-- with exit 2 on a spec that is not I/N with 1 <= I <= N; a part left
+-- empty (more parts than files) ends the script with exit 0 and a line on
+-- stderr saying so.
+function multi.shard(files, spec)
+  if spec == nil then return files end
+  local i, n = tostring(spec):match("^(%d+)/(%d+)$")
+  i, n = math.tointeger(tonumber(i)), math.tointeger(tonumber(n))
+  if not i or n < 1 or i < 1 or i > n then
+    cli.fail(2, "option --shard: bad value '%s': expected I/N with 1 <= I <= N (part I of N)", tostring(spec))
+  end
+  local out = {}
+  for k, f in ipairs(files) do
+    if (k - 1) % n + 1 == i then out[#out + 1] = f end
+  end
+  if #out == 0 and #files > 0 then
+    io.stderr:write(string.format("vpscript: --shard %s: no file in this part (%d in all)\n", spec, #files))
+    cli.exit(0)
+  end
+  return out
+end
+
 local function is_dir(p)
   local lfs = lfs_or_nil()
   return lfs ~= nil and lfs.attributes(p, "mode") == "directory"
@@ -275,6 +304,9 @@ local function prepare(spec)
     if o[1] == "--jobs" then has_jobs = true end
   end
   if not has_jobs then spec.options[#spec.options + 1] = JOBS_OPTION end
+  local has_shard = false
+  for _, o in ipairs(spec.options) do has_shard = has_shard or o[1] == "--shard" end
+  if not has_shard then spec.options[#spec.options + 1] = multi.SHARD end
   spec._vp_multi = { files_at = k }
   return spec._vp_multi
 end
@@ -287,6 +319,11 @@ end
 function multi.child_argv(argv, at, from, file, parts)
   local drop, value = {}, {}
   for j = from, #at do drop[at[j]] = true end
+  -- each run reads its one file: a --shard chose the files already
+  for _, i in ipairs(at.options.shard or {}) do
+    drop[i] = true
+    if not argv[i]:find("=", 1, true) then drop[i + 1] = true end
+  end
   for k, path in pairs(parts or {}) do
     for _, i in ipairs(at.options[k] or {}) do
       local name = argv[i]:match("^(%-%-[^=]+)=")
@@ -507,9 +544,17 @@ function multi.parse(argv, spec)
   local k = info.files_at
   local given = {}
   for i = k, #pos do given[#given + 1] = pos[i] end
-  if #given == 1 and not is_dir(given[1]) then return opts, pos end
+  if #given == 1 and not is_dir(given[1]) and not opts.shard then return opts, pos end
   if #given == 0 then return opts, pos end -- an optional files argument left out
   local files, skipped = multi.expand(given, spec, opts.format)
+  if opts.shard then
+    files = multi.shard(files, opts.shard)
+    if #files == 1 and not is_dir(files[1]) then
+      for i = #pos, k, -1 do pos[i] = nil end
+      pos[k] = files[1]
+      return opts, pos
+    end
+  end
   local line, what = multi.skipped_line(given, skipped, spec)
   if #files == 0 then
     local reads = spec.formats and ("that " .. (spec.name or "this script") .. " reads ") or ""

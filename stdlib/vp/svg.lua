@@ -358,7 +358,9 @@ function svg.bars(rows, o)
 end
 
 --- svg.lines(series [, opts]) -> string: line charts over a shared x axis:
--- series = [{name, points = [{x, y}]}], opts.xlabel, opts.ylabel.
+-- series = [{name, points = [{x, y [, title]}]}], opts.xlabel, opts.ylabel;
+-- a point with a title is drawn as a dot that shows it on hover; opts.marks
+-- = [{x, label}]: dashed vertical lines (history.lua trend's change points).
 function svg.lines(series, o)
   o = o or {}
   local maxv, xlo, xhi = 0, math.huge, -math.huge
@@ -383,6 +385,16 @@ function svg.lines(series, o)
     p[#p + 1] = string.format('<path d="%s" stroke="%s" stroke-width="1.5" fill="none"><title>%s</title></path>',
       table.concat(d), color, svg.esc(s.name))
     items[#items + 1] = { name = s.name, color = color }
+    for _, pt in ipairs(s.points) do
+      if pt.title and pt.y == pt.y then
+        p[#p + 1] = string.format('<circle cx="%s" cy="%s" r="2.5" fill="%s"><title>%s</title></circle>',
+          num(x(pt.x)), num(y(pt.y)), color, svg.esc(pt.title))
+      end
+    end
+  end
+  for _, m in ipairs(o.marks or {}) do
+    p[#p + 1] = string.format('<line x1="%s" x2="%s" y1="%d" y2="%d" stroke="#e15759" stroke-dasharray="4 3">'
+      .. '<title>%s</title></line>', num(x(m.x)), num(x(m.x)), box.y, box.y + box.h, svg.esc(m.label or ""))
   end
   x_ticks(p, box, xlo, xhi)
   legend(p, box, items)

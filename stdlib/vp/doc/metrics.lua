@@ -199,6 +199,10 @@ function multi.expand(paths [, reads [, forced]]) -> files, skipped
   (reads: a script spec with formats, or nil for every format; forced: a --format id); skipped = {count, seen,
   formats = {format = count}} over the captures the walks left out
   > for _, f in ipairs(require("vp.multi").expand({"captures/"})) do print(f) end
+function multi.shard(files, spec) -> files
+  part I of N of a file list (spec "I/N", the --shard option; nil: all): the k-th file is in part (k - 1) % N + 1;
+  a part left empty ends the script with exit 0, a bad spec with exit 2
+  > print(#require("vp.multi").shard({"a", "b", "c"}, "1/2"))  --> 2
 
 class vp.junit: JUnit XML for check.lua
   One testsuite per capture, one testcase per rule; everything escaped, control characters and bytes that are
@@ -206,7 +210,7 @@ class vp.junit: JUnit XML for check.lua
 function junit.suite(check_doc) -> {xml, tests, failures, errors, skipped}
   the <testsuite> for one check.lua JSON document
   > local s = require("vp.junit").suite(doc)
-function junit.write(path, suite | {suite, ...})
+function junit.write(path, suite | {suite, ...} [, name])
   write the whole document
   > require("vp.junit").write("report.xml", s)
 function junit.merge(parts, dest)

@@ -32,6 +32,13 @@ function vp.detect(path) -> format | nil, message, code
 function vp.formats() -> {{name=, description=, extensions={...}}, ...}
   every supported format with its description and file extensions
   > for _, f in ipairs(vp.formats()) do print(f.name, f.description) end
+function vp.sha256(bytes) -> hex
+  the SHA-256 digest of a string, as 64 lowercase hex digits (C, FIPS 180-4): vp.history's content hash
+  > print(vp.sha256("abc"))  --> ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad
+function vp.sha256_file(path) -> hex | nil, message, code
+  the SHA-256 digest of a file's bytes, read in 1 MiB windows; nil, the message and the code as vp.open's for
+  a file that cannot be read (a directory, a FIFO, an empty file)
+  > print(vp.sha256_file("examples/sample.vprof"))
 function vp.writer(format, path [, opts]) -> writer
   a writer that builds a capture file of a binary format (tests, examples, deliberately broken files); raises
   when the format has no writer
