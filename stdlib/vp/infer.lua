@@ -523,13 +523,17 @@ function infer.pool(d, m)
   return out
 end
 
+--- infer.median(list) -> the median of a list of numbers (the mean of the
+-- middle two for an even count), nil for an empty list.
 local function median_of(l)
   local t = table.move(l, 1, #l, 1, {})
   table.sort(t)
   local n = #t
+  if n == 0 then return nil end
   if n % 2 == 1 then return t[(n + 1) // 2] end
   return (t[n // 2] + t[n // 2 + 1]) / 2
 end
+infer.median = median_of
 
 --- infer.clip(d [, c]) -> d', clipped: d (a list in time order) with
 -- every value that stands out from its neighbours pulled in: a value more

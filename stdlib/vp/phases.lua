@@ -10,41 +10,33 @@
 --
 -- Method (phases.DEFAULTS holds the numbers): the series is cut into bins
 -- of consecutive frames and each bin is summarised by its median (so a
--- hitch, however large, moves no bin); on the logarithms of those medians
--- binary segmentation looks for the split that best separates two levels
--- (the CUSUM statistic |mean_left - mean_right| sqrt(n_l n_r / n) / sigma,
--- sigma the noise of one bin median, measured from the differences of
--- neighbouring bins: 1.4826 median |y_i+1 - y_i| / sqrt 2, which neither
--- the phases nor slow drift inflate). A split is kept when that statistic
--- is at least `z`, both sides hold at least `min_frames` frames and their
--- typical (median) frame times differ by at least `min_step_pct` %: slow
--- drift, which wanders by a few per cent, is not a phase. Each kept
--- boundary is then placed at the frame where it best separates the two
--- phases' typical times (least absolute deviation within two bins of it).
--- A series too short for two phases is one phase.
+-- hitch, however large, moves no bin); the logarithms of those medians
+-- are a short series whose change points vp.changepoint finds (E-Divisive
+-- means in windows, Welch's t at max_p, the same method history.lua uses
+-- across nights): a change is kept when both sides hold at least
+-- min_frames frames (3 % of the capture at least) and the typical frame
+-- time steps by at least min_step_pct %, so that slow drift, which wanders
+-- by a few per cent, is no phase. Each boundary is then placed at the
+-- frame where it best separates the two phases' typical times (least
+-- absolute deviation within two bins of it). A series too short for two
+-- phases is one phase.
 local vp = require "vp"
 local E = require "vp.error"
+local cp = require "vp.changepoint"
+local infer = require "vp.infer"
 
 local phases = {}
 
-phases.DEFAULTS = { bins = 200, min_bin = 8, min_frames = 60, min_share = 0.03, min_step_pct = 4, z = 5,
-  max_phases = 16 }
+phases.DEFAULTS = { bins = 200, min_bin = 8, min_frames = 60, min_share = 0.03, min_step_pct = 4, max_p = 0.001,
+  window = 50, max_phases = 16 }
 
 --- The --json shape of phases.analyze (docs/architecture.md notation).
 phases.schema = [[{frames, params: {min_frames, min_step_pct, z, bins},
   phases: [{phase, first, last, frames, typical_ms, mean_ms, share_pct}]}]]
 
-local log, sqrt, abs, floor = math.log, math.sqrt, math.abs, math.floor
+local log, abs, floor = math.log, math.abs, math.floor
 
-local function median(list)
-  local t = table.move(list, 1, #list, 1, {})
-  table.sort(t)
-  local n = #t
-  if n == 0 then return nil end
-  if n % 2 == 1 then return t[(n + 1) // 2] end
-  return (t[n // 2] + t[n // 2 + 1]) / 2
-end
-phases.median = median
+local median = infer.median
 
 local function params_of(params)
   local p = {}
@@ -58,39 +50,17 @@ end
 local TINY = 1e-9
 local function ln(x) return log(math.max(x, TINY)) end
 
--- Binary segmentation of y[1..B] (bin log-medians): the bin indices after
--- which a phase ends, ascending.
-local function segment(y, sigma, min_bins, p)
-  local floor_step = log(1 + p.min_step_pct / 100)
+-- The change points of y[1..B] (bin log-medians), by vp.changepoint
+-- (E-Divisive means with its t test), each step at least min_step_pct
+-- and both sides at least min_bins bins: the bin indices after which a
+-- phase ends, ascending.
+local function segment(y, min_bins, p)
+  local r = cp.detect(y, { min_segment = min_bins, min_rel = 0, min_abs = log(1 + p.min_step_pct / 100),
+    max_p = p.max_p, window = math.max(2 * min_bins + 2, p.window) })
   local cuts = {}
-  local function split(s, e, depth)
-    local n = e - s + 1
-    if n < 2 * min_bins or #cuts >= p.max_phases - 1 or depth > 32 then return end
-    local total = 0
-    for i = s, e do total = total + y[i] end
-    local best, best_t, left = 0, nil, 0
-    for t = s, e - 1 do
-      left = left + y[t]
-      local nl, nr = t - s + 1, e - t
-      if nl >= min_bins and nr >= min_bins then
-        local d = abs(left / nl - (total - left) / nr)
-        local stat = d * sqrt(nl * nr / n) / sigma
-        if stat > best then best, best_t = stat, t end
-      end
-    end
-    if not best_t or best < p.z then return end
-    -- the step itself, measured next to the split (a segment may still
-    -- hold other phases further away)
-    local l, r = {}, {}
-    for i = math.max(s, best_t - min_bins + 1), best_t do l[#l + 1] = y[i] end
-    for i = best_t + 1, math.min(e, best_t + min_bins) do r[#r + 1] = y[i] end
-    if abs(median(l) - median(r)) < floor_step then return end
-    cuts[#cuts + 1] = best_t
-    split(s, best_t, depth + 1)
-    split(best_t + 1, e, depth + 1)
+  for i, c in ipairs(r.changes) do
+    if i < p.max_phases then cuts[#cuts + 1] = c.index - 1 end
   end
-  split(1, #y, 0)
-  table.sort(cuts)
   return cuts
 end
 
@@ -129,13 +99,8 @@ function phases.find(s, params)
     local edges, y = {}, {}
     for b = 0, B do edges[b] = floor(b * n / B) end
     for b = 1, B do y[b] = ln(x:slice(edges[b - 1] + 1, edges[b]):median()) end
-    local d = {}
-    for b = 2, B do d[b - 1] = abs(y[b] - y[b - 1]) end
-    local sigma = 1.4826 * median(d) / sqrt(2)
-    if sigma <= 0 then sigma = 1e-6 end
-    info.sigma = sigma
     local min_bins = math.max(2, math.ceil(min_frames / (n / B)))
-    local cuts = segment(y, sigma, min_bins, p)
+    local cuts = segment(y, min_bins, p)
     segs = {}
     local first = 1
     for i, c in ipairs(cuts) do
