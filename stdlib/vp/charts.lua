@@ -150,7 +150,8 @@ function charts.budget(cap, params)
   local cols = math.min(params.width or charts.DEFAULTS.width, n)
   local out = { frames = n, columns = {}, groups = {} }
   if cols == 0 then return out end
-  local sums, counts = require("vp.export.core").group_columns(cap, cols)
+  local c = require("vp.export.core").columns(cap, cols)
+  local sums, counts = c.sum, c.frames
   local first = cap:frame_range()
   for c = 1, cols do
     local a, b = span(c, cols, n)
