@@ -97,10 +97,10 @@ function html.report(d, opts)
     local m = d.distribution.marks
     add("distribution", "Distribution", svg.histogram(d.distribution) .. svg.percentiles({
       { name = name, curve = d.distribution.curve } }, { title = "Frame time by percentile" })
-      .. string.format('<p class="note">p50 %s ms, p95 %s ms, p99 %s ms; 1 %% low %s ms (%s fps), 0.1 %% low %s '
-        .. 'ms (%s fps): the mean of the slowest 1 %% and 0.1 %% of frames.</p>', fmt.ms(m.p50), fmt.ms(m.p95),
-        fmt.ms(m.p99), fmt.ms(m.low_1pct_ms), m.low_1pct_ms and fmt.fixed(1000 / m.low_1pct_ms, 1) or "-",
-        fmt.ms(m.low_01pct_ms), m.low_01pct_ms and fmt.fixed(1000 / m.low_01pct_ms, 1) or "-"))
+      .. string.format('<p class="note">%s, %s, %s; %s, %s: the mean of the slowest 1 %% and 0.1 %% of frames.</p>',
+        html.esc(svg.mark_label("p50", m.p50)), html.esc(svg.mark_label("p95", m.p95)),
+        html.esc(svg.mark_label("p99", m.p99)), html.esc(m.low_1pct_ms and svg.mark_label("1 % low", m.low_1pct_ms)
+          or "1 % low -"), html.esc(m.low_01pct_ms and svg.mark_label("0.1 % low", m.low_01pct_ms) or "0.1 % low -")))
   end
   if d.budget and #d.budget.groups > 0 then add("budget", "Budget groups", svg.budget(d.budget)) end
   if d.top then
