@@ -218,7 +218,7 @@ install: all
 	install -m 755 vpscript $(DESTDIR)$(BINDIR)/vpscript
 	install -m 755 vp.so $(DESTDIR)$(LUACDIR)/vp.so
 	install -m 644 scripts/*.lua $(DESTDIR)$(SCRIPTDIR)/
-	for f in $$(cd stdlib && find . -name '*.lua' | sort); do \
+	for f in $$(cd stdlib && find . -name '*.lua' -o -name '*.js' | sort); do \
 	    install -D -m 644 "stdlib/$$f" "$(DESTDIR)$(LUADIR)/$$f" || exit 1; done
 
 uninstall:

@@ -171,15 +171,16 @@ function charts.node(cap, node, params)
 end
 
 -- The budget columns of a VProf capture (vp.export.core.columns: one pass):
--- {frames, cols, first, sum, min, max, frames_per} where each of sum, min
--- and max is {[group id] = {ms per column}}.
-local function group_columns(cap, width, minmax)
+-- {frames, cols, first, sum, min, max, frames_per, top, tick} where each of
+-- sum, min and max is {[group id] = {ms per column}}; top and tick (with
+-- per_frame) are per frame.
+local function group_columns(cap, width, minmax, per_frame)
   local n = cap.frame_count
   local cols = math.min(width, n)
   if cols == 0 then return { frames = 0, cols = 0, first = 1, sum = {} } end
-  local c = require("vp.export.core").columns(cap, cols, { minmax = minmax })
+  local c = require("vp.export.core").columns(cap, cols, { minmax = minmax, per_frame = per_frame })
   return { frames = n, cols = cols, first = cap:frame_range(), sum = c.sum, min = c.min, max = c.max,
-    frames_per = c.frames }
+    frames_per = c.frames, top = c.top, tick = c.tick }
 end
 
 -- A budget group by name or id, or a usage error naming the groups there are.
@@ -311,46 +312,71 @@ function charts.percentiles(cap)
 end
 
 --- charts.budget(cap, params) -> {frames, columns = [{first, last}], groups =
--- [{name, id, total_ms, values = [ms]}], others = {count, total_ms} | nil}:
--- VProf budget groups' self time per frame, averaged over each pixel
--- column (one C pass). params: width; groups: the groups to draw (a list
--- of names or ids, in that order; "all": every group with nodes, largest
--- first), default the charts.DEFAULTS.groups largest by total. others:
--- how many groups with nodes are not drawn and their total self time.
+-- [{name, id, total_ms, values = [ms]}], others = {count, total_ms} | nil,
+-- detail, per_frame}: VProf budget groups' self time per frame, averaged
+-- over each pixel column (one C pass). params: width; groups: the groups
+-- to draw (a list of names or ids, in that order; "all": every group with
+-- nodes, largest first), default the charts.DEFAULTS.groups largest by
+-- total. others: how many groups with nodes are not drawn and their total
+-- self time. params.detail = k: the pass splits each column into up to k
+-- buckets (fewer when a column holds fewer frames), and detail =
+-- {buckets, groups = [{name, id, total_ms, sums = [ms per bucket]}]}
+-- holds every group with nodes at that resolution, largest first (bucket
+-- b holds the positions charts.span(b, buckets, frames)); the columns are
+-- the buckets' sums. params.per_frame: per_frame = {top = [group id, or
+-- -1 when no group has self time], tick = [tick]}, frame by frame (the
+-- group with the most self time; the lower id of a tie).
 -- Raises EUSAGE for a group the capture does not have.
 function charts.budget(cap, params)
   params = params or {}
   need_vprof(cap, "budget groups need")
-  local gc = group_columns(cap, params.width or charts.DEFAULTS.width, false)
-  local out = { frames = gc.frames, columns = {}, groups = {} }
+  local width = params.width or charts.DEFAULTS.width
+  local n = cap.frame_count
+  local cols = math.min(width, n)
+  local k = cols > 0 and math.max(1, math.min(params.detail or 1, n // cols)) or 1
+  local gc = group_columns(cap, cols * k, false, params.per_frame)
+  local out = { frames = n, columns = {}, groups = {} }
   local chosen = {}
   if type(params.groups) == "table" then
     for i, name in ipairs(params.groups) do chosen[i] = find_group(cap, name) end
   end
-  if gc.cols == 0 then return out end
-  for c = 1, gc.cols do
-    local a, b = charts.span(c, gc.cols, gc.frames)
+  if params.per_frame then out.per_frame = { top = gc.top or {}, tick = gc.tick or {} } end
+  if cols == 0 then return out end
+  for c = 1, cols do
+    local a, b = charts.span(c, cols, n)
     out.columns[c] = { first = a + gc.first - 1, last = b + gc.first - 1 }
   end
+  -- the k buckets of a column nest in it: span(c, cols, n) is the union of
+  -- span(b, cols x k, n) over its buckets b
   local rows, by_id = {}, {}
   for id, col in pairs(gc.sum) do
     local total, values = 0, {}
-    for c = 1, gc.cols do
-      total = total + col[c]
-      values[c] = gc.frames_per[c] > 0 and col[c] / gc.frames_per[c] or 0
+    for c = 1, cols do
+      local sum = 0
+      for b = (c - 1) * k + 1, c * k do sum = sum + col[b] end
+      total = total + sum
+      local cf = out.columns[c]
+      values[c] = sum / (cf.last - cf.first + 1)
     end
-    rows[#rows + 1] = { name = cap:group(id).name, id = id, total_ms = total, values = values }
+    rows[#rows + 1] = { name = cap:group(id).name, id = id, total_ms = total, values = values, sums = col }
     by_id[id] = rows[#rows]
   end
   table.sort(rows, function(a, b)
     if a.total_ms ~= b.total_ms then return a.total_ms > b.total_ms end
     return a.id < b.id
   end)
+  if params.detail then
+    out.detail = { buckets = cols * k, groups = {} }
+    for i, r in ipairs(rows) do
+      out.detail.groups[i] = { name = r.name, id = r.id, total_ms = r.total_ms, sums = r.sums }
+    end
+  end
+  for _, r in ipairs(rows) do r.sums = nil end
   local drawn = {}
   if #chosen > 0 then
     for _, g in ipairs(chosen) do
       local row = by_id[g.id] or { name = g.name, id = g.id, total_ms = 0, values = {} }
-      for c = #row.values + 1, gc.cols do row.values[c] = 0 end
+      for c = #row.values + 1, cols do row.values[c] = 0 end
       if not drawn[g.id] then out.groups[#out.groups + 1] = row end
       drawn[g.id] = true
     end
