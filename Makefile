@@ -192,11 +192,12 @@ $(B)/bench/floor_groups: bench/floor.c
 	$(CC) $(ALL_CFLAGS) -O2 -DFLOOR_GROUPS=1 -o $@ bench/floor.c
 
 # Two capture shapes, each against the floor and cat, then the wide one
-# exported to every target and drawn by report.lua (bench/run.sh; sizes:
-# BENCH_WIDE, BENCH_LONG; repeats: BENCH_RUNS). bench-huge writes a 4 GB
+# exported to every target and drawn by report.lua, and report.lua's page
+# of a 100,000-frame capture against its targets, opened in Chromium
+# (bench/run.sh; sizes: BENCH_WIDE, BENCH_LONG, BENCH_REPORT; repeats: BENCH_RUNS). bench-huge writes a 4 GB
 # capture, measures hitches.lua and budget.lua on it and deletes it.
 bench: all $(BENCH_BIN)
-	@sh bench/run.sh wide long exports
+	@sh bench/run.sh wide long exports report
 
 bench-huge: all $(BENCH_BIN)
 	@sh bench/run.sh huge

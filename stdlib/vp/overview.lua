@@ -136,8 +136,9 @@ local function frame_tree(cap, f, index_of, kind)
   return t
 end
 
--- The interactive views' data of a capture with frames (see the schema).
-local function explore(cap, doc, h, params)
+-- The interactive views' data of a capture with frames (see the schema);
+-- b: charts.budget's result with detail and per_frame (VProf).
+local function explore(cap, doc, h, b, params)
   local D = overview.DEFAULTS
   local ex = { window = h.params.window }
   local cause_of = {}
@@ -152,8 +153,6 @@ local function explore(cap, doc, h, params)
     ex.frames = frames_column(cap)
     return ex
   end
-  local b = charts.budget(cap, { width = params.width or D.width, groups = "all", detail = params.detail or D.detail,
-    per_frame = true })
   ex.groups, ex.budget = {}, { buckets = b.detail and b.detail.buckets or 0, sums = {} }
   local index_of_group = {}
   for i, g in ipairs(b.detail and b.detail.groups or {}) do
@@ -339,11 +338,17 @@ function overview.analyze(cap, params)
     end
     table.sort(doc.hitches, function(a, b) return a.frame < b.frame end)
   end
+  local budget
   if cap.format == "vprof" and cap.frame_count > 0 then
-    doc.budget = charts.budget(cap, { width = width, groups = params.groups })
+    -- one pass: the chart's columns, and the finer buckets and per-frame
+    -- figures the interactive views read
+    local live = params.explore ~= false
+    budget = charts.budget(cap, { width = width, groups = params.groups, detail = live and (params.detail or D.detail),
+      per_frame = live })
+    doc.budget = { frames = budget.frames, columns = budget.columns, groups = budget.groups, others = budget.others }
     doc.top = top_nodes(cap, params.top or D.top)
   end
-  if h and params.explore ~= false then doc.explore = explore(cap, doc, h, params) end
+  if h and params.explore ~= false then doc.explore = explore(cap, doc, h, budget, params) end
   if cap.format == "dw" then
     local hd = require("vp.hitdiff").analyze(cap)
     doc.weapons, doc.kinds = hd.by_weapon, require("vp.hitdiff").KINDS

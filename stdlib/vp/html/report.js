@@ -883,4 +883,5 @@
     diffTree();
   }
   app.ready = true;
+  app.readyAt = performance.now(); // ms since the page's navigation began
 })();
