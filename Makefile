@@ -115,7 +115,9 @@ docs-check: all examples
 	./vpscript tools/docs_run.lua
 
 # The pictures of the example report in docs/ (docs/report.md, the README):
-# report.lua's pages drawn by headless chromium (make deps), one section each.
+# report.lua's pages drawn by headless chromium (make deps), one section
+# each: the static page (scripting off), then its interactive views, each
+# after a few of report.js's own calls (window.vpReport).
 DOCS_PNG := frametime distribution budget
 docs-png: all examples
 	@mkdir -p $(B)/docs
@@ -123,7 +125,16 @@ docs-png: all examples
 	./vpscript scripts/report.lua examples/runs/new/run1.vprof --baseline examples/runs/base/run1.vprof \
 	    -o $(B)/docs/runs.html
 	for s in $(DOCS_PNG); do node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-$$s.png "#$$s" || exit 1; done
-	node tools/consumers/shoot.mjs $(B)/docs/runs.html docs/report-baseline.png '#baseline svg'
+	node tools/consumers/shoot.mjs $(B)/docs/runs.html docs/report-baseline.png '#baseline svg.vp-chart'
+	node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-live-frametime.png '#frametime' \
+	    --js 'vpReport.setView(3000, 3200)'
+	node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-tree.png '#tree' --js 'vpReport.openFrame(3100)'
+	node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-causes.png '#frametime' \
+	    --js 'document.querySelector("#causes tr[data-cause]").click()'
+	node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-live-budget.png '#budget' \
+	    --js 'vpReport.pickGroups(["Physics", "Streaming", "Scripting"]); document.querySelector("#budget button[data-mode=lines]").click()'
+	node tools/consumers/shoot.mjs $(B)/docs/runs.html docs/report-compare.png '#vp-live-compare' \
+	    --js 'vpReport.compare.pick(3, 5)'
 
 run: deps all examples
 	./vpscript scripts/hitches.lua examples/sample.vprof
