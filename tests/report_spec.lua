@@ -147,6 +147,21 @@ describe("report.lua's data", function()
     for b = 1, 600 do assert.is_true(math.abs(ex.budget.sums[phys][b] - col[b]) < 1e-9, "bucket " .. b) end
   end)
 
+  -- vp.phases is issue 23's (the lead's); the frame-time chart shows its phases where the tree has it
+  local with_phases = package.searchpath("vp.phases", package.path) and it or pending
+  with_phases("the capture's phases for the frame-time chart, as vp.phases finds them", function()
+    local sample = h.open_ok("examples/sample.vprof")
+    local got = overview.analyze(sample).explore.phases
+    local want = require("vp.phases").analyze(sample).phases
+    assert.is_true(#want > 1)
+    assert.are.equal(#want, #got)
+    for i, p in ipairs(want) do
+      assert.are.same({ p.phase, p.first, p.last, p.typical_ms }, { got[i].phase, got[i].first, got[i].last,
+        got[i].typical_ms })
+    end
+    sample:close()
+  end)
+
   it("html.pack: varints in base64, zigzag when signed; a negative value unsigned is refused", function()
     local list = { 0, 1, 127, 128, 300, 16383, 16384, 2 ^ 40, 3575.0000000001 }
     assert.are.same({ 0, 1, 127, 128, 300, 16383, 16384, 1 << 40, 3575 }, unpack(html.pack(list)))

@@ -182,7 +182,8 @@ local function pack_frame_tree(t)
 end
 
 local function pack_compare(c)
-  local out = { stretches = c.stretches, groups = c.groups, tree = c.tree and pack_tree(c.tree), sides = {} }
+  local out = { stretches = c.stretches, phases = c.phases, groups = c.groups, tree = c.tree and pack_tree(c.tree),
+    sides = {} }
   for i, s in ipairs(c.sides) do
     local side = { name = s.name, runs = {}, stretches = {} }
     for k, r in ipairs(s.runs) do side.runs[k] = { file = r.file, frames = pack_frames(r.frames) } end
@@ -203,7 +204,8 @@ html.live_schema = "{file, format, rule, window, targets: [{fps, ms, label}], fr
   .. ", groups: [{name, id, total_ms}], budget: {buckets, sums: []}, budget_default: [], nodes: " .. tree_schema
   .. ", hitches: {frame: [], frame_ms: [], baseline_ms: [], cause: []}, causes: [{path, group, frames: []}], "
   .. "trees: [{frame, tick, frame_ms, kind, baseline_ms, causes: [{path, group, self_ms, excess_ms}], data, excess}], "
-  .. "phases: [{first, last, typical_ms, label}], compare: {stretches, groups: [], tree: " .. tree_schema
+  .. "phases: [{phase, first, last, typical_ms}], compare: {stretches, phases: [[{phase, first, last, typical_ms}]], "
+  .. "groups: [], tree: " .. tree_schema
   .. ", sides: [{name, runs: [{file, frames: " .. frames_schema .. "}], stretches: [{frames, time, self}]}]}}"
 
 --- html.live(doc) -> the interactive views' data (plain data in the shape
@@ -332,7 +334,11 @@ local function baseline_section(b, name)
       end }, va, vb, change,
       { key = "pct_lo", title = "95 % interval", raw = function(v, r) return html.esc(interval(v, r)) end },
       { key = "p_adjusted", title = "p (adjusted)", format = function(v) return fmt.p_value(v) end, num = true },
-      significant, { key = "evidence", title = "evidence" }, { key = "method", title = "method" }, direction }, rows)
+      { key = "significant", title = significant.title, format = function(v, r)
+        -- compare's "cannot tell" (an interval too wide to tell a regression from noise)
+        if r.cannot_tell then return "cannot tell" end
+        return significant.format(v)
+      end }, { key = "evidence", title = "evidence" }, { key = "method", title = "method" }, direction }, rows)
       .. '<p class="note">* compare\'s note on the metric shows when the pointer is on its name.</p>'
   else
     content[#content + 1] = html.table(compare_columns, b.metrics)

@@ -25,6 +25,7 @@ overview.DEFAULTS = { width = 960, top = 15, hitches = 40, causes = hitches.DEFA
 
 local frames_schema = "{first, count, unit_ms, ms: [], tick: [], top: []}"
 local tree_schema = "{path: [], name: [], parent: [], group: []}"
+local phase_schema = "{phase, first, last, typical_ms}"
 
 --- The shape of the result (report.lua --json).
 overview.schema = "{file, format, frame_range: {first, last}, summary: [{name, value}], rule, targets: [{fps, ms}], "
@@ -34,16 +35,16 @@ overview.schema = "{file, format, frame_range: {first, last}, summary: [{name, v
   .. "peak_frame}], baseline: {file, frame_range: {first, last}, curve: [], curve_new: [], changed: [{metric, unit, "
   .. "a, b, change_pct, significant, direction}], metrics: [{metric, unit, a, b, change_pct, significant, "
   .. "direction}], explore: {settings: [{name, value}], warnings: [], verdicts: [{metric, unit, polarity, a, b, "
-  .. "change, change_pct, direction, significant, evidence, method, p_adjusted, pct_lo, pct_hi, note}], "
-  .. "stretches, tree: " .. tree_schema .. ", groups: [], sides: [{name, runs: [{file, frames: " .. frames_schema
-  .. "}], "
-  .. "stretches: [{frames, time_ms: [], self_ms: []}]}]}}, "
+  .. "change, change_pct, direction, significant, cannot_tell, evidence, method, p_adjusted, pct_lo, pct_hi, "
+  .. "note}], stretches, phases: [[" .. phase_schema .. "]], tree: " .. tree_schema .. ", groups: [], "
+  .. "sides: [{name, runs: [{file, frames: " .. frames_schema .. "}], stretches: [{frames, time_ms: [], "
+  .. "self_ms: []}]}]}}, "
   .. "weapons: [{weapon_template_id, traces, compared, disagree, by_kind: {*}}], kinds: [], "
   .. "lag: [{name, points: [{x, y}]}], systems: [{name, p99_ms, budget_ms, over}], "
-  .. "explore: {frames: " .. frames_schema .. ", window, groups: [{name, id, total_ms}], budget: {buckets, "
-  .. "sums: []}, nodes: " .. tree_schema .. ", hitches: [{frame, frame_ms, baseline_ms, cause}], "
-  .. "trees: [{frame, tick, frame_ms, kind, baseline_ms, node: [], time_ms: [], self_ms: [], calls: [], "
-  .. "excess: {node: [], excess_ms: []}, causes: [{path, group, self_ms, excess_ms}]}]}}"
+  .. "explore: {frames: " .. frames_schema .. ", window, phases: [" .. phase_schema .. "], groups: [{name, id, "
+  .. "total_ms}], budget: {buckets, sums: []}, nodes: " .. tree_schema .. ", hitches: [{frame, frame_ms, "
+  .. "baseline_ms, cause}], trees: [{frame, tick, frame_ms, kind, baseline_ms, node: [], time_ms: [], self_ms: [], "
+  .. "calls: [], excess: {node: [], excess_ms: []}, causes: [{path, group, self_ms, excess_ms}]}]}}"
 
 local function range_of(cap)
   if type(cap.frame_range) ~= "function" then return nil end
@@ -136,6 +137,18 @@ local function frame_tree(cap, f, index_of, kind)
   return t
 end
 
+-- The capture's phases ({phase, first, last, typical_ms}: vp.phases), for
+-- the frame-time chart: where this tree has vp.phases (issue 23's), and
+-- the capture has more than one.
+local function phases_of(cap)
+  if not package.searchpath("vp.phases", package.path) then return nil end
+  local list = {}
+  for i, p in ipairs(require("vp.phases").analyze(cap).phases) do
+    list[i] = { phase = p.phase, first = p.first, last = p.last, typical_ms = p.typical_ms }
+  end
+  return #list > 1 and list or nil
+end
+
 -- The interactive views' data of a capture with frames (see the schema);
 -- b: charts.budget's result with detail and per_frame (VProf).
 local function explore(cap, doc, h, b, params)
@@ -145,6 +158,7 @@ local function explore(cap, doc, h, b, params)
   for i, c in ipairs(doc.causes) do
     for _, f in ipairs(c.frames) do cause_of[f] = i end
   end
+  ex.phases = phases_of(cap)
   ex.hitches = {}
   for i, x in ipairs(h.hitches) do
     ex.hitches[i] = { frame = x.frame, frame_ms = x.frame_ms, baseline_ms = x.baseline_ms, cause = cause_of[x.frame] }
@@ -214,19 +228,34 @@ end
 local function compare_explore(A, B, r, params)
   local K = params.stretches or overview.DEFAULTS.stretches
   local ex = { settings = {}, warnings = r.warnings, verdicts = {}, stretches = K, sides = {} }
+  -- compare's method, whatever it reports: every scalar of the result,
+  -- and of each table in it that is not a list (its pairing of stretches)
+  local function scalar(v)
+    local t = type(v)
+    return t == "string" or t == "number" or t == "boolean"
+  end
   local names = {}
   for k, v in pairs(r) do
-    local t = type(v)
-    if t == "string" or t == "number" or t == "boolean" then names[#names + 1] = k end
+    if scalar(v) then
+      names[#names + 1] = { name = k, value = v }
+    elseif type(v) == "table" and v[1] == nil and k ~= "summary" then
+      for kk, vv in pairs(v) do
+        if scalar(vv) then names[#names + 1] = { name = k .. "." .. kk, value = vv } end
+      end
+    end
   end
-  table.sort(names)
-  for i, k in ipairs(names) do ex.settings[i] = { name = k, value = r[k] } end
+  table.sort(names, function(x, y) return x.name < y.name end)
+  ex.settings = names
   for i, m in ipairs(r.metrics) do
-    ex.verdicts[i] = { metric = m.metric, unit = m.unit, polarity = m.polarity, a = m.a, b = m.b, change = m.change,
-      change_pct = m.change_pct, direction = m.direction, significant = m.significant, evidence = m.evidence,
-      method = m.method, p_adjusted = m.p_adjusted, pct_lo = m.ci and m.ci.pct_lo, pct_hi = m.ci and m.ci.pct_hi,
-      note = m.note }
+    local row = { pct_lo = m.ci and m.ci.pct_lo, pct_hi = m.ci and m.ci.pct_hi }
+    for k, v in pairs(m) do
+      if scalar(v) then row[k] = v end
+    end
+    ex.verdicts[i] = row
   end
+  -- each side's phases, where compare found them (its pairing of the captures)
+  local pairing = type(r.pairing) == "table" and r.pairing or nil
+  if pairing then ex.phases = { pairing.phases_a, pairing.phases_b } end
   if not (A[1].format == "vprof" and B[1].format == "vprof") then
     for i, side in ipairs({ A, B }) do
       ex.sides[i] = { name = i == 1 and "baseline" or "capture", runs = {} }

@@ -89,6 +89,9 @@ describe('report.lua interactive in Chromium', { skip: !HAVE_CHROMIUM && `SKIPPE
         assert.ok(Math.abs(c.lo - Math.min(...ms)) < 1e-9, `frames ${c.first}..${c.last}: ${c.lo}`);
         assert.ok(Math.abs(c.hi - Math.max(...ms)) < 1e-9, `frames ${c.first}..${c.last}: ${c.hi}`);
       }
+      // the capture's phases as shaded bands, where the page has them (vp.phases)
+      const phases = await page().evaluate(() => (window.vpReport.D.phases || []).length);
+      assert.equal(await page().locator('#vp-live-frametime rect.vp-phase').count(), phases);
       // the same columns as the static chart's (vp.charts)
       const doc = json('scripts/report.lua', SAMPLE, '--json');
       assert.deepEqual(cols.map((c) => [c.first, c.last]), doc.frametime.columns.map((c) => [c.first, c.last]));

@@ -336,10 +336,11 @@
       for (const [i, ph] of (D.phases || []).entries()) {
         const a = Math.max(view.a, ph.first - F.first), b = Math.min(view.b, ph.last - F.first + 1);
         if (b <= a) continue;
-        g.append(sv('rect', { class: 'vp-phase', x: px(ax.x(a)), width: px(ax.x(b) - ax.x(a)), y: MT, height: PH,
-          fill: i % 2 ? '#f4f4f8' : '#eef3f8' }));
+        // under the grid: right after the background
+        g.insertBefore(sv('rect', { class: 'vp-phase', x: px(ax.x(a)), width: px(ax.x(b) - ax.x(a)), y: MT,
+          height: PH, fill: i % 2 ? '#f4f4f8' : '#eef3f8', 'data-phase': ph.phase }), g.children[1]);
         const t = sv('text', { x: px(ax.x(a) + 3), y: MT + PH - 4, 'font-size': 10, fill: '#667' });
-        t.textContent = ph.label || `phase ${i + 1}`;
+        t.textContent = `phase ${ph.phase} \u00b7 ${fmtMs(ph.typical_ms)} ms`;
         g.append(t);
       }
       const cw = PW / env.cols;
@@ -772,6 +773,14 @@
       }
       envs.forEach((list, si) => list.forEach((e, ri) => {
         g.append(band(e, ax.y, colors[si], 'vp-side-' + si, ri === 0 ? 0.75 : 0.3));
+      }));
+      // each side's phase boundaries (compare's pairing), by position in its first run
+      (C.phases || []).forEach((list, si) => (list || []).slice(1).forEach((ph) => {
+        const p = ph.first - sides[si].runs[0].col.first;
+        if (p < cv.a || p >= cv.b) return;
+        const xx = px(ax.x(p));
+        g.append(sv('line', { class: 'vp-phase-' + si, x1: xx, x2: xx, y1: MT, y2: MT + PH, stroke: colors[si],
+          'stroke-dasharray': '5 3', 'stroke-width': 1.5 }));
       }));
     };
     const stretchAt = (xx) => {
