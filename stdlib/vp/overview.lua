@@ -149,9 +149,21 @@ local function phases_of(cap)
   return #list > 1 and list or nil
 end
 
+-- The hitches, the largest excess over the baseline first (the earlier frame on ties).
+local function by_excess(list)
+  local out = table.move(list, 1, #list, 1, {})
+  table.sort(out, function(a, c)
+    local ea, ec = a.frame_ms - (a.baseline_ms or 0), c.frame_ms - (c.baseline_ms or 0)
+    if ea ~= ec then return ea > ec end
+    return a.frame < c.frame
+  end)
+  return out
+end
+
 -- The interactive views' data of a capture with frames (see the schema);
--- b: charts.budget's result with detail and per_frame (VProf).
-local function explore(cap, doc, h, b, params)
+-- b: charts.budget's result with detail and per_frame (VProf); ranked:
+-- the hitches by_excess.
+local function explore(cap, doc, h, b, ranked, params)
   local D = overview.DEFAULTS
   local ex = { window = h.params.window }
   local cause_of = {}
@@ -180,16 +192,9 @@ local function explore(cap, doc, h, b, params)
   -- trees: the largest hitches (by excess over the baseline), the slowest
   -- frame, the frames asked for; each once, in frame order
   local want, kinds = {}, {}
-  local by_excess = {}
-  for _, x in ipairs(h.hitches) do by_excess[#by_excess + 1] = x end
-  table.sort(by_excess, function(a, c)
-    local ea, ec = a.frame_ms - (a.baseline_ms or 0), c.frame_ms - (c.baseline_ms or 0)
-    if ea ~= ec then return ea > ec end
-    return a.frame < c.frame
-  end)
   local hitch_of = {}
-  for i = 1, math.min(#by_excess, params.trees or D.trees) do
-    local x = by_excess[i]
+  for i = 1, math.min(#ranked, params.trees or D.trees) do
+    local x = ranked[i]
     want[#want + 1], kinds[x.frame], hitch_of[x.frame] = x.frame, "hitch", x
   end
   local function add(f, kind)
@@ -229,7 +234,8 @@ local function compare_explore(A, B, r, params)
   local K = params.stretches or overview.DEFAULTS.stretches
   local ex = { settings = {}, warnings = r.warnings, verdicts = {}, stretches = K, sides = {} }
   -- compare's method, whatever it reports: every scalar of the result,
-  -- and of each table in it that is not a list (its pairing of stretches)
+  -- and of each table in it that is not a list (the sides, the summary,
+  -- the pairing of stretches)
   local function scalar(v)
     local t = type(v)
     return t == "string" or t == "number" or t == "boolean"
@@ -238,7 +244,7 @@ local function compare_explore(A, B, r, params)
   for k, v in pairs(r) do
     if scalar(v) then
       names[#names + 1] = { name = k, value = v }
-    elseif type(v) == "table" and v[1] == nil and k ~= "summary" then
+    elseif type(v) == "table" and v[1] == nil then
       for kk, vv in pairs(v) do
         if scalar(vv) then names[#names + 1] = { name = k .. "." .. kk, value = vv } end
       end
@@ -337,7 +343,7 @@ function overview.analyze(cap, params)
   for i, r in ipairs(cap:summary()) do
     doc.summary[i] = { name = r.name, value = type(r.value) == "number" and r.value or tostring(r.value) }
   end
-  local h
+  local h, ranked
   if has_frames(cap) and #cap:frame_times() > 0 then
     h = hitches.analyze(cap, { causes = params.causes or D.causes })
     local marks = {}
@@ -348,16 +354,10 @@ function overview.analyze(cap, params)
     doc.exceedance = charts.exceedance(cap, { width = width })
     doc.hitch_count = #h.hitches
     doc.causes = hitches.by_cause(h.hitches)
-    local list = {}
-    for _, x in ipairs(h.hitches) do list[#list + 1] = x end
-    table.sort(list, function(a, b)
-      local ea, eb = a.frame_ms - (a.baseline_ms or 0), b.frame_ms - (b.baseline_ms or 0)
-      if ea ~= eb then return ea > eb end
-      return a.frame < b.frame
-    end)
+    ranked = by_excess(h.hitches)
     doc.hitches = {}
-    for i = 1, math.min(#list, params.hitches or D.hitches) do
-      local x = list[i]
+    for i = 1, math.min(#ranked, params.hitches or D.hitches) do
+      local x = ranked[i]
       local causes = {}
       for k, c in ipairs(x.causes) do
         causes[k] = { path = c.path, group = c.group, self_ms = c.self_ms, excess_ms = c.excess_ms }
@@ -377,7 +377,7 @@ function overview.analyze(cap, params)
     doc.budget = { frames = budget.frames, columns = budget.columns, groups = budget.groups, others = budget.others }
     doc.top = top_nodes(cap, params.top or D.top)
   end
-  if h and params.explore ~= false then doc.explore = explore(cap, doc, h, budget, params) end
+  if h and params.explore ~= false then doc.explore = explore(cap, doc, h, budget, ranked, params) end
   if cap.format == "dw" then
     local hd = require("vp.hitdiff").analyze(cap)
     doc.weapons, doc.kinds = hd.by_weapon, require("vp.hitdiff").KINDS

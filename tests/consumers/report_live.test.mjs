@@ -51,7 +51,9 @@ async function drag(page, selector, x1, x2, modifiers) {
   if (modifiers) await page.keyboard.up('Shift');
 }
 
-describe('report.lua interactive in Chromium', { skip: !HAVE_CHROMIUM && `SKIPPED: no Chromium at ${CHROMIUM}` }, () => {
+// bounded: a browser that hangs fails the suite instead of stalling it
+describe('report.lua interactive in Chromium', { timeout: 300000,
+  skip: !HAVE_CHROMIUM && `SKIPPED: no Chromium at ${CHROMIUM}` }, () => {
   let b;
   const errors = [];
   before(async () => {
