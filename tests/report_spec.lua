@@ -119,6 +119,13 @@ describe("report.lua's data", function()
     local few = overview.analyze(cap, { trees = 1 }).explore.trees
     assert.are.equal(1, #few)
     assert.is_true(few[1].frame == 100 or few[1].frame == 300 or few[1].frame == 500)
+    -- within a bound on their rows (6 nodes a frame): the frames asked for, the slowest (frame 300, a
+    -- hitch too), then the hitches by excess (300, 500, 100, 200)
+    local bounded = overview.analyze(cap, { tree_frames = { 7 }, tree_rows = 20 }).explore
+    local frames = {}
+    for i, t in ipairs(bounded.trees) do frames[i] = t.frame .. " " .. t.kind end
+    assert.are.same({ "7 chosen", "300 hitch", "500 hitch" }, frames)
+    assert.are.equal(2, bounded.trees_left_out)
   end)
 
   it("every frame's time, tick and top group, the budget groups at a finer resolution", function()

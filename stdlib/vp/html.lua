@@ -203,7 +203,8 @@ local tree_schema = "{path: [], name: [], parent, group}"
 html.live_schema = "{file, format, rule, window, targets: [{fps, ms, label}], frames: " .. frames_schema
   .. ", groups: [{name, id, total_ms}], budget: {buckets, sums: []}, budget_default: [], nodes: " .. tree_schema
   .. ", hitches: {frame: [], frame_ms: [], baseline_ms: [], cause: []}, causes: [{path, group, frames: []}], "
-  .. "trees: [{frame, tick, frame_ms, kind, baseline_ms, causes: [{path, group, self_ms, excess_ms}], data, excess}], "
+  .. "trees_left_out, trees: [{frame, tick, frame_ms, kind, baseline_ms, causes: [{path, group, self_ms, "
+  .. "excess_ms}], data, excess}], "
   .. "phases: [{phase, first, last, typical_ms}], compare: {stretches, phases: [[{phase, first, last, typical_ms}]], "
   .. "groups: [], tree: " .. tree_schema
   .. ", sides: [{name, runs: [{file, frames: " .. frames_schema .. "}], stretches: [{frames, time, self}]}]}}"
@@ -216,6 +217,7 @@ function html.live(d)
   if not ex then return nil end
   local L = { file = d.file, format = d.format, rule = d.rule, window = ex.window, targets = {},
     frames = pack_frames(ex.frames), groups = ex.groups, causes = {}, trees = {},
+    trees_left_out = ex.trees_left_out,
     hitches = { frame = {}, frame_ms = {}, baseline_ms = {}, cause = {} } }
   for i, x in ipairs(ex.hitches) do
     local hl = L.hitches

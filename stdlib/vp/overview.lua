@@ -21,7 +21,7 @@ local hitches = require "vp.hitches"
 local overview = {}
 
 overview.DEFAULTS = { width = 960, top = 15, hitches = 40, causes = hitches.DEFAULTS.causes, compare_rows = 25,
-  trees = 100, detail = 4, stretches = 10 }
+  trees = 100, tree_rows = 500000, detail = 4, stretches = 10 }
 
 local frames_schema = "{first, count, unit_ms, ms: [], tick: [], top: []}"
 local tree_schema = "{path: [], name: [], parent: [], group: []}"
@@ -43,8 +43,9 @@ overview.schema = "{file, format, frame_range: {first, last}, summary: [{name, v
   .. "lag: [{name, points: [{x, y}]}], systems: [{name, p99_ms, budget_ms, over}], "
   .. "explore: {frames: " .. frames_schema .. ", window, phases: [" .. phase_schema .. "], groups: [{name, id, "
   .. "total_ms}], budget: {buckets, sums: []}, nodes: " .. tree_schema .. ", hitches: [{frame, frame_ms, "
-  .. "baseline_ms, cause}], trees: [{frame, tick, frame_ms, kind, baseline_ms, node: [], time_ms: [], self_ms: [], "
-  .. "calls: [], excess: {node: [], excess_ms: []}, causes: [{path, group, self_ms, excess_ms}]}]}}"
+  .. "baseline_ms, cause}], trees_left_out, trees: [{frame, tick, frame_ms, kind, baseline_ms, node: [], "
+  .. "time_ms: [], self_ms: [], calls: [], excess: {node: [], excess_ms: []}, causes: [{path, group, self_ms, "
+  .. "excess_ms}]}]}}"
 
 local function range_of(cap)
   if type(cap.frame_range) ~= "function" then return nil end
@@ -189,24 +190,38 @@ local function explore(cap, doc, h, b, ranked, params)
   ex.frames = frames_column(cap, b.per_frame, index_of_group)
   local index_of
   ex.nodes, index_of = node_table(cap, function(g) return g and index_of_group[g.id] or 0 end)
-  -- trees: the largest hitches (by excess over the baseline), the slowest
-  -- frame, the frames asked for; each once, in frame order
+  -- trees: the frames asked for, the slowest frame, the largest hitches
+  -- (by excess over the baseline), each once, while their rows (a node
+  -- of a frame each) stay within tree_rows; kept in frame order
   local want, kinds = {}, {}
   local hitch_of = {}
-  for i = 1, math.min(#ranked, params.trees or D.trees) do
-    local x = ranked[i]
-    want[#want + 1], kinds[x.frame], hitch_of[x.frame] = x.frame, "hitch", x
-  end
   local function add(f, kind)
     if not kinds[f] then want[#want + 1] = f end
     kinds[f] = kinds[f] or kind
   end
-  if doc.frametime and doc.frametime.max_frame then add(doc.frametime.max_frame, "slowest") end
   for _, f in ipairs(params.tree_frames or {}) do add(f, "chosen") end
-  table.sort(want)
-  ex.trees = {}
-  for i, f in ipairs(want) do
+  if doc.frametime and doc.frametime.max_frame then add(doc.frametime.max_frame, "slowest") end
+  for i = 1, math.min(#ranked, params.trees or D.trees) do
+    local x = ranked[i]
+    hitch_of[x.frame] = x
+    add(x.frame, "hitch")
+    if kinds[x.frame] ~= "chosen" then kinds[x.frame] = "hitch" end
+  end
+  local kept, rows, budget = {}, 0, params.tree_rows or D.tree_rows
+  ex.trees_left_out = 0
+  for _, f in ipairs(want) do
     local t = frame_tree(cap, f, index_of, kinds[f])
+    if rows + #t.node > budget then
+      ex.trees_left_out = ex.trees_left_out + 1
+    else
+      rows = rows + #t.node
+      kept[#kept + 1] = t
+    end
+  end
+  table.sort(kept, function(a, c) return a.frame < c.frame end)
+  ex.trees = {}
+  for i, t in ipairs(kept) do
+    local f = t.frame
     local x = hitch_of[f]
     if x then
       t.baseline_ms, t.causes = x.baseline_ms, {}
@@ -329,7 +344,9 @@ end
 -- hitches (hitches listed, the worst by excess; all are marked on the
 -- chart), causes (per hitch), compare_rows, trees (the hitch frames whose
 -- call trees are kept, the largest by excess), tree_frames (more frames
--- whose trees are kept), detail (budget buckets per chart column),
+-- whose trees are kept), tree_rows (the most rows, a node of a kept
+-- frame each, the trees may hold: the frames asked for first, then the
+-- slowest, then the largest hitches), detail (budget buckets per chart column),
 -- stretches (of each run, for the differential tree), explore (false: no
 -- interactive data).
 function overview.analyze(cap, params)

@@ -545,8 +545,10 @@
     treeHost.dataset.frame = f;
     if (!t || !nodes) {
       const near = [...trees.keys()].sort((a, b) => Math.abs(a - f) - Math.abs(b - f)).slice(0, 5).sort((a, b) => a - b);
+      const out = D.trees_left_out ? ` (${D.trees_left_out} more were left out: the trees a page holds are bounded)`
+        : '';
       treeHost.append(el('p', { class: 'vp-missing', text: `This page holds the call trees of the hitch frames, the `
-        + `slowest frame and the frames chosen with --tree; frame ${f}'s is not among them `
+        + `slowest frame and the frames chosen with --tree${out}; frame ${f}'s is not among them `
         + `(vpscript report.lua CAPTURE --tree ${f} adds it).` }));
       if (near.length) {
         treeHost.append(el('p', {}, 'The nearest frames with a tree: ', ...near.map((k) =>
