@@ -91,11 +91,13 @@ local a_files = multi.expand(opts.baseline)
 if #opts.baseline > 0 and #a_files == 0 then
   cli.fail(2, "no capture files in %s", table.concat(opts.baseline, ", "))
 end
+-- A page about one side reads the node totals (its top nodes) while the
+-- capture is read; the comparison reads every statistic.
 local caps, base
 if #a_files > 0 then
   caps, base = cli.open_runs(b_files, opts.frames, a_files)
 else
-  caps = cli.open_runs(b_files, opts.frames)
+  caps = cli.open_runs(b_files, opts.frames, nil, { nodes = true })
 end
 local cap = caps[1]
 
