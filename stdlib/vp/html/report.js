@@ -330,8 +330,9 @@
       env = envelope(F.ms, view.a, view.b);
       let max = 0;
       for (let c = 0; c < env.cols; c++) max = Math.max(max, env.hi[c]);
+      // as vp.svg's chart: the axis reaches every target line
       const targets = D.targets || [];
-      if (targets.length) max = Math.max(max, Math.min(...targets.map((t) => t.ms)));
+      for (const t of targets) max = Math.max(max, t.ms);
       ax = axes(g, view, F.first, max * 1.05, 'frame time (ms)', 'frame');
       for (const [i, ph] of (D.phases || []).entries()) {
         const a = Math.max(view.a, ph.first - F.first), b = Math.min(view.b, ph.last - F.first + 1);
@@ -347,7 +348,6 @@
       const cx = (c) => ML + (c + 0.5) * cw;
       g.append(band(env, ax.y, '#4e79a7', 'envelope'));
       for (const t of targets) {
-        if (t.ms > ax.top) continue;
         g.append(sv('line', { class: 'target', x1: ML, x2: ML + PW, y1: px(ax.y(t.ms)), y2: px(ax.y(t.ms)),
           stroke: '#59a14f', 'stroke-dasharray': '6 3', 'data-ms': t.ms }));
         const tx = sv('text', { x: ML + PW - 2, y: px(ax.y(t.ms) - 3), 'font-size': 11, 'text-anchor': 'end',
@@ -583,7 +583,6 @@
     if (scroll) treeHost.scrollIntoView({ block: 'nearest' });
   }
   app.openFrame = openFrame;
-  app.treeFrames = () => [...trees.keys()];
 
   // rows of the static tables that name a frame open its tree
   for (const row of document.querySelectorAll('tr[data-frame]')) {
