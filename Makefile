@@ -116,7 +116,9 @@ docs-check: all examples
 	./vpscript tools/docs_run.lua
 
 # The pictures of the example report in docs/ (docs/report.md, the README):
-# report.lua's pages drawn by headless chromium (make deps), one section each.
+# report.lua's pages drawn by headless chromium (make deps), one section
+# each: the static page (scripting off), then its interactive views, each
+# after a few of report.js's own calls (window.vpReport).
 DOCS_PNG := frametime distribution budget
 docs-png: all examples
 	@mkdir -p $(B)/docs
@@ -124,7 +126,16 @@ docs-png: all examples
 	./vpscript scripts/report.lua examples/runs/new/run1.vprof --baseline examples/runs/base/run1.vprof \
 	    -o $(B)/docs/runs.html
 	for s in $(DOCS_PNG); do node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-$$s.png "#$$s" || exit 1; done
-	node tools/consumers/shoot.mjs $(B)/docs/runs.html docs/report-baseline.png '#baseline svg'
+	node tools/consumers/shoot.mjs $(B)/docs/runs.html docs/report-baseline.png '#baseline svg.vp-chart'
+	node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-live-frametime.png '#frametime' \
+	    --js 'vpReport.setView(3000, 3200)'
+	node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-tree.png '#tree' --js 'vpReport.openFrame(3100)'
+	node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-causes.png '#frametime' \
+	    --js 'document.querySelector("#causes tr[data-cause]").click()'
+	node tools/consumers/shoot.mjs $(B)/docs/sample.html docs/report-live-budget.png '#budget' \
+	    --js 'vpReport.pickGroups(["Physics", "Streaming", "Scripting"]); document.querySelector("#budget button[data-mode=lines]").click()'
+	node tools/consumers/shoot.mjs $(B)/docs/runs.html docs/report-compare.png '#vp-live-compare' \
+	    --js 'vpReport.compare.pick(3, 5)'
 
 run: deps all examples
 	./vpscript scripts/hitches.lua examples/sample.vprof
@@ -193,11 +204,14 @@ $(B)/bench/floor_groups: bench/floor.c
 	$(CC) $(ALL_CFLAGS) -O2 -DFLOOR_GROUPS=1 -o $@ bench/floor.c
 
 # Two capture shapes, each against the floor and cat, then the wide one
-# exported to every target and drawn by report.lua (bench/run.sh; sizes:
-# BENCH_WIDE, BENCH_LONG; repeats: BENCH_RUNS). bench-huge writes a 4 GB
-# capture, measures hitches.lua and budget.lua on it and deletes it.
+# exported to every target and drawn by report.lua, and report.lua's page
+# of a 100,000-frame capture against its targets, opened in Chromium
+# (bench/run.sh; sizes: BENCH_WIDE, BENCH_LONG, BENCH_REPORT; repeats:
+# BENCH_RUNS); then history.lua's store and change points (bench/history.lua).
+# bench-huge writes a 4 GB capture, measures hitches.lua and budget.lua on
+# it and deletes it.
 bench: all $(BENCH_BIN)
-	@sh bench/run.sh wide long exports
+	@sh bench/run.sh wide long exports report
 	@./vpscript bench/history.lua
 
 bench-huge: all $(BENCH_BIN)
@@ -224,7 +238,7 @@ install: all
 	install -m 755 vpscript $(DESTDIR)$(BINDIR)/vpscript
 	install -m 755 vp.so $(DESTDIR)$(LUACDIR)/vp.so
 	install -m 644 scripts/*.lua $(DESTDIR)$(SCRIPTDIR)/
-	for f in $$(cd stdlib && find . -name '*.lua' | sort); do \
+	for f in $$(cd stdlib && find . -name '*.lua' -o -name '*.js' | sort); do \
 	    install -D -m 644 "stdlib/$$f" "$(DESTDIR)$(LUADIR)/$$f" || exit 1; done
 
 uninstall:

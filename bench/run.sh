@@ -2,18 +2,22 @@
 # make bench / make bench-huge: vpscript against the floor and cat on large
 # VProf captures, one table per capture shape.
 #
-#   sh bench/run.sh [SHAPE...]     shapes: wide long exports (make bench), huge (make bench-huge)
+#   sh bench/run.sh [SHAPE...]     shapes: wide long exports report (make bench), huge (make bench-huge)
 #
 #   wide   300,000 frames x 1,000 nodes (about 1 GB), a spike every 4,999 frames
 #   long   732,000 frames x 117 nodes (about 290 MB), a spike every 500 frames:
 #          a long session of short frames with 1,464 hitches
 #   exports the wide capture exported to every target (output to /dev/null:
 #          chrome alone is about 77 GB) and drawn by report.lua
+#   report 100,000 frames x 1,000 nodes (about 330 MB), a spike every 4,999
+#          frames: report.lua's page against its targets (at most 3 s to
+#          write, 150 MB of peak RSS and 5 MB of page; interactive in
+#          Chromium in under 2 s: tools/consumers/open_time.mjs)
 #   huge   1,250,000 frames x 1,000 nodes (about 4.1 GB), generated, measured
 #          (hitches.lua and budget.lua) and deleted
 #
 # The sizes can be changed: BENCH_WIDE="FRAMES NODES SPIKE_EVERY", likewise
-# BENCH_LONG and BENCH_HUGE. Captures are written to bench/data/ by
+# BENCH_LONG, BENCH_REPORT and BENCH_HUGE. Captures are written to bench/data/ by
 # build/bench/gen_vprof (deterministic: reused while the generator and the
 # parameters are unchanged; never committed). The page cache is warmed, so
 # every contender reads from memory. Each contender runs BENCH_RUNS times
@@ -109,6 +113,22 @@ run() {
     printf '%-17s %8s %8s %12s %7s %8s %8s  %s\n' "$name" "$wall" "$cpu" "$rss" "$gbs" "$ratio" "$cratio" "$desc"
 }
 
+# report_targets SHAPE: the page report.lua wrote (the row before) against
+# the targets, and the time Chromium takes to make it interactive.
+report_targets() {
+    page="$B/$1-report.html"
+    pbytes=$(wc -c <"$page" | tr -d ' ')
+    awk -v w="$wall" -v r="$rss" -v b="$pbytes" 'BEGIN {
+        printf "%-17s write %s s (<= 3 s: %s), peak RSS %s MB (<= 150 MB: %s), page %.2f MB (<= 5 MB: %s)\n",
+            "report targets", w, (w <= 3 ? "ok" : "OVER"), r, (r <= 150 ? "ok" : "OVER"), b / 1e6,
+            (b <= 5e6 ? "ok" : "OVER") }'
+    if [ -x "${CHROMIUM:-/usr/bin/chromium}" ] && [ -d tools/consumers/node_modules ]; then
+        printf '%-17s %s\n' "report in chromium" "$(node tools/consumers/open_time.mjs "$page" "$runs" 2>&1)"
+    else
+        printf '%-17s %s\n' "report in chromium" "skipped: no Chromium or no tools/consumers/node_modules (make deps)"
+    fi
+}
+
 # bench SHAPE FRAMES NODES SPIKE SCRIPTS...: one table.
 bench() {
     shape=$1
@@ -140,6 +160,7 @@ bench() {
             ./vpscript scripts/export.lua "$file" --to "${s#export-}" -o /dev/null ;;
         report) run "$shape" report 0 "vpscript scripts/report.lua FILE -o $B/$shape-report.html" \
             ./vpscript scripts/report.lua "$file" -o "$B/$shape-report.html" ;;
+        report-targets) report_targets "$shape" ;;
         check) run "$shape" check 3 "vpscript scripts/check.lua examples/rules/vprof.lua FILE --json" \
             ./vpscript scripts/check.lua examples/rules/vprof.lua "$file" --json ;;
         *) run "$shape" "$s" 0 "vpscript scripts/$s.lua FILE --json" ./vpscript "scripts/$s.lua" "$file" --json ;;
@@ -147,7 +168,7 @@ bench() {
     done
 }
 
-[ $# -gt 0 ] || set -- wide long exports
+[ $# -gt 0 ] || set -- wide long exports report
 for shape in "$@"; do
     case $shape in
     wide)
@@ -160,12 +181,15 @@ for shape in "$@"; do
         # shellcheck disable=SC2086
         bench wide ${BENCH_WIDE:-300000 1000 4999} export-folded export-csv export-presentmon report \
             export-speedscope export-chrome ;;
+    report)
+        # shellcheck disable=SC2086
+        bench report ${BENCH_REPORT:-100000 1000 4999} report report-targets ;;
     huge)
         # shellcheck disable=SC2086
         bench huge ${BENCH_HUGE:-1250000 1000 4999} floor-groups open hitches budget
         rm -f "$data/huge.vprof" "$data/huge.params" ;;
     *)
-        echo "bench: unknown shape '$shape' (wide, long, exports, huge)" >&2
+        echo "bench: unknown shape '$shape' (wide, long, exports, report, huge)" >&2
         exit 2 ;;
     esac
 done

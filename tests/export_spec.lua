@@ -95,11 +95,22 @@ describe("export.lua and report.lua on every example", function()
       local page = h.read_file(out)
       assert.is_truthy(page:match("^<!DOCTYPE html>"), page:sub(1, 40))
       assert.is_truthy(page:find("</html>", 1, true))
-      assert.is_falsy(page:find("<script", 1, true))
-      -- no URL but the SVG namespace
-      local stripped = page:gsub('xmlns="http://www%.w3%.org/2000/svg"', "")
+      -- nothing from outside the file: no script, style, image or frame
+      -- loaded from anywhere, no URL but the SVG namespace
+      for _, pat in ipairs({ "<script[^>]*src", "<link", "<img", "<iframe", "@import", "url%(" }) do
+        local at = page:find(pat)
+        assert.is_nil(at, at and page:sub(at, at + 80))
+      end
+      local stripped = page:gsub("http://www%.w3%.org/2000/svg", "")
       local at = stripped:find("https?://")
       assert.is_nil(at, at and stripped:sub(at, at + 80))
+      -- the interactive views' data and script come with a VProf capture's frames
+      local cap = h.open_ok(path)
+      local frames = cap.format == "vprof" and cap.frame_count > 0
+      cap:close()
+      if frames then
+        assert.is_truthy(page:find('<script type="application/json" id="vp-data">', 1, true))
+      end
       assert.is_true(h.run("scripts/report.lua", path).stdout == page, "not deterministic")
     end)
   end

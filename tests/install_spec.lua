@@ -69,7 +69,8 @@ describe("make install", function()
   it("puts the program, vp.so, every stdlib module and every shipped script in place, and nothing else", function()
     local expect = { "bin/vpscript", "lib/lua/5.4/vp.so" }
     for _, f in ipairs(files_under(repo .. "/stdlib")) do
-      if f:match("%.lua$") then expect[#expect + 1] = "share/lua/5.4/" .. f end
+      -- the modules, and the report page's script beside vp/html.lua
+      if f:match("%.lua$") or f:match("%.js$") then expect[#expect + 1] = "share/lua/5.4/" .. f end
     end
     for _, f in ipairs(files_under(repo .. "/scripts")) do
       if f:match("%.lua$") then expect[#expect + 1] = "share/vpscript/scripts/" .. f end
@@ -125,7 +126,8 @@ describe("make install", function()
     -- a shipped script by name, on a VProf capture and a laige report: the
     -- same text as from the build tree
     for _, args in ipairs({ { "hitches", repo .. "/examples/sample.vprof" },
-                            { "laige", repo .. "/examples/laige/budget_fail.txt" } }) do
+                            { "laige", repo .. "/examples/laige/budget_fail.txt" },
+                            { "report", repo .. "/examples/sample.vprof" } }) do
       local quoted = {}
       for i, a in ipairs(args) do quoted[i] = q(a) end
       r = sh(env .. q(bin) .. " " .. table.concat(quoted, " "))

@@ -595,19 +595,25 @@ vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *opt, 
 
 typedef struct gcols {
     const vp_vprof *m;
-    uint32_t cols;
-    double *out;
-    uint32_t *frames;
-    uint64_t *sum; /* by group index, this column so far (units) */
+    vp_export_columns *c;
+    uint64_t *frame;  /* by group index: this frame's self time (units) */
+    uint64_t *sum;    /* by group index: this column's so far (units) */
+    uint64_t *lo, *hi;/* by group index: this column's smallest and largest frame */
     uint32_t col;
 } gcols;
 
 static void gcols_flush(gcols *g)
 {
-    double *row = g->out + (size_t)g->col * g->m->group_count;
+    size_t row = (size_t)g->col * g->m->group_count;
     for (uint32_t k = 0; k < g->m->group_count; k++) {
-        row[k] = vp_vprof_ms(g->sum[k]);
+        g->c->sum[row + k] = vp_vprof_ms(g->sum[k]);
+        if (g->c->min) {
+            g->c->min[row + k] = vp_vprof_ms(g->lo[k]);
+            g->c->max[row + k] = vp_vprof_ms(g->hi[k]);
+        }
         g->sum[k] = 0;
+        g->lo[k] = UINT64_MAX;
+        g->hi[k] = 0;
     }
 }
 
@@ -617,31 +623,65 @@ static int gcols_frame(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const ui
     (void)units;
     (void)calls;
     gcols *g = ud;
-    uint32_t col = (uint32_t)((uint64_t)fi * g->cols / g->m->frame_count);
+    const vp_vprof *m = g->m;
+    /* frame fi is in column ceil((fi + 1) * cols / frames) - 1 (0-based):
+     * the split of vp.charts (charts.span) */
+    uint32_t col = (uint32_t)(((uint64_t)fi * g->c->cols + g->c->cols + m->frame_count - 1) / m->frame_count - 1);
     if (col != g->col) {
         gcols_flush(g);
         g->col = col;
     }
-    g->frames[col]++;
+    g->c->frames[col]++;
+    memset(g->frame, 0, (size_t)m->group_count * sizeof *g->frame);
     for (uint32_t pos = 0; pos < ep->n; pos++)
         if (ep->group[pos] != VP_VPROF_NO_NODE)
-            g->sum[ep->group[pos]] += self[pos];
+            g->frame[ep->group[pos]] += self[pos];
+    uint32_t top = VP_VPROF_NO_NODE;
+    for (uint32_t k = 0; k < m->group_count; k++) {
+        uint64_t v = g->frame[k];
+        g->sum[k] += v;
+        if (v < g->lo[k])
+            g->lo[k] = v;
+        if (v > g->hi[k])
+            g->hi[k] = v;
+        /* the first of the largest: ties go to the lower index */
+        if (v > 0 && (top == VP_VPROF_NO_NODE || v > g->frame[top]))
+            top = k;
+    }
+    if (g->c->top)
+        g->c->top[fi] = top;
+    if (g->c->tick)
+        g->c->tick[fi] = m->frames[fi].tick;
     return 0;
 }
 
-vp_errcode vp_export_vprof_group_columns(vp_vprof *m, uint32_t cols, double *out,
-                                         uint32_t *frames, vp_error *err)
+vp_errcode vp_export_vprof_columns(vp_vprof *m, vp_export_columns *c, vp_error *err)
 {
-    memset(out, 0, (size_t)cols * m->group_count * sizeof *out);
-    memset(frames, 0, (size_t)cols * sizeof *frames);
-    if (!m->frame_count || !cols)
+    size_t cells = (size_t)c->cols * m->group_count;
+    memset(c->sum, 0, cells * sizeof *c->sum);
+    if (c->min) {
+        memset(c->min, 0, cells * sizeof *c->min);
+        memset(c->max, 0, cells * sizeof *c->max);
+    }
+    memset(c->frames, 0, (size_t)c->cols * sizeof *c->frames);
+    if (!m->frame_count || !c->cols)
         return VP_OK;
-    gcols g = {m, cols, out, frames, calloc((size_t)m->group_count + 1, sizeof(uint64_t)), 0};
-    if (!g.sum)
-        return oom(err);
-    vp_errcode rc = vp_vprof_pass(m, 0, m->frame_count - 1, gcols_frame, &g, err);
-    if (rc == VP_OK)
-        gcols_flush(&g);
+    size_t n = (size_t)m->group_count + 1;
+    gcols g = {m, c, calloc(n, sizeof(uint64_t)), calloc(n, sizeof(uint64_t)),
+               malloc(n * sizeof(uint64_t)), calloc(n, sizeof(uint64_t)), 0};
+    vp_errcode rc = VP_OK;
+    if (!g.frame || !g.sum || !g.lo || !g.hi) {
+        rc = oom(err);
+    } else {
+        for (size_t k = 0; k < n; k++)
+            g.lo[k] = UINT64_MAX;
+        rc = vp_vprof_pass(m, 0, m->frame_count - 1, gcols_frame, &g, err);
+        if (rc == VP_OK)
+            gcols_flush(&g);
+    }
+    free(g.frame);
     free(g.sum);
+    free(g.lo);
+    free(g.hi);
     return rc;
 }

@@ -51,11 +51,24 @@ vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts
  * then with o->node node_ms, node_self_ms, node_calls. */
 vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *o, vp_error *err);
 
-/* For charts: the frames split into `cols` columns (frame fi in column
- * fi * cols / frame_count), and per column each group's self time summed
- * over its frames: out[col * group_count + g] (ms; group index g), and
- * frames[col] the frame count. One pass. */
-vp_errcode vp_export_vprof_group_columns(vp_vprof *m, uint32_t cols, double *out,
-                                         uint32_t *frames, vp_error *err);
+/* For charts: the frames split into `cols` columns (frame fi, 0-based,
+ * in column ceil((fi + 1) * cols / frame_count) - 1: vp.charts' split) and, per column and budget group, the group's
+ * self time (the sum of its nodes' self times in a frame, 0 in a frame
+ * where it has none) summed over the column's frames, and its smallest
+ * and largest frame: sum[col * group_count + g] (ms; group index g), min
+ * and max likewise; frames[col] the column's frame count. Per frame (each
+ * of frame_count entries): top, the index of the group with the most self
+ * time (the lowest index of a tie; VP_VPROF_NO_NODE when no group has
+ * any), and tick, the frame's tick. min/max (both or neither), top and
+ * tick may be NULL: not computed. One pass; memory: the arrays given. */
+typedef struct vp_export_columns {
+    uint32_t cols;
+    double *sum, *min, *max;
+    uint32_t *frames;
+    uint32_t *top;
+    int32_t *tick;
+} vp_export_columns;
+
+vp_errcode vp_export_vprof_columns(vp_vprof *m, vp_export_columns *c, vp_error *err);
 
 #endif

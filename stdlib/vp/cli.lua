@@ -237,6 +237,13 @@ cli.BASELINE_FRAMES = { "--baseline-frames", type = "range", metavar = "A:B",
 -- cli.parse checks the file can be written, cli.write_output writes it.
 cli.OUTPUT = { "--output", short = "-o", metavar = "FILE", output = true, help = "write to FILE instead of stdout" }
 
+--- cli.TARGET_FPS: the --target-fps option of the scripts that draw frame
+-- time (plot.lua, report.lua): the target lines (vp.charts.targets;
+-- repeatable, default 60 and 30 fps).
+cli.TARGET_FPS = { "--target-fps", type = "number", positive = true, multi = true, metavar = "FPS",
+  help = "a target frame rate drawn as a line at 1000 / FPS ms on frame-time charts (repeat for several; "
+    .. "default 60 and 30: 16.7 and 33.3 ms)" }
+
 --- cli.restrict(cap, r) -> {first, last} | nil: apply a --frames range to a
 -- capture (cli.resolve_range's rule over its #cap frames, then
 -- cap:restrict: every analysis then sees those frames only, numbered as in

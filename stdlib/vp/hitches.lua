@@ -382,4 +382,46 @@ function hitches.analyze(cap, params)
   }, { total_ms = total_ms }
 end
 
+--- hitches.by_cause(list) -> [{node, path, group, count, excess_ms,
+-- worst_frame, worst_excess_ms, frames = []}]: the hitches of
+-- analyze's result.hitches grouped by their first cause (the node with
+-- the largest excess over its own baseline), the largest total excess
+-- first (ties: more hitches, then by path). excess_ms sums that node's
+-- excess over its hitches; worst_frame is the hitch where it was largest
+-- (the earlier on ties); frames lists the hitches, in frame order.
+-- Hitches without a cause (none found, or not looked for) make one entry
+-- with node, path and group nil, its excess the frames' over their
+-- baselines.
+function hitches.by_cause(list)
+  local groups, order = {}, {}
+  for _, h in ipairs(list) do
+    local c = h.causes and h.causes[1]
+    local key = c and c.path or ""
+    local g = groups[key]
+    if not g then
+      g = { node = c and c.node, path = c and c.path, group = c and c.group, count = 0, excess_ms = 0, frames = {} }
+      groups[key] = g
+      order[#order + 1] = g
+    end
+    local excess = c and c.excess_ms or (h.frame_ms - (h.baseline_ms or 0))
+    g.count = g.count + 1
+    g.excess_ms = g.excess_ms + excess
+    g.frames[#g.frames + 1] = h.frame
+    if not g.worst_excess_ms or excess > g.worst_excess_ms
+      or (excess == g.worst_excess_ms and h.frame < g.worst_frame) then
+      g.worst_frame, g.worst_excess_ms = h.frame, excess
+    end
+  end
+  for _, g in ipairs(order) do table.sort(g.frames) end
+  table.sort(order, function(a, b)
+    if a.excess_ms ~= b.excess_ms then return a.excess_ms > b.excess_ms end
+    if a.count ~= b.count then return a.count > b.count end
+    return (a.path or "") < (b.path or "")
+  end)
+  return order
+end
+
+--- The shape of hitches.by_cause's result.
+hitches.by_cause_schema = "[{node, path, group, count, excess_ms, worst_frame, worst_excess_ms, frames: []}]"
+
 return hitches

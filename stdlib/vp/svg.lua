@@ -11,6 +11,9 @@
 -- and data-px-per-unit (pixels per unit of that axis), so a reader can turn
 -- a drawn shape back into values: the frame-time envelope's top is the
 -- worst frame.
+local charts = require "vp.charts"
+local fmt = require "vp.fmt"
+
 local svg = {}
 
 svg.W, svg.H = 960, 300
@@ -57,28 +60,48 @@ end
 -- The frame of a chart: the <svg> start, title, value axis with grid lines
 -- and its label, the x axis label; returns the parts list, y(v) and the
 -- plot box.
+-- o.ylog = {lo = a, hi = b, label = function(v)}: a log scale from 10^a to
+-- 10^b (a grid line at each power of ten) instead of a linear one from 0;
+-- o.attrs: more attributes for the <svg> element.
 local function frame(o, ymax, ylabel, xlabel)
   local extra = o.extra_bottom or 0
   local W, H = o.width or svg.W, (o.height or svg.H) + extra
   local pw, ph = W - ML - MR, H - MT - MB - extra
-  local step, top = svg.ticks(ymax)
-  local scale = ph / top
   local y0 = MT + ph
-  local function y(v) return y0 - v * scale end
+  local top, y, grid, scale_attrs
+  if o.ylog then
+    local lo, hi = o.ylog.lo, o.ylog.hi
+    local scale = ph / (hi - lo)
+    function y(v) return y0 - (math.log(v, 10) - lo) * scale end
+    grid, top = {}, 10 ^ hi
+    for e = lo, hi do grid[#grid + 1] = 10 ^ e end
+    scale_attrs = string.format('data-y-log="%d %d" data-px-per-decade="%s"', lo, hi, string.format("%.6g", scale))
+  else
+    local step
+    step, top = svg.ticks(ymax)
+    local scale = ph / top
+    function y(v) return y0 - v * scale end
+    grid = {}
+    local v = 0
+    while v <= top + step / 2 do
+      grid[#grid + 1] = v
+      v = v + step
+    end
+    scale_attrs = string.format('data-y-zero="%s" data-px-per-unit="%s"', num(y0), string.format("%.6g", scale))
+  end
   local p = {}
   p[#p + 1] = string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-    .. 'font-family="sans-serif" font-size="12" data-y-zero="%s" data-px-per-unit="%s" class="vp-chart">',
-    W, H, W, H, num(y0), string.format("%.6g", scale))
+    .. 'font-family="sans-serif" font-size="12" %s%s class="vp-chart">', W, H, W, H, scale_attrs,
+    o.attrs and " " .. o.attrs or "")
   p[#p + 1] = string.format('<title>%s</title>', svg.esc(o.title or ""))
   p[#p + 1] = string.format('<rect x="0" y="0" width="%d" height="%d" fill="#fff"/>', W, H)
   p[#p + 1] = string.format('<text x="%d" y="18" font-size="14" font-weight="bold">%s</text>', ML,
     svg.esc(o.title or ""))
-  local v = 0
-  while v <= top + step / 2 do
+  for _, v in ipairs(grid) do
     p[#p + 1] = string.format('<line x1="%d" x2="%d" y1="%s" y2="%s" stroke="#ddd"/>', ML, ML + pw, num(y(v)),
       num(y(v)))
-    p[#p + 1] = string.format('<text x="%d" y="%s" text-anchor="end">%s</text>', ML - 6, num(y(v) + 4), label(v))
-    v = v + step
+    p[#p + 1] = string.format('<text x="%d" y="%s" text-anchor="end">%s</text>', ML - 6, num(y(v) + 4),
+      svg.esc((o.ylog and o.ylog.label or label)(v)))
   end
   p[#p + 1] = string.format('<text x="14" y="%s" transform="rotate(-90 14 %s)" text-anchor="middle">%s</text>',
     num(MT + ph / 2), num(MT + ph / 2), svg.esc(ylabel))
@@ -116,35 +139,70 @@ local function legend(p, box, items)
   end
 end
 
--- The column (1-based) that holds position i of n frames in `cols` columns.
-local function column_of(i, n, cols)
-  local c = math.max(1, (i * cols + n - 1) // n)
-  while c > 1 and (c - 1) * n // cols >= i do c = c - 1 end
-  while c < cols and c * n // cols < i do c = c + 1 end
-  return c
+-- The envelope of charts' columns ({lo, hi}) as one band: the slowest
+-- values left to right, the fastest back, filled, with a 1 px outline so
+-- that a column of one frame (lo = hi) still draws: a line through the
+-- values when the columns hold a frame each. A column without a value
+-- breaks the band.
+local function band(p, d, box, y, color, cls)
+  local cols = #d.columns
+  local cw = box.w / cols
+  local function cx(c) return box.x + (c - 0.5) * cw end
+  local parts, run = {}, {}
+  local function flush()
+    if #run == 0 then return end
+    local top, bottom = {}, {}
+    for k, c in ipairs(run) do
+      local col = d.columns[c]
+      top[k] = string.format("%s%s %s", k == 1 and "M" or "L", num(cx(c)), num(y(col.hi)))
+      bottom[#run - k + 1] = string.format("L%s %s", num(cx(c)), num(y(col.lo)))
+    end
+    parts[#parts + 1] = table.concat(top) .. table.concat(bottom) .. "Z"
+    run = {}
+  end
+  for c, col in ipairs(d.columns) do
+    if col.hi then run[#run + 1] = c else flush() end
+  end
+  flush()
+  p[#p + 1] = string.format('<path class="%s" d="%s" fill="%s" stroke="%s" stroke-width="1" stroke-linejoin="round" '
+    .. 'data-max-ms="%s"/>', cls, table.concat(parts), color, color, string.format("%.6g", d.max_ms or 0))
+  return cx
+end
+
+--- svg.target_label(t) -> "16.7 ms (60 fps)": a target line's label.
+function svg.target_label(t)
+  return string.format("%s ms (%s fps)", fmt.fixed(t.ms, 1), label(t.fps))
+end
+
+-- Horizontal target lines (charts.targets) across the plot, labelled at the right.
+local function target_lines(p, box, y, targets)
+  for _, t in ipairs(targets or {}) do
+    local yy = y(t.ms)
+    p[#p + 1] = string.format('<line class="target" x1="%d" x2="%d" y1="%s" y2="%s" stroke="#59a14f" '
+      .. 'stroke-dasharray="6 3" data-ms="%s"/><text x="%d" y="%s" font-size="11" text-anchor="end" fill="#3b7a35">'
+      .. '%s</text>', box.x, box.x + box.w, num(yy), num(yy), string.format("%.6g", t.ms), box.x + box.w - 2,
+      num(yy - 3), svg.esc(svg.target_label(t)))
+  end
+end
+
+local function targets_max(targets)
+  local m = 0
+  for _, t in ipairs(targets or {}) do m = math.max(m, t.ms) end
+  return m
 end
 
 --- svg.frametime(data [, opts]) -> string: charts.frametime's data: each
--- pixel column a vertical stroke from its fastest to its slowest frame (the
--- envelope), the hitch rule's threshold dashed, hitch frames marked red.
+-- pixel column's fastest to slowest frame as one band (the envelope: a line
+-- through the frames when a column holds one), the hitch rule's threshold
+-- dashed, the target frame times (charts.targets) as green dashed lines,
+-- hitch frames marked red.
 function svg.frametime(d, o)
   o = o or {}
   o.title = o.title or string.format("Frame time (%d frames, each column's min..max)", d.frames)
-  local p, y, box = frame(o, (d.max_ms or 1) * 1.05, "frame time (ms)", "frame")
+  local p, y, box = frame(o, math.max(d.max_ms or 1, targets_max(d.targets)) * 1.05, "frame time (ms)", "frame")
   local cols, n = #d.columns, d.frames
   if cols > 0 then
-    local cw = box.w / cols
-    local function cx(c) return box.x + (c - 0.5) * cw end
-    local path = {}
-    for c, col in ipairs(d.columns) do
-      if col.hi then
-        local y1, y2 = y(col.lo), y(col.hi)
-        if y1 - y2 < 1 then y1 = y2 + 1 end
-        path[#path + 1] = string.format("M%s %sV%s", num(cx(c)), num(y1), num(y2))
-      end
-    end
-    p[#p + 1] = string.format('<path class="envelope" d="%s" stroke="#4e79a7" stroke-width="%s" fill="none" '
-      .. 'data-max-ms="%s"/>', table.concat(path), num(math.max(1, cw)), string.format("%.6g", d.max_ms or 0))
+    local cx = band(p, d, box, y, "#4e79a7", "envelope")
     local th = {}
     for c, col in ipairs(d.columns) do
       if col.threshold and col.threshold <= box.top then
@@ -155,9 +213,10 @@ function svg.frametime(d, o)
     end
     p[#p + 1] = string.format('<path class="rule" d="%s" stroke="#f28e2b" stroke-dasharray="4 3" fill="none">'
       .. '<title>hitch rule: %s</title></path>', table.concat(th), svg.esc(d.rule or ""))
+    target_lines(p, box, y, d.targets)
     local marked = {}
     for _, f in ipairs(d.hitches or {}) do
-      local c = column_of(f - d.first_frame + 1, n, cols)
+      local c = charts.column_of(f - d.first_frame + 1, n, cols)
       if not marked[c] then
         marked[c] = true
         local col = d.columns[c]
@@ -168,23 +227,53 @@ function svg.frametime(d, o)
     x_ticks(p, box, d.first_frame, d.first_frame + n - 1)
   end
   legend(p, box, { { name = "min..max per column", color = "#4e79a7" }, { name = "hitch rule", color = "#f28e2b" },
-    { name = "hitch", color = "#e15759" } })
+    { name = "target", color = "#59a14f" }, { name = "hitch", color = "#e15759" } })
   return finish(p)
 end
 
+--- svg.series(data [, opts]) -> string: charts.node's or charts.group's
+-- data: the value per frame over the capture as frametime's band.
+function svg.series(d, o)
+  o = o or {}
+  o.title = o.title or string.format("%s: %s (%d frames, each column's min..max)", d.name, d.what, d.frames)
+  local p, y, box = frame(o, (d.max_ms or 0) > 0 and d.max_ms * 1.05 or 1, d.what .. " (ms)", "frame")
+  if #d.columns > 0 then
+    band(p, d, box, y, "#4e79a7", "envelope")
+    x_ticks(p, box, d.first_frame, d.first_frame + d.frames - 1)
+  end
+  return finish(p)
+end
+
+--- svg.mark_label(name, ms) -> "p99 17.02 ms", "1 % low 20.26 ms (49.4
+-- fps)": a distribution mark as the page's text words it.
+function svg.mark_label(name, ms)
+  local s = string.format("%s %s ms", name, fmt.ms(ms))
+  if name:find("low") then s = s .. string.format(" (%s fps)", fmt.fixed(1000 / ms, 1)) end
+  return s
+end
+
 --- svg.histogram(dist [, opts]) -> string: charts.distribution's bins as
--- bars (the frames above the p99.9 in a last, red bar) with p50/p95/p99
--- and the 1 % / 0.1 % lows marked.
+-- bars (the frames beyond the axis in a last, red bar) with p50/p95/p99
+-- and the 1 % / 0.1 % lows marked at their values. The <svg> carries
+-- data-x-zero (the pixel column of 0 ms) and data-x-px-per-unit.
 function svg.histogram(d, o)
   o = o or {}
   o.title = o.title or string.format("Frame time distribution (%d frames)", d.frames)
   local maxc = 1
   for _, b in ipairs(d.bins) do maxc = math.max(maxc, b.count) end
   if d.above then maxc = math.max(maxc, d.above.count) end
-  local p, y, box = frame(o, maxc, "frames", "frame time (ms)")
   local nb = #d.bins + (d.above and 1 or 0)
+  local W = o.width or svg.W
+  local pw = W - ML - MR
+  local lo, hi = 0, 1
   if nb > 0 then
-    local lo, hi = d.bins[1].lo, d.bins[#d.bins].hi
+    lo, hi = d.bins[1].lo, d.bins[#d.bins].hi
+    local span = #d.bins * pw / nb
+    o.attrs = string.format('data-x-zero="%s" data-x-px-per-unit="%s"', num(ML - lo / (hi - lo) * span),
+      string.format("%.6g", span / (hi - lo)))
+  end
+  local p, y, box = frame(o, maxc, "frames", "frame time (ms)")
+  if nb > 0 then
     local bw = box.w / nb
     for i, b in ipairs(d.bins) do
       p[#p + 1] = string.format('<rect x="%s" y="%s" width="%s" height="%s" fill="#4e79a7"><title>%s..%s ms: %d'
@@ -201,19 +290,54 @@ function svg.histogram(d, o)
     local function xv(v) return box.x + (v - lo) / (hi - lo) * span end
     x_ticks(p, { x = box.x, y = box.y, w = span, h = box.h }, lo, hi)
     local m = d.marks
-    local marks = { { "p50", m.p50 }, { "p95", m.p95 }, { "p99", m.p99 }, { "1% low", m.low_1pct_ms },
-      { "0.1% low", m.low_01pct_ms } }
+    local marks = { { "p50", m.p50 }, { "p95", m.p95 }, { "p99", m.p99 }, { "1 % low", m.low_1pct_ms },
+      { "0.1 % low", m.low_01pct_ms } }
     for k, mk in ipairs(marks) do
       local v = mk[2]
       if v then
-        local x = v <= hi and xv(v) or box.x + span + bw / 2
-        local right = x > box.x + box.w - 90 -- the label goes left of the line near the right edge
+        local x = xv(math.min(v, hi)) -- charts.distribution's axis reaches every mark
+        local right = x > box.x + box.w / 2 -- the label goes left of the line on the right half
         p[#p + 1] = string.format('<line class="mark" x1="%s" x2="%s" y1="%d" y2="%d" stroke="#333" '
-          .. 'stroke-dasharray="2 2"/><text x="%s" y="%d" font-size="11"%s>%s %s</text>', num(x), num(x), box.y,
+          .. 'stroke-dasharray="2 2"/><text x="%s" y="%d" font-size="11"%s>%s</text>', num(x), num(x), box.y,
           box.y + box.h, num(right and x - 3 or x + 3), box.y + 12 + 13 * (k - 1),
-          right and ' text-anchor="end"' or "", mk[1], label(v))
+          right and ' text-anchor="end"' or "", svg.esc(svg.mark_label(mk[1], v)))
       end
     end
+  end
+  return finish(p)
+end
+
+--- svg.exceedance(data [, opts]) -> string: charts.exceedance's curve:
+-- the share of frames at least as slow as each frame time, on a log scale
+-- (100 % down to the decade below 100 / frames %), so the tail's slowest
+-- frames stay apart; opts.targets (charts.targets) as vertical lines.
+function svg.exceedance(d, o)
+  o = o or {}
+  o.title = o.title or string.format("Frame time tail: share of frames at least that slow (%d frames)", d.frames)
+  local lo_exp = d.frames > 0 and math.floor(math.log(100 / d.frames, 10) + 1e-9) or 0
+  if lo_exp >= 2 then lo_exp = 1 end
+  o.ylog = { lo = lo_exp, hi = 2, label = function(v)
+    return fmt.pct(v, math.max(0, -math.floor(math.log(v, 10) + 1e-9)))
+  end }
+  local p, y, box = frame(o, nil, "share of frames (%)", "frame time (ms)")
+  if #d.points > 0 then
+    local xlo, xhi = d.min_ms, math.max(d.max_ms, targets_max(o.targets)) * 1.02
+    if xhi <= xlo then xhi = xlo + 1 end
+    local function x(v) return box.x + (v - xlo) / (xhi - xlo) * box.w end
+    local path = { string.format("M%s %s", num(x(d.points[1].ms)), num(y(d.points[1].pct))) }
+    for i = 2, #d.points do
+      path[#path + 1] = string.format("V%sH%s", num(y(d.points[i].pct)), num(x(d.points[i].ms)))
+    end
+    p[#p + 1] = string.format('<path class="exceedance" d="%s" stroke="#4e79a7" stroke-width="1.5" fill="none"/>',
+      table.concat(path))
+    for _, t in ipairs(o.targets or {}) do
+      if t.ms >= xlo and t.ms <= xhi then
+        p[#p + 1] = string.format('<line class="target" x1="%s" x2="%s" y1="%d" y2="%d" stroke="#59a14f" '
+          .. 'stroke-dasharray="6 3"/><text x="%s" y="%d" font-size="11" fill="#3b7a35">%s</text>', num(x(t.ms)),
+          num(x(t.ms)), box.y, box.y + box.h, num(x(t.ms) + 3), box.y + 12, svg.esc(svg.target_label(t)))
+      end
+    end
+    x_ticks(p, box, xlo, xhi)
   end
   return finish(p)
 end
@@ -254,10 +378,12 @@ function svg.percentiles(curves, o)
 end
 
 --- svg.budget(data [, opts]) -> string: charts.budget's groups stacked,
--- each column the mean self time per frame of its frames.
+-- each column the mean self time per frame of its frames; the title
+-- counts the groups not drawn (data.others), never drawn as a band.
 function svg.budget(d, o)
   o = o or {}
-  o.title = o.title or "Budget groups: self time per frame, stacked (column means)"
+  o.title = o.title or string.format("Budget groups: self time per frame, stacked (column means%s)", d.others
+    and string.format("; %d more group%s not drawn", d.others.count, d.others.count == 1 and "" or "s") or "")
   o.extra_bottom = 20
   local cols = #d.columns
   local maxv = 0

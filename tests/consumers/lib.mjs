@@ -6,9 +6,10 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { CHROMIUM, MODULES, launch } from '../../tools/consumers/chromium.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const MODULES = process.env.VP_CONSUMERS || path.join(ROOT, 'tools/consumers/node_modules');
+export { MODULES };
 export const OUT = path.join(ROOT, 'build/consumers/out');
 mkdirSync(OUT, { recursive: true });
 
@@ -33,26 +34,10 @@ export function readJson(file) {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
-// Debian's chromium, headless, no network beyond file://: returns
-// {browser, page, requests} where requests lists every non-file URL asked.
-export async function browserPage({ javaScript = true, width = 1200, height = 900 } = {}) {
-  const { chromium } = requireModule('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
-  const context = await browser.newContext({ javaScriptEnabled: javaScript, viewport: { width, height } });
-  const page = await context.newPage();
-  const requests = [];
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith('file:') || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
-    requests.push(url);
-    return route.abort();
-  });
-  return { browser, page, requests };
-}
+// Debian's chromium, headless, no network beyond file:// (tools/consumers/
+// chromium.mjs): returns {page, requests, close} where requests lists every
+// non-file URL asked.
+export const browserPage = launch;
 
 // "448.11ms" -> 448110 (microseconds); "1,234 (5%)" -> 1234.
 export function displayed(text) {
@@ -80,5 +65,5 @@ export function truth(capture, first, last) {
 }
 
 // Chromium is there (the browser tests skip, saying so, when it is not).
-export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export { CHROMIUM };
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);

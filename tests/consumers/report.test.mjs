@@ -31,7 +31,7 @@ function pngSize(file) {
 describe('report.lua in Chromium', { skip: !HAVE_CHROMIUM && `SKIPPED: no Chromium at ${CHROMIUM} (make deps installs Debian's chromium)` }, () => {
   let b;
   before(async () => { b = await browserPage({ javaScript: false, width: 1000, height: 800 }); });
-  after(async () => { await b?.browser.close(); });
+  after(async () => { await b?.close(); });
 
   const list = captures();
   it('finds the examples', () => { assert.ok(list.length >= 14, list.join(' ')); });

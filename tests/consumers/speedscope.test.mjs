@@ -101,7 +101,7 @@ describe('speedscope file-format schema', () => {
 describe('speedscope', { skip: !HAVE_CHROMIUM && `SKIPPED: no Chromium at ${CHROMIUM} (make deps installs Debian's chromium)` }, () => {
   let b;
   before(async () => { b = await browserPage(); });
-  after(async () => { await b?.browser.close(); });
+  after(async () => { await b?.close(); });
 
   it('imports collapsed stacks: each symbol\'s self time equals the folded self-time totals', async () => {
     const file = exported('sample.folded', 'examples/sample.vprof', '--to', 'folded');

@@ -92,6 +92,9 @@ function walk.vprof(cap)
   analysis(require("vp.hitches").analyze, cap)
   analysis(require("vp.budget").analyze, cap)
   analysis(require("vp.top").analyze, cap)
+  -- report.lua's data: the budget columns' pass with its per-frame figures
+  -- (vp.export.core.columns), the call trees kept, the columns packed
+  analysis(function(c) return require("vp.html").live(require("vp.overview").analyze(c)) end, cap)
 end
 
 -- The children of owner through iter(owner), each through visit when given:

@@ -1,29 +1,33 @@
-// node tools/consumers/shoot.mjs PAGE.html OUT.png [CSS_SELECTOR]
+// node tools/consumers/shoot.mjs PAGE.html OUT.png [CSS_SELECTOR] [--js EXPRESSION]
 // A picture of a report page (or of one element of it, e.g. '#frametime')
-// as headless Debian chromium draws it: JavaScript off, no network, 1000
-// pixels wide. make docs-png uses it for the pictures in docs/.
-import { createRequire } from 'node:module';
+// as headless Debian chromium draws it (tools/consumers/chromium.mjs), no
+// network, 1000 pixels wide: with JavaScript off, or with --js, on, after
+// EXPRESSION is evaluated in the page (report.js's window.vpReport: open a
+// frame's tree, zoom, pick groups). make docs-png uses it for the pictures
+// in docs/.
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { launch } from './chromium.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const { chromium } = createRequire(path.join(here, 'node_modules', 'x.js'))('playwright-core');
-const [page_, out, selector] = process.argv.slice(2);
-if (!page_ || !out) {
-  console.error('usage: node tools/consumers/shoot.mjs PAGE.html OUT.png [CSS_SELECTOR]');
+const argv = process.argv.slice(2);
+const js = argv.indexOf('--js');
+const expr = js >= 0 ? argv.splice(js, 2)[1] : null;
+const [page_, out, selector] = argv;
+if (!page_ || !out || (js >= 0 && !expr)) {
+  console.error('usage: node tools/consumers/shoot.mjs PAGE.html OUT.png [CSS_SELECTOR] [--js EXPRESSION]');
   process.exit(2);
 }
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-});
+const b = await launch({ javaScript: expr != null, width: 1000, height: 800 });
 try {
-  const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1000, height: 800 } });
-  await context.route('**/*', (r) => (r.request().url().startsWith('file:') ? r.continue() : r.abort()));
-  const page = await context.newPage();
-  await page.goto('file://' + path.resolve(page_));
-  if (selector) await page.locator(selector).screenshot({ path: out });
-  else await page.screenshot({ path: out, fullPage: true });
+  const errors = [];
+  b.page.on('pageerror', (e) => errors.push(e.message));
+  await b.page.goto('file://' + path.resolve(page_));
+  if (expr != null) {
+    await b.page.waitForFunction(() => window.vpReport && window.vpReport.ready);
+    await b.page.evaluate(expr);
+  }
+  if (errors.length) throw new Error(`${page_}: ${errors.join('; ')}`);
+  if (selector) await b.page.locator(selector).screenshot({ path: out });
+  else await b.page.screenshot({ path: out, fullPage: true });
 } finally {
-  await browser.close();
+  await b.close();
 }
