@@ -154,9 +154,7 @@ describe("report.lua's data", function()
     for b = 1, 600 do assert.is_true(math.abs(ex.budget.sums[phys][b] - col[b]) < 1e-9, "bucket " .. b) end
   end)
 
-  -- vp.phases is issue 23's (the lead's); the frame-time chart shows its phases where the tree has it
-  local with_phases = package.searchpath("vp.phases", package.path) and it or pending
-  with_phases("the capture's phases for the frame-time chart, as vp.phases finds them", function()
+  it("the capture's phases for the frame-time chart, as vp.phases finds them", function()
     local sample = h.open_ok("examples/sample.vprof")
     local got = overview.analyze(sample).explore.phases
     local want = require("vp.phases").analyze(sample).phases

@@ -139,10 +139,8 @@ local function frame_tree(cap, f, index_of, kind)
 end
 
 -- The capture's phases ({phase, first, last, typical_ms}: vp.phases), for
--- the frame-time chart: where this tree has vp.phases (issue 23's), and
--- the capture has more than one.
+-- the frame-time chart, when it has more than one.
 local function phases_of(cap)
-  if not package.searchpath("vp.phases", package.path) then return nil end
   local list = {}
   for i, p in ipairs(require("vp.phases").analyze(cap).phases) do
     list[i] = { phase = p.phase, first = p.first, last = p.last, typical_ms = p.typical_ms }
