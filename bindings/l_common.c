@@ -951,3 +951,40 @@ int vp_lwriter_wrote(lua_State *L, const char *method, uint64_t off, vp_errcode 
     lua_pushinteger(L, (lua_Integer)off);
     return 1;
 }
+
+int vp_l_resolve_frames(lua_State *L, int idx, lua_Integer n, lua_Integer out[2])
+{
+    luaL_argcheck(L, lua_istable(L, idx), idx, "frames must be {first, last}");
+    out[0] = 1;
+    out[1] = n;
+    for (int k = 0; k < 2; k++) {
+        if (lua_rawgeti(L, idx, k + 1) == LUA_TNIL) {
+            lua_pop(L, 1);
+            lua_getfield(L, idx, k ? "last" : "first");
+        }
+        if (!lua_isnil(L, -1)) {
+            int ok;
+            lua_Integer x = lua_tointegerx(L, -1, &ok);
+            luaL_argcheck(L, ok && x != 0, idx, "frames: frame numbers are integers from 1, negative from the end");
+            out[k] = x < 0 ? n + 1 + x : x;
+        }
+        lua_pop(L, 1);
+    }
+    if (out[0] < 1)
+        out[0] = 1;
+    if (out[1] > n)
+        out[1] = n;
+    return n >= 1 && out[0] <= out[1];
+}
+
+/* vp.frames_of(frames, n) -> first, last | nil: vp.open's frames rule
+ * (vp_l_resolve_frames) for a capture of n frames. */
+int vp_l_frames_of(lua_State *L)
+{
+    lua_Integer n = luaL_checkinteger(L, 2), v[2];
+    if (!vp_l_resolve_frames(L, 1, n, v))
+        return 0;
+    lua_pushinteger(L, v[0]);
+    lua_pushinteger(L, v[1]);
+    return 2;
+}

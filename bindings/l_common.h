@@ -163,6 +163,16 @@ int vp_l_raise_code(lua_State *L, const char *code, const char *msg);
 
 /* Push a Series userdata; takes over one reference of s. */
 void vp_l_push_series(lua_State *L, vp_series *s);
+/* vp.open's frames = {first, last} at index idx (or {first =, last =};
+ * either may be nil: from the first, to the last; a negative number counts
+ * from the end, -1 the last) for a capture of n frames: out[0] .. out[1],
+ * clamped to 1..n; 0 when that holds no frame. Raises for numbers that are
+ * not frame numbers. The one rule for every format's --frames. */
+int vp_l_resolve_frames(lua_State *L, int idx, lua_Integer n, lua_Integer out[2]);
+int vp_l_frames_of(lua_State *L);
+
+/* A Series whose first value has index `first` (a capture's first frame number). */
+void vp_l_push_series_at(lua_State *L, vp_series *s, lua_Integer first);
 /* Check arg idx is a Series. */
 vp_series *vp_l_check_series(lua_State *L, int idx);
 

@@ -55,6 +55,10 @@ void vp_l_push_batched(lua_State *L, struct vp_batched *b);
  * a userdata left on the stack; raises on anything else. */
 size_t *vp_l_check_cuts(lua_State *L, int idx, size_t *k);
 
+/* The "vp.hitches.core" module (preloaded by luaopen_vp): vp.hitches' C
+ * engine over a VProf capture, detection and causes (l_vprof.c). */
+int vp_l_open_hitches(lua_State *L);
+
 /* The "vp.export.core" module (preloaded by luaopen_vp): the streaming
  * VProf exporters of host/export for stdlib/vp/export (l_export.c). */
 int vp_l_open_export(lua_State *L);

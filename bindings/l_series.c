@@ -1,8 +1,15 @@
 /* vp.Series: an immutable numeric column backed by a C double array. The
  * statistics and operations are core/series and core/series_ops; this is
  * the glue (arguments, results, and the Lua predicates of where/filter,
- * called once per element). */
+ * called once per element).
+ *
+ * A Series is indexed from s.first (1 unless it says otherwise): a
+ * capture's columns by the capture's frame numbers, so that the frames a
+ * restricted capture's column names (s[i], s:argmax(), s:where(x),
+ * s:top(k)) are the frames cap:frame(i) takes. s:totable() is a plain
+ * list from 1; operations that keep the order keep the numbering. */
 #include <math.h>
+#include <string.h>
 
 #include "core/series_ops.h"
 #include "l_common.h"
@@ -10,13 +17,20 @@
 
 typedef struct {
     vp_series *s;
+    lua_Integer first; /* the index of s->v[0] */
 } lseries;
 
-void vp_l_push_series(lua_State *L, vp_series *s)
+void vp_l_push_series_at(lua_State *L, vp_series *s, lua_Integer first)
 {
     lseries *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->s = s;
+    u->first = first;
     luaL_setmetatable(L, VP_SERIES_T);
+}
+
+void vp_l_push_series(lua_State *L, vp_series *s)
+{
+    vp_l_push_series_at(L, s, 1);
 }
 
 vp_series *vp_l_check_series(lua_State *L, int idx)
@@ -25,23 +39,44 @@ vp_series *vp_l_check_series(lua_State *L, int idx)
     return u->s;
 }
 
-/* Push the new series r an operation returned (NULL: out of memory). */
-static int push_new(lua_State *L, vp_series *r)
+static lua_Integer first_of(lua_State *L, int idx)
+{
+    return ((lseries *)luaL_checkudata(L, idx, VP_SERIES_T))->first;
+}
+
+/* Push the new series r an operation returned (NULL: out of memory),
+ * numbered from first. */
+static int push_new_at(lua_State *L, vp_series *r, lua_Integer first)
 {
     if (!r)
         return luaL_error(L, "out of memory");
-    vp_l_push_series(L, r);
+    vp_l_push_series_at(L, r, first);
     return 1;
 }
 
-/* vp.Series(t): a Series from a list of numbers or from another Series. */
+/* The same, numbered as the Series at index 1 (an operation that keeps
+ * the order of its values). */
+static int push_like(lua_State *L, vp_series *r)
+{
+    return push_new_at(L, r, first_of(L, 1));
+}
+
+/* The same, numbered from 1 (values that lost their place). */
+static int push_new(lua_State *L, vp_series *r)
+{
+    return push_new_at(L, r, 1);
+}
+
+/* vp.Series(t [, first]): a Series from a list of numbers (indexed from
+ * first, 1 by default) or from another Series (its indices, or from first). */
 int vp_l_series_new(lua_State *L)
 {
     lseries *src = luaL_testudata(L, 1, VP_SERIES_T);
     if (src) {
-        vp_l_push_series(L, vp_series_ref(src->s));
+        vp_l_push_series_at(L, vp_series_ref(src->s), luaL_optinteger(L, 2, src->first));
         return 1;
     }
+    lua_Integer first = luaL_optinteger(L, 2, 1);
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_Integer n = luaL_len(L, 1);
     vp_series *s = vp_series_new(n > 0 ? (size_t)n : 0);
@@ -58,7 +93,7 @@ int vp_l_series_new(lua_State *L)
         }
         vp_series_push(s, x);
     }
-    vp_l_push_series(L, s);
+    vp_l_push_series_at(L, s, first);
     return 1;
 }
 
@@ -76,13 +111,25 @@ static int s_len(lua_State *L)
     return 1;
 }
 
+/* s[i] (i from s.first), s.first, s.last (s.first + #s - 1). */
 static int s_get(lua_State *L)
 {
-    vp_series *s = vp_l_check_series(L, 1);
+    lseries *u = luaL_checkudata(L, 1, VP_SERIES_T);
+    vp_series *s = u->s;
     int ok;
     lua_Integer i = lua_tointegerx(L, 2, &ok);
-    if (ok && i >= 1 && (size_t)i <= s->n)
-        lua_pushnumber(L, s->v[i - 1]);
+    if (ok) {
+        if (i >= u->first && i - u->first < (lua_Integer)s->n)
+            lua_pushnumber(L, s->v[i - u->first]);
+        else
+            lua_pushnil(L);
+        return 1;
+    }
+    const char *k = lua_tostring(L, 2);
+    if (k && strcmp(k, "first") == 0)
+        lua_pushinteger(L, u->first);
+    else if (k && strcmp(k, "last") == 0)
+        lua_pushinteger(L, u->first + (lua_Integer)s->n - 1);
     else
         lua_pushnil(L);
     return 1;
@@ -104,7 +151,7 @@ SERIES_NUMBER(s_max, vp_series_max)
 SERIES_NUMBER(s_stddev, vp_series_stddev)
 SERIES_NUMBER(s_median, vp_series_median)
 
-/* s:argmax(), s:argmin(): the 1-based index of the extreme, nil when empty. */
+/* s:argmax(), s:argmin(): the index of the extreme, nil when empty. */
 #define SERIES_INDEX(method, fn)                                                                  \
     static int method(lua_State *L)                                                               \
     {                                                                                             \
@@ -112,7 +159,7 @@ SERIES_NUMBER(s_median, vp_series_median)
         if (!s->n)                                                                                \
             lua_pushnil(L);                                                                       \
         else                                                                                      \
-            lua_pushinteger(L, (lua_Integer)fn(s) + 1);                                           \
+            lua_pushinteger(L, (lua_Integer)fn(s) + first_of(L, 1));                              \
         return 1;                                                                                 \
     }
 
@@ -139,17 +186,20 @@ static int s_totable(lua_State *L)
     return 1;
 }
 
-/* s:slice(i [, j]): a new Series of elements i..j (1-based, inclusive). */
+/* s:slice(i [, j]): a new Series of elements i..j (inclusive, s's
+ * indices; it keeps them: its first is i). */
 static int s_slice(lua_State *L)
 {
     vp_series *s = vp_l_check_series(L, 1);
-    lua_Integer n = (lua_Integer)s->n;
-    lua_Integer i = luaL_optinteger(L, 2, 1), j = luaL_optinteger(L, 3, n);
-    if (i < 1)
-        i = 1;
-    if (j > n)
-        j = n;
-    return push_new(L, j >= i ? vp_series_slice(s, (size_t)(i - 1), (size_t)j) : vp_series_new(0));
+    lua_Integer f = first_of(L, 1), last = f + (lua_Integer)s->n - 1;
+    lua_Integer i = luaL_optinteger(L, 2, f), j = luaL_optinteger(L, 3, last);
+    if (i < f)
+        i = f;
+    if (j > last)
+        j = last;
+    if (j < i)
+        return push_new_at(L, vp_series_new(0), i);
+    return push_new_at(L, vp_series_slice(s, (size_t)(i - f), (size_t)(j - f + 1)), i);
 }
 
 /* The comparison of a threshold selection: argument idx, ">" by default. */
@@ -175,29 +225,31 @@ static int is_predicate(lua_State *L)
     return luaL_typeerror(L, 2, "number or function");
 }
 
-/* pred(s[i], i) for the predicate at index 2: Lua, once per element. */
+/* pred(s[i], i) for the predicate at index 2: Lua, once per element (i
+ * from s.first). */
 static int call_predicate(lua_State *L, const vp_series *s, size_t i)
 {
     lua_pushvalue(L, 2);
     lua_pushnumber(L, s->v[i]);
-    lua_pushinteger(L, (lua_Integer)i + 1);
+    lua_pushinteger(L, (lua_Integer)i + first_of(L, 1));
     lua_call(L, 2, 1);
     int keep = lua_toboolean(L, -1);
     lua_pop(L, 1);
     return keep;
 }
 
-/* s:where(x [, op]) or s:where(pred) -> {i, ...}: the 1-based positions whose
- * value v satisfies v op x (">" by default; NaN never does), or pred(v, i). */
+/* s:where(x [, op]) or s:where(pred) -> {i, ...}: the indices (from
+ * s.first) whose value v satisfies v op x (">" by default; NaN never
+ * does), or pred(v, i). */
 static int s_where(lua_State *L)
 {
     vp_series *s = vp_l_check_series(L, 1);
-    lua_Integer k = 0;
+    lua_Integer k = 0, f = first_of(L, 1);
     if (is_predicate(L)) {
         lua_newtable(L);
         for (size_t i = 0; i < s->n; i++)
             if (call_predicate(L, s, i)) {
-                lua_pushinteger(L, (lua_Integer)i + 1);
+                lua_pushinteger(L, (lua_Integer)i + f);
                 lua_rawseti(L, 3, ++k);
             }
         return 1;
@@ -207,7 +259,7 @@ static int s_where(lua_State *L)
     size_t count = vp_series_count(s, cmp, x);
     lua_createtable(L, count > 0x7fffffff ? 0 : (int)count, 0);
     for (size_t i = vp_series_find(s, cmp, x, 0); i < s->n; i = vp_series_find(s, cmp, x, i + 1)) {
-        lua_pushinteger(L, (lua_Integer)i + 1);
+        lua_pushinteger(L, (lua_Integer)i + f);
         lua_rawseti(L, -2, ++k);
     }
     return 1;
@@ -250,7 +302,7 @@ static int s_rolling(lua_State *L)
     lua_Integer w = luaL_checkinteger(L, 2);
     luaL_argcheck(L, w >= 1, 2, "window must be at least 1");
     int kind = luaL_checkoption(L, 3, "mean", kinds);
-    return push_new(L, vp_series_rolling(s, (size_t)w, as[kind]));
+    return push_like(L, vp_series_rolling(s, (size_t)w, as[kind]));
 }
 
 static void set_count(lua_State *L, const char *k, uint64_t v)
@@ -314,12 +366,13 @@ static int s_histogram(lua_State *L)
 
 static int s_cumsum(lua_State *L)
 {
-    return push_new(L, vp_series_cumsum(vp_l_check_series(L, 1)));
+    return push_like(L, vp_series_cumsum(vp_l_check_series(L, 1)));
 }
 
+/* s:diff(): s[i] - s[i - 1], indexed by i (from s.first + 1). */
 static int s_diff(lua_State *L)
 {
-    return push_new(L, vp_series_diff(vp_l_check_series(L, 1)));
+    return push_new_at(L, vp_series_diff(vp_l_check_series(L, 1)), first_of(L, 1) + 1);
 }
 
 static int s_sort(lua_State *L)
@@ -327,7 +380,7 @@ static int s_sort(lua_State *L)
     return push_new(L, vp_series_sorted(vp_l_check_series(L, 1)));
 }
 
-/* s:top(k) -> {i, ...}: positions of the k largest values, largest first. */
+/* s:top(k) -> {i, ...}: the indices of the k largest values, largest first. */
 static int s_top(lua_State *L)
 {
     vp_series *s = vp_l_check_series(L, 1);
@@ -340,8 +393,9 @@ static int s_top(lua_State *L)
     if (oom)
         return luaL_error(L, "out of memory");
     lua_createtable(L, (int)got, 0);
+    lua_Integer f = first_of(L, 1);
     for (size_t i = 0; i < got; i++) {
-        lua_pushinteger(L, (lua_Integer)idx[i] + 1);
+        lua_pushinteger(L, (lua_Integer)idx[i] + f);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
@@ -356,14 +410,17 @@ static int arith(lua_State *L, vp_series_op op, const char *sym)
         if (a->s->n != b->s->n)
             return luaL_error(L, "Series lengths differ: %I and %I (element-wise %s needs equal lengths)",
                               (lua_Integer)a->s->n, (lua_Integer)b->s->n, sym);
-        return push_new(L, vp_series_arith(a->s, b->s, op));
+        if (a->first != b->first)
+            return luaL_error(L, "Series of different frames: one starts at %I, the other at %I (element-wise "
+                                 "%s pairs equal indices)", a->first, b->first, sym);
+        return push_new_at(L, vp_series_arith(a->s, b->s, op), a->first);
     }
     int num = a ? 2 : 1;
     if (lua_type(L, num) != LUA_TNUMBER)
         return luaL_error(L, "attempt to perform arithmetic (%s) on a Series and a %s value", sym,
                           luaL_typename(L, num));
     double x = lua_tonumber(L, num);
-    return push_new(L, vp_series_arith_scalar(a ? a->s : b->s, x, op, !a));
+    return push_new_at(L, vp_series_arith_scalar(a ? a->s : b->s, x, op, !a), a ? a->first : b->first);
 }
 
 static int s_add(lua_State *L)
@@ -388,7 +445,7 @@ static int s_div(lua_State *L)
 
 static int s_unm(lua_State *L)
 {
-    return push_new(L, vp_series_arith_scalar(vp_l_check_series(L, 1), -1, VP_SERIES_MUL, 0));
+    return push_like(L, vp_series_arith_scalar(vp_l_check_series(L, 1), -1, VP_SERIES_MUL, 0));
 }
 
 static int s_tostring(lua_State *L)
@@ -403,8 +460,13 @@ static int s_tostring(lua_State *L)
     for (int i = 0; i < 3; i++)
         if (isnan(v[i]))
             v[i] = NAN;
-    char buf[160];
-    snprintf(buf, sizeof buf, "<Series n=%zu mean=%.4g p99=%.4g max=%.4g>", s->n, v[0], v[1], v[2]);
+    char buf[200];
+    lua_Integer f = first_of(L, 1);
+    if (f != 1)
+        snprintf(buf, sizeof buf, "<Series n=%zu (%lld..%lld) mean=%.4g p99=%.4g max=%.4g>", s->n, (long long)f,
+                 (long long)(f + (lua_Integer)s->n - 1), v[0], v[1], v[2]);
+    else
+        snprintf(buf, sizeof buf, "<Series n=%zu mean=%.4g p99=%.4g max=%.4g>", s->n, v[0], v[1], v[2]);
     lua_pushstring(L, buf);
     return 1;
 }

@@ -43,7 +43,9 @@ typedef struct {
     uint32_t index; /* group or node index */
     int fold;       /* a group's: hidden groups folded */
     int field;      /* a node's: vp_vprof_field */
-    vp_stream own;  /* a node's summary */
+    int ranged;     /* frame times of some frames only: own holds them */
+    uint32_t base;  /* the model's index of the first frame summarised */
+    vp_stream own;  /* a node's summary, or a range's frame times */
 } ldist;
 
 static vp_vprof *check_cap(lua_State *L, int idx)
@@ -137,6 +139,12 @@ static uint32_t check_node_arg(lua_State *L, int arg, int cap_idx, vp_vprof *m)
 static lua_Integer frame_no(const vp_vprof *m, uint32_t fi)
 {
     return (lua_Integer)m->frame_base + (lua_Integer)fi + 1;
+}
+
+/* The number of the capture's first frame: where its columns' indices start. */
+static lua_Integer first_frame_no(const vp_vprof *m)
+{
+    return frame_no(m, 0);
 }
 
 static lua_Integer frame_idx(const vp_vprof *m, lua_Integer no)
@@ -652,6 +660,14 @@ static int cap_find(lua_State *L)
     size_t len;
     const char *pat = lua_tolstring(L, 2, &len);
     int lua = vp_l_opt_bool(L, 3, "lua", 0);
+    if (vp_l_opt_bool(L, 3, "exact", 0)) {
+        uint32_t *named, nnamed;
+        vp_error nerr;
+        if (vp_vprof_nodes_named(m, pat, len, &named, &nnamed, &nerr) != VP_OK)
+            return luaL_error(L, "%s", nerr.msg);
+        push_node_list(L, named, nnamed);
+        return 1;
+    }
     const char *on = vp_l_opt_str(L, 3, "on", NULL);
     int on_path = memchr(pat, '/', len) != NULL;
     if (on) {
@@ -674,20 +690,6 @@ static int cap_find(lua_State *L)
     return 1;
 }
 
-/* cap:nodes_named(name) -> {node, ...}: every node of exactly that name,
- * wherever it is, in pre-order. */
-static int cap_nodes_named(lua_State *L)
-{
-    vp_vprof *m = check_cap(L, 1);
-    size_t len;
-    const char *name = luaL_checklstring(L, 2, &len);
-    uint32_t *list, count;
-    vp_error err;
-    if (vp_vprof_nodes_named(m, name, len, &list, &count, &err) != VP_OK)
-        return luaL_error(L, "%s", err.msg);
-    push_node_list(L, list, count);
-    return 1;
-}
 
 /* Groups in id order; upvalues: capture, sorted index table, position. */
 static int groups_iter(lua_State *L)
@@ -740,7 +742,7 @@ static int cap_frame_times(lua_State *L)
     vp_series *s = vp_vprof_frame_series(m);
     if (!s)
         return luaL_error(L, "out of memory");
-    vp_l_push_series(L, s);
+    vp_l_push_series_at(L, s, first_frame_no(m));
     return 1;
 }
 
@@ -894,21 +896,6 @@ static void batch_drop(batch_req *r)
         vp_batched_free(r->gout[g]);
 }
 
-/* cap:series(nodes, field, {batches = cuts [, groups = true]}): the nodes'
- * value counts over the segments of the cuts (vp.infer.batched), one pass
- * for all; with groups, every group's too in the same pass (kept for
- * d:batches with these cuts). */
-static int series_batches(lua_State *L, vp_vprof_field field)
-{
-    batch_req r;
-    batch_prepare(L, &r, 1, 2, field, 4);
-    batch_run(&r);
-    if (r.rc != VP_OK)
-        vp_lcap_raise(L, 1, &r.err);
-    batch_finish(L, &r);
-    return 1;
-}
-
 /* vp.batches_all: the requests grouped by model, each model's run in turn
  * on one thread (a model's file window is its own). */
 typedef struct {
@@ -974,19 +961,18 @@ int vp_l_batches_all(lua_State *L)
     return 1;
 }
 
-/* cap:series(node | {node, ...}, field [, {summary = true}]) -> Series |
- * {Series, ...}: one pass for all the nodes; with summary, dists instead
- * (the figures of the columns without keeping them). */
+/* cap:series(node | {node, ...} [, field]) -> Series | {Series, ...}: a
+ * node's column of "time_ms" (default), "self_ms" or "calls", indexed by
+ * the capture's frame numbers; one pass for all the nodes of a list.
+ * (Their summaries without the columns: cap:dist.) */
 static int cap_series(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
     static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
     static const vp_vprof_field field_ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
     vp_vprof_field field = field_ids[luaL_checkoption(L, 3, "time_ms", fields)];
-    int summary = vp_l_opt_bool(L, 4, "summary", 0);
+    luaL_argcheck(L, lua_isnoneornil(L, 4), 4, "no options: a summary is cap:dist, batches vp.batches_all");
     int many = lua_type(L, 2) == LUA_TTABLE;
-    if (lua_type(L, 4) == LUA_TTABLE && lua_getfield(L, 4, "batches") != LUA_TNIL)
-        return series_batches(L, field);
     lua_Integer count = many ? luaL_len(L, 2) : 1;
     luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
     lua_settop(L, 3);
@@ -994,7 +980,6 @@ static int cap_series(lua_State *L)
      * them. */
     uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
     vp_series **out = lua_newuserdatauv(L, (size_t)count * sizeof *out + 1, 0);
-    vp_stream **streams = lua_newuserdatauv(L, (size_t)count * sizeof *streams + 1, 0);
     lua_createtable(L, (int)count, 0);
     int results = lua_gettop(L);
     for (lua_Integer k = 1; k <= count; k++) {
@@ -1008,21 +993,14 @@ static int cap_series(lua_State *L)
         } else {
             nodes[k - 1] = check_node_arg(L, 2, 1, m);
         }
-        if (summary) {
-            ldist *d = dist_new(L, DIST_NODE, nodes[k - 1]);
-            d->field = field;
-            streams[k - 1] = &d->own;
-        } else {
-            out[k - 1] = vp_series_new(m->frame_count);
-            if (!out[k - 1])
-                return luaL_error(L, "out of memory");
-            vp_l_push_series(L, out[k - 1]);
-        }
+        out[k - 1] = vp_series_new(m->frame_count);
+        if (!out[k - 1])
+            return luaL_error(L, "out of memory");
+        vp_l_push_series_at(L, out[k - 1], first_frame_no(m));
         lua_rawseti(L, results, k);
     }
     vp_error err;
-    if ((summary ? vp_vprof_node_streams(m, nodes, (uint32_t)count, field, streams, &err)
-                 : vp_vprof_node_series(m, nodes, (uint32_t)count, field, out, &err)) != VP_OK)
+    if (vp_vprof_node_series(m, nodes, (uint32_t)count, field, out, &err) != VP_OK)
         vp_lcap_raise(L, 1, &err);
     if (!many)
         lua_rawgeti(L, results, 1);
@@ -1062,7 +1040,7 @@ static void push_group_columns(lua_State *L, int cap_idx, vp_vprof *m, int fold)
         if (!out[g])
             luaL_error(L, "out of memory");
         /* Handed to Lua at once so an error cannot leak it. */
-        vp_l_push_series(L, out[g]);
+        vp_l_push_series_at(L, out[g], first_frame_no(m));
         lua_rawseti(L, t, (lua_Integer)g);
     }
     vp_error err;
@@ -1124,7 +1102,7 @@ static int cap_group_self_ms(lua_State *L)
         vp_series *s = vp_l_check_series(L, -1);
         lua_pop(L, 1);
         push_group(L, 1, g);
-        vp_l_push_series(L, vp_series_ref(s));
+        vp_l_push_series_at(L, vp_series_ref(s), first_frame_no(m));
         lua_rawset(L, -3);
     }
     answer_by_group_name(L, 1);
@@ -1135,7 +1113,7 @@ static ldist *check_dist(lua_State *L, int idx, vp_vprof **m, vp_stream **s)
 {
     ldist *d = vp_lchild_check(L, idx, DIST_T, (void **)m);
     switch (d->kind) {
-    case DIST_FRAME: *s = &(*m)->frame_stream; break;
+    case DIST_FRAME: *s = d->ranged ? &d->own : &(*m)->frame_stream; break;
     case DIST_NODE: *s = &d->own; break;
     default: *s = vp_vprof_group_stream(*m, d->index, d->fold); break;
     }
@@ -1194,7 +1172,7 @@ static int dist_extreme(lua_State *L, int max, int arg)
         else
             lua_pushnumber(L, NAN);
     } else if (arg) {
-        lua_pushinteger(L, frame_no(m, (uint32_t)(max ? s->argmax : s->argmin)));
+        lua_pushinteger(L, frame_no(m, d->base + (uint32_t)(max ? s->argmax : s->argmin)));
     } else {
         lua_pushnumber(L, dist_value(d, max ? s->max : s->min));
     }
@@ -1255,11 +1233,12 @@ static int dist_series(lua_State *L)
     vp_vprof *m;
     vp_stream *s;
     ldist *d = check_dist(L, 1, &m, &s);
+    luaL_argcheck(L, !d->ranged, 1, "the frame times of a range: use cap:frame_times():slice(i, j)");
     if (d->kind == DIST_FRAME) {
         vp_series *ft = vp_vprof_frame_series(m);
         if (!ft)
             return luaL_error(L, "out of memory");
-        vp_l_push_series(L, ft);
+        vp_l_push_series_at(L, ft, first_frame_no(m));
         return 1;
     }
     vp_lchild_pushcap(L, 1);
@@ -1268,7 +1247,7 @@ static int dist_series(lua_State *L)
         vp_series *col = vp_series_new(m->frame_count);
         if (!col)
             return luaL_error(L, "out of memory");
-        vp_l_push_series(L, col);
+        vp_l_push_series_at(L, col, first_frame_no(m));
         vp_error err;
         if (vp_vprof_node_series(m, &d->index, 1, (vp_vprof_field)d->field, &col, &err) != VP_OK)
             vp_lcap_raise(L, cap, &err);
@@ -1301,6 +1280,7 @@ static int dist_batches(lua_State *L)
     vp_vprof *m;
     vp_stream *s;
     ldist *d = check_dist(L, 1, &m, &s);
+    luaL_argcheck(L, !d->ranged, 1, "the frame times of a range have no batches: open the capture with those frames");
     size_t k, *cuts = vp_l_check_cuts(L, 2, &k);
     luaL_argcheck(L, cuts[k] == m->frame_count, 2, "the last cut must be the frame count");
     vp_error err;
@@ -1385,13 +1365,11 @@ static ldist *dist_new(lua_State *L, int kind, uint32_t index)
     return d;
 }
 
-/* cap:group_stats([{fold_hidden = true}]) -> {[group] = dist}: every group
- * some node counts towards, its self time per frame summarised. */
-static int cap_group_stats(lua_State *L)
+/* Every group some node counts towards, its self time per frame
+ * summarised: {[group] = dist} (a group's name answers too), on top. */
+static void push_group_dists(lua_State *L, vp_vprof *m, int fold_arg)
 {
-    vp_vprof *m = check_cap(L, 1);
-    int fold = vp_l_opt_bool(L, 2, "fold_hidden", 0) && m->fold_differs;
-    lua_settop(L, 1);
+    int fold = vp_l_opt_bool(L, fold_arg, "fold_hidden", 0) && m->fold_differs;
     need_stats(L, m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS);
     lua_newtable(L);
     for (uint32_t g = 0; g < m->group_count; g++) {
@@ -1402,43 +1380,118 @@ static int cap_group_stats(lua_State *L)
         lua_rawset(L, -3);
     }
     answer_by_group_name(L, 1);
-    return 1;
 }
 
-/* cap:time_stats() -> dist: the frame times, summarised at open. */
-static int cap_time_stats(lua_State *L)
+/* The frame times of frames first..last (0-based) summarised: the open
+ * pass's summary for every frame, else a summary of the range's own. */
+static void push_frame_dist(lua_State *L, vp_vprof *m, uint32_t first, uint32_t last, int any)
 {
-    check_cap(L, 1);
-    dist_new(L, DIST_FRAME, 0);
-    return 1;
-}
-
-/* cap:time_sum([i [, j]]) -> the exact sum (ms) of frames i..j's times. */
-static int cap_time_sum(lua_State *L)
-{
-    vp_vprof *m = check_cap(L, 1);
-    uint32_t first, last;
-    double s = 0;
-    if (frame_range(L, 2, m, &first, &last)) {
-        s = vp_vprof_time_sum(m, first, last);
-        if (isnan(s))
-            return luaL_error(L, "out of memory");
+    ldist *d = dist_new(L, DIST_FRAME, 0);
+    if (any && (first != 0 || last + 1 != m->frame_count)) {
+        d->ranged = 1;
+        d->base = first;
+        for (uint32_t fi = first; fi <= last; fi++)
+            if (!vp_stream_add(&d->own, m->frames[fi].units, 1))
+                luaL_error(L, "out of memory");
+    } else if (!any && m->frame_count) {
+        d->ranged = 1; /* the empty range */
     }
-    lua_pushnumber(L, s);
+}
+
+/* Nodes' values of one field summarised, one pass for all of them: the
+ * node (or list of nodes) at index 2, the field at 3; a dist, or a list. */
+static int push_node_dists(lua_State *L, vp_vprof *m)
+{
+    static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
+    static const vp_vprof_field field_ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
+    vp_vprof_field field = field_ids[luaL_checkoption(L, 3, "time_ms", fields)];
+    int many = lua_type(L, 2) == LUA_TTABLE && !luaL_testudata(L, 2, NODE_T);
+    lua_Integer count = many ? luaL_len(L, 2) : 1;
+    luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
+    lua_settop(L, 3);
+    uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
+    vp_stream **streams = lua_newuserdatauv(L, (size_t)count * sizeof *streams + 1, 0);
+    lua_createtable(L, (int)count, 0);
+    int results = lua_gettop(L);
+    for (lua_Integer k = 1; k <= count; k++) {
+        if (many) {
+            lua_rawgeti(L, 2, k);
+            nodes[k - 1] = node_lookup(L, lua_gettop(L), 1, m);
+            if (nodes[k - 1] == VP_VPROF_NO_NODE)
+                return luaL_error(L, "cap:dist: node %d of the list: no node %s in this capture", (int)k,
+                                  luaL_tolstring(L, -1, NULL));
+            lua_pop(L, 1);
+        } else {
+            nodes[k - 1] = check_node_arg(L, 2, 1, m);
+        }
+        ldist *d = dist_new(L, DIST_NODE, nodes[k - 1]);
+        d->field = field;
+        streams[k - 1] = &d->own;
+        lua_rawseti(L, results, k);
+    }
+    vp_error err;
+    if (vp_vprof_node_streams(m, nodes, (uint32_t)count, field, streams, &err) != VP_OK)
+        vp_lcap_raise(L, 1, &err);
+    if (!many)
+        lua_rawgeti(L, results, 1);
     return 1;
 }
 
-/* cap:slowest_sum(k) -> the sum of the k slowest frame times (ms). */
-static int cap_slowest_sum(lua_State *L)
+/* cap:dist(q [, field | opts]) -> vp.vprof.dist (or a list, or a table):
+ * a per-frame quantity summarised, the statistics a Series of it gives
+ * without keeping the column:
+ *   "frame_ms" [, {first =, last =}]  the frame times (of frames first..last)
+ *   node | {node, ...} [, field]      a node's "time_ms" (default),
+ *                                     "self_ms" or "calls": one pass for
+ *                                     every node of a list, a list back
+ *   "groups" [, {fold_hidden = true}] every group's self time:
+ *                                     {[group] = dist}, by name too. */
+static int cap_dist(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
+    const char *q = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    if (q && strcmp(q, "frame_ms") == 0) {
+        uint32_t first = 0, last = 0;
+        int any = 1;
+        if (lua_istable(L, 3)) {
+            lua_Integer lo = frame_no(m, 0), hi = lo + (lua_Integer)m->frame_count - 1;
+            lua_Integer i = vp_l_opt_int(L, 3, "first", lo), j = vp_l_opt_int(L, 3, "last", hi);
+            if (i < lo || j > hi || (i > j + 1))
+                return luaL_error(L, "cap:dist: frames %I..%I are not within the capture's %I..%I", i, j, lo, hi);
+            any = i <= j;
+            if (any) {
+                first = (uint32_t)frame_idx(m, i);
+                last = (uint32_t)frame_idx(m, j);
+            }
+        } else if (m->frame_count) {
+            last = m->frame_count - 1;
+        }
+        push_frame_dist(L, m, first, last, any && m->frame_count);
+        return 1;
+    }
+    if (q && strcmp(q, "groups") == 0) {
+        lua_settop(L, 3);
+        push_group_dists(L, m, 3);
+        return 1;
+    }
+    return push_node_dists(L, m);
+}
+
+/* d:top_sum(k) -> the sum (ms) of the k largest values of the frame times'
+ * summary (the slowest k frames). */
+static int dist_top_sum(lua_State *L)
+{
+    vp_vprof *m;
+    vp_stream *st;
+    ldist *d = check_dist(L, 1, &m, &st);
+    luaL_argcheck(L, d->kind == DIST_FRAME && !d->ranged, 1, "top_sum: of a capture's frame times");
     lua_Integer k = luaL_checkinteger(L, 2);
     luaL_argcheck(L, k >= 1 && k <= (lua_Integer)m->frame_count, 2, "k must be in 1..frames");
     int ok;
-    double s = vp_vprof_slowest_sum(m, (uint32_t)k, &ok);
+    double sum = vp_vprof_slowest_sum(m, (uint32_t)k, &ok);
     if (!ok)
         return luaL_error(L, "out of memory");
-    lua_pushnumber(L, s);
+    lua_pushnumber(L, sum);
     return 1;
 }
 
@@ -1492,12 +1545,8 @@ static vp_vprof_node_stat *range_stats(lua_State *L, int arg, vp_vprof *m, uint3
     return acc;
 }
 
-/* cap:node_stats([i [, j]] [, {sort =, limit =}]) -> list of per-node
- * totals over frames i..j: every node in pre-order; with a sort, the nodes
- * other than the root that exist in the range, largest first by "time",
- * "self", "per_call", "peak" or "peak_over_avg" (ties by path), the first
- * `limit` of them (0: all), and how many there are. */
-static int cap_node_stats(lua_State *L)
+/* The totals of every node over frames i..j (cap:totals). */
+static int node_totals(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
     static const char *const keys[] = {"time", "self", "per_call", "peak", "peak_over_avg", NULL};
@@ -1513,7 +1562,7 @@ static int cap_node_stats(lua_State *L)
             if (strcmp(k, keys[i]) == 0)
                 key = i;
         if (key < 0)
-            return luaL_error(L, "cap:node_stats: sort must be one of time, self, per_call, "
+            return luaL_error(L, "cap:totals: sort must be one of time, self, per_call, "
                                  "peak, peak_over_avg");
         lua_pop(L, 1);
         limit = vp_l_opt_int(L, top, "limit", 0);
@@ -1548,10 +1597,9 @@ static int cap_node_stats(lua_State *L)
     return 1;
 }
 
-/* cap:node_stat(node [, i [, j]]) -> the totals of one node over frames
- * i..j (the whole capture: read off the statistics, no pass once they
- * exist). */
-static int cap_node_stat(lua_State *L)
+/* The totals of one node over frames i..j (cap:totals; the whole capture:
+ * read off the statistics, no pass once they exist). */
+static int node_total(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
     uint32_t v = check_node_arg(L, 2, 1, m);
@@ -1573,14 +1621,35 @@ static int cap_node_stat(lua_State *L)
     return 1;
 }
 
+/* cap:totals([node] [, i [, j]] [, {sort =, limit =}]) -> rows: node totals
+ * over frames i..j (the capture's frame numbers; every frame by default),
+ * each {node, calls, time_ms, self_ms, peak_ms, peak_frame, ...} summed
+ * over the range. With a node (a node, or its path): that node's row.
+ * Without: every node's in pre-order; with a sort, the nodes other than
+ * the root that exist in the range, largest first by "time", "self",
+ * "per_call", "peak" or "peak_over_avg" (ties by path), the first `limit`
+ * of them (0: all), and how many there are. */
+static int cap_totals(lua_State *L)
+{
+    if (lua_type(L, 2) == LUA_TSTRING || luaL_testudata(L, 2, NODE_T))
+        return node_total(L);
+    return node_totals(L);
+}
+
 /* ---- hitches ------------------------------------------------------------------ */
 
-/* cap:hitches({factor =, window =, min_excess_ms =, threshold_ms =}) ->
- * list of {frame, tick, frame_ms, baseline_ms}: hitches.lua's rule (the
- * analysis, vp.hitches, checks the parameters). */
-static int cap_hitches(lua_State *L)
+/* ---- vp.hitches.core: the hitch engine vp.hitches calls --------------------- */
+
+/* core.detect(cap [, {factor =, window =, min_excess_ms =, threshold_ms =}])
+ * -> list of {frame, tick, frame_ms, baseline_ms}: hitches.lua's rule (the
+ * analysis, vp.hitches, checks the parameters; every one has a default). */
+static int hitch_detect(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
+    if (lua_isnoneornil(L, 2)) {
+        lua_settop(L, 1);
+        lua_newtable(L);
+    }
     luaL_checktype(L, 2, LUA_TTABLE);
     vp_vprof_hitch_rule r = {0};
     lua_getfield(L, 2, "factor");
@@ -1616,10 +1685,11 @@ static int cap_hitches(lua_State *L)
     return 1;
 }
 
-/* cap:causes(frame, {window =, limit =}) -> nodes, groups: the `limit`
- * largest node and group self-time excesses over their own baselines in
- * `frame`, {{node, self_ms, excess_ms}}, {{group, self_ms, excess_ms}}. */
-static int cap_causes(lua_State *L)
+/* core.causes(cap, frame [, {window =, limit =}]) -> nodes, groups: the
+ * `limit` largest node and group self-time excesses over their own
+ * baselines in `frame`, {{node, self_ms, excess_ms}}, {{group, self_ms,
+ * excess_ms}}. */
+static int hitch_causes(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
     lua_Integer no = luaL_checkinteger(L, 2), fi = frame_idx(m, no);
@@ -1654,43 +1724,7 @@ static int cap_causes(lua_State *L)
     return 2;
 }
 
-/* cap:restrict(i, j): keep frames i..j (the file's frame numbers, within
- * those the capture holds) and forget the rest: every figure from then on
- * is over that range (vp_vprof_restrict); frame numbers stay the file's. */
-static int cap_restrict(lua_State *L)
-{
-    vp_vprof *m = check_cap(L, 1);
-    lua_Integer i = luaL_checkinteger(L, 2), j = luaL_checkinteger(L, 3);
-    lua_Integer lo = frame_no(m, 0), hi = lo + (lua_Integer)m->frame_count - 1;
-    if (i > j || i < lo || j > hi)
-        return luaL_error(L, "cap:restrict: frames %I..%I are not within the capture's %I..%I", i,
-                          j, lo, hi);
-    vp_error err;
-    if (vp_vprof_restrict(m, (uint32_t)frame_idx(m, i), (uint32_t)frame_idx(m, j), &err) != VP_OK)
-        vp_lcap_raise(L, 1, &err);
-    /* Lua-side caches of per-frame columns are for the old frames. */
-    vp_lcap_cache(L, 1);
-    lua_pushnil(L);
-    lua_setfield(L, -2, "group_columns");
-    lua_pushnil(L);
-    lua_setfield(L, -2, "group_columns_folded");
-    lua_pop(L, 1);
-    lua_pushinteger(L, m->frame_count);
-    vp_lcap_setfield(L, 1, "frame_count");
-    return 0;
-}
 
-/* cap:frame_range() -> first, last: the file's frame numbers of the frames
- * the capture holds (1, #cap unless restricted); nothing when it has none. */
-static int cap_frame_range(lua_State *L)
-{
-    vp_vprof *m = check_cap(L, 1);
-    if (!m->frame_count)
-        return 0;
-    lua_pushinteger(L, frame_no(m, 0));
-    lua_pushinteger(L, frame_no(m, m->frame_count - 1));
-    return 2;
-}
 
 static void summary_row(lua_State *L, lua_Integer *k, const char *name)
 {
@@ -1848,6 +1882,12 @@ static void open_opts(lua_State *L, int opts, vp_open_opts *o)
     o->escape_width = (int)vp_l_opt_int(L, opts, "escape_width", 0);
     o->strict = vp_l_opt_bool(L, opts, "strict", 0);
     open_stats(L, opts, o);
+    /* statistics over every frame would be dropped with the frames a range leaves out */
+    if (lua_istable(L, opts)) {
+        if (lua_getfield(L, opts, "frames") != LUA_TNIL)
+            o->stats = 0;
+        lua_pop(L, 1);
+    }
     if (o->escape_width != 0 && o->escape_width != 4 && o->escape_width != 8)
         luaL_error(L, "vp.open: escape_width must be 4 or 8");
 }
@@ -1866,6 +1906,55 @@ static int progress_fn(lua_State *L, int opts)
     return 0;
 }
 
+/* The capture's frame fields: frame_count, and the file's numbers of the
+ * first and the last frame it holds (nil when it holds none). */
+static void set_frame_fields(lua_State *L, int cap, const vp_vprof *m)
+{
+    vp_lcap_set_int(L, cap, "frame_count", m->frame_count);
+    if (m->frame_count)
+        lua_pushinteger(L, frame_no(m, 0));
+    else
+        lua_pushnil(L);
+    vp_lcap_setfield(L, cap, "first_frame");
+    if (m->frame_count)
+        lua_pushinteger(L, frame_no(m, m->frame_count - 1));
+    else
+        lua_pushnil(L);
+    vp_lcap_setfield(L, cap, "last_frame");
+}
+
+/* vp.open's frames = {first, last} (or {first =, last =}, the form
+ * vp.cli's ranges take; either may be nil: from the first, to the last; a
+ * negative number counts from the end, -1 the last frame): keep those
+ * frames and forget the rest, so that every figure is over them; frame
+ * numbers stay the file's. Returns 0, or pushes nil, message, "ERANGE" and
+ * returns 3 for a range that holds none of the capture's frames. */
+static int restrict_to(lua_State *L, int cap, int opts, vp_vprof *m, const char *path)
+{
+    if (!lua_istable(L, opts) || lua_getfield(L, opts, "frames") == LUA_TNIL) {
+        if (lua_istable(L, opts))
+            lua_pop(L, 1);
+        return 0;
+    }
+    int fr = lua_gettop(L);
+    lua_Integer n = (lua_Integer)m->frame_count, v[2];
+    int ok = vp_l_resolve_frames(L, fr, n, v);
+    lua_pop(L, 1);
+    if (!ok) {
+        lua_pushnil(L);
+        lua_pushfstring(L, "%s: frames out of range: the capture has %I frames", path, n);
+        lua_pushliteral(L, "ERANGE");
+        return 3;
+    }
+    if (v[0] == 1 && v[1] == n)
+        return 0;
+    vp_error err;
+    if (vp_vprof_restrict(m, (uint32_t)(v[0] - 1), (uint32_t)(v[1] - 1), &err) != VP_OK)
+        vp_lcap_raise(L, cap, &err);
+    set_frame_fields(L, cap, m);
+    return 0;
+}
+
 /* Push the capture of an opened model, which it then owns. */
 static void push_capture(lua_State *L, const char *path, vp_vprof *m)
 {
@@ -1876,7 +1965,7 @@ static void push_capture(lua_State *L, const char *path, vp_vprof *m)
     vp_lcap_new(L, CAP_T, m, free_model, "vprof", path, m->src.size, &named);
     vp_warnings_free(&named);
     int cap = lua_gettop(L);
-    vp_lcap_set_int(L, cap, "frame_count", m->frame_count);
+    set_frame_fields(L, cap, m);
     vp_lcap_set_int(L, cap, "node_count", m->node_count);
     vp_lcap_set_int(L, cap, "group_count", m->group_count);
     vp_lcap_set_bool(L, cap, "truncated", m->truncated);
@@ -1909,7 +1998,8 @@ int vp_l_open_vprof(lua_State *L, const char *path, int opts)
     if (rc != VP_OK)
         return vp_l_fail(L, path, &err);
     push_capture(L, path, m);
-    return 1;
+    int bad = restrict_to(L, lua_gettop(L), opts, m, path);
+    return bad ? bad : 1;
 }
 
 /* ---- several at once (vp.open_all) --------------------------------------- */
@@ -1986,7 +2076,20 @@ void vp_l_open_vprof_all(lua_State *L, const char *const *paths, const lua_Integ
             vp_vprof_free(j->m);
         } else if (j->rc == VP_OK) {
             push_capture(L, j->path, j->m);
-            lua_rawseti(L, caps, slots[i]);
+            int bad = restrict_to(L, lua_gettop(L), opts, j->m, j->path);
+            if (bad) {
+                lua_pushboolean(L, 0);
+                lua_rawseti(L, caps, slots[i]);
+                lua_createtable(L, 0, 2);
+                lua_pushvalue(L, -3);
+                lua_setfield(L, -2, "message");
+                lua_pushvalue(L, -2);
+                lua_setfield(L, -2, "code");
+                lua_rawseti(L, failures, slots[i]);
+                lua_pop(L, bad + 1);
+            } else {
+                lua_rawseti(L, caps, slots[i]);
+            }
         } else {
             lua_pushboolean(L, 0);
             lua_rawseti(L, caps, slots[i]);
@@ -2006,23 +2109,14 @@ void vp_l_register_vprof(lua_State *L)
                                            {"nodes", cap_nodes},
                                            {"node", cap_node},
                                            {"find", cap_find},
-                                           {"nodes_named", cap_nodes_named},
                                            {"groups", cap_groups},
                                            {"group", cap_group},
                                            {"frame_times", cap_frame_times},
                                            {"series", cap_series},
                                            {"group_self_ms", cap_group_self_ms},
-                                           {"group_stats", cap_group_stats},
-                                           {"time_stats", cap_time_stats},
-                                           {"slowest_sum", cap_slowest_sum},
-                                           {"time_sum", cap_time_sum},
-                                           {"node_stats", cap_node_stats},
-                                           {"node_stat", cap_node_stat},
-                                           {"hitches", cap_hitches},
-                                           {"causes", cap_causes},
+                                           {"dist", cap_dist},
+                                           {"totals", cap_totals},
                                            {"summary", cap_summary},
-                                           {"restrict", cap_restrict},
-                                           {"frame_range", cap_frame_range},
                                            {NULL, NULL}};
     vp_lcap_class(L, CAP_T, cap_tostring, cap_len, cap_methods);
 
@@ -2047,6 +2141,14 @@ void vp_l_register_vprof(lua_State *L)
         {"sum", dist_sum},       {"mean", dist_mean},     {"min", dist_min},
         {"max", dist_max},       {"argmin", dist_argmin}, {"argmax", dist_argmax},
         {"percentile", dist_percentile}, {"stddev", dist_stddev}, {"counts", dist_counts},
-        {"series", dist_series}, {"totable", dist_totable}, {"batches", dist_batches}, {NULL, NULL}};
+        {"series", dist_series}, {"totable", dist_totable}, {"batches", dist_batches},
+        {"top_sum", dist_top_sum}, {NULL, NULL}};
     vp_l_class(L, DIST_T, dist_meta, dist_methods, dist_get);
+}
+
+int vp_l_open_hitches(lua_State *L)
+{
+    static const luaL_Reg fns[] = {{"detect", hitch_detect}, {"causes", hitch_causes}, {NULL, NULL}};
+    luaL_newlib(L, fns);
+    return 1;
 }

@@ -212,7 +212,7 @@ static int vp_writer(lua_State *L)
 int luaopen_vp(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"open", vp_open},       {"open_all", vp_open_all}, {"batches_all", vp_l_batches_all}, {"writer", vp_writer},   {"formats", vp_formats_l},
+        {"open", vp_open},       {"open_all", vp_open_all}, {"batches_all", vp_l_batches_all}, {"frames_of", vp_l_frames_of}, {"writer", vp_writer},   {"formats", vp_formats_l},
         {"detect", vp_detect_l}, {"Series", vp_l_series_new},
         {"sha256", vp_sha256_l}, {"sha256_file", vp_sha256_file_l}, {NULL, NULL}};
     vp_l_register_series(L);
@@ -228,6 +228,8 @@ int luaopen_vp(lua_State *L)
     lua_setfield(L, -2, "vp.infer.core");
     lua_pushcfunction(L, vp_l_open_export);
     lua_setfield(L, -2, "vp.export.core");
+    lua_pushcfunction(L, vp_l_open_hitches);
+    lua_setfield(L, -2, "vp.hitches.core");
     lua_pushcfunction(L, vp_l_open_json);
     lua_setfield(L, -2, "vp.json.core");
     lua_pushcfunction(L, luaopen_vp_host);

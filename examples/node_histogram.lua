@@ -42,7 +42,7 @@ are nearest-rank. Frames are numbered from 1.]],
                   {"NODE", help = "node path (Root/...) or numeric node id"}},
 })
 
-local cap = cli.open(args[1])
+local cap = cli.open(args[1], { frames = opts.frames })
 if cap.format ~= "vprof" then
     cli.fail(2, "%s: a VProf capture is needed, this is %s", args[1], tostring(cap.format))
 end
@@ -52,9 +52,8 @@ if not node then
         .. "vpscript top.lua %s lists them)", args[1], args[2], args[1])
 end
 
-local first, last = cli.resolve_range(opts.frames, cap.frame_count)
-local series = cap:series(node, opts.metric)
-if first ~= 1 or last ~= #series then series = series:slice(first, last) end
+local series = cap:series(node, opts.metric) -- over the --frames the capture holds
+local first, last = cap.first_frame or 1, cap.last_frame or 0
 local n = #series
 
 local lo = opts.min or (n > 0 and series:min() or 0)
@@ -65,8 +64,7 @@ local step = (hi - lo) / opts.bins
 for b = 1, opts.bins do
     bins[b] = {lo = lo + (b - 1) * step, hi = lo + b * step, count = 0}
 end
-for i = 1, n do
-    local v = series[i]
+for _, v in ipairs(series:totable()) do
     if v < lo then
         below = below + 1
     elseif v > hi then

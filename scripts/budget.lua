@@ -42,11 +42,9 @@ local SPEC = {
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 -- What budget.analyze reads, computed while the capture is read (over a
--- --frames range: by one pass over it, once restricted).
-local whole = opts.frames == nil
-local cap = cli.open_as(path, "vprof",
-  { stats = { groups = whole and not opts.fold_hidden, fold_hidden = whole and opts.fold_hidden } })
-cli.restrict(cap, opts.frames)
+-- --frames range: by one pass over it, once the capture holds only those).
+local cap = cli.open_as(path, "vprof", { stats = { groups = not opts.fold_hidden, fold_hidden = opts.fold_hidden },
+  frames = opts.frames })
 
 local doc, info = budget.analyze(cap, { fold_hidden = opts.fold_hidden, file = path })
 local n, total_ms = doc.frames, info.total_ms

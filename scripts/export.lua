@@ -43,12 +43,11 @@ local opts, args = cli.parse(arg, SPEC)
 if not opts.to then cli.fail(2, "--to FORMAT is required (%s)", table.concat(export.NAMES, ", ")) end
 if opts.json and not opts.output then cli.fail(2, "--json needs -o FILE: the export itself goes to stdout") end
 local path = args[1]
-local cap = cli.open(path)
-local range = cli.restrict(cap, opts.frames)
+local cap = cli.open(path, { frames = opts.frames })
+local range = cli.range_of(cap)
 local base
 if opts.diff then
-  base = cli.open(opts.diff)
-  cli.restrict(base, opts.frames)
+  base = cli.open(opts.diff, { frames = opts.frames })
 end
 
 local out = io.stdout

@@ -60,8 +60,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path)
-cli.restrict(cap, opts.frames)
+local cap = cli.open(path, { frames = opts.frames })
 local doc, info = hitches.analyze(cap, {
   rule = opts.rule, factor = opts.factor, window = opts.window, min_excess_ms = opts.min_excess_ms,
   threshold_ms = opts.threshold_ms, causes = opts.causes, file = path,

@@ -40,10 +40,9 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local query, path = args[1], args[2]
-local cap = cli.open_as(path, "vprof")
+local cap = cli.open_as(path, "vprof", { frames = opts.frames })
 
-local first, last = cli.frame_range(cap, opts.frames)
-local doc = cli.run(node.analyze, cap, { node = query, lua = opts.lua, first = first, last = last,
+local doc = cli.run(node.analyze, cap, { node = query, lua = opts.lua,
   worst = opts.worst, file = path })
 
 local function fixed(d) return function(v) return fmt.fixed(v, d) end end

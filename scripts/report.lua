@@ -105,7 +105,7 @@ local cap = caps[1]
 local tree_frames = {}
 for _, r in ipairs(opts.tree) do
   local first, last
-  if cap.format == "vprof" then first, last = cap:frame_range() end
+  if cap.format == "vprof" then first, last = cap.first_frame, cap.last_frame end
   if not first then cli.fail(2, "--tree: a %s capture has no call trees", tostring(cap.format)) end
   local function at(v, default)
     if v == nil then return default end

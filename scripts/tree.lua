@@ -42,10 +42,9 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open_as(path, "vprof")
+local cap = cli.open_as(path, "vprof", { frames = opts.frames })
 
-local first, last = cli.frame_range(cap, opts.frames)
-local doc = cli.run(tree.analyze, cap, { first = first, last = last, min_pct = opts.min_pct, depth = opts.depth,
+local doc = cli.run(tree.analyze, cap, { min_pct = opts.min_pct, depth = opts.depth,
   sort = opts.sort, by_name = opts.by_name, file = path })
 
 local function fixed(d) return function(v) return fmt.fixed(v, d) end end

@@ -266,7 +266,7 @@ describe("an index out of range", function()
       assert.has_error(function() cap:frame(i) end, "frame " .. i .. " is out of range 1..2")
     end
     assert.has_error(function() cap:frames(1, 3) end, "frame 3 is out of range 1..2")
-    assert.has_error(function() cap:node_stats(0, 1) end, "frame 0 is out of range 1..2")
+    assert.has_error(function() cap:totals(0, 1) end, "frame 0 is out of range 1..2")
     assert.is_nil(cap:node("Root/Nope"))
     assert.is_nil(cap:node(12345))
     assert.is_nil(cap:group("Nope"))

@@ -3,11 +3,46 @@
 -- the frame times: laige reports, capframex, unreal), and a frame outside
 -- the range held raises like any index out of range.
 local h = require "helpers"
+local vp = require "vp"
 
 local function first_hitch(...)
   local doc = h.run_json("scripts/hitches.lua", ...)
   return doc.hitches[1] and doc.hitches[1].frame, doc
 end
+
+describe("one numbering: a restricted capture's columns are indexed by its frame numbers (issue 26, 1)", function()
+  it("where, argmax, top and s[i] name the frames cap:frame takes", function()
+    local cap = h.open_ok("examples/sample.vprof", { frames = { 1001, 4000 } })
+    local ft = cap:frame_times()
+    assert.are.equal(1001, ft.first)
+    assert.are.equal(4000, ft.last)
+    assert.are.equal(3000, #ft)
+    -- the README's where -> cap:frame pattern: the planted hitches, as the file numbers them
+    assert.are.same({ 1200, 2500, 3100, 3700 }, ft:where(40))
+    for _, i in ipairs(ft:where(40)) do assert.are.equal(cap:frame(i).frame_ms, ft[i]) end
+    assert.are.equal(3100, ft:argmax())
+    assert.are.equal(ft:max(), cap:frame(ft:argmax()).frame_ms)
+    assert.are.same({ 3100, 2500 }, { ft:top(2)[1], ft:top(2)[2] })
+    assert.is_nil(ft[1000])
+    assert.are.equal(cap:frame(1001).frame_ms, ft[1001])
+    -- operations that keep the order keep the numbering
+    assert.are.equal(3100, ft:slice(3000, 3200):argmax())
+    assert.are.equal(3000, ft:slice(3000, 3200).first)
+    assert.are.equal(3100, (ft - ft:rolling(30, "median")):where(20)[3])
+    assert.are.equal(1002, ft:diff().first)
+    -- a node's column and a group's, the same numbers
+    local node = cap:node("Root/CEngine::Frame/CL_Render/R_DrawWorld/Shader_Compile")
+    assert.are.equal(3100, cap:series(node, "time_ms"):argmax())
+    assert.are.equal(3100, cap:group_self_ms()["World Rendering"]:argmax())
+    -- values that lost their place count from 1; columns of other frames do not add up
+    assert.are.equal(1, ft:sort().first)
+    assert.has_error(function() return ft + vp.Series(ft:totable()) end)
+    assert.are.equal(7, vp.Series({ 1, 2 }, 7).first)
+    assert.are.equal(2, vp.Series({ 1, 2 }, 7)[8])
+    assert.matches("1001..4000", tostring(ft))
+    cap:close()
+  end)
+end)
 
 describe("--frames", function()
   it("hitches.lua numbers VProf hitches as the file does under every rule", function()
@@ -36,8 +71,8 @@ describe("--frames", function()
   end)
 
   it("cap:frame and cap:frames take the file's numbers and raise outside the range held", function()
-    local cap = h.open_ok("examples/sample.vprof")
-    cap:restrict(1101, 1300)
+    local cap = h.open_ok("examples/sample.vprof", { frames = { 1101, 1300 } })
+    assert.are.same({ 1101, 1300 }, { cap.first_frame, cap.last_frame })
     assert.are.equal(1101, cap:frame(1101).index)
     assert.are.equal(200, #cap)
     local n = 0
@@ -48,26 +83,28 @@ describe("--frames", function()
     cap:close()
   end)
 
-  it("cap:time_sum equals the Series' sum over the same frames, restricted or not", function()
+  it("the frame times' summary sums as the Series does, over a range and restricted or not", function()
     local cap = h.open_ok("examples/sample.vprof")
     local ft, n = cap:frame_times(), cap.frame_count
-    assert.are.equal(ft:sum(), cap:time_sum())
-    assert.are.equal(ft:sum(), cap:time_sum(1, n))
-    assert.are.equal(ft:slice(17, 1234):sum(), cap:time_sum(17, 1234))
-    assert.are.equal(ft[5], cap:time_sum(5, 5))
-    assert.are.equal(0, cap:time_sum(5, 4)) -- the empty range
-    assert.has_error(function() cap:time_sum(0, 3) end)
-    assert.has_error(function() cap:time_sum(3, n + 1) end)
-    cap:restrict(1101, 1300)
-    assert.are.equal(ft:slice(1101, 1300):sum(), cap:time_sum())
-    assert.are.equal(ft:slice(1150, 1160):sum(), cap:time_sum(1150, 1160))
-    assert.has_error(function() cap:time_sum(1, 10) end, "frame 1 is out of range 1101..1300")
+    assert.are.equal(ft:sum(), cap:dist("frame_ms"):sum())
+    assert.are.equal(ft:sum(), cap:dist("frame_ms", { first = 1, last = n }):sum())
+    assert.are.equal(ft:slice(17, 1234):sum(), cap:dist("frame_ms", { first = 17, last = 1234 }):sum())
+    assert.are.equal(ft[5], cap:dist("frame_ms", { first = 5, last = 5 }):sum())
+    assert.are.equal(0, cap:dist("frame_ms", { first = 5, last = 4 }):sum()) -- the empty range
+    assert.has_error(function() cap:dist("frame_ms", { first = 0, last = 3 }):sum() end)
+    assert.has_error(function() cap:dist("frame_ms", { first = 3, last = n + 1 }):sum() end)
+    cap:close()
+    cap = h.open_ok("examples/sample.vprof", { frames = { 1101, 1300 } })
+    assert.are.equal(ft:slice(1101, 1300):sum(), cap:dist("frame_ms"):sum())
+    assert.are.equal(ft:slice(1150, 1160):sum(), cap:dist("frame_ms", { first = 1150, last = 1160 }):sum())
+    assert.has_error(function() cap:dist("frame_ms", { first = 1, last = 10 }) end,
+      "cap:dist: frames 1..10 are not within the capture's 1101..1300")
     cap:close()
   end)
 
   it("vp.top, vp.tree and vp.node take a restricted capture's frame numbers", function()
-    local whole, part = h.open_ok("examples/sample.vprof"), h.open_ok("examples/sample.vprof")
-    part:restrict(1101, 1300)
+    local whole = h.open_ok("examples/sample.vprof")
+    local part = h.open_ok("examples/sample.vprof", { frames = { 1101, 1300 } })
     local node_path = "Root/CEngine::Frame"
     for _, m in ipairs({ "vp.top", "vp.tree", "vp.node" }) do
       local A = require(m)

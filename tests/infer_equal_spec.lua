@@ -156,8 +156,8 @@ describe("vp.infer from value counts equals the column-based statistics", functi
       local xa, xb = fa:totable(), fb:totable()
       agree(infer.sample(fa), infer.sample(fb), ref.sample(xa), ref.sample(xb), label)
     end
-    both(a:time_stats(), b:time_stats(), "frame times")
-    local ga, gb = a:group_stats(), b:group_stats()
+    both(a:dist("frame_ms"), b:dist("frame_ms"), "frame times")
+    local ga, gb = a:dist("groups"), b:dist("groups")
     local tested = 0
     for g, d in pairs(ga) do
       local e = b:group(g.name) and gb[b:group(g.name)]
@@ -169,14 +169,14 @@ describe("vp.infer from value counts equals the column-based statistics", functi
     assert.equal(4, tested)
     local node = "Root/CEngine::Frame"
     for _, field in ipairs({ "time_ms", "self_ms", "calls" }) do
-      both(a:series(node, field, { summary = true }), b:series(node, field, { summary = true }), node .. " " .. field)
+      both(a:dist(node, field), b:dist(node, field), node .. " " .. field)
     end
     -- the nodes' pass that also makes every group's batches gives the groups' own
     local n = a.frame_count
     local cuts = infer.cuts(n, infer.batch_count(n))
     local fresh = assert(vp.open("examples/runs/base/run1.vprof", { stats = true }))
-    a:series({ node }, "time_ms", { batches = cuts, groups = true })
-    local fg = fresh:group_stats()
+    vp.batches_all({ { a, { node }, "time_ms", { batches = cuts, groups = true } } })
+    local fg = fresh:dist("groups")
     for g, d in pairs(ga) do
       local x, y = d:batches(cuts), fg[fresh:group(g.name)]:batches(cuts)
       assert.same({ x:info() }, { y:info() })
@@ -192,7 +192,7 @@ describe("vp.infer from value counts equals the column-based statistics", functi
       table.move(col, 1, #col, #all + 1, all)
     end
     local single = a:frame_times():totable()
-    agree(infer.sample(parts), infer.sample(a:time_stats()), ref.sample(all), ref.sample(single), "pooled runs")
+    agree(infer.sample(parts), infer.sample(a:dist("frame_ms")), ref.sample(all), ref.sample(single), "pooled runs")
     for _, cap in ipairs({ a, b, fresh, runs[1], runs[2] }) do cap:close() end
   end)
 

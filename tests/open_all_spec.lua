@@ -17,7 +17,7 @@ end
 
 -- What a capture says of itself, comparable across opens.
 local function figures(cap)
-  local a = cap:node_stats()
+  local a = cap:totals()
   for i = 1, #a do a[i].node = a[i].node.path end
   return { frames = cap.frame_count, nodes = cap.node_count, warnings = cap.warnings,
     budget = budget.analyze(cap), top = top.analyze(cap, { limit = 0 }), node_stats = a }
@@ -115,10 +115,16 @@ describe("vp.batches_all", function()
       { b, { nb[2] }, "calls", { batches = cb } }, -- a second request on one capture
     })
     assert.equal(3, #got)
+    -- each node's batches on its own, from its summary
+    local function each(cap, nodes, field, cuts)
+      local l = {}
+      for i, n in ipairs(nodes) do l[i] = cap:dist(n, field):batches(cuts) end
+      return l
+    end
     local want = {
-      a2:series({ a2.root, a2:find("Physics")[1] }, "time_ms", { batches = ca }),
-      b2:series({ b2.root, b2:find("Physics")[1], b2:find("Rendering*")[1] }, "self_ms", { batches = cb }),
-      b2:series({ b2:find("Physics")[1] }, "calls", { batches = cb }),
+      each(a2, { a2.root, a2:find("Physics")[1] }, "time_ms", ca),
+      each(b2, { b2.root, b2:find("Physics")[1], b2:find("Rendering*")[1] }, "self_ms", cb),
+      each(b2, { b2:find("Physics")[1] }, "calls", cb),
     }
     for r = 1, 3 do
       assert.equal(#want[r], #got[r])
@@ -126,8 +132,8 @@ describe("vp.batches_all", function()
     end
     -- the groups' batches were kept for the capture: its group summaries give them without a pass
     local g = a:group("Physics")
-    local d = a:group_stats()[g]
-    assert.same(plain(a2:group_stats()[a2:group("Physics")]:batches(ca)), plain(d:batches(ca)))
+    local d = a:dist("groups")[g]
+    assert.same(plain(a2:dist("groups")[a2:group("Physics")]:batches(ca)), plain(d:batches(ca)))
     assert.same({}, vp.batches_all({}))
   end)
 
@@ -166,11 +172,11 @@ describe("the metrics' passes for several captures at once", function()
       local fresh = assert(vp.open(cap.path))
       local cuts = infer.cuts(#fresh, infer.batch_count(#fresh))
       for _, p in ipairs(paths) do
-        local want = fresh:series(fresh:node(p), "time_ms", { batches = cuts })
+        local want = fresh:dist(fresh:node(p), "time_ms"):batches(cuts)
         local got = metrics.distribution(cap, "node." .. p .. ".p95_ms"):batches(cuts)
         assert.same(plain(want), plain(got))
       end
-      local want = fresh:group_stats()[fresh:group("Physics")]:batches(cuts)
+      local want = fresh:dist("groups")[fresh:group("Physics")]:batches(cuts)
       local got = metrics.distribution(cap, "group.Physics.mean_ms"):batches(cuts)
       assert.same(plain(want), plain(got))
     end

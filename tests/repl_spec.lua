@@ -89,7 +89,8 @@ describe("vp.repl", function()
     it("completes table fields along a chain", function()
       assert.are.same({ 5, "alpha alps" }, { names("tbl.al") })
       assert.are.same({ 10, "gamma" }, { names("tbl.beta.g") })
-      assert.are.same({ 4, "Series batches_all detect formats open open_all sha256 sha256_file version writer" },
+      assert.are.same({ 4, "Series batches_all detect formats frames_of open open_all sha256 sha256_file version "
+        .. "writer" },
         { names("vp.") })
       assert.are.same({ 9, "" }, { names("nosuch.x") })
     end)
@@ -140,9 +141,9 @@ describe("vp.repl", function()
       local e = { cap = cap }
       -- `:` offers methods only: frame_count is a field
       local _, list = repl.complete("cap:fr", e)
-      assert.are.same({ "frame", "frame_range", "frame_times", "frames" }, list)
+      assert.are.same({ "frame", "frame_times", "frames" }, list)
       _, list = repl.complete("cap.fra", e)
-      assert.are.same({ "frame", "frame_count", "frame_range", "frame_times", "frames" }, list)
+      assert.are.same({ "frame", "frame_count", "frame_times", "frames" }, list)
       _, list = repl.complete("cap.root.na", e)
       assert.are.same({ "name" }, list)
       cap:close()
@@ -243,8 +244,8 @@ describe("vp.repl", function()
       assert.are.same({ 12, 'Physics"' }, { names('t.c:group("Phy') })
       assert.are.same({ 12, 'Particle/Effect_Rendering"' }, { names('cap:group("Part') })
       assert.are.same({ 16, "" }, { names('cap:node("Nope/') })
-      -- a name wherever the node is: nodes_named, and find before any "/"
-      assert.are.same({ 18, 'Simulate"' }, { names('cap:nodes_named("Sim') })
+      -- a name wherever the node is: find before any "/"
+      assert.are.same({ 11, 'Simulate"' }, { names('cap:find("Sim') })
       assert.are.same({ 11, "R_DrawDetailProps R_DrawDisplacements R_DrawDynamicLights" },
         { names('cap:find("R_DrawD') })
       assert.are.same({ 26, "CL_Render" }, { names('cap:find("CEngine::Frame/CL_R') })
@@ -378,7 +379,7 @@ describe("vpscript REPL on a terminal", function()
       P, BYE, WAIT })
     assert.are.equal(0, r.status)
     -- the listing shows the names, not whole expressions
-    assert.is_true(screen_has(r, "frame        frame_range  frame_times  frames"), table.concat(r.screen, "\n"))
+    assert.is_true(screen_has(r, "frame        frame_times  frames"), table.concat(r.screen, "\n"))
   end)
 
   it("continues unfinished chunks on the next line and prints values", function()

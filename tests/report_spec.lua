@@ -108,7 +108,8 @@ describe("report.lua's data", function()
       assert.are.equal(k, #t.node)
       if t.kind == "hitch" then
         local want = {}
-        for _, c in ipairs((cap:causes(t.frame, { window = 30, limit = n }))) do want[c.node.path] = c.excess_ms end
+        local causes = require("vp.hitches.core").causes(cap, t.frame, { window = 30, limit = n })
+        for _, c in ipairs(causes) do want[c.node.path] = c.excess_ms end
         local got = {}
         for j, i in ipairs(t.excess.node) do got[ex.nodes.path[i]] = t.excess.excess_ms[j] end
         assert.are.same(want, got)
@@ -218,7 +219,7 @@ describe("report.lua's data", function()
       local want = 0
       for r = 1, 5 do
         local c = h.open_ok("examples/runs/base/run" .. r .. ".vprof")
-        want = want + c:node_stat(c:node(root), 301, 600).time_ms
+        want = want + c:totals(c:node(root), 301, 600).time_ms
         c:close()
       end
       assert.is_true(math.abs(ex.sides[1].stretches[2].time_ms[2] - want) < 1e-6)

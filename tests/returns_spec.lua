@@ -136,6 +136,8 @@ describe("documented functions return what their signature names", function()
           local c = vp.open("examples/runs/base/run1.vprof")
           return P(vp.batches_all, { { c, { c.root }, "time_ms", { batches = { 0, 1500, 3000 } } } })
         end },
+        frames_of = { function() return P(vp.frames_of, { -10 }, 100) end,
+          function() return P(vp.frames_of, { 200 }, 100) end },
         detect = { function() return P(vp.detect, "examples/sample.dm") end,
           function() return P(vp.detect, dir .. "/missing.vprof") end },
         formats = { function() return P(vp.formats) end },
@@ -156,6 +158,10 @@ describe("documented functions return what their signature names", function()
         safe_url = { function() return P(require("vp.history.store").safe_url, "postgresql://u:pw@h/db") end },
       },
       ["vp.hitches"] = { analyze = { function() return P(require("vp.hitches").analyze, cap) end } },
+      ["vp.hitches.core"] = {
+        detect = { function() return P(require("vp.hitches.core").detect, cap) end },
+        causes = { function() return P(require("vp.hitches.core").causes, cap, 1200) end },
+      },
       ["vp.budget"] = {
         analyze = { function() return P(require("vp.budget").analyze, cap) end },
         group_stats = { function() return P(require("vp.budget").group_stats, ft, ft:sum()) end },

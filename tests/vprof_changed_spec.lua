@@ -36,12 +36,12 @@ local TOUCH = {
   end,
   frame = function(cap) return cap:frame(2000):self_ms("Root/CEngine::Frame") end,
   series = function(cap) return cap:series("Root/CEngine::Frame", "time_ms") end,
-  node_stats = function(cap) return cap:node_stats() end,
-  node_stats_range = function(cap) return cap:node_stats(100, 200) end,
-  node_stat = function(cap) return cap:node_stat("Root/CEngine::Frame") end,
-  group_stats = function(cap) return cap:group_stats() end,
+  node_stats = function(cap) return cap:totals() end,
+  node_stats_range = function(cap) return cap:totals(100, 200) end,
+  node_stat = function(cap) return cap:totals("Root/CEngine::Frame") end,
+  group_stats = function(cap) return cap:dist("groups") end,
   group_self_ms = function(cap) return cap:group_self_ms() end,
-  causes = function(cap) return cap:causes(1200) end,
+  causes = function(cap) return require("vp.hitches.core").causes(cap, 1200) end,
   hitches = function(cap) return require("vp.hitches").analyze(cap) end,
   budget = function(cap) return require("vp.budget").analyze(cap) end,
   top = function(cap) return require("vp.top").analyze(cap, { first = 10, last = 3000 }) end,
@@ -76,7 +76,7 @@ describe("a VProf capture truncated while open", function()
     assert.same(before, cap:frame_times():totable())
     assert.equal(4000, #cap)
     assert.is_number(cap:frame(3999).tick)
-    assert.is_true(#cap:hitches({ window = 30 }) > 0)
+    assert.is_true(#require("vp.hitches.core").detect(cap, { window = 30 }) > 0)
     cap:close()
   end)
 

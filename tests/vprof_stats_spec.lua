@@ -70,7 +70,7 @@ describe("group self-time summaries", function()
     for _, opts in ipairs({ {}, { stats = true } }) do
       local cap = assert(vp.open(path, opts))
       local dists, cols = {}, {}
-      for g, d in pairs(cap:group_stats()) do dists[g.name] = d end
+      for g, d in pairs(cap:dist("groups")) do dists[g.name] = d end
       for g, s in pairs(cap:group_self_ms()) do cols[g.name] = s end
       for _, name in ipairs(NAMES) do
         local d, s, want = dists[name], cols[name], planted[name]
@@ -136,7 +136,7 @@ describe("statistics at open and on demand", function()
       assert.same(budget.analyze(eager, { fold_hidden = fold }), budget.analyze(lazy, { fold_hidden = fold }))
     end
     assert.same(top.analyze(eager, { limit = 0 }), top.analyze(lazy, { limit = 0 }))
-    local a, b = eager:node_stats(), lazy:node_stats()
+    local a, b = eager:totals(), lazy:totals()
     for i = 1, #a do a[i].node, b[i].node = a[i].node.path, b[i].node.path end
     assert.same(a, b)
     -- only nodes asked for: groups come from a pass when needed
@@ -179,7 +179,7 @@ describe("folded group summaries", function()
         local cols = {}
         for g, col in pairs(cap:group_self_ms({ fold_hidden = fold })) do cols[g.name] = col end
         local seen = 0
-        for g, d in pairs(cap:group_stats({ fold_hidden = fold })) do
+        for g, d in pairs(cap:dist("groups", { fold_hidden = fold })) do
           local col = assert(cols[g.name], g.name)
           assert.same(col:totable(), d:totable())
           assert.equal(col:sum(), d:sum(), g.name)
@@ -391,7 +391,7 @@ describe("hitch causes", function()
     -- statistic, or a later pass did.
     for _, opts in ipairs({ { stats = { nodes = true } }, { stats = true }, {} }) do
       local cap = assert(vp.open(path, opts))
-      local rows = cap:node_stats()
+      local rows = cap:totals()
       assert.equal(cap.node_count, #rows)
       for _, r in ipairs(rows) do assert_totals(node_reference(cap, r.node), r) end
       cap:close()
@@ -411,10 +411,10 @@ describe("hitch causes", function()
         if node.name == "Models" or node.name == "Streaming" or node.name == "Misc" then named[#named + 1] = node end
       end
       assert.equal(4, #named)
-      for _, node in ipairs(named) do assert_totals(node_reference(cap, node), cap:node_stat(node)) end
+      for _, node in ipairs(named) do assert_totals(node_reference(cap, node), cap:totals(node)) end
       local solve = cap:node("Frame/Physics/Solve")
-      assert_totals(node_reference(cap, solve), cap:node_stat(solve))
-      local rows = cap:node_stats()
+      assert_totals(node_reference(cap, solve), cap:totals(solve))
+      local rows = cap:totals()
       assert.equal(cap.node_count, #rows)
       for _, r in ipairs(rows) do assert_totals(node_reference(cap, r.node), r) end
       cap:close()
@@ -425,9 +425,9 @@ describe("hitch causes", function()
 
   it("cost the window frames only: many hitches add little to none", function()
     local cap = assert(vp.open(path))
-    local list = cap:hitches({ window = 30 })
+    local list = require("vp.hitches.core").detect(cap, { window = 30 })
     local t0 = os.clock()
-    for _, hh in ipairs(list) do cap:causes(hh.frame) end
+    for _, hh in ipairs(list) do require("vp.hitches.core").causes(cap, hh.frame) end
     local per_hitch = (os.clock() - t0) / #list
     assert.is_true(per_hitch < 0.002, string.format("%.2f ms per hitch", per_hitch * 1000))
     cap:close()
@@ -447,7 +447,7 @@ describe("node orders and frame-time figures", function()
     end
     for _, range in ipairs({ { 1, #cap }, { 100, 140 }, { 3000, 3000 } }) do
       local nframes = range[2] - range[1] + 1
-      local all = cap:node_stats(range[1], range[2])
+      local all = cap:totals(range[1], range[2])
       for _, key in ipairs({ "time", "self", "per_call", "peak", "peak_over_avg" }) do
         local rows = {}
         for _, r in ipairs(all) do
@@ -463,10 +463,10 @@ describe("node orders and frame-time figures", function()
           end
           return a.path < b.path
         end)
-        local got, count = cap:node_stats(range[1], range[2], { sort = key, limit = 0 })
+        local got, count = cap:totals(range[1], range[2], { sort = key, limit = 0 })
         assert.equal(#rows, count)
         for i, r in ipairs(rows) do assert.equal(r.path, got[i].node.path, key .. " row " .. i) end
-        local top5 = cap:node_stats(range[1], range[2], { sort = key, limit = 5 })
+        local top5 = cap:totals(range[1], range[2], { sort = key, limit = 5 })
         assert.equal(5, #top5)
         assert.equal(rows[5].path, top5[5].node.path)
       end
@@ -476,7 +476,7 @@ describe("node orders and frame-time figures", function()
 
   it("equal the Series' and vp.stats' answers", function()
     local cap = assert(vp.open("examples/sample.vprof"))
-    local d, s = cap:time_stats(), cap:frame_times()
+    local d, s = cap:dist("frame_ms"), cap:frame_times()
     for _, p in ipairs({ 0, 1, 50, 95, 99, 99.9, 100 }) do assert.equal(s:percentile(p), d:percentile(p)) end
     assert.equal(s:sum(), d:sum())
     assert.equal(s:mean(), d:mean())
@@ -484,10 +484,10 @@ describe("node orders and frame-time figures", function()
     assert.equal(s:argmax(), d:argmax())
     for _, pct in ipairs({ 1, 0.1, 10, 50, 100 }) do
       local k = stats.slowest_count(#s, pct)
-      assert.equal(stats.low_fps(s, pct), 1000 / (cap:slowest_sum(k) / k))
+      assert.equal(stats.low_fps(s, pct), 1000 / (cap:dist("frame_ms"):top_sum(k) / k))
     end
-    assert.has_error(function() cap:slowest_sum(0) end)
-    assert.has_error(function() cap:slowest_sum(#cap + 1) end)
+    assert.has_error(function() cap:dist("frame_ms"):top_sum(0) end)
+    assert.has_error(function() cap:dist("frame_ms"):top_sum(#cap + 1) end)
     cap:close()
   end)
 end)

@@ -33,6 +33,7 @@
 --   4. pairing = "auto" pairs when the agreement is at least
 --      min_agreement; "aligned" always pairs (the user says the runs line
 --      up), "independent" never.
+local vp = require "vp"
 local E = require "vp.error"
 local phases = require "vp.phases"
 
@@ -200,6 +201,8 @@ end
 -- what decided)}. An independent plan has no cuts.
 function align.plan(fa, fb, params)
   local p = params_of(params)
+  -- cuts count frames from each column's start: positions 1..n
+  fa, fb = vp.Series(fa, 1), vp.Series(fb, 1)
   local na, nb = #fa, #fb
   local plan = { decided = p.pairing == "auto" and "auto" or "forced", phases_a = phases.find(fa),
     phases_b = phases.find(fb) }

@@ -181,7 +181,7 @@ local function unreal_rule(ft, p)
   local ends = ft:cumsum() -- when each frame ended, from the start of the capture
   local hitches, last_end = {}, nil
   for _, i in ipairs(ft:where(p.threshold_ms, ">=")) do
-    local prev = i > 1 and ft[i - 1] or 0
+    local prev = ft[i - 1] or 0
     if (last_end == nil or ends[i] - last_end >= p.dead_window_ms) and ft[i] > prev * ratio then
       hitches[#hitches + 1] = i
       last_end = ends[i]
@@ -237,7 +237,7 @@ function anchors.hitch_list(rule, ft, params)
   elseif rule == "unreal" then
     figures = anchors.unreal(ft, params)
     for k, i in ipairs(figures.hitches) do
-      list[k] = { frame = i, frame_ms = ft[i], baseline_ms = i > 1 and figures.ratio * ft[i - 1] or nil }
+      list[k] = { frame = i, frame_ms = ft[i], baseline_ms = ft[i - 1] and figures.ratio * ft[i - 1] or nil }
     end
   else
     E.raise("EUSAGE", "vp.anchors: the rule must be one of %s, not %s", table.concat(anchors.RULES, ", "),

@@ -4,13 +4,13 @@
 --
 --   local budget = require "vp.budget"
 --   local doc = budget.analyze(cap, {fold_hidden = true})  -- plain data (budget.schema)
---   for g, d in pairs(cap:group_stats()) do
---     print(g.name, budget.group_stats(d, cap:time_sum()).p99_ms)
+--   for g, d in pairs(cap:dist("groups")) do
+--     print(g.name, budget.group_stats(d, cap:dist("frame_ms"):sum()).p99_ms)
 --   end
 --
 -- Performance: the per-group figures come from summaries the reader keeps
 -- of each group's self time per frame (exact value counts, the sum in frame
--- order, the first maximum: cap:group_stats), computed in the open pass when
+-- order, the first maximum: cap:dist("groups")), computed in the open pass when
 -- the capture was opened with {stats = {groups = true}} (budget.lua does),
 -- else by one pass when first asked for. No per-frame column is built.
 -- The definitions (self time, group self time, percentiles, max frame,
@@ -51,7 +51,7 @@ some node counts towards), sorted by mean, largest first.]]
 --- budget.group_stats(series, total_ms) -> {mean_ms, p50_ms, p95_ms,
 -- p99_ms, max_ms, max_frame, share_pct}: the statistics of a group's
 -- per-frame self time (a Series, one value per frame, or the summary
--- cap:group_stats gives, which answers the same questions with the same
+-- cap:dist("groups") gives, which answers the same questions with the same
 -- numbers without holding the column). All nil when there
 -- are no frames; share_pct (100 x the group's time / total_ms, the summed
 -- frame times) nil when total_ms is 0.
@@ -73,7 +73,7 @@ end
 
 --- budget.analyze(cap, params) -> result, info
 -- result (plain data, shaped as budget.schema): {file, frames, frame_range =
--- {first, last} (the frame numbers analysed: cap:frame_range()), groups = [
+-- {first, last} (the frame numbers analysed: cap.first_frame .. cap.last_frame), groups = [
 -- {group, id, flags, mean_ms, p50_ms, p95_ms, p99_ms, max_ms, max_frame,
 -- share_pct} ]} (sorted by mean_ms, descending; nil where a statistic does
 -- not exist). info = {total_ms = the frame times summed, hidden = {[group
@@ -85,8 +85,8 @@ function budget.analyze(cap, params)
   params = params or {}
   E.check_format(cap, "vprof", "vp.budget")
   local n = cap.frame_count
-  local total_ms = cap:time_sum()
-  local series = cap:group_stats({ fold_hidden = params.fold_hidden })
+  local total_ms = cap:dist("frame_ms"):sum()
+  local series = cap:dist("groups", { fold_hidden = params.fold_hidden })
 
   -- Which groups have nodes: the group each non-root node's self time goes to.
   local listed = {}
@@ -129,7 +129,7 @@ function budget.analyze(cap, params)
     return a.id < b.id
   end)
 
-  local first, last = cap:frame_range()
+  local first, last = cap.first_frame, cap.last_frame
   return { file = cap.path or params.file, frames = n, frame_range = first and { first = first, last = last } or nil,
       groups = rows },
     { total_ms = total_ms, hidden = hidden }

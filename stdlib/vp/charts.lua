@@ -46,7 +46,7 @@ local function frame_times(cap)
   if not ok or s == nil then
     E.raise("EINPUT", "%s: a %s capture has no per-frame times", tostring(cap.path), tostring(cap.format))
   end
-  local first = type(cap.frame_range) == "function" and cap:frame_range() or 1
+  local first = cap.first_frame or 1
   return s, first or 1
 end
 
@@ -140,7 +140,7 @@ local function find_node(cap, x)
   if type(x) == "userdata" then return x end
   local nd = cap:node(x)
   if nd then return nd end
-  local named = type(x) == "string" and cap:nodes_named(x) or {}
+  local named = type(x) == "string" and cap:find(x, { exact = true }) or {}
   if #named == 1 then return named[1] end
   if #named > 1 then
     local paths = {}
@@ -162,7 +162,7 @@ function charts.node(cap, node, params)
   params = params or {}
   need_vprof(cap, "a node's chart needs")
   local nd = find_node(cap, node)
-  local first = cap:frame_range() or 1
+  local first = cap.first_frame or 1
   local s = cap:series(nd, "time_ms")
   local out = { frames = #s, first_frame = first, what = "node time", name = nd.path }
   out.columns, out.max_ms, out.max_frame, out.min_ms = envelope(s:totable(), #s, first,
@@ -179,7 +179,7 @@ local function group_columns(cap, width, minmax, per_frame)
   local cols = math.min(width, n)
   if cols == 0 then return { frames = 0, cols = 0, first = 1, sum = {} } end
   local c = require("vp.export.core").columns(cap, cols, { minmax = minmax, per_frame = per_frame })
-  return { frames = n, cols = cols, first = cap:frame_range(), sum = c.sum, min = c.min, max = c.max,
+  return { frames = n, cols = cols, first = cap.first_frame, sum = c.sum, min = c.min, max = c.max,
     frames_per = c.frames, top = c.top, tick = c.tick }
 end
 
@@ -213,7 +213,7 @@ function charts.group(cap, group, params)
     if out.min_ms == nil or l < out.min_ms then out.min_ms = l end
   end
   if gc.frames > 0 then
-    local d = cap:group_stats()[g]
+    local d = cap:dist("groups")[g]
     out.max_frame = d and d:argmax() and d:argmax() + gc.first - 1 or gc.first
   end
   return out
@@ -238,7 +238,7 @@ function charts.distribution(cap, params)
   if n == 0 then return out end
   local function low(pct)
     local k = stats.slowest_count(n, pct)
-    if cap.format == "vprof" then return cap:slowest_sum(k) / k end
+    if cap.format == "vprof" then return cap:dist("frame_ms"):top_sum(k) / k end
     return 1000 / stats.low_fps(s, pct)
   end
   local max = s:max()

@@ -25,7 +25,7 @@
 -- Option types: "flag" (true when given, else the default or false),
 -- "number", "integer", "string", "range" ("I:J", "I:", ":J" or "I" ->
 -- {first=, last=}; a negative number counts from the end, -1 being the
--- last frame; see cli.resolve_range, the one rule, and cli.restrict). Extra checks: `choices = {...}`,
+-- last frame; vp.frames_of is the one rule, vp.open's frames applies it). Extra checks: `choices = {...}`,
 -- `min =`, `max =`, `positive = true`. `--name=value` and `--name value` are
 -- both accepted; `--` ends the options. Option keys in the result drop the
 -- leading dashes and turn "-" into "_" (--min-excess-ms -> opts.min_excess_ms).
@@ -200,29 +200,10 @@ function cli.parse_range(s)
   return r
 end
 
---- cli.resolve_range(r, n, what) -> i, j: a parsed range as frame numbers
--- of a capture of n frames: a negative number k stands for n + 1 + k; the
--- range is then clamped to 1..n. Fails with exit 2 when nothing of it lies
--- in 1..n. r == nil means 1..n.
-function cli.resolve_range(r, n, what)
-  what = what or "frames"
-  if not r then return 1, n end
-  local function at(v, default)
-    if v == nil then return default end
-    if v < 0 then return n + 1 + v end
-    return v
-  end
-  local i, j = at(r.first, 1), at(r.last, n)
-  if n < 1 or i > n or j < 1 or i > j then
-    cli.fail(2, "%s %s out of range: the capture has %d %s", what,
-      r.text or string.format("%s:%s", r.first or "", r.last or ""), n, what)
-  end
-  return math.max(i, 1), math.min(j, n)
-end
-
 --- cli.FRAMES: the --frames option of every script that reads VProf or laige
--- frames (one type, one rule: cli.resolve_range); the script hands the
--- parsed range to cli.restrict after opening the capture.
+-- frames (one type, one rule: vp.frames_of, vp.open's); the script hands the
+-- parsed range to cli.open (vp.open's frames), which opens the capture with
+-- those frames only, numbered as in the file.
 cli.FRAMES = { "--frames", type = "range", metavar = "A:B",
   help = "only frames A..B (1-based, inclusive; A: and :B too; negative numbers count from the end: "
     .. "-1 is the last frame, -600: the last 600)" }
@@ -244,35 +225,13 @@ cli.TARGET_FPS = { "--target-fps", type = "number", positive = true, multi = tru
   help = "a target frame rate drawn as a line at 1000 / FPS ms on frame-time charts (repeat for several; "
     .. "default 60 and 30: 16.7 and 33.3 ms)" }
 
---- cli.restrict(cap, r) -> {first, last} | nil: apply a --frames range to a
--- capture (cli.resolve_range's rule over its #cap frames, then
--- cap:restrict: every analysis then sees those frames only, numbered as in
--- the file) and say which frames it holds: the range a script's JSON
--- reports. nil for a capture without frames, or without frame ranges.
-function cli.restrict(cap, r)
-  if type(cap.restrict) ~= "function" then
-    if r then cli.fail(2, "--frames: a %s capture has no frames to choose", tostring(cap.format)) end
-    return nil
-  end
-  local n = cap.frame_count or #cap
-  if r then
-    local i, j = cli.resolve_range(r, n)
-    local lo = cap:frame_range()
-    if i ~= 1 or j ~= n then cap:restrict(lo + i - 1, lo + j - 1) end
-  end
-  local first, last = cap:frame_range()
-  if not first then return nil end
-  return { first = first, last = last }
-end
-
---- cli.frame_range(cap, r) -> first, last: a --frames range as the frame
--- numbers of cap (cli.resolve_range's rule), for an analysis that takes
--- params.first and params.last; nil for a capture without frames and no
--- range (the analysis then says what it says of an empty capture).
-function cli.frame_range(cap, r)
-  local n = cap.frame_count
-  if r or n > 0 then return cli.resolve_range(r, n) end
-  return nil
+--- cli.range_of(cap) -> {first, last} | nil: the frame numbers a capture
+-- holds (cap.first_frame .. cap.last_frame: every frame, or the --frames
+-- range it was opened with), for a script's JSON; nil for a capture
+-- without frames.
+function cli.range_of(cap)
+  if not cap.first_frame then return nil end
+  return { first = cap.first_frame, last = cap.last_frame }
 end
 
 local function convert(o, raw, spec)
@@ -519,11 +478,14 @@ end
 
 -- The capture vp.open gave for path, or fail with exit 2 and its message;
 -- its warnings said (cli.open).
-local function opened(path, cap, msg, quiet)
+local function opened(path, cap, msg, quiet, frames)
   if not cap then
     msg = tostring(msg or "cannot open")
     if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
     cli.fail(2, "%s", msg)
+  end
+  if frames and cap.frame_count == nil then
+    cli.fail(2, "%s: --frames: a %s capture has no frames to choose", path, tostring(cap.format))
   end
   if not quiet or current.opts.strict then
     for _, w in ipairs(cap.warnings or {}) do
@@ -545,7 +507,7 @@ end
 function cli.open(path, opts, quiet)
   local vp = require "vp"
   local cap, msg = with_progress(path, open_opts(path, opts), function(o) return vp.open(path, o) end)
-  return opened(path, cap, msg, quiet)
+  return opened(path, cap, msg, quiet, opts and opts.frames)
 end
 
 -- What a script that reads one format calls its captures (cli.open_as).
@@ -568,32 +530,37 @@ function cli.open_as(path, format, opts)
 end
 
 --- cli.open_runs(files, r [, others [, stats [, r_others]]]) -> caps [,
--- other_caps]: every file opened (cli.open) and restricted to the --frames
--- range r (cli.restrict; the other side's to r_others, default r): the
--- runs a comparison or a gate reads, and the other side's (others: a
--- baseline, the B side; may be nil) read together, VProf captures on
--- threads of their own (vp.open_all). Without a range, a VProf capture
--- computes its statistics while it is read: `stats` (vp.open's option;
--- default true, every one; other formats ignore it); a range makes one
--- pass over its frames, once restricted. The first file that cannot be
--- opened, in order, fails as cli.open would.
+-- other_caps]: every file opened (cli.open) with the --frames range r
+-- (vp.open's frames; the other side's r_others, default r): the runs a
+-- comparison or a gate reads, and the other side's (others: a baseline,
+-- the B side; may be nil) read together, VProf captures on threads of
+-- their own (vp.open_all). Without a range, a VProf capture computes its
+-- statistics while it is read: `stats` (vp.open's option; default true,
+-- every one; other formats ignore it); a range makes one pass over its
+-- frames. The first file that cannot be opened, in order, fails as
+-- cli.open would.
 function cli.open_runs(files, r, others, stats, r_others)
   if r_others == nil then r_others = r end
   local vp = require "vp"
-  local all = table.move(files, 1, #files, 1, {})
-  table.move(others or {}, 1, #(others or {}), #all + 1, all)
   if stats == nil then stats = true end
-  local opts = { stats = r == nil and r_others == nil and stats }
-  for _, f in ipairs(all) do opts = open_opts(f, opts) end
-  local what = #all == 1 and all[1] or string.format("%d captures", #all)
-  local caps, failed = with_progress(what, opts, function(o) return vp.open_all(all, o) end)
-  local sides = { {}, {} }
-  for i, f in ipairs(all) do
-    local cap = opened(f, caps[i] or nil, failed[i] and failed[i].message)
-    cli.restrict(cap, i <= #files and r or r_others)
-    local side = i <= #files and sides[1] or sides[2]
-    side[#side + 1] = cap
+  -- one vp.open_all for every file when both sides take one range, else one a side
+  local groups = { { paths = table.move(files, 1, #files, 1, {}), frames = r } }
+  if others and r_others == r then
+    table.move(others, 1, #others, #files + 1, groups[1].paths)
+  elseif others then
+    groups[2] = { paths = others, frames = r_others }
   end
+  local caps = {}
+  for _, g in ipairs(groups) do
+    local opts = { stats = stats, frames = g.frames }
+    for _, f in ipairs(g.paths) do opts = open_opts(f, opts) end
+    local what = #g.paths == 1 and g.paths[1] or string.format("%d captures", #g.paths)
+    local got, failed = with_progress(what, opts, function(o) return vp.open_all(g.paths, o) end)
+    for i, f in ipairs(g.paths) do
+      caps[#caps + 1] = opened(f, got[i] or nil, failed[i] and failed[i].message, nil, g.frames)
+    end
+  end
+  local sides = { table.move(caps, 1, #files, 1, {}), table.move(caps, #files + 1, #caps, 1, {}) }
   if others then return sides[1], sides[2] end
   return sides[1]
 end

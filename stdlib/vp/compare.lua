@@ -214,8 +214,7 @@ end
 
 -- Phases as a result carries them: the capture's frame numbers.
 local function phase_list(cap, segs)
-  local base = 0
-  if type(cap.frame_range) == "function" then base = (cap:frame_range() or 1) - 1 end
+  local base = (cap.first_frame or 1) - 1
   local out = {}
   for i, seg in ipairs(segs or {}) do
     out[i] = { phase = i, first = base + seg.first, last = base + seg.last, frames = seg.frames,

@@ -1,6 +1,6 @@
 -- vp.find: finding the nodes of a capture's tree by name or path, with a
 -- glob or a Lua pattern. The capture does the work (cap:find and
--- cap:nodes_named, in C: docs/api.md); this module keeps the old entry
+-- cap:find(name, {exact = true}), in C: docs/api.md); this module keeps the old entry
 -- points and the definition in Lua: find.compile and find.glob_pattern
 -- match names and paths without a capture, the same way.
 --
@@ -8,7 +8,7 @@
 --   find.nodes(cap, "Physics*")                 -- cap:find: nodes whose NAME matches
 --   find.nodes(cap, "**/NPCs/*/AI_Pathfind")    -- a "/" in it: the PATH
 --   find.nodes(cap, "^Lua_", {lua = true})      -- a Lua pattern (string.find)
---   find.named(cap, "AI_Pathfind")              -- cap:nodes_named: that exact name
+--   find.named(cap, "AI_Pathfind")              -- cap:find with exact = true: that exact name
 --   local m = find.compile("R_Draw*")           -- m(name, path) -> boolean
 --
 -- Globs match the whole name (or path): `*` any run of characters except
@@ -140,10 +140,10 @@ function find.nodes(cap, pattern, opts)
   return cap:find(pattern, opts)
 end
 
---- find.named(cap, name) -> {node, ...}: cap:nodes_named(name): every node
+--- find.named(cap, name) -> {node, ...}: cap:find(name, { exact = true }): every node
 -- whose name is exactly `name`, wherever it is in the tree, in pre-order.
 function find.named(cap, name)
-  return cap:nodes_named(name)
+  return cap:find(name, { exact = true })
 end
 
 return find

@@ -458,11 +458,11 @@ end
 -- The frames (first, last: the capture's frame numbers) a rule's scope
 -- holds in one capture, or nil, why.
 local function scope_range(cap, r)
-  if type(cap.frame_range) ~= "function" then
+  if cap.frame_count == nil then
     return nil, string.format("%s: a %s capture has no frames to scope a rule to", tostring(cap.path),
       tostring(cap.format))
   end
-  local lo, hi = cap:frame_range()
+  local lo, hi = cap.first_frame, cap.last_frame
   if not lo then return nil, string.format("%s holds no frames", tostring(cap.path)) end
   if r.phase then
     local list = compare.phases(cap) or {}
@@ -495,9 +495,8 @@ local function scoped(side, r)
       for _, c in ipairs(runs) do c:close() end
       return nil, last
     end
-    local copy, err = vp.open(cap.path, { format = cap.format })
+    local copy, err = vp.open(cap.path, { format = cap.format, frames = { first, last } })
     if not copy then return nil, err end
-    copy:restrict(first, last)
     runs[i] = copy
   end
   return compare.side(#runs == 1 and runs[1] or runs)
@@ -616,7 +615,7 @@ function gate.evaluate(rules, cap, base, params)
             min_effect = r.min_effect, significant = r.significant } }
       else
         results[i] = evaluate(r, sc.S, sc.B, p)
-        local first, last = sc.S.runs[1]:frame_range()
+        local first, last = sc.S.runs[1].first_frame, sc.S.runs[1].last_frame
         results[i].scope = { phase = r.phase, first = first, last = last }
       end
     else

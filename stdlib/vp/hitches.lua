@@ -23,6 +23,8 @@
 -- hitch frame and its window frames. A capture with thousands of hitches
 -- costs little more than one with none. Other captures are scanned here.
 local E = require "vp.error"
+require "vp" -- the capture engine below is preloaded with it
+local core = require "vp.hitches.core"
 local stats = require "vp.stats"
 local anchors = require "vp.anchors"
 
@@ -162,16 +164,12 @@ local function detect(times, factor, window, min_excess, threshold)
   return found
 end
 
--- The capture's frame numbers of the frames it holds (cap:frame_range:
--- 1, n unless restricted to a --frames range), or nothing.
-local function frame_range(cap)
-  if type(cap.frame_range) == "function" then return cap:frame_range() end
-end
 
--- A list found over the frame times (positions 1..n) with the capture's
--- frame numbers instead: a capture restricted to a range starts past 1.
-local function shift(cap, list)
-  local base = (frame_range(cap) or 1) - 1
+-- A list found over a list of the frame times (positions 1..n) with the
+-- frame numbers of the column it came from (ft.first: a capture restricted
+-- to a range starts past 1).
+local function shift(ft, list)
+  local base = (ft.first or 1) - 1
   for _, h in ipairs(list) do h.frame = h.frame + base end
   return list
 end
@@ -202,7 +200,7 @@ local function find_causes(cap, list, window, limit, on_progress)
     return d
   end
   for k, h in ipairs(list) do
-    local nodes, groups = cap:causes(h.frame, params)
+    local nodes, groups = core.causes(cap, h.frame, params)
     local causes, by_group = {}, {}
     for i, c in ipairs(nodes) do
       local d = names(c.node, true)
@@ -215,12 +213,12 @@ local function find_causes(cap, list, window, limit, on_progress)
 end
 
 -- stats.low_fps's figure. A VProf capture sums its slowest frames in C
--- (cap:slowest_sum: the same sum, in the same order) instead of copying
+-- (cap:dist("frame_ms"):top_sum: the same sum, in the same order) instead of copying
 -- every frame time into a Lua list.
 local function low_fps(cap, ft, pct)
   if cap.format ~= "vprof" then return (stats.low_fps(ft, pct)) end
   local k = stats.slowest_count(#ft, pct)
-  local mean = cap:slowest_sum(k) / k
+  local mean = cap:dist("frame_ms"):top_sum(k) / k
   if mean <= 0 then return nil end
   return 1000 / mean
 end
@@ -260,7 +258,7 @@ end
 --- hitches.analyze(cap, params) -> result, info
 -- result (plain data, nil where absent; shaped as hitches.schema): {file,
 -- format, rule, frames, frame_range = {first, last} (the capture's frame
--- numbers of the frames analysed: cap:frame_range()), frame_ms = {mean,
+-- numbers of the frames analysed: cap.first_frame .. cap.last_frame), frame_ms = {mean,
 -- p50, p95, p99, max} | nil,
 -- low_1pct_fps, low_01pct_fps, stutter_pct, params = {factor, window,
 -- min_excess_ms, threshold_ms}, capframex, unreal, hitches = [ {frame,
@@ -292,7 +290,7 @@ function hitches.analyze(cap, params)
   local is_vprof = cap.format == "vprof"
   local ft, err
   if is_vprof and rule == "median" then
-    ft = cap:time_stats()
+    ft = cap:dist("frame_ms")
   elseif type(cap.frame_times) ~= "function" then
     err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
   else
@@ -328,9 +326,10 @@ function hitches.analyze(cap, params)
     local threshold = params.threshold_ms
     if threshold then rule = "threshold" end
     if is_vprof then
-      list = cap:hitches({ factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold })
+      list = core.detect(cap, { factor = factor, window = window, min_excess_ms = min_excess,
+        threshold_ms = threshold })
     else
-      list = shift(cap, detect(stats.values(ft), factor, window, min_excess, threshold))
+      list = shift(ft, detect(stats.values(ft), factor, window, min_excess, threshold))
     end
     used = { factor = not threshold and factor or nil, window = window,
       min_excess_ms = not threshold and min_excess or nil, threshold_ms = threshold }
@@ -341,8 +340,7 @@ function hitches.analyze(cap, params)
   else
     -- vp.anchors' rules: the list and the figures by the tool's definition
     local p = rule == "capframex" and { factor = params.factor } or { threshold_ms = params.threshold_ms }
-    list, figures = anchors.hitch_list(rule, ft, p)
-    list = shift(cap, list)
+    list, figures = anchors.hitch_list(rule, ft, p) -- ft's own frame numbers
     used = { factor = figures.factor, window = window, threshold_ms = figures.threshold_ms }
     stutter_pct = rule == "capframex" and figures.stutter_time_pct or figures.hitch_time_pct
   end
@@ -364,7 +362,7 @@ function hitches.analyze(cap, params)
     }
   end
 
-  local first, last = frame_range(cap)
+  local first, last = cap.first_frame, cap.last_frame
   return {
     file = file,
     format = cap.format,

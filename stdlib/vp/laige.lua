@@ -131,6 +131,13 @@ function laige.open(path, opts, format)
     if E.is(cap) then return nil, path .. ": " .. cap.message, cap.code end
     error(cap, 0)
   end
+  if opts and opts.frames ~= nil then
+    if format ~= "laige-budget" then
+      return nil, path .. ": a laige profile report has no frames to choose (only budget reports have)", "EUSAGE"
+    end
+    local rok, why = model.restrict(cap, opts.frames)
+    if not rok then return nil, path .. ": " .. why, "ERANGE" end
+  end
   return cap
 end
 

@@ -25,7 +25,7 @@
 -- Work is done only for the names asked: a frame-time metric reads the
 -- frame-time Series the reader built at open; group metrics read the
 -- per-group self-time Series (also built at open); node metrics make one C
--- pass for all nodes (cap:node_stats), and their percentiles one more C pass
+-- pass for all nodes (cap:totals), and their percentiles one more C pass
 -- for all the nodes metrics.compute is asked about together (cap:series
 -- with a list of nodes). Nothing iterates frames x nodes in Lua.
 --
@@ -165,11 +165,10 @@ local function check_format(e, cap, name)
 end
 
 --- metrics.frame_range(cap) -> {first, last} | nil: the capture's frame
--- numbers of the frames its metrics are over (a --frames range: see
--- cap:frame_range), nil for a capture without frames.
+-- numbers of the frames its metrics are over (cap.first_frame ..
+-- cap.last_frame: a --frames range), nil for a capture without frames.
 function metrics.frame_range(cap)
-  if type(cap.frame_range) ~= "function" then return nil end
-  local first, last = cap:frame_range()
+  local first, last = cap.first_frame, cap.last_frame
   return first and { first = first, last = last } or nil
 end
 

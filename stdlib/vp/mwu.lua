@@ -90,7 +90,7 @@ end
 -- times are quantised (VProf: 4 us units; many groups are 0 in most
 -- frames), so there are usually far fewer distinct values than frames and
 -- counting them beats sorting every value. A summary that holds the counts
--- already (a VProf group's self time, cap:group_stats) hands them over.
+-- already (a VProf group's self time, cap:dist("groups")) hands them over.
 local function counts_of(x)
   if type(x) == "userdata" and x.counts then return x:counts() end
   local vals = stats.values(x)

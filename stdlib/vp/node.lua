@@ -109,8 +109,7 @@ local function pct(x, total) return total and total > 0 and 100 * x / total or n
 function node.analyze(cap, params)
   params = params or {}
   local who = "vp.node"
-  local first, last, nframes, offset = tree.frame_range(cap, params, who)
-  local from, to = first - offset, last - offset -- the range's positions in the Series
+  local first, last, nframes = tree.frame_range(cap, params, who)
   if params.node == nil then E.raise("EUSAGE", "%s: params.node is required", who) end
   local worst_k = params.worst or node.DEFAULTS.worst
   if math.type(worst_k) ~= "integer" or worst_k < 0 then
@@ -121,13 +120,13 @@ function node.analyze(cap, params)
   -- The node's own columns over the range (its worst frames and
   -- percentiles), and every node's totals over it (its children's shares
   -- and its group's self time): no column per child or group.
-  local time = nframes > 0 and cap:series(n, "time_ms"):slice(from, to) or empty()
-  local totals = nframes > 0 and cap:node_stats(first, last) or {}
-  local self_s = nframes > 0 and cap:series(n, "self_ms"):slice(from, to) or empty()
-  local calls = nframes > 0 and cap:series(n, "calls"):slice(from, to) or empty()
-  local total_ms, frame_total = time:sum(), nframes > 0 and cap:time_sum(first, last) or 0
+  local time = nframes > 0 and cap:series(n, "time_ms"):slice(first, last) or empty()
+  local totals = nframes > 0 and cap:totals(first, last) or {}
+  local self_s = nframes > 0 and cap:series(n, "self_ms"):slice(first, last) or empty()
+  local calls = nframes > 0 and cap:series(n, "calls"):slice(first, last) or empty()
+  local total_ms = time:sum()
+  local frame_total = nframes > 0 and cap:dist("frame_ms", { first = first, last = last }):sum() or 0
 
-  local function absolute(k) return k and (k + first - 1) or nil end
 
   local doc = {
     file = cap.path or params.file, frames = nframes,
@@ -141,7 +140,6 @@ function node.analyze(cap, params)
     self_pct_of_node = pct(self_s:sum(), total_ms),
     time = summary(time), self = summary(self_s),
   }
-  doc.time.max_frame, doc.self.max_frame = absolute(doc.time.max_frame), absolute(doc.self.max_frame)
 
   local g = n.group
   if g then
@@ -160,7 +158,7 @@ function node.analyze(cap, params)
   doc.worst = {}
   for _, i in ipairs(time:top(worst_k)) do
     if time[i] <= 0 then break end -- frames where it took no time are not "worst"
-    local no = absolute(i)
+    local no = i
     local f = cap:frame(no)
     doc.worst[#doc.worst + 1] = {
       frame = no, tick = f.tick, time_ms = time[i], self_ms = self_s[i], calls = math.tointeger(calls[i]),

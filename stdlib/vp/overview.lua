@@ -17,6 +17,7 @@
 -- and max, the budget chart one C pass of per-column sums.
 local charts = require "vp.charts"
 local hitches = require "vp.hitches"
+local hitch_core = require "vp.hitches.core"
 
 local overview = {}
 
@@ -49,7 +50,7 @@ overview.schema = "{file, format, frame_range: {first, last}, summary: [{name, v
 
 local function range_of(cap)
   if type(cap.frame_range) ~= "function" then return nil end
-  local first, last = cap:frame_range()
+  local first, last = cap.first_frame, cap.last_frame
   return first and { first = first, last = last } or nil
 end
 
@@ -62,7 +63,7 @@ local function top_nodes(cap, limit)
   local n = cap.frame_count
   if n == 0 then return {} end
   local rows = {}
-  for i, st in ipairs(cap:node_stats(nil, nil, { sort = "self", limit = limit })) do
+  for i, st in ipairs(cap:totals(nil, nil, { sort = "self", limit = limit })) do
     rows[i] = { path = st.node.path, group = st.node.group and st.node.group.name,
       ms_per_frame = st.time_ms / n, self_ms_per_frame = st.self_ms / n, calls_per_frame = st.calls / n,
       peak_ms = st.peak_ms, peak_frame = st.peak_frame }
@@ -100,7 +101,7 @@ end
 -- and top group: an index into `groups`, 0 for none).
 local function frames_column(cap, per_frame, index_of_group)
   local s = cap:frame_times()
-  local out = { first = cap:frame_range() or 1, count = #s, unit_ms = cap.format == "vprof" and 0.004 or 0.001,
+  local out = { first = cap.first_frame or 1, count = #s, unit_ms = cap.format == "vprof" and 0.004 or 0.001,
     ms = s:totable() }
   if per_frame then
     out.tick, out.top = per_frame.tick, {}
@@ -228,7 +229,7 @@ local function explore(cap, doc, h, b, ranked, params)
       end
       -- every node above its own baseline, for the colours: the figures
       -- hitches.lua's causes are the largest of
-      local nodes = cap:causes(f, { window = ex.window, limit = #ex.nodes.path })
+      local nodes = hitch_core.causes(cap, f, { window = ex.window, limit = #ex.nodes.path })
       t.excess = { node = {}, excess_ms = {} }
       for k, c in ipairs(nodes) do t.excess.node[k], t.excess.excess_ms[k] = index_of[c.node.id], c.excess_ms end
     end
@@ -315,12 +316,12 @@ local function compare_explore(A, B, r, params)
     end
     for k, cap in ipairs(side) do
       s.runs[k] = { file = cap.path, frames = frames_column(cap) }
-      local n, first = cap.frame_count, cap:frame_range()
+      local n, first = cap.frame_count, cap.first_frame
       for j = 1, math.min(K, n) do
         local a, b = charts.span(j, math.min(K, n), n)
         local st = s.stretches[j]
         st.frames = st.frames + (b - a + 1)
-        for _, row in ipairs(cap:node_stats(first + a - 1, first + b - 1)) do
+        for _, row in ipairs(cap:totals(first + a - 1, first + b - 1)) do
           local at = index_of_path[row.node.path]
           st.time_ms[at] = st.time_ms[at] + row.time_ms
           st.self_ms[at] = st.self_ms[at] + row.self_ms

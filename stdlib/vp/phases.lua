@@ -85,7 +85,8 @@ end
 -- An empty series has no phase.
 function phases.find(s, params)
   local p = params_of(params)
-  local x = type(s) == "table" and vp.Series(s) or s
+  -- positions 1..n, whatever the column's own numbering
+  local x = vp.Series(s, 1)
   local n = #x
   if n == 0 then return {}, { bins = 0, bin_frames = 0 } end
   local min_frames = math.max(p.min_frames, floor(p.min_share * n))
@@ -139,8 +140,7 @@ function phases.analyze(cap, params)
     E.raise("EINPUT", "%s: a %s capture has no frame times to find phases in", tostring(cap.path),
       tostring(cap.format))
   end
-  local base = 0
-  if type(cap.frame_range) == "function" then base = (cap:frame_range() or 1) - 1 end
+  local base = (cap.first_frame or 1) - 1
   local p = params_of(params)
   local segs = phases.find(ft, p)
   local out = {}

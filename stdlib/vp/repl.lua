@@ -243,7 +243,7 @@ end
 local function node_rows(cap)
   return cached(cap, "nodes", function()
     local rows = {}
-    for _, r in ipairs(cap:node_stats()) do rows[r.node] = r end
+    for _, r in ipairs(cap:totals()) do rows[r.node] = r end
     return rows
   end)
 end
@@ -311,7 +311,7 @@ DESCRIBE["vp.vprof.group"] = function(g)
   local cap = capture_of(g)
   if not cap then return safe_tostring(g) end
   -- the summaries (the same figures as the columns, without them)
-  local s = cached(cap, "group_stats", function() return cap:group_stats() end)[g]
+  local s = cached(cap, "group_stats", function() return cap:dist("groups") end)[g]
   if not s or #s == 0 then return extend(g, ": no nodes") end
   return extend(g, string.format(": self %s ms/frame mean, p99 %s, max %s @ frame %s", ms(s:mean()),
     ms(s:percentile(99)), ms(s:max()), int(s:argmax())))
@@ -504,12 +504,10 @@ end
 -- Methods whose first argument is a node (path or id), and the one that
 -- takes a group name, by class.
 local NODE_ARG = {
-  ["vp.vprof"] = { node = true, series = true, find = true },
+  ["vp.vprof"] = { node = true, series = true, find = true, dist = true, totals = true },
   ["vp.vprof.frame"] = { time_ms = true, self_ms = true, calls = true },
 }
 local GROUP_ARG = { ["vp.vprof"] = { group = true } }
--- Methods that take a node's name (wherever the node is), not its path.
-local NAME_ARG = { ["vp.vprof"] = { nodes_named = true } }
 
 -- The capture and the kind of name ("node" or "group") a string opened as
 -- the first argument of `obj:method(` wants, or nil.
@@ -523,7 +521,6 @@ local function string_argument(line, q, env)
   if not cap then return nil end
   if NODE_ARG[class] and NODE_ARG[class][method] then return cap, "node" end
   if GROUP_ARG[class] and GROUP_ARG[class][method] then return cap, "group" end
-  if NAME_ARG[class] and NAME_ARG[class][method] then return cap, "name" end
   return nil
 end
 
@@ -588,7 +585,7 @@ local function names_from(line, q, names)
 end
 
 -- Node names, each once, for a method that finds nodes by name wherever
--- they are (cap:nodes_named(", cap:find(" before any "/").
+-- they are (cap:find(" before any "/").
 local function complete_name(line, q, cap)
   local names, seen = {}, {}
   pcall(function()
@@ -617,7 +614,7 @@ end
 -- (through metatables); inside an open string, node paths where a VProf
 -- capture or frame method takes a node (cap:node("Root/CE<Tab>,
 -- cap:series(", fr:time_ms(", cap:find(" once it holds a "/"), node names
--- where it takes a name (cap:nodes_named(", cap:find(" before any "/"),
+-- where it takes a name (cap:find(" before any "/"),
 -- group names in cap:group(", and file names anywhere else.
 function repl.complete(line, env)
   env = env or _G

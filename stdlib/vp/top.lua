@@ -81,7 +81,7 @@ end
 -- limit}.
 -- params (all optional): sort ("time"), limit (25; 0 = all), first, last
 -- (the frame range, inclusive, in the capture's frame numbers as
--- cap:frame_range() gives them; default every frame it holds), file (the
+-- cap.first_frame .. cap.last_frame; default every frame it holds), file (the
 -- name used when cap.path is unset). Raises a vp.error: EINPUT for a capture
 -- that is not VProf, EUSAGE for a bad parameter.
 function top.analyze(cap, params)
@@ -92,14 +92,14 @@ function top.analyze(cap, params)
   local first, last, nframes = tree.frame_range(cap, params, "vp.top")
 
   local total_ms = 0
-  if nframes > 0 then total_ms = cap:time_sum(first, last) end
+  if nframes > 0 then total_ms = cap:dist("frame_ms", { first = first, last = last }):sum() end
 
   -- The reader sorts every node of the range by the figure (those without
   -- one last, ties by path) and hands over the first `limit`.
   local shown, count = {}, 0
   if nframes > 0 then
     local stats
-    stats, count = cap:node_stats(first, last, { sort = READER_SORT[sort], limit = limit })
+    stats, count = cap:totals(first, last, { sort = READER_SORT[sort], limit = limit })
     for i, st in ipairs(stats) do
       local node = st.node
       local per_frame = st.time_ms / nframes

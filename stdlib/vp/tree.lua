@@ -64,16 +64,15 @@ twice; inclusive time does when a name is nested inside itself (recursion).
 Nodes never called in the range are left out; names below --min-pct are
 totalled in the last line.]]
 
---- tree.frame_range(cap, params, who) -> first, last, nframes, offset: the
--- frame range params.first..params.last (default every frame the capture
--- holds), in the capture's frame numbers (cap:frame_range(): 1..#cap unless
--- the capture was restricted), checked (EUSAGE naming `who` for a frame it
--- does not hold); nframes is 0 for a capture without frames, and frame
--- number f is position f - offset of the capture's Series. Shared with
--- vp.node and vp.top.
+--- tree.frame_range(cap, params, who) -> first, last, nframes: the frame
+-- range params.first..params.last (default every frame the capture
+-- holds), in the capture's frame numbers (cap.first_frame .. cap.last_frame: 1..#cap
+-- unless the capture was restricted; its columns are indexed by them),
+-- checked (EUSAGE naming `who` for a frame it does not hold); nframes is 0
+-- for a capture without frames. Shared with vp.node and vp.top.
 function tree.frame_range(cap, p, who)
   E.check_format(cap, "vprof", who)
-  local lo, hi = cap:frame_range()
+  local lo, hi = cap.first_frame, cap.last_frame
   if not lo then lo, hi = 1, 0 end
   for _, k in ipairs({ "first", "last" }) do
     local v = p[k]
@@ -85,7 +84,7 @@ function tree.frame_range(cap, p, who)
   if first > last and hi >= lo then
     E.raise("EUSAGE", "%s: params.first (%d) is after params.last (%d)", who, first, last)
   end
-  return first, last, hi >= lo and (last - first + 1) or 0, lo - 1
+  return first, last, hi >= lo and (last - first + 1) or 0
 end
 
 -- Per frame and percent of the range's frame time.
@@ -216,8 +215,8 @@ function tree.analyze(cap, params)
 
   local total_ms, rows = 0, {}
   if nframes > 0 then
-    total_ms = cap:time_sum(first, last)
-    rows = cap:node_stats(first, last)
+    total_ms = cap:dist("frame_ms", { first = first, last = last }):sum()
+    rows = cap:totals(first, last)
   end
   local doc = {
     file = cap.path or params.file, frames = nframes,

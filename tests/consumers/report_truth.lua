@@ -72,14 +72,15 @@ elseif mode == "tree" then
   end
   local n = 0
   for _ in cap:nodes() do n = n + 1 end
-  for _, c in ipairs((cap:causes(f, { window = 30, limit = n }))) do out.excess[c.node.path] = c.excess_ms end
+  local causes = require("vp.hitches.core").causes(cap, f, { window = 30, limit = n })
+  for _, c in ipairs(causes) do out.excess[c.node.path] = c.excess_ms end
 elseif mode == "group" then
   out, schema = cap:group_self_ms()[arg[3]]:totable(), "[]"
 elseif mode == "stretch" then
   local k, j, n = tonumber(arg[3]), tonumber(arg[4]), cap.frame_count
   local a, b = (j - 1) * n // k + 1, j * n // k
   out, schema = { frames = b - a + 1, nodes = {} }, "{frames, nodes: {}}"
-  for _, st in ipairs(cap:node_stats(a, b)) do
+  for _, st in ipairs(cap:totals(a, b)) do
     out.nodes[st.node.path] = { time_ms = st.time_ms, self_ms = st.self_ms }
   end
 else

@@ -7,11 +7,9 @@
 local vp = require "vp"
 local json = require "vp.json"
 
-local cap = assert(vp.open(arg[1]))
-local first, last = tonumber(arg[2]) or 1, tonumber(arg[3]) or cap.frame_count
-cap:restrict(first, last)
+local cap = assert(vp.open(arg[1], { frames = { tonumber(arg[2]), tonumber(arg[3]) } }))
 local frames, times = {}, cap:frame_times()
-for i = 1, #times do frames[i] = { frame = first + i - 1, frame_ms = times[i] } end
+for i = times.first, times.last do frames[#frames + 1] = { frame = i, frame_ms = times[i] } end
 local self_us = {}
 for node in cap:nodes() do
   self_us[(node.path:gsub("/", ";"))] = cap:series(node, "self_ms"):sum() * 1000

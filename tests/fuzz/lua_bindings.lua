@@ -88,7 +88,7 @@ function walk.vprof(cap)
   end
   local _ = cap:group_self_ms()
   local _ = cap:group_self_ms({ fold_hidden = true })
-  local _ = cap:node_stats()
+  local _ = cap:totals()
   analysis(require("vp.hitches").analyze, cap)
   analysis(require("vp.budget").analyze, cap)
   analysis(require("vp.top").analyze, cap)

@@ -36,6 +36,19 @@ function hitches.analyze(cap [, params]) -> result, {total_ms}
   > local doc = require("vp.hitches").analyze(cap, {rule = "unreal"})
   > print(#doc.hitches, doc.unreal.hitches_per_minute)
 ${SCHEMA}
+
+class vp.hitches.core: the hitch engine over a VProf capture, in C
+  What vp.hitches calls for VProf captures (preloaded with vp: require "vp.hitches.core"): the loops over the
+  frames, not the analysis; vp.hitches checks the parameters and documents the rule.
+function core.detect(cap [, {factor =, window =, min_excess_ms =, threshold_ms =}]) -> list
+  hitch frames by hitches.lua's rule, {frame, tick, frame_ms, baseline_ms}, from the frame times alone
+  (defaults 2.5, 30, 5; threshold_ms the absolute rule instead)
+  > for _, h in ipairs(require("vp.hitches.core").detect(cap)) do print(h.frame, h.frame_ms) end
+function core.causes(cap, frame [, {window = 30, limit = 5}]) -> nodes, groups
+  the limit largest node and group self-time excesses of a frame over their own baselines (median over the
+  window frames before it): nodes {{node, self_ms, excess_ms}} and groups {{group, self_ms, excess_ms}}, by
+  excess (ties by path, by group name); decodes only those frames
+  > local nodes, groups = require("vp.hitches.core").causes(cap, 1200)
 ${DEFINITIONS hitches.lua}
 field DEFAULTS
   the defaults of analyze's params: rule, factor, window, min_excess_ms, causes
@@ -51,12 +64,12 @@ function budget.analyze(cap [, {fold_hidden = true}]) -> result, {total_ms, hidd
 function budget.group_stats(series, total_ms) -> {mean_ms, p50_ms, p95_ms, p99_ms, max_ms, max_frame, share_pct}
   the statistics of one group's per-frame self time (the group.NAME.* metrics)
   > local s = cap:group_self_ms()[cap:group("Physics")]
-  > print(require("vp.budget").group_stats(s, cap:time_sum()).p99_ms)
+  > print(require("vp.budget").group_stats(s, cap:dist("frame_ms"):sum()).p99_ms)
 ${SCHEMA}
 ${DEFINITIONS budget.lua}
 
 class vp.top: the heaviest nodes by path (top.lua)
-  One row per VProf node path over the whole capture or a frame range (one C pass, cap:node_stats): calls,
+  One row per VProf node path over the whole capture or a frame range (one C pass, cap:totals): calls,
   time, self time and peaks per frame. ${PLAIN}
 function top.analyze(cap [, params]) -> result, {node_count}
   params: sort ("time", "self", "avg", "peak", "peakavg"), limit (25; 0 = all), first, last (the frame range);

@@ -11,7 +11,7 @@ local PLAIN = "The result is plain data: nil where a value is absent or undefine
 
 return doc.parse([=[
 class vp.find: nodes by glob or Lua pattern
-  The old entry points of cap:find and cap:nodes_named (the capture does the work, in C), and the definition
+  The old entry points of cap:find (the capture does the work, in C), and the definition
   in Lua: find.compile and find.glob_pattern match names and paths the same way without a capture. Globs match
   the whole name: * any run within one level, ** across levels, ? one character, [abc] [a-z] [!abc] a class (a
   ] first belongs to it, a - first or last is itself), \x x itself; a glob with a / matches the path, as it is
@@ -22,7 +22,7 @@ function find.nodes(cap, pattern [, {lua = true, on = "name"|"path"}]) -> {node,
   pre-order; {} when none; EUSAGE for a malformed pattern
   > for _, n in ipairs(require("vp.find").nodes(cap, "**/NPCs/*/AI_Pathfind")) do print(n.path) end
 function find.named(cap, name) -> {node, ...}
-  cap:nodes_named(name): every node whose name is exactly `name`, wherever it is
+  cap:find(name, {exact = true}): every node whose name is exactly `name`, wherever it is
   > print(#require("vp.find").named(cap, "AI_Pathfind"))
 function find.compile(pattern [, opts]) -> function(name, path [, rel]) -> boolean
   the definition in Lua: true when the node with that name, path (and path relative to the root) matches;
@@ -36,7 +36,7 @@ function find.glob_pattern(glob) -> string
 class vp.tree: the call tree and the totals by name (tree.lua)
   A VProf capture's call tree over a frame range as the engine's vprof_generate_report shows it: inclusive and
   self time, calls and share of the frame per node, siblings largest first, the nodes below a share of the
-  frame folded into their parent; or the nodes that share a name totalled. One C pass (cap:node_stats).
+  frame folded into their parent; or the nodes that share a name totalled. One C pass (cap:totals).
   ${PLAIN}
 function tree.analyze(cap [, params]) -> result
   params: first, last (the range), min_pct (0.5), sort ("time" or "engine"), depth (0 = all), by_name; shaped
@@ -44,10 +44,10 @@ function tree.analyze(cap [, params]) -> result
   > for _, r in ipairs(require("vp.tree").analyze(cap, {min_pct = 5}).nodes) do
   >   print(("  "):rep(r.depth - 1) .. r.name, r.ms_per_frame)
   > end
-function tree.frame_range(cap, params, who) -> first, last, nframes, offset
-  params.first..params.last in the capture's frame numbers (cap:frame_range(); a restricted capture keeps the
-  file's), checked against the frames it holds (EUSAGE naming `who`), default all of them; nframes is 0
-  without frames; frame number f is position f - offset of the capture's Series
+function tree.frame_range(cap, params, who) -> first, last, nframes
+  params.first..params.last in the capture's frame numbers (cap.first_frame .. cap.last_frame; a capture
+  opened with frames keeps the file's, and so do its Series), checked against the frames it holds (EUSAGE
+  naming `who`), default all of them; nframes is 0 without frames
   > print(require("vp.tree").frame_range(cap, {first = 10}, "me"))
 field schema
   the shape of analyze's tree result (vp.json notation)
@@ -63,7 +63,7 @@ field SORT_NAMES
 class vp.node: one node in detail (node.lua)
   One VProf node over a frame range: the statistics of its time and self time per frame, its worst frames, its
   children's share of its time, its budget group and where it first appears, all computed in C (the node's
-  columns by cap:series, its children's and group's totals by one cap:node_stats pass over the range).
+  columns by cap:series, its children's and group's totals by one cap:totals pass over the range).
   ${PLAIN}
 function node.analyze(cap, params) -> result
   params: node (a node, id, path or pattern), lua, first, last, worst (10); shaped as node.schema; frame

@@ -19,9 +19,11 @@ function vp.open_all(paths [, opts]) -> caps, failures
   > local caps, failures = vp.open_all({"examples/runs/base/run1.vprof", "examples/runs/new/run1.vprof"})
   > print(#caps, caps[1].frame_count, next(failures))  --> 2 3000 nil
 function vp.batches_all(requests) -> {result, ...}
-  several VProf captures' cap:series(nodes, field, {batches = cuts [, groups = true]}) at once: each request
-  is {cap, nodes, field, opts} and gives what that call gives (the nodes' value counts over batches, for
-  vp.infer); each capture's passes run on a thread of its own (vp.compare's tested nodes on both sides)
+  VProf nodes' value counts over stretches of frames, for vp.infer, several captures at once: each request is
+  {cap, nodes, field, {batches = cuts [, groups = true]}} and gives a list of vp.infer.batched, one a node
+  (the stretches [cuts[i], cuts[i + 1]) of the capture's frames; groups also makes every group's in the same
+  pass, kept for their d:batches); each capture's passes run on a thread of its own (vp.compare's tested nodes
+  on both sides)
   > local a = vp.open("examples/runs/base/run1.vprof")
   > local r = vp.batches_all({{a, {a.root}, "time_ms", {batches = {0, 1500, 3000}}}})
   > print(#r[1], r[1][1]:percentile(50))
@@ -43,10 +45,16 @@ function vp.writer(format, path [, opts]) -> writer
   a writer that builds a capture file of a binary format (tests, examples, deliberately broken files); raises
   when the format has no writer
   > local w = vp.writer("vprof", "/tmp/t.vprof")
-function vp.Series(list | series) -> Series
-  a numeric column (vp.Series) from a list of numbers, or a new handle on a Series
+function vp.Series(list | series [, first]) -> Series
+  a numeric column (vp.Series) from a list of numbers, indexed from first (1 by default), or a new handle on a
+  Series (its indices, or from first)
   > local s = vp.Series{3, 1, 2}
   > print(s:mean(), s:max())  --> 2.0  3.0
+function vp.frames_of(frames, n) -> first, last | nil
+  the rule every --frames range follows (vp.open's frames): frames = {first, last} or {first =, last =},
+  either may be nil (from the first, to the last), a negative number counts from the end (-1 the last);
+  clamped to 1..n; nothing when no frame of 1..n is left
+  > print(vp.frames_of({-600}, 4000))  --> 3401  4000
 field version vp.version
   the vpscript version string
   > print(vp.version)
@@ -57,14 +65,24 @@ class vp.Series: numeric column
   million frames takes milliseconds. Empty series: mean, min, max, stddev, percentile and median are NaN,
   argmax and argmin nil, sum 0. NaN is a missing value: arithmetic and diff propagate it,
   where/filter/count_above/top never select it, median, rolling, histogram and cumsum skip it (min, max, mean
-  and percentile predate the rule: percentile ranks NaN above every number).
+  and percentile predate the rule: percentile ranks NaN above every number). A Series is indexed from s.first:
+  a capture's columns by its frame numbers (a capture opened with frames 1001..4000 gives s.first = 1001), so
+  that s[i], s:argmax(), s:where(x) and s:top(k) name frames cap:frame(i) takes; operations that keep the
+  order keep the indices (slice, rolling, cumsum, arithmetic; diff starts one later), values that lost their
+  place (sort, filter, totable) count from 1. Arithmetic pairs equal indices: Series of different frames raise.
+field first s.first
+  the index of the first value (1, or a capture's first frame number)
+  > print(cap:frame_times().first)
+field last s.last
+  the index of the last value (s.first + #s - 1)
+  > print(cap:frame_times().last)
 operator # #s -> integer
   number of values
   > print(#cap:frame_times())
 operator [i] s[i] -> number | nil
-  value i (1-based); nil outside 1..#s
+  the value at index i (s.first .. s.last); nil outside
   > local ft = cap:frame_times()
-  > print(ft[1], ft[#ft])
+  > print(ft[ft.first], ft[ft.last])
 operator + s + t, s + x, x + s -> Series
   element-wise sum with a Series of the same length or a number; unequal lengths raise "Series lengths differ:
   N and M"
@@ -149,6 +167,7 @@ method s:totable() -> {number, ...}
   the values as a new Lua list
   > for i, v in ipairs(vp.Series{1, 2}:totable()) do print(i, v) end
 method s:slice(i [, j]) -> Series
-  a new Series of values i..j (1-based, inclusive; j defaults to #s; clamped to 1..#s, empty when i > j)
+  a new Series of the values at indices i..j (inclusive; j defaults to s.last; clamped to s.first..s.last,
+  empty when i > j), which keeps them: its first is i
   > local first100 = cap:frame_times():slice(1, 100)
 ]=]

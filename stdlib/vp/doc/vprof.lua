@@ -8,11 +8,21 @@ class vp.vprof: VProf capture (.vprof)
   per frame (offset, tick, node count, frame time); vp.open(path, {stats = ...}) also computes whole-capture
   statistics in that pass (stats = true for all, or {groups =, fold_hidden =, nodes =}: per-group self-time
   summaries, per-node totals; nodes = a list of names totals only the nodes of those names), else one more pass
-  computes them the first time they are needed. Frames are read again from the file on demand (the file is read
-  through a window, never mapped: a file truncated while open is an error naming both sizes). Frame time is the
-  sum of the root's children's inclusive times (the root's own time only when larger); self time is a node's
-  time minus its children's, clamped at 0. Frames are numbered 1.. by position; ticks may repeat or jump.
+  computes them the first time they are needed. vp.open(path, {frames = {first, last}}) holds those frames only
+  (--frames A:B; negative numbers count from the end, vp.frames_of is the rule): every figure, pass and
+  statistic is over them, and they keep the file's numbers. Frames are read again from the file on demand (the
+  file is read through a window, never mapped: a file truncated while open is an error naming both sizes).
+  Frame time is the sum of the root's children's inclusive times (the root's own time only when larger); self
+  time is a node's time minus its children's, clamped at 0. Frames are numbered as in the file (from 1; a
+  capture opened with frames holds first_frame..last_frame), and so are its columns (s[i], s:argmax(),
+  s:where(x) are frame numbers cap:frame takes); ticks may repeat or jump.
 ${CAPTURE}
+field first_frame
+  the file's number of the first frame the capture holds (1 unless opened with frames); nil when it holds none
+  > print(cap.first_frame)
+field last_frame
+  the file's number of the last frame it holds
+  > print(cap.last_frame)
 field frame_count
   number of complete frames (also #cap)
   > print(cap.frame_count, #cap)
@@ -60,16 +70,14 @@ method cap:nodes() -> iterator
 method cap:node(id | path) -> node | nil
   a node by its id or path ("Root/CEngine::Frame/...", or relative to the root)
   > local n = cap:node("Root/CEngine::Frame")
-method cap:find(pattern [, {lua = true, on = "name"|"path"}]) -> {node, ...}
+method cap:find(pattern [, {lua = true, on = "name"|"path", exact = true}]) -> {node, ...}
   every node a glob matches, in pre-order ({} when none): * any run within one level, ** across levels, ? one
   character, [abc] [a-z] [!abc] a class, \x x itself; matched against the whole name (or the node's own path
   component with its "#2"), or, when the pattern has a /, the path as listed or relative to the root; with lua
   a Lua pattern searched for instead; EUSAGE for a malformed pattern. In C, linear in the nodes whatever the
-  stars
+  stars; with exact, every node whose name is exactly pattern (no glob), wherever it is in the tree
   > for _, n in ipairs(cap:find("Physics*")) do print(n.path) end
-method cap:nodes_named(name) -> {node, ...}
-  every node whose name is exactly name, wherever it is in the tree, in pre-order ({} when none)
-  > for _, n in ipairs(cap:nodes_named("Simulate")) do print(n.path) end
+  > for _, n in ipairs(cap:find("Simulate", {exact = true})) do print(n.path) end
 method cap:groups() -> iterator
   every budget group in id order
   > for g in cap:groups() do print(g.id, g.name) end
@@ -77,64 +85,35 @@ method cap:group(id | name) -> group | nil
   a budget group by id or name
   > print(cap:group("Physics").flags)
 method cap:frame_times() -> Series
-  frame time (ms) of every frame
+  frame time (ms) of every frame, indexed by frame number (s.first = cap.first_frame)
   > print(cap:frame_times():percentile(99))
-method cap:series(node | {node, ...}, "time_ms"|"self_ms"|"calls" [, {summary = true}]) -> Series | {Series, ...}
-  a node's inclusive time, self time or calls per frame (0 where absent); given a list of nodes, a list of
-  Series from the same single C pass; with summary, vp.vprof.dist summaries of them instead (no column kept);
-  with {batches = cuts}, their value counts over the stretches of frames the cuts mark (vp.infer.batched, as
-  d:batches; groups = true makes every group's in the same pass, kept for their d:batches)
+method cap:series(node | {node, ...} [, "time_ms"|"self_ms"|"calls"]) -> Series | {Series, ...}
+  a node's inclusive time (the default), self time or calls per frame (0 where absent), indexed by frame
+  number; given a list of nodes, a list of Series from the same single C pass. Their figures without the
+  column: cap:dist; their value counts over stretches of frames: vp.batches_all
   > local s = cap:series("Root/CEngine::Frame", "self_ms")
 method cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}
   self time (ms) per frame of every group that has nodes, as columns (one pass, frames x groups of memory,
   kept); fold_hidden counts hidden groups towards the nearest visible ancestor's group. The table also answers
-  by group name (cap:group_self_ms().Physics). For statistics, group_stats needs no column
+  by group name (cap:group_self_ms().Physics). For statistics, cap:dist("groups") needs no column
   > print(cap:group_self_ms().Physics:count_above(4))
-method cap:group_stats([{fold_hidden = true}]) -> {[group] = dist}
-  the same per-frame self times summarised (vp.vprof.dist): exact value counts (and from them the exact
-  sum), the first minimum and maximum; what budget.lua reads. The table also answers by group name
-  > for g, d in pairs(cap:group_stats()) do print(g.name, d:mean(), d:percentile(99)) end
-method cap:time_stats() -> dist
-  the frame times summarised by the open pass (vp.vprof.dist: the frame_times Series' figures without the
-  column)
-  > print(cap:time_stats():percentile(99))
-method cap:time_sum([i [, j]]) -> number
-  the sum (ms) of the frame times of frames i..j (default all), exact and rounded once: the sum
-  cap:frame_times():slice(...):sum() gives, without the column
-  > print(cap:time_sum() / cap.frame_count)
-method cap:slowest_sum(k) -> number
-  the sum (ms) of the k slowest frame times: those above the k-th largest in frame order, then that one for
-  the rest (the sum the low-FPS figures divide by k)
-  > print(1000 / (cap:slowest_sum(40) / 40))
-method cap:node_stats([i [, j]] [, {sort =, limit =}]) -> list [, count]
-  per node over frames i..j: {node, frames, calls, time_ms, self_ms, peak_ms, peak_self_ms, peak_frame};
-  totals, in pre-order (the whole capture: the statistics of the open pass or of one more pass; a range: one
-  pass over it). With sort ("time", "self", "per_call", "peak", "peak_over_avg"): the nodes other than the
-  root that exist in the range, largest first (none last, ties by path), the first limit (0 = all), and how
-  many there are
-  > local top, n = cap:node_stats(nil, nil, {sort = "self", limit = 10})
-method cap:node_stat(node [, i [, j]]) -> table
-  one node's totals, as a row of node_stats (the whole capture: no pass once the statistics exist)
-  > print(cap:node_stat("Root/CEngine::Frame").calls)
-method cap:hitches({factor =, window =, min_excess_ms =, threshold_ms =}) -> list
-  hitch frames by hitches.lua's rule, {frame, tick, frame_ms, baseline_ms}, from the frame times alone
-  (vp.hitches checks the parameters and documents the rule)
-  > for _, h in ipairs(cap:hitches({window = 30})) do print(h.frame, h.frame_ms) end
-method cap:causes(frame, {window = 30, limit = 5}) -> nodes, groups
-  the limit largest node and group self-time excesses of a frame over their own baselines (median over the
-  window frames before it): nodes {{node, self_ms, excess_ms}} and groups {{group, self_ms, excess_ms}}, by
-  excess (ties by path, by group name); decodes only those frames
-  > local nodes, groups = cap:causes(1200)
-method cap:restrict(i, j)
-  keep frames i..j (the file's frame numbers, within those the capture holds) and forget the others (--frames
-  A:B): every figure, pass, statistic and hitch rule from then on is over that range, as if the file held
-  those frames only; frame numbers stay the file's, #cap is the range's length; statistics computed before are
-  dropped (one more pass computes them over the range)
-  > cap:restrict(601, cap.frame_count)  -- leave the first 600 frames out
-method cap:frame_range() -> first, last
-  first and last: the file's frame numbers of the first and the last frame the capture holds (1 and #cap
-  unless restricted); nothing when it has none
-  > print(cap:frame_range())
+method cap:dist(q [, field | opts]) -> dist | {dist, ...} | {[group] = dist}
+  a per-frame quantity summarised (vp.vprof.dist): the figures its Series would give (exact value counts, the
+  exact sum, the first minimum and maximum) without keeping the column. q is "frame_ms" (the frame times, the
+  open pass's summary; {first =, last =}: of those frames only), a node or a list of nodes with a field
+  ("time_ms" by default, "self_ms", "calls": one pass for the list) or "groups" ({fold_hidden = true}
+  folds hidden groups): every group's self time, a table that also answers by group name; what budget.lua
+  reads
+  > print(cap:dist("frame_ms"):percentile(99), cap:dist("frame_ms"):sum())
+  > for g, d in pairs(cap:dist("groups")) do print(g.name, d:mean(), d:percentile(99)) end
+method cap:totals([node] [, i [, j]] [, {sort =, limit =}]) -> list [, count] | row
+  node totals over frames i..j (default all): {node, frames, calls, time_ms, self_ms, peak_ms, peak_self_ms,
+  peak_frame} summed over the range, every node in pre-order (the whole capture: the statistics of the open
+  pass or of one more pass; a range: one pass over it). With sort ("time", "self", "per_call", "peak",
+  "peak_over_avg"): the nodes other than the root that exist in the range, largest first (none last, ties by
+  path), the first limit (0 = all), and how many there are. Given a node (or its path): that node's row
+  > local top, n = cap:totals(nil, nil, {sort = "self", limit = 10})
+  > print(cap:totals("Root/CEngine::Frame").calls)
 method cap:summary() -> {{name=, value=}, ...}
   the rows info.lua prints
   > for _, r in ipairs(cap:summary()) do print(r.name, r.value) end
@@ -217,8 +196,8 @@ method n:children() -> iterator
   > for c in cap.root:children() do print(c.name) end
 
 class vp.vprof.dist: VProf group self time per frame, summarised
-  A per-frame quantity summarised: a group's self time (cap:group_stats), the frame times (cap:time_stats), a
-  node's time, self time or calls (cap:series with summary). It answers what a Series of the values would,
+  A per-frame quantity summarised (cap:dist): a group's self time, the frame times, a node's time, self time
+  or calls. It answers what a Series of the values would,
   with the same numbers (the exact sum, first minimum and maximum, nearest-rank percentiles from exact
   counts of the 4 us values), in memory proportional to the distinct values instead of the frames. Keeps its
   capture alive.
@@ -266,6 +245,10 @@ method d:batches(cuts) -> vp.infer.batched
   the value counts of each stretch of consecutive frames [cuts[i], cuts[i + 1]) (cuts ascending from 0 to #d),
   what vp.infer's batch means, quantiles and order statistics read: one pass over the frames, no column
   > local b = d:batches({0, #d // 2, #d})
+method d:top_sum(k) -> number
+  of the frame times' summary (cap:dist("frame_ms")): the sum (ms) of the k slowest frame times, those above
+  the k-th largest in frame order, then that one for the rest (the sum the low-FPS figures divide by k)
+  > print(1000 / (cap:dist("frame_ms"):top_sum(40) / 40))
 
 class vp.vprof.group: VProf budget group
   A budget group. Ids are positions in the file's group records, from 0 or from 31 (then 0..30 are the

@@ -27,7 +27,7 @@ end
 -- time over the frames the capture holds (cap:node_stats), keyed by stack.
 function folded.stacks(cap)
   local out, stack, total = {}, {}, 0
-  for _, row in ipairs(cap:node_stats()) do -- pre-order: a parent comes first
+  for _, row in ipairs(cap:totals()) do -- pre-order: a parent comes first
     local node = row.node
     local parent = node.parent
     local s = parent and (stack[parent] .. ";" .. label(node)) or label(node)

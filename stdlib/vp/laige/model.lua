@@ -249,31 +249,22 @@ end
 
 local series_cache = setmetatable({}, { __mode = "k" })
 
---- cap:restrict(i, j): keep frames i..j (the report's frame numbers,
--- within those the capture holds) and forget the others: frame_times,
--- frames, failed_frames and the frame statistics are over the range from
--- then on; frame numbers stay the report's (cap:frame_range()).
-function budget_methods.restrict(cap, i, j)
-  check_open(cap, "restrict")
-  local base = rawget(cap, "frame_base") or 0
-  local lo, hi = base + 1, base + #cap.frames
-  if math.type(i) ~= "integer" or math.type(j) ~= "integer" or i > j or i < lo or j > hi then
-    error(string.format("cap:restrict: frames %s..%s are not within the capture's %d..%d", tostring(i),
-      tostring(j), lo, hi), 2)
-  end
+--- model.restrict(cap, frames) -> true | nil, why: vp.open's frames =
+-- {first, last} (or {first =, last =}; either may be nil; a negative number
+-- counts from the end) on a budget report: keep those frames and forget
+-- the others, so that frame_times, frames, failed_frames and the frame
+-- statistics are over the range; frame numbers stay the report's
+-- (cap.first_frame .. cap.last_frame).
+function model.restrict(cap, frames)
+  local n = #cap.frames
+  local i, j = vp.frames_of(frames, n) -- the rule every format's --frames follows
+  if not i then return nil, string.format("frames out of range: the capture has %d frames", n) end
   local kept = setmetatable({}, getmetatable(cap.frames))
-  for k = i - base, j - base do kept[#kept + 1] = cap.frames[k] end
+  for k = i, j do kept[#kept + 1] = cap.frames[k] end
   cap.frames, cap.frame_base, cap.frame_count = kept, i - 1, #kept
+  cap.first_frame, cap.last_frame = i, j
   series_cache[cap] = nil
-end
-
---- cap:frame_range() -> first, last: the report's frame numbers of the
--- frames the capture holds; nothing when it has none.
-function budget_methods.frame_range(cap)
-  check_open(cap, "frame_range")
-  if #cap.frames == 0 then return end
-  local base = rawget(cap, "frame_base") or 0
-  return base + 1, base + #cap.frames
+  return true
 end
 
 function budget_methods.frame_times(cap)
@@ -282,7 +273,7 @@ function budget_methods.frame_times(cap)
   if not s then
     local t = {}
     for i, f in ipairs(cap.frames) do t[i] = f.frame_ms or NAN end
-    s = vp.Series(t)
+    s = vp.Series(t, (rawget(cap, "frame_base") or 0) + 1) -- indexed by the report's frame numbers
     series_cache[cap] = s
   end
   return s

@@ -470,6 +470,7 @@ function text.budget(ctx, data, path, size)
   end_block()
 
   cap.frame_count = #cap.frames
+  if #cap.frames > 0 then cap.first_frame, cap.last_frame = 1, #cap.frames end
   for _, k in ipairs({ "context", "frames" }) do
     if not seen[k] then warn(ctx, "no %s line", k) end
   end

@@ -13,7 +13,7 @@ local frame_times, laige_values = C.frame_times, C.laige_values
 -- consecutive frames (dist:batches), read off the frame records.
 local function frame_values(ctx)
   if ctx.format == "vprof" then
-    ctx.time_stats = ctx.time_stats or ctx.cap:time_stats()
+    ctx.time_stats = ctx.time_stats or ctx.cap:dist("frame_ms")
     return ctx.time_stats
   end
   return frame_times(ctx)
@@ -26,7 +26,7 @@ local function low_fps(ctx, pct)
   if not s or #s == 0 then return nil, "no frames" end
   if ctx.format ~= "vprof" then return (stats.low_fps(s, pct)) end
   local k = stats.slowest_count(#s, pct)
-  local mean = ctx.cap:slowest_sum(k) / k
+  local mean = ctx.cap:dist("frame_ms"):top_sum(k) / k
   if mean <= 0 then return nil end
   return 1000 / mean
 end
@@ -108,8 +108,7 @@ add {
   events = function(ctx)
     local list, err = C.result(ctx, "hitches", "hitches")
     if not list then return nil, err end
-    local first = 1
-    if type(ctx.cap.frame_range) == "function" then first = ctx.cap:frame_range() or 1 end
+    local first = ctx.cap.first_frame or 1
     local pos = {}
     for i, h in ipairs(list) do pos[i] = h.frame - first + 1 end
     table.sort(pos)

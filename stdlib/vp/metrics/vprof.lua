@@ -33,7 +33,7 @@ local function add(e) entries[#entries + 1] = e end
 -- groups by name -> {group =, series =}
 local vprof_groups, group_names = C.listing(function(ctx)
   local by_name, order = {}, {}
-  for g, s in pairs(ctx.cap:group_stats()) do
+  for g, s in pairs(ctx.cap:dist("groups")) do
     if not by_name[g.name] then
       by_name[g.name] = { group = g, series = s }
       order[#order + 1] = g
@@ -51,7 +51,7 @@ local function group_stat(ctx, name, key)
   local g = vprof_groups(ctx)[name]
   if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
   if not g.stats then
-    g.stats = require("vp.budget").group_stats(g.series, ctx.cap:time_sum())
+    g.stats = require("vp.budget").group_stats(g.series, ctx.cap:dist("frame_ms"):sum())
   end
   local v = C.get(g.stats, key)
   if v ~= nil then return v end
@@ -125,9 +125,9 @@ local vprof_nodes, node_paths = C.listing(function(ctx)
   local by_path, order = {}, {}
   local rows
   if cap.node_count - 1 <= NODE_LIST then
-    rows = cap:node_stats() -- every node, in pre-order
+    rows = cap:totals() -- every node, in pre-order
   elseif cap.frame_count > 0 then
-    rows = cap:node_stats(1, cap.frame_count, { sort = "time", limit = NODE_LIST })
+    rows = cap:totals(1, cap.frame_count, { sort = "time", limit = NODE_LIST })
   else
     rows = {}
   end
@@ -150,7 +150,7 @@ local function vprof_node(ctx, path)
   ctx.node_rows = ctx.node_rows or {}
   local r = ctx.node_rows[node]
   if not r then
-    r = ctx.cap:node_stat(node)
+    r = ctx.cap:totals(node)
     ctx.node_rows[node] = r
   end
   return r
@@ -167,7 +167,7 @@ function Source:batches(cuts)
   local key = table.concat(cuts, ",")
   local b = self.made[key]
   if not b then
-    b = self.cap:series(self.node, self.field, { batches = cuts })
+    b = vp.batches_all({ { self.cap, { self.node }, self.field, { batches = cuts } } })[1][1]
     self.made[key] = b
   end
   return b
