@@ -92,7 +92,8 @@ function render.emit(r, opts)
     local parts = {}
     for _, x in ipairs(e.values) do
       if x.value ~= nil and #parts < 4 then
-        local short = e.kind == "metric" and x.metric or x.metric:match("([^.]*)$")
+        -- anchored: an unanchored "([^.]*)$" retries from every byte of a long name
+        local short = e.kind == "metric" and x.metric or x.metric:match("^.*%.([^.]*)$") or x.metric
         parts[#parts + 1] = short .. " " .. num(x.value, (metrics.lookup(x.metric)).unit)
       end
     end
