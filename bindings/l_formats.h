@@ -63,4 +63,8 @@ int vp_l_open_export(lua_State *L);
  * walk over Lua values (l_json.c). */
 int vp_l_open_json(lua_State *L);
 
+/* The "vp.text.core" module (preloaded by luaopen_vp): core/text's visible
+ * escapes and CSV fields (l_text.c). */
+int vp_l_open_text(lua_State *L);
+
 #endif

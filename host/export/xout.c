@@ -1,6 +1,8 @@
 /* Buffered, exact text output for the exporters (xout.h). */
 #include "xout.h"
 
+#include "core/text.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,18 +191,17 @@ void vp_xstr_json(vp_xstr *s, const char *p, size_t n)
 
 void vp_xstr_csv(vp_xstr *s, const char *p, size_t n)
 {
-    if (!memchr(p, ',', n) && !memchr(p, '"', n) && !memchr(p, '\r', n) && !memchr(p, '\n', n)) {
+    if (vp_text_csv_plain(p, n)) {
         vp_xstr_put(s, p, n);
         return;
     }
-    vp_xstr_put(s, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] == '"')
-            vp_xstr_put(s, "\"\"", 2);
-        else
-            vp_xstr_put(s, p + i, 1);
-    }
-    vp_xstr_put(s, "\"", 1);
+    vp_buf b = {0};
+    vp_text_csv(&b, p, n);
+    if (b.oom)
+        s->oom = 1;
+    else
+        vp_xstr_put(s, (const char *)b.data, b.len);
+    vp_buf_free(&b);
 }
 
 void vp_xstr_free(vp_xstr *s)

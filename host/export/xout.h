@@ -59,8 +59,8 @@ void vp_xstr_str(vp_xstr *s, const char *p);
 /* A JSON string, quoted: control characters escaped, invalid UTF-8 bytes
  * written as U+FFFD (what vp.json does). */
 void vp_xstr_json(vp_xstr *s, const char *p, size_t n);
-/* A CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or
- * LF, quotes doubled. */
+/* A CSV field: core/text's vp_text_csv (RFC 4180 quoting, formulas
+ * neutralised). */
 void vp_xstr_csv(vp_xstr *s, const char *p, size_t n);
 void vp_xstr_free(vp_xstr *s);
 
