@@ -55,7 +55,7 @@ local caps, base = cli.open_runs(cap_files, opts.frames, #base_files > 0 and bas
 local r = gate.evaluate(rules, caps, base, { alpha = opts.alpha, source = rules_path })
 for _, c in ipairs(caps) do c:close() end
 for _, c in ipairs(base or {}) do c:close() end
-for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", w, "\n") end
+for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", require("vp.fmt").visible(w), "\n") end
 
 local doc = render.document(r)
 if opts.junit then

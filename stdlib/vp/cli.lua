@@ -42,12 +42,11 @@ local E = require "vp.error"
 local CODE_OF_EXIT = { [0] = "EOK", [2] = "EINPUT", [3] = "EGATE" }
 
 --- cli.fail(code, fmt, ...): raise a vp.error object that ends the script
--- with exit status `code` and the message string.format(fmt, ...).
+-- with exit status `code` and the message E.format(fmt, ...) (string
+-- arguments shown with visible escapes).
 -- Codes: 1 script error, 2 usage or unreadable/malformed input, 3 gate failed.
 function cli.fail(code, fmt, ...)
-  local msg = fmt
-  if select("#", ...) > 0 then msg = string.format(fmt, ...) end
-  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", msg, code), 2)
+  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", E.format(fmt, ...), code), 2)
 end
 
 --- cli.exit(code): end the script with `code` and no message.
@@ -445,11 +444,12 @@ function cli.check_output(path)
   return true
 end
 
---- cli.warn(fmt, ...): print "vpscript: warning: <message>" on stderr; with
--- --strict, end the script with exit 2 and the message instead.
+--- cli.warn(fmt, ...): print "vpscript: warning: <message>" on stderr (the
+-- message E.format(fmt, ...): string arguments shown with visible
+-- escapes); with --strict, end the script with exit 2 and the message
+-- instead.
 function cli.warn(fmt, ...)
-  local msg = fmt
-  if select("#", ...) > 0 then msg = string.format(fmt, ...) end
+  local msg = E.format(fmt, ...)
   if current.opts.strict then
     cli.fail(2, "%s (--strict: a warning is an error)", msg)
   end

@@ -75,10 +75,11 @@ function node.resolve(cap, query, opts)
       query)
   end
   local paths = {}
-  for i = 1, math.min(#found, 10) do paths[i] = "  " .. found[i].path end
-  if #found > 10 then paths[#paths + 1] = string.format("  ... (%d more)", #found - 10) end
-  E.raise("EUSAGE", "vp.node: '%s' matches %d nodes; name one by its path:\n%s", query, #found,
-    table.concat(paths, "\n"))
+  for i = 1, math.min(#found, 10) do paths[i] = found[i].path end
+  local more = #found > 10 and string.format("\n  ... (%d more)", #found - 10) or ""
+  -- a line per path in the format: the paths, as arguments, are shown with visible escapes
+  E.raise("EUSAGE", "vp.node: '%s' matches %d nodes; name one by its path:" .. string.rep("\n  %s", #paths) .. more,
+    query, #found, table.unpack(paths))
 end
 
 -- The statistics of one per-frame column (a Series of the range).

@@ -199,6 +199,55 @@ add("vprof_hidden_chain", "vprof",
     vprof_chain(path, n)
   end)
 
+-- ---- names that inject (issue 27) -----------------------------------------
+
+--- Names that try to inject: terminal sequences (an OSC title, CSI, BEL, a
+-- C1 CSI), line breaks that forge a CI log command, a carriage return that
+-- overwrites a line, invalid UTF-8, Markdown (backticks, a heading, HTML, a
+-- link, a table pipe) and spreadsheet formulas.
+cases.HOSTILE_NAMES = {
+  "osc\27]0;pwned\7title", "csi\27[2J\27[Hclear", "c1\194\155" .. "31mred", "bell\7",
+  "forged\n::error::ALL GATES PASSED", "cr\roverwritten", "bad\255\254utf8", "tab\tbed",
+  "tick`s` and ``more``", "`\n# ALL GATES PASSED\n`", "<img src=x onerror=alert(1)>", "[click](http://evil.example)",
+  "pipe|in|name", "=HYPERLINK(\"http://evil.example\")", "+1+2", "-3+4", "@SUM(A1)", "\tlead tab",
+}
+
+--- cases.named_vprof(path, names [, slower]) -> path: the tree Root > A >
+-- each of `names`, each node in a budget group of its own name (node i
+-- takes 100 + i us a frame, times `slower`), 40 frames, and a hitch in
+-- frame 30 caused by the last name.
+function cases.named_vprof(path, names, slower)
+  local vp = require "vp"
+  local k = slower or 1
+  local w = vp.writer("vprof", path)
+  w:default_groups()
+  local a = w:node(w.root_id, "A", 1)
+  local t, last = { [a] = 1000 * k }, nil
+  for i, name in ipairs(names) do
+    last = w:node(a, name, w:group(name))
+    t[last] = (100 + i) * k
+  end
+  local hitch = {}
+  for id, us in pairs(t) do hitch[id] = us end
+  if last then hitch[last], hitch[a] = 40000, 41000 end
+  for i = 1, 40 do w:frame(i, i == 30 and hitch or t) end
+  w:close()
+  return path
+end
+
+add("vprof_hostile_names", "vprof",
+  "a node and a budget group named each of cases.HOSTILE_NAMES (n: the times' multiplier): names reached "
+    .. "text, CSV and Markdown output raw", 1,
+  function(_, n, path) cases.named_vprof(path, cases.HOSTILE_NAMES, n) end)
+
+add("vprof_plain_names", "vprof",
+  "vprof_hostile_names with plain names (name1, name2, ...): the shape the hostile one must keep", 1,
+  function(_, n, path)
+    local plain = {}
+    for i = 1, #cases.HOSTILE_NAMES do plain[i] = "name" .. i end
+    cases.named_vprof(path, plain, n)
+  end)
+
 -- ---- laige text -----------------------------------------------------------
 
 add("laige_trailing_spaces", "txt",
