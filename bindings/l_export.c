@@ -54,10 +54,14 @@ static int l_vprof(lua_State *L)
     vp_errcode rc = kind == 0   ? vp_export_vprof_chrome(m, f, &o, &err)
                     : kind == 1 ? vp_export_vprof_speedscope(m, f, &o, &err)
                                 : vp_export_vprof_csv(m, f, &o, &err);
+    if (rc == VP_EPIPE) /* a closed pipe ends the program quietly, exit 141 (vp.error) */
+        return vp_l_raise_code(L, vp_errcode_name(err.code), NULL);
+    if (rc == VP_EIO) /* the message names the output */
+        return vp_l_raise_code(L, vp_errcode_name(err.code), err.msg);
     if (rc != VP_OK) {
         lua_getiuservalue(L, 1, 1);
         lua_getfield(L, -1, "path");
-        return raise_error(L, &err, rc == VP_EIO ? (o.what ? o.what : "output") : lua_tostring(L, -1));
+        return raise_error(L, &err, lua_tostring(L, -1));
     }
     return 0;
 }

@@ -58,8 +58,10 @@ vp_errcode vp_xout_finish(vp_xout *o, const char *what, vp_error *err)
         o->failed = 1;
         o->err_no = errno;
     }
+    if (o->failed && o->err_no == EPIPE)
+        return vp_fail(err, VP_EPIPE, UINT64_MAX, "%s: %s", what, strerror(EPIPE));
     if (o->failed || ferror(o->f))
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", what,
+        return vp_fail(err, VP_EIO, UINT64_MAX, "%s: %s", what,
                        o->err_no ? strerror(o->err_no) : "write error");
     return VP_OK;
 }

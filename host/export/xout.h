@@ -22,8 +22,9 @@ typedef struct vp_xout {
 
 /* 0 on OOM. */
 int vp_xout_init(vp_xout *o, FILE *f);
-/* Flush what is buffered; the last write error, if any, as VP_EIO naming
- * `what` (the output's name). Frees the buffer. */
+/* Flush what is buffered; the last write error, if any, as VP_EIO: "<what>:
+ * <why>" (what: the output's name, "-o out.json"), or VP_EPIPE when the
+ * reader went away. Frees the buffer. */
 vp_errcode vp_xout_finish(vp_xout *o, const char *what, vp_error *err);
 void vp_xout_flush(vp_xout *o);
 

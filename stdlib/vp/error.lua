@@ -19,11 +19,12 @@ local mt = {
 }
 
 -- Exit statuses by code: the one place that maps them. Input the tool cannot
--- read or analyse and bad usage are 2; a failed gate is 3; anything not
--- listed (a bug, an exhausted resource) is 1.
+-- read or analyse and bad usage are 2; a failed gate is 3; output whose
+-- reader went away (a closed pipe: `| head`) is 141, as SIGPIPE would end
+-- it; anything not listed (a bug, an exhausted resource) is 1.
 local EXIT = {
   EUSAGE = 2, EINPUT = 2, EFORMAT = 2, ETRUNC = 2, EVERSION = 2, ENOENT = 2, EISDIR = 2,
-  EIO = 2, EEMPTY = 2, ELIMIT = 2, EUNSUPPORTED = 2, ECHANGED = 2, EGATE = 3, EOK = 0,
+  EIO = 2, EEMPTY = 2, ELIMIT = 2, EUNSUPPORTED = 2, ECHANGED = 2, EGATE = 3, EPIPE = 141, EOK = 0,
 }
 
 --- E.exit_code(code) -> the exit status for an error code (1 when unknown).
