@@ -91,6 +91,36 @@ function charts.frametime(cap, params)
   return out
 end
 
+local function finite(x) return x == x and x ~= math.huge and x ~= -math.huge end
+
+-- nb + 1 increasing edges from lo to top: the finite values' span when lo or
+-- top is not finite (a laige frame_ms of inf), each edge a weighted mean of
+-- the two (no overflow however far apart: -1e308 .. 1e308), one bin when
+-- the span is too narrow for more at that magnitude.
+local function bin_edges(s, lo, top, nb)
+  if not finite(lo) or not finite(top) then
+    lo, top = nil, nil
+    for _, x in ipairs(s:totable()) do
+      if finite(x) then
+        if not lo or x < lo then lo = x end
+        if not top or x > top then top = x end
+      end
+    end
+    lo, top = lo or 0, top or 1
+  end
+  if top <= lo then top = lo + math.max(1, math.abs(lo) * 1e-6) end
+  local edges = {}
+  for i = 0, nb do
+    local t = i / nb
+    edges[i + 1] = lo * (1 - t) + top * t
+  end
+  edges[nb + 1] = top
+  for i = 2, nb + 1 do
+    if not (edges[i] > edges[i - 1]) then return { lo, top } end
+  end
+  return edges
+end
+
 --- charts.distribution(cap, params) -> {frames, bins = [{lo, hi, count}],
 -- above = {from, count} | nil, curve = [{p, ms}], marks = {p50, p95, p99,
 -- low_1pct_ms, low_01pct_ms, max}}: a histogram of the frame times in
@@ -107,12 +137,11 @@ function charts.distribution(cap, params)
   if n == 0 then return out end
   local lo, top, max = s:min(), s:percentile(99.9), s:max()
   local nb = params.bins or charts.DEFAULTS.bins
-  if top <= lo then top = lo + 1 end
-  local edges = {}
-  for i = 0, nb do edges[i + 1] = lo + (top - lo) * i / nb end
+  local edges = bin_edges(s, lo, top, nb)
+  nb = #edges - 1
   local h = s:histogram(edges)
   for i = 1, nb do out.bins[i] = { lo = edges[i], hi = edges[i + 1], count = h.counts[i] } end
-  if h.above > 0 then out.above = { from = top, count = h.above, max = max } end
+  if h.above > 0 then out.above = { from = edges[nb + 1], count = h.above, max = max } end
   for k = 0, 200 do
     local p = k / 2
     out.curve[k + 1] = { p = p, ms = s:percentile(p) }
@@ -122,8 +151,9 @@ function charts.distribution(cap, params)
     if cap.format == "vprof" then return cap:slowest_sum(k) / k end
     return 1000 / stats.low_fps(s, pct)
   end
-  out.marks = { p50 = s:percentile(50), p95 = s:percentile(95), p99 = s:percentile(99),
-    low_1pct_ms = stats.defined(low(1)), low_01pct_ms = stats.defined(low(0.1)), max = max }
+  local D = stats.defined -- a mark that is not a number (NaN or inf frame times) is not drawn
+  out.marks = { p50 = D(s:percentile(50)), p95 = D(s:percentile(95)), p99 = D(s:percentile(99)),
+    low_1pct_ms = D(low(1)), low_01pct_ms = D(low(0.1)), max = D(max) }
   return out
 end
 

@@ -191,6 +191,61 @@ describe("hostile names (issue 27)", function()
     assert.matches("gw\\x1b[2J\\n::error::forged", r.stdout, 1, true)
   end)
 
+  -- An XML parser nobody here wrote (expat) reads the document whole.
+  local function well_formed(text, what)
+    local lxp = require "lxp"
+    local p = lxp.new({})
+    local ok, err = p:parse(text)
+    if ok then ok, err = p:parse() end
+    p:close()
+    assert.is_truthy(ok, what .. ": not well-formed XML: " .. tostring(err))
+  end
+
+  for _, chart in ipairs({ "budget", "frametime", "histogram" }) do
+    it("plot.lua --chart " .. chart .. " with control bytes and invalid UTF-8 in names: well-formed SVG", function()
+      local r = h.run("scripts/plot.lua", hostile, "--chart", chart)
+      assert.are.equal(0, r.code, r.stderr)
+      well_formed(r.stdout, chart)
+    end)
+  end
+
+  it("plot.lua --chart compare of files with hostile names: well-formed SVG", function()
+    local evil = h.write_file(dir .. "/evil\1\255<&>.vprof", h.read_file(hostile))
+    local r = h.run("scripts/plot.lua", evil, "--chart", "compare", "--baseline", hostile)
+    assert.are.equal(0, r.code, r.stderr)
+    well_formed(r.stdout, "compare")
+  end)
+
+  for _, v in ipairs({ "nan", "inf", "1e308", "-1e308" }) do
+    it("a laige frame_ms of " .. v .. ": report.lua and plot.lua --chart histogram draw, well-formed", function()
+      local text = h.read_file("examples/laige/budget_pass.txt"):gsub("frame_ms=4.20321", "frame_ms=" .. v)
+      local path = h.write_file(dir .. "/frame_" .. v .. ".txt", text)
+      for _, chart in ipairs({ "histogram", "frametime" }) do
+        local r = h.run("scripts/plot.lua", path, "--chart", chart)
+        assert.are.equal(0, r.code, r.stderr)
+        well_formed(r.stdout, chart)
+        assert.not_matches("nan", r.stdout:gsub("<title>.-</title>", ""))
+      end
+      local r = h.run("scripts/report.lua", path)
+      assert.are.equal(0, r.code, r.stderr)
+    end)
+  end
+
+  it("the column cut never splits a UTF-8 sequence", function()
+    local fmt = require "vp.fmt"
+    local s = string.rep("\u{e9}", 50) .. string.rep("\u{2026}", 50)
+    for width = 1, 60 do
+      local cut = fmt.truncate(s, width)
+      assert.is_truthy(utf8.len(cut), "width " .. width)
+      assert.is_true(#cut <= width, "width " .. width)
+    end
+    local r = h.run("scripts/top.lua", named(dir .. "/utf8.vprof", { string.rep("\u{e9}", 300) }), "--limit", "0",
+      { env = { COLUMNS = "101" } })
+    assert.are.equal(0, r.code, r.stderr)
+    assert.is_truthy(utf8.len(r.stdout))
+    assert.matches("%.%.%.", r.stdout)
+  end)
+
   it("an error naming a hostile path is one inert line", function()
     local r = h.run("scripts/node.lua", hostile, "Root/A/nothing\27]0;x\7\n::error::y")
     assert.are.equal(2, r.code)
