@@ -116,7 +116,7 @@ local function bin_edges(s, lo, top, nb)
   end
   edges[nb + 1] = top
   for i = 2, nb + 1 do
-    if not (edges[i] > edges[i - 1]) then return { lo, top } end
+    if edges[i] <= edges[i - 1] then return { lo, top } end -- the edges are finite numbers
   end
   return edges
 end
