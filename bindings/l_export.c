@@ -66,40 +66,69 @@ static int l_vprof(lua_State *L)
     return 0;
 }
 
-/* group_columns(cap, cols) -> {[group id] = {ms per column}}, {frames per
- * column}: each group's (with nodes) self time summed over the frames of
- * each column. */
+/* group_columns(cap, cols, ids, keep) -> {{ms per column} for ids[1..keep]},
+ * {frames per column}, {the others' ms per frame per column}, the others'
+ * total ms: ids are the ranked group ids (the groups with nodes). */
 static int l_group_columns(lua_State *L)
 {
     vp_vprof *m = check_vprof(L, 1);
     lua_Integer cols = luaL_checkinteger(L, 2);
     luaL_argcheck(L, cols >= 1 && cols <= 1 << 16, 2, "columns must be in 1..65536");
-    size_t cells = (size_t)cols * m->group_count;
-    double *out = lua_newuserdatauv(L, cells * sizeof *out + 1, 0);
-    uint32_t *frames = lua_newuserdatauv(L, (size_t)cols * sizeof *frames, 0);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_Integer nids = luaL_len(L, 3), keep = luaL_checkinteger(L, 4);
+    luaL_argcheck(L, nids >= 0 && nids <= m->group_count, 3, "at most one id per group");
+    luaL_argcheck(L, keep >= 0 && keep <= 4096, 4, "keep must be in 0..4096");
+    if (keep > nids)
+        keep = nids;
+    /* rank of each group index, from the ids (UINT32_MAX: not listed) */
+    lua_createtable(L, 0, (int)nids);
+    for (lua_Integer i = 1; i <= nids; i++) {
+        lua_rawgeti(L, 3, i);
+        lua_pushinteger(L, i - 1);
+        lua_rawset(L, -3);
+    }
+    uint32_t *order = lua_newuserdatauv(L, (size_t)nids * sizeof *order + 1, 0);
+    uint32_t found = 0;
+    for (uint32_t g = 0; g < m->group_count; g++) {
+        if (lua_rawgeti(L, -2, m->groups[g].id) == LUA_TNUMBER) {
+            order[lua_tointeger(L, -1)] = g;
+            found++;
+        }
+        lua_pop(L, 1);
+    }
+    luaL_argcheck(L, found == (uint32_t)nids, 3, "an id that names no group, or twice");
+    vp_export_gcols q = {(uint32_t)cols, (uint32_t)keep, (uint32_t)nids, order, NULL, NULL, NULL, NULL};
+    q.out = lua_newuserdatauv(L, ((size_t)cols * (size_t)(keep + 1) + 1) * sizeof *q.out, 0);
+    q.other = q.out + (size_t)cols * (size_t)keep;
+    q.other_total = q.other + cols;
+    q.frames = lua_newuserdatauv(L, (size_t)cols * sizeof *q.frames, 0);
     vp_error err;
-    if (vp_export_vprof_group_columns(m, (uint32_t)cols, out, frames, &err) != VP_OK) {
+    if (vp_export_vprof_group_columns(m, &q, &err) != VP_OK) {
         lua_getiuservalue(L, 1, 1);
         lua_getfield(L, -1, "path");
         return raise_error(L, &err, lua_tostring(L, -1));
     }
-    lua_createtable(L, 0, (int)m->group_count);
-    for (uint32_t g = 0; g < m->group_count; g++) {
-        if (!m->groups[g].has_nodes)
-            continue;
+    lua_createtable(L, (int)keep, 0);
+    for (lua_Integer k = 0; k < keep; k++) {
         lua_createtable(L, (int)cols, 0);
         for (lua_Integer c = 0; c < cols; c++) {
-            lua_pushnumber(L, out[(size_t)c * m->group_count + g]);
+            lua_pushnumber(L, q.out[(size_t)c * (size_t)keep + (size_t)k]);
             lua_rawseti(L, -2, c + 1);
         }
-        lua_rawseti(L, -2, m->groups[g].id);
+        lua_rawseti(L, -2, k + 1);
     }
     lua_createtable(L, (int)cols, 0);
     for (lua_Integer c = 0; c < cols; c++) {
-        lua_pushinteger(L, frames[c]);
+        lua_pushinteger(L, q.frames[c]);
         lua_rawseti(L, -2, c + 1);
     }
-    return 2;
+    lua_createtable(L, (int)cols, 0);
+    for (lua_Integer c = 0; c < cols; c++) {
+        lua_pushnumber(L, q.other[c]);
+        lua_rawseti(L, -2, c + 1);
+    }
+    lua_pushnumber(L, *q.other_total);
+    return 4;
 }
 
 int vp_l_open_export(lua_State *L)

@@ -595,20 +595,32 @@ vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *opt, 
 
 typedef struct gcols {
     const vp_vprof *m;
-    uint32_t cols;
-    double *out;
-    uint32_t *frames;
+    const vp_export_gcols *q;
     uint64_t *sum; /* by group index, this column so far (units) */
+    double *total; /* by group index, the others' ms over the columns so far */
     uint32_t col;
 } gcols;
 
+/* Column col is complete: the shown groups' ms, the others' mean, each
+ * added in rank order as vp.charts added them when it had every group's
+ * column (so the chart's bytes are the same). */
 static void gcols_flush(gcols *g)
 {
-    double *row = g->out + (size_t)g->col * g->m->group_count;
-    for (uint32_t k = 0; k < g->m->group_count; k++) {
-        row[k] = vp_vprof_ms(g->sum[k]);
-        g->sum[k] = 0;
+    const vp_export_gcols *q = g->q;
+    uint32_t n = q->frames[g->col];
+    double other = 0;
+    for (uint32_t k = 0; k < q->norder; k++) {
+        uint32_t gi = q->order[k];
+        double ms = vp_vprof_ms(g->sum[gi]);
+        g->sum[gi] = 0;
+        if (k < q->keep) {
+            q->out[(size_t)g->col * q->keep + k] = ms;
+        } else {
+            g->total[gi] += ms;
+            other += n > 0 ? ms / n : 0;
+        }
     }
+    q->other[g->col] = other;
 }
 
 static int gcols_frame(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
@@ -617,31 +629,35 @@ static int gcols_frame(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const ui
     (void)units;
     (void)calls;
     gcols *g = ud;
-    uint32_t col = (uint32_t)((uint64_t)fi * g->cols / g->m->frame_count);
+    uint32_t col = (uint32_t)((uint64_t)fi * g->q->cols / g->m->frame_count);
     if (col != g->col) {
         gcols_flush(g);
         g->col = col;
     }
-    g->frames[col]++;
+    g->q->frames[col]++;
     for (uint32_t pos = 0; pos < ep->n; pos++)
         if (ep->group[pos] != VP_VPROF_NO_NODE)
             g->sum[ep->group[pos]] += self[pos];
     return 0;
 }
 
-vp_errcode vp_export_vprof_group_columns(vp_vprof *m, uint32_t cols, double *out,
-                                         uint32_t *frames, vp_error *err)
+vp_errcode vp_export_vprof_group_columns(vp_vprof *m, const vp_export_gcols *q, vp_error *err)
 {
-    memset(out, 0, (size_t)cols * m->group_count * sizeof *out);
-    memset(frames, 0, (size_t)cols * sizeof *frames);
-    if (!m->frame_count || !cols)
+    memset(q->out, 0, (size_t)q->cols * q->keep * sizeof *q->out);
+    memset(q->other, 0, (size_t)q->cols * sizeof *q->other);
+    memset(q->frames, 0, (size_t)q->cols * sizeof *q->frames);
+    *q->other_total = 0;
+    if (!m->frame_count || !q->cols)
         return VP_OK;
-    gcols g = {m, cols, out, frames, calloc((size_t)m->group_count + 1, sizeof(uint64_t)), 0};
-    if (!g.sum)
-        return oom(err);
-    vp_errcode rc = vp_vprof_pass(m, 0, m->frame_count - 1, gcols_frame, &g, err);
-    if (rc == VP_OK)
+    gcols g = {m, q, calloc((size_t)m->group_count + 1, sizeof(uint64_t)),
+               calloc((size_t)m->group_count + 1, sizeof(double)), 0};
+    vp_errcode rc = g.sum && g.total ? vp_vprof_pass(m, 0, m->frame_count - 1, gcols_frame, &g, err) : oom(err);
+    if (rc == VP_OK) {
         gcols_flush(&g);
+        for (uint32_t k = q->keep; k < q->norder; k++)
+            *q->other_total += g.total[q->order[k]];
+    }
     free(g.sum);
+    free(g.total);
     return rc;
 }

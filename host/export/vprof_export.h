@@ -52,10 +52,19 @@ vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts
 vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *o, vp_error *err);
 
 /* For charts: the frames split into `cols` columns (frame fi in column
- * fi * cols / frame_count), and per column each group's self time summed
- * over its frames: out[col * group_count + g] (ms; group index g), and
- * frames[col] the frame count. One pass. */
-vp_errcode vp_export_vprof_group_columns(vp_vprof *m, uint32_t cols, double *out,
-                                         uint32_t *frames, vp_error *err);
+ * fi * cols / frame_count) and budget groups' self time per column. order
+ * lists group indices by rank (norder of them: the groups with nodes); the
+ * first `keep` are shown, each column's sum in out[col * keep + k] (ms);
+ * the others together as other[col] (their ms per frame of the column,
+ * added in rank order) and *other_total (their totals, in rank order);
+ * frames[col] is the column's frame count. Memory is cols x keep and a sum
+ * per group, whatever the groups a file declares. One pass. */
+typedef struct vp_export_gcols {
+    uint32_t cols, keep, norder;
+    const uint32_t *order;
+    double *out, *other, *other_total;
+    uint32_t *frames;
+} vp_export_gcols;
+vp_errcode vp_export_vprof_group_columns(vp_vprof *m, const vp_export_gcols *q, vp_error *err);
 
 #endif

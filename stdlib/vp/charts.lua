@@ -180,36 +180,34 @@ function charts.budget(cap, params)
   local cols = math.min(params.width or charts.DEFAULTS.width, n)
   local out = { frames = n, columns = {}, groups = {} }
   if cols == 0 then return out end
-  local sums, counts = require("vp.export.core").group_columns(cap, cols)
+  -- The `groups` largest by total self time (from their summaries: no
+  -- column per group), then one C pass for their columns and the others'
+  -- together: memory by what the chart shows, never by the groups a file
+  -- declares.
+  local keep = params.groups or charts.DEFAULTS.groups
+  local ranked = {}
+  for g, d in pairs(cap:group_stats()) do ranked[#ranked + 1] = { id = g.id, total = d:sum() } end
+  table.sort(ranked, function(a, b)
+    if a.total ~= b.total then return a.total > b.total end
+    return a.id < b.id
+  end)
+  local ids = {}
+  for i, r in ipairs(ranked) do ids[i] = r.id end
+  local sums, counts, other, other_total = require("vp.export.core").group_columns(cap, cols, ids, keep)
   local first = cap:frame_range()
   for c = 1, cols do
     local a, b = span(c, cols, n)
     out.columns[c] = { first = a + first - 1, last = b + first - 1 }
   end
-  local rows = {}
-  for id, col in pairs(sums) do
+  for i, col in ipairs(sums) do
     local total, values = 0, {}
     for c = 1, cols do
       total = total + col[c]
       values[c] = counts[c] > 0 and col[c] / counts[c] or 0
     end
-    rows[#rows + 1] = { name = cap:group(id).name, id = id, total_ms = total, values = values }
+    out.groups[i] = { name = cap:group(ids[i]).name, id = ids[i], total_ms = total, values = values }
   end
-  table.sort(rows, function(a, b)
-    if a.total_ms ~= b.total_ms then return a.total_ms > b.total_ms end
-    return a.id < b.id
-  end)
-  local keep = params.groups or charts.DEFAULTS.groups
-  for i = 1, math.min(keep, #rows) do out.groups[i] = rows[i] end
-  if #rows > keep then
-    local other = { name = "other", total_ms = 0, values = {} }
-    for c = 1, cols do other.values[c] = 0 end
-    for i = keep + 1, #rows do
-      other.total_ms = other.total_ms + rows[i].total_ms
-      for c = 1, cols do other.values[c] = other.values[c] + rows[i].values[c] end
-    end
-    out.groups[#out.groups + 1] = other
-  end
+  if #ranked > keep then out.groups[#out.groups + 1] = { name = "other", total_ms = other_total, values = other } end
   return out
 end
 

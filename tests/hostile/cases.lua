@@ -199,6 +199,84 @@ add("vprof_hidden_chain", "vprof",
     vprof_chain(path, n)
   end)
 
+-- The bombs of issue 27's resource target (tests/hostile/resources_spec.lua).
+
+add("vprof_many_groups", "vprof",
+  "n declared budget groups (about 11 bytes each) that no node uses, and 600 frames of a small tree: "
+    .. "report.lua and plot --chart budget allocated columns x declared groups (7.6 GB for 10.9 MB)", 1000000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    for i = 1, n do w:group("G" .. i) end
+    local a = w:node(w.root_id, "A", 1)
+    local b = w:node(a, "B", 2)
+    for i = 1, 600 do w:frame(i, { [a] = 1000 + i % 7, [b] = 400 + i % 5 }) end
+    w:close()
+  end)
+
+add("vprof_long_names_chain", "vprof",
+  "a chain of n nodes named with 1,500 bytes each, every tenth with self time: export --to folded kept "
+    .. "every stack's full text (2.9 GB for 1.5 MB at n = 1000)", 1000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    local parent, t = w.root_id, {}
+    for i = 1, n do
+      parent = w:node(parent, string.format("%06d", i) .. rep("n", 1494), i % 31)
+      if i % 10 == 0 then t[parent] = 40 end
+    end
+    w:frame(1, t)
+    w:frame(2, t)
+    w:close()
+  end)
+
+add("vprof_huge_name", "vprof",
+  "one node whose name is n bytes, in a group of an n-byte name", 4000000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    local g = w:group(rep("g", n))
+    local a = w:node(w.root_id, rep("x", n), g)
+    for i = 1, 20 do w:frame(i, { [a] = 1000 + i }) end
+    w:close()
+  end)
+
+add("vprof_many_nodes", "vprof",
+  "n nodes in a tree 4 levels deep (each inner node has 100 children), every node with time in each of "
+    .. "4 frames: tree, folded, compare and node took 30-50x the file", 200000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    local ids, t = { w.root_id }, {}
+    local k = 1
+    for i = 1, n do
+      local parent = ids[(i - 1) // 100 + 1]
+      local id = w:node(parent, "n" .. i, i % 31)
+      ids[#ids + 1] = id
+      t[id] = 4 + 4 * (i % 3)
+      k = k + 1
+    end
+    for f = 1, 4 do w:frame(f, t) end
+    w:close()
+  end)
+
+add("vprof_many_groups_used", "vprof",
+  "n budget groups, each with one node of its own and time in every frame (60 frames): compare on a "
+    .. "100,000-group capture took 865 MB and 29 s", 100000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    local t = {}
+    for i = 1, n do t[w:node(w.root_id, "n" .. i, w:group("G" .. i))] = 4 * (1 + i % 5) end
+    for f = 1, 60 do w:frame(f, t) end
+    w:close()
+  end)
+
 -- ---- names that inject (issue 27) -----------------------------------------
 
 --- Names that try to inject: terminal sequences (an OSC title, CSI, BEL, a
