@@ -29,6 +29,20 @@ static int raise_error(lua_State *L, const vp_error *err, const char *what)
     return vp_l_raise_code(L, vp_errcode_name(err->code), lua_pushfstring(L, "%s: %s", what, err->msg));
 }
 
+/* An exporter's failure: a closed pipe ends the program quietly (exit 141,
+ * vp.error's EPIPE); a write error's message names the output; anything
+ * else is the capture's (cap at index 1), named by its path. */
+static int raise_export(lua_State *L, const vp_error *err)
+{
+    if (err->code == VP_EPIPE)
+        return vp_l_raise_code(L, vp_errcode_name(err->code), NULL);
+    if (err->code == VP_EIO)
+        return vp_l_raise_code(L, vp_errcode_name(err->code), err->msg);
+    lua_getiuservalue(L, 1, 1);
+    lua_getfield(L, -1, "path");
+    return raise_error(L, err, lua_tostring(L, -1));
+}
+
 /* export(cap, file, format, {name =, what =, per_frame =, node =}):
  * format "chrome", "speedscope" or "csv"; node a vp.vprof.node (csv). */
 static int l_vprof(lua_State *L)
@@ -54,16 +68,26 @@ static int l_vprof(lua_State *L)
     vp_errcode rc = kind == 0   ? vp_export_vprof_chrome(m, f, &o, &err)
                     : kind == 1 ? vp_export_vprof_speedscope(m, f, &o, &err)
                                 : vp_export_vprof_csv(m, f, &o, &err);
-    if (rc == VP_EPIPE) /* a closed pipe ends the program quietly, exit 141 (vp.error) */
-        return vp_l_raise_code(L, vp_errcode_name(err.code), NULL);
-    if (rc == VP_EIO) /* the message names the output */
-        return vp_l_raise_code(L, vp_errcode_name(err.code), err.msg);
-    if (rc != VP_OK) {
-        lua_getiuservalue(L, 1, 1);
-        lua_getfield(L, -1, "path");
-        return raise_error(L, &err, lua_tostring(L, -1));
-    }
-    return 0;
+    return rc == VP_OK ? 0 : raise_export(L, &err);
+}
+
+/* folded(cap, file, base | nil, {what =}) -> lines, total_us: the
+ * collapsed stacks (vp_export_vprof_folded), streamed to the file. */
+static int l_folded(lua_State *L)
+{
+    vp_vprof *m = check_vprof(L, 1);
+    FILE *f = check_file(L, 2);
+    vp_vprof *base = lua_isnoneornil(L, 3) ? NULL : check_vprof(L, 3);
+    vp_export_opts o = {NULL, NULL, 0, VP_VPROF_NO_NODE};
+    if (lua_istable(L, 4))
+        o.what = vp_l_opt_str(L, 4, "what", NULL);
+    uint64_t lines, total;
+    vp_error err;
+    if (vp_export_vprof_folded(m, base, f, &o, &lines, &total, &err) != VP_OK)
+        return raise_export(L, &err);
+    lua_pushinteger(L, (lua_Integer)lines);
+    lua_pushinteger(L, (lua_Integer)total);
+    return 2;
 }
 
 /* group_columns(cap, cols, ids, keep) -> {{ms per column} for ids[1..keep]},
@@ -134,7 +158,7 @@ static int l_group_columns(lua_State *L)
 int vp_l_open_export(lua_State *L)
 {
     static const luaL_Reg fns[] = {
-        {"vprof", l_vprof}, {"group_columns", l_group_columns}, {NULL, NULL}};
+        {"vprof", l_vprof}, {"folded", l_folded}, {"group_columns", l_group_columns}, {NULL, NULL}};
     luaL_newlib(L, fns);
     return 1;
 }

@@ -51,6 +51,18 @@ vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts
  * then with o->node node_ms, node_self_ms, node_calls. */
 vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *o, vp_error *err);
 
+/* Collapsed stacks ("Root;A;B 1234\n", flamegraph.pl's input): each
+ * node's self time over the frames the capture holds, in whole
+ * microseconds, keyed by its stack, the labels from the root joined by
+ * ';' (a label is the node's name and its "#k" suffix, ';' written ',' and
+ * a line break ' '); nodes whose stacks read the same add up; stacks
+ * without time are left out; lines in byte order of the stack, written as
+ * they are found (memory is the tree and one stack, never the text). With
+ * base, the differential form "stack base_us new_us" over the stacks of
+ * either. *lines: how many; *total_us: m's microseconds. */
+vp_errcode vp_export_vprof_folded(vp_vprof *m, vp_vprof *base, FILE *f, const vp_export_opts *opt,
+                                  uint64_t *lines, uint64_t *total_us, vp_error *err);
+
 /* For charts: the frames split into `cols` columns (frame fi in column
  * fi * cols / frame_count) and budget groups' self time per column. order
  * lists group indices by rank (norder of them: the groups with nodes); the
