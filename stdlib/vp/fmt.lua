@@ -133,6 +133,18 @@ function fmt.value(v)
   return tostring(v)
 end
 
+--- fmt.path_last(path) -> the last component of a node path as the path
+-- shows it ("Root/A/a\/b" -> "a\/b"): '/' separates components, '\'
+-- escapes the byte after it (docs/vprof.md, "Paths").
+function fmt.path_last(path)
+  local last, i = 1, 1
+  while true do
+    local j = path:find("[/\\]", i)
+    if not j then return path:sub(last) end
+    if path:byte(j) == 92 then i = j + 2 else last, i = j + 1, j + 1 end
+  end
+end
+
 --- fmt.truncate(s, width): cut to at most `width` bytes, keeping the END of
 -- the string (the informative part of a path) behind "...", and never
 -- inside a UTF-8 sequence (the cut moves on to the next character).

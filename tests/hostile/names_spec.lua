@@ -246,6 +246,93 @@ describe("hostile names (issue 27)", function()
     assert.matches("%.%.%.", r.stdout)
   end)
 
+  describe("ambiguous names", function()
+    -- Two nodes named X, one literally named X#2, a name with a slash beside
+    -- the path it imitates, a backslash and an elision marker; two groups
+    -- named Dup and one named Dup#2.
+    local path
+    setup(function()
+      local vp = require "vp"
+      path = dir .. "/ambiguous.vprof"
+      local w = vp.writer("vprof", path)
+      w:default_groups()
+      local dup1, dup2, dup3 = w:group("Dup"), w:group("Dup"), w:group("Dup#2")
+      local a = w:node(w.root_id, "A", 1)
+      local t = { [a] = 1000 }
+      local us = { 12, 20, 32, 40, 52, 60 } -- whole 4 us units
+      for i, name in ipairs({ "X", "X", "X#2", "a/b", "back\\slash", "\u{2026}[id=5]" }) do
+        t[w:node(a, name, i == 1 and dup1 or i == 2 and dup2 or dup3)] = us[i]
+      end
+      local sub = w:node(a, "a", 1)
+      t[sub], t[w:node(sub, "b", 1)] = 80, 72
+      for i = 1, 3 do w:frame(i, t) end
+      w:close()
+    end)
+
+    it("every node has a path of its own, and cap:node finds that node by it", function()
+      local cap = h.open_ok(path)
+      local seen = {}
+      for node in cap:nodes() do
+        assert.is_nil(seen[node.path], "two nodes share " .. node.path)
+        seen[node.path] = true
+        assert.are.equal(node, cap:node(node.path))
+      end
+      assert.are.equal("X#2", cap:node("Root/A/X\\#2").name)
+      assert.are.equal("X", cap:node("Root/A/X#2").name)
+      assert.are.equal("a/b", cap:node("Root/A/a\\/b").name)
+      assert.are.equal("b", cap:node("Root/A/a/b").name)
+      assert.are.equal("back\\slash", cap:node("Root/A/back\\\\slash").name)
+      assert.are.equal("\u{2026}[id=5]", cap:node("Root/A/\\\u{2026}[id=5]").name)
+      cap:close()
+    end)
+
+    it("node.lua picks the node its path names, whatever the names around it", function()
+      for p, ms in pairs({ ["Root/A/X"] = 0.012, ["Root/A/X#2"] = 0.02, ["Root/A/X\\#2"] = 0.032,
+        ["Root/A/a\\/b"] = 0.04, ["Root/A/a/b"] = 0.072 }) do
+        local doc = h.run_json("scripts/node.lua", p, path, "--json")
+        assert.are.equal(p, doc.path)
+        assert.is_true(math.abs(doc.time.mean_ms - ms) < 1e-9, p .. ": " .. tostring(doc.time.mean_ms))
+      end
+    end)
+
+    it("groups named twice are told apart everywhere: the capture, budget.lua, the Chrome counters, rules", function()
+      local cap = h.open_ok(path)
+      local names = {}
+      for g in cap:groups() do
+        assert.is_nil(names[g.name], "two groups named " .. g.name)
+        names[g.name] = g.id
+      end
+      assert.is_truthy(names["Dup#3"])
+      local warned = false
+      for _, w in ipairs(cap.warnings) do warned = warned or w:find("called 'Dup#3'", 1, true) ~= nil end
+      assert.is_true(warned)
+      cap:close()
+      local doc = h.run_json("scripts/budget.lua", path, "--json")
+      local listed = {}
+      for _, g in ipairs(doc.groups) do
+        assert.is_nil(listed[g.group], g.group)
+        listed[g.group] = g.mean_ms
+      end
+      assert.are.equal(0.012, listed["Dup"])
+      assert.are.equal(0.02, listed["Dup#3"])
+      local r = h.run("scripts/export.lua", path, "--to", "chrome")
+      assert.are.equal(0, r.code, r.stderr)
+      for args in r.stdout:gmatch('"name":"group self ms".-"args":(%b{})') do
+        local keys = {}
+        for k in args:gmatch('"([^"]+)":') do
+          assert.is_nil(keys[k], "a duplicate counter key " .. k)
+          keys[k] = true
+        end
+      end
+      local rules = h.write_file(dir .. "/dup_rules.lua",
+        'return { { metric = "group.Dup#3.mean_ms", max = 0.015 }, { metric = "group.Dup.mean_ms", max = 0.015 } }')
+      local gate = h.run("scripts/check.lua", rules, path, "--json")
+      local res = require("cjson").decode(gate.stdout).results
+      assert.are.equal("fail", res[1].status)
+      assert.are.equal("pass", res[2].status)
+    end)
+  end)
+
   it("an error naming a hostile path is one inert line", function()
     local r = h.run("scripts/node.lua", hostile, "Root/A/nothing\27]0;x\7\n::error::y")
     assert.are.equal(2, r.code)
