@@ -123,7 +123,11 @@ function node.analyze(cap, params)
   -- percentiles), and every node's totals over it (its children's shares
   -- and its group's self time): no column per child or group.
   local time = nframes > 0 and cap:series(n, "time_ms"):slice(from, to) or empty()
-  local totals = nframes > 0 and cap:node_stats(first, last) or {}
+  -- Over the capture's whole range its statistics answer (one row per child,
+  -- the group's summary: memory by what is shown); a part of it takes every
+  -- node's totals over that part, in one pass.
+  local whole = nframes > 0 and first == (cap:frame_range()) and last == select(2, cap:frame_range())
+  local totals = nframes > 0 and not whole and cap:node_stats(first, last) or {}
   local self_s = nframes > 0 and cap:series(n, "self_ms"):slice(from, to) or empty()
   local calls = nframes > 0 and cap:series(n, "calls"):slice(from, to) or empty()
   local total_ms, frame_total = time:sum(), nframes > 0 and cap:time_sum(first, last) or 0
@@ -147,12 +151,18 @@ function node.analyze(cap, params)
   local g = n.group
   if g then
     doc.group = { name = g.name, id = g.id, hidden = g.hidden }
-    if nframes > 0 then -- the sum of its nodes' self times
-      local own = {}
-      for _, r in ipairs(totals) do
-        if r.node.group_id == n.group_id then own[#own + 1] = r.self_ms end
+    if nframes > 0 then -- the sum of its nodes' self times (both exact sums)
+      local sum
+      if whole then
+        local d = cap:group_stats()[g]
+        sum = d and d:sum() or 0
+      else
+        local own = {}
+        for _, r in ipairs(totals) do
+          if r.node.group_id == n.group_id then own[#own + 1] = r.self_ms end
+        end
+        sum = vp.Series(own):sum()
       end
-      local sum = vp.Series(own):sum()
       doc.group.self_ms_per_frame = sum / nframes
       doc.group.node_pct = pct(self_s:sum(), sum)
     end
@@ -174,7 +184,7 @@ function node.analyze(cap, params)
   for _, r in ipairs(totals) do by_index[r.node.index] = r end
   for c in n:children() do
     local row = { path = c.path, name = c.name }
-    local r = by_index[c.index]
+    local r = whole and cap:node_stat(c) or by_index[c.index]
     if r then
       row.ms_per_frame = r.time_ms / nframes
       row.pct_of_node = pct(r.time_ms, total_ms)

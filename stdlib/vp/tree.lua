@@ -128,25 +128,12 @@ local function by_name(stats_rows, nframes, total_ms, min_pct)
   return shown, hidden, per(hidden_ms, nframes)
 end
 
-local function call_tree(stats_rows, nframes, total_ms, p)
-  -- children lists in the engine's order, from the pre-order rows
-  local kids, root = {}, nil
-  for _, st in ipairs(stats_rows) do
-    local node = st.node
-    if node.parent == nil then
-      root = st
-    else
-      local list = kids[node.parent]
-      if not list then
-        list = {}
-        kids[node.parent] = list
-      end
-      list[#list + 1] = st
-    end
-  end
+-- call_tree(root, children, ...): root the root's totals row, children(st)
+-- the rows of st's children in the engine's order.
+local function call_tree(root, children, nframes, total_ms, p)
   local out = {}
   local function visit(st, depth)
-    local list = kids[st.node] or {}
+    local list = children(st)
     if p.sort == "time" then
       local order = {}
       for i, c in ipairs(list) do order[c] = i end
@@ -214,10 +201,14 @@ function tree.analyze(cap, params)
   end
   local p = { min_pct = params.min_pct or tree.DEFAULTS.min_pct, sort = sort, depth = depth }
 
-  local total_ms, rows = 0, {}
-  if nframes > 0 then
-    total_ms = cap:time_sum(first, last)
-    rows = cap:node_stats(first, last)
+  local total_ms = nframes > 0 and cap:time_sum(first, last) or 0
+  -- Every node's totals for the names; for the tree, over the capture's
+  -- whole range, only the rows it visits (a listed node's children, from
+  -- the statistics: memory by what is shown), else every row of the range.
+  local rows
+  local function all_rows()
+    rows = rows or (nframes > 0 and cap:node_stats(first, last) or {})
+    return rows
   end
   local doc = {
     file = cap.path or params.file, frames = nframes,
@@ -225,11 +216,35 @@ function tree.analyze(cap, params)
     total_ms = total_ms, ms_per_frame = per(total_ms, nframes), min_pct = p.min_pct,
   }
   if params.by_name then
-    doc.names, doc.collapsed, doc.collapsed_ms_per_frame = by_name(rows, nframes, total_ms, p.min_pct)
-  else
-    doc.sort, doc.depth = sort, depth
-    doc.nodes, doc.collapsed, doc.collapsed_ms_per_frame = call_tree(rows, nframes, total_ms, p)
+    doc.names, doc.collapsed, doc.collapsed_ms_per_frame = by_name(all_rows(), nframes, total_ms, p.min_pct)
+    return doc
   end
+  doc.sort, doc.depth = sort, depth
+  local root, children
+  if nframes == 0 then
+    root = nil
+  elseif first == (cap:frame_range()) and last == select(2, cap:frame_range()) then
+    root = cap:node_stat(cap.root)
+    children = function(st)
+      local list = {}
+      for c in st.node:children() do list[#list + 1] = cap:node_stat(c) end
+      return list
+    end
+  else
+    -- children lists in the engine's order, from the pre-order rows
+    local kids = {}
+    for _, st in ipairs(all_rows()) do
+      local parent = st.node.parent
+      if parent == nil then
+        root = st
+      else
+        kids[parent] = kids[parent] or {}
+        table.insert(kids[parent], st)
+      end
+    end
+    children = function(st) return kids[st.node] or {} end
+  end
+  doc.nodes, doc.collapsed, doc.collapsed_ms_per_frame = call_tree(root, children, nframes, total_ms, p)
   return doc
 end
 
