@@ -87,7 +87,11 @@ function report.md_code(s, cell)
   local longest = 0
   for run in s:gmatch("`+") do longest = math.max(longest, #run) end
   local fence = string.rep("`", longest + 1)
-  if s == "" or s:find("^[` ]") or s:find("[` ]$") then s = " " .. s .. " " end
+  if s == "" then
+    s = " " -- an empty span is no span
+  elseif s:find("[^ ]") and (s:find("^[` ]") or s:find("[` ]$")) then
+    s = " " .. s .. " " -- CommonMark strips one space each side again
+  end
   if cell then s = s:gsub("|", "\\|") end
   return fence .. s .. fence
 end
@@ -107,7 +111,8 @@ end
 
 -- A title, a note or an empty table's text: one line, shown with
 -- fmt.visible (so a name in it never adds a line); blank lines before it
--- (leading newlines) are kept.
+-- (leading newlines: the layout, which the code writes, so a title or a
+-- note starts with the code's own text, never with a name) are kept.
 local function line(s)
   local blank, rest = s:match("^(\n*)(.*)$")
   return blank .. fmt.visible(rest) .. "\n"
