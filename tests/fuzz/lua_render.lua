@@ -32,35 +32,7 @@ local function inert(line, name)
   check(not line:find("\194[\128-\159]"), "a C1 control in a text line", name)
 end
 
--- An RFC 4180 reader: records of fields (a field's quotes undone).
-local function csv_records(text)
-  local records, fields, field, i, n = {}, {}, {}, 1, #text
-  while i <= n do
-    local c = text:sub(i, i)
-    if c == '"' and #field == 0 then
-      local j = i + 1
-      while true do
-        local q = text:find('"', j, true)
-        if not q then error("an unterminated quoted CSV field", 0) end
-        field[#field + 1] = text:sub(j, q - 1)
-        if text:sub(q + 1, q + 1) == '"' then
-          field[#field + 1], j = '"', q + 2
-        else
-          i = q + 1
-          break
-        end
-      end
-    elseif c == "," then
-      fields[#fields + 1], field, i = table.concat(field), {}, i + 1
-    elseif c == "\n" then
-      fields[#fields + 1] = table.concat(field)
-      records[#records + 1], fields, field, i = fields, {}, {}, i + 1
-    else
-      field[#field + 1], i = c, i + 1
-    end
-  end
-  return records
-end
+local csv_records = require "csvread"
 
 local function text_checks(names, width)
   local rows = {}

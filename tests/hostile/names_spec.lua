@@ -25,43 +25,8 @@ local function assert_inert(text, what)
   end
 end
 
--- An RFC 4180 reader: a list of records, each a list of fields.
-local function csv_records(text)
-  local records, fields, field, i, n = {}, {}, {}, 1, #text
-  while i <= n do
-    local c = text:sub(i, i)
-    if c == '"' and #field == 0 then
-      local j = i + 1
-      while true do
-        local q = assert(text:find('"', j, true), "unterminated quoted field")
-        field[#field + 1] = text:sub(j, q - 1)
-        if text:sub(q + 1, q + 1) == '"' then
-          field[#field + 1] = '"'
-          j = q + 2
-        else
-          i = q + 1
-          break
-        end
-      end
-    elseif c == "," then
-      fields[#fields + 1] = table.concat(field)
-      field, i = {}, i + 1
-    elseif c == "\n" or c == "\r" then
-      fields[#fields + 1] = table.concat(field)
-      records[#records + 1] = fields
-      fields, field = {}, {}
-      i = i + ((c == "\r" and text:sub(i + 1, i + 1) == "\n") and 2 or 1)
-    else
-      field[#field + 1] = c
-      i = i + 1
-    end
-  end
-  if #field > 0 or #fields > 0 then
-    fields[#fields + 1] = table.concat(field)
-    records[#records + 1] = fields
-  end
-  return records
-end
+-- An RFC 4180 reader (the renderers harness's).
+local csv_records = require "fuzz.csvread"
 
 -- What a spreadsheet shows of a field vpscript wrote for `name`.
 local function shown(name)
