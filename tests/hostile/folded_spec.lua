@@ -20,9 +20,9 @@ local function reference(path, base_path)
     local out, stack = {}, {}
     for _, row in ipairs(cap:node_stats()) do
       local node = row.node
-      local name = node.name
-      local suffix = node.path:match("#%d+$")
-      if suffix and node.path:sub(-#name) ~= name then name = name .. suffix end
+      -- a namesake's "#k": after the path's last component, not escaped ("\#" is a name's own '#')
+      local suffix = require("vp.fmt").path_last(node.path):match("[^\\](#%d+)$")
+      local name = node.name .. (suffix or "")
       local label = name:gsub(";", ","):gsub("[\r\n]", " ")
       local s = node.parent and (stack[node.parent] .. ";" .. label) or label
       stack[node] = s
