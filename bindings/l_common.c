@@ -473,16 +473,19 @@ void *vp_lcap_tostring_model(lua_State *L, const char *tname, const char **base)
 
 int vp_l_raise_code(lua_State *L, const char *code, const char *msg)
 {
+    /* What the calls below raise instead (the host's stop hook raising a
+     * signal's error object, out of memory) goes on as it is. */
     lua_getglobal(L, "require");
     lua_pushliteral(L, "vp.error");
-    if (lua_pcall(L, 1, 1, 0) == LUA_OK && lua_istable(L, -1) &&
-        lua_getfield(L, -1, "new") == LUA_TFUNCTION) {
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK)
+        return lua_error(L);
+    if (lua_istable(L, -1) && lua_getfield(L, -1, "new") == LUA_TFUNCTION) {
         lua_pushstring(L, code);
         lua_pushstring(L, msg);
-        if (lua_pcall(L, 2, 1, 0) == LUA_OK)
-            return lua_error(L);
+        lua_pcall(L, 2, 1, 0); /* the object, or the error raised instead */
+        return lua_error(L);
     }
-    lua_pushstring(L, msg);
+    lua_pushstring(L, msg ? msg : code);
     return lua_error(L);
 }
 

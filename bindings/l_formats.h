@@ -73,4 +73,12 @@ int vp_l_sandbox(lua_State *L);
  * walk over Lua values (l_json.c). */
 int vp_l_open_json(lua_State *L);
 
+/* The "vp.text.core" module (preloaded by luaopen_vp): core/text's visible
+ * escapes and CSV fields (l_text.c). */
+int vp_l_open_text(lua_State *L);
+
+/* The "vp.output.core" module (preloaded by luaopen_vp): core/outfile's
+ * checked, renamed output files for stdlib/vp/output.lua (l_output.c). */
+int vp_l_open_output(lua_State *L);
+
 #endif

@@ -234,6 +234,10 @@ int luaopen_vp(lua_State *L)
     lua_setfield(L, -2, "vp.json.core");
     lua_pushcfunction(L, luaopen_vp_host);
     lua_setfield(L, -2, "vp.host");
+    lua_pushcfunction(L, vp_l_open_text);
+    lua_setfield(L, -2, "vp.text.core");
+    lua_pushcfunction(L, vp_l_open_output);
+    lua_setfield(L, -2, "vp.output.core");
     lua_pop(L, 1);
     luaL_newlib(L, fns);
     lua_pushliteral(L, VP_VERSION);

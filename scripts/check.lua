@@ -61,13 +61,10 @@ local caps, base = cli.open_runs(cap_files, opts.frames, #base_files > 0 and bas
 local r = gate.evaluate(rules, caps, base, { alpha = opts.alpha, source = rules_path, pairing = opts.pairing })
 for _, c in ipairs(caps) do c:close() end
 for _, c in ipairs(base or {}) do c:close() end
-for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", w, "\n") end
+for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", require("vp.fmt").visible(w), "\n") end
 
 local doc = render.document(r)
-if opts.junit then
-  local ok, err = pcall(junit.write, opts.junit, junit.suite(doc))
-  if not ok then cli.fail(2, "--junit %s: %s", opts.junit, tostring(err)) end
-end
+if opts.junit then junit.write(opts.junit, junit.suite(doc)) end -- exit 2 naming the file when it fails
 
 if opts.json then
   cli.json(doc, gate.schema)

@@ -95,7 +95,7 @@ local r = compare.analyze(caps_a, caps_b, { alpha = opts.alpha, nodes = opts.nod
   test = opts.test, shape = opts.shape, evidence = opts.evidence, pairing = opts.pairing })
 for _, c in ipairs(caps_a) do c:close() end
 for _, c in ipairs(caps_b) do c:close() end
-for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", w, "\n") end
+for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", require("vp.fmt").visible(w), "\n") end
 
 if opts.json then
   cli.json(render.document(r), compare.schema)

@@ -68,7 +68,7 @@ if doc.unlisted_types.types > 0 then
 end
 if pacing then
   notes[#notes + 1] = "\nframe pacing (Frame events, intervals of time1 in ms)"
-  notes[#notes + 1] = (fmt.kv({
+  local kv = fmt.kv({
     { "frames", fmt.int(pacing.frames) },
     { "interval mean", fmt.ms(pacing.interval_mean_ms) },
     { "interval p50 / p95 / p99", string.format("%s / %s / %s", fmt.ms(pacing.interval_p50_ms),
@@ -76,7 +76,8 @@ if pacing then
     { "interval max", fmt.ms(pacing.interval_max_ms) },
     { "mean fps", fmt.number(pacing.mean_fps, 1) },
     { "1 % low fps", fmt.number(pacing.low_1pct_fps, 1) },
-  }, "  "):gsub("\n$", ""))
+  }, "  ")
+  for l in kv:gmatch("[^\n]+") do notes[#notes + 1] = l end -- a note is one line
 else
   notes[#notes + 1] = "\nframe pacing: fewer than two Frame events"
 end

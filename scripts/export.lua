@@ -50,22 +50,14 @@ if opts.diff then
   base = cli.open(opts.diff, { frames = opts.frames })
 end
 
-local out = io.stdout
-if opts.output then
-  local f, err = io.open(opts.output, "wb")
-  if not f then cli.fail(2, "-o %s: %s", opts.output, tostring(err)) end
-  out = f
-end
-local res = cli.run(export.write, cap, opts.to, out, {
+-- -o: a new file renamed into place once whole and checked (vp.output);
+-- an error on the way leaves the old one as it was.
+local out = opts.output and require("vp.output").open(opts.output, "-o")
+local res = cli.run(export.write, cap, opts.to, out and out.file or io.stdout, {
   per_frame = opts.per_frame or nil, node = opts.node, baseline = base,
-  what = opts.output or "stdout",
+  what = opts.output and ("-o " .. opts.output) or "stdout",
 })
-if opts.output then
-  local ok, err = out:close()
-  if not ok then cli.fail(2, "-o %s: %s", opts.output, tostring(err)) end
-else
-  out:flush()
-end
+if out then out:commit() else io.stdout:flush() end
 if opts.json then
   cli.json({ file = path, format = cap.format, to = opts.to, output = opts.output, frame_range = range,
     rows = res.rows }, SCHEMA)

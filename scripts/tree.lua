@@ -113,7 +113,7 @@ else
     flush(r.depth)
     local row = {}
     for k, v in pairs(r) do row[k] = v end
-    row.label = string.rep("  ", r.depth - 1) .. r.path:match("[^/]*$")
+    row.label = string.rep("  ", r.depth - 1) .. fmt.path_last(r.path)
     rows[#rows + 1] = row
     if r.collapsed > 0 then
       pending[#pending + 1] = { depth = r.depth, collapsed = r.collapsed, ms = r.collapsed_ms_per_frame }

@@ -464,10 +464,12 @@ describe("vp.multi", function()
       end
       local odd_name = d .. "/bad\u{FFFD}\u{FFFD}name.vprof"
       assert.is_table(by[odd_name])
-      assert.matches("^" .. odd_name:gsub("%p", "%%%0") .. ": ", by[odd_name].error)
-      -- the newline is the file's, kept whole in file and error
+      -- the message names the file with visible escapes (vp.fmt.visible), the file field exactly
+      local visible = require("vp.fmt").visible
+      assert.matches("^" .. visible(odd):gsub("%p", "%%%0") .. ": ", by[odd_name].error)
+      -- the newline is the file's, kept whole in file, shown as \n in error
       assert.is_table(by[nl])
-      assert.matches("^" .. nl:gsub("%p", "%%%0") .. ": ", by[nl].error)
+      assert.matches("^" .. visible(nl):gsub("%p", "%%%0") .. ": ", by[nl].error)
       assert.equal(2, by[nl].exit)
       assert.is_nil(by[d .. "/good\u{FFFD}.vprof"].error)
     end)

@@ -18,6 +18,7 @@ const char *vp_errcode_name(vp_errcode code)
     case VP_ENOMEM: return "ENOMEM";
     case VP_ELIMIT: return "ELIMIT";
     case VP_ECHANGED: return "ECHANGED";
+    case VP_EPIPE: return "EPIPE";
     }
     return "EUNKNOWN";
 }

@@ -19,7 +19,8 @@ typedef enum vp_errcode {
     VP_EVERSION, /* a version this reader does not know */
     VP_ENOMEM,   /* an allocation failed */
     VP_ELIMIT,   /* a count larger than the file can justify */
-    VP_ECHANGED  /* the file changed (shrank) while it was open */
+    VP_ECHANGED, /* the file changed (shrank) while it was open */
+    VP_EPIPE     /* the output's reader went away (a closed pipe) */
 } vp_errcode;
 
 typedef struct vp_error {

@@ -596,25 +596,33 @@ vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *opt, 
 typedef struct gcols {
     const vp_vprof *m;
     vp_export_columns *c;
-    uint64_t *frame;  /* by group index: this frame's self time (units) */
-    uint64_t *sum;    /* by group index: this column's so far (units) */
-    uint64_t *lo, *hi;/* by group index: this column's smallest and largest frame */
+    uint32_t *slot;    /* by group index: its place among those given, UINT32_MAX for the others */
+    uint64_t *frame;   /* by group index: this frame's self time (units) */
+    uint32_t *touched; /* the groups with self time in this frame */
+    uint32_t ntouched;
+    uint64_t *sum;     /* by place: this column's so far (units); sum[ngroups]: the others' */
+    uint64_t *lo, *hi; /* by place: this column's smallest and largest frame */
     uint32_t col;
 } gcols;
 
+/* Column col is complete. */
 static void gcols_flush(gcols *g)
 {
-    size_t row = (size_t)g->col * g->m->group_count;
-    for (uint32_t k = 0; k < g->m->group_count; k++) {
-        g->c->sum[row + k] = vp_vprof_ms(g->sum[k]);
-        if (g->c->min) {
-            g->c->min[row + k] = vp_vprof_ms(g->lo[k]);
-            g->c->max[row + k] = vp_vprof_ms(g->hi[k]);
+    const vp_export_columns *c = g->c;
+    size_t row = (size_t)g->col * c->ngroups;
+    for (uint32_t k = 0; k < c->ngroups; k++) {
+        c->sum[row + k] = vp_vprof_ms(g->sum[k]);
+        if (c->min) {
+            c->min[row + k] = vp_vprof_ms(g->lo[k]);
+            c->max[row + k] = vp_vprof_ms(g->hi[k]);
         }
         g->sum[k] = 0;
         g->lo[k] = UINT64_MAX;
         g->hi[k] = 0;
     }
+    if (c->other)
+        c->other[g->col] = vp_vprof_ms(g->sum[c->ngroups]);
+    g->sum[c->ngroups] = 0;
 }
 
 static int gcols_frame(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
@@ -624,64 +632,357 @@ static int gcols_frame(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const ui
     (void)calls;
     gcols *g = ud;
     const vp_vprof *m = g->m;
+    vp_export_columns *c = g->c;
     /* frame fi is in column ceil((fi + 1) * cols / frames) - 1 (0-based):
      * the split of vp.charts (charts.span) */
-    uint32_t col = (uint32_t)(((uint64_t)fi * g->c->cols + g->c->cols + m->frame_count - 1) / m->frame_count - 1);
+    uint32_t col = (uint32_t)(((uint64_t)fi * c->cols + c->cols + m->frame_count - 1) / m->frame_count - 1);
     if (col != g->col) {
         gcols_flush(g);
         g->col = col;
     }
-    g->c->frames[col]++;
-    memset(g->frame, 0, (size_t)m->group_count * sizeof *g->frame);
-    for (uint32_t pos = 0; pos < ep->n; pos++)
-        if (ep->group[pos] != VP_VPROF_NO_NODE)
-            g->frame[ep->group[pos]] += self[pos];
-    uint32_t top = VP_VPROF_NO_NODE;
-    for (uint32_t k = 0; k < m->group_count; k++) {
-        uint64_t v = g->frame[k];
-        g->sum[k] += v;
-        if (v < g->lo[k])
-            g->lo[k] = v;
-        if (v > g->hi[k])
-            g->hi[k] = v;
-        /* the first of the largest: ties go to the lower index */
-        if (v > 0 && (top == VP_VPROF_NO_NODE || v > g->frame[top]))
-            top = k;
+    c->frames[col]++;
+    g->ntouched = 0;
+    for (uint32_t pos = 0; pos < ep->n; pos++) {
+        uint32_t gi = ep->group[pos];
+        if (gi == VP_VPROF_NO_NODE || !self[pos])
+            continue;
+        if (!g->frame[gi])
+            g->touched[g->ntouched++] = gi;
+        g->frame[gi] += self[pos];
     }
-    if (g->c->top)
-        g->c->top[fi] = top;
-    if (g->c->tick)
-        g->c->tick[fi] = m->frames[fi].tick;
+    /* the groups given with no time in this frame: their smallest is 0 */
+    uint32_t top = VP_VPROF_NO_NODE;
+    for (uint32_t t = 0; t < g->ntouched; t++) {
+        uint32_t gi = g->touched[t];
+        uint64_t v = g->frame[gi];
+        uint32_t k = g->slot[gi];
+        if (k == UINT32_MAX) {
+            g->sum[c->ngroups] += v;
+        } else {
+            g->sum[k] += v;
+            if (v > g->hi[k])
+                g->hi[k] = v;
+        }
+        /* the first of the largest: ties go to the lower index */
+        if (top == VP_VPROF_NO_NODE || v > g->frame[top] || (v == g->frame[top] && gi < top))
+            top = gi;
+    }
+    if (c->min) {
+        for (uint32_t k = 0; k < c->ngroups; k++) {
+            uint64_t v = g->frame[c->groups[k]];
+            if (v < g->lo[k])
+                g->lo[k] = v;
+        }
+    }
+    for (uint32_t t = 0; t < g->ntouched; t++)
+        g->frame[g->touched[t]] = 0;
+    if (c->top)
+        c->top[fi] = top;
+    if (c->tick)
+        c->tick[fi] = m->frames[fi].tick;
     return 0;
 }
 
 vp_errcode vp_export_vprof_columns(vp_vprof *m, vp_export_columns *c, vp_error *err)
 {
-    size_t cells = (size_t)c->cols * m->group_count;
+    size_t cells = (size_t)c->cols * c->ngroups;
     memset(c->sum, 0, cells * sizeof *c->sum);
     if (c->min) {
         memset(c->min, 0, cells * sizeof *c->min);
         memset(c->max, 0, cells * sizeof *c->max);
     }
+    if (c->other)
+        memset(c->other, 0, (size_t)c->cols * sizeof *c->other);
     memset(c->frames, 0, (size_t)c->cols * sizeof *c->frames);
     if (!m->frame_count || !c->cols)
         return VP_OK;
-    size_t n = (size_t)m->group_count + 1;
-    gcols g = {m, c, calloc(n, sizeof(uint64_t)), calloc(n, sizeof(uint64_t)),
-               malloc(n * sizeof(uint64_t)), calloc(n, sizeof(uint64_t)), 0};
+    size_t n = (size_t)m->group_count + 1, k = (size_t)c->ngroups + 1;
+    gcols g = {m, c, malloc(n * sizeof(uint32_t)), calloc(n, sizeof(uint64_t)), malloc(n * sizeof(uint32_t)), 0,
+               calloc(k, sizeof(uint64_t)), malloc(k * sizeof(uint64_t)), calloc(k, sizeof(uint64_t)), 0};
     vp_errcode rc = VP_OK;
-    if (!g.frame || !g.sum || !g.lo || !g.hi) {
+    if (!g.slot || !g.frame || !g.touched || !g.sum || !g.lo || !g.hi) {
         rc = oom(err);
     } else {
-        for (size_t k = 0; k < n; k++)
-            g.lo[k] = UINT64_MAX;
+        for (size_t i = 0; i < n; i++)
+            g.slot[i] = UINT32_MAX;
+        for (uint32_t i = 0; i < c->ngroups; i++)
+            g.slot[c->groups[i]] = i;
+        for (size_t i = 0; i < k; i++)
+            g.lo[i] = UINT64_MAX;
         rc = vp_vprof_pass(m, 0, m->frame_count - 1, gcols_frame, &g, err);
         if (rc == VP_OK)
             gcols_flush(&g);
     }
+    free(g.slot);
     free(g.frame);
+    free(g.touched);
     free(g.sum);
     free(g.lo);
     free(g.hi);
+    return rc;
+}
+
+/* ---- folded stacks ------------------------------------------------------------------------ */
+
+/* Stacks are merged by their text (two nodes whose labels read the same
+ * under the same stack add up), so the nodes of both captures are laid
+ * into one trie of labels: a trie node per distinct stack. */
+typedef struct ftrie {
+    uint32_t parent, side, node; /* a node (of capture `side`) with this label */
+    uint32_t first_child, next_sibling, nkids;
+    uint64_t us[2]; /* self microseconds: the capture, the baseline */
+} ftrie;
+
+typedef struct folded {
+    vp_vprof *m[2];
+    ftrie *t;
+    uint32_t n, cap;
+    uint32_t *slot; /* open addressing: trie ids by (parent, label), UINT32_MAX empty */
+    size_t nslots;
+} folded;
+
+/* A folded label's byte: ';' (the separator) becomes ',', a line break a space. */
+static unsigned char fold_byte(unsigned char c)
+{
+    return c == ';' ? ',' : (c == '\r' || c == '\n') ? ' ' : c;
+}
+
+/* The label of trie node id: its node's name and "#k" suffix (as in its path). */
+typedef struct flabel {
+    const char *p[2];
+    size_t n[2];
+    char suffix[16];
+} flabel;
+
+static void flabel_of(const folded *F, uint32_t id, flabel *l)
+{
+    const ftrie *t = &F->t[id];
+    const vp_vprof *m = F->m[t->side];
+    l->p[0] = vp_vprof_name(m, m->nodes[t->node].name);
+    l->n[0] = strlen(l->p[0]);
+    l->n[1] = 0;
+    l->p[1] = l->suffix;
+    if (m->nodes[t->node].dup) {
+        int k = snprintf(l->suffix, sizeof l->suffix, "#%u", m->nodes[t->node].dup);
+        l->n[1] = k > 0 ? (size_t)k : 0;
+    }
+}
+
+static uint64_t flabel_hash(const flabel *l, uint32_t parent)
+{
+    uint64_t h = 1469598103934665603u ^ parent;
+    for (int part = 0; part < 2; part++)
+        for (size_t i = 0; i < l->n[part]; i++)
+            h = (h ^ fold_byte((unsigned char)l->p[part][i])) * 1099511628211u;
+    return h ^ (h >> 29);
+}
+
+/* Compare two labels as folded bytes, each with ";" after it when `block`
+ * (the stacks below it: see vp_vprof_path_order for why both keys). */
+static int flabel_cmp(const flabel *a, int ablock, const flabel *b, int bblock)
+{
+    const char *pa[3] = {a->p[0], a->p[1], ";"}, *pb[3] = {b->p[0], b->p[1], ";"};
+    size_t na[3] = {a->n[0], a->n[1], (size_t)ablock}, nb[3] = {b->n[0], b->n[1], (size_t)bblock};
+    int ia = 0, ib = 0;
+    size_t ja = 0, jb = 0;
+    for (;;) {
+        while (ia < 3 && ja == na[ia])
+            ia++, ja = 0;
+        while (ib < 3 && jb == nb[ib])
+            ib++, jb = 0;
+        if (ia == 3 && ib == 3)
+            return 0;
+        if (ia == 3 || ib == 3)
+            return ia == 3 ? -1 : 1; /* a prefix sorts first */
+        unsigned char x = ia == 2 ? ';' : fold_byte((unsigned char)pa[ia][ja]);
+        unsigned char y = ib == 2 ? ';' : fold_byte((unsigned char)pb[ib][jb]);
+        ja++, jb++;
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+}
+
+static int fold_grow(folded *F)
+{
+    if (F->n < F->cap)
+        return 1;
+    uint32_t cap = F->cap ? F->cap * 2 : 1024;
+    ftrie *t = realloc(F->t, (size_t)cap * sizeof *t);
+    if (!t)
+        return 0;
+    F->t = t;
+    F->cap = cap;
+    return 1;
+}
+
+/* The trie node for node v of capture `side` under trie node parent (made
+ * when new); UINT32_MAX on OOM. */
+static uint32_t fold_place(folded *F, uint32_t parent, uint32_t side, uint32_t v)
+{
+    if (!fold_grow(F))
+        return UINT32_MAX;
+    uint32_t id = F->n;
+    F->t[id] = (ftrie){parent, side, v, UINT32_MAX, UINT32_MAX, 0, {0, 0}};
+    flabel l, o;
+    flabel_of(F, id, &l);
+    size_t mask = F->nslots - 1, i = (size_t)flabel_hash(&l, parent) & mask;
+    for (; F->slot[i] != UINT32_MAX; i = (i + 1) & mask) {
+        uint32_t c = F->slot[i];
+        if (F->t[c].parent != parent)
+            continue;
+        flabel_of(F, c, &o);
+        if (flabel_cmp(&l, 0, &o, 0) == 0)
+            return c;
+    }
+    F->slot[i] = id;
+    F->n++;
+    ftrie *p = &F->t[parent];
+    F->t[id].next_sibling = p->first_child;
+    p->first_child = id;
+    p->nkids++;
+    return id;
+}
+
+/* Lay capture `side`'s nodes into the trie with their self time over the
+ * frames the capture holds. */
+static vp_errcode fold_side(folded *F, uint32_t side, vp_error *err)
+{
+    vp_vprof *m = F->m[side];
+    vp_vprof_node_stat *acc = malloc(((size_t)m->node_count + 1) * sizeof *acc);
+    uint32_t *at = malloc(((size_t)m->node_count + 1) * sizeof *at);
+    vp_errcode rc = acc && at ? VP_OK : oom(err);
+    if (rc == VP_OK) {
+        uint32_t first = 0, last = m->frame_count ? m->frame_count - 1 : 0;
+        if (!m->frame_count)
+            first = 1; /* an empty range: zeros */
+        rc = vp_vprof_node_stats(m, first, last, acc, err);
+    }
+    for (uint32_t v = 0; rc == VP_OK && v != VP_VPROF_NO_NODE; v = vp_vprof_preorder_next(m, v)) {
+        uint32_t parent = v == 0 ? 0 : at[m->nodes[v].parent];
+        uint32_t id = fold_place(F, parent, side, v);
+        if (id == UINT32_MAX) {
+            rc = oom(err);
+            break;
+        }
+        at[v] = id;
+        F->t[id].us[side] += acc[v].self * VP_VPROF_US_PER_UNIT;
+    }
+    free(acc);
+    free(at);
+    return rc;
+}
+
+static int cmp_fkey(uint32_t a, uint32_t b, const void *ctx)
+{
+    const folded *F = ctx;
+    flabel la, lb;
+    flabel_of(F, a >> 1, &la);
+    flabel_of(F, b >> 1, &lb);
+    int c = flabel_cmp(&la, (int)(a & 1), &lb, (int)(b & 1));
+    return c ? c : (a > b) - (a < b);
+}
+
+/* Write the stacks in byte order: each trie node's children as the keys
+ * "label" (the node) and "label;" (the stacks below it) sorted, each key's
+ * block in turn, with the stack so far in `path`. */
+static vp_errcode fold_write(folded *F, vp_xout *o, int diff, uint64_t *lines, vp_error *err)
+{
+    uint32_t *keys = malloc(((size_t)F->n * 2 + 1) * sizeof *keys);
+    uint32_t *start = malloc(((size_t)F->n + 1) * sizeof *start);
+    /* the walk: (trie node, next key) per level, and where its label began in path */
+    uint32_t *stack = malloc(((size_t)F->n * 2 + 2) * sizeof *stack);
+    size_t *mark = malloc(((size_t)F->n + 1) * sizeof *mark);
+    vp_xstr path = {0};
+    if (!keys || !start || !stack || !mark) {
+        free(keys), free(start), free(stack), free(mark);
+        return oom(err);
+    }
+    uint32_t nk = 0;
+    for (uint32_t p = 0; p < F->n; p++) {
+        start[p] = nk;
+        for (uint32_t c = F->t[p].first_child; c != UINT32_MAX; c = F->t[c].next_sibling) {
+            keys[nk++] = c << 1;
+            if (F->t[c].first_child != UINT32_MAX)
+                keys[nk++] = c << 1 | 1;
+        }
+        vp_sort_idx(keys + start[p], nk - start[p], cmp_fkey, F);
+    }
+    uint32_t sp = 0;
+    stack[sp++] = 0;
+    stack[sp++] = start[0];
+    char num[48];
+    while (sp) {
+        uint32_t p = stack[sp - 2], k = stack[sp - 1];
+        uint32_t end = p + 1 < F->n ? start[p + 1] : nk;
+        if (k == end) {
+            sp -= 2;
+            if (sp)
+                path.len = mark[sp / 2]; /* back to the parent's stack */
+            continue;
+        }
+        stack[sp - 1] = k + 1;
+        uint32_t key = keys[k], c = key >> 1;
+        size_t before = path.len;
+        flabel l;
+        flabel_of(F, c, &l);
+        for (int part = 0; part < 2; part++)
+            for (size_t i = 0; i < l.n[part]; i++) {
+                char b = (char)fold_byte((unsigned char)l.p[part][i]);
+                vp_xstr_put(&path, &b, 1);
+            }
+        if (key & 1) { /* the stacks below c */
+            vp_xstr_put(&path, ";", 1);
+            mark[sp / 2] = before;
+            stack[sp++] = c;
+            stack[sp++] = start[c];
+            continue;
+        }
+        const ftrie *t = &F->t[c];
+        if (t->us[0] > 0 || (diff && t->us[1] > 0)) {
+            vp_xout_put(o, path.p, path.len);
+            int len = diff ? snprintf(num, sizeof num, " %llu %llu\n", (unsigned long long)t->us[1],
+                                      (unsigned long long)t->us[0])
+                           : snprintf(num, sizeof num, " %llu\n", (unsigned long long)t->us[0]);
+            vp_xout_put(o, num, (size_t)len);
+            (*lines)++;
+        }
+        path.len = before;
+    }
+    int lost = path.oom;
+    vp_xstr_free(&path);
+    free(keys), free(start), free(stack), free(mark);
+    return lost ? oom(err) : VP_OK;
+}
+
+vp_errcode vp_export_vprof_folded(vp_vprof *m, vp_vprof *base, FILE *f, const vp_export_opts *opt,
+                                  uint64_t *lines, uint64_t *total_us, vp_error *err)
+{
+    *lines = *total_us = 0;
+    folded F;
+    memset(&F, 0, sizeof F);
+    F.m[0] = m;
+    F.m[1] = base;
+    size_t want = ((size_t)m->node_count + (base ? base->node_count : 0) + 1) * 2;
+    F.nslots = 1;
+    while (F.nslots < want)
+        F.nslots <<= 1;
+    F.slot = malloc(F.nslots * sizeof *F.slot);
+    vp_errcode rc = F.slot && fold_grow(&F) ? VP_OK : oom(err);
+    if (rc == VP_OK) {
+        memset(F.slot, 0xFF, F.nslots * sizeof *F.slot);
+        F.t[F.n++] = (ftrie){0, 0, 0, UINT32_MAX, UINT32_MAX, 0, {0, 0}}; /* above the roots */
+        rc = fold_side(&F, 0, err);
+    }
+    if (rc == VP_OK && base)
+        rc = fold_side(&F, 1, err);
+    free(F.slot);
+    for (uint32_t i = 1; rc == VP_OK && i < F.n; i++)
+        *total_us += F.t[i].us[0];
+    vp_xout o;
+    if (rc == VP_OK && !vp_xout_init(&o, f))
+        rc = oom(err);
+    else if (rc == VP_OK)
+        rc = finish_output(&o, opt, fold_write(&F, &o, base != NULL, lines, err), err);
+    free(F.t);
     return rc;
 }

@@ -51,19 +51,37 @@ vp_errcode vp_export_vprof_speedscope(vp_vprof *m, FILE *f, const vp_export_opts
  * then with o->node node_ms, node_self_ms, node_calls. */
 vp_errcode vp_export_vprof_csv(vp_vprof *m, FILE *f, const vp_export_opts *o, vp_error *err);
 
+/* Collapsed stacks ("Root;A;B 1234\n", flamegraph.pl's input): each
+ * node's self time over the frames the capture holds, in whole
+ * microseconds, keyed by its stack, the labels from the root joined by
+ * ';' (a label is the node's name and its "#k" suffix, ';' written ',' and
+ * a line break ' '); nodes whose stacks read the same add up; stacks
+ * without time are left out; lines in byte order of the stack, written as
+ * they are found (memory is the tree and one stack, never the text). With
+ * base, the differential form "stack base_us new_us" over the stacks of
+ * either. *lines: how many; *total_us: m's microseconds. */
+vp_errcode vp_export_vprof_folded(vp_vprof *m, vp_vprof *base, FILE *f, const vp_export_opts *opt,
+                                  uint64_t *lines, uint64_t *total_us, vp_error *err);
+
 /* For charts: the frames split into `cols` columns (frame fi, 0-based,
- * in column ceil((fi + 1) * cols / frame_count) - 1: vp.charts' split) and, per column and budget group, the group's
- * self time (the sum of its nodes' self times in a frame, 0 in a frame
- * where it has none) summed over the column's frames, and its smallest
- * and largest frame: sum[col * group_count + g] (ms; group index g), min
- * and max likewise; frames[col] the column's frame count. Per frame (each
- * of frame_count entries): top, the index of the group with the most self
- * time (the lowest index of a tie; VP_VPROF_NO_NODE when no group has
- * any), and tick, the frame's tick. min/max (both or neither), top and
- * tick may be NULL: not computed. One pass; memory: the arrays given. */
+ * in column ceil((fi + 1) * cols / frame_count) - 1: vp.charts' split) and,
+ * per column, the self time of the `ngroups` groups given (group indices
+ * in `groups`; the group's self time in a frame is the sum of its nodes'
+ * self times, 0 in a frame where it has none) summed over the column's
+ * frames, and its smallest and largest frame: sum[col * ngroups + k] (ms;
+ * the k-th group given), min and max likewise; other[col], the self time
+ * of every other group summed over the column's frames; frames[col] the
+ * column's frame count. Per frame (each of frame_count entries): top, the
+ * index of the group with the most self time of all groups (the lowest
+ * index of a tie; VP_VPROF_NO_NODE when no group has any), and tick, the
+ * frame's tick. min/max (both or neither), other, top and tick may be
+ * NULL: not computed. One pass; memory: the arrays given and a few
+ * counters per group, so a file declaring many groups costs only the
+ * columns asked for. */
 typedef struct vp_export_columns {
-    uint32_t cols;
-    double *sum, *min, *max;
+    uint32_t cols, ngroups;
+    const uint32_t *groups;
+    double *sum, *min, *max, *other;
     uint32_t *frames;
     uint32_t *top;
     int32_t *tick;

@@ -1,6 +1,8 @@
 /* Buffered, exact text output for the exporters (xout.h). */
 #include "xout.h"
 
+#include "core/text.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +58,10 @@ vp_errcode vp_xout_finish(vp_xout *o, const char *what, vp_error *err)
         o->failed = 1;
         o->err_no = errno;
     }
+    if (o->failed && o->err_no == EPIPE)
+        return vp_fail(err, VP_EPIPE, UINT64_MAX, "%s: %s", what, strerror(EPIPE));
     if (o->failed || ferror(o->f))
-        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", what,
+        return vp_fail(err, VP_EIO, UINT64_MAX, "%s: %s", what,
                        o->err_no ? strerror(o->err_no) : "write error");
     return VP_OK;
 }
@@ -189,18 +193,17 @@ void vp_xstr_json(vp_xstr *s, const char *p, size_t n)
 
 void vp_xstr_csv(vp_xstr *s, const char *p, size_t n)
 {
-    if (!memchr(p, ',', n) && !memchr(p, '"', n) && !memchr(p, '\r', n) && !memchr(p, '\n', n)) {
+    if (vp_text_csv_plain(p, n)) {
         vp_xstr_put(s, p, n);
         return;
     }
-    vp_xstr_put(s, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] == '"')
-            vp_xstr_put(s, "\"\"", 2);
-        else
-            vp_xstr_put(s, p + i, 1);
-    }
-    vp_xstr_put(s, "\"", 1);
+    vp_buf b = {0};
+    vp_text_csv(&b, p, n);
+    if (b.oom)
+        s->oom = 1;
+    else
+        vp_xstr_put(s, (const char *)b.data, b.len);
+    vp_buf_free(&b);
 }
 
 void vp_xstr_free(vp_xstr *s)

@@ -22,8 +22,9 @@ typedef struct vp_xout {
 
 /* 0 on OOM. */
 int vp_xout_init(vp_xout *o, FILE *f);
-/* Flush what is buffered; the last write error, if any, as VP_EIO naming
- * `what` (the output's name). Frees the buffer. */
+/* Flush what is buffered; the last write error, if any, as VP_EIO: "<what>:
+ * <why>" (what: the output's name, "-o out.json"), or VP_EPIPE when the
+ * reader went away. Frees the buffer. */
 vp_errcode vp_xout_finish(vp_xout *o, const char *what, vp_error *err);
 void vp_xout_flush(vp_xout *o);
 
@@ -59,8 +60,8 @@ void vp_xstr_str(vp_xstr *s, const char *p);
 /* A JSON string, quoted: control characters escaped, invalid UTF-8 bytes
  * written as U+FFFD (what vp.json does). */
 void vp_xstr_json(vp_xstr *s, const char *p, size_t n);
-/* A CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or
- * LF, quotes doubled. */
+/* A CSV field: core/text's vp_text_csv (RFC 4180 quoting, formulas
+ * neutralised). */
 void vp_xstr_csv(vp_xstr *s, const char *p, size_t n);
 void vp_xstr_free(vp_xstr *s);
 

@@ -55,6 +55,9 @@ typedef struct vp_vprof_node {
     uint32_t first_child; /* index of the newest child (children are prepended) */
     uint32_t next_sibling;
     uint32_t name;        /* offset in names */
+    uint32_t label;       /* offset in names: the name as a path component,
+                           * escaped (vprof_paths.c); the name's when it
+                           * needs no escape */
     uint32_t depth;       /* root 0 */
     uint32_t first_frame; /* 0-based frame in which the node first exists */
     uint32_t group;       /* index into groups */

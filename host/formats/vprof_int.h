@@ -53,6 +53,10 @@ void vp_vprof_idmap_clear(struct vp_idmap *m);
 /* Grow *p (an array of *cap elements of elem bytes) to hold at least need;
  * 0 on OOM or when need does not fit in a uint32_t count. */
 int vp_vprof_grow(void **p, uint32_t *cap, uint32_t need, size_t elem);
+/* Each node's label (vp_vprof_node.label): its name escaped for paths
+ * (vprof_paths.c). 0 on OOM. */
+int vprof_labels(vp_vprof *m);
+
 /* Copy a name into the model's name pool; its offset, UINT32_MAX on OOM. */
 uint32_t vp_vprof_names_add(vp_vprof *m, const char *s, size_t len);
 

@@ -67,6 +67,7 @@ static vp_errcode node_add(vp_vprof *m, int32_t parent_id, const char *name, siz
     nd->parent = parent;
     nd->first_child = VP_VPROF_NO_NODE;
     nd->name = name_off;
+    nd->label = name_off;
     nd->depth = m->nodes[parent].depth + 1;
     nd->first_frame = m->frame_count;
     nd->group = gi;
@@ -548,13 +549,81 @@ static int number_namesakes(vp_vprof *m)
     return 1;
 }
 
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603u;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h ^ (h >> 29);
+}
+
+/* The slot of `name` in a table of group indices (open addressing, mask + 1
+ * slots): the group there, or an empty slot (UINT32_MAX). */
+static size_t name_slot(const vp_vprof *m, const uint32_t *tab, size_t mask, const char *name)
+{
+    size_t i = (size_t)name_hash(name) & mask;
+    while (tab[i] != UINT32_MAX && strcmp(m->names + m->groups[tab[i]].name, name) != 0)
+        i = (i + 1) & mask;
+    return i;
+}
+
+/* Group names are unique by construction: a later group (by index) named
+ * as an earlier one is called "name#k", the smallest k >= 2 no group has,
+ * with a warning, so rules, the Chrome trace's counters and every table
+ * name each group once. */
+static int unique_group_names(vp_vprof *m)
+{
+    size_t nslots = 16;
+    while (nslots < (size_t)m->group_count * 4)
+        nslots <<= 1;
+    uint32_t *tab = malloc(nslots * sizeof *tab);
+    char *buf = NULL;
+    if (!tab)
+        return 0;
+    memset(tab, 0xFF, nslots * sizeof *tab);
+    int ok = 1;
+    for (uint32_t g = 0; g < m->group_count; g++) { /* every name first: a new name must be free */
+        size_t i = name_slot(m, tab, nslots - 1, m->names + m->groups[g].name);
+        if (tab[i] == UINT32_MAX)
+            tab[i] = g;
+    }
+    for (uint32_t g = 0; ok && g < m->group_count; g++) {
+        const char *name = m->names + m->groups[g].name;
+        if (tab[name_slot(m, tab, nslots - 1, name)] == g)
+            continue;
+        size_t len = strlen(name);
+        char *p = realloc(buf, len + 24);
+        if (!(ok = p != NULL))
+            break;
+        buf = p;
+        memcpy(buf, m->names + m->groups[g].name, len);
+        size_t i;
+        for (unsigned k = 2;; k++) {
+            snprintf(buf + len, 24, "#%u", k);
+            i = name_slot(m, tab, nslots - 1, buf);
+            if (tab[i] == UINT32_MAX)
+                break;
+        }
+        uint32_t off = vp_vprof_names_add(m, buf, strlen(buf));
+        if (!(ok = off != UINT32_MAX))
+            break;
+        vp_warn(&m->warnings, "budget group %d is named as group %d before it: called '%s'", m->groups[g].id,
+                m->groups[tab[name_slot(m, tab, nslots - 1, m->names + m->groups[g].name)]].id, buf);
+        m->groups[g].name = off;
+        tab[i] = g;
+    }
+    free(buf);
+    free(tab);
+    return ok;
+}
+
 /* Each node's full path length and the ancestor that heads its elided path
  * (parents first, so one sweep): what vprof_paths.c cuts paths by. */
 static void path_lengths(vp_vprof *m)
 {
     for (uint32_t v = 0; v < m->node_count; v++) {
         vp_vprof_node *nd = &m->nodes[v];
-        uint64_t len = strlen(m->names + nd->name);
+        uint64_t len = strlen(m->names + nd->label);
         if (nd->dup) {
             char suffix[16];
             len += (uint64_t)snprintf(suffix, sizeof suffix, "#%u", nd->dup);
@@ -590,7 +659,7 @@ static int finalize(vp_vprof *m, const attempt *a)
         vprof_stats_drop(m, VP_VPROF_STATS_FOLDED);
     if (!m->fold_differs && (st->have & VP_VPROF_STATS_GROUPS))
         st->have |= VP_VPROF_STATS_FOLDED; /* folding changes nothing */
-    if (!number_namesakes(m))
+    if (!number_namesakes(m) || !vprof_labels(m) || !unique_group_names(m))
         return 0;
     path_lengths(m);
     if (m->frame_count && !a->st.any) {

@@ -1,4 +1,9 @@
 /* Node paths: "Root/A/B", with "#k" on the k-th of same-named siblings.
+ * Paths are unique by construction: in a path component a name's '/', '#'
+ * and '\' are written "\/", "\#" and "\\", and a leading "…" (which
+ * starts the elision marker below) "\…", so '/' only ever separates
+ * components, "#k" only ever numbers a namesake, and no name reads as a
+ * marker.
  *
  * A path is as long as the node is deep, so nothing that works on every
  * node builds full paths: a 100,000-deep chain would make 5 * 10^9 bytes of
@@ -18,7 +23,56 @@
 #define MARK_OPEN "/\xE2\x80\xA6[id="   /* "/…[id=" */
 #define MARK_CLOSE "]/"
 
-/* A node's path component: its name, plus "#k" for a later namesake. */
+#define ELLIPSIS "\xE2\x80\xA6"
+
+/* What a name's label needs escaped: the bytes before which a '\' goes. */
+static int needs_escape(const char *s, size_t i)
+{
+    return s[i] == '/' || s[i] == '#' || s[i] == '\\' || (i == 0 && strncmp(s, ELLIPSIS, 3) == 0);
+}
+
+int vprof_labels(vp_vprof *m)
+{
+    char *buf = NULL;
+    size_t cap = 0;
+    for (uint32_t v = 0; v < m->node_count; v++) {
+        vp_vprof_node *nd = &m->nodes[v];
+        const char *s = m->names + nd->name;
+        size_t n = strlen(s), extra = 0;
+        for (size_t i = 0; i < n; i++)
+            extra += (size_t)needs_escape(s, i);
+        nd->label = nd->name;
+        if (!extra)
+            continue;
+        if (n + extra + 1 > cap) {
+            char *p = realloc(buf, n + extra + 1);
+            if (!p) {
+                free(buf);
+                return 0;
+            }
+            buf = p;
+            cap = n + extra + 1;
+        }
+        size_t k = 0;
+        s = m->names + nd->name;
+        for (size_t i = 0; i < n; i++) {
+            if (needs_escape(s, i))
+                buf[k++] = '\\';
+            buf[k++] = s[i];
+        }
+        uint32_t off = vp_vprof_names_add(m, buf, k); /* may move the pool: s is not used after */
+        if (off == UINT32_MAX) {
+            free(buf);
+            return 0;
+        }
+        nd->label = off;
+    }
+    free(buf);
+    return 1;
+}
+
+/* A node's path component: its label (the escaped name), plus "#k" for a
+ * later namesake. */
 typedef struct label {
     const char *name;
     size_t nlen;
@@ -28,7 +82,7 @@ typedef struct label {
 
 static void label_of(const vp_vprof *m, uint32_t v, label *l)
 {
-    l->name = m->names + m->nodes[v].name;
+    l->name = m->names + m->nodes[v].label;
     l->nlen = strlen(l->name);
     l->slen = 0;
     l->suffix[0] = 0;
@@ -145,8 +199,9 @@ static int label_is_prefix(const vp_vprof *m, uint32_t v, const char *s, size_t 
     return 1;
 }
 
-/* The node at a full or root-relative path. Names may contain '/', so a
- * component can match more than one child: a depth-first search, whose
+/* The node at a full or root-relative path. Labels are unique among
+ * siblings and never hold an unescaped '/', so one child at most matches
+ * a component; the walk is a depth-first search all the same, whose
  * position (a node and the offset of its label in the path) is all the
  * state it needs, since the offset of a parent's label follows from its
  * child's. */

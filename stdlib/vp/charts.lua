@@ -18,8 +18,8 @@ local stats = require "vp.stats"
 
 local charts = {}
 
-charts.DEFAULTS = { width = 960, bins = 48, groups = 8, target_fps = { 60, 30 }, factor = 2.5, window = 30,
-  min_excess_ms = 5 }
+charts.DEFAULTS = { width = 960, bins = 48, groups = 8, detail_groups = 64, target_fps = { 60, 30 }, factor = 2.5,
+  window = 30, min_excess_ms = 5 }
 
 --- charts.schema: the shape of charts.frametime's result.
 charts.schema = "{frames, first_frame, max_ms, max_frame, min_ms, rule, targets: [{fps, ms}], "
@@ -171,15 +171,16 @@ function charts.node(cap, node, params)
 end
 
 -- The budget columns of a VProf capture (vp.export.core.columns: one pass):
--- {frames, cols, first, sum, min, max, frames_per, top, tick} where each of
--- sum, min and max is {[group id] = {ms per column}}; top and tick (with
--- per_frame) are per frame.
-local function group_columns(cap, width, minmax, per_frame)
+-- {frames, cols, first, sum, min, max, other, frames_per, top, tick} where
+-- each of sum, min and max is {[group id] = {ms per column}} of the groups
+-- listed by id (ids; nil: every group with nodes), other the other groups'
+-- together per column; top and tick (with per_frame) are per frame.
+local function group_columns(cap, width, ids, minmax, per_frame)
   local n = cap.frame_count
   local cols = math.min(width, n)
   if cols == 0 then return { frames = 0, cols = 0, first = 1, sum = {} } end
-  local c = require("vp.export.core").columns(cap, cols, { minmax = minmax, per_frame = per_frame })
-  return { frames = n, cols = cols, first = cap.first_frame, sum = c.sum, min = c.min, max = c.max,
+  local c = require("vp.export.core").columns(cap, cols, { groups = ids, minmax = minmax, per_frame = per_frame })
+  return { frames = n, cols = cols, first = cap.first_frame, sum = c.sum, min = c.min, max = c.max, other = c.other,
     frames_per = c.frames, top = c.top, tick = c.tick }
 end
 
@@ -201,7 +202,7 @@ function charts.group(cap, group, params)
   params = params or {}
   need_vprof(cap, "a budget group's chart needs")
   local g = type(group) == "userdata" and group or find_group(cap, group)
-  local gc = group_columns(cap, params.width or charts.DEFAULTS.width, true)
+  local gc = group_columns(cap, params.width or charts.DEFAULTS.width, { g.id }, true)
   local out = { frames = gc.frames, first_frame = gc.first, what = "group self time", name = g.name, columns = {} }
   local lo, hi = gc.min and gc.min[g.id], gc.max and gc.max[g.id]
   for c = 1, gc.cols do
@@ -217,6 +218,36 @@ function charts.group(cap, group, params)
     out.max_frame = d and d:argmax() and d:argmax() + gc.first - 1 or gc.first
   end
   return out
+end
+
+local function finite(x) return x == x and x ~= math.huge and x ~= -math.huge end
+
+-- nb + 1 increasing edges from lo to top: the finite values' span when lo or
+-- top is not finite (a laige frame_ms of inf), each edge a weighted mean of
+-- the two (no overflow however far apart: -1e308 .. 1e308), one bin when
+-- the span is too narrow for more at that magnitude.
+local function bin_edges(s, lo, top, nb)
+  if not finite(lo) or not finite(top) then
+    lo, top = nil, nil
+    for _, x in ipairs(s:totable()) do
+      if finite(x) then
+        if not lo or x < lo then lo = x end
+        if not top or x > top then top = x end
+      end
+    end
+    lo, top = lo or 0, top or 1
+  end
+  if top <= lo then top = lo + math.max(1, math.abs(lo) * 1e-6) end
+  local edges = {}
+  for i = 0, nb do
+    local t = i / nb
+    edges[i + 1] = lo * (1 - t) + top * t
+  end
+  edges[nb + 1] = top
+  for i = 2, nb + 1 do
+    if edges[i] <= edges[i - 1] then return { lo, top } end -- the edges are finite numbers
+  end
+  return edges
 end
 
 --- charts.distribution(cap, params) -> {frames, bins = [{lo, hi, count}],
@@ -236,32 +267,34 @@ function charts.distribution(cap, params)
   local n = #s
   local out = { frames = n, bins = {}, curve = {}, marks = {} }
   if n == 0 then return out end
+  local D = stats.defined -- a mark that is not a number (NaN or inf frame times) is not drawn
   local function low(pct)
     local k = stats.slowest_count(n, pct)
     if cap.format == "vprof" then return cap:dist("frame_ms"):top_sum(k) / k end
     return 1000 / stats.low_fps(s, pct)
   end
   local max = s:max()
-  out.marks = { p50 = s:percentile(50), p95 = s:percentile(95), p99 = s:percentile(99),
-    low_1pct_ms = stats.defined(low(1)), low_01pct_ms = stats.defined(low(0.1)), max = max }
+  out.marks = { p50 = D(s:percentile(50)), p95 = D(s:percentile(95)), p99 = D(s:percentile(99)),
+    low_1pct_ms = D(low(1)), low_01pct_ms = D(low(0.1)), max = D(max) }
   for k = 0, 200 do
     local p = k / 2
     out.curve[k + 1] = { p = p, ms = s:percentile(p) }
   end
-  local lo, top = s:min(), s:percentile(99.9)
   local bins = params.bins or charts.DEFAULTS.bins
-  if top <= lo then top = lo + 1 end
-  local width = (top - lo) / bins
-  for _, k in ipairs({ "p99", "low_1pct_ms", "low_01pct_ms" }) do
-    local v = out.marks[k]
-    if v and v > top then top = v end
+  local edges = bin_edges(s, s:min(), s:percentile(99.9), bins)
+  local lo, top = edges[1], edges[#edges]
+  local width = (top - lo) / (#edges - 1)
+  for _, key in ipairs({ "p99", "low_1pct_ms", "low_01pct_ms" }) do
+    local v = out.marks[key]
+    if v and v > top and finite(v) then top = v end
   end
-  local nb = math.min(4 * bins, math.ceil((top - lo) / width - 1e-9))
-  local edges = {}
-  for i = 0, nb do edges[i + 1] = lo + (top - lo) * i / nb end
+  if top > edges[#edges] then
+    edges = bin_edges(s, lo, top, math.min(4 * bins, math.ceil((top - lo) / width - 1e-9)))
+  end
+  local nb = #edges - 1
   local h = s:histogram(edges)
   for i = 1, nb do out.bins[i] = { lo = edges[i], hi = edges[i + 1], count = h.counts[i] } end
-  if h.above > 0 then out.above = { from = top, count = h.above, max = max } end
+  if h.above > 0 then out.above = { from = edges[nb + 1], count = h.above, max = max } end
   return out
 end
 
@@ -269,15 +302,17 @@ end
 -- [{ms, pct}]}: the tail of the frame times: for each distinct frame time
 -- ms, pct = 100 x (frames at least that slow) / frames, from the fastest
 -- (100 %) to the slowest (100 / frames %): on a log scale of pct the few
--- slowest frames stay apart. With more distinct times than 2 x
--- params.width, each of `width` equal stretches of the time axis keeps its
--- first and last point (the curve steps down only between them).
+-- slowest frames stay apart. Only finite frame times count (a NaN or
+-- infinite one is no point on the axis). With more distinct times than
+-- 2 x params.width, each of `width` equal stretches of the time axis
+-- keeps its first and last point (the curve steps down only between them).
 function charts.exceedance(cap, params)
   params = params or {}
-  local s = frame_times(cap)
-  local sorted = s:sort():totable()
-  local n = 0
-  while n < #sorted and sorted[n + 1] == sorted[n + 1] do n = n + 1 end -- NaN last
+  local sorted = {}
+  for _, x in ipairs(frame_times(cap):sort():totable()) do
+    if finite(x) then sorted[#sorted + 1] = x end
+  end
+  local n = #sorted
   local out = { frames = n, points = {} }
   if n == 0 then return out end
   local lo, hi = sorted[1], sorted[n]
@@ -320,26 +355,63 @@ end
 -- total. others: how many groups with nodes are not drawn and their total
 -- self time. params.detail = k: the pass splits each column into up to k
 -- buckets (fewer when a column holds fewer frames), and detail =
--- {buckets, groups = [{name, id, total_ms, sums = [ms per bucket]}]}
--- holds every group with nodes at that resolution, largest first (bucket
+-- {buckets, groups = [{name, id, total_ms, sums = [ms per bucket]}],
+-- other = {count, total_ms, sums} | nil} holds the params.detail_groups
+-- (charts.DEFAULTS.detail_groups) largest groups and the drawn ones at
+-- that resolution, largest first, and the rest together as other (bucket
 -- b holds the positions charts.span(b, buckets, frames)); the columns are
 -- the buckets' sums. params.per_frame: per_frame = {top = [group id, or
 -- -1 when no group has self time], tick = [tick]}, frame by frame (the
--- group with the most self time; the lower id of a tie).
--- Raises EUSAGE for a group the capture does not have.
+-- group with the most self time of all; the lower id of a tie).
+-- Memory is the columns of the groups shown, whatever the groups a file
+-- declares. Raises EUSAGE for a group the capture does not have.
 function charts.budget(cap, params)
   params = params or {}
   need_vprof(cap, "budget groups need")
   local width = params.width or charts.DEFAULTS.width
   local n = cap.frame_count
   local cols = math.min(width, n)
-  local k = cols > 0 and math.max(1, math.min(params.detail or 1, n // cols)) or 1
-  local gc = group_columns(cap, cols * k, false, params.per_frame)
   local out = { frames = n, columns = {}, groups = {} }
-  local chosen = {}
+  -- every group with nodes by total self time (their summaries: no pass)
+  local ranked = {}
+  for g, d in pairs(cap:dist("groups")) do ranked[#ranked + 1] = { g = g, total_ms = d:sum() } end
+  table.sort(ranked, function(a, b)
+    if a.total_ms ~= b.total_ms then return a.total_ms > b.total_ms end
+    return a.g.id < b.g.id
+  end)
+  local drawn, order = {}, {}
   if type(params.groups) == "table" then
-    for i, name in ipairs(params.groups) do chosen[i] = find_group(cap, name) end
+    for _, name in ipairs(params.groups) do
+      local g = find_group(cap, name)
+      if not drawn[g.id] then order[#order + 1] = g end
+      drawn[g.id] = true
+    end
+  else
+    local keep = params.groups == "all" and #ranked or charts.DEFAULTS.groups
+    for i = 1, math.min(keep, #ranked) do
+      order[i] = ranked[i].g
+      drawn[ranked[i].g.id] = true
+    end
   end
+  -- the groups given columns: the drawn ones, and with detail the largest
+  local ids, listed = {}, {}
+  local function list(g)
+    if not listed[g.id] then ids[#ids + 1] = g.id end
+    listed[g.id] = true
+  end
+  for _, g in ipairs(order) do list(g) end
+  if params.detail then
+    for i = 1, math.min(params.detail_groups or charts.DEFAULTS.detail_groups, #ranked) do list(ranked[i].g) end
+  end
+  for _, r in ipairs(ranked) do
+    if not drawn[r.g.id] then
+      out.others = out.others or { count = 0, total_ms = 0 }
+      out.others.count = out.others.count + 1
+      out.others.total_ms = out.others.total_ms + r.total_ms
+    end
+  end
+  local k = cols > 0 and math.max(1, math.min(params.detail or 1, n // cols)) or 1
+  local gc = group_columns(cap, cols * k, ids, false, params.per_frame)
   if params.per_frame then out.per_frame = { top = gc.top or {}, tick = gc.tick or {} } end
   if cols == 0 then return out end
   for c = 1, cols do
@@ -348,51 +420,34 @@ function charts.budget(cap, params)
   end
   -- the k buckets of a column nest in it: span(c, cols, n) is the union of
   -- span(b, cols x k, n) over its buckets b
-  local rows, by_id = {}, {}
-  for id, col in pairs(gc.sum) do
+  local function row(g)
+    local sums = gc.sum[g.id]
     local total, values = 0, {}
     for c = 1, cols do
       local sum = 0
-      for b = (c - 1) * k + 1, c * k do sum = sum + col[b] end
+      for b = (c - 1) * k + 1, c * k do sum = sum + sums[b] end
       total = total + sum
       local cf = out.columns[c]
       values[c] = sum / (cf.last - cf.first + 1)
     end
-    rows[#rows + 1] = { name = cap:group(id).name, id = id, total_ms = total, values = values, sums = col }
-    by_id[id] = rows[#rows]
+    return { name = g.name, id = g.id, total_ms = total, values = values, sums = sums }
   end
-  table.sort(rows, function(a, b)
-    if a.total_ms ~= b.total_ms then return a.total_ms > b.total_ms end
-    return a.id < b.id
-  end)
+  for i, g in ipairs(order) do
+    local r = row(g)
+    out.groups[i] = { name = r.name, id = r.id, total_ms = r.total_ms, values = r.values }
+  end
   if params.detail then
     out.detail = { buckets = cols * k, groups = {} }
-    for i, r in ipairs(rows) do
-      out.detail.groups[i] = { name = r.name, id = r.id, total_ms = r.total_ms, sums = r.sums }
+    local rest = { count = 0, total_ms = 0, sums = gc.other }
+    for _, rk in ipairs(ranked) do
+      if listed[rk.g.id] then
+        local r = row(rk.g)
+        out.detail.groups[#out.detail.groups + 1] = { name = r.name, id = r.id, total_ms = r.total_ms, sums = r.sums }
+      else
+        rest.count, rest.total_ms = rest.count + 1, rest.total_ms + rk.total_ms
+      end
     end
-  end
-  for _, r in ipairs(rows) do r.sums = nil end
-  local drawn = {}
-  if #chosen > 0 then
-    for _, g in ipairs(chosen) do
-      local row = by_id[g.id] or { name = g.name, id = g.id, total_ms = 0, values = {} }
-      for c = #row.values + 1, cols do row.values[c] = 0 end
-      if not drawn[g.id] then out.groups[#out.groups + 1] = row end
-      drawn[g.id] = true
-    end
-  else
-    local keep = params.groups == "all" and #rows or charts.DEFAULTS.groups
-    for i = 1, math.min(keep, #rows) do
-      out.groups[i] = rows[i]
-      drawn[rows[i].id] = true
-    end
-  end
-  for _, r in ipairs(rows) do
-    if not drawn[r.id] then
-      out.others = out.others or { count = 0, total_ms = 0 }
-      out.others.count = out.others.count + 1
-      out.others.total_ms = out.others.total_ms + r.total_ms
-    end
+    if rest.count > 0 then out.detail.other = rest end
   end
   return out
 end

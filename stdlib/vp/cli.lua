@@ -42,12 +42,11 @@ local E = require "vp.error"
 local CODE_OF_EXIT = { [0] = "EOK", [2] = "EINPUT", [3] = "EGATE" }
 
 --- cli.fail(code, fmt, ...): raise a vp.error object that ends the script
--- with exit status `code` and the message string.format(fmt, ...).
+-- with exit status `code` and the message E.format(fmt, ...) (string
+-- arguments shown with visible escapes).
 -- Codes: 1 script error, 2 usage or unreadable/malformed input, 3 gate failed.
 function cli.fail(code, fmt, ...)
-  local msg = fmt
-  if select("#", ...) > 0 then msg = string.format(fmt, ...) end
-  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", msg, code), 2)
+  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", E.format(fmt, ...), code), 2)
 end
 
 --- cli.exit(code): end the script with `code` and no message.
@@ -60,14 +59,17 @@ end
 cli.is_exit = E.is
 
 --- cli.run(f, ...) -> f(...): run an analysis for a script. A vp.error
--- (cli.fail, an analysis's E.raise) goes on as it is; any other error (a
+-- (cli.fail, an analysis's E.raise) and the host's exit objects (Ctrl-C,
+-- SIGTERM, a closed pipe) go on as they are; any other error (a
 -- reader's message about corrupt data, raised by an iterator) ends the
 -- script with exit 2 and that message.
 function cli.run(f, ...)
   local res = table.pack(pcall(f, ...))
   if res[1] then return table.unpack(res, 2, res.n) end
   local err = res[2]
-  if E.is(err) then error(err, 0) end
+  -- a vp.error, and the host's own exit objects ({exit, message}: a signal,
+  -- a closed pipe while a C writer ran), go on as they are
+  if E.is(err) or (type(err) == "table" and math.type(rawget(err, "exit")) == "integer") then error(err, 0) end
   cli.fail(2, "%s", tostring(err))
 end
 
@@ -357,10 +359,17 @@ function cli.parse(argv, spec)
         opts.format, table.concat(spec.formats, ", "))
     end
   end
+  -- Every output file, before any work: writable, and none of the run's
+  -- inputs (the arguments and the other options' values).
+  local inputs = table.move(pos, 1, #pos, 1, {})
+  for _, o in ipairs(options) do
+    local v = opts[key_of(o[1])]
+    if not o.output and type(v) == "string" then inputs[#inputs + 1] = v end
+  end
   for _, o in ipairs(options) do
     local v = opts[key_of(o[1])]
     if o.output and type(v) == "string" then
-      local ok, why = cli.check_output(v)
+      local ok, why = cli.check_output(v, inputs)
       if not ok then cli.fail(2, "%s %s: %s", o[1], v, why) end
     end
   end
@@ -405,32 +414,22 @@ function cli.lfs()
   return nil
 end
 
---- cli.check_output(path) -> true | nil, why: can the script write this
--- file? Checked before any work starts, so that a typo in --junit's
--- directory is said at once, not after every capture was read. A file
--- that does not exist yet is created and removed again; a device or a
--- FIFO (a process substitution, >(...)) is taken as it is.
-function cli.check_output(path)
-  local lfs = cli.lfs()
-  local mode = lfs and lfs.attributes(path, "mode")
-  if mode == "directory" then return nil, "is a directory" end
-  if mode and mode ~= "file" then return true end
-  local f, msg = io.open(path, "ab")
-  if not f then
-    msg = tostring(msg)
-    if msg:sub(1, #path + 2) == path .. ": " then msg = msg:sub(#path + 3) end
-    return nil, "cannot be written: " .. msg
-  end
-  f:close()
-  if not mode then os.remove(path) end
-  return true
+--- cli.check_output(path [, inputs]) -> true | nil, why: can the script
+-- write this file (vp.output.check)? Checked by cli.parse before any work
+-- starts, for every option that says `output = true`, so that a typo in
+-- --junit's directory is said at once, not after every capture was read,
+-- and an output that is one of the run's inputs is refused before it is
+-- touched.
+function cli.check_output(path, inputs)
+  return require("vp.output").check(path, inputs)
 end
 
---- cli.warn(fmt, ...): print "vpscript: warning: <message>" on stderr; with
--- --strict, end the script with exit 2 and the message instead.
+--- cli.warn(fmt, ...): print "vpscript: warning: <message>" on stderr (the
+-- message E.format(fmt, ...): string arguments shown with visible
+-- escapes); with --strict, end the script with exit 2 and the message
+-- instead.
 function cli.warn(fmt, ...)
-  local msg = fmt
-  if select("#", ...) > 0 then msg = string.format(fmt, ...) end
+  local msg = E.format(fmt, ...)
   if current.opts.strict then
     cli.fail(2, "%s (--strict: a warning is an error)", msg)
   end
@@ -583,17 +582,15 @@ function cli.encode_json(value, schema)
 end
 
 --- cli.write_output(path, text): write text to the file path (the script's
--- -o), or to stdout when path is nil; fails with exit 2 naming the file
--- when it cannot be opened or written.
+-- -o; vp.output: checked, and renamed into place only when whole), or to
+-- stdout when path is nil; fails with exit 2 naming the file and the
+-- problem when it cannot be written.
 function cli.write_output(path, text)
   if not path then
     io.stdout:write(text)
     return
   end
-  local f, err = io.open(path, "wb")
-  local ok = f and f:write(text)
-  if ok then ok, err = f:close() elseif f then f:close() end
-  if not ok then cli.fail(2, "-o %s: %s", path, tostring(err)) end
+  require("vp.output").write(path, text, "-o")
 end
 
 --- cli.json(value [, schema]): print one JSON document (and a newline) on stdout.

@@ -19,11 +19,12 @@ local mt = {
 }
 
 -- Exit statuses by code: the one place that maps them. Input the tool cannot
--- read or analyse and bad usage are 2; a failed gate is 3; anything not
--- listed (a bug, an exhausted resource) is 1.
+-- read or analyse and bad usage are 2; a failed gate is 3; output whose
+-- reader went away (a closed pipe: `| head`) is 141, as SIGPIPE would end
+-- it; anything not listed (a bug, an exhausted resource) is 1.
 local EXIT = {
   EUSAGE = 2, EINPUT = 2, EFORMAT = 2, ETRUNC = 2, EVERSION = 2, ENOENT = 2, EISDIR = 2,
-  EIO = 2, EEMPTY = 2, ELIMIT = 2, EUNSUPPORTED = 2, ECHANGED = 2, EGATE = 3, EOK = 0,
+  EIO = 2, EEMPTY = 2, ELIMIT = 2, EUNSUPPORTED = 2, ECHANGED = 2, EGATE = 3, EPIPE = 141, EOK = 0,
 }
 
 --- E.exit_code(code) -> the exit status for an error code (1 when unknown).
@@ -37,12 +38,28 @@ function E.new(code, message, exit)
   return setmetatable({ code = code, message = message, exit = exit or E.exit_code(code) }, mt)
 end
 
---- E.raise(code, fmt, ...): raise E.new(code, string.format(fmt, ...)),
+local visible -- core/text's visible escapes (vp.fmt.visible), loaded when first needed
+
+--- E.format(fmt, ...) -> string.format(fmt, ...) with every string argument
+-- shown with visible escapes (vp.fmt.visible): the arguments are data (a
+-- name, a path, a reader's message) and never add a line, move a
+-- terminal's cursor or forge a CI log command; the format is the code's
+-- own and keeps its newlines. With no further arguments, fmt itself.
+function E.format(fmt, ...)
+  local n = select("#", ...)
+  if n == 0 then return fmt end
+  visible = visible or (require "vp" and require("vp.text.core").visible)
+  local args = table.pack(...)
+  for i = 1, n do
+    if type(args[i]) == "string" then args[i] = visible(args[i]) end
+  end
+  return string.format(fmt, table.unpack(args, 1, n))
+end
+
+--- E.raise(code, fmt, ...): raise E.new(code, E.format(fmt, ...)),
 -- blaming the caller's caller. With no further arguments fmt is the message.
 function E.raise(code, fmt, ...)
-  local msg = fmt
-  if select("#", ...) > 0 then msg = string.format(fmt, ...) end
-  error(E.new(code, msg), 2)
+  error(E.new(code, E.format(fmt, ...)), 2)
 end
 
 -- What an analysis checks of its arguments, said the one way. `who` names

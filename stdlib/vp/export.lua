@@ -1,8 +1,9 @@
 -- vp.export: any capture in the formats other tools read, streamed to a
--- file (an output module: it writes). The VProf exporters that touch every
--- node of every frame run in C (vp.export.core, host/export): memory stays
--- bounded by the tree, never by the frames; the rest are Lua modules under
--- vp.export.*.
+-- file (an output module: it writes). The VProf exporters run in C
+-- (vp.export.core, host/export: chrome, speedscope, csv and folded, whose
+-- stacks are written in order as they are found, never held as text):
+-- memory stays bounded by the tree, never by the frames or the output; the
+-- rest are Lua modules under vp.export.*.
 --
 --   local export = require "vp.export"
 --   export.write(cap, "chrome", io.stdout, {name = "sample"})
@@ -112,7 +113,7 @@ function export.write(cap, to, f, params)
     if base and base.format ~= "vprof" then
       E.raise("EUSAGE", "--diff: the baseline is a %s capture, not vprof", tostring(base.format))
     end
-    rows = require("vp.export.folded").write(cap, f, { baseline = base })
+    rows = require("vp.export.core").folded(cap, f, base, { what = params.what })
   elseif to == "presentmon" then
     rows = require("vp.export.presentmon").write(cap, f, { application = name })
   elseif to == "csv" then

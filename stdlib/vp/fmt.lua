@@ -12,12 +12,23 @@
 --   fmt.value(v)            any value: integers with separators, floats
 --                           trimmed, booleans yes/no, nil/NaN "-"
 --   fmt.table(rows, columns [, opts]) -> string (see below)
+--   fmt.visible("a\27[2Jb") "a\x1b[2Jb" (control bytes as visible escapes)
 -- Missing values (nil, and numbers that are not finite: NaN, infinities)
 -- print as "-" everywhere, never "nan" or "inf": the same rule as the CSV
 -- (an empty field) and the JSON (null).
 local fmt = {}
 
 local DASH = "-"
+
+local core = require "vp" and require "vp.text.core"
+
+--- fmt.visible(s) -> s with visible escapes for what a terminal or a log
+-- would obey instead of show: tab, LF and CR as \t \n \r, the other
+-- control bytes as \xNN (ESC is \x1b), C1 controls as \u0080..\u009f,
+-- bytes that are not valid UTF-8 as \xNN (core/text, the one rule). Every
+-- table cell, name and message vpscript prints for people goes through it,
+-- so a name never adds a line or moves the cursor.
+fmt.visible = core.visible
 
 local function missing(x)
   return x == nil or x ~= x or x == math.huge or x == -math.huge
@@ -122,12 +133,27 @@ function fmt.value(v)
   return tostring(v)
 end
 
---- fmt.truncate(s, width): cut to `width` characters, keeping the END of the
--- string (the informative part of a path) behind "...".
+--- fmt.path_last(path) -> the last component of a node path as the path
+-- shows it ("Root/A/a\/b" -> "a\/b"): '/' separates components, '\'
+-- escapes the byte after it (docs/vprof.md, "Paths").
+function fmt.path_last(path)
+  local last, i = 1, 1
+  while true do
+    local j = path:find("[/\\]", i)
+    if not j then return path:sub(last) end
+    if path:byte(j) == 92 then i = j + 2 else last, i = j + 1, j + 1 end
+  end
+end
+
+--- fmt.truncate(s, width): cut to at most `width` bytes, keeping the END of
+-- the string (the informative part of a path) behind "...", and never
+-- inside a UTF-8 sequence (the cut moves on to the next character).
 function fmt.truncate(s, width)
   if #s <= width then return s end
-  if width <= 3 then return s:sub(-width) end
-  return "..." .. s:sub(#s - width + 4)
+  local keep = width <= 3 and width or width - 3
+  local from = #s - keep + 1
+  while from <= #s and s:byte(from) >= 0x80 and s:byte(from) < 0xC0 do from = from + 1 end
+  return (width <= 3 and "" or "...") .. s:sub(from)
 end
 
 local function pad(s, width, right)
@@ -154,7 +180,7 @@ function fmt.table(rows, columns, opts)
   local stream = opts.write
   local cells, widths, right = {}, {}, {}
   for c, col in ipairs(columns) do
-    widths[c] = opts.header == false and 0 or #(col.title or col.key or "")
+    widths[c] = opts.header == false and 0 or #fmt.visible(col.title or col.key or "")
     local numeric = col.align == "right"
     if col.align == nil then
       for _, row in ipairs(rows) do
@@ -173,7 +199,7 @@ function fmt.table(rows, columns, opts)
       local v = row[col.key]
       local s
       if col.format then s = col.format(v, row) else s = fmt.value(v) end
-      out[c] = tostring(s)
+      out[c] = fmt.visible(tostring(s))
     end
     return out
   end
@@ -215,7 +241,7 @@ function fmt.table(rows, columns, opts)
   end
   if opts.header ~= false then
     local titles = {}
-    for c, col in ipairs(columns) do titles[c] = col.title or col.key end
+    for c, col in ipairs(columns) do titles[c] = fmt.visible(col.title or col.key) end
     emit(titles)
     if opts.rule ~= false then
       local rule = {}
@@ -237,7 +263,8 @@ function fmt.table(rows, columns, opts)
 end
 
 --- fmt.kv(pairs [, indent]) -> string: "name   value" lines, names aligned.
--- pairs: list of {name, value} (value formatted with fmt.value unless a string).
+-- pairs: list of {name, value} (value formatted with fmt.value unless a
+-- string; names and values shown with fmt.visible).
 function fmt.kv(list, indent)
   indent = indent or ""
   local w = 0
@@ -248,7 +275,7 @@ function fmt.kv(list, indent)
   for _, p in ipairs(list) do
     local v = p[2]
     if type(v) ~= "string" then v = fmt.value(v) end
-    out[#out + 1] = indent .. pad(p[1], w, false) .. "  " .. v
+    out[#out + 1] = indent .. pad(fmt.visible(p[1]), w, false) .. "  " .. fmt.visible(v)
   end
   if #out == 0 then return "" end
   return table.concat(out, "\n") .. "\n"

@@ -127,10 +127,16 @@ function html.pack(list, signed)
   return base64(table.concat(bytes))
 end
 
--- x * k for each x of a list (ms to units).
+-- x * k for each x of a list (ms to units), within what a varint holds
+-- exactly: a value a broken capture gives (NaN, inf, negative, 1e308 ms)
+-- is drawn at the nearest end (NaN at 0); the tables say the value itself.
+local TOP_UNITS = 2 ^ 50
 local function scaled(list, k)
   local out = {}
-  for i = 1, #list do out[i] = list[i] * k end
+  for i = 1, #list do
+    local v = list[i] * k
+    out[i] = v ~= v and 0 or math.max(0, math.min(TOP_UNITS, v))
+  end
   return out
 end
 

@@ -157,13 +157,12 @@ function junit.document(suites, name)
     #body > 0 and "\n" or "")
 end
 
---- junit.write(path, suite_or_suites [, name]): write the document (one suite or a list).
+--- junit.write(path, suite_or_suites [, name]): write the document (one
+-- suite or a list) through vp.output: checked and renamed into place, or
+-- exit 2 naming the file ("--junit x.xml: No space left on device").
 function junit.write(path, suites, name)
   if suites.xml then suites = { suites } end
-  local f, err = io.open(path, "wb")
-  if not f then error(err, 0) end
-  f:write(junit.document(suites, name))
-  f:close()
+  require("vp.output").write(path, junit.document(suites, name), "--junit")
 end
 
 -- The <testsuite> elements of a document written by junit.write, with their counts.

@@ -79,16 +79,26 @@ for _, e in ipairs(CATALOGUE) do
   for _, f in ipairs(e.formats) do e.format_set[f] = true end
 end
 
+-- Names already looked up: each catalogue pattern scans a name once, not
+-- once per lookup (a node path of megabytes is in every one of its metrics'
+-- names, and a comparison looks each up many times).
+local FOUND = {}
+
 --- metrics.lookup(name) -> entry, param | nil, message
 -- The catalogue entry for a metric name (param: the NAME/PATH/KIND part).
 function metrics.lookup(name)
   if type(name) ~= "string" or name == "" then return nil, "a metric name must be a non-empty string" end
   local e = FIXED[name]
   if e then return e, nil end
+  local hit = FOUND[name]
+  if hit then return hit[1], hit[2] end
   for _, x in ipairs(CATALOGUE) do
     if x.match then
       local param = name:match(x.match)
-      if param and param ~= "" and (not x.valid or x.valid(param)) then return x, param end
+      if param and param ~= "" and (not x.valid or x.valid(param)) then
+        FOUND[name] = { x, param }
+        return x, param
+      end
     end
   end
   return nil, string.format("unknown metric '%s' (see docs/metrics-table.md or metrics.list())", name)

@@ -449,7 +449,7 @@ function multi.run(files, opts, spec, at, from, argv)
       io.stdout:write(text)
     else
       if i > 1 then io.stdout:write("\n") end
-      io.stdout:write("==> ", file, " <==\n", out)
+      io.stdout:write("==> ", require("vp.fmt").visible(file), " <==\n", out)
       if out ~= "" and out:sub(-1) ~= "\n" then io.stdout:write("\n") end
     end
     io.stdout:flush()

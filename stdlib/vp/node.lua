@@ -10,7 +10,7 @@
 --
 -- The node's columns come from the capture in C (cap:series, vp.Series
 -- statistics), its children's and its group's totals from one pass over
--- the range (cap:node_stats): memory grows with the frames once, not per
+-- the range (cap:totals): memory grows with the frames once, not per
 -- child or group; nothing loops over frames in Lua. Definitions:
 -- node.DEFINITIONS and docs/metrics.md.
 local E = require "vp.error"
@@ -75,10 +75,11 @@ function node.resolve(cap, query, opts)
       query)
   end
   local paths = {}
-  for i = 1, math.min(#found, 10) do paths[i] = "  " .. found[i].path end
-  if #found > 10 then paths[#paths + 1] = string.format("  ... (%d more)", #found - 10) end
-  E.raise("EUSAGE", "vp.node: '%s' matches %d nodes; name one by its path:\n%s", query, #found,
-    table.concat(paths, "\n"))
+  for i = 1, math.min(#found, 10) do paths[i] = found[i].path end
+  local more = #found > 10 and string.format("\n  ... (%d more)", #found - 10) or ""
+  -- a line per path in the format: the paths, as arguments, are shown with visible escapes
+  E.raise("EUSAGE", "vp.node: '%s' matches %d nodes; name one by its path:" .. string.rep("\n  %s", #paths) .. more,
+    query, #found, table.unpack(paths))
 end
 
 -- The statistics of one per-frame column (a Series of the range).
@@ -121,7 +122,11 @@ function node.analyze(cap, params)
   -- percentiles), and every node's totals over it (its children's shares
   -- and its group's self time): no column per child or group.
   local time = nframes > 0 and cap:series(n, "time_ms"):slice(first, last) or empty()
-  local totals = nframes > 0 and cap:totals(first, last) or {}
+  -- Over the capture's whole range its statistics answer (one row per child,
+  -- the group's summary: memory by what is shown); a part of it takes every
+  -- node's totals over that part, in one pass.
+  local whole = nframes > 0 and first == cap.first_frame and last == cap.last_frame
+  local totals = nframes > 0 and not whole and cap:totals(first, last) or {}
   local self_s = nframes > 0 and cap:series(n, "self_ms"):slice(first, last) or empty()
   local calls = nframes > 0 and cap:series(n, "calls"):slice(first, last) or empty()
   local total_ms = time:sum()
@@ -144,12 +149,18 @@ function node.analyze(cap, params)
   local g = n.group
   if g then
     doc.group = { name = g.name, id = g.id, hidden = g.hidden }
-    if nframes > 0 then -- the sum of its nodes' self times
-      local own = {}
-      for _, r in ipairs(totals) do
-        if r.node.group_id == n.group_id then own[#own + 1] = r.self_ms end
+    if nframes > 0 then -- the sum of its nodes' self times (both exact sums)
+      local sum
+      if whole then
+        local d = cap:dist("groups")[g]
+        sum = d and d:sum() or 0
+      else
+        local own = {}
+        for _, r in ipairs(totals) do
+          if r.node.group_id == n.group_id then own[#own + 1] = r.self_ms end
+        end
+        sum = vp.Series(own):sum()
       end
-      local sum = vp.Series(own):sum()
       doc.group.self_ms_per_frame = sum / nframes
       doc.group.node_pct = pct(self_s:sum(), sum)
     end
@@ -171,7 +182,7 @@ function node.analyze(cap, params)
   for _, r in ipairs(totals) do by_index[r.node.index] = r end
   for c in n:children() do
     local row = { path = c.path, name = c.name }
-    local r = by_index[c.index]
+    local r = whole and cap:totals(c) or by_index[c.index]
     if r then
       row.ms_per_frame = r.time_ms / nframes
       row.pct_of_node = pct(r.time_ms, total_ms)

@@ -186,6 +186,14 @@ local function explore(cap, doc, h, b, ranked, params)
     ex.budget.sums[i] = g.sums
     index_of_group[g.id] = i
   end
+  -- the groups past detail_groups: one entry, where the others' frames and nodes point
+  local other = b.detail and b.detail.other
+  if other then
+    local i = #ex.groups + 1
+    ex.groups[i] = { name = string.format("(%d other groups)", other.count), id = -1, total_ms = other.total_ms }
+    ex.budget.sums[i] = other.sums
+    setmetatable(index_of_group, { __index = function(_, id) if id >= 0 then return i end end })
+  end
   ex.frames = frames_column(cap, b.per_frame, index_of_group)
   local index_of
   ex.nodes, index_of = node_table(cap, function(g) return g and index_of_group[g.id] or 0 end)

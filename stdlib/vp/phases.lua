@@ -132,7 +132,7 @@ end
 --- phases.analyze(cap [, params]) -> {frames, params, phases = [{phase,
 -- first, last, frames, typical_ms, mean_ms, share_pct}]}: the phases of a
 -- capture with frames (VProf, a laige budget report), first and last in
--- the capture's frame numbers (cap:frame_range), share_pct the phase's
+-- the capture's frame numbers (cap.first_frame..), share_pct the phase's
 -- share of the frames. Raises EINPUT for a capture without frame times.
 function phases.analyze(cap, params)
   local ok, ft = pcall(function() return cap:frame_times() end)

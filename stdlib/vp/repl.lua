@@ -546,7 +546,7 @@ local function complete_node(line, q, cap)
   local quote_char = line:sub(q - 1, q - 1)
   local out, kids = {}, {}
   local function offer(n)
-    local key = n.path:match("[^/]*$")
+    local key = require("vp.fmt").path_last(n.path)
     if key:sub(1, #base) == base then
       out[#out + 1] = key
       kids[key] = n:children()() ~= nil

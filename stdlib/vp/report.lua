@@ -7,7 +7,9 @@
 --                                        --   nil as null, lists as [] when empty
 --     title = "hitches: cap.vprof",       -- first text line (optional)
 --     header = { {"frames", 1234}, ... }, -- aligned name/value lines (optional)
---     notes = { "a line", ... },          -- free text lines after the header
+--     notes = { "a line", ... },          -- free text lines after the header (each one
+--                                        --   line: shown with fmt.visible, leading
+--                                        --   newlines kept as blank lines)
 --     sections = {                        -- tables
 --       {title = "hitches", columns = {...}, rows = {...}, empty = "no hitches"},
 --     },
@@ -36,15 +38,19 @@ local function csv_number(x)
   return string.format("%.14g", x)
 end
 
---- report.csv_field(v) -> one CSV field (RFC 4180 quoting when needed).
+-- A string as a CSV field: core/text's rule, the one CSV encoder (RFC 4180
+-- quoting; a field that starts with = + - @, a tab or CR gets a ' first,
+-- as OWASP recommends, so no spreadsheet runs it as a formula).
+local csv_text = require "vp" and require("vp.text.core").csv_field
+
+--- report.csv_field(v) -> one CSV field (RFC 4180 quoting when needed;
+-- formulas neutralised: see csv_text). Numbers stay numbers, -1.5 too.
 function report.csv_field(v)
   if v == nil then return "" end
   local t = type(v)
   if t == "number" then return csv_number(v) end
   if t == "boolean" then return v and "true" or "false" end
-  local s = tostring(v)
-  if s:find('[,"\r\n]') then s = '"' .. s:gsub('"', '""') .. '"' end
-  return s
+  return csv_text(tostring(v))
 end
 
 --- report.csv(columns, rows) -> string: header of column keys, then rows.
@@ -69,6 +75,27 @@ function report.csv(columns, rows)
   return table.concat(lines, "\n") .. "\n"
 end
 
+--- report.md_code(s [, cell]) -> s as one Markdown code span (CommonMark,
+-- GitHub's job summaries): control bytes as visible escapes (fmt.visible:
+-- no line break, so no heading, list or table row can start), fenced by
+-- one more backtick than the longest run inside and padded with spaces
+-- when it starts or ends with a backtick or a space; in a table `cell`, a
+-- '|' written "\|" so it never ends the cell. HTML, links and emphasis
+-- inside a code span are shown, never rendered.
+function report.md_code(s, cell)
+  s = fmt.visible(tostring(s))
+  local longest = 0
+  for run in s:gmatch("`+") do longest = math.max(longest, #run) end
+  local fence = string.rep("`", longest + 1)
+  if s == "" then
+    s = " " -- an empty span is no span
+  elseif s:find("[^ ]") and (s:find("^[` ]") or s:find("[` ]$")) then
+    s = " " .. s .. " " -- CommonMark strips one space each side again
+  end
+  if cell then s = s:gsub("|", "\\|") end
+  return fence .. s .. fence
+end
+
 --- report.width(opts) -> columns, or nil for no cutting: nil with --wide;
 -- else COLUMNS when it is set to a number (the user's choice, also in a
 -- pipe); else the terminal's width when stdout is one (80 when it cannot
@@ -82,24 +109,33 @@ function report.width(opts)
   return nil
 end
 
+-- A title, a note or an empty table's text: one line, shown with
+-- fmt.visible (so a name in it never adds a line); blank lines before it
+-- (leading newlines: the layout, which the code writes, so a title or a
+-- note starts with the code's own text, never with a name) are kept.
+local function line(s)
+  local blank, rest = s:match("^(\n*)(.*)$")
+  return blank .. fmt.visible(rest) .. "\n"
+end
+
 -- The readable rendering, piece by piece to write(piece): a table is
 -- written a line at a time (fmt.table's write), never whole in memory.
 local function write_text(model, width, write)
-  if model.title then write(model.title .. "\n") end
+  if model.title then write(line(model.title)) end
   if model.header and #model.header > 0 then
     write((model.title and "\n" or "") .. fmt.kv(model.header, "  "))
   end
-  for _, line in ipairs(model.notes or {}) do write(line .. "\n") end
+  for _, note in ipairs(model.notes or {}) do write(line(note)) end
   for _, sec in ipairs(model.sections or {}) do
     write("\n")
-    if sec.title then write(sec.title .. "\n") end
+    if sec.title then write(line(sec.title)) end
     if #sec.rows == 0 then
-      write("  " .. (sec.empty or "(none)") .. "\n")
+      write(line("  " .. (sec.empty or "(none)")))
     else
       fmt.table(sec.rows, sec.columns, { max_width = width, indent = "  ",
-        write = function(line) write(line .. "\n") end })
+        write = function(l) write(l .. "\n") end })
     end
-    for _, line in ipairs(sec.notes or {}) do write(line .. "\n") end
+    for _, note in ipairs(sec.notes or {}) do write(line(note)) end
   end
 end
 

@@ -23,18 +23,23 @@ svg.PALETTE = { "#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948"
   "#9c755f", "#bab0ac" }
 
 local function num(x)
+  if x ~= x or x == math.huge or x == -math.huge then return "0.0" end -- never "nan" in an attribute
   local s = string.format("%.1f", x)
   if s == "-0.0" then s = "0.0" end
   return s
 end
 svg.num = num
 
---- svg.esc(s) -> s with &, <, >, " escaped (text and attribute values).
+--- svg.esc(s) -> s as XML text and attribute values: made valid XML
+-- characters by vp.junit.clean (the one rule: valid UTF-8, no control byte
+-- XML forbids), then &, <, >, " escaped, so a name never breaks the document.
 function svg.esc(s)
-  return (tostring(s):gsub("[&<>\"]", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" }))
+  return (require("vp.junit").clean(s):gsub("[&<>\"]", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
+    ['"'] = "&quot;" }))
 end
 
 local function label(v)
+  if v ~= v or v == math.huge or v == -math.huge then return (tostring(v):gsub("^%-?nan", "NaN")) end
   if v == math.floor(v) and math.abs(v) < 1e15 then return string.format("%d", v) end
   local s = string.format("%.3g", v)
   return s
@@ -44,7 +49,7 @@ end
 -- `count` ticks from 0, and the axis top (a multiple of it, >= max).
 function svg.ticks(max, count)
   count = count or 5
-  if not max or max <= 0 or max ~= max then return 1, 1 end
+  if not max or max <= 0 or max ~= max or max == math.huge then return 1, 1 end
   local raw = max / count
   local mag = 10 ^ math.floor(math.log(raw, 10))
   local step = mag

@@ -8,7 +8,7 @@
 --
 -- One row per node PATH (two same-named nodes never merge; a later
 -- same-named sibling's path component carries "#2", "#3"). The totals come
--- from the reader (cap:node_stats): over the whole capture they are the
+-- from the reader (cap:totals): over the whole capture they are the
 -- statistics of the open pass (top.lua opens with {stats = {nodes = true}})
 -- or of one more pass, over a range one pass over its frames; the reader
 -- also sorts (ties by path order) so that rows are built only for the
@@ -26,7 +26,7 @@ top.DEFAULTS = { sort = "time", limit = 25 }
 top.SORTS = { time = "time_ms", self = "self_ms", avg = "ms_per_call", peak = "peak_ms",
   peakavg = "peak_over_avg" }
 
--- The same orders as the reader names them (cap:node_stats{sort = ...}).
+-- The same orders as the reader names them (cap:totals(i, j, {sort = ...})).
 local READER_SORT = { time = "time", self = "self", avg = "per_call", peak = "peak",
   peakavg = "peak_over_avg" }
 

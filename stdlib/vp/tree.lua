@@ -10,7 +10,7 @@
 --   for _, r in ipairs(doc.nodes) do print(("  "):rep(r.depth - 1) .. r.name, r.ms_per_frame) end
 --   local byname = tree.analyze(cap, {by_name = true})     -- shaped as tree.names_schema
 --
--- One C pass (cap:node_stats) gives every node's totals; this module only
+-- One C pass (cap:totals) gives every node's totals; this module only
 -- orders, divides and collapses them. Definitions: tree.DEFINITIONS and
 -- docs/metrics.md.
 local E = require "vp.error"
@@ -127,25 +127,12 @@ local function by_name(stats_rows, nframes, total_ms, min_pct)
   return shown, hidden, per(hidden_ms, nframes)
 end
 
-local function call_tree(stats_rows, nframes, total_ms, p)
-  -- children lists in the engine's order, from the pre-order rows
-  local kids, root = {}, nil
-  for _, st in ipairs(stats_rows) do
-    local node = st.node
-    if node.parent == nil then
-      root = st
-    else
-      local list = kids[node.parent]
-      if not list then
-        list = {}
-        kids[node.parent] = list
-      end
-      list[#list + 1] = st
-    end
-  end
+-- call_tree(root, children, ...): root the root's totals row, children(st)
+-- the rows of st's children in the engine's order.
+local function call_tree(root, children, nframes, total_ms, p)
   local out = {}
   local function visit(st, depth)
-    local list = kids[st.node] or {}
+    local list = children(st)
     if p.sort == "time" then
       local order = {}
       for i, c in ipairs(list) do order[c] = i end
@@ -213,10 +200,14 @@ function tree.analyze(cap, params)
   end
   local p = { min_pct = params.min_pct or tree.DEFAULTS.min_pct, sort = sort, depth = depth }
 
-  local total_ms, rows = 0, {}
-  if nframes > 0 then
-    total_ms = cap:dist("frame_ms", { first = first, last = last }):sum()
-    rows = cap:totals(first, last)
+  local total_ms = nframes > 0 and cap:dist("frame_ms", { first = first, last = last }):sum() or 0
+  -- Every node's totals for the names; for the tree, over the capture's
+  -- whole range, only the rows it visits (a listed node's children, from
+  -- the statistics: memory by what is shown), else every row of the range.
+  local rows
+  local function all_rows()
+    rows = rows or (nframes > 0 and cap:totals(first, last) or {})
+    return rows
   end
   local doc = {
     file = cap.path or params.file, frames = nframes,
@@ -224,11 +215,35 @@ function tree.analyze(cap, params)
     total_ms = total_ms, ms_per_frame = per(total_ms, nframes), min_pct = p.min_pct,
   }
   if params.by_name then
-    doc.names, doc.collapsed, doc.collapsed_ms_per_frame = by_name(rows, nframes, total_ms, p.min_pct)
-  else
-    doc.sort, doc.depth = sort, depth
-    doc.nodes, doc.collapsed, doc.collapsed_ms_per_frame = call_tree(rows, nframes, total_ms, p)
+    doc.names, doc.collapsed, doc.collapsed_ms_per_frame = by_name(all_rows(), nframes, total_ms, p.min_pct)
+    return doc
   end
+  doc.sort, doc.depth = sort, depth
+  local root, children
+  if nframes == 0 then
+    root = nil
+  elseif first == cap.first_frame and last == cap.last_frame then
+    root = cap:totals(cap.root)
+    children = function(st)
+      local list = {}
+      for c in st.node:children() do list[#list + 1] = cap:totals(c) end
+      return list
+    end
+  else
+    -- children lists in the engine's order, from the pre-order rows
+    local kids = {}
+    for _, st in ipairs(all_rows()) do
+      local parent = st.node.parent
+      if parent == nil then
+        root = st
+      else
+        kids[parent] = kids[parent] or {}
+        table.insert(kids[parent], st)
+      end
+    end
+    children = function(st) return kids[st.node] or {} end
+  end
+  doc.nodes, doc.collapsed, doc.collapsed_ms_per_frame = call_tree(root, children, nframes, total_ms, p)
   return doc
 end
 

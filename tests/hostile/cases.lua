@@ -199,6 +199,136 @@ add("vprof_hidden_chain", "vprof",
     vprof_chain(path, n)
   end)
 
+-- The bombs of issue 27's resource target (tests/hostile/resources_spec.lua).
+
+add("vprof_many_groups", "vprof",
+  "n declared budget groups (about 11 bytes each) that no node uses, and 600 frames of a small tree: "
+    .. "report.lua and plot --chart budget allocated columns x declared groups (7.6 GB for 10.9 MB)", 1000000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    for i = 1, n do w:group("G" .. i) end
+    local a = w:node(w.root_id, "A", 1)
+    local b = w:node(a, "B", 2)
+    for i = 1, 600 do w:frame(i, { [a] = 1000 + i % 7, [b] = 400 + i % 5 }) end
+    w:close()
+  end)
+
+add("vprof_long_names_chain", "vprof",
+  "a chain of n nodes named with 1,500 bytes each, every tenth with self time: export --to folded kept "
+    .. "every stack's full text (2.9 GB for 1.5 MB at n = 1000)", 1000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    local parent, t = w.root_id, {}
+    for i = 1, n do
+      parent = w:node(parent, string.format("%06d", i) .. rep("n", 1494), i % 31)
+      if i % 10 == 0 then t[parent] = 40 end
+    end
+    w:frame(1, t)
+    w:frame(2, t)
+    w:close()
+  end)
+
+add("vprof_huge_name", "vprof",
+  "one node whose name is n bytes, in a group of an n-byte name", 4000000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    local g = w:group(rep("g", n))
+    local a = w:node(w.root_id, rep("x", n), g)
+    for i = 1, 20 do w:frame(i, { [a] = 1000 + i }) end
+    w:close()
+  end)
+
+add("vprof_many_nodes", "vprof",
+  "n nodes in a tree where each inner node has 100 children, every node with time (its own plus its "
+    .. "children's) in each of 4 frames: tree, folded, compare and node took 30-50x the file", 200000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    local ids, parent_of, own = { w.root_id }, {}, {}
+    for i = 1, n do
+      parent_of[i] = (i - 1) // 100 -- an index into ids: 0 is the root
+      ids[i + 1] = w:node(ids[parent_of[i] + 1], "n" .. i, i % 31)
+      own[i] = 4 + 4 * (i % 3)
+    end
+    local t = {}
+    for i = n, 1, -1 do -- children come after their parents: their totals are done first
+      local us = own[i] + (t[ids[i + 1]] or 0)
+      t[ids[i + 1]] = us
+      if parent_of[i] > 0 then t[ids[parent_of[i] + 1]] = (t[ids[parent_of[i] + 1]] or 0) + us end
+    end
+    for f = 1, 4 do w:frame(f, t) end
+    w:close()
+  end)
+
+add("vprof_many_groups_used", "vprof",
+  "n budget groups, each with one node of its own and time in every frame (60 frames): compare on a "
+    .. "100,000-group capture took 865 MB and 29 s", 100000,
+  function(_, n, path)
+    local vp = require "vp"
+    local w = vp.writer("vprof", path)
+    w:default_groups()
+    local t = {}
+    for i = 1, n do t[w:node(w.root_id, "n" .. i, w:group("G" .. i))] = 4 * (1 + i % 5) end
+    for f = 1, 60 do w:frame(f, t) end
+    w:close()
+  end)
+
+-- ---- names that inject (issue 27) -----------------------------------------
+
+--- Names that try to inject: terminal sequences (an OSC title, CSI, BEL, a
+-- C1 CSI), line breaks that forge a CI log command, a carriage return that
+-- overwrites a line, invalid UTF-8, Markdown (backticks, a heading, HTML, a
+-- link, a table pipe) and spreadsheet formulas.
+cases.HOSTILE_NAMES = {
+  "osc\27]0;pwned\7title", "csi\27[2J\27[Hclear", "c1\194\155" .. "31mred", "bell\7",
+  "forged\n::error::ALL GATES PASSED", "cr\roverwritten", "bad\255\254utf8", "tab\tbed",
+  "tick`s` and ``more``", "`\n# ALL GATES PASSED\n`", "<img src=x onerror=alert(1)>", "[click](http://evil.example)",
+  "pipe|in|name", "=HYPERLINK(\"http://evil.example\")", "+1+2", "-3+4", "@SUM(A1)", "\tlead tab",
+}
+
+--- cases.named_vprof(path, names [, slower]) -> path: the tree Root > A >
+-- each of `names`, each node in a budget group of its own name (node i
+-- takes 100 + i us a frame, times `slower`), 40 frames, and a hitch in
+-- frame 30 caused by the last name.
+function cases.named_vprof(path, names, slower)
+  local vp = require "vp"
+  local k = slower or 1
+  local w = vp.writer("vprof", path)
+  w:default_groups()
+  local a = w:node(w.root_id, "A", 1)
+  local t, last = { [a] = 1000 * k }, nil
+  for i, name in ipairs(names) do
+    last = w:node(a, name, w:group(name))
+    t[last] = (100 + i) * k
+  end
+  local hitch = {}
+  for id, us in pairs(t) do hitch[id] = us end
+  if last then hitch[last], hitch[a] = 40000, 41000 end
+  for i = 1, 40 do w:frame(i, i == 30 and hitch or t) end
+  w:close()
+  return path
+end
+
+add("vprof_hostile_names", "vprof",
+  "a node and a budget group named each of cases.HOSTILE_NAMES (n: the times' multiplier): names reached "
+    .. "text, CSV and Markdown output raw", 1,
+  function(_, n, path) cases.named_vprof(path, cases.HOSTILE_NAMES, n) end)
+
+add("vprof_plain_names", "vprof",
+  "vprof_hostile_names with plain names (name1, name2, ...): the shape the hostile one must keep", 1,
+  function(_, n, path)
+    local plain = {}
+    for i = 1, #cases.HOSTILE_NAMES do plain[i] = "name" .. i end
+    cases.named_vprof(path, plain, n)
+  end)
+
 -- ---- laige text -----------------------------------------------------------
 
 add("laige_trailing_spaces", "txt",
@@ -237,6 +367,18 @@ add("laige_json_numbers", "json",
   function(out)
     out:write('{"version": 1, "version": 1, "counters": {"ticks": NaN, "frames": Infinity, ',
       '"draw_calls": 0x10, "texture_binds": 1e999, "net_bytes": 0}}\n')
+  end)
+
+add("laige_deep_json", "json",
+  "a laige JSON profile with an unknown key holding about n bytes of arrays nested 500 deep: the "
+    .. "reader took 66x the file (1.3 GB for 20 MB)", 20000000,
+  function(out, n)
+    out:write('{"version": 1, "counters": {"ticks": 1, "frames": 1, "draw_calls": 0, "texture_binds": 0, ',
+      '"net_bytes": 0}, "extra": [')
+    local one = rep("[", 500) .. "1" .. rep("]", 500)
+    local k = math.max(1, n // (#one + 1))
+    for i = 1, k do out:write(i > 1 and "," or "", one) end
+    out:write("]}\n")
   end)
 
 --- cases.write(dir, name, opts) -> path: generate case `name` into dir

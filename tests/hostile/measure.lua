@@ -16,17 +16,22 @@ local M = {}
 
 M.sanitized = (os.getenv("VPSCRIPT_BIN") or ""):find("asan", 1, true) ~= nil
 
---- The issue's target: 64 MB plus 10 times the file, in MB.
+--- The issue's target: 64 MB plus 10 times the input, in MB, and the input's
+-- size: `path` is a file or a list of them (a comparison reads both).
 function M.budget_mb(path)
-  local f = assert(io.open(path, "rb"))
-  local size = f:seek("end")
-  f:close()
+  local size = 0
+  for _, p in ipairs(type(path) == "table" and path or { path }) do
+    local f = assert(io.open(p, "rb"))
+    size = size + f:seek("end")
+    f:close()
+  end
   return 64 + 10 * size / 1048576, size
 end
 
 --- Run the vpscript binary with `words` (a list) under /usr/bin/time and a
 -- timeout (opts.timeout s, default 120): {code, stdout, stderr, wall, cpu,
--- rss_mb, cmd}. A run the timeout stops has code 124.
+-- rss_mb, cmd}. A run the timeout stops has code 124. opts.discard sends
+-- stdout to /dev/null (stdout is then "").
 function M.run(words, opts)
   opts = opts or {}
   local timef, errf = os.tmpname(), os.tmpname()
@@ -34,6 +39,7 @@ function M.run(words, opts)
     h.quote(timef), h.quote(h.bin()) }
   for _, w in ipairs(words) do parts[#parts + 1] = h.quote(w) end
   local cmd = table.concat(parts, " ") .. " 2>" .. h.quote(errf) .. " </dev/null"
+    .. (opts.discard and " >/dev/null" or "")
   local p = assert(io.popen(cmd, "r"))
   local out = p:read("a")
   local _, how, code = p:close()
@@ -49,8 +55,8 @@ function M.run(words, opts)
   return r
 end
 
---- Assert that r kept to the budget of `path` (unless sanitized), with a
--- message naming the run.
+--- Assert that r kept to the budget of `path` (a file or a list of files;
+-- unless sanitized), with a message naming the run.
 function M.within_budget(r, path)
   if M.sanitized then return end
   local budget = M.budget_mb(path)

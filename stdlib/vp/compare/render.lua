@@ -102,7 +102,8 @@ function render.emit(r, opts)
     local parts = {}
     for _, x in ipairs(e.values) do
       if x.value ~= nil and #parts < 4 then
-        local short = e.kind == "metric" and x.metric or x.metric:match("([^.]*)$")
+        -- anchored: an unanchored "([^.]*)$" retries from every byte of a long name
+        local short = e.kind == "metric" and x.metric or x.metric:match("^.*%.([^.]*)$") or x.metric
         parts[#parts + 1] = short .. " " .. num(x.value, (metrics.lookup(x.metric)).unit)
       end
     end
@@ -137,7 +138,9 @@ function render.emit(r, opts)
   local only = { { "A", r.only_in_a }, { "B", r.only_in_b } }
 
   if opts.markdown then
-    local out = { string.format("### vpscript compare\n\n**A** `%s` -> **B** `%s`\n", side_text(r.a), side_text(r.b)),
+    local code = report.md_code -- names and files as code spans: never markup
+    local out = { string.format("### vpscript compare\n\n**A** %s -> **B** %s\n", code(side_text(r.a)),
+      code(side_text(r.b))),
       headline .. ". Significance: " .. test_line .. ". Shape: " .. shape_line .. "." }
     for _, w in ipairs(r.warnings) do out[#out + 1] = "\n> warning: " .. w end
     local function md(x) return (tostring(x):gsub("|", "\\|")) end
@@ -147,7 +150,7 @@ function render.emit(r, opts)
           .. "p (adj.) | | HL shift | Cliff's d | shape p |\n|---|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|",
           sec.title, sec.n)
         for _, m in ipairs(sec.shown) do
-          out[#out + 1] = string.format("| `%s` | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", md(m.label),
+          out[#out + 1] = string.format("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |", code(m.label, true),
             num(m.a, m.unit), num(m.b, m.unit), signed(m.change, m.unit), pct(m.change_pct), ci_text(m),
             pval(m.p_adjusted), m.significant and "**significant**" or "", effect(m, "hl_shift"),
             effect(m, "cliffs_delta", 2), shape_text(m))
@@ -159,7 +162,7 @@ function render.emit(r, opts)
       if #o[2] > 0 then
         out[#out + 1] = string.format("\n#### only in %s (%d)\n", o[1], #o[2])
         for _, e in ipairs(o[2]) do
-          out[#out + 1] = string.format("- %s `%s`: %s", e.kind, md(e.name), md(values_text(e)))
+          out[#out + 1] = string.format("- %s %s: %s", e.kind, code(e.name), md(values_text(e)))
         end
       end
     end

@@ -161,7 +161,9 @@ field name
   the scope name
   > print(n.name)
 field path
-  names from the root joined by "/"; a path longer than 256 bytes is shown elided in the middle,
+  names from the root joined by "/", unique by construction: in a name, "/", "#" and "\" are written "\/",
+  "\#" and "\\" (and a leading "…" as "\…"), so "/" only separates, "#2" only numbers a same-named sibling,
+  and a node literally named "X#2" is "X\#2"; a path longer than 256 bytes is shown elided in the middle,
   "Root/A/B/…[id=N]/Y/Z" (its first components up to 64 bytes, the node's id, its last ones up to 128 bytes
   and its own name), so that listing every node's path stays linear in the file; cap:node() finds a node by
   either form
@@ -257,7 +259,8 @@ field id
   positional group id
   > print(g.id)
 field name
-  group name
+  group name, unique in the capture: a group named as an earlier one is called "name#2" (the first free
+  number), with a warning
   > print(g.name)
 field flags
   BUDGETFLAG_* bits (1 client, 2 server, 4 other, 32768 hidden)

@@ -13,6 +13,15 @@ local check_version, json_plain = read.check_version, read.json_plain
 local STATS, COUNTERS, WORLD, PROFILE_SYSTEM = read.STATS, read.COUNTERS, read.WORLD, read.PROFILE_SYSTEM
 local NULL = jr.null
 
+-- The JSON text of unknown keys' values decoded into cap.extra, at most.
+local EXTRA_BYTES = 1 << 20
+
+-- The top-level keys of a profile report (the others go to cap.extra).
+local PROFILE_JSON_KEYS = {
+  version = true, counters = true, tick_time_ms = true, frame_time_ms = true,
+  world = true, systems = true,
+}
+
 -- Line and column (1-based) of a 0-based byte offset, in one pass.
 local function line_col(data, offset)
   local line, last_nl = 1, 0
@@ -30,7 +39,7 @@ end
 function json.profile(ctx, data, path, size)
   local start = 1
   if data:sub(1, 3) == "\239\187\191" then start = 4 end
-  local ok, parsed = pcall(jr.decode, data, start)
+  local ok, parsed = pcall(jr.decode, data, start, { keep = PROFILE_JSON_KEYS })
   if not ok then
     if type(parsed) ~= "table" then error(parsed, 0) end
     local line, col = line_col(data, parsed.offset)
@@ -123,14 +132,23 @@ function json.profile(ctx, data, path, size)
     end
   end
 
-  local PROFILE_JSON_KEYS = {
-    version = true, counters = true, tick_time_ms = true, frame_time_ms = true,
-    world = true, systems = true,
-  }
+  -- An unknown key's value was read as its JSON text: decoded here while the
+  -- unknown values stay within EXTRA_BYTES of text together (a table per
+  -- bracket costs some 60 bytes: 20 MB of nested arrays took 1.3 GB), kept as
+  -- the text beyond that, with a warning either way.
+  local budget = EXTRA_BYTES
   for _, k in ipairs(keys[doc]) do
     if not PROFILE_JSON_KEYS[k] then
-      cap.extra[k] = json_plain(doc[k], 0)
-      warn_extra(ctx, "unknown key '%s' kept in extra", short(k))
+      local text = jr.raw_text(doc[k])
+      if #text <= budget then
+        budget = budget - #text
+        cap.extra[k] = json_plain(jr.decode(text).value, 0)
+        warn_extra(ctx, "unknown key '%s' kept in extra", short(k))
+      else
+        cap.extra[k] = text
+        warn_extra(ctx, "unknown key '%s' kept in extra as its JSON text (%d bytes: unknown values past %d bytes "
+          .. "are not decoded)", short(k), #text, EXTRA_BYTES)
+      end
     end
   end
   read.profile_checks(ctx, cap, 'no "%s" key')

@@ -65,9 +65,20 @@ end
 -- Bare words that are (misspelled) numbers rather than garbage.
 local NUMBER_WORDS = { nan = true, inf = true, infinity = true }
 
---- jr.decode(data [, start]) -> {value, keys, duplicates}; raises on
--- malformed input (see the top of this file).
-function jr.decode(data, start)
+local Raw = { __name = "vp.laige.jsonread.raw" }
+
+--- jr.raw_text(v) -> the JSON text of a value read raw (opts.keep below), or nil.
+function jr.raw_text(v)
+  return getmetatable(v) == Raw and v.text or nil
+end
+
+--- jr.decode(data [, start [, opts]]) -> {value, keys, duplicates}; raises on
+-- malformed input (see the top of this file). opts.keep: a set of the
+-- top-level object's keys whose values are built; any other key's value is
+-- checked just as strictly but kept as its JSON text (jr.raw_text), so a
+-- key nobody reads costs the bytes it has, not a table per bracket.
+function jr.decode(data, start, opts)
+  local keep = opts and opts.keep
   local n = #data
   local keys, duplicates = {}, {}
   local stack, depth = {}, 0
@@ -89,7 +100,7 @@ function jr.decode(data, start)
     local parts = {}
     for i = 1, depth - 1 do
       local f = stack[i]
-      if keys[f.t] then
+      if f.obj then
         parts[#parts + 1] = (i > 1 and "." or "") .. f.key
       else
         parts[#parts + 1] = "[" .. (f.count + 1) .. "]"
@@ -172,22 +183,31 @@ function jr.decode(data, start)
   local pos = start or 1
   local state = "value" -- "value", "key", "after"
   local v, root
+  local raw_at -- where the raw value being read started (opts.keep)
   while true do
     if state == "value" then
       pos = find(data, "[^ \t\r\n]", pos)
       if not pos then eof("a value") end
       local c = byte(data, pos)
+      if keep and depth == 1 and not raw_at and keys[stack[1].t] and not keep[stack[1].key] then
+        raw_at = pos -- a value of a key nobody reads: checked, kept as text
+      end
       if c == 123 or c == 91 then -- { or [
         if depth >= jr.MAX_DEPTH then fail(pos, "nesting deeper than " .. jr.MAX_DEPTH .. " levels") end
-        local t = {}
-        if c == 123 then keys[t] = {} end
+        -- while raw, a container is a frame without a table (t = false; obj says which)
+        local t = not raw_at and {} or false
+        if t and c == 123 then keys[t] = {} end
         depth = depth + 1
-        stack[depth] = { t = t, count = 0, key = nil }
+        local f = stack[depth] -- frames are reused: a deep document makes no garbage per bracket
+        if f then
+          f.t, f.obj, f.count, f.key, f.key_at = t, c == 123, 0, nil, nil
+        else
+          stack[depth] = { t = t, obj = c == 123, count = 0, key = nil }
+        end
         pos = find(data, "[^ \t\r\n]", pos + 1)
         if not pos then eof(c == 123 and "a key or '}'" or "a value or ']'") end
         local close = byte(data, pos)
         if close == (c == 123 and 125 or 93) then
-          stack[depth] = nil
           depth = depth - 1
           v, pos, state = t, pos + 1, "after"
         elseif c == 123 then
@@ -218,10 +238,14 @@ function jr.decode(data, start)
         root = v
         break
       end
+      if raw_at and depth == 1 then -- the raw value is complete
+        v = setmetatable({ text = sub(data, raw_at, pos - 1) }, Raw)
+        raw_at = nil
+      end
       local f = stack[depth]
       local t = f.t
-      local is_obj = keys[t] ~= nil
-      if is_obj then
+      local is_obj = f.obj
+      if t and is_obj then -- (no table: inside a raw value, nothing is kept)
         local k = f.key
         if t[k] ~= nil then
           duplicates[#duplicates + 1] = { offset = f.key_at - 1, key = k, where = where() }
@@ -230,7 +254,7 @@ function jr.decode(data, start)
           list[#list + 1] = k
         end
         t[k] = v
-      else
+      elseif t then
         f.count = f.count + 1
         t[f.count] = v
       end
@@ -241,7 +265,6 @@ function jr.decode(data, start)
         pos = pos + 1
         state = is_obj and "key" or "value"
       elseif c == (is_obj and 125 or 93) then
-        stack[depth] = nil
         depth = depth - 1
         v, pos = t, pos + 1
       else

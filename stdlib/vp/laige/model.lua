@@ -186,7 +186,7 @@ end
 
 -- Budget report ------------------------------------------------------------------
 
--- Frame numbers are the report's: after cap:restrict(i, j), cap.frames
+-- Frame numbers are the report's: opened with frames = {i, j} (model.restrict), cap.frames
 -- holds frames i..j and cap.frame_base is i - 1.
 local function frame_view(cap, i)
   local f = cap.frames[i]

@@ -20,7 +20,7 @@ local function frame_values(ctx)
 end
 
 -- stats.low_fps's figure; a VProf capture sums its slowest frames in C (the
--- same sum, in the same order: cap:slowest_sum).
+-- same sum, in the same order: cap:dist("frame_ms"):top_sum).
 local function low_fps(ctx, pct)
   local s = frame_values(ctx)
   if not s or #s == 0 then return nil, "no frames" end

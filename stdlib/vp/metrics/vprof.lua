@@ -2,12 +2,12 @@
 -- Entry fields: see vp.metrics.
 --
 -- Group metrics read the reader's summaries of each group's self time per
--- frame (cap:group_stats: exact value counts, no column) and their
+-- frame (cap:dist("groups"): exact value counts, no column) and their
 -- statistics come from vp.budget, as budget.lua's. Their distributions, which
 -- vp.compare and vp.gate test by batches of consecutive frames, are those
 -- summaries too: vp.infer asks them for each batch's value counts
 -- (dist:batches: every group at once, one pass over the frames). Node
--- totals are the reader's whole-capture statistics (cap:node_stat: one pass
+-- totals are the reader's whole-capture statistics (cap:totals: one pass
 -- for every node, the open pass when the capture was opened with {stats =
 -- ...}); node percentiles and distributions are value counts over batches
 -- from one more C pass for all the nodes asked together (cap:series with a
@@ -30,6 +30,12 @@ local function add(e) entries[#entries + 1] = e end
 
 -- Budget groups ------------------------------------------------------------------------
 
+-- The groups listed (their metrics in the catalogue) when a capture has
+-- more: the heaviest by total self time, as nodes are (NODE_LIST), so a
+-- capture of 100,000 groups costs a comparison what 2,000 do; a rule can
+-- still name any group.
+local GROUP_LIST = 2000
+
 -- groups by name -> {group =, series =}
 local vprof_groups, group_names = C.listing(function(ctx)
   local by_name, order = {}, {}
@@ -38,6 +44,15 @@ local vprof_groups, group_names = C.listing(function(ctx)
       by_name[g.name] = { group = g, series = s }
       order[#order + 1] = g
     end
+  end
+  if #order > GROUP_LIST then
+    local sum = {}
+    for _, g in ipairs(order) do sum[g] = by_name[g.name].series:sum() end
+    table.sort(order, function(a, b)
+      if sum[a] ~= sum[b] then return sum[a] > sum[b] end
+      return a.id < b.id
+    end)
+    for i = #order, GROUP_LIST + 1, -1 do order[i] = nil end
   end
   table.sort(order, function(a, b) return a.id < b.id end)
   local names = {}
