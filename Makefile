@@ -27,10 +27,10 @@ FUZZ_TIME ?= 15
 # make fuzz-long: seconds per harness (FUZZ_JOBS harnesses at a time, tests/fuzz/run.sh).
 FUZZ_LONG_TIME ?= 3600
 
-# host/core, host/formats, host/write and host/export never include lua.h,
-# and each includes only the layers docs/architecture.md allows (make lint
-# checks it); host/cli is the vpscript program; bindings/ is the Lua glue.
-HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/write/*.c host/export/*.c)
+# host/core, host/formats and host/export never include lua.h, and each
+# includes only the layers docs/architecture.md allows (make lint checks
+# it); host/cli is the vpscript program; bindings/ is the Lua glue.
+HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/export/*.c)
 CLI_SRC  := $(wildcard host/cli/*.c)
 BIND_SRC := $(wildcard bindings/*.c)
 LIB_SRC  := $(HOST_SRC) $(BIND_SRC)
@@ -75,10 +75,12 @@ $(ASAN)/vpscript: $(patsubst %.c,$(ASAN)/%.o,$(CLI_SRC)) $(call lib_objs,$(ASAN)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
 
 # C tests link the sanitized objects make asan builds anyway (compiling the
-# host layer again for each test took minutes of CI).
+# host layer again for each test took minutes of CI); the VProf writer's
+# test links the benchmark's writer, its only user.
 $(B)/ctest/%: tests/c/%.c $(patsubst %.c,$(ASAN)/%.o,$(HOST_SRC)) $(HDRS) $(wildcard tests/c/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $< $(patsubst %.c,$(ASAN)/%.o,$(HOST_SRC)) -lm
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Ibench -o $@ $< $(filter %.o,$^) -lm
+$(B)/ctest/test_vprof_write: $(ASAN)/bench/vprof_write.o bench/vprof_write.h
 
 # The library built once with the fuzzers' instrumentation, for every harness.
 .PRECIOUS: $(B)/fuzzobj/%.o
@@ -178,10 +180,10 @@ $(B)/clang-check: $(LIB_SRC) $(CLI_SRC) $(HDRS)
 	    $(CLANG) -std=c11 $(WARN) -D_DEFAULT_SOURCE -fsyntax-only -Ihost $(LUA_INC) $$f || exit 1; done
 	@touch $@
 
-# The generator links the writer only; the floor links nothing of ours.
+# The generator links its C writer only; the floor links nothing of ours.
 BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor $(B)/bench/floor_groups
-GEN_VPROF_SRC := bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/buf.c host/core/vp_error.c
-$(B)/bench/gen_vprof: $(GEN_VPROF_SRC) $(HDRS)
+GEN_VPROF_SRC := bench/gen_vprof.c bench/vprof_write.c host/core/vp_error.c
+$(B)/bench/gen_vprof: $(GEN_VPROF_SRC) $(HDRS) bench/vprof_write.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ $(GEN_VPROF_SRC)
 $(B)/bench/floor: bench/floor.c

@@ -4,11 +4,10 @@
 #
 #   host/core      core only; never Lua
 #   host/formats   core, formats; never Lua
-#   host/write     core, write; never Lua
 #   host/export    core, formats, export; never Lua
 #   host/cli       cli, core, bindings/l_formats.h, Lua, readline;
-#                  never formats, write
-#   bindings       bindings, core, formats, write, export, Lua; never cli
+#                  never formats
+#   bindings       bindings, core, formats, export, Lua; never cli
 #
 # Only host/cli uses readline. A quoted include is resolved as the compiler
 # does with -Ihost: next to the including file, then under host/; one that
@@ -22,7 +21,7 @@ files=$(find host bindings -type f \( -name '*.c' -o -name '*.h' \) 2>/dev/null 
 # shellcheck disable=SC2086
 exec awk '
 function layer(p) {
-    if (p ~ /^host\/(core|formats|write|export|cli)\//) { split(p, s, "/"); return s[2] }
+    if (p ~ /^host\/(core|formats|export|cli)\//) { split(p, s, "/"); return s[2] }
     if (p ~ /^bindings\//) return "bindings"
     return "other"
 }
@@ -35,7 +34,7 @@ function allowed(from, to, path) {
     if (to == "core") return from != "other"
     if (to == "lua") return from == "cli" || from == "bindings"
     if (to == "readline") return from == "cli"
-    if (from == "bindings") return to == "formats" || to == "write" || to == "export"
+    if (from == "bindings") return to == "formats" || to == "export"
     if (from == "export") return to == "formats"
     if (from == "cli") return path == "bindings/l_formats.h"
     return 0
@@ -66,7 +65,7 @@ BEGIN {
     for (i = 1; i < ARGC; i++)
         if (layer(ARGV[i]) == "other") {
             printf "check_layers: %s: not in a layer folder (host/core, host/formats, " \
-                "host/write, host/export, host/cli, bindings)\n", ARGV[i] > "/dev/stderr"
+                "host/export, host/cli, bindings)\n", ARGV[i] > "/dev/stderr"
             bad = 1
         }
 }

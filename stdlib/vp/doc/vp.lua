@@ -1,4 +1,5 @@
--- vp.doc.vp: documentation of the `vp` module functions and of vp.Series.
+-- vp.doc.vp: documentation of the `vp` module functions, of vp.Series and of
+-- the members every writer has (vp.writer).
 -- Read by vp.doc (the REPL's help() and tools/gen_docs.lua).
 local doc = require "vp.doc"
 
@@ -33,8 +34,8 @@ function vp.formats() -> {{name=, description=, extensions={...}}, ...}
   every supported format with its description and file extensions
   > for _, f in ipairs(vp.formats()) do print(f.name, f.description) end
 function vp.writer(format, path [, opts]) -> writer
-  a writer that builds a capture file of a binary format (tests, examples, deliberately broken files); raises
-  when the format has no writer
+  a writer that builds a capture file of a binary format (tests, examples, deliberately broken files): a
+  vp.<format>.writer, with the members of vp.writer and its format's; raises when the format has no writer
   > local w = vp.writer("vprof", "/tmp/t.vprof")
 function vp.Series(list | series) -> Series
   a numeric column (vp.Series) from a list of numbers, or a new handle on a Series
@@ -144,4 +145,38 @@ method s:totable() -> {number, ...}
 method s:slice(i [, j]) -> Series
   a new Series of values i..j (1-based, inclusive; j defaults to #s; clamped to 1..#s, empty when i > j)
   > local first100 = cap:frame_times():slice(1, 100)
+
+class vp.writer: what every capture writer has
+  vp.writer(format, path [, opts]) returns a writer of class vp.<format>.writer (vp.vprof.writer,
+  vp.devt.writer, vp.dlag.writer, vp.dm.writer, vp.dw.writer): these members and its format's own. The writers
+  are Lua (vp.write and vp.write.<format>), built with string.pack from the format specs alone: a writer and its
+  reader share nothing but the spec, so a round trip through both checks one reading of the spec against
+  another. The file is created when the writer is opened (a path that cannot be written fails there); .vprof,
+  .dm and .dw are written as they go, .devt and .dlag built in memory (their headers count what follows) and
+  written when closed.
+method w:tell() -> n
+  the offset the next write lands at: bytes written so far
+  > print(w:tell())
+method w:raw(bytes) -> offset
+  append bytes as they are (deliberately broken files); returns the offset they start at
+  > local at = w:raw("\0\1")
+method w:truncate(n)
+  cut the file to n bytes: w:data() shows the cut, and closing makes it; a cut past the end changes nothing
+  > w:truncate(w:tell() - 4)
+method w:data() -> string
+  the file as closing it now would leave it; the writer stays open
+  > local bytes = w:data()
+method w:close() -> bytes
+  finish the file and return its size (again on a second close); also __close and __gc; other methods raise
+  "<fmt> writer is closed" afterwards
+  > print(w:close())
+field path
+  the file being written
+  > print(w.path)
+field closed
+  true once closed
+  > print(w.closed)
+field bytes
+  bytes written so far, as w:tell(); the file size once closed
+  > print(w.bytes)
 ]=]
