@@ -6,11 +6,11 @@ return doc.parse([=[
 class vp.vprof.writer: VProf writer
   Writes .vprof files (tests, examples and deliberately broken files). The writer keeps its own tree as the
   engine does (a new node is prepended to its parent's children) and writes every frame's timings in pre-order
-  over it. group() and node() records are queued and written inside the next frame, groups first. Times are microseconds, written in 4 us units
-  truncated; calls are written as min(calls, 65535). Options of vp.writer("vprof", path, opts): root_id (0),
-  escape_width (4 or 8: bytes of the escaped time field), group_base (0: the file declares every group from
-  "Unaccounted" on, as public engines do; 31: only the groups after the 31 defaults), version (1). The file is
-  written as it goes.
+  over it. group() and node() records are queued and written inside the next frame, groups first. Times are
+  microseconds, written in 4 us units truncated; calls are written as min(calls, 65535). Options of
+  vp.writer("vprof", path, opts): root_id (0), escape_width (4 or 8: bytes of the escaped time field),
+  group_base (0: the file declares every group from "Unaccounted" on, as public engines do; 31: only the groups
+  after the 31 defaults), version (1). The file is written as it goes.
 extends vp.writer
 method w:group(name [, flags]) -> id
   queue an AddBudgetGroup record; returns its positional id (group_base + the number of groups declared before
