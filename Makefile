@@ -35,6 +35,11 @@ CLI_SRC  := $(wildcard host/cli/*.c)
 BIND_SRC := $(wildcard bindings/*.c)
 LIB_SRC  := $(HOST_SRC) $(BIND_SRC)
 HDRS     := $(wildcard host/*/*.h bindings/*.h)
+# Every compile writes the headers it read into <target>.d (-MMD), with an
+# empty rule per header (-MP) so that a header removed since does not stop
+# the build; those files are read below, so a change to a header rebuilds
+# what includes it, and only that.
+DEPFLAGS := -MMD -MP
 
 B        := build
 OBJ      := $(B)/obj
@@ -48,7 +53,7 @@ FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c
 FUZZ_CC   = $(CLANG) -std=c11 -D_DEFAULT_SOURCE -pthread -g -O1 -Ihost -fsanitize=fuzzer,address,undefined
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme
+.PHONY: all deps run test check ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
@@ -56,13 +61,13 @@ all: vpscript vp.so
 deps:
 	@sh tools/deps.sh
 
-$(OBJ)/%.o: %.c $(HDRS)
+$(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
 
-$(ASAN)/%.o: %.c $(HDRS)
+$(ASAN)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 vpscript: $(patsubst %.c,$(OBJ)/%.o,$(CLI_SRC)) $(call lib_objs,$(OBJ))
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
@@ -77,27 +82,27 @@ $(ASAN)/vpscript: $(patsubst %.c,$(ASAN)/%.o,$(CLI_SRC)) $(call lib_objs,$(ASAN)
 # C tests link the sanitized objects make asan builds anyway (compiling the
 # host layer again for each test took minutes of CI); the VProf writer's
 # test links the benchmark's writer, its only user.
-$(B)/ctest/%: tests/c/%.c $(patsubst %.c,$(ASAN)/%.o,$(HOST_SRC)) $(HDRS) $(wildcard tests/c/*.h)
+$(B)/ctest/%: tests/c/%.c $(patsubst %.c,$(ASAN)/%.o,$(HOST_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Ibench -o $@ $< $(filter %.o,$^) -lm
-$(B)/ctest/test_vprof_write: $(ASAN)/bench/vprof_write.o bench/vprof_write.h
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -Ibench -o $@ $< $(filter %.o,$^) -lm
+$(B)/ctest/test_vprof_write: $(ASAN)/bench/vprof_write.o
 
 # The library built once with the fuzzers' instrumentation, for every harness.
 .PRECIOUS: $(B)/fuzzobj/%.o
-$(B)/fuzzobj/%.o: %.c $(HDRS)
+$(B)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	@$(FUZZ_CC) $(LUA_INC) -c $< -o $@
+	@$(FUZZ_CC) $(LUA_INC) $(DEPFLAGS) -c $< -o $@
 
 # C fuzzers link the parser layer only: it never includes lua.h.
-$(B)/fuzz/%: tests/fuzz/%.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) $(HDRS) $(wildcard tests/fuzz/*.h)
+$(B)/fuzz/%: tests/fuzz/%.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC))
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -o $@ $< $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) -lm
+	$(FUZZ_CC) $(DEPFLAGS) -o $@ $< $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) -lm
 
 # Lua fuzzers: the driver built per harness, with the bindings and Lua; the
 # harness and the stdlib are read from this tree when the fuzzer starts.
-$(B)/fuzz/fuzz_%: tests/fuzz/lua_%.lua tests/fuzz/lua_driver.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(LIB_SRC)) $(HDRS)
+$(B)/fuzz/fuzz_%: tests/fuzz/lua_%.lua tests/fuzz/lua_driver.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(LIB_SRC))
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -Ibindings $(LUA_INC) -DVP_FUZZ_HARNESS='"$*"' -DVP_FUZZ_ROOT='"$(CURDIR)"' \
+	$(FUZZ_CC) $(DEPFLAGS) -Ibindings $(LUA_INC) -DVP_FUZZ_HARNESS='"$*"' -DVP_FUZZ_ROOT='"$(CURDIR)"' \
 	    -o $@ tests/fuzz/lua_driver.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(LIB_SRC)) $(LUA_LIB) -lm
 
 examples: all
@@ -136,9 +141,19 @@ ctest: $(CTESTS)
 spec: all examples
 	./vpscript tests/run_busted.lua
 
+# The edit loop's tier: the C tests and every spec not tagged #slow (a big
+# input, a whole-tree run, a wait for a signal or a grace time), in under a
+# minute; make test runs everything.
+check: all examples
+	$(MAKE) --no-print-directory -j2 $(CTESTS)
+	$(MAKE) --no-print-directory ctest
+	./vpscript tests/run_busted.lua --exclude-tags=slow
+
+# Under ASan the specs tagged #resource (memory and CPU budgets: the shadow
+# memory and slow code make their figures meaningless) are left out.
 asan: deps $(ASAN)/vpscript vp.so examples
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    VPSCRIPT_BIN=$(ASAN)/vpscript $(ASAN)/vpscript tests/run_busted.lua
+	    VPSCRIPT_BIN=$(ASAN)/vpscript $(ASAN)/vpscript tests/run_busted.lua --exclude-tags=resource
 
 fuzz-short: $(FUZZERS) all examples
 	@sh tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZERS)
@@ -183,7 +198,7 @@ $(B)/clang-check: $(LIB_SRC) $(CLI_SRC) $(HDRS)
 # The generator links its C writer only; the floor links nothing of ours.
 BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor $(B)/bench/floor_groups
 GEN_VPROF_SRC := bench/gen_vprof.c bench/vprof_write.c host/core/vp_error.c
-$(B)/bench/gen_vprof: $(GEN_VPROF_SRC) $(HDRS) bench/vprof_write.h
+$(B)/bench/gen_vprof: $(GEN_VPROF_SRC) bench/vprof_write.h host/core/vp_error.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ $(GEN_VPROF_SRC)
 $(B)/bench/floor: bench/floor.c
@@ -229,3 +244,5 @@ uninstall:
 
 clean:
 	rm -rf $(B) vpscript vp.so
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

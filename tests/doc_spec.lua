@@ -207,7 +207,7 @@ local function anchors(text)
 end
 
 describe("the generated documentation", function()
-  it("is as the code makes it today: README.md and every page of docs/ (tools/gen_docs.lua --check)", function()
+  it("is as the code makes it today: README.md and every page of docs/ (tools/gen_docs.lua --check) #slow", function()
     local r = h.run("tools/gen_docs.lua", "--check")
     assert.are.equal(0, r.code, r.stderr)
   end)

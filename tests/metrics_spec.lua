@@ -316,7 +316,7 @@ describe("vp.metrics", function()
     cap:close()
   end)
 
-  it("never starts a child process: script-backed metrics come from the analysis modules in-process", function()
+  it("never starts a child process: script-backed metrics come from the analysis modules in-process #slow", function()
     local outdir = examples_in("nochild")
     local hitchy = fx.vprof(dir .. "/hitchy.vprof", { seed = 3, frames = 300, hitches = { 100, 200 } })
     local spawned = {}
@@ -345,7 +345,7 @@ describe("vp.metrics", function()
     assert.same({}, spawned)
   end)
 
-  it("event, movement, group and lag metrics are the scripts' figures", function()
+  it("event, movement, group and lag metrics are the scripts' figures #slow", function()
     local outdir = examples_in("same")
     local devt = assert(vp.open(outdir .. "/sample.devt"))
     local ev = h.run_json("scripts/events.lua", outdir .. "/sample.devt", "--json")
@@ -412,7 +412,7 @@ describe("vp.metrics", function()
     cap:close()
   end)
 
-  it("lag measurements by name, statistics of their samples", function()
+  it("lag measurements by name, statistics of their samples #slow", function()
     local outdir = examples_in("ex")
     local cap = assert(vp.open(outdir .. "/sample.dlag"))
     local checked = 0

@@ -65,7 +65,7 @@ local CMP = {
 describe("vp.Series operations", function()
   math.randomseed(20240)
 
-  it("match plain Lua loops on random data with NaN, ties and empty series", function()
+  it("match plain Lua loops on random data with NaN, ties and empty series #slow", function()
     for round = 1, 60 do
       local n = round <= 3 and (round - 1) or math.random(0, 150)
       local ties = round % 3 == 0
