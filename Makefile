@@ -1,5 +1,6 @@
-# vpscript: `make run` sets everything up and runs the main job on a shipped
-# example; `make test` does the same, then runs every test.
+# vpscript: `make run` installs and builds what running needs and runs the
+# main job on a shipped example; `make test` adds what the tests need, then
+# runs every test.
 
 PREFIX   ?= /usr/local
 # Where `make install` puts things: the stdlib (vp/*.lua) and vp.so where a
@@ -53,13 +54,19 @@ FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c
 FUZZ_CC   = $(CLANG) -std=c11 -D_DEFAULT_SOURCE -pthread -g -O1 -Ihost -fsanitize=fuzzer,address,undefined
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test check ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme
+.PHONY: all deps test-deps run test check ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
 
+# What building and running need (Debian packages, tools/deps.sh run);
+# test-deps adds what the tests need, the npm packages make consumers reads
+# with among them.
 deps:
-	@sh tools/deps.sh
+	@sh tools/deps.sh run
+
+test-deps:
+	@sh tools/deps.sh test
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -122,7 +129,7 @@ docs-check: all examples
 	./vpscript tools/docs_run.lua
 
 # The pictures of the example report in docs/ (docs/report.md, the README):
-# report.lua's pages drawn by headless chromium (make deps), one section each.
+# report.lua's pages drawn by headless chromium (make test-deps), one section each.
 DOCS_PNG := frametime distribution budget
 docs-png: all examples
 	@mkdir -p $(B)/docs
@@ -151,7 +158,7 @@ check: all examples
 
 # Under ASan the specs tagged #resource (memory and CPU budgets: the shadow
 # memory and slow code make their figures meaningless) are left out.
-asan: deps $(ASAN)/vpscript vp.so examples
+asan: test-deps $(ASAN)/vpscript vp.so examples
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    VPSCRIPT_BIN=$(ASAN)/vpscript $(ASAN)/vpscript tests/run_busted.lua --exclude-tags=resource
 
@@ -168,14 +175,14 @@ fuzz-long: $(FUZZERS) all examples
 	@FUZZ_MODE=long sh tests/fuzz/run.sh $(FUZZ_LONG_TIME) $(FUZZERS)
 
 # Exports and reports read back by independent tools (npm packages and
-# Debian's chromium, installed by make deps): tools/consumers/run.sh.
+# Debian's chromium, installed by make test-deps): tools/consumers/run.sh.
 consumers: all examples
 	@sh tools/consumers/run.sh
 
 # Everything test builds is built first, two jobs at a time (CI has two
 # processors), the benchmark's programs too (so that make bench cannot
 # break unnoticed); the suites then run one after another.
-test: deps
+test: test-deps
 	$(MAKE) --no-print-directory -j2 all $(ASAN)/vpscript $(CTESTS) $(FUZZERS) $(B)/clang-check $(BENCH_BIN)
 	$(MAKE) --no-print-directory lint ctest spec consumers
 	$(MAKE) --no-print-directory asan
