@@ -152,6 +152,12 @@ describe("vp.error", function()
     assert.equal(2, E.exit_code("ETRUNC"))
     assert.equal(3, E.exit_code("EGATE"))
     assert.equal(1, E.exit_code("ESOMETHING"))
+    -- and back: the code a status a script chooses is raised with
+    for _, status in ipairs({ 0, 1, 2, 3, 7 }) do
+      local code = E.code_of(status)
+      assert.equal(status == 7 and 1 or status, E.exit_code(code), code)
+    end
+    assert.same({ "EOK", "ESCRIPT", "EINPUT", "EGATE" }, { E.code_of(0), E.code_of(1), E.code_of(2), E.code_of(3) })
     assert.equal(5, E.new("EX", nil, 5).exit)
   end)
 

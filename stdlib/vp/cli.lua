@@ -38,21 +38,18 @@ local cli = {}
 
 local E = require "vp.error"
 
--- Exit statuses chosen by a script, as vp.error codes.
-local CODE_OF_EXIT = { [0] = "EOK", [2] = "EINPUT", [3] = "EGATE" }
-
 --- cli.fail(code, fmt, ...): raise a vp.error object that ends the script
 -- with exit status `code` and the message string.format(fmt, ...).
 -- Codes: 1 script error, 2 usage or unreadable/malformed input, 3 gate failed.
 function cli.fail(code, fmt, ...)
   local msg = fmt
   if select("#", ...) > 0 then msg = string.format(fmt, ...) end
-  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", msg, code), 2)
+  error(E.new(E.code_of(code), msg, code), 2)
 end
 
 --- cli.exit(code): end the script with `code` and no message.
 function cli.exit(code)
-  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", nil, code), 2)
+  error(E.new(E.code_of(code), nil, code), 2)
 end
 
 --- cli.is_exit(e): true when `e` is a vp.error object (cli.fail, cli.exit,
