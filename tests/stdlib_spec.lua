@@ -1,4 +1,5 @@
 -- Specs for the Lua standard library: vp.cli, vp.stats, vp.fmt, vp.report.
+local h = require "helpers"
 local vp = require "vp"
 local cli = require "vp.cli"
 local stats = require "vp.stats"
@@ -180,6 +181,28 @@ describe("vp.cli.fail", function()
     local cb = cli.on_progress("test")
     for i = 1, 3 do cb(i, 3) end
     cb(1, 2)
+  end)
+
+  it("draws the progress line on a terminal, once per percent, and takes it away when done", function()
+    local dir = h.tmpdir()
+    local script = h.write_file(dir .. "/progress.lua", [[
+local cli = require "vp.cli"
+local update, done = cli.progress("sorting", 4)
+for i = 1, 4 do update(i) update(i) end
+done()
+io.stderr:write("after\n")
+]])
+    local steps = h.write_file(dir .. "/steps.json", '[["expect", "after"], ["wait"]]')
+    local p = assert(io.popen("python3 tests/pty/drive.py " .. h.quote(steps) .. " -- " .. h.quote(h.bin()) .. " "
+      .. h.quote(script) .. " 2>&1"))
+    local r = require("cjson").decode(p:read("a"))
+    p:close()
+    assert.is_true(r.ok, r.error)
+    local _, drawn = r.transcript:gsub("sorting: ", "")
+    assert.are.equal(4, drawn, r.transcript) -- 25, 50, 75, 100: each once
+    assert.truthy(r.transcript:find("sorting: 100 %", 1, true), r.transcript)
+    assert.are.equal("after", r.screen[1]) -- the line was taken away
+    h.cleanup()
   end)
 end)
 
