@@ -1,5 +1,4 @@
 -- Specs for the Lua standard library: vp.cli, vp.stats, vp.fmt, vp.report.
-local h = require "helpers"
 local vp = require "vp"
 local cli = require "vp.cli"
 local stats = require "vp.stats"
@@ -184,6 +183,7 @@ describe("vp.cli.fail", function()
   end)
 
   it("draws the progress line on a terminal, once per percent, and takes it away when done", function()
+    local h = require "helpers"
     local dir = h.tmpdir()
     local script = h.write_file(dir .. "/progress.lua", [[
 local cli = require "vp.cli"
