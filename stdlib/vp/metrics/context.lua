@@ -156,10 +156,11 @@ C.DEVT = { "devt" }
 C.DLAG = { "dlag" }
 C.DM = { "dm" }
 
---- C.laige_values(ctx) -> the report's flat {name = number} table (vp.laige.metrics).
+--- C.laige_values(ctx) -> the report's {name = number} table and the names
+-- of its systems and budgets (vp.laige.metrics.values).
 function C.laige_values(ctx)
-  if not ctx.laige then ctx.laige = require("vp.laige").metrics(ctx.cap) end
-  return ctx.laige
+  if not ctx.laige then ctx.laige, ctx.laige_names = require("vp.laige.metrics").values(ctx.cap) end
+  return ctx.laige, ctx.laige_names
 end
 
 return C
