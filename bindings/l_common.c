@@ -1,6 +1,7 @@
 #include "l_common.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 vp_lcap *vp_lcap_new(lua_State *L, const char *tname, void *model, void (*free_model)(void *),
@@ -578,4 +579,32 @@ void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char 
         lua_call(L, 2, 1);
         lua_setfield(L, -2, keys[i]);
     }
+}
+
+/* ---- hitches ------------------------------------------------------------------ */
+
+void vp_l_hitch_rule(lua_State *L, int idx, vp_hitch_rule *r)
+{
+    luaL_checktype(L, idx, LUA_TTABLE);
+    memset(r, 0, sizeof *r);
+    lua_getfield(L, idx, "factor");
+    r->factor = luaL_optnumber(L, -1, 2.5);
+    lua_getfield(L, idx, "min_excess_ms");
+    r->min_excess_ms = luaL_optnumber(L, -1, 5);
+    lua_getfield(L, idx, "threshold_ms");
+    r->absolute = !lua_isnil(L, -1);
+    r->threshold_ms = luaL_optnumber(L, -1, 0);
+    lua_pop(L, 3);
+    lua_Integer w = vp_l_opt_int(L, idx, "window", 30);
+    luaL_argcheck(L, w >= 1 && w <= UINT32_MAX, idx, "window must be at least 1");
+    r->window = (uint32_t)w;
+}
+
+vp_hitch *vp_l_hitch_list(lua_State *L, vp_hitch *h, uint32_t count)
+{
+    vp_hitch *list = lua_newuserdatauv(L, (size_t)count * sizeof *list + 1, 0);
+    if (count)
+        memcpy(list, h, (size_t)count * sizeof *list);
+    free(h);
+    return list;
 }

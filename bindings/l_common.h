@@ -17,6 +17,7 @@
 #include <lua.h>
 #include <stdint.h>
 
+#include "core/hitch.h"
 #include "core/open_opts.h"
 #include "core/series.h"
 #include "core/vp_error.h"
@@ -225,6 +226,16 @@ void vp_l_push_bits(lua_State *L, const uint8_t *bits, size_t len);
 /* Copy the properties `keys` of the object at obj, as its getter reads
  * them, into the table at the top of the stack (totable()). */
 void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char *const *keys);
+
+/* ---- hitches ------------------------------------------------------------------ */
+
+/* The rule of cap:hitches and s:hitches from the table at idx (an argument):
+ * {factor = (2.5), window = (30), min_excess_ms = (5), threshold_ms = (the
+ * absolute rule when given)}; vp.hitches checks the values first. */
+void vp_l_hitch_rule(lua_State *L, int idx, vp_hitch_rule *r);
+/* The hitch list h (count entries, malloc'd: freed here) copied into a
+ * userdata left on the stack, so that nothing raised later can leak it. */
+vp_hitch *vp_l_hitch_list(lua_State *L, vp_hitch *h, uint32_t count);
 
 #define VP_SERIES_T "vp.Series"
 

@@ -345,37 +345,6 @@ describe("vp.stats", function()
     assert.is_nil(stats.low_fps({}, 1))
     assert.is_nil(stats.low_fps({ 0, 0 }, 1)) -- undefined (1000 / 0): nil, never infinity
   end)
-
-  it("window keeps the median of the last N values", function()
-    local w = stats.window(3)
-    assert.is_nil(w.median())
-    w:push(5)
-    assert.equal(5, w.median())
-    w:push(1)
-    assert.equal(3, w.median())
-    w:push(9)
-    assert.equal(5, w.median())
-    w:push(2) -- window 1 9 2
-    assert.equal(2, w.median())
-    w:push(2) -- window 9 2 2
-    assert.equal(2, w.median())
-    w:push(10)
-    w:push(11) -- window 2 10 11
-    assert.equal(10, w.median())
-    assert.equal(3, w.count())
-  end)
-
-  it("window median equals the median of the last N values on long input", function()
-    local w, data, seed = stats.window(30), {}, 99
-    for i = 1, 500 do
-      seed = (seed * 1103515245 + 12345) % 2147483648
-      data[i] = seed % 50
-      w:push(data[i])
-      local last = {}
-      for j = math.max(1, i - 29), i do last[#last + 1] = data[j] end
-      assert.equal(stats.median(last), w.median())
-    end
-  end)
 end)
 
 describe("vp.fmt", function()

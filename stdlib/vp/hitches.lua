@@ -21,7 +21,8 @@
 -- come from the open pass, detection is cap:hitches (a scan of those
 -- times), and each hitch's causes are cap:causes, which decodes only the
 -- hitch frame and its window frames. A capture with thousands of hitches
--- costs little more than one with none. Other captures are scanned here.
+-- costs little more than one with none. Other captures' frame times are a
+-- vp.Series, scanned by the same C (s:hitches).
 local E = require "vp.error"
 local stats = require "vp.stats"
 local anchors = require "vp.anchors"
@@ -93,74 +94,6 @@ Definitions:
   groups          the same for budget-group self time (the sum of the self
                   times of the group's nodes in a frame).
 Frame numbers are 1-based positions in the capture (the tick is the game tick).]]
-
--- Hitch detection (captures other than VProf, whose reader does it in C
--- with the same definition: cap:hitches) ------------------------------------------
--- The median of every window costs a sorted-window update per frame. The
--- window's minimum is cheaper (a monotonic deque) and bounds the median from
--- below, so "t >= factor x min and t - min >= min_excess" is necessary for a
--- hitch: only frames passing it get the exact median (a sort of <= window
--- values). When that prefilter passes too many frames, one pass with the
--- sorted window is cheaper and gives the same answer.
-local function detect(times, factor, window, min_excess, threshold)
-  local n = #times
-  local found = {}
-
-  local function window_median(i) -- median of the frames before i (nil for frame 1)
-    local vals = {}
-    for j = math.max(1, i - window), i - 1 do vals[#vals + 1] = times[j] end
-    return stats.median(vals)
-  end
-
-  local function relative_hitch(t, b)
-    return t >= factor * b and t - b >= min_excess
-  end
-
-  if threshold then
-    for i = 1, n do
-      if times[i] > threshold then
-        found[#found + 1] = { frame = i, frame_ms = times[i], baseline_ms = window_median(i) }
-      end
-    end
-    return found
-  end
-  local cands = {}
-  local dq, head, tail = {}, 1, 0 -- indices of the window, values increasing
-  local limit = n // 8 + 64
-  for i = 2, n do
-    local prev = times[i - 1]
-    while tail >= head and times[dq[tail]] >= prev do tail = tail - 1 end
-    tail = tail + 1
-    dq[tail] = i - 1
-    if dq[head] < i - window then head = head + 1 end
-    local t, mn = times[i], times[dq[head]]
-    if t >= min_excess and relative_hitch(t, mn) then
-      cands[#cands + 1] = i
-      if #cands > limit then break end
-    end
-  end
-  if #cands <= limit then
-    for _, i in ipairs(cands) do
-      local b = window_median(i)
-      if relative_hitch(times[i], b) then
-        found[#found + 1] = { frame = i, frame_ms = times[i], baseline_ms = b }
-      end
-    end
-  else
-    local w = stats.window(window)
-    for i = 1, n do
-      local t = times[i]
-      if i > 1 and t >= min_excess then
-        local b = w.median()
-        if relative_hitch(t, b) then
-          found[#found + 1] = { frame = i, frame_ms = t, baseline_ms = b }
-        end
-      end
-      w:push(t)
-    end
-  end
-  return found
-end
 
 -- The capture's frame numbers of the frames it holds (cap:frame_range:
 -- 1, n unless restricted to a --frames range), or nothing.
@@ -327,10 +260,13 @@ function hitches.analyze(cap, params)
     local min_excess = params.min_excess_ms or hitches.DEFAULTS.min_excess_ms
     local threshold = params.threshold_ms
     if threshold then rule = "threshold" end
+    -- In C either way (core/hitch): over the frame records of a VProf
+    -- capture, over the column of any other.
+    local rule_params = { factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold }
     if is_vprof then
-      list = cap:hitches({ factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold })
+      list = cap:hitches(rule_params)
     else
-      list = shift(cap, detect(stats.values(ft), factor, window, min_excess, threshold))
+      list = shift(cap, ft:hitches(rule_params))
     end
     used = { factor = not threshold and factor or nil, window = window,
       min_excess_ms = not threshold and min_excess or nil, threshold_ms = threshold }

@@ -139,6 +139,11 @@ method s:top(k) -> {i, ...}
   the positions of the k largest numbers, largest first (the earlier one first on ties); fewer when there are
   fewer numbers
   > for _, i in ipairs(cap:frame_times():top(5)) do print(i, cap:frame_times()[i]) end
+method s:hitches{factor =, window =, min_excess_ms =, threshold_ms =} -> {{frame, frame_ms, baseline_ms}, ...}
+  the hitch frames of a column of frame times by hitches.lua's rule (vp.hitches: factor 2.5, window 30,
+  min_excess_ms 5; threshold_ms the absolute rule), frame the 1-based position; NaN is a missing value, never a
+  hitch nor in a baseline. In C, as VProf's cap:hitches
+  > for _, h in ipairs(vp.Series{10, 11, 40, 10}:hitches{}) do print(h.frame, h.baseline_ms) end  --> 3 10.5
 method s:totable() -> {number, ...}
   the values as a new Lua list
   > for i, v in ipairs(vp.Series{1, 2}:totable()) do print(i, v) end
