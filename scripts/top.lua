@@ -89,6 +89,5 @@ report.emit(opts, {
       "ms_per_call", "self_ms_per_frame", "pct_of_frame", "peak_ms", "peak_frame", "peak_self_ms", "peak_over_avg",
     },
   },
-  max_width = 140,
 })
 cap:close()

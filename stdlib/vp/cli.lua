@@ -577,9 +577,9 @@ end
 local json = require "vp.json"
 
 --- cli.array(t) -> t marked as a list ([] when empty); json.array.
--- cli.null: JSON null (json.null). The analyses and the scripts built on
--- them need neither (nil and a schema say it); compare.lua, check.lua,
--- vp.metrics and user scripts (examples/) still use them.
+-- cli.null: JSON null (json.null). A document with a schema needs neither
+-- (nil and the schema say it); they are for a document without one, as a
+-- user's script writes (examples/).
 cli.array = json.array
 cli.null = json.null
 

@@ -104,9 +104,9 @@ function C.analysis(ctx, name)
 end
 
 --- C.get(t, key, ...) -> the value at t[key][...], or nil.
--- The one accessor for analysis results: it treats an absent value, the
--- JSON null some analyses still return for one (a light userdata), NaN and
--- a path through something that is not a table alike: all are nil.
+-- The one accessor for analysis results: it treats an absent value, a JSON
+-- null (a light userdata: a decoded document, a user's result), NaN and a
+-- path through something that is not a table alike: all are nil.
 -- Numbers, strings, booleans and tables come back as they are.
 function C.get(t, ...)
   for i = 1, select("#", ...) do
