@@ -1,8 +1,9 @@
 -- vp.Series operations (arithmetic, median, where/filter/count_above,
--- slice, rolling, histogram, cumsum, diff, sort, top) against plain Lua
--- reference loops on random data with NaN, ties and empty series, and
+-- slice, rolling, histogram, cumsum, diff, sort, top, hitches) against plain
+-- Lua reference loops on random data with NaN, ties and empty series, and
 -- their errors.
 local vp = require "vp"
+local helpers = require "helpers"
 
 local NAN = 0 / 0
 
@@ -250,35 +251,8 @@ describe("vp.Series operations", function()
 end)
 
 describe("vp.Series hitches", function()
-  -- The hitch rule evaluated frame by frame, as hitches.DEFINITIONS states
-  -- it, with NaN a missing value: never a hitch, never in a baseline.
-  local function plain(t, p)
-    local out = {}
-    for i = 1, #t do
-      local vals = {}
-      for j = math.max(1, i - p.window), i - 1 do
-        if t[j] == t[j] then vals[#vals + 1] = t[j] end
-      end
-      table.sort(vals)
-      local n, b = #vals, nil
-      if n > 0 then b = n % 2 == 1 and vals[(n + 1) // 2] or (vals[n // 2] + vals[n // 2 + 1]) / 2 end
-      local hit
-      if p.threshold_ms then
-        hit = t[i] > p.threshold_ms
-      else
-        hit = b ~= nil and t[i] >= p.factor * b and t[i] - b >= p.min_excess_ms
-      end
-      if hit then out[#out + 1] = { frame = i, frame_ms = t[i], baseline_ms = b } end
-    end
-    return out
-  end
-
   it("are the plain definition's, on random times with NaN and ties, over short and long windows", function()
-    local seed = 20250101
-    local function rand(n)
-      seed = (seed * 1103515245 + 12345) % 2147483648
-      return seed % n
-    end
+    local rand = helpers.random(20250101)
     local tried = 0
     for _, n in ipairs({ 0, 1, 2, 40, 1200 }) do
       local t = {}
@@ -292,7 +266,7 @@ describe("vp.Series hitches", function()
       for _, p in ipairs({ { factor = 2.5, window = 30, min_excess_ms = 5 },
         { factor = 1.01, window = 7, min_excess_ms = 0 }, { factor = 1.01, window = 600, min_excess_ms = 0 },
         { factor = 2, window = 1, min_excess_ms = 1 }, { threshold_ms = 41, window = 30 } }) do
-        assert.same(plain(t, p), s:hitches(p), "n " .. n .. ", window " .. p.window)
+        assert.same(helpers.hitch_definition(t, p), s:hitches(p), "n " .. n .. ", window " .. p.window)
         tried = tried + 1
       end
     end

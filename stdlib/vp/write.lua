@@ -42,8 +42,11 @@ write.fail = fail
 
 -- Files ------------------------------------------------------------------------
 
-local function create_failed(msg)
-  fail("vp.writer: cannot create %s", msg)
+-- The file at path created (emptied), open in `mode`.
+local function create(path, mode)
+  local f, msg = io.open(path, mode)
+  if not f then fail("vp.writer: cannot create %s", msg) end
+  return f
 end
 
 -- A file written as it goes: pieces are put, handed to the file a megabyte
@@ -53,9 +56,7 @@ Stream.__index = Stream
 
 local function stream_open(path)
   -- w+b: written as it goes, read back by w:data().
-  local f, msg = io.open(path, "w+b")
-  if not f then create_failed(msg) end
-  return setmetatable({ f = f, path = path, flushed = 0, pend = {}, npend = 0 }, Stream)
+  return setmetatable({ f = create(path, "w+b"), path = path, flushed = 0, pend = {}, npend = 0 }, Stream)
 end
 
 function Stream:put(s)
@@ -124,9 +125,7 @@ local Memory = {}
 Memory.__index = Memory
 
 local function memory_open(path)
-  local f, msg = io.open(path, "wb")
-  if not f then create_failed(msg) end
-  f:close()
+  create(path, "wb"):close()
   return setmetatable({ path = path, parts = {}, n = 0 }, Memory)
 end
 
