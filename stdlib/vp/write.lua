@@ -30,7 +30,7 @@ local FLUSH_AT = 1 << 20
 
 -- Errors -----------------------------------------------------------------------
 -- Inside a writer, problems are raised as plain strings (level 0); the
--- class's methods re-raise them at their caller, as the C library's
+-- class's methods re-raise them at their caller, as Lua's own library
 -- functions do.
 
 --- write.fail(fmt, ...): raise string.format(fmt, ...) for the caller of the
@@ -299,9 +299,9 @@ function write.class(format, def)
   end
 end
 
---- st:fail(fmt, ...) for a writer's state: raise "<name> <path>: <message>",
--- for what the file cannot be made to hold (the message of the writer, not
--- of the arguments).
+--- write.failed(st, fmt, ...): raise "<name> <path>: <message>" for the
+-- writer whose state is st: what its file cannot be made to hold (the
+-- writer's own message, not its arguments').
 function write.failed(st, fmt, ...)
   fail("%s %s: %s", st.name, st.path, select("#", ...) > 0 and fmt:format(...) or fmt)
 end
