@@ -1,5 +1,6 @@
-# vpscript: `make run` sets everything up and runs the main job on a shipped
-# example; `make test` does the same, then runs every test.
+# vpscript: `make run` installs and builds what running needs and runs the
+# main job on a shipped example; `make test` adds what the tests need, then
+# runs every test.
 
 PREFIX   ?= /usr/local
 # Where `make install` puts things: the stdlib (vp/*.lua) and vp.so where a
@@ -27,15 +28,20 @@ FUZZ_TIME ?= 15
 # make fuzz-long: seconds per harness (FUZZ_JOBS harnesses at a time, tests/fuzz/run.sh).
 FUZZ_LONG_TIME ?= 3600
 
-# host/core, host/formats, host/write and host/export never include lua.h,
-# and each includes only the layers docs/architecture.md allows (make lint
-# checks it); bindings/ is the Lua glue; program/ is the vpscript program,
-# above them all.
-HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/write/*.c host/export/*.c)
+# host/core, host/formats and host/export never include lua.h, and each
+# includes only the layers docs/architecture.md allows (make lint checks
+# it); bindings/ is the Lua glue; program/ is the vpscript program, above
+# them all.
+HOST_SRC := $(wildcard host/core/*.c host/formats/*.c host/export/*.c)
 CLI_SRC  := $(wildcard program/*.c)
 BIND_SRC := $(wildcard bindings/*.c)
 LIB_SRC  := $(HOST_SRC) $(BIND_SRC)
 HDRS     := $(wildcard host/*/*.h bindings/*.h program/*.h)
+# Every compile writes the headers it read into <target>.d (-MMD), with an
+# empty rule per header (-MP) so that a header removed since does not stop
+# the build; those files are read below, so a change to a header rebuilds
+# what includes it, and only that.
+DEPFLAGS := -MMD -MP
 
 B        := build
 OBJ      := $(B)/obj
@@ -49,21 +55,27 @@ FUZZERS  := $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/fuzz_*.c
 FUZZ_CC   = $(CLANG) -std=c11 -D_DEFAULT_SOURCE -pthread -g -O1 -Ihost -fsanitize=fuzzer,address,undefined
 LUA_FILES := $(shell find stdlib scripts tests examples bench tools -name '*.lua' 2>/dev/null | sort)
 
-.PHONY: all deps run test ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme
+.PHONY: all deps test-deps run test check ctest spec consumers docs-png asan fuzz fuzz-short fuzz-long bench bench-huge calibrate lint install uninstall clean examples docs docs-check readme
 .DEFAULT_GOAL := all
 
 all: vpscript vp.so
 
+# What building and running need (Debian packages, tools/deps.sh run);
+# test-deps adds what the tests need, the npm packages make consumers reads
+# with among them.
 deps:
-	@sh tools/deps.sh
+	@sh tools/deps.sh run
 
-$(OBJ)/%.o: %.c $(HDRS)
-	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+test-deps:
+	@sh tools/deps.sh test
 
-$(ASAN)/%.o: %.c $(HDRS)
+$(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(ASAN)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -c $< -o $@
 
 vpscript: $(patsubst %.c,$(OBJ)/%.o,$(CLI_SRC)) $(call lib_objs,$(OBJ))
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
@@ -76,27 +88,29 @@ $(ASAN)/vpscript: $(patsubst %.c,$(ASAN)/%.o,$(CLI_SRC)) $(call lib_objs,$(ASAN)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(LUA_LIB) -lreadline -lm
 
 # C tests link the sanitized objects make asan builds anyway (compiling the
-# host layer again for each test took minutes of CI).
-$(B)/ctest/%: tests/c/%.c $(patsubst %.c,$(ASAN)/%.o,$(HOST_SRC)) $(HDRS) $(wildcard tests/c/*.h)
+# host layer again for each test took minutes of CI); the VProf writer's
+# test links the benchmark's writer, its only user.
+$(B)/ctest/%: tests/c/%.c $(patsubst %.c,$(ASAN)/%.o,$(HOST_SRC))
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $< $(patsubst %.c,$(ASAN)/%.o,$(HOST_SRC)) -lm
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -Ibench -o $@ $< $(filter %.o,$^) -lm
+$(B)/ctest/test_vprof_write: $(ASAN)/bench/vprof_write.o
 
 # The library built once with the fuzzers' instrumentation, for every harness.
 .PRECIOUS: $(B)/fuzzobj/%.o
-$(B)/fuzzobj/%.o: %.c $(HDRS)
+$(B)/fuzzobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	@$(FUZZ_CC) $(LUA_INC) -c $< -o $@
+	@$(FUZZ_CC) $(LUA_INC) $(DEPFLAGS) -c $< -o $@
 
 # C fuzzers link the parser layer only: it never includes lua.h.
-$(B)/fuzz/%: tests/fuzz/%.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) $(HDRS) $(wildcard tests/fuzz/*.h)
+$(B)/fuzz/%: tests/fuzz/%.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC))
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -o $@ $< $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) -lm
+	$(FUZZ_CC) $(DEPFLAGS) -o $@ $< $(patsubst %.c,$(B)/fuzzobj/%.o,$(HOST_SRC)) -lm
 
 # Lua fuzzers: the driver built per harness, with the bindings and Lua; the
 # harness and the stdlib are read from this tree when the fuzzer starts.
-$(B)/fuzz/fuzz_%: tests/fuzz/lua_%.lua tests/fuzz/lua_driver.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(LIB_SRC)) $(HDRS)
+$(B)/fuzz/fuzz_%: tests/fuzz/lua_%.lua tests/fuzz/lua_driver.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(LIB_SRC))
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -Ibindings $(LUA_INC) -DVP_FUZZ_HARNESS='"$*"' -DVP_FUZZ_ROOT='"$(CURDIR)"' \
+	$(FUZZ_CC) $(DEPFLAGS) -Ibindings $(LUA_INC) -DVP_FUZZ_HARNESS='"$*"' -DVP_FUZZ_ROOT='"$(CURDIR)"' \
 	    -o $@ tests/fuzz/lua_driver.c $(patsubst %.c,$(B)/fuzzobj/%.o,$(LIB_SRC)) $(LUA_LIB) -lm
 
 examples: all
@@ -116,9 +130,9 @@ docs-check: all examples
 	./vpscript tools/docs_run.lua
 
 # The pictures of the example report in docs/ (docs/report.md, the README):
-# report.lua's pages drawn by headless chromium (make deps), one section
-# each: the static page (scripting off), then its interactive views, each
-# after a few of report.js's own calls (window.vpReport).
+# report.lua's pages drawn by headless chromium (make test-deps), one
+# section each: the static page (scripting off), then its interactive
+# views, each after a few of report.js's own calls (window.vpReport).
 DOCS_PNG := frametime distribution budget
 docs-png: all examples
 	@mkdir -p $(B)/docs
@@ -146,9 +160,19 @@ ctest: $(CTESTS)
 spec: all examples
 	./vpscript tests/run_busted.lua
 
-asan: deps $(ASAN)/vpscript vp.so examples
+# The edit loop's tier: the C tests and every spec not tagged #slow (a big
+# input, a whole-tree run, a wait for a signal or a grace time), in under a
+# minute; make test runs everything.
+check: all examples
+	$(MAKE) --no-print-directory -j2 $(CTESTS)
+	$(MAKE) --no-print-directory ctest
+	./vpscript tests/run_busted.lua --exclude-tags=slow
+
+# Under ASan the specs tagged #resource (memory and CPU budgets: the shadow
+# memory and slow code make their figures meaningless) are left out.
+asan: test-deps $(ASAN)/vpscript vp.so examples
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	    VPSCRIPT_BIN=$(ASAN)/vpscript $(ASAN)/vpscript tests/run_busted.lua
+	    VPSCRIPT_BIN=$(ASAN)/vpscript $(ASAN)/vpscript tests/run_busted.lua --exclude-tags=resource
 
 fuzz-short: $(FUZZERS) all examples
 	@sh tests/fuzz/run.sh $(FUZZ_TIME) $(FUZZERS)
@@ -163,14 +187,14 @@ fuzz-long: $(FUZZERS) all examples
 	@FUZZ_MODE=long sh tests/fuzz/run.sh $(FUZZ_LONG_TIME) $(FUZZERS)
 
 # Exports and reports read back by independent tools (npm packages and
-# Debian's chromium, installed by make deps): tools/consumers/run.sh.
+# Debian's chromium, installed by make test-deps): tools/consumers/run.sh.
 consumers: all examples
 	@sh tools/consumers/run.sh
 
 # Everything test builds is built first, two jobs at a time (CI has two
 # processors), the benchmark's programs too (so that make bench cannot
 # break unnoticed); the suites then run one after another.
-test: deps
+test: test-deps
 	$(MAKE) --no-print-directory -j2 all $(ASAN)/vpscript $(CTESTS) $(FUZZERS) $(B)/clang-check $(BENCH_BIN)
 	$(MAKE) --no-print-directory lint ctest spec consumers
 	$(MAKE) --no-print-directory asan
@@ -190,10 +214,10 @@ $(B)/clang-check: $(LIB_SRC) $(CLI_SRC) $(HDRS)
 	    $(CLANG) -std=c11 $(WARN) -D_DEFAULT_SOURCE -fsyntax-only -Ihost $(LUA_INC) $$f || exit 1; done
 	@touch $@
 
-# The generator links the writer only; the floor links nothing of ours.
+# The generator links its C writer only; the floor links nothing of ours.
 BENCH_BIN := $(B)/bench/gen_vprof $(B)/bench/floor $(B)/bench/floor_groups
-GEN_VPROF_SRC := bench/gen_vprof.c host/write/vprof_write.c host/write/wbuf.c host/core/buf.c host/core/vp_error.c
-$(B)/bench/gen_vprof: $(GEN_VPROF_SRC) $(HDRS)
+GEN_VPROF_SRC := bench/gen_vprof.c bench/vprof_write.c host/core/vp_error.c
+$(B)/bench/gen_vprof: $(GEN_VPROF_SRC) bench/vprof_write.h host/core/vp_error.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -o $@ $(GEN_VPROF_SRC)
 $(B)/bench/floor: bench/floor.c
@@ -247,3 +271,5 @@ uninstall:
 
 clean:
 	rm -rf $(B) vpscript vp.so
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "write/vprof_write.h"
+#include "vprof_write.h"
 
 typedef struct gnode {
     uint32_t parent;   /* slot */

@@ -1,6 +1,7 @@
 #include "l_common.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 vp_lcap *vp_lcap_new(lua_State *L, const char *tname, void *model, void (*free_model)(void *),
@@ -583,376 +584,32 @@ void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char 
     }
 }
 
-/* ---- tables handed to writers --------------------------------------------- */
+/* ---- hitches ------------------------------------------------------------------ */
 
-int vp_l_key_in(const char *k, const char *const *list)
+void vp_l_hitch_rule(lua_State *L, int idx, vp_hitch_rule *r)
 {
-    for (int i = 0; list[i]; i++)
-        if (strcmp(k, list[i]) == 0)
-            return 1;
-    return 0;
+    luaL_checktype(L, idx, LUA_TTABLE);
+    memset(r, 0, sizeof *r);
+    lua_getfield(L, idx, "factor");
+    r->factor = luaL_optnumber(L, -1, 2.5);
+    lua_getfield(L, idx, "min_excess_ms");
+    r->min_excess_ms = luaL_optnumber(L, -1, 5);
+    lua_getfield(L, idx, "threshold_ms");
+    r->absolute = !lua_isnil(L, -1);
+    r->threshold_ms = luaL_optnumber(L, -1, 0);
+    lua_pop(L, 3);
+    lua_Integer w = vp_l_opt_int(L, idx, "window", 30);
+    luaL_argcheck(L, w >= 1 && w <= UINT32_MAX, idx, "window must be at least 1");
+    r->window = (uint32_t)w;
 }
 
-void vp_l_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed)
+vp_hitch *vp_l_hitch_list(lua_State *L, vp_hitch *h, uint32_t count)
 {
-    idx = lua_absindex(L, idx);
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        if (lua_type(L, -1) != LUA_TSTRING || !vp_l_key_in(lua_tostring(L, -1), allowed)) {
-            const char *k = luaL_tolstring(L, -1, NULL);
-            luaL_error(L, "%s: unknown field '%s'", what, k);
-        }
-    }
-}
-
-int vp_l_has_any(lua_State *L, int idx, const char *const *keys)
-{
-    for (int i = 0; keys[i]; i++) {
-        int t = lua_getfield(L, idx, keys[i]);
-        lua_pop(L, 1);
-        if (t != LUA_TNIL)
-            return 1;
-    }
-    return 0;
-}
-
-lua_Integer vp_l_int_field(lua_State *L, int idx, const char *k, lua_Integer def, lua_Integer lo,
-                           lua_Integer hi, const char *what)
-{
-    lua_getfield(L, idx, k);
-    lua_Integer v = def;
-    if (!lua_isnil(L, -1)) {
-        int ok;
-        v = lua_tointegerx(L, -1, &ok);
-        if (!ok)
-            luaL_error(L, "%s: field '%s' must be an integer", what, k);
-        if (v < lo || v > hi)
-            luaL_error(L, "%s: field '%s' = %I is out of range", what, k, v);
-    }
-    lua_pop(L, 1);
-    return v;
-}
-
-uint8_t vp_l_flag_field(lua_State *L, int idx, const char *k, int def, const char *what)
-{
-    int t = lua_getfield(L, idx, k);
-    lua_Integer v = def;
-    if (t == LUA_TBOOLEAN) {
-        v = lua_toboolean(L, -1);
-    } else if (t != LUA_TNIL) {
-        int ok;
-        v = lua_tointegerx(L, -1, &ok);
-        if (!ok || v < 0 || v > 255)
-            luaL_error(L, "%s: field '%s' must be a boolean or a byte 0..255", what, k);
-    }
-    lua_pop(L, 1);
-    return (uint8_t)v;
-}
-
-void vp_l_vec_field(lua_State *L, int idx, const char *k, float *v, int n, const char *what)
-{
-    static const char *const names[] = {"x", "y", "z", "w"};
-    lua_getfield(L, idx, k);
-    if (lua_isnil(L, -1)) {
-        memset(v, 0, (size_t)n * sizeof *v);
-    } else {
-        if (!lua_istable(L, -1))
-            luaL_error(L, "%s: field '%s' must be a vector table {x=, y=, z=}", what, k);
-        for (int i = 0; i < n; i++) {
-            if (lua_getfield(L, -1, names[i]) == LUA_TNIL) {
-                lua_pop(L, 1);
-                lua_rawgeti(L, -1, i + 1);
-            }
-            int ok = 1;
-            v[i] = lua_isnil(L, -1) ? 0.0f : (float)lua_tonumberx(L, -1, &ok);
-            if (!ok)
-                luaL_error(L, "%s: field '%s.%s' must be a number", what, k, names[i]);
-            lua_pop(L, 1);
-        }
-    }
-    lua_pop(L, 1);
-}
-
-void *vp_l_anchored(lua_State *L, int anchor, size_t n)
-{
-    void *p = lua_newuserdatauv(L, n ? n : 1, 0);
-    lua_rawseti(L, anchor, (lua_Integer)lua_rawlen(L, anchor) + 1);
-    return p;
-}
-
-uint32_t vp_l_uint_range(lua_State *L, int idx, const char *who, const char *what,
-                         lua_Integer max)
-{
-    int ok;
-    lua_Integer v = lua_tointegerx(L, idx, &ok);
-    if (!ok)
-        luaL_error(L, "%s: %s must be an integer, got %s", who, what, luaL_typename(L, idx));
-    if (v < 0 || v > max)
-        luaL_error(L, "%s: %s %I is out of range 0..%I", who, what, v, max);
-    return (uint32_t)v;
-}
-
-int vp_l_field_or_index(lua_State *L, int idx, const char *key, int pos)
-{
-    int t = lua_getfield(L, idx, key);
-    if (t == LUA_TNIL && pos > 0) {
-        lua_pop(L, 1);
-        t = lua_rawgeti(L, idx, pos);
-    }
-    return t;
-}
-
-uint32_t vp_l_uint_field(lua_State *L, int idx, const char *who, const char *key, int pos,
-                         lua_Integer max, uint32_t def)
-{
-    vp_l_field_or_index(L, idx, key, pos);
-    uint32_t v = lua_isnil(L, -1) ? def : vp_l_uint_range(L, -1, who, key, max);
-    lua_pop(L, 1);
-    return v;
-}
-
-void vp_l_framing_opt(lua_State *L, int opts, const char *who, vp_wframing *f)
-{
-    memset(f, 0, sizeof *f);
-    if (!lua_istable(L, opts))
-        return;
-    opts = lua_absindex(L, opts);
-    lua_getfield(L, opts, "total");
-    if (!lua_isnil(L, -1)) {
-        f->has_total = 1;
-        f->total = vp_l_uint_range(L, -1, who, "total", UINT32_MAX);
-    }
-    lua_pop(L, 1);
-    if (lua_getfield(L, opts, "chunks") == LUA_TNIL) {
-        lua_pop(L, 1);
-        return;
-    }
-    luaL_checktype(L, -1, LUA_TTABLE);
-    int t = lua_gettop(L);
-    size_t len = (size_t)lua_rawlen(L, t);
-    uint8_t *c = lua_newuserdatauv(L, len ? len : 1, 0);
-    for (size_t k = 0; k < len; k++) {
-        lua_rawgeti(L, t, (lua_Integer)k + 1);
-        int ok;
-        lua_Integer v = lua_tointegerx(L, -1, &ok);
-        lua_pop(L, 1);
-        if (!ok || v < 0 || v > 255)
-            luaL_error(L, "%s: chunks[%d] must be a count byte 0..255", who, (int)k + 1);
-        c[k] = (uint8_t)v;
-    }
-    lua_remove(L, t);
-    f->chunks = c;
-    f->nchunks = len;
-}
-
-/* ---- writers ----------------------------------------------------------------- */
-
-/* The class of a writer member: its upvalue, set by lwriter_class. */
-static const vp_lwriter_ops *lwriter_ops(lua_State *L)
-{
-    const vp_lwriter_ops *ops = lua_touserdata(L, lua_upvalueindex(1));
-    if (!ops)
-        luaL_error(L, "writer member called outside its class");
-    return ops;
-}
-
-static const char *lwriter_path(lua_State *L, int idx)
-{
-    lua_getiuservalue(L, idx, 1);
-    const char *p = lua_tostring(L, -1);
-    lua_pop(L, 1); /* the user value keeps the string alive */
-    return p ? p : "?";
-}
-
-vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname)
-{
-    vp_lwriter *lw = luaL_checkudata(L, 1, tname);
-    if (!lw->w)
-        luaL_error(L, "%s is closed", lw->ops->name);
-    return lw;
-}
-
-int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err)
-{
-    return luaL_error(L, "%s %s: %s", lw->ops->name, lwriter_path(L, 1), err->msg);
-}
-
-/* Finish and release the host writer of lw once: VP_OK when it was closed
- * already. */
-static vp_errcode lwriter_finish(vp_lwriter *lw, const void *copts, vp_error *err)
-{
-    if (!lw->w)
-        return VP_OK;
-    void *w = lw->w;
-    lw->w = NULL;
-    vp_errcode rc = lw->ops->close(w, copts, &lw->bytes, err);
-    if (lw->ops->release)
-        lw->ops->release(lw);
-    return rc;
-}
-
-/* __gc, __close: finish the file as close() would; errors are dropped, as
- * Lua's own files do when collected (nobody is there to see them). */
-static int lwriter_gc(lua_State *L)
-{
-    vp_lwriter *lw = luaL_checkudata(L, 1, lwriter_ops(L)->tname);
-    vp_error err;
-    lwriter_finish(lw, NULL, &err);
-    return 0;
-}
-
-int vp_lwriter_close_with(lua_State *L, const void *copts)
-{
-    const vp_lwriter_ops *ops = lwriter_ops(L);
-    vp_lwriter *lw = luaL_checkudata(L, 1, ops->tname);
-    vp_error err;
-    if (lwriter_finish(lw, copts, &err) != VP_OK)
-        return luaL_error(L, "%s: %s", ops->name, err.msg);
-    lua_pushinteger(L, (lua_Integer)lw->bytes);
-    return 1;
-}
-
-static int lwriter_close(lua_State *L)
-{
-    return vp_lwriter_close_with(L, NULL);
-}
-
-static int lwriter_tell(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
-    lua_pushinteger(L, (lua_Integer)lw->ops->size(lw->w));
-    return 1;
-}
-
-static int lwriter_raw(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
-    size_t n;
-    const char *s = luaL_checklstring(L, 2, &n);
-    uint64_t off = lw->ops->size(lw->w);
-    vp_error err;
-    if (lw->ops->raw(lw->w, s, n, &err) != VP_OK)
-        return vp_lwriter_raise(L, lw, &err);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
-}
-
-static int lwriter_truncate(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
-    lua_Integer n = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, n >= 0, 2, "size must be >= 0");
-    lw->ops->truncate(lw->w, (uint64_t)n);
-    return 0;
-}
-
-static int lwriter_data(lua_State *L)
-{
-    vp_lwriter *lw = vp_lwriter_check(L, lwriter_ops(L)->tname);
-    size_t len;
-    vp_error err;
-    const uint8_t *p = lw->ops->data(lw->w, &len, &err);
-    if (!p)
-        return vp_lwriter_raise(L, lw, &err);
-    lua_pushlstring(L, (const char *)p, len);
-    return 1;
-}
-
-/* "<name path>", "<name path (closed)>". */
-static int lwriter_tostring(lua_State *L)
-{
-    const vp_lwriter_ops *ops = lwriter_ops(L);
-    vp_lwriter *lw = luaL_checkudata(L, 1, ops->tname);
-    lua_pushfstring(L, "<%s %s%s>", ops->name, lwriter_path(L, 1), lw->w ? "" : " (closed)");
-    return 1;
-}
-
-/* path, closed, bytes; then the format's properties. */
-static int lwriter_get(lua_State *L)
-{
-    const vp_lwriter_ops *ops = lwriter_ops(L);
-    vp_lwriter *lw = luaL_checkudata(L, 1, ops->tname);
-    const char *k = lua_tostring(L, 2);
-    if (!k)
-        return 0;
-    if (strcmp(k, "path") == 0)
-        lua_getiuservalue(L, 1, 1);
-    else if (strcmp(k, "closed") == 0)
-        lua_pushboolean(L, lw->w == NULL);
-    else if (strcmp(k, "bytes") == 0)
-        lua_pushinteger(L, (lua_Integer)(lw->w ? lw->ops->size(lw->w) : lw->bytes));
-    else if (ops->get)
-        return ops->get(L);
-    else
-        return 0;
-    return 1;
-}
-
-/* The writer class: the common members, then the format's methods (which
- * may replace one), every function with ops as its upvalue. */
-static void lwriter_class(lua_State *L, const vp_lwriter_ops *ops)
-{
-    static const luaL_Reg meta[] = {{"__gc", lwriter_gc},
-                                    {"__close", lwriter_gc},
-                                    {"__tostring", lwriter_tostring},
-                                    {NULL, NULL}};
-    static const luaL_Reg common[] = {{"tell", lwriter_tell},         {"raw", lwriter_raw},
-                                      {"truncate", lwriter_truncate}, {"data", lwriter_data},
-                                      {"close", lwriter_close},       {NULL, NULL}};
-    luaL_newmetatable(L, ops->tname);
-    lua_pushlightuserdata(L, (void *)ops);
-    luaL_setfuncs(L, meta, 1);
-    lua_newtable(L);
-    lua_pushlightuserdata(L, (void *)ops);
-    luaL_setfuncs(L, common, 1);
-    if (ops->methods) {
-        lua_pushlightuserdata(L, (void *)ops);
-        luaL_setfuncs(L, ops->methods, 1);
-    }
-    /* Expose the methods table so help() and completion can list it. */
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "__methods");
-    lua_pushlightuserdata(L, (void *)ops);
-    lua_pushcclosure(L, lwriter_get, 1);
-    lua_pushcclosure(L, class_index, 2);
-    lua_setfield(L, -2, "__index");
-    lua_pop(L, 1);
-}
-
-vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
-                           const char *path)
-{
-    if (luaL_getmetatable(L, ops->tname) == LUA_TNIL)
-        lwriter_class(L, ops);
-    lua_pop(L, 1);
-    if (size < sizeof(vp_lwriter))
-        size = sizeof(vp_lwriter);
-    vp_lwriter *lw = lua_newuserdatauv(L, size, 1);
-    memset(lw, 0, size);
-    lw->ops = ops;
-    luaL_setmetatable(L, ops->tname);
-    lua_pushstring(L, path);
-    lua_setiuservalue(L, -2, 1);
-    return lw;
-}
-
-int vp_lwriter_push(lua_State *L, const vp_lwriter_ops *ops, const char *path, void *w,
-                    const vp_error *err)
-{
-    if (!w)
-        return luaL_error(L, "vp.writer: %s", err->msg);
-    vp_lwriter_new(L, ops, sizeof(vp_lwriter), path)->w = w;
-    return 1;
-}
-
-int vp_lwriter_wrote(lua_State *L, const char *method, uint64_t off, vp_errcode rc,
-                     const vp_error *err)
-{
-    if (rc != VP_OK)
-        return luaL_error(L, "%s: %s", method, err->msg);
-    lua_pushinteger(L, (lua_Integer)off);
-    return 1;
+    vp_hitch *list = lua_newuserdatauv(L, (size_t)count * sizeof *list + 1, 0);
+    if (count)
+        memcpy(list, h, (size_t)count * sizeof *list);
+    free(h);
+    return list;
 }
 
 int vp_l_resolve_frames(lua_State *L, int idx, lua_Integer n, lua_Integer out[2])

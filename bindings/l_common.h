@@ -1,6 +1,6 @@
 /* Helpers shared by every binding: the capture userdata, child objects that
- * pin their capture, error triples, class registration, Series values, the
- * slot iterator of the slotted formats and the writer classes.
+ * pin their capture, error triples, class registration, Series values and
+ * the slot iterator of the slotted formats.
  *
  * A capture is a full userdata holding a vp_lcap with two user values:
  *   1: fields table (format, path, size, warnings, and format fields that
@@ -17,10 +17,10 @@
 #include <lua.h>
 #include <stdint.h>
 
+#include "core/hitch.h"
 #include "core/open_opts.h"
 #include "core/series.h"
 #include "core/vp_error.h"
-#include "write/wbuf.h"
 
 typedef struct vp_lcap {
     void *model;                    /* NULL once closed */
@@ -237,154 +237,15 @@ void vp_l_push_bits(lua_State *L, const uint8_t *bits, size_t len);
  * them, into the table at the top of the stack (totable()). */
 void vp_l_getter_fields(lua_State *L, int obj, lua_CFunction getter, const char *const *keys);
 
-/* ---- tables handed to writers ---------------------------------------------
- * `what` names the table in messages ("w:record", "dm group"). */
+/* ---- hitches ------------------------------------------------------------------ */
 
-/* Whether k is in the NULL-ended list. */
-int vp_l_key_in(const char *k, const char *const *list);
-/* Raise on a key of the table at idx that is not in `allowed` (NULL-ended):
- * a typo in a test must not silently write a default. */
-void vp_l_check_keys(lua_State *L, int idx, const char *what, const char *const *allowed);
-/* Whether the table at idx has any of `keys`. */
-int vp_l_has_any(lua_State *L, int idx, const char *const *keys);
-/* Integer field k in lo..hi, def when absent. */
-lua_Integer vp_l_int_field(lua_State *L, int idx, const char *k, lua_Integer def, lua_Integer lo,
-                           lua_Integer hi, const char *what);
-/* A flag field k as the byte to write: true 1, false 0, or an integer
- * 0..255 (deliberately odd files); def when absent. */
-uint8_t vp_l_flag_field(lua_State *L, int idx, const char *k, int def, const char *what);
-/* Vector field k, {x=, y=, z=[, w=]} or {a, b, c[, d]}, n components;
- * zeros when absent. */
-void vp_l_vec_field(lua_State *L, int idx, const char *k, float *v, int n, const char *what);
-/* A new uninitialised buffer of n bytes (a userdata) kept alive by the
- * anchor table at `anchor` until the writer call returns. */
-void *vp_l_anchored(lua_State *L, int anchor, size_t n);
-
-/* The devt and dlag writers take records as {key = v} or {v1, v2, ...};
- * `who` starts their messages ("devt writer"). */
-
-/* The value at idx as an integer in 0..max; `what` names it. */
-uint32_t vp_l_uint_range(lua_State *L, int idx, const char *who, const char *what,
-                         lua_Integer max);
-/* Push field `key` of the table at idx, or its entry `pos` (> 0) when the
- * key is absent; returns the type pushed. */
-int vp_l_field_or_index(lua_State *L, int idx, const char *key, int pos);
-/* That field as vp_l_uint_range; def when absent. */
-uint32_t vp_l_uint_field(lua_State *L, int idx, const char *who, const char *key, int pos,
-                         lua_Integer max, uint32_t def);
-/* opts.total and opts.chunks (count bytes 0..255) of the table at opts
- * (none or nil: the defaults) into f. The count bytes live in a userdata
- * left on the stack, so an error cannot leak them (nothing is pushed when
- * there are none). */
-void vp_l_framing_opt(lua_State *L, int opts, const char *who, vp_wframing *f);
-
-/* ---- writers ----------------------------------------------------------------
- * vp.writer(format, path) returns a writer userdata: a vp_lwriter (the
- * first member of a larger struct when a binding needs more state) whose
- * user value 1 is the path. The format's host writer is reached through
- * vp_lwriter_ops, so every writer class has the same common members,
- * written once here:
- *
- *   w:tell() -> offset        where the next write lands (also w.bytes)
- *   w:raw(bytes) -> offset    bytes as they are (broken files); where they start
- *   w:truncate(n)             cut the file to n bytes (applied last)
- *   w:data() -> string        the file as closing it now would leave it
- *   w:close() -> bytes        finish; the file size (again on a second close)
- *   w.path, w.closed, w.bytes (the size so far; the file size once closed)
- *
- * The class is created when the first writer of the format is made. */
-
-typedef struct vp_lwriter vp_lwriter;
-
-typedef struct vp_lwriter_ops {
-    const char *tname; /* metatable name: "vp.<fmt>.writer" */
-    const char *name;  /* "devt writer": in messages and tostring */
-    /* The format's own methods; the common ones are added, and a format
-     * method of the same name (a close with options) replaces one. */
-    const luaL_Reg *methods;
-    /* The format's properties, after path, closed and bytes (NULL: none):
-     * called with (w, key), returns 0 or 1 value. */
-    lua_CFunction get;
-    /* Finish the file and release the host writer; copts are the format's
-     * close options (NULL: those of close() without arguments); *bytes
-     * receives the file size. */
-    vp_errcode (*close)(void *w, const void *copts, uint64_t *bytes, vp_error *err);
-    /* Release the binding's own state in a larger userdata (NULL: none). */
-    void (*release)(vp_lwriter *lw);
-    /* Bytes so far: the offset the next write lands at. */
-    uint64_t (*size)(void *w);
-    /* Append bytes as they are (deliberately broken files). */
-    vp_errcode (*raw)(void *w, const void *p, size_t n, vp_error *err);
-    /* Cut the file to n bytes when it is finished. */
-    void (*truncate)(void *w, uint64_t n);
-    /* The file as closing it now would leave it; valid until the next call
-     * on w. NULL with err on failure. */
-    const uint8_t *(*data)(void *w, size_t *len, vp_error *err);
-} vp_lwriter_ops;
-
-struct vp_lwriter {
-    void *w; /* the host writer; NULL once closed */
-    const vp_lwriter_ops *ops;
-    uint64_t bytes; /* the file size, once closed */
-};
-
-/* The host writer's common operations as vp_lwriter_ops members: in
- * l_<fmt>_writer.c, VP_LWRITER_FORWARD(fmt) defines <fmt>_wsize, <fmt>_wraw,
- * <fmt>_wtruncate and <fmt>_wdata over vp_<fmt>_writer_tell, _raw,
- * _truncate and _data (write/<fmt>_write.h), and VP_LWRITER_FORWARDED(fmt)
- * names them as its ops' .size, .raw, .truncate and .data. */
-/* A writer whose close takes no options: VP_LWRITER_FORWARD_CLOSE(fmt)
- * defines <fmt>_wclose, the ops' .close, over vp_<fmt>_writer_close. */
-#define VP_LWRITER_FORWARD_CLOSE(fmt)                                                             \
-    static vp_errcode fmt##_wclose(void *w, const void *copts, uint64_t *bytes, vp_error *err)    \
-    {                                                                                             \
-        (void)copts;                                                                              \
-        return vp_##fmt##_writer_close(w, bytes, err);                                            \
-    }
-#define VP_LWRITER_FORWARDED(fmt)                                                                 \
-    .size = fmt##_wsize, .raw = fmt##_wraw, .truncate = fmt##_wtruncate, .data = fmt##_wdata
-
-#define VP_LWRITER_FORWARD(fmt)                                                                   \
-    static uint64_t fmt##_wsize(void *w)                                                          \
-    {                                                                                             \
-        return vp_##fmt##_writer_tell(w);                                                         \
-    }                                                                                             \
-    static vp_errcode fmt##_wraw(void *w, const void *p, size_t n, vp_error *err)                 \
-    {                                                                                             \
-        return vp_##fmt##_writer_raw(w, p, n, err);                                               \
-    }                                                                                             \
-    static void fmt##_wtruncate(void *w, uint64_t n)                                              \
-    {                                                                                             \
-        vp_##fmt##_writer_truncate(w, n);                                                         \
-    }                                                                                             \
-    static const uint8_t *fmt##_wdata(void *w, size_t *len, vp_error *err)                        \
-    {                                                                                             \
-        return vp_##fmt##_writer_data(w, len, err);                                               \
-    }
-
-/* Push a zeroed writer userdata of `size` bytes (at least a vp_lwriter) of
- * class ops->tname holding `path`, creating the class on first use. The
- * caller sets ->w. */
-vp_lwriter *vp_lwriter_new(lua_State *L, const vp_lwriter_ops *ops, size_t size,
-                           const char *path);
-/* The end of vp.writer(format, path): push a writer userdata (a plain
- * vp_lwriter) for the host writer w, or raise "vp.writer: <message>" when
- * opening it failed (w NULL, err filled). */
-int vp_lwriter_push(lua_State *L, const vp_lwriter_ops *ops, const char *path, void *w,
-                    const vp_error *err);
-/* Argument 1 as an open writer of class tname; raises "<name> is closed". */
-vp_lwriter *vp_lwriter_check(lua_State *L, const char *tname);
-/* Raise "<name> <path>: <message>" for lw, argument 1. */
-int vp_lwriter_raise(lua_State *L, const vp_lwriter *lw, const vp_error *err);
-/* The end of a writer method that returns where its bytes start: push
- * `off` and return 1, or raise "<method>: <message>" when the write failed
- * (rc, err). */
-int vp_lwriter_wrote(lua_State *L, const char *method, uint64_t off, vp_errcode rc,
-                     const vp_error *err);
-/* w:close(copts) for a format's close method that takes options: finish
- * with copts (once; a closed writer just answers its size) and push the
- * file size; raises "<name>: <message>". Argument 1 is the writer. */
-int vp_lwriter_close_with(lua_State *L, const void *copts);
+/* The rule of cap:hitches and s:hitches from the table at idx (an argument):
+ * {factor = (2.5), window = (30), min_excess_ms = (5), threshold_ms = (the
+ * absolute rule when given)}; vp.hitches checks the values first. */
+void vp_l_hitch_rule(lua_State *L, int idx, vp_hitch_rule *r);
+/* The hitch list h (count entries, malloc'd: freed here) copied into a
+ * userdata left on the stack, so that nothing raised later can leak it. */
+vp_hitch *vp_l_hitch_list(lua_State *L, vp_hitch *h, uint32_t count);
 
 #define VP_SERIES_T "vp.Series"
 

@@ -8,14 +8,11 @@
  * `nil, message, code` and return 3. `opts` is the options table index
  * (may be none or nil). */
 typedef int (*vp_l_open_fn)(lua_State *L, const char *path, int opts);
-/* Push a writer for `path` (opts as above); raise on failure. */
-typedef int (*vp_l_writer_fn)(lua_State *L, const char *path, int opts);
 /* Create the format's metatables. */
 typedef void (*vp_l_register_fn)(lua_State *L);
 
-#define VP_FORMAT_DECL(f)                                         \
-    int vp_l_open_##f(lua_State *L, const char *path, int opts);  \
-    int vp_l_writer_##f(lua_State *L, const char *path, int opts); \
+#define VP_FORMAT_DECL(f)                                        \
+    int vp_l_open_##f(lua_State *L, const char *path, int opts); \
     void vp_l_register_##f(lua_State *L);
 
 VP_FORMAT_DECL(vprof)

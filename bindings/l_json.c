@@ -422,5 +422,9 @@ int vp_l_open_json(lua_State *L)
     }
     lua_pop(L, 1);
     luaL_newlib(L, fns);
+    /* JSON null: a light userdata NULL, the value lua-cjson's null is too,
+     * so documents built with either compare equal. */
+    lua_pushlightuserdata(L, NULL);
+    lua_setfield(L, -2, "null");
     return 1;
 }

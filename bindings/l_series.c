@@ -401,6 +401,39 @@ static int s_top(lua_State *L)
     return 1;
 }
 
+/* s:hitches{factor =, window =, min_excess_ms =, threshold_ms =} -> list of
+ * {frame, frame_ms, baseline_ms}: the hitch frames of a column of frame
+ * times (core/hitch: hitches.lua's rule; vp.hitches checks the
+ * parameters), frame its index (from s.first, as s:argmax's). */
+static int s_hitches(lua_State *L)
+{
+    vp_series *s = vp_l_check_series(L, 1);
+    vp_hitch_rule r;
+    vp_l_hitch_rule(L, 2, &r);
+    luaL_argcheck(L, s->n < UINT32_MAX, 1, "more frames than a frame number holds");
+    vp_hitch *h;
+    uint32_t count;
+    vp_error err;
+    if (vp_hitches(s->v, (uint32_t)s->n, &r, &h, &count, &err) != VP_OK)
+        return luaL_error(L, "%s", err.msg);
+    vp_hitch *list = vp_l_hitch_list(L, h, count);
+    lua_Integer first = first_of(L, 1);
+    lua_createtable(L, (int)count, 0);
+    for (uint32_t k = 0; k < count; k++) {
+        lua_createtable(L, 0, 3);
+        lua_pushinteger(L, (lua_Integer)list[k].frame + first);
+        lua_setfield(L, -2, "frame");
+        lua_pushnumber(L, list[k].frame_ms);
+        lua_setfield(L, -2, "frame_ms");
+        if (list[k].has_baseline) {
+            lua_pushnumber(L, list[k].baseline_ms);
+            lua_setfield(L, -2, "baseline_ms");
+        }
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+    }
+    return 1;
+}
+
 /* ---- arithmetic: s + t, s - 1, 2 * s, s / t, -s ------------------------------ */
 
 static int arith(lua_State *L, vp_series_op op, const char *sym)
@@ -483,6 +516,7 @@ void vp_l_register_series(lua_State *L)
         {"totable", s_totable}, {"slice", s_slice},       {"where", s_where},
         {"filter", s_filter},   {"count_above", s_count_above}, {"rolling", s_rolling},
         {"histogram", s_histogram}, {"cumsum", s_cumsum}, {"diff", s_diff},
-        {"sort", s_sort},       {"top", s_top},           {NULL, NULL}};
+        {"sort", s_sort},       {"top", s_top},           {"hitches", s_hitches},
+        {NULL, NULL}};
     vp_l_class(L, VP_SERIES_T, meta, methods, s_get);
 }

@@ -1085,7 +1085,7 @@ static void answer_by_group_name(lua_State *L, int cap_idx)
 
 /* cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}: the
  * columns themselves (frames x groups of memory; vp.budget reads the
- * summaries of cap:group_stats instead). */
+ * summaries of cap:dist("groups") instead). */
 static int cap_group_self_ms(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
@@ -1650,28 +1650,14 @@ static int hitch_detect(lua_State *L)
         lua_settop(L, 1);
         lua_newtable(L);
     }
-    luaL_checktype(L, 2, LUA_TTABLE);
-    vp_vprof_hitch_rule r = {0};
-    lua_getfield(L, 2, "factor");
-    r.factor = luaL_optnumber(L, -1, 2.5);
-    lua_getfield(L, 2, "min_excess_ms");
-    r.min_excess_ms = luaL_optnumber(L, -1, 5);
-    lua_getfield(L, 2, "threshold_ms");
-    r.absolute = !lua_isnil(L, -1);
-    r.threshold_ms = luaL_optnumber(L, -1, 0);
-    lua_Integer w = vp_l_opt_int(L, 2, "window", 30);
-    luaL_argcheck(L, w >= 1 && w <= UINT32_MAX, 2, "window must be at least 1");
-    r.window = (uint32_t)w;
-    vp_vprof_hitch *h;
+    vp_hitch_rule r;
+    vp_l_hitch_rule(L, 2, &r);
+    vp_hitch *h;
     uint32_t count;
     vp_error err;
     if (vp_vprof_hitches(m, &r, &h, &count, &err) != VP_OK)
         vp_lcap_raise(L, 1, &err);
-    /* Lua owns the list from here: copy it into a userdata first. */
-    vp_vprof_hitch *list = lua_newuserdatauv(L, (size_t)count * sizeof *list + 1, 0);
-    if (count)
-        memcpy(list, h, (size_t)count * sizeof *list);
-    free(h);
+    vp_hitch *list = vp_l_hitch_list(L, h, count);
     lua_createtable(L, (int)count, 0);
     for (uint32_t k = 0; k < count; k++) {
         lua_createtable(L, 0, 4);

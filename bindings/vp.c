@@ -12,20 +12,18 @@
 #endif
 
 /* The Lua side of each format in the registry (core/registry.c): formats
- * with a C reader and writer name them; the laige reports are read in Lua
- * by vp.laige. */
+ * with a C reader name it; the laige reports are read in Lua by vp.laige. */
 static const struct format_glue {
     const char *id;
-    vp_l_open_fn open;     /* NULL: implemented in Lua by vp.laige */
-    vp_l_writer_fn writer; /* NULL: no binary writer */
+    vp_l_open_fn open; /* NULL: implemented in Lua by vp.laige */
 } glue[] = {
-    {VP_FMT_VPROF, vp_l_open_vprof, vp_l_writer_vprof},
-    {VP_FMT_DEVT, vp_l_open_devt, vp_l_writer_devt},
-    {VP_FMT_DLAG, vp_l_open_dlag, vp_l_writer_dlag},
-    {VP_FMT_DM, vp_l_open_dm, vp_l_writer_dm},
-    {VP_FMT_DW, vp_l_open_dw, vp_l_writer_dw},
-    {VP_FMT_LAIGE_PROFILE, NULL, NULL},
-    {VP_FMT_LAIGE_BUDGET, NULL, NULL},
+    {VP_FMT_VPROF, vp_l_open_vprof},
+    {VP_FMT_DEVT, vp_l_open_devt},
+    {VP_FMT_DLAG, vp_l_open_dlag},
+    {VP_FMT_DM, vp_l_open_dm},
+    {VP_FMT_DW, vp_l_open_dw},
+    {VP_FMT_LAIGE_PROFILE, NULL},
+    {VP_FMT_LAIGE_BUDGET, NULL},
 };
 
 /* The glue of a format the registry knows, or NULL. */
@@ -195,18 +193,27 @@ static int vp_open_all(lua_State *L)
     return 2;
 }
 
-/* vp.writer(format, path [, opts]) -> writer */
+/* vp.writer(format, path [, opts]) -> writer: the writers are Lua, built
+ * with string.pack (vp.write, stdlib/vp/write/<format>.lua); an error is
+ * raised where vp.writer was called, as a C function raises it. */
 static int vp_writer(lua_State *L)
 {
-    const char *fmt = luaL_checkstring(L, 1);
-    const char *path = luaL_checkstring(L, 2);
-    if (!lua_isnoneornil(L, 3))
-        luaL_checktype(L, 3, LUA_TTABLE);
     lua_settop(L, 3);
-    const struct format_glue *f = glue_find(fmt);
-    if (!f || !f->writer)
-        return luaL_error(L, "vp.writer: no writer for format '%s'", fmt);
-    return f->writer(L, path, 3);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "vp.write");
+    lua_call(L, 1, 1);
+    lua_getfield(L, -1, "open");
+    lua_remove(L, -2);
+    lua_insert(L, 1);
+    if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
+        if (lua_type(L, -1) == LUA_TSTRING) {
+            luaL_where(L, 1);
+            lua_insert(L, -2);
+            lua_concat(L, 2);
+        }
+        return lua_error(L);
+    }
+    return 1;
 }
 
 int luaopen_vp(lua_State *L)

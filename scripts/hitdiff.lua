@@ -188,7 +188,6 @@ local model = {
   notes = (not opts.details and res.disagree > 0)
     and { "\n(--details lists the " .. fmt.int(res.disagree) .. " disagreeing traces)" } or nil,
   sections = sections,
-  max_width = 160,
   csv = {
     rows = detail_rows,
     columns = {

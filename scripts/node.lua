@@ -100,6 +100,5 @@ report.emit(opts, {
     } },
   },
   csv = { rows = doc.worst, columns = WORST },
-  max_width = 140,
 })
 cap:close()

@@ -3,7 +3,7 @@
 -- The engine's vprof_generate_report done better: one row per node PATH (two
 -- same-named nodes never merge; a later same-named sibling's path component
 -- carries "#2", "#3"), over the whole capture or a frame range, computed in
--- one C pass (cap:node_stats).
+-- one C pass (cap:totals).
 --
 -- usage: vpscript top.lua [options] CAPTURE...   (several files or directories: one run each,
 --        see vp.multi; --json then prints one document per line)
@@ -87,6 +87,5 @@ report.emit(opts, {
       "ms_per_call", "self_ms_per_frame", "pct_of_frame", "peak_ms", "peak_frame", "peak_self_ms", "peak_over_avg",
     },
   },
-  max_width = 140,
 })
 cap:close()

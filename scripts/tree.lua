@@ -98,7 +98,6 @@ if opts.by_name then
       "name", "nodes", "calls_per_frame", "ms_per_frame", "self_ms_per_frame", "pct_of_frame",
       "self_pct_of_frame", "peak_ms",
     } },
-    max_width = 200,
   })
 else
   -- Each node's line, then its subtree, then what was folded out of it.
@@ -133,7 +132,6 @@ else
       "path", "name", "depth", "group", "frames", "calls_per_frame", "ms_per_frame", "self_ms_per_frame",
       "pct_of_frame", "self_pct_of_frame", "peak_ms", "peak_frame", "collapsed", "collapsed_ms_per_frame",
     } },
-    max_width = 200,
   })
 end
 cap:close()

@@ -202,7 +202,7 @@ describe("vp.gate", function()
       e.message)
   end)
 
-  it("loads a rules file in its sandbox; a malformed one is an EUSAGE error with the problem", function()
+  it("loads a rules file in its sandbox; a malformed one is an EUSAGE error with the problem #slow", function()
     local ok = fx.rules(dir, "ok.lua", "local t = {} for _, s in ipairs({'p95', 'p99'}) do "
       .. "t[#t + 1] = {metric = string.format('frame_ms.%s', s), max = math.floor(40.5)} end return t")
     local rules = gate.rules(ok)
@@ -239,7 +239,7 @@ describe("vp.gate", function()
       return e
     end
 
-    it("a loop that catches every error is stopped (CPU time, not instructions)", function()
+    it("a loop that catches every error is stopped (CPU time, not instructions) #slow", function()
       refused("while true do pcall(function() while true do end end) end",
         "hostile%.lua: the rules file runs too long %(it ran for more than 300 ms of CPU time%)$")
       refused("while true do end return {}", "runs too long")
@@ -595,7 +595,7 @@ describe("check.lua", function()
         "does not apply to vprof captures")
     end)
 
-    it("runs in a sandbox: no io, os, require or load; loops are cut off", function()
+    it("runs in a sandbox: no io, os, require or load; loops are cut off #slow", function()
       expect_2("os.execute('touch " .. dir .. "/pwned') return {}", "error while running: .*os")
       assert.is_nil(io.open(dir .. "/pwned", "r"))
       expect_2("io.open('/etc/passwd') return {}", "error while running: .*io")
@@ -746,7 +746,7 @@ describe("check.lua", function()
   end)
 
   describe("the shipped examples", function()
-    it("every rules file is valid against the example capture of its format (exit 0 or 3, never 2)", function()
+    it("every rules file is valid against the example capture of its format (exit 0 or 3, never 2) #slow", function()
       local exdir = dir .. "/examples"
       os.execute("mkdir -p " .. h.quote(exdir))
       assert.equal(0, h.run("examples/generate.lua", exdir).code)

@@ -431,7 +431,7 @@ describe("compare.lua with several runs a side", function()
     for _, r in ipairs(quiet.metrics) do assert.is_not_true(r.significant, r.metric) end
   end)
 
-  it("--baseline files and --runs; fewer than 5 runs a side warn; one run a side falls back to frames", function()
+  it("--baseline files and --runs; fewer than 5 runs a side warn; one run a side falls back to frames #slow", function()
     local r = h.run("scripts/compare.lua", "--baseline", base_dir .. "/run1.vprof", "--baseline",
       base_dir .. "/run2.vprof", "--baseline", base_dir .. "/run3.vprof", new_dir .. "/run1.vprof",
       new_dir .. "/run2.vprof", new_dir .. "/run3.vprof", "--runs", "--json")

@@ -394,7 +394,7 @@ describe("dm", function()
       assert.matches("empty%.dm", h.open_fails(path, nil, "EEMPTY"))
     end)
 
-    it("never reads past the end of fuzz-like inputs", function()
+    it("never reads past the end of fuzz-like inputs #slow", function()
       h.each_mutant(dir, "fz.dm", spec_file(), 777, function(cap)
         for r in cap:records() do
           for g in r:groups() do assert.is_number(g.state) end

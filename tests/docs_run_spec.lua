@@ -126,7 +126,7 @@ describe("tools/docs_run.lua", function()
     assert.are.equal(2, ran)
   end)
 
-  it("runs every command of README.md and docs/*.md as typed, with the output shown", function()
+  it("runs every command of README.md and docs/*.md as typed, with the output shown #slow", function()
     local failures, total = {}, 0
     for _, p in ipairs(D.pages()) do
       local f, ran = D.check(p)

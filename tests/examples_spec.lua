@@ -16,7 +16,7 @@ describe("examples", function()
             sample = dir .. "/a/sample.vprof"
         end)
 
-        it("writes the same bytes every time, 1-3 MB", function()
+        it("writes the same bytes every time, 1-3 MB #slow", function()
             local r = h.run("examples/gen/vprof.lua", dir .. "/a")
             assert.are.equal(0, r.code, r.stderr)
             os.execute("mkdir -p " .. h.quote(dir .. "/b"))

@@ -37,7 +37,7 @@ describe("export.lua and report.lua on every example", function()
   end)
 
   for _, path in ipairs(files) do
-    it(path .. ": every applicable target, twice the same bytes, valid as its format", function()
+    it(path .. ": every applicable target, twice the same bytes, valid as its format #slow", function()
       local cap = h.open_ok(path)
       local format, frames = cap.format, cap.frame_count
       cap:close()
@@ -127,7 +127,7 @@ describe("export.lua and report.lua on every example", function()
     setup(function() cap = h.open_ok("examples/sample.vprof") end)
     teardown(function() cap:close() end)
 
-    it("chrome: each frame's top-level events add up to its frame time, children inside their parent", function()
+    it("chrome: each frame's top-level events add up to its frame time, children inside their parent #slow", function()
       local r = h.run("scripts/export.lua", "examples/sample.vprof", "--to", "chrome", "--frames", "1101:1300")
       assert.are.equal(0, r.code, r.stderr)
       local doc = cjson.decode(r.stdout)

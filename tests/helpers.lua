@@ -201,6 +201,41 @@ function h.vprof(path, spec)
   return path, gids
 end
 
+--- A deterministic random function from seed: rand(n) -> an integer in
+-- 0..n-1 (an LCG: the same seed always gives the same sequence).
+function h.random(seed)
+  return function(n)
+    seed = (seed * 1103515245 + 12345) % 2147483648
+    return seed % n
+  end
+end
+
+--- The hitch rule evaluated frame by frame, as hitches.DEFINITIONS states it
+-- (the scripts' and s:hitches' reference): frame times t (ms, NaN a missing
+-- value: never a hitch, never in a baseline) and p = {factor, window,
+-- min_excess_ms} or {threshold_ms, window}; the hitches as {frame,
+-- frame_ms, baseline_ms}.
+function h.hitch_definition(t, p)
+  local out = {}
+  for i = 1, #t do
+    local vals = {}
+    for j = math.max(1, i - p.window), i - 1 do
+      if t[j] == t[j] then vals[#vals + 1] = t[j] end
+    end
+    table.sort(vals)
+    local n, b = #vals, nil
+    if n > 0 then b = n % 2 == 1 and vals[(n + 1) // 2] or (vals[n // 2] + vals[n // 2 + 1]) / 2 end
+    local hit
+    if p.threshold_ms then
+      hit = t[i] > p.threshold_ms
+    else
+      hit = b ~= nil and t[i] >= p.factor * b and t[i] - b >= p.min_excess_ms
+    end
+    if hit then out[#out + 1] = { frame = i, frame_ms = t[i], baseline_ms = b } end
+  end
+  return out
+end
+
 --- The 31 default budget groups, in ID order (spec table, section 4).
 h.default_groups = {
   "Unaccounted", "World Rendering", "Displacement_Rendering", "Game", "Player", "NPCs",

@@ -375,7 +375,7 @@ describe("vpscript host", function()
       assert.are.equal("vpscript: interrupted\n", err)
     end)
 
-    it("Ctrl-C stops a script looping inside a coroutine, however deep", function()
+    it("Ctrl-C stops a script looping inside a coroutine, however deep #slow", function()
       for _, code in ipairs({
         "coroutine.wrap(function() while true do end end)()",
         "local co = coroutine.create(function() while true do end end) print(coroutine.resume(co))",
@@ -410,7 +410,7 @@ describe("vpscript host", function()
         .. "false\tcannot resume dead coroutine\n", r.stdout)
     end)
 
-    it("SIGTERM and SIGHUP stop a script as Ctrl-C does: exit 143 and 129", function()
+    it("SIGTERM and SIGHUP stop a script as Ctrl-C does: exit 143 and 129 #slow", function()
       local status, _, err = stopped("SIGTERM", "while true do end")
       assert.are.equal(143, status)
       assert.are.equal("vpscript: terminated (SIGTERM)\n", err)
@@ -429,7 +429,7 @@ describe("vpscript host", function()
       assert.are.equal("closed", h.read_file(out))
     end)
 
-    it("a script that cannot be stopped at an instruction ends after the grace time", function()
+    it("a script that cannot be stopped at an instruction ends after the grace time #slow", function()
       for _, code in ipairs({
         'string.rep("a", 40):match(string.rep("a*", 40) .. "b")', -- backtracks inside C
         "while true do pcall(function() while true do end end) end", -- catches every stop

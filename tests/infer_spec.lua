@@ -252,7 +252,7 @@ describe("vp.infer", function()
   end)
 
   it("calibration in small: on drifting captures the default test keeps its false alarms near alpha; "
-    .. "Mann-Whitney per frame does not", function()
+    .. "Mann-Whitney per frame does not #slow", function()
     math.randomseed(20240601)
     local pairs, fa_batch, fa_mwu, hits = 100, 0, 0, 0
     for _ = 1, pairs do

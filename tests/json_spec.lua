@@ -105,6 +105,37 @@ describe("vp.json", function()
   end)
 end)
 
+describe("vp.json.decode", function()
+  it("reads back what the encoder writes as an independent reader (lua-cjson) does", function()
+    local doc = { file = "a/b.vprof", frames = 4000, mean = 16.6666666666667, list = { 1, 2.5, -3 },
+      nested = { ok = true, no = false, s = "\"q\" \\ \n \u{1F600}" }, nothing = json.null }
+    local text = json.encode(doc)
+    local mine, theirs = json.decode(text), cjson.decode(text)
+    assert.same(theirs, mine)
+    assert.equal(json.null, mine.nothing)
+    assert.equal(cjson.null, mine.nothing) -- one null, whichever module built the document
+    assert.equal(text, json.encode(mine))
+  end)
+
+  it("keeps integers whole and a repeated key's last value", function()
+    assert.equal(9007199254740993, json.decode("[9007199254740993]")[1])
+    assert.equal("integer", math.type(json.decode("[7]")[1]))
+    assert.same({ a = 2 }, json.decode('{"a": 1, "a": 2}'))
+  end)
+
+  it("refuses what is not JSON, naming the byte, and tokens that are no JSON number", function()
+    local function err(s)
+      local ok, e = pcall(json.decode, s)
+      assert.is_false(ok, s)
+      return e
+    end
+    assert.matches("vp.json: at byte 3: expected a value but found the end of the file", err("[1,"))
+    assert.matches("vp.json: at byte 3: expected ',' or ']' but found '2'", err("[1 2]"))
+    assert.matches("'NaN' is not a JSON number", err('{"a": NaN}'))
+    assert.matches("'0x10' is not a JSON number", err("[0x10]"))
+  end)
+end)
+
 describe("vp.error", function()
   it("raises objects with a code, a message and the exit status for the code", function()
     local ok, e = pcall(E.raise, "EINPUT", "%s: no frames", "cap.vprof")
@@ -121,6 +152,12 @@ describe("vp.error", function()
     assert.equal(2, E.exit_code("ETRUNC"))
     assert.equal(3, E.exit_code("EGATE"))
     assert.equal(1, E.exit_code("ESOMETHING"))
+    -- and back: the code a status a script chooses is raised with
+    for _, status in ipairs({ 0, 1, 2, 3, 7 }) do
+      local code = E.code_of(status)
+      assert.equal(status == 7 and 1 or status, E.exit_code(code), code)
+    end
+    assert.same({ "EOK", "ESCRIPT", "EINPUT", "EGATE" }, { E.code_of(0), E.code_of(1), E.code_of(2), E.code_of(3) })
     assert.equal(5, E.new("EX", nil, 5).exit)
   end)
 

@@ -422,7 +422,7 @@ describe("laige profile report", function()
     end
   end)
 
-  it("never raises on any cut of the text or JSON report", function()
+  it("never raises on any cut of the text or JSON report #slow", function()
     for _, src in ipairs({ PROFILE_TEXT, PROFILE_JSON, BUDGET_TEXT }) do
       for cut = 1, #src - 1 do
         local path = h.write_in(dir, "anycut", src:sub(1, cut))
@@ -610,7 +610,7 @@ describe("laige readers on hostile input", function()
     assert(secs < 2, string.format("took %.2f s", secs))
   end)
 
-  it("reads a 2 MB line of bare words in linear time (was over 150 s)", function()
+  it("reads a 2 MB line of bare words in linear time (was over 150 s) #slow #resource", function()
     local secs, cap, msg = timed_open("dots.txt", lh.dotted_name(700000))
     assert(cap, msg)
     local name = cap.systems[1].name
@@ -644,7 +644,7 @@ describe("laige readers on hostile input", function()
     return assert(tonumber(err:match("RSS (%d+)")), err)
   end
 
-  it("keeps a line of 700,000 sections within 64 MB + 10 x its size", function()
+  it("keeps a line of 700,000 sections within 64 MB + 10 x its size #slow #resource", function()
     local data = lh.many_sections(700000)
     local path = h.write_in(dir, "sections.txt", data)
     local kb = peak_kb({ "scripts/laige.lua", path })
@@ -654,7 +654,7 @@ describe("laige readers on hostile input", function()
     assert.equal(1, cap.systems[1].runs)
   end)
 
-  it("reads, analyses and prints a large text profile within 64 MB + 10 x its size", function()
+  it("reads, analyses and prints a large text profile within 64 MB + 10 x its size #slow #resource", function()
     local data, n = lh.profile_text(16e6)
     local path = h.write_in(dir, "big.txt", data)
     data = nil -- luacheck: ignore

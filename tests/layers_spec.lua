@@ -24,10 +24,10 @@ local CLEAN_TREE = {
   ["host/core/a.c"] = '#include "core/a.h"\n#include "a.h"\n',
   ["host/formats/f.h"] = '#include "core/a.h"\n',
   ["host/formats/f.c"] = '#include "formats/f.h"\n',
-  ["host/write/w.c"] = '#include "core/a.h"\n#include "write/w.h"\n',
-  ["host/write/w.h"] = "\n",
+  ["host/export/e.c"] = '#include "core/a.h"\n#include "formats/f.h"\n#include "export/e.h"\n',
+  ["host/export/e.h"] = "\n",
   ["bindings/l_formats.h"] = "#include <lua.h>\n",
-  ["bindings/l_f.c"] = '#include <lauxlib.h>\n#include "formats/f.h"\n#include "write/w.h"\n'
+  ["bindings/l_f.c"] = '#include <lauxlib.h>\n#include "formats/f.h"\n#include "export/e.h"\n'
     .. '#include "l_formats.h"\n',
   ["program/main.c"] = '#include <lua.h>\n#include <readline/readline.h>\n'
     .. '#include "../bindings/l_formats.h"\n#include "core/a.h"\n',
@@ -59,8 +59,8 @@ describe("check_layers.sh", function()
     put(root, CLEAN_TREE)
     put(root, { -- over the clean files
       ["host/core/a.c"] = '#include "core/a.h"\n#include "formats/f.h"\n',
-      ["host/formats/f.c"] = '#include "formats/f.h"\n  #  include <lua.h>\n#include "write/w.h"\n',
-      ["host/write/w.c"] = '#include "../formats/f.h"\n#include <readline/readline.h>\n',
+      ["host/formats/f.c"] = '#include "formats/f.h"\n  #  include <lua.h>\n#include "export/e.h"\n',
+      ["host/export/e.c"] = '#include "../../bindings/l_formats.h"\n#include <readline/readline.h>\n',
       ["program/main.c"] = '#include "formats/f.h"\n#include "../bindings/l_f.c"\n',
       ["bindings/l_f.c"] = '#include "../program/main.c"\n',
       ["host/stray.c"] = "",
@@ -70,9 +70,9 @@ describe("check_layers.sh", function()
     for _, want in ipairs({
       'host/core/a.c:2: includes "formats/f.h": host/formats/f.h is in host/formats, which host/core',
       "host/formats/f.c:2: includes <lua.h>: host/formats never includes Lua",
-      'host/formats/f.c:3: includes "write/w.h": host/write/w.h is in host/write',
-      'host/write/w.c:1: includes "../formats/f.h"',
-      "host/write/w.c:2: includes <readline/readline.h>: only program/ uses readline",
+      'host/formats/f.c:3: includes "export/e.h": host/export/e.h is in host/export',
+      'host/export/e.c:1: includes "../../bindings/l_formats.h"',
+      "host/export/e.c:2: includes <readline/readline.h>: only program/ uses readline",
       'program/main.c:1: includes "formats/f.h"',
       'program/main.c:2: includes "../bindings/l_f.c": bindings/l_f.c is in bindings',
       'bindings/l_f.c:1: includes "../program/main.c": program/main.c is in program',

@@ -316,7 +316,7 @@ describe("vp.metrics", function()
     cap:close()
   end)
 
-  it("never starts a child process: script-backed metrics come from the analysis modules in-process", function()
+  it("never starts a child process: script-backed metrics come from the analysis modules in-process #slow", function()
     local outdir = examples_in("nochild")
     local hitchy = fx.vprof(dir .. "/hitchy.vprof", { seed = 3, frames = 300, hitches = { 100, 200 } })
     local spawned = {}
@@ -345,7 +345,7 @@ describe("vp.metrics", function()
     assert.same({}, spawned)
   end)
 
-  it("event, movement, group and lag metrics are the scripts' figures", function()
+  it("event, movement, group and lag metrics are the scripts' figures #slow", function()
     local outdir = examples_in("same")
     local devt = assert(vp.open(outdir .. "/sample.devt"))
     local ev = h.run_json("scripts/events.lua", outdir .. "/sample.devt", "--json")
@@ -412,7 +412,7 @@ describe("vp.metrics", function()
     cap:close()
   end)
 
-  it("lag measurements by name, statistics of their samples", function()
+  it("lag measurements by name, statistics of their samples #slow", function()
     local outdir = examples_in("ex")
     local cap = assert(vp.open(outdir .. "/sample.dlag"))
     local checked = 0
@@ -525,5 +525,45 @@ describe("vp.metrics", function()
     assert.truthy(table_text:find("| `hitches` | count | lower | vprof, laige-budget |  | `frames` | ", 1, true))
     assert.truthy(table_text:find("| `frame_ms.p99` | ms | lower | vprof, laige-profile, laige-budget | "
       .. "yes (vprof, laige-budget) |  | ", 1, true))
+  end)
+end)
+
+describe("vp.metrics on laige reports", function()
+  teardown(h.cleanup)
+
+  -- A system line of a budget report.
+  local function system(id, name, p99)
+    return string.format("laige-budget-report system id=%d name=%s budget_ms=1 runs=10 last_ms=%s "
+      .. "measured_p99_ms=%s result=PASS warns=0 errors=0", id, name, p99, p99)
+  end
+
+  it("lists each system and budget once, by the byte order of its metrics' names, from the report's names", function()
+    local path = h.write_file(h.tmpdir() .. "/names.txt", table.concat({
+      "laige-budget-report version=1",
+      "laige-budget-report frames: n=1 total=1",
+      "laige-budget-report frame=1 ticks=1 tick_after=1 frame_ms=1 sim_allocs=0 overrun_warns=0 "
+        .. "critical_errors=0 result=PASS",
+      "budget=t.after result=PASS metric=mean unit=ms",
+      "  after=1 before=0 target=3",
+      "budget=t result=FAIL metric=mean unit=ms",
+      "  after=4 before=0 target=3",
+      system(1, "Sim.b", 0.5), system(2, "Sim", 0.6), system(3, "", 0.7), system(4, "Sim-b", 0.8),
+      system(5, "Sim", 0.9),
+      "laige-budget-report overall=FAIL",
+    }, "\n") .. "\n")
+    local cap = h.open_ok(path)
+    local seen = { system = {}, budget = {} }
+    for _, m in ipairs(metrics.available(cap)) do
+      local kind, name = (m.entity or ""):match("^(%a+):(.*)$")
+      local list = seen[kind]
+      if list and list[#list] ~= name then list[#list + 1] = name end
+    end
+    -- "Sim-b.p99_ms" < "Sim.b.p99_ms" < "Sim.p99_ms": not the order of the bare names
+    assert.same({ "#3", "Sim-b", "Sim.b", "Sim" }, seen.system)
+    assert.same({ "t", "t.after" }, seen.budget)
+    local values = metrics.compute(cap, { "system.Sim.p99_ms", "system.#3.p99_ms", "budget.t.after.after" })
+    assert.same({ 0.6, 0.7, 1 }, { values["system.Sim.p99_ms"], values["system.#3.p99_ms"],
+      values["budget.t.after.after"] })
+    cap:close()
   end)
 end)

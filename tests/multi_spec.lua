@@ -120,7 +120,7 @@ describe("vp.multi", function()
       assert.equal(0, ok.code, ok.stderr)
     end)
 
-    it("--jobs N prints exactly what a serial run prints (stdout, stderr, exit code)", function()
+    it("--jobs N prints exactly what a serial run prints (stdout, stderr, exit code) #slow", function()
       for _, args in ipairs({
         { "scripts/check.lua", rules_pass, tree, "--json" },
         { "scripts/hitches.lua", tree },
@@ -228,7 +228,7 @@ describe("vp.multi", function()
       assert.matches('<testsuites name="vpscript check" tests="3" failures="1" errors="1" skipped="0">', xml)
     end)
 
-    it("a reader that goes away stops every job and leaves no temporary files", function()
+    it("a reader that goes away stops every job and leaves no temporary files #slow", function()
       local many = dir .. "/many"
       local tmp = dir .. "/tmp"
       os.execute("mkdir -p " .. h.quote(many) .. " " .. h.quote(tmp))
@@ -474,7 +474,7 @@ describe("vp.multi", function()
       assert.is_nil(by[d .. "/good\u{FFFD}.vprof"].error)
     end)
 
-    it("the same input gives the same bytes: NDJSON, CSV, JUnit", function()
+    it("the same input gives the same bytes: NDJSON, CSV, JUnit #slow", function()
       local function twice(...)
         local a, b = h.run(...), h.run(...)
         assert.equal(a.stdout, b.stdout)
@@ -493,7 +493,7 @@ describe("vp.multi", function()
       assert.is_true(#h.read_file(x1) > 1000)
     end)
 
-    it("SIGTERM during --jobs stops every worker, removes the temporary files and exits 143", function()
+    it("SIGTERM during --jobs stops every worker, removes the temporary files and exits 143 #slow", function()
       local d = h.tmpdir()
       os.execute("mkdir -p " .. h.quote(d .. "/pids") .. " " .. h.quote(d .. "/tmp"))
       local script = h.write_file(d .. "/slow.lua", [[

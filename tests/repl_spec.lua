@@ -398,7 +398,7 @@ describe("vpscript REPL on a terminal", function()
     assert.is_true(screen_has(r, "...   return 1"))
   end)
 
-  it("interrupts a running statement with Ctrl-C and drops a pending chunk", function()
+  it("interrupts a running statement with Ctrl-C and drops a pending chunk #slow", function()
     local r = session({}, {
       P, typed("while true do end"), { "sleep", 0.5 }, { "send", "\3" }, { "expect", "interrupted" },
       P, typed("1 + 1"), { "expect", "2" },

@@ -273,12 +273,6 @@ describe("documented functions return what their signature names", function()
           tmp .. ".all.xml") end },
         escape = { function() return P(require("vp.junit").escape, "a < b") end },
       },
-      ["vp.find"] = {
-        nodes = { function() return P(require("vp.find").nodes, cap, "Physics*") end },
-        named = { function() return P(require("vp.find").named, cap, "AI_Pathfind") end },
-        compile = { function() return P(require("vp.find").compile, "R_*") end },
-        glob_pattern = { function() return P(require("vp.find").glob_pattern, "R_*") end },
-      },
       ["vp.tree"] = {
         analyze = { function() return P(require("vp.tree").analyze, cap) end },
         frame_range = { function() return P(require("vp.tree").frame_range, cap, {}, "x") end },

@@ -179,18 +179,10 @@ describe("hitches.lua", function()
     near(50, d.hitches[1].causes[1].excess_ms)
   end)
 
-  -- The definition, written plainly: the script's prefilter and its
-  -- sorted-window fallback must both give exactly this list.
+  -- The definition, written plainly (h.hitch_definition): the prefilter
+  -- and the sliding median must both give exactly its frames.
   local function reference_hitches(list, factor, window, min_excess)
-    local out = {}
-    for i = 2, #list do
-      local w = {}
-      for j = math.max(1, i - window), i - 1 do w[#w + 1] = list[j] end
-      table.sort(w)
-      local m = #w % 2 == 1 and w[(#w + 1) // 2] or (w[#w // 2] + w[#w // 2 + 1]) / 2
-      if list[i] >= factor * m and list[i] - m >= min_excess then out[#out + 1] = i end
-    end
-    return out
+    return paths(h.hitch_definition(list, { factor = factor, window = window, min_excess_ms = min_excess }), "frame")
   end
 
   it("matches the plain definition on noisy and on alternating frame times", function()

@@ -1,8 +1,9 @@
 -- vp.Series operations (arithmetic, median, where/filter/count_above,
--- slice, rolling, histogram, cumsum, diff, sort, top) against plain Lua
--- reference loops on random data with NaN, ties and empty series, and
+-- slice, rolling, histogram, cumsum, diff, sort, top, hitches) against plain
+-- Lua reference loops on random data with NaN, ties and empty series, and
 -- their errors.
 local vp = require "vp"
+local helpers = require "helpers"
 
 local NAN = 0 / 0
 
@@ -65,7 +66,7 @@ local CMP = {
 describe("vp.Series operations", function()
   math.randomseed(20240)
 
-  it("match plain Lua loops on random data with NaN, ties and empty series", function()
+  it("match plain Lua loops on random data with NaN, ties and empty series #slow", function()
     for round = 1, 60 do
       local n = round <= 3 and (round - 1) or math.random(0, 150)
       local ties = round % 3 == 0
@@ -246,5 +247,30 @@ describe("vp.Series operations", function()
     assert.has_error(function() s:top(-1) end)
     -- an error inside a predicate goes through (the asan run checks nothing leaks)
     assert.has_error(function() s:filter(function() error("pred failed") end) end)
+  end)
+end)
+
+describe("vp.Series hitches", function()
+  it("are the plain definition's, on random times with NaN and ties, over short and long windows", function()
+    local rand = helpers.random(20250101)
+    local tried = 0
+    for _, n in ipairs({ 0, 1, 2, 40, 1200 }) do
+      local t = {}
+      for i = 1, n do
+        local r = rand(100)
+        t[i] = r < 3 and 0 / 0 or r < 10 and 40 + rand(30) or 10 + rand(4) / 2 -- spikes, ties, NaN
+      end
+      local s = vp.Series(t)
+      -- a low factor and no excess make most frames candidates: the long
+      -- windows then take the sliding median
+      for _, p in ipairs({ { factor = 2.5, window = 30, min_excess_ms = 5 },
+        { factor = 1.01, window = 7, min_excess_ms = 0 }, { factor = 1.01, window = 600, min_excess_ms = 0 },
+        { factor = 2, window = 1, min_excess_ms = 1 }, { threshold_ms = 41, window = 30 } }) do
+        assert.same(helpers.hitch_definition(t, p), s:hitches(p), "n " .. n .. ", window " .. p.window)
+        tried = tried + 1
+      end
+    end
+    assert.equal(25, tried)
+    assert.is_true(#vp.Series({ 10, 10, 50, 10 }):hitches({ factor = 2.5, window = 30, min_excess_ms = 5 }) == 1)
   end)
 end)

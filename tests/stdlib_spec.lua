@@ -183,6 +183,29 @@ describe("vp.cli.fail", function()
     for i = 1, 3 do cb(i, 3) end
     cb(1, 2)
   end)
+
+  it("draws the progress line on a terminal, once per percent, and takes it away when done", function()
+    local h = require "helpers"
+    local dir = h.tmpdir()
+    local script = h.write_file(dir .. "/progress.lua", [[
+local cli = require "vp.cli"
+local update, done = cli.progress("sorting", 4)
+for i = 1, 4 do update(i) update(i) end
+done()
+io.stderr:write("after\n")
+]])
+    local steps = h.write_file(dir .. "/steps.json", '[["expect", "after"], ["wait"]]')
+    local p = assert(io.popen("python3 tests/pty/drive.py " .. h.quote(steps) .. " -- " .. h.quote(h.bin()) .. " "
+      .. h.quote(script) .. " 2>&1"))
+    local r = require("cjson").decode(p:read("a"))
+    p:close()
+    assert.is_true(r.ok, r.error)
+    local _, drawn = r.transcript:gsub("sorting: ", "")
+    assert.are.equal(4, drawn, r.transcript) -- 25, 50, 75, 100: each once
+    assert.truthy(r.transcript:find("sorting: 100 %", 1, true), r.transcript)
+    assert.are.equal("after", r.screen[1]) -- the line was taken away
+    h.cleanup()
+  end)
 end)
 
 describe("vp.cli.json", function()
@@ -323,37 +346,6 @@ describe("vp.stats", function()
     assert.equal(20, fps)
     assert.is_nil(stats.low_fps({}, 1))
     assert.is_nil(stats.low_fps({ 0, 0 }, 1)) -- undefined (1000 / 0): nil, never infinity
-  end)
-
-  it("window keeps the median of the last N values", function()
-    local w = stats.window(3)
-    assert.is_nil(w.median())
-    w:push(5)
-    assert.equal(5, w.median())
-    w:push(1)
-    assert.equal(3, w.median())
-    w:push(9)
-    assert.equal(5, w.median())
-    w:push(2) -- window 1 9 2
-    assert.equal(2, w.median())
-    w:push(2) -- window 9 2 2
-    assert.equal(2, w.median())
-    w:push(10)
-    w:push(11) -- window 2 10 11
-    assert.equal(10, w.median())
-    assert.equal(3, w.count())
-  end)
-
-  it("window median equals the median of the last N values on long input", function()
-    local w, data, seed = stats.window(30), {}, 99
-    for i = 1, 500 do
-      seed = (seed * 1103515245 + 12345) % 2147483648
-      data[i] = seed % 50
-      w:push(data[i])
-      local last = {}
-      for j = math.max(1, i - 29), i do last[#last + 1] = data[j] end
-      assert.equal(stats.median(last), w.median())
-    end
   end)
 end)
 

@@ -95,7 +95,7 @@ describe("a 100,000-deep chain of nodes", function()
     { "compare.lua (itself)", function(p) return "scripts/compare.lua", p, p, "--json" end },
   }
   for _, s in ipairs(SCRIPTS) do
-    it(s[1] .. " runs in linear time and memory on the 20,000 and 100,000 chains", function()
+    it(s[1] .. " runs in linear time and memory on the 20,000 and 100,000 chains #slow #resource", function()
       if not gnu_time() then
         pending("needs GNU time (/usr/bin/time) to measure peak memory")
         return

@@ -307,7 +307,7 @@ describe("hitch causes", function()
     return out
   end
 
-  it("are those of the plain definition over the same frames, on hundreds of hitches", function()
+  it("are those of the plain definition over the same frames, on hundreds of hitches #slow", function()
     local cap = assert(vp.open(path))
     local hitches = require "vp.hitches"
     for _, case in ipairs({ { 30, 5 }, { 7, 3 }, { 1, 1 }, { 200, 8 } }) do
@@ -333,7 +333,7 @@ describe("hitch causes", function()
     cap:close()
   end)
 
-  it("find the baselines of many hitches over long windows with a sliding median", function()
+  it("find the baselines of many hitches over long windows with a sliding median #slow", function()
     -- So many frames to test over so long a window that copying each window
     -- would cost more than one sliding pass: the reader slides a median.
     local cap = assert(vp.open(path))

@@ -387,7 +387,7 @@ describe("vprof writer", function()
             assert.are.equal("\0\2\0\0\0\3", s:sub(before + 1))
         end)
 
-        it("writes a large capture through its buffer without losing a byte", function()
+        it("writes a large capture through its buffer without losing a byte #slow", function()
             local w, p = new_writer()
             local ids = {}
             for i = 1, 200 do ids[i] = w:node(i == 1 and 0 or ids[i - 1], "n" .. i, i % 31) end

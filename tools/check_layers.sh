@@ -5,11 +5,10 @@
 #
 #   host/core      core only; never Lua
 #   host/formats   core, formats; never Lua
-#   host/write     core, write; never Lua
 #   host/export    core, formats, export; never Lua
-#   bindings       bindings, core, formats, write, export, Lua; never program
+#   bindings       bindings, core, formats, export, Lua; never program
 #   program        program, core, bindings/l_formats.h, Lua, readline;
-#                  never formats, write, export
+#                  never formats, export
 #
 # Only program/ uses readline. A quoted include is resolved as the compiler
 # does with -Ihost: next to the including file, then under host/; one that
@@ -23,7 +22,7 @@ files=$(find host bindings program -type f \( -name '*.c' -o -name '*.h' \) 2>/d
 # shellcheck disable=SC2086
 exec awk '
 function layer(p) {
-    if (p ~ /^host\/(core|formats|write|export)\//) { split(p, s, "/"); return s[2] }
+    if (p ~ /^host\/(core|formats|export)\//) { split(p, s, "/"); return s[2] }
     if (p ~ /^bindings\//) return "bindings"
     if (p ~ /^program\//) return "program"
     return "other"
@@ -37,7 +36,7 @@ function allowed(from, to, path) {
     if (to == "core") return from != "other"
     if (to == "lua") return from == "program" || from == "bindings"
     if (to == "readline") return from == "program"
-    if (from == "bindings") return to == "formats" || to == "write" || to == "export"
+    if (from == "bindings") return to == "formats" || to == "export"
     if (from == "export") return to == "formats"
     if (from == "program") return path == "bindings/l_formats.h"
     return 0
@@ -68,7 +67,7 @@ BEGIN {
     for (i = 1; i < ARGC; i++)
         if (layer(ARGV[i]) == "other") {
             printf "check_layers: %s: not in a layer folder (host/core, host/formats, " \
-                "host/write, host/export, bindings, program)\n", ARGV[i] > "/dev/stderr"
+                "host/export, bindings, program)\n", ARGV[i] > "/dev/stderr"
             bad = 1
         }
 }

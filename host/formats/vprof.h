@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/hist.h"
+#include "core/hitch.h"
 #include "core/infer.h"
 #include "core/open_opts.h"
 #include "core/series.h"
@@ -412,25 +413,11 @@ uint32_t vp_vprof_group_by_name(const vp_vprof *m, const char *name);
 
 /* ---- hitches (vprof_hitches.c) ------------------------------------------------ */
 
-typedef struct vp_vprof_hitch_rule {
-    double factor;        /* relative rule: frame >= factor x baseline ... */
-    double min_excess_ms; /* ... and frame - baseline >= min_excess_ms */
-    double threshold_ms;  /* absolute rule (when `absolute`): frame > threshold */
-    int absolute;
-    uint32_t window;      /* baseline: median of this many preceding frames */
-} vp_vprof_hitch_rule;
-
-typedef struct vp_vprof_hitch {
-    uint32_t frame;     /* 0-based */
-    int has_baseline;   /* 0 for frame 0 */
-    double frame_ms, baseline_ms;
-} vp_vprof_hitch;
-
-/* The hitch frames by `rule` (hitches.lua's definitions), in frame order,
- * in a malloc'd array (*out, *count; free it). The baseline is the median
- * of the frame times of the window frames before the frame. */
-vp_errcode vp_vprof_hitches(const vp_vprof *m, const vp_vprof_hitch_rule *rule,
-                            vp_vprof_hitch **out, uint32_t *count, vp_error *err);
+/* The hitch frames by `rule` (core/hitch.h: hitches.lua's definitions) over
+ * the capture's frame times, in frame order, in a malloc'd array (*out,
+ * *count; free it). */
+vp_errcode vp_vprof_hitches(const vp_vprof *m, const vp_hitch_rule *rule, vp_hitch **out,
+                            uint32_t *count, vp_error *err);
 
 /* A cause: a node (index) or a group (index) whose self time in a frame
  * exceeds its own baseline, the median of its self time over the window

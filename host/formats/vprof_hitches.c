@@ -1,253 +1,34 @@
 /* Hitches: the frames whose time jumps above their baseline (the median of
- * the frames just before), and for each the nodes and budget groups whose
- * self time jumped above theirs. The definitions are hitches.lua's
- * (stdlib/vp/hitches.lua, hitches.DEFINITIONS), computed here with the
- * same floating-point operations, so the answers are those of the Lua
- * definition bit for bit: times are 4 us units, medians are taken of the
- * units and turned into ms as the Lua code turns each value (x * 0.004),
- * which keeps their order. */
+ * the frames just before: core/hitch, hitches.lua's rule), and for each the
+ * nodes and budget groups whose self time jumped above theirs. The
+ * definitions are hitches.lua's (stdlib/vp/hitches.lua, hitches.DEFINITIONS),
+ * computed with the same floating-point operations, so the answers are
+ * those of the Lua definition bit for bit: times are 4 us units, turned
+ * into ms as the Lua code turns each value (x * 0.004), which keeps their
+ * order. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/hitch.h"
 #include "formats/vprof_int.h"
-
-/* ---- medians ------------------------------------------------------------------- */
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Reorder v[0..n) so that v[k] is its k-th smallest (0-based), with no
- * larger value before it and no smaller one after (Wirth's selection). */
-static void select_kth(uint64_t *v, ptrdiff_t n, ptrdiff_t k)
-{
-    ptrdiff_t lo = 0, hi = n - 1;
-    while (lo < hi) {
-        uint64_t x = v[k];
-        ptrdiff_t i = lo, j = hi;
-        do {
-            while (v[i] < x)
-                i++;
-            while (x < v[j])
-                j--;
-            if (i <= j) {
-                uint64_t t = v[i];
-                v[i++] = v[j];
-                v[j--] = t;
-            }
-        } while (i <= j);
-        if (j < k)
-            lo = i;
-        if (k < i)
-            hi = j;
-    }
-}
-
-/* The median in ms of n > 0 values in units (reordered in place): the
- * middle one, or the mean of the two middle ones for an even n
- * (stats.median). A selection, not a sort: a window's median is asked for
- * each candidate cause of each hitch. */
-static double median_ms(uint64_t *v, size_t n)
-{
-    size_t h = n / 2;
-    select_kth(v, (ptrdiff_t)n, (ptrdiff_t)h);
-    if (n % 2)
-        return vp_vprof_ms(v[h]);
-    uint64_t below = v[0]; /* the largest of v[0..h): the lower middle */
-    for (size_t i = 1; i < h; i++)
-        below = v[i] > below ? v[i] : below;
-    return (vp_vprof_ms(below) + vp_vprof_ms(v[h])) / 2;
-}
 
 /* ---- detection -------------------------------------------------------------------- */
 
-/* A sliding window of frame times with its median in O(log n) a step: a
- * Fenwick tree of counts over the ranks of the distinct times. For long
- * windows with many frames to test, where copying each window would cost
- * window x frames. */
-typedef struct slide {
-    uint64_t *vals; /* distinct times, ascending */
-    uint32_t *tree; /* Fenwick counts over ranks 1..nv */
-    uint32_t nv, top; /* top: the highest power of two <= nv */
-} slide;
-
-static int slide_init(slide *s, const vp_vprof *m)
+vp_errcode vp_vprof_hitches(const vp_vprof *m, const vp_hitch_rule *rule, vp_hitch **out,
+                            uint32_t *count, vp_error *err)
 {
-    uint32_t n = m->frame_count;
-    s->vals = malloc((size_t)n * sizeof *s->vals + 1);
-    s->tree = calloc((size_t)n + 1, sizeof *s->tree);
-    if (!s->vals || !s->tree)
-        return 0;
-    for (uint32_t i = 0; i < n; i++)
-        s->vals[i] = m->frames[i].units;
-    qsort(s->vals, n, sizeof *s->vals, cmp_u64);
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++)
-        if (!k || s->vals[k - 1] != s->vals[i])
-            s->vals[k++] = s->vals[i];
-    s->nv = k;
-    for (s->top = 1; s->top * 2 <= k && s->top * 2 > s->top; s->top *= 2)
-        ;
-    return 1;
-}
-
-static void slide_add(slide *s, uint64_t v, int d)
-{
-    /* rank of v: its index in vals, 1-based */
-    uint32_t lo = 0, hi = s->nv - 1;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (s->vals[mid] < v)
-            lo = mid + 1;
-        else
-            hi = mid;
+    double *ms = malloc((size_t)m->frame_count * sizeof *ms + 1);
+    if (!ms) {
+        *out = NULL;
+        *count = 0;
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     }
-    for (uint32_t i = lo + 1; i <= s->nv; i += i & (0u - i))
-        s->tree[i] += (uint32_t)d;
-}
-
-/* The k-th smallest (1-based) value in the window. */
-static uint64_t slide_kth(const slide *s, uint32_t k)
-{
-    uint32_t pos = 0;
-    for (uint32_t step = s->top; step; step >>= 1)
-        if (pos + step <= s->nv && s->tree[pos + step] < k) {
-            pos += step;
-            k -= s->tree[pos];
-        }
-    return s->vals[pos]; /* rank pos + 1 */
-}
-
-static double slide_median_ms(const slide *s, uint32_t n)
-{
-    uint32_t h = n / 2;
-    if (n % 2)
-        return vp_vprof_ms(slide_kth(s, h + 1));
-    return (vp_vprof_ms(slide_kth(s, h)) + vp_vprof_ms(slide_kth(s, h + 1))) / 2;
-}
-
-static int hitch_push(vp_vprof_hitch **out, uint32_t *count, uint32_t *cap, vp_vprof_hitch h)
-{
-    if (*count == *cap && !vp_vprof_grow((void **)out, cap, *count + 1, sizeof **out))
-        return 0;
-    (*out)[(*count)++] = h;
-    return 1;
-}
-
-static inline int relative_hitch(const vp_vprof_hitch_rule *r, double t, double b)
-{
-    return t >= r->factor * b && t - b >= r->min_excess_ms;
-}
-
-vp_errcode vp_vprof_hitches(const vp_vprof *m, const vp_vprof_hitch_rule *rule,
-                            vp_vprof_hitch **out, uint32_t *count, vp_error *err)
-{
-    uint32_t n = m->frame_count, w = rule->window ? rule->window : 1, cap = 0;
-    *out = NULL;
-    *count = 0;
-    uint64_t *win = malloc(((size_t)(w < n ? w : n) + 1) * sizeof *win);
-    uint32_t *cand = NULL, ncand = 0, ccap = 0;
-    slide sl = {0};
-    if (!win)
-        goto oom;
-    /* Frames to test, in order; the baseline is found below for each. */
-    if (rule->absolute) {
-        for (uint32_t i = 0; i < n; i++)
-            if (vp_vprof_frame_ms(m, i) > rule->threshold_ms &&
-                !hitch_push(out, count, &cap,
-                            (vp_vprof_hitch){i, i > 0, vp_vprof_frame_ms(m, i), 0}))
-                goto oom;
-    } else {
-        /* The window's minimum bounds its median from below, so a frame
-         * that is no hitch against the minimum is none against the median:
-         * only the frames passing this test get the median. The minimum
-         * comes from a deque of increasing times. */
-        uint32_t qcap = (w < n ? w : n) + 2, head = 0, tail = 0; /* a ring of indices */
-        uint32_t *dq = malloc((size_t)qcap * sizeof *dq);
-        if (!dq)
-            goto oom;
-        for (uint32_t i = 1; i < n; i++) {
-            uint64_t prev = m->frames[i - 1].units;
-            while (tail != head) {
-                uint32_t last = tail ? tail - 1 : qcap - 1;
-                if (m->frames[dq[last]].units < prev)
-                    break;
-                tail = last;
-            }
-            dq[tail] = i - 1;
-            tail = tail + 1 == qcap ? 0 : tail + 1;
-            if (i > w && dq[head] < i - w)
-                head = head + 1 == qcap ? 0 : head + 1;
-            double t = vp_vprof_frame_ms(m, i), mn = vp_vprof_ms(m->frames[dq[head]].units);
-            if (t >= rule->min_excess_ms && relative_hitch(rule, t, mn)) {
-                if (ncand == ccap &&
-                    !vp_vprof_grow((void **)&cand, &ccap, ncand + 1, sizeof *cand)) {
-                    free(dq);
-                    goto oom;
-                }
-                cand[ncand++] = i;
-            }
-        }
-        free(dq);
-        for (uint32_t k = 0; k < ncand; k++)
-            if (!hitch_push(out, count, &cap,
-                            (vp_vprof_hitch){cand[k], 1, vp_vprof_frame_ms(m, cand[k]), 0}))
-                goto oom;
-    }
-    /* Baselines: each window copied and its median selected, or, when
-     * that would cost more than a sliding window over every frame, the
-     * sliding window. */
-    uint64_t copy_cost = (uint64_t)*count * (w < n ? w : n);
-    if (copy_cost > 64 * (uint64_t)n + 4096) {
-        if (!slide_init(&sl, m))
-            goto oom;
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < n && k < *count; i++) {
-            if (i > 0)
-                slide_add(&sl, m->frames[i - 1].units, 1);
-            if (i > w)
-                slide_add(&sl, m->frames[i - 1 - w].units, -1);
-            if ((*out)[k].frame == i) {
-                if (i > 0)
-                    (*out)[k].baseline_ms = slide_median_ms(&sl, i < w ? i : w);
-                k++;
-            }
-        }
-    } else {
-        for (uint32_t k = 0; k < *count; k++) {
-            uint32_t i = (*out)[k].frame, first = i > w ? i - w : 0;
-            if (i == 0)
-                continue;
-            for (uint32_t j = first; j < i; j++)
-                win[j - first] = m->frames[j].units;
-            (*out)[k].baseline_ms = median_ms(win, i - first);
-        }
-    }
-    if (!rule->absolute) {
-        /* Keep the candidates that pass against the median. */
-        uint32_t kept = 0;
-        for (uint32_t k = 0; k < *count; k++)
-            if (relative_hitch(rule, (*out)[k].frame_ms, (*out)[k].baseline_ms))
-                (*out)[kept++] = (*out)[k];
-        *count = kept;
-    }
-    free(win);
-    free(cand);
-    free(sl.vals);
-    free(sl.tree);
-    return VP_OK;
-oom:
-    free(win);
-    free(cand);
-    free(sl.vals);
-    free(sl.tree);
-    free(*out);
-    *out = NULL;
-    *count = 0;
-    return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    for (uint32_t i = 0; i < m->frame_count; i++)
+        ms[i] = vp_vprof_frame_ms(m, i);
+    vp_errcode rc = vp_hitches(ms, m->frame_count, rule, out, count, err);
+    free(ms);
+    return rc;
 }
 
 /* ---- causes ------------------------------------------------------------------------- */
@@ -344,7 +125,7 @@ static void best_offer(best *b, vp_vprof_cause c)
 struct vprof_causes_mem {
     frame_self fs;
     cand *cn, *cg;
-    uint64_t *vals;
+    double *vals; /* the candidates' window values, in ms */
     /* Entries each array has room for (vp_vprof_grow). */
     uint32_t node_cap, cn_cap, group_cap, cg_cap, vals_cap;
 };
@@ -430,7 +211,7 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
     if (nvals >= UINT32_MAX ||
         !vp_vprof_grow((void **)&mem->vals, &mem->vals_cap, (uint32_t)nvals, sizeof *mem->vals))
         return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    uint64_t *vals = mem->vals;
+    double *vals = mem->vals;
     /* Candidates in batches: nodes first, then groups. A candidate's excess
      * is at most its self time (baselines are >= 0), so once the list is
      * full, a node whose self time is below the last excess cannot make it,
@@ -451,10 +232,10 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
             uint32_t n = m->frames[j].n;
             for (uint32_t c = 0; c < bn_n; c++) {
                 uint32_t v = cn[kn + c].index;
-                vals[(size_t)c * w + (j - first)] = v < n ? fs->node[v] : 0;
+                vals[(size_t)c * w + (j - first)] = vp_vprof_ms(v < n ? fs->node[v] : 0);
             }
             for (uint32_t c = 0; c < bg_n; c++)
-                vals[(size_t)(bn_n + c) * w + (j - first)] = fs->group[cg[kg + c].index];
+                vals[(size_t)(bn_n + c) * w + (j - first)] = vp_vprof_ms(fs->group[cg[kg + c].index]);
             frame_self_clear(m, j, fs);
         }
         for (uint32_t c = 0; c < bn_n + bg_n; c++) {
@@ -463,7 +244,7 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
             double self_ms = vp_vprof_ms(x->self);
             if (b->n == limit && self_ms < b->list[limit - 1].excess_ms)
                 continue;
-            uint64_t *row = vals + (size_t)c * w;
+            double *row = vals + (size_t)c * w;
             if (w) {
                 /* A cheap test that spares most candidates the median. A
                  * candidate is listed only if its excess is above
@@ -481,14 +262,14 @@ vp_errcode vp_vprof_causes(vp_vprof *m, uint32_t fi, uint32_t window, uint32_t l
                 uint32_t high = 0;
                 if (full)
                     for (uint32_t j = 0; j < w; j++)
-                        high += self_ms - vp_vprof_ms(row[j]) < e;
+                        high += self_ms - row[j] < e;
                 else
                     for (uint32_t j = 0; j < w; j++)
-                        high += self_ms - vp_vprof_ms(row[j]) <= e;
+                        high += self_ms - row[j] <= e;
                 if (high >= w - (w - 1) / 2)
                     continue;
             }
-            double base = w ? median_ms(row, w) : 0;
+            double base = w ? vp_median(row, w) : 0;
             double excess = self_ms - base;
             if (excess > MIN_EXCESS_MS)
                 best_offer(b, (vp_vprof_cause){x->index, self_ms, excess});

@@ -38,20 +38,17 @@ local cli = {}
 
 local E = require "vp.error"
 
--- Exit statuses chosen by a script, as vp.error codes.
-local CODE_OF_EXIT = { [0] = "EOK", [2] = "EINPUT", [3] = "EGATE" }
-
 --- cli.fail(code, fmt, ...): raise a vp.error object that ends the script
 -- with exit status `code` and the message E.format(fmt, ...) (string
 -- arguments shown with visible escapes).
 -- Codes: 1 script error, 2 usage or unreadable/malformed input, 3 gate failed.
 function cli.fail(code, fmt, ...)
-  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", E.format(fmt, ...), code), 2)
+  error(E.new(E.code_of(code), E.format(fmt, ...), code), 2)
 end
 
 --- cli.exit(code): end the script with `code` and no message.
 function cli.exit(code)
-  error(E.new(CODE_OF_EXIT[code] or "ESCRIPT", nil, code), 2)
+  error(E.new(E.code_of(code), nil, code), 2)
 end
 
 --- cli.is_exit(e): true when `e` is a vp.error object (cli.fail, cli.exit,
@@ -570,9 +567,9 @@ end
 local json = require "vp.json"
 
 --- cli.array(t) -> t marked as a list ([] when empty); json.array.
--- cli.null: JSON null (json.null). The analyses and the scripts built on
--- them need neither (nil and a schema say it); compare.lua, check.lua,
--- vp.metrics and user scripts (examples/) still use them.
+-- cli.null: JSON null (json.null). A document with a schema needs neither
+-- (nil and the schema say it); they are for a document without one, as a
+-- user's script writes (examples/).
 cli.array = json.array
 cli.null = json.null
 
@@ -617,48 +614,44 @@ local function stderr_is_tty()
   return (cli.terminal("stderr"))
 end
 
--- The line a long vp.open draws, "vpscript: reading <path>:  42%", from
--- half a second in; returns nil when stderr is not a terminal, else the
--- progress function for vp.open and the function that clears the line.
-function open_progress(path)
+-- The progress line, the one drawer: "label:  42 %" on stderr when it is a
+-- terminal, from `after` seconds in, redrawn when the percentage changes;
+-- nil when stderr is not a terminal, else draw(done, total) and clear(),
+-- which takes the line away if it was drawn.
+local function progress_line(label, after)
   if not stderr_is_tty() then return nil end
-  local start, shown = os.clock(), false
-  local function progress(done, total)
-    if os.clock() - start < 0.5 then return end
-    io.stderr:write(string.format("\rvpscript: reading %s: %3d%%", path,
-      total > 0 and done * 100 // total or 100))
+  local start, last = os.clock(), nil
+  local function draw(done, total)
+    if os.clock() - start < after then return end
+    local pct = total > 0 and math.floor(100 * done / total) or 100
+    if pct == last then return end
+    last = pct
+    io.stderr:write(string.format("\r%s: %3d %%", label, pct))
     io.stderr:flush()
-    shown = true
   end
   local function clear()
-    if shown then
+    if last then
       io.stderr:write("\r\27[K")
       io.stderr:flush()
     end
   end
-  return progress, clear
+  return draw, clear
 end
 
---- cli.progress(label, total) -> update(i), done(): a "label: 42 %" line on
+-- The line a long vp.open draws, "vpscript: reading <path>:  42 %", from
+-- half a second in (progress_line).
+function open_progress(path)
+  return progress_line("vpscript: reading " .. path, 0.5)
+end
+
+--- cli.progress(label, total) -> update(i), done(): a "label:  42 %" line on
 -- stderr, redrawn at most every 1 %, only when stderr is a terminal.
 function cli.progress(label, total)
-  if not stderr_is_tty() or not total or total <= 0 then
+  local draw, clear = progress_line(label, 0)
+  if not draw or not total or total <= 0 then
     return function() end, function() end
   end
-  local last = -1
-  local function update(i)
-    local pct = math.floor(100 * i / total)
-    if pct ~= last then
-      last = pct
-      io.stderr:write(string.format("\r%s: %3d %%", label, pct))
-      io.stderr:flush()
-    end
-  end
-  local function done()
-    io.stderr:write("\r", string.rep(" ", #label + 8), "\r")
-    io.stderr:flush()
-  end
-  return update, done
+  return function(i) draw(i, total) end, clear
 end
 
 --- cli.on_progress(label) -> function(done, total): a callback for an

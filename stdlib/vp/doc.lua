@@ -54,6 +54,9 @@ end
 --
 --   class vp.devt.group: event group of a .devt capture
 --     One of the four groups ...          the class's paragraph, wrapped
+--   extends vp.writer                     (optional, before the members)
+--                                         the class has that class's
+--                                         members too (its own replace them)
 --   field index                           field NAME [SIG]
 --     1-based position in the file        its one line, wrapped
 --     > print(g.index)                    its example, each line after "> "
@@ -71,6 +74,11 @@ function doc.parse(text, vars)
   local function fail(why) error(("line %d: %s"):format(n, why), 0) end
   local function header(line)
     local kind, rest = line:match("^(%a+)%s+(.-)%s*$")
+    if kind == "extends" then
+      if not entry or entry ~= classes[#classes] then fail("'extends' belongs under a class, before its members") end
+      entry.extends = rest
+      return
+    end
     if kind == "class" then
       local name, title = rest:match("^(%S+):%s+(.+)$")
       if not name then fail("expected 'class NAME: TITLE'") end
@@ -159,53 +167,6 @@ field warnings
   list of warning strings (${warnings})
   > for _, w in ipairs(cap.warnings) do print(w) end
 ]=], { format = format, warnings = warnings })
-end
-
--- What w:raw's example appends: bytes no text can show.
-local RAW_BYTES = [[\0\1]]
-
---- doc.writer_members([o]) -> the notation of the members every writer class
--- has (docs/architecture.md, "Formats (Lua)"): tell, raw, truncate, data,
--- close, path, closed, bytes. o.stream: the writer writes its file as it
--- goes (true) or builds it in memory (false); o.raw and o.close: the notation
--- of those members where a format gives them its own meaning or options.
-function doc.writer_members(o)
-  o = o or {}
-  return doc.expand([=[
-method w:tell() -> n
-  the offset the next write lands at: bytes written so far
-  > print(w:tell())
-${raw}
-method w:truncate(n)
-  ${truncate}; a cut past the end changes nothing
-  > w:truncate(w:tell() - 4)
-method w:data() -> string
-  the file as closing it now would leave it, ${data}; the writer stays open
-  > local bytes = w:data()
-${close}
-field path
-  the file being written
-  > print(w.path)
-field closed
-  true once closed
-  > print(w.closed)
-field bytes
-  bytes written so far, as w:tell(); the file size once closed
-  > print(w.bytes)
-]=], {
-    raw = o.raw or [=[
-method w:raw(bytes) -> offset
-  append bytes as they are (deliberately broken files); returns the offset they start at
-  > local at = w:raw("]=] .. RAW_BYTES .. [=[")]=],
-    truncate = o.stream and "cut the file to n bytes when it is closed (w:data() shows the cut already)"
-      or "cut the finished bytes to n (in w:data() and the file)",
-    data = o.stream and "read back from the file after handing it what is buffered" or "from memory",
-    close = o.close or [=[
-method w:close() -> bytes
-  finish the file and return its size (again on a second close); also __close and __gc; other methods
-  raise "<fmt> writer is closed" afterwards
-  > print(w:close())]=],
-  })
 end
 
 -- Module files known to exist, for when lfs is missing and the directory
@@ -297,6 +258,8 @@ local function class_problem(c, ci)
     return cname .. ": `title` must be a non-empty string"
   elseif c.doc ~= nil and type(c.doc) ~= "string" then
     return cname .. ": `doc` must be a string"
+  elseif c.extends ~= nil and type(c.extends) ~= "string" then
+    return cname .. ": `extends` must be a class name"
   elseif not is_list(c.members) then
     return cname .. ": `members` must be a list"
   end
@@ -336,6 +299,7 @@ local function merge(state, list, name, where)
       state.by_name[c.class] = into
       state.classes[#state.classes + 1] = into
     end
+    into.extends = into.extends or c.extends
     into.modules[#into.modules + 1] = name
     for _, m in ipairs(c.members) do
       if into.index[m.name] then
@@ -362,6 +326,20 @@ local function load_all()
     local problems = ok and doc.validate(list, where) or { where .. ": " .. tostring(list) }
     for _, p in ipairs(problems) do state.problems[#state.problems + 1] = p end
     if #problems == 0 then merge(state, list, name, where) end
+  end
+  -- A class that extends another has its members too, where it does not
+  -- document them itself: in its index, not in its list (rendered once).
+  for _, c in ipairs(state.classes) do
+    if c.extends then
+      c.base = state.by_name[c.extends]
+      if not c.base then
+        state.problems[#state.problems + 1] = ("%s extends %s, which is not documented"):format(c.class, c.extends)
+      else
+        for _, m in ipairs(c.base.members) do
+          if not c.index[m.name] then c.index[m.name] = m end
+        end
+      end
+    end
   end
   cache = state
   return state
@@ -497,6 +475,11 @@ function doc.markdown(classes)
     if c.doc then
       out[#out + 1] = ""
       out[#out + 1] = text(c.doc)
+    end
+    if c.base then
+      out[#out + 1] = ""
+      out[#out + 1] = "Every member of [" .. code(c.base.class) .. "](#" .. anchor(c.base.class .. ": " .. c.base.title)
+        .. ") too, unless listed here."
     end
     for _, kh in ipairs(KIND_HEADINGS) do
       local first = true

@@ -18,18 +18,33 @@ local mt = {
   __tostring = function(e) return e.message or ("exit " .. tostring(e.exit)) end,
 }
 
--- Exit statuses by code: the one place that maps them. Input the tool cannot
--- read or analyse and bad usage are 2; a failed gate is 3; output whose
--- reader went away (a closed pipe: `| head`) is 141, as SIGPIPE would end
--- it; anything not listed (a bug, an exhausted resource) is 1.
-local EXIT = {
-  EUSAGE = 2, EINPUT = 2, EFORMAT = 2, ETRUNC = 2, EVERSION = 2, ENOENT = 2, EISDIR = 2,
-  EIO = 2, EEMPTY = 2, ELIMIT = 2, EUNSUPPORTED = 2, ECHANGED = 2, EGATE = 3, EPIPE = 141, EOK = 0,
+-- Exit statuses by code: the one place that maps them, both ways. Input the
+-- tool cannot read or analyse and bad usage are 2; a failed gate is 3;
+-- output whose reader went away (a closed pipe: `| head`) is 141, as
+-- SIGPIPE would end it; anything not listed (a bug, an exhausted resource,
+-- a script's own "ESCRIPT") is 1. A status a script chooses (vp.cli's
+-- cli.fail) is raised with the first code listed for it.
+local CODES = {
+  { "EOK", 0 }, { "EINPUT", 2 }, { "EGATE", 3 }, { "EUSAGE", 2 }, { "EFORMAT", 2 }, { "ETRUNC", 2 },
+  { "EVERSION", 2 }, { "ENOENT", 2 }, { "EISDIR", 2 }, { "EIO", 2 }, { "EEMPTY", 2 }, { "ELIMIT", 2 },
+  { "EUNSUPPORTED", 2 }, { "ECHANGED", 2 }, { "EPIPE", 141 },
 }
+local EXIT, CODE = {}, {}
+for _, c in ipairs(CODES) do
+  EXIT[c[1]] = c[2]
+  CODE[c[2]] = CODE[c[2]] or c[1]
+end
 
 --- E.exit_code(code) -> the exit status for an error code (1 when unknown).
 function E.exit_code(code)
   return EXIT[code] or 1
+end
+
+--- E.code_of(status) -> the code an exit status is raised with: the first
+-- listed for it ("EOK" for 0, "EINPUT" for 2, "EGATE" for 3), "ESCRIPT" for
+-- 1 and any other.
+function E.code_of(status)
+  return CODE[status] or "ESCRIPT"
 end
 
 --- E.new(code, message [, exit]) -> error object {code, message, exit}.

@@ -19,9 +19,10 @@
 --
 -- Performance: on VProf captures everything happens in C: the frame times
 -- come from the open pass, detection is cap:hitches (a scan of those
--- times), and each hitch's causes are cap:causes, which decodes only the
+-- times), and each hitch's causes are vp.hitches.core.causes, which decodes only the
 -- hitch frame and its window frames. A capture with thousands of hitches
--- costs little more than one with none. Other captures are scanned here.
+-- costs little more than one with none. Other captures' frame times are a
+-- vp.Series, scanned by the same C (s:hitches).
 local E = require "vp.error"
 require "vp" -- the capture engine below is preloaded with it
 local core = require "vp.hitches.core"
@@ -96,83 +97,6 @@ Definitions:
                   times of the group's nodes in a frame).
 Frame numbers are 1-based positions in the capture (the tick is the game tick).]]
 
--- Hitch detection (captures other than VProf, whose reader does it in C
--- with the same definition: cap:hitches) ------------------------------------------
--- The median of every window costs a sorted-window update per frame. The
--- window's minimum is cheaper (a monotonic deque) and bounds the median from
--- below, so "t >= factor x min and t - min >= min_excess" is necessary for a
--- hitch: only frames passing it get the exact median (a sort of <= window
--- values). When that prefilter passes too many frames, one pass with the
--- sorted window is cheaper and gives the same answer.
-local function detect(times, factor, window, min_excess, threshold)
-  local n = #times
-  local found = {}
-
-  local function window_median(i) -- median of the frames before i (nil for frame 1)
-    local vals = {}
-    for j = math.max(1, i - window), i - 1 do vals[#vals + 1] = times[j] end
-    return stats.median(vals)
-  end
-
-  local function relative_hitch(t, b)
-    return t >= factor * b and t - b >= min_excess
-  end
-
-  if threshold then
-    for i = 1, n do
-      if times[i] > threshold then
-        found[#found + 1] = { frame = i, frame_ms = times[i], baseline_ms = window_median(i) }
-      end
-    end
-    return found
-  end
-  local cands = {}
-  local dq, head, tail = {}, 1, 0 -- indices of the window, values increasing
-  local limit = n // 8 + 64
-  for i = 2, n do
-    local prev = times[i - 1]
-    while tail >= head and times[dq[tail]] >= prev do tail = tail - 1 end
-    tail = tail + 1
-    dq[tail] = i - 1
-    if dq[head] < i - window then head = head + 1 end
-    local t, mn = times[i], times[dq[head]]
-    if t >= min_excess and relative_hitch(t, mn) then
-      cands[#cands + 1] = i
-      if #cands > limit then break end
-    end
-  end
-  if #cands <= limit then
-    for _, i in ipairs(cands) do
-      local b = window_median(i)
-      if relative_hitch(times[i], b) then
-        found[#found + 1] = { frame = i, frame_ms = times[i], baseline_ms = b }
-      end
-    end
-  else
-    local w = stats.window(window)
-    for i = 1, n do
-      local t = times[i]
-      if i > 1 and t >= min_excess then
-        local b = w.median()
-        if relative_hitch(t, b) then
-          found[#found + 1] = { frame = i, frame_ms = t, baseline_ms = b }
-        end
-      end
-      w:push(t)
-    end
-  end
-  return found
-end
-
-
--- A list found over a list of the frame times (positions 1..n) with the
--- frame numbers of the column it came from (ft.first: a capture restricted
--- to a range starts past 1).
-local function shift(ft, list)
-  local base = (ft.first or 1) - 1
-  for _, h in ipairs(list) do h.frame = h.frame + base end
-  return list
-end
 
 -- The tick of frame i when the capture has random access to frames.
 local function tick_of(cap, i)
@@ -184,7 +108,7 @@ local function tick_of(cap, i)
   return nil
 end
 
--- Causes (VProf): cap:causes gives each hitch's largest node and group
+-- Causes (VProf): vp.hitches.core.causes gives each hitch's largest node and group
 -- excesses over their own window baselines, ties by path and by group name.
 local function find_causes(cap, list, window, limit, on_progress)
   local params = { window = window, limit = limit }
@@ -325,11 +249,13 @@ function hitches.analyze(cap, params)
     local min_excess = params.min_excess_ms or hitches.DEFAULTS.min_excess_ms
     local threshold = params.threshold_ms
     if threshold then rule = "threshold" end
+    -- In C either way (core/hitch): over the frame records of a VProf
+    -- capture, over the column of any other.
+    local rule_params = { factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold }
     if is_vprof then
-      list = core.detect(cap, { factor = factor, window = window, min_excess_ms = min_excess,
-        threshold_ms = threshold })
+      list = core.detect(cap, rule_params)
     else
-      list = shift(ft, detect(stats.values(ft), factor, window, min_excess, threshold))
+      list = ft:hitches(rule_params)
     end
     used = { factor = not threshold and factor or nil, window = window,
       min_excess_ms = not threshold and min_excess or nil, threshold_ms = threshold }

@@ -33,9 +33,13 @@
 -- with key n. A key that is not a plain word ([%w_.-]+) is quoted: "p50 ms".
 local json = {}
 
-local cjson = require("cjson").new()
+require "vp" -- preloads vp.json.core
+local core = require "vp.json.core"
+local jr = require "vp.jsonread"
 
-json.null = cjson.null
+--- json.null: JSON null, a light userdata NULL (the value lua-cjson's null
+-- is too): a declared key whose value is nil is written as null anyway.
+json.null = core.null
 
 local array_mt = { __name = "vp.json.array" }
 
@@ -141,9 +145,6 @@ end
 -- The walk over the value and the bytes it writes are C (bindings/l_json.c,
 -- core/jsonw.c: the rules above); this module parses the schemas.
 
-require "vp" -- preloads vp.json.core
-local core = require "vp.json.core"
-
 --- json.utf8(s) -> s with every byte that is not part of a valid UTF-8
 -- sequence replaced by U+FFFD (s itself when it is valid).
 json.utf8 = core.utf8
@@ -198,9 +199,33 @@ function json.missing(value, schema)
   return schema_paths(value, schema, false)
 end
 
---- json.decode(s) -> value (lua-cjson; JSON null is json.null).
+-- Decoding ------------------------------------------------------------------------
+
+-- A decoded value with the reader's null as json.null; a bare token that is
+-- no JSON number (NaN, 0x10, 1e999) raises.
+local function plain(v)
+  if v == jr.null then return json.null end
+  local bad = jr.is_bad(v)
+  if bad then error("vp.json: '" .. bad .. "' is not a JSON number", 0) end
+  if type(v) == "table" then
+    for k, x in pairs(v) do v[k] = plain(x) end
+  end
+  return v
+end
+
+--- json.decode(s) -> value: one JSON text (RFC 8259, vp.jsonread: the one
+-- reader, so what the tool writes reads back as its own readers read);
+-- JSON null is json.null, a repeated key keeps its last value. Raises
+-- "vp.json: at byte N: ..." on malformed text.
 function json.decode(s)
-  return cjson.decode(s)
+  local ok, doc = pcall(jr.decode, s)
+  if not ok then
+    if type(doc) == "table" then error(string.format("vp.json: at byte %d: %s", doc.offset, doc.message), 2) end
+    error(doc, 0)
+  end
+  local ok2, v = pcall(plain, doc.value)
+  if not ok2 then error(v, 2) end
+  return v
 end
 
 return json

@@ -14,7 +14,6 @@
 -- child or group; nothing loops over frames in Lua. Definitions:
 -- node.DEFINITIONS and docs/metrics.md.
 local E = require "vp.error"
-local find = require "vp.find"
 local stats = require "vp.stats"
 local tree = require "vp.tree"
 local vp = require "vp"
@@ -57,7 +56,7 @@ Over the F frames of the range (all frames, or --frames I:J), per frame:
 --- node.resolve(cap, query [, {lua = true}]) -> node: the node `query`
 -- names: a node (returned as is), an id (integer, or a string of digits),
 -- a path, else a glob (or with lua a Lua pattern) that must match exactly
--- one node (vp.find). Raises EUSAGE naming the matches when there are
+-- one node (cap:find). Raises EUSAGE naming the matches when there are
 -- none or several.
 function node.resolve(cap, query, opts)
   opts = opts or {}
@@ -68,7 +67,7 @@ function node.resolve(cap, query, opts)
   if type(query) ~= "string" then
     E.raise("EUSAGE", "vp.node: no node has the id %s", tostring(query))
   end
-  local found = find.nodes(cap, query, { lua = opts.lua })
+  local found = cap:find(query, { lua = opts.lua })
   if #found == 1 then return found[1] end
   if #found == 0 then
     E.raise("EUSAGE", "vp.node: no node matches '%s' (a path, an id, or a glob such as 'Physics*' or '**/Name')",

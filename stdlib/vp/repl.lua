@@ -681,6 +681,9 @@ local KIND_TITLES = {
 function repl.class_text(class, value)
   local out = { class.class .. ": " .. class.title }
   if class.doc then out[#out + 1] = wrap(class.doc, 74, "  ") end
+  if class.base then
+    out[#out + 1] = string.format('  and every member of %s (help("%s"))', class.base.class, class.base.class)
+  end
   local width = 0
   for _, m in ipairs(class.members) do
     local sig = m.sig or m.name

@@ -15,9 +15,9 @@
 --     },
 --     csv = {columns = {...}, rows = {...}}, -- --csv table (default: sections[1])
 --   })                                   --   a CSV column may be a key alone: "name"
--- Text tables fit the width report.width(opts) gives (the widest text
--- column, a path or a name, is cut at the front); a model's max_width is
--- no longer read: the terminal, COLUMNS or --wide decide.
+-- Text tables fit the width report.width(opts) gives (COLUMNS, else the
+-- terminal's; none with --wide or in a file): the widest text column, a
+-- path or a name, is cut at the front.
 -- Columns are fmt.table columns ({key, title, format, align}); CSV uses the
 -- column keys as the header line and the RAW values (numbers unformatted,
 -- 14 significant digits like the JSON; nil/NaN empty).

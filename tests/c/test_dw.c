@@ -1,18 +1,17 @@
-/* The .dw and .dm parsers on memory buffers (no Lua): framing, offsets in
- * messages, partial reads, seeks past the index checkpoints, and writer
- * output read back. Built with ASan/UBSan by `make ctest`. */
+/* The .dw and .dm parsers on memory buffers and files (no Lua): framing,
+ * offsets in messages, partial reads, seeks past the index checkpoints, and
+ * every block of a trace and a movement group, read from bytes built here
+ * from the spec (bytes.h). Built with ASan/UBSan by `make ctest`. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "bytes.h"
 #include "formats/dm.h"
-#include "write/dm_write.h"
 #include "formats/dw.h"
-#include "write/dw_write.h"
 #include "formats/trace_common.h"
-#include "write/wbuf.h"
 
 static vp_dw *dw_buf(const void *p, size_t n, vp_error *err)
 {
@@ -29,29 +28,29 @@ static vp_dm *dm_buf(const void *p, size_t n, vp_error *err)
 }
 
 /* A slot with no movement block and no hits: 12 bytes. */
-static void bare_slot(vp_wbuf *b, uint32_t id)
+static void bare_slot(tb *b, uint32_t id)
 {
-    vp_wbuf_u8(b, 1);
-    vp_wbuf_u8(b, 0);
-    vp_wbuf_u32(b, id);
-    vp_wbuf_u32(b, 0);
-    vp_wbuf_u8(b, 0);
-    vp_wbuf_u8(b, 0);
+    tb_u8(b, 1);
+    tb_u8(b, 0);
+    tb_u32(b, id);
+    tb_u32(b, 0);
+    tb_u8(b, 0);
+    tb_u8(b, 0);
 }
 
 static void test_dw_framing(void)
 {
     vp_error err;
-    vp_wbuf b = {0};
-    vp_wbuf_bytes(&b, "\1\2\3\4", 4);
-    vp_wbuf_u8(&b, 9);
+    tb b = {0};
+    tb_put(&b, "\1\2\3\4", 4);
+    tb_u8(&b, 9);
     for (uint32_t i = 0; i < 150; i++) {
         if (i % 4 == 3)
-            vp_wbuf_u8(&b, 0);
+            tb_u8(&b, 0);
         bare_slot(&b, 100 + i);
     }
-    vp_wbuf_u32(&b, 7);
-    vp_dw *d = dw_buf(b.data, b.len, &err);
+    tb_u32(&b, 7);
+    vp_dw *d = dw_buf(b.p, b.len, &err);
     CHECK(d != NULL);
     if (!d)
         return;
@@ -78,7 +77,7 @@ static void test_dw_framing(void)
     vp_dw_free(d);
 
     /* Without the footer: all slots kept, a warning. */
-    d = dw_buf(b.data, b.len - 4, &err);
+    d = dw_buf(b.p, b.len - 4, &err);
     CHECK(d != NULL);
     if (d) {
         CHECK_EQ(d->trace_count, 150);
@@ -89,13 +88,13 @@ static void test_dw_framing(void)
         vp_dw_free(d);
     }
     /* A bad used byte: the offset of the second slot. */
-    b.data[5 + 12] = 3;
-    d = dw_buf(b.data, b.len, &err);
+    b.p[5 + 12] = 3;
+    d = dw_buf(b.p, b.len, &err);
     CHECK(d == NULL);
     CHECK_EQ(err.code, VP_EFORMAT);
     CHECK_EQ(err.offset, 17);
     CHECK_STR_CONTAINS(err.msg, "at byte 17: slot 2: expected the used byte 0 (empty) or 1 (trace), found 3");
-    vp_wbuf_free(&b);
+    tb_free(&b);
 
     /* Too short for a header. */
     d = dw_buf("\1\2", 2, &err);
@@ -103,49 +102,63 @@ static void test_dw_framing(void)
     CHECK_EQ(err.code, VP_ETRUNC);
 }
 
-static void test_dw_writer_roundtrip(void)
+/* A hit without entity and ragdoll blocks, or (entity) with both: the
+ * entity's guid, and a ragdoll of `transforms` 4x4 matrices holding
+ * 0, 1, 2, ... */
+static void put_hit(tb *b, uint8_t type, int entity, uint64_t guid, unsigned transforms)
+{
+    tb_u8(b, type);
+    tb_u32(b, 77); /* trace_id */
+    tb_u32(b, 0);  /* time */
+    tb_u16(b, 0);  /* unknown_09 */
+    tb_zero(b, 24 + 4); /* position, direction, physics_material */
+    tb_u8(b, entity);
+    if (entity) {
+        tb_u32(b, (uint32_t)guid);
+        tb_u32(b, (uint32_t)(guid >> 32));
+        tb_zero(b, 12 + 16 + 2); /* position, rotation, unknown_24, unknown_25 */
+    }
+    tb_u8(b, entity); /* have_ragdoll */
+    if (entity) {
+        tb_u32(b, (uint32_t)guid);
+        tb_u32(b, (uint32_t)(guid >> 32));
+        tb_u8(b, transforms);
+        for (unsigned i = 0; i < transforms * 16; i++)
+            tb_f32(b, (float)i);
+    }
+}
+
+/* A trace with every block (movement, entity, ragdoll), an empty slot and
+ * the footer, as the notes lay them out, read back field by field. */
+static void test_dw_blocks(void)
 {
     char path[] = "/tmp/vpscript-test-dw-XXXXXX";
-    if (!check_tmpfile(path, NULL, 0))
+    uint64_t guid = (uint64_t)0x51A2 << 8 | 1;
+    tb b = {0};
+    tb_put(&b, "\4\0\0\0", 4);
+    tb_u8(&b, 3);              /* max_size */
+    tb_u8(&b, 1);              /* used */
+    tb_u8(&b, 0);
+    tb_u32(&b, 77);            /* trace_id */
+    tb_u32(&b, 11);            /* ammo_type_id: the movement block follows */
+    size_t mv = b.len;
+    tb_zero(&b, 0x88);
+    b.p[mv + 0x44] = 0xEF;     /* unknown_44[0] */
+    b.p[mv + 0x58] = 25;       /* damage_per_round */
+    b.p[mv + 0x74] = 1001 & 0xFF; /* weapon_template_id */
+    b.p[mv + 0x75] = 1001 >> 8;
+    tb_u8(&b, 2);              /* client hits */
+    put_hit(&b, 1, 0, 0, 0);
+    put_hit(&b, 4, 1, guid, 2);
+    tb_u8(&b, 1);              /* server hits */
+    put_hit(&b, 4, 1, guid, 2);
+    tb_u8(&b, 0);              /* an empty slot */
+    tb_u32(&b, 1);             /* last_trace_counter */
+    int written = check_tmpfile(path, b.p, b.len);
+    tb_free(&b);
+    if (!written)
         return;
     vp_error err;
-    static const vp_dw_wopts wo = {.header = {4, 0, 0, 0}, .max_size = 3};
-    vp_dw_writer *w = vp_dw_writer_open(path, &wo, &err);
-    CHECK(w != NULL);
-    if (!w)
-        return;
-    vp_dw_whit hits[2];
-    vp_dw_whit_init(&hits[0]);
-    vp_dw_whit_init(&hits[1]);
-    hits[0].type = 1;
-    hits[1].type = 4;
-    hits[1].have_entity = 1;
-    hits[1].entity_guid = (uint64_t)0x51A2 << 8 | 1;
-    float mats[32];
-    for (int i = 0; i < 32; i++)
-        mats[i] = (float)i;
-    hits[1].have_ragdoll = 1;
-    hits[1].ragdoll_guid = hits[1].entity_guid;
-    hits[1].ragdoll = mats;
-    hits[1].ragdoll_n = 2;
-    vp_dw_wtrace t;
-    vp_dw_wtrace_init(&t);
-    t.trace_id = 77;
-    t.ammo_type_id = 11;
-    t.movement.weapon_template_id = 1001;
-    t.movement.damage_per_round = 25;
-    t.movement.unknown_44[0] = 0xEF;
-    t.client = hits;
-    t.nclient = 2;
-    t.server = hits + 1;
-    t.nserver = 1;
-    CHECK_EQ(vp_dw_writer_trace(w, &t, &err), VP_OK);
-    CHECK_EQ(vp_dw_writer_empty(w, &err), VP_OK);
-    uint64_t bytes = 0;
-    CHECK_EQ(vp_dw_writer_close(w, 1, 1, &bytes, &err), VP_OK);
-    /* 5 + (10 + 136 + 1 + 41 + (40 + 38 + 1 + 9 + 128) + 1 + 216) + 1 + 4 */
-    CHECK_EQ(bytes, 5 + 10 + 136 + 1 + 41 + 216 + 1 + 216 + 1 + 4);
-
     vp_dw *d = NULL;
     CHECK_EQ(vp_dw_open(path, NULL, &d, &err), VP_OK);
     if (d) {
@@ -174,31 +187,23 @@ static void test_dw_writer_roundtrip(void)
     unlink(path);
 }
 
-/* n records without groups, chunk-framed as the notes say. */
-static void dm_records(vp_wbuf *b, unsigned n)
+/* Record i without groups: time i + 1. */
+static void bare_record(tb *b, unsigned i, void *ud)
 {
-    unsigned i = 0;
-    for (;;) {
-        unsigned c = n - i >= 255 ? 255 : n - i;
-        vp_wbuf_u8(b, (uint8_t)c);
-        for (unsigned k = 0; k < c; k++, i++) {
-            vp_wbuf_u8(b, 1);
-            vp_wbuf_u32(b, i + 1);
-            vp_wbuf_u32(b, 0);
-        }
-        if (c != 255)
-            break;
-    }
+    (void)ud;
+    tb_u8(b, 1);
+    tb_u32(b, i + 1);
+    tb_u32(b, 0);
 }
 
 static void test_dm_arrays(void)
 {
     static const unsigned sizes[] = {0, 1, 254, 255, 256, 300, 510};
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-        vp_wbuf b = {0};
-        dm_records(&b, sizes[k]);
+        tb b = {0};
+        tb_chunked(&b, sizes[k], bare_record, NULL);
         vp_error err;
-        vp_dm *d = dm_buf(b.data, b.len, &err);
+        vp_dm *d = dm_buf(b.p, b.len, &err);
         CHECK(d != NULL);
         if (d) {
             CHECK_EQ(d->record_count, sizes[k]);
@@ -214,7 +219,7 @@ static void test_dm_arrays(void)
             }
             vp_dm_free(d);
         }
-        vp_wbuf_free(&b);
+        tb_free(&b);
     }
 }
 
@@ -236,44 +241,74 @@ static void test_dm_bad(void)
     CHECK_EQ(err.code, VP_ETRUNC);
 }
 
-/* A .dm writer on a new temporary file named in path (a mkstemp
- * template); NULL when either fails. */
-static vp_dm_writer *dm_tmp_writer(char *path)
+/* One movement group as format-notes lays it out: the base block, and
+ * with `ext` the extended block, holding the collision block with
+ * `collision` (one arrow 1..6 and the floats 0.5 and 2). */
+typedef struct dm_group {
+    float pos0, vel1;
+    uint16_t state, energy;
+    int16_t ground_time;
+    int ext, collision;
+} dm_group;
+
+static void put_group(tb *b, const dm_group *g)
 {
-    if (!check_tmpfile(path, NULL, 0))
-        return NULL;
-    vp_error err;
-    vp_dm_writer *w = vp_dm_writer_open(path, &err);
-    CHECK(w != NULL);
-    return w;
+    tb_u16(b, 0); /* short_time */
+    tb_f32(b, g->pos0);
+    tb_zero(b, 8 + 16 + 12); /* position y z, orientation, direction */
+    tb_u16(b, g->state);
+    tb_u8(b, g->ext);
+    if (!g->ext)
+        return;
+    tb_u16(b, 0); /* unknown_1 */
+    tb_zero(b, 4);
+    tb_f32(b, g->vel1);
+    tb_zero(b, 4);
+    tb_u16(b, 0); /* unknown_2, unknown_3 */
+    tb_u16(b, g->energy);
+    tb_u16(b, (uint16_t)g->ground_time);
+    tb_u16(b, 0); /* time_since_last_jump */
+    tb_u8(b, g->collision);
+    if (g->collision) {
+        tb_u8(b, 1);
+        for (int i = 1; i <= 6; i++)
+            tb_f32(b, (float)i);
+        tb_u8(b, 2);
+        tb_f32(b, 0.5f);
+        tb_f32(b, 2);
+    }
+    tb_zero(b, 12 + 12 + 1); /* unknown_4, unknown_5, unknown_6 */
 }
 
-static void test_dm_writer(void)
+static void put_record(tb *b, uint32_t time, uint32_t bitfield, const dm_group *g, size_t n)
+{
+    tb_u8(b, 1);
+    tb_u32(b, time);
+    tb_u32(b, bitfield);
+    for (size_t i = 0; i < n; i++)
+        put_group(b, &g[i]);
+}
+
+/* Bits 0 and 4: a plain group (state 5), and one with the extended and
+ * collision blocks (ground_time -40). */
+static void collision_record(tb *b, unsigned i, void *ud)
+{
+    (void)i;
+    (void)ud;
+    dm_group g[2] = {{.state = 5}, {.ext = 1, .collision = 1, .ground_time = -40}};
+    put_record(b, 9, 0x11, g, 2);
+}
+
+static void test_dm_groups(void)
 {
     char path[] = "/tmp/vpscript-test-dm-XXXXXX";
-    vp_error err;
-    vp_dm_writer *w = dm_tmp_writer(path);
-    if (!w)
+    tb b = {0};
+    tb_chunked(&b, 300, collision_record, NULL);
+    int written = check_tmpfile(path, b.p, b.len);
+    tb_free(&b);
+    if (!written)
         return;
-    vp_dm_wgroup g[2];
-    vp_dm_wgroup_init(&g[0]);
-    vp_dm_wgroup_init(&g[1]);
-    g[0].state = 5;
-    g[1].have_ext = 1;
-    g[1].have_collision = 1;
-    float arrows[6] = {1, 2, 3, 4, 5, 6}, floats[2] = {0.5f, 2};
-    g[1].arrows = arrows;
-    g[1].narrows = 1;
-    g[1].floats = floats;
-    g[1].nfloats = 2;
-    g[1].ground_time = -40;
-    vp_dm_wrecord r = {.have_data = 1, .time = 9, .bitfield = 0x11, .ngroups = 2, .groups = g};
-    for (int i = 0; i < 300; i++)
-        CHECK_EQ(vp_dm_writer_record(w, &r, &err), VP_OK);
-    uint64_t bytes;
-    CHECK_EQ(vp_dm_writer_close(w, 1, NULL, 0, &bytes, &err), VP_OK);
-    /* record: 9 + 45 + (45 + 23 + 1 + 24 + 1 + 8 + 25) */
-    CHECK_EQ(bytes, 2 + 300 * (9 + 45 + 127));
+    vp_error err;
     vp_dm *d = NULL;
     CHECK_EQ(vp_dm_open(path, NULL, &d, &err), VP_OK);
     if (d) {
@@ -302,34 +337,35 @@ static void test_dm_writer(void)
 
 /* cap:track's columns (dm_track.c): one bit through the records, sorted
  * by (time, record), the extended fields only where the block is; and a
- * file truncated while open fails the walk with ECHANGED. */
+ * file truncated while open fails the walk with ECHANGED. 40,000 records
+ * (2.6 MB, over two windows), times falling then rising, bit 2 plain on
+ * even records and extended on odd ones; bit 0 on each. */
+enum { TRACK_N = 40000 };
+
+static void track_record(tb *b, unsigned i, void *ud)
+{
+    (void)ud;
+    dm_group g[2] = {{0}, {.pos0 = (float)i}};
+    if (i % 2) {
+        g[1].ext = 1;
+        g[1].vel1 = (float)i / 2;
+        g[1].ground_time = (int16_t)(i % 100);
+        g[1].energy = (uint16_t)i;
+    }
+    put_record(b, i < TRACK_N / 2 ? TRACK_N - i : i, 0x5, g, 2);
+}
+
 static void test_dm_track_and_truncation(void)
 {
     char path[] = "/tmp/vpscript-test-dmtrack-XXXXXX";
-    vp_error err;
-    vp_dm_writer *w = dm_tmp_writer(path);
-    if (!w)
+    enum { N = TRACK_N };
+    tb b = {0};
+    tb_chunked(&b, N, track_record, NULL);
+    int written = check_tmpfile(path, b.p, b.len);
+    tb_free(&b);
+    if (!written)
         return;
-    /* 40,000 records (2.6 MB, over two windows), times falling then rising,
-     * bit 2 plain on even records and extended on odd ones; bit 0 on each. */
-    enum { N = 40000 };
-    for (int i = 0; i < N; i++) {
-        vp_dm_wgroup g[2];
-        vp_dm_wgroup_init(&g[0]);
-        vp_dm_wgroup_init(&g[1]);
-        g[1].position[0] = (float)i;
-        if (i % 2) {
-            g[1].have_ext = 1;
-            g[1].velocity[1] = (float)i / 2;
-            g[1].ground_time = (int16_t)(i % 100);
-            g[1].jetpack_energy = (uint16_t)i;
-        }
-        uint32_t t = i < N / 2 ? (uint32_t)(N - i) : (uint32_t)i;
-        vp_dm_wrecord r = {.have_data = 1, .time = t, .bitfield = 0x5, .ngroups = 2, .groups = g};
-        CHECK_EQ(vp_dm_writer_record(w, &r, &err), VP_OK);
-    }
-    uint64_t bytes;
-    CHECK_EQ(vp_dm_writer_close(w, 1, NULL, 0, &bytes, &err), VP_OK);
+    vp_error err;
     vp_dm *d = NULL;
     CHECK_EQ(vp_dm_open(path, NULL, &d, &err), VP_OK);
     if (!d)
@@ -376,77 +412,13 @@ static void test_dm_track_and_truncation(void)
     unlink(path);
 }
 
-/* The streamed writers' w:data() (the file as closing it would leave it,
- * read back) and w:truncate() (made at close). */
-static void test_stream_data(void)
-{
-    char path[] = "/tmp/vpscript-test-data-XXXXXX";
-    if (!check_tmpfile(path, NULL, 0))
-        return;
-    vp_error err;
-    size_t len = 0;
-
-    vp_dm_writer *m = vp_dm_writer_open(path, &err);
-    CHECK(m != NULL);
-    if (m) {
-        vp_dm_wrecord r = {.have_data = 1, .time = 7};
-        CHECK_EQ(vp_dm_writer_record(m, &r, &err), VP_OK);
-        const uint8_t *p = vp_dm_writer_data(m, &len, &err);
-        /* count 1, have_data 1, time 7, bitfield 0 */
-        static const uint8_t want[] = {1, 1, 7, 0, 0, 0, 0, 0, 0, 0};
-        CHECK_EQ(len, sizeof want);
-        CHECK(p && memcmp(p, want, sizeof want) == 0);
-        CHECK_EQ(vp_dm_writer_empty(m, &err), VP_OK);
-        p = vp_dm_writer_data(m, &len, &err);
-        CHECK_EQ(len, 11);
-        CHECK(p && p[0] == 2 && p[10] == 0);
-        vp_dm_writer_truncate(m, 4);
-        p = vp_dm_writer_data(m, &len, &err);
-        CHECK_EQ(len, 4);
-        uint64_t bytes = 0;
-        CHECK_EQ(vp_dm_writer_close(m, 1, NULL, 0, &bytes, &err), VP_OK);
-        CHECK_EQ(bytes, 4);
-        vp_dm *d = NULL;
-        CHECK_EQ(vp_dm_open(path, NULL, &d, &err), VP_OK);
-        if (d) {
-            CHECK(d->truncated);
-            CHECK_EQ(d->record_count, 0);
-            vp_dm_free(d);
-        }
-    }
-
-    static const vp_dw_wopts wo = {.header = {1, 2, 3, 4}, .max_size = 2};
-    vp_dw_writer *w = vp_dw_writer_open(path, &wo, &err);
-    CHECK(w != NULL);
-    if (w) {
-        CHECK_EQ(vp_dw_writer_empty(w, &err), VP_OK);
-        const uint8_t *p = vp_dw_writer_data(w, &len, &err);
-        static const uint8_t want[] = {1, 2, 3, 4, 2, 0, 0, 0, 0, 0};
-        CHECK_EQ(len, sizeof want);
-        CHECK(p && memcmp(p, want, sizeof want) == 0);
-        vp_dw_writer_truncate(w, 6);
-        uint64_t bytes = 0;
-        CHECK_EQ(vp_dw_writer_close(w, 1, 0, &bytes, &err), VP_OK);
-        CHECK_EQ(bytes, 6);
-        vp_dw *d = NULL;
-        CHECK_EQ(vp_dw_open(path, NULL, &d, &err), VP_OK);
-        if (d) {
-            CHECK(d->truncated && !d->have_footer);
-            CHECK_EQ(d->empty_slots, 1);
-            vp_dw_free(d);
-        }
-    }
-    unlink(path);
-}
-
 int main(void)
 {
     test_dm_track_and_truncation();
     test_dw_framing();
-    test_dw_writer_roundtrip();
+    test_dw_blocks();
     test_dm_arrays();
     test_dm_bad();
-    test_dm_writer();
-    test_stream_data();
+    test_dm_groups();
     return check_done("test_dw");
 }

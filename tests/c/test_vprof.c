@@ -497,8 +497,8 @@ static void test_causes_batches(void)
     vp_vprof *m = open_ok(&f, &err);
     if (!m)
         return;
-    vp_vprof_hitch_rule rule = {2, 5, 0, 0, 30};
-    vp_vprof_hitch *hs;
+    vp_hitch_rule rule = {2, 5, 0, 0, 30};
+    vp_hitch *hs;
     uint32_t nh;
     CHECK_EQ(vp_vprof_hitches(m, &rule, &hs, &nh, &err), VP_OK);
     CHECK_EQ(nh, 4); /* frames 19, 39, 59, 79 (0-based) */

@@ -10,12 +10,12 @@
 --   vpscript tests/consumers/report_truth.lua tree CAPTURE FRAME
 --     {frame, tick, frame_ms, nodes: [{path, time_ms, self_ms, calls}],
 --      excess: {path: ms}}: the frame's nodes in pre-order, and each node's
---     self time over its own baseline (cap:causes, every node above it)
+--     self time over its own baseline (vp.hitches.core.causes, every node above it)
 --   vpscript tests/consumers/report_truth.lua group CAPTURE NAME
 --     [ms]: the group's self time per frame (cap:group_self_ms)
 --   vpscript tests/consumers/report_truth.lua stretch CAPTURE K J
 --     {frames, nodes: {path: {time_ms, self_ms}}}: node totals over the
---     J-th of K equal stretches of the capture (cap:node_stats)
+--     J-th of K equal stretches of the capture (cap:totals)
 --   vpscript tests/consumers/report_truth.lua hitchy OUT.vprof
 --     writes a capture with hitches that share causes: 3,000 frames of
 --     about 14 ms; Stream_LoadChunk (Streaming) +30 ms at frames 500, 1400

@@ -56,8 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         acc += t ? t->time + t->self + t->calls : 0;
     }
     vp_vprof_stats_need(m, VP_VPROF_STATS_ALL, &err);
-    vp_vprof_hitch_rule rule = {2.5, 5, 0, data[0] & 1, 1 + data[0] % 40};
-    vp_vprof_hitch *hs;
+    vp_hitch_rule rule = {2.5, 5, 0, data[0] & 1, 1 + data[0] % 40};
+    vp_hitch *hs;
     uint32_t nh;
     if (vp_vprof_hitches(m, &rule, &hs, &nh, &err) == VP_OK) {
         vp_vprof_cause cn[4], cg[4];

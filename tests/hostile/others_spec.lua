@@ -19,28 +19,30 @@ describe("hostile inputs for VProf, laige and the host (issue 15)", function()
   teardown(function() h.cleanup() end)
 
   describe("VProf", function()
-    it("top.lua on a 20,000-deep node chain: within the budget and 30 s of CPU", function()
+    it("top.lua on a 20,000-deep node chain: within the budget and 30 s of CPU #slow #resource", function()
       local path = gen("vprof_deep_chain", 20000)
       M.ok({ "scripts/top.lua", path, "--json" }, path, { cpu = 30 })
     end)
 
-    it("check.lua with a node.* rule on a 20,000-deep chain: within the budget and 30 s of CPU", function()
-      local path = gen("vprof_deep_chain", 20000)
-      local rules = h.write_file(dir .. "/deep_rules.lua",
-        'return { { metric = "node.d1.mean_ms", max = 1000, optional = true } }')
-      M.ok({ "scripts/check.lua", rules, path }, path, { cpu = 30 })
-    end)
+    it("check.lua with a node.* rule on a 20,000-deep chain: within the budget and 30 s of CPU #slow #resource",
+      function()
+        local path = gen("vprof_deep_chain", 20000)
+        local rules = h.write_file(dir .. "/deep_rules.lua",
+          'return { { metric = "node.d1.mean_ms", max = 1000, optional = true } }')
+        M.ok({ "scripts/check.lua", rules, path }, path, { cpu = 30 })
+      end)
 
-    it("compare.lua on two 20,000-deep chains: within the budget and 60 s of CPU", function()
+    it("compare.lua on two 20,000-deep chains: within the budget and 60 s of CPU #slow #resource", function()
       local path = gen("vprof_deep_chain", 20000)
       M.ok({ "scripts/compare.lua", "--json", path, path }, path, { cpu = 60 })
     end)
 
-    it("budget.lua --fold-hidden on a 100,000-deep hidden chain: at most twice the time without", function()
-      local path = gen("vprof_hidden_chain", 100000)
-      local plain = M.ok({ "scripts/budget.lua", path, "--json" })
-      M.ok({ "scripts/budget.lua", path, "--json", "--fold-hidden" }, nil, { cpu = 2 * plain.cpu + 1 })
-    end)
+    it("budget.lua --fold-hidden on a 100,000-deep hidden chain: at most twice the time without #slow #resource",
+      function()
+        local path = gen("vprof_hidden_chain", 100000)
+        local plain = M.ok({ "scripts/budget.lua", path, "--json" })
+        M.ok({ "scripts/budget.lua", path, "--json", "--fold-hidden" }, nil, { cpu = 2 * plain.cpu + 1 })
+      end)
 
     it("cap:node(path) finds a node deeper than 256 levels", function()
       local path = gen("vprof_deep_chain", 300)
@@ -83,14 +85,14 @@ describe("hostile inputs for VProf, laige and the host (issue 15)", function()
         100000 },
       { "laige.lua on a 2 MB line of bare words: within 5 s of CPU", "laige_bare_words", 1000000 },
     }) do
-      it(c[1], function()
+      it(c[1] .. " #slow #resource", function()
         local r = M.run({ "scripts/laige.lua", gen(c[2], c[3]) }, { timeout = 60 })
         assert.are_not.equal(124, r.code)
         M.within_cpu(r, 5)
       end)
     end
 
-    it("laige.lua on a 15 MB text profile: within the budget", function()
+    it("laige.lua on a 15 MB text profile: within the budget #slow #resource", function()
       local path = gen("laige_many_systems", 100000)
       M.ok({ "scripts/laige.lua", path, "--json" }, path)
     end)
@@ -119,22 +121,22 @@ describe("hostile inputs for VProf, laige and the host (issue 15)", function()
       return M.run({ "scripts/check.lua", rules, capture }, { timeout = 60 })
     end
 
-    it("a rules file looping inside pcall is stopped: exit 2", function()
+    it("a rules file looping inside pcall is stopped: exit 2 #slow", function()
       local r = rules_run("while true do pcall(function() while true do end end) end")
       assert.are.equal(2, r.code, r.stderr)
     end)
 
-    it("a rules file with a backtracking pattern is stopped: exit 2", function()
+    it("a rules file with a backtracking pattern is stopped: exit 2 #slow", function()
       local r = rules_run('return { string.rep("a", 40):match(string.rep("a*", 40) .. "b") }')
       assert.are.equal(2, r.code, r.stderr)
     end)
 
-    it("a rules file allocating without end is stopped: exit 2", function()
+    it("a rules file allocating without end is stopped: exit 2 #slow", function()
       local r = rules_run("local t = {} while true do t[#t + 1] = string.rep('x', 1 << 20) .. #t end")
       assert.are.equal(2, r.code, r.stderr)
     end)
 
-    it("SIGTERM during --jobs: exit 143, no temporary directory or worker left", function()
+    it("SIGTERM during --jobs: exit 143, no temporary directory or worker left #slow", function()
       -- Workers that run for seconds: movement.lua over 300,000 records.
       local big = gen("dm_records_one_group", 300000)
       -- The workers' temporary files go under a TMPDIR of this test's own,

@@ -118,7 +118,7 @@ describe("hostile trace inputs", function()
       end)
   end)
 
-  describe("millions of records", function()
+  describe("millions of records #slow #resource", function()
     -- doc.a.b for "a.b", the length of the list for "#a".
     local function field(doc, key)
       local len, path = key:match("^(#?)(.*)$")

@@ -234,7 +234,6 @@ function render.emit(r, opts)
     header = header,
     sections = tables,
     csv = { rows = r.metrics, columns = csv_columns },
-    max_width = 160,
   })
 end
 

@@ -98,16 +98,15 @@ operator == g1 == g2
   > print(cap:group(1) == cap:group(1))
 
 class vp.devt.writer: writer for .devt files (vp.writer("devt", path, opts))
-  Builds a .devt in memory from the spec alone (tests, examples, broken files). opts: time, unknown,
+  Builds a .devt in memory (tests, examples, broken files) and writes it when closed. opts: time, unknown,
   graph_duration, prefix, bitfield (raw bytes; default zeros of the right size), group_count (default: the
-  number of groups written). The header is written before the first group or raw bytes.
+  number of groups written). The header comes first; groups and raw bytes follow in call order.
+extends vp.writer
 method w:group(events [, {total =, chunks = {...}}])
   append a group: u32 total (default #events) and the events as a chunked array; chunks lists the count bytes
   to write instead of the exact rule
   > w:group({{time1 = 10, time2 = 12, type = 0}, {20, 21, 1}})
-${WRITER}
 ]=], {
   COUNTED = doc.counted_fields("g", "events", "group"),
   CAPTURE = doc.capture_fields("devt", "total mismatches, extra groups, trailing bytes"),
-  WRITER = doc.writer_members(),
 })

@@ -150,9 +150,10 @@ field capture
 ${SAMPLES hop}
 
 class vp.dlag.writer: writer for .dlag files (vp.writer("dlag", path, opts))
-  Builds a .dlag in memory from the spec alone. opts: time, measurement_count (default: the number written),
-  complete (default true: finishing adds the empty graph-state array and host that were not written). Parts go
-  in file order; writing a later part completes the skipped ones.
+  Builds a .dlag in memory and writes it when closed. opts: time, measurement_count (default: the number
+  written), complete (default true: finishing adds the empty graph-state array and host that were not written).
+  Parts go in file order; writing a later part completes the skipped ones.
+extends vp.writer
 method w:measurement(samples [, {total =, chunks = {...}}])
   append the next measurement: u32 total (default #samples) and the samples ({value =, time =, unknown =} or
   {v, t, u}) as a chunked array
@@ -167,10 +168,8 @@ method w:traceroute_host(host [, {nul = false}])
 method w:hop{address =, samples =, chunks =, name =, unknown_u8_1 =, unknown_u32 =, unknown_floats =, unknown_u8_2 =}
   append a tail record
   > w:hop{address = "10.0.0.1", name = "gw", samples = {{1.5, 10, 0}}}
-${WRITER}
 ]=], {
   COUNTED = doc.counted_fields("ms", "samples", "measurement"),
   CAPTURE = doc.capture_fields("dlag", "total mismatches, an unreadable tail record"),
   SAMPLES = samples,
-  WRITER = doc.writer_members(),
 })

@@ -2,21 +2,6 @@
 -- Read by vp.doc (the REPL's help() and docs/api.md).
 local doc = require "vp.doc"
 
--- The writer members this format gives its own meaning or options: raw and close;
--- doc.writer_members adds them in their place among every writer's.
-local OWN_RAW = [=[
-method w:raw(bytes) -> offset
-  bytes inside the array where the next record goes, not counted; returns where they start
-  > w:raw("\1\0")
-]=]
-
-local OWN_CLOSE = [=[
-method w:close{terminate = true, trailing = bytes} -> bytes
-  end the array (terminate = false leaves out the 00 after a full block), append trailing bytes, close;
-  returns the file size (again on a second close); also __close and __gc
-  > w:close{trailing = "junk"}
-]=]
-
 return doc.parse([=[
 class vp.dm: movement trace capture (.dm)
   The client's debugmovement overlay exported with debugmovement_export: one chunked array of records, each
@@ -145,10 +130,11 @@ operator == r1 == r2
   > print(cap:record(1) == cap:record(1))
 
 class vp.dm.writer: writer for .dm files (vp.writer("dm", path))
-  Writes a .dm from the format notes alone (tests, examples, broken files): records are framed as the chunked
-  array, 255 per block. Group tables use the reader's field names; any extended field (velocity,
-  jetpack_energy, ground_time, ...) writes the extended block and arrows or floats write the collision block.
-  Unknown keys raise.
+  Writes a .dm as it goes (tests, examples, broken files): records are framed as the chunked array, 255 per
+  block. Group tables use the reader's field names; any extended field (velocity, jetpack_energy,
+  ground_time, ...) writes the extended block and arrows or floats write the collision block. Unknown keys
+  raise.
+extends vp.writer
 method w:record{time =, groups = {[bit] = group}, bitfield =, used =} -> offset
   append a record; the bitfield defaults to the bits of groups (0..19). For broken files: bitfield, used (the
   have_data byte: true 1, or any byte), and in a group have_ext, have_collision (true/false or a byte),
@@ -160,8 +146,13 @@ method w:empty() -> offset
 field records
   records written so far (array elements)
   > print(w.records)
-${WRITER}
+method w:raw(bytes) -> offset
+  bytes inside the array where the next record goes, not counted; returns where they start
+  > w:raw("\1\0")
+method w:close{terminate = true, trailing = bytes} -> bytes
+  end the array (terminate = false leaves out the 00 after a full block), append trailing bytes, close;
+  returns the file size (again on a second close); also __close and __gc
+  > w:close{trailing = "junk"}
 ]=], {
   CAPTURE = doc.capture_fields("dm", "truncation, trailing bytes, odd flags, bits 20..31"),
-  WRITER = doc.writer_members({ stream = true, raw = OWN_RAW, close = OWN_CLOSE }),
 })

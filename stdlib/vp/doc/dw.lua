@@ -2,15 +2,6 @@
 -- Read by vp.doc (the REPL's help() and docs/api.md).
 local doc = require "vp.doc"
 
--- The writer members this format gives its own meaning or options: close;
--- doc.writer_members adds them in their place among every writer's.
-local OWN_CLOSE = [=[
-method w:close{last_trace_counter =, footer = true} -> bytes
-  write the footer (default counter: traces written; footer = false leaves it out) and close; returns the file
-  size (again on a second close); also __close and __gc
-  > w:close{last_trace_counter = 3}
-]=]
-
 return doc.parse([=[
 class vp.dw: weapon trace capture (.dw)
   The client's debugweapon overlay exported with debugweapon_export: a 4-byte header, max_size, a ring of
@@ -157,10 +148,11 @@ operator == t1 == t2
   > print(cap:trace(1) == cap:trace(1))
 
 class vp.dw.writer: writer for .dw files (vp.writer("dw", path, opts))
-  Writes a .dw from the format notes alone (tests, examples, broken files). opts: header (4-byte string, list
+  Writes a .dw as it goes (tests, examples, broken files). opts: header (4-byte string, list
   of 4 bytes or a u32; default zeros), max_size (default 0). Tables use the reader's field names; vectors are
   {x=, y=, z=} or {1, 2, 3}; unknown byte fields take strings (zero-padded); a guid may be given as entity_id
   + controller. Unknown keys raise, so a typo cannot write a default silently.
+extends vp.writer
 method w:trace{trace_id =, ammo_type_id =, unknown_01 =, movement = {...}, client = {hit...}, server = \
     {hit...}} -> offset
   append a used slot; movement only when ammo_type_id ~= 0; hit.type is a number or a name; hit.trace_id
@@ -173,8 +165,10 @@ method w:empty_slot() -> offset
 field traces
   traces (used slots) written so far
   > print(w.traces)
-${WRITER}
+method w:close{last_trace_counter =, footer = true} -> bytes
+  write the footer (default counter: traces written; footer = false leaves it out) and close; returns the file
+  size (again on a second close); also __close and __gc
+  > w:close{last_trace_counter = 3}
 ]=], {
   CAPTURE = doc.capture_fields("dw", "missing footer, truncated slot, hit types past 10"),
-  WRITER = doc.writer_members({ stream = true, close = OWN_CLOSE }),
 })

@@ -1,7 +1,6 @@
 -- vp.doc.queries: documentation of the modules behind the query views and
--- the anchors' definitions: vp.find (nodes by glob or pattern), vp.tree
--- (tree.lua), vp.node (node.lua) and vp.anchors (CapFrameX's and Unreal's
--- frame-pacing figures). Read by vp.doc (the REPL's help() and
+-- the anchors' definitions: vp.tree (tree.lua), vp.node (node.lua) and
+-- vp.anchors (CapFrameX's and Unreal's frame-pacing figures). Read by vp.doc (the REPL's help() and
 -- tools/gen_docs.lua).
 local doc = require "vp.doc"
 
@@ -10,29 +9,6 @@ local PLAIN = "The result is plain data: nil where a value is absent or undefine
   .. "a capture the analysis cannot use, EUSAGE for a bad parameter."
 
 return doc.parse([=[
-class vp.find: nodes by glob or Lua pattern
-  The old entry points of cap:find (the capture does the work, in C), and the definition
-  in Lua: find.compile and find.glob_pattern match names and paths the same way without a capture. Globs match
-  the whole name: * any run within one level, ** across levels, ? one character, [abc] [a-z] [!abc] a class (a
-  ] first belongs to it, a - first or last is itself), \x x itself; a glob with a / matches the path, as it is
-  or relative to the root. A name glob also matches the node's own path component, so "Simulate#2" finds the
-  second of two same-named siblings.
-function find.nodes(cap, pattern [, {lua = true, on = "name"|"path"}]) -> {node, ...}
-  cap:find(pattern, opts): every node the glob (or with lua the Lua pattern, searched unanchored) matches, in
-  pre-order; {} when none; EUSAGE for a malformed pattern
-  > for _, n in ipairs(require("vp.find").nodes(cap, "**/NPCs/*/AI_Pathfind")) do print(n.path) end
-function find.named(cap, name) -> {node, ...}
-  cap:find(name, {exact = true}): every node whose name is exactly `name`, wherever it is
-  > print(#require("vp.find").named(cap, "AI_Pathfind"))
-function find.compile(pattern [, opts]) -> function(name, path [, rel]) -> boolean
-  the definition in Lua: true when the node with that name, path (and path relative to the root) matches;
-  cap:find gives the nodes it accepts
-  > local m = require("vp.find").compile("R_Draw*")
-  > print(m("R_DrawWorld", "Root/R_DrawWorld"))
-function find.glob_pattern(glob) -> string
-  the anchored Lua pattern a glob means
-  > print(require("vp.find").glob_pattern("Physics*"))  --> ^Physics[^/]-$
-
 class vp.tree: the call tree and the totals by name (tree.lua)
   A VProf capture's call tree over a frame range as the engine's vprof_generate_report shows it: inclusive and
   self time, calls and share of the frame per node, siblings largest first, the nodes below a share of the

@@ -1,4 +1,5 @@
--- vp.doc.vp: documentation of the `vp` module functions and of vp.Series.
+-- vp.doc.vp: documentation of the `vp` module functions, of vp.Series and of
+-- the members every writer has (vp.writer).
 -- Read by vp.doc (the REPL's help() and tools/gen_docs.lua).
 local doc = require "vp.doc"
 
@@ -42,8 +43,8 @@ function vp.sha256_file(path) -> hex | nil, message, code
   a file that cannot be read (a directory, a FIFO, an empty file)
   > print(vp.sha256_file("examples/sample.vprof"))
 function vp.writer(format, path [, opts]) -> writer
-  a writer that builds a capture file of a binary format (tests, examples, deliberately broken files); raises
-  when the format has no writer
+  a writer that builds a capture file of a binary format (tests, examples, deliberately broken files): a
+  vp.<format>.writer, with the members of vp.writer and its format's; raises when the format has no writer
   > local w = vp.writer("vprof", "/tmp/t.vprof")
 function vp.Series(list | series [, first]) -> Series
   a numeric column (vp.Series) from a list of numbers, indexed from first (1 by default), or a new handle on a
@@ -163,6 +164,11 @@ method s:top(k) -> {i, ...}
   the positions of the k largest numbers, largest first (the earlier one first on ties); fewer when there are
   fewer numbers
   > for _, i in ipairs(cap:frame_times():top(5)) do print(i, cap:frame_times()[i]) end
+method s:hitches{factor =, window =, min_excess_ms =, threshold_ms =} -> {{frame, frame_ms, baseline_ms}, ...}
+  the hitch frames of a column of frame times by hitches.lua's rule (vp.hitches: factor 2.5, window 30,
+  min_excess_ms 5; threshold_ms the absolute rule), frame its index (from s.first); NaN is a missing value, never a
+  hitch nor in a baseline. In C, the rule vp.hitches.core.detect applies to a VProf capture
+  > for _, h in ipairs(vp.Series{10, 11, 40, 10}:hitches{}) do print(h.frame, h.baseline_ms) end  --> 3 10.5
 method s:totable() -> {number, ...}
   the values as a new Lua list
   > for i, v in ipairs(vp.Series{1, 2}:totable()) do print(i, v) end
@@ -170,4 +176,38 @@ method s:slice(i [, j]) -> Series
   a new Series of the values at indices i..j (inclusive; j defaults to s.last; clamped to s.first..s.last,
   empty when i > j), which keeps them: its first is i
   > local first100 = cap:frame_times():slice(1, 100)
+
+class vp.writer: what every capture writer has
+  vp.writer(format, path [, opts]) returns a writer of class vp.<format>.writer (vp.vprof.writer,
+  vp.devt.writer, vp.dlag.writer, vp.dm.writer, vp.dw.writer): these members and its format's own. The writers
+  are Lua (vp.write and vp.write.<format>), built with string.pack from the format specs alone: a writer and its
+  reader share nothing but the spec, so a round trip through both checks one reading of the spec against
+  another. The file is created when the writer is opened (a path that cannot be written fails there); .vprof,
+  .dm and .dw are written as they go, .devt and .dlag built in memory (their headers count what follows) and
+  written when closed.
+method w:tell() -> n
+  the offset the next write lands at: bytes written so far
+  > print(w:tell())
+method w:raw(bytes) -> offset
+  append bytes as they are (deliberately broken files); returns the offset they start at
+  > local at = w:raw("\0\1")
+method w:truncate(n)
+  cut the file to n bytes: w:data() shows the cut, and closing makes it; a cut past the end changes nothing
+  > w:truncate(w:tell() - 4)
+method w:data() -> string
+  the file as closing it now would leave it; the writer stays open
+  > local bytes = w:data()
+method w:close() -> bytes
+  finish the file and return its size (again on a second close); also __close and __gc; other methods raise
+  "<fmt> writer is closed" afterwards
+  > print(w:close())
+field path
+  the file being written
+  > print(w.path)
+field closed
+  true once closed
+  > print(w.closed)
+field bytes
+  bytes written so far, as w:tell(); the file size once closed
+  > print(w.bytes)
 ]=]

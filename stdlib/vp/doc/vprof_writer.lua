@@ -2,24 +2,16 @@
 -- Read by vp.doc (the REPL's help() and tools/gen_docs.lua).
 local doc = require "vp.doc"
 
--- The writer members this format gives its own meaning or options: close;
--- doc.writer_members adds them in their place among every writer's.
-local OWN_CLOSE = [=[
-method w:close() -> bytes
-  flush and close the file, returning its size (again on a second close); records queued after the last frame
-  are dropped; also __close and __gc. Other methods raise "vprof writer is closed" afterwards
-  > print(w:close())
-]=]
-
 return doc.parse([=[
 class vp.vprof.writer: VProf writer
-  Writes .vprof files from the format spec alone (it shares no code with the reader): tests, examples and
-  deliberately broken files. The writer keeps its own tree as the engine does (a new node is prepended to its
-  parent's children) and writes every frame's timings in pre-order over it. group() and node() records are
-  queued and written inside the next frame, groups first. Times are microseconds, written in 4 us units
-  truncated; calls are written as min(calls, 65535). Options of vp.writer("vprof", path, opts): root_id (0),
-  escape_width (4 or 8: bytes of the escaped time field), group_base (0: the file declares every group from
-  "Unaccounted" on, as public engines do; 31: only the groups after the 31 defaults), version (1).
+  Writes .vprof files (tests, examples and deliberately broken files). The writer keeps its own tree as the
+  engine does (a new node is prepended to its parent's children) and writes every frame's timings in pre-order
+  over it. group() and node() records are queued and written inside the next frame, groups first. Times are
+  microseconds, written in 4 us units truncated; calls are written as min(calls, 65535). Options of
+  vp.writer("vprof", path, opts): root_id (0), escape_width (4 or 8: bytes of the escaped time field),
+  group_base (0: the file declares every group from "Unaccounted" on, as public engines do; 31: only the groups
+  after the 31 defaults), version (1). The file is written as it goes.
+extends vp.writer
 method w:group(name [, flags]) -> id
   queue an AddBudgetGroup record; returns its positional id (group_base + the number of groups declared before
   it); flags default 0 (1 CLIENT, 2 SERVER, 4 OTHER, 0x8000 HIDDEN)
@@ -56,7 +48,8 @@ field node_count
   nodes in the tree, root included (nil once closed)
 field group_count
   groups declared so far (nil once closed)
-${WRITER}
-]=], {
-  WRITER = doc.writer_members({ stream = true, close = OWN_CLOSE }),
-})
+method w:close() -> bytes
+  flush and close the file, returning its size (again on a second close); records queued after the last frame
+  are dropped; also __close and __gc. Other methods raise "vprof writer is closed" afterwards
+  > print(w:close())
+]=])

@@ -171,7 +171,6 @@ function render.emit(doc, opts, rules_path)
       { key = "ci_pct_lo", csv_value = function(_, x) return x.ci and x.ci.pct_lo end },
       { key = "ci_pct_hi", csv_value = function(_, x) return x.ci and x.ci.pct_hi end }, "message",
     } },
-    max_width = 160,
   })
 end
 

@@ -4,7 +4,7 @@
 -- there. The rules it shares with the text parser are in vp.laige.read.
 local read = require "vp.laige.read"
 local model = require "vp.laige.model"
-local jr = require "vp.laige.jsonread"
+local jr = require "vp.jsonread"
 
 local json = {}
 

@@ -24,13 +24,14 @@ local function system_key(sys)
   return "#" .. tostring(sys.id)
 end
 
-local function put_systems(m, cap)
+local function put_systems(m, names, cap)
   local systems = cap.systems
   local seen = {}
   for _, sys in ipairs(systems) do
     local key = system_key(sys)
     if not seen[key] then
       seen[key] = true
+      names[#names + 1] = key
       local p = "system." .. key
       local w = sys.window
       put(m, p .. ".p99_ms", model.system_p99(sys))
@@ -52,19 +53,22 @@ local function put_systems(m, cap)
   put(m, "systems.over_budget", #model.over_budget(cap))
 end
 
---- metrics.metrics(cap) -> {name = number}: the report's values under the
--- metric catalogue's names (laige.metrics, cap:metrics()). A value the
--- report does not have (an empty window, NaN, an infinity) is absent.
-function metrics.metrics(cap)
+--- metrics.values(cap) -> {name = number}, {system = {...}, budget = {...}}:
+-- the report's values under the metric catalogue's names, and the names of
+-- its systems ("#ID" when unnamed) and budget blocks, each once, in the
+-- report's order (the catalogue lists their metrics from these, never by
+-- taking the names apart again). A value the report does not have (an
+-- empty window, NaN, an infinity) is absent.
+function metrics.values(cap)
   local kind = model.kind(cap)
   if not kind then E.raise("EINPUT", "laige.metrics: expected a laige profile or budget report") end
-  local m = {}
+  local m, names = {}, { system = {}, budget = {} }
   if kind == "profile" then
     put_stats(m, "tick_ms", cap.tick_ms)
     put_stats(m, "frame_ms", cap.frame_ms)
     for _, f in ipairs(read.COUNTERS) do put(m, "counters." .. f[1], cap.counters and cap.counters[f[1]]) end
     for _, f in ipairs(read.WORLD) do put(m, "world." .. f[1], cap.world and cap.world[f[1]]) end
-    put_systems(m, cap)
+    put_systems(m, names.system, cap)
   else
     local s = cap:frame_times()
     if #s > 0 then
@@ -83,8 +87,13 @@ function metrics.metrics(cap)
     put(m, "frames.listed", #cap.frames)
     put(m, "frames.failed", failed)
     put(m, "frames.total", cap.frames_info and cap.frames_info.total)
+    local seen = {}
     for _, b in ipairs(cap.budgets) do
       if type(b.name) == "string" then
+        if not seen[b.name] then
+          seen[b.name] = true
+          names.budget[#names.budget + 1] = b.name
+        end
         local p = "budget." .. b.name
         put(m, p .. ".after", b.after)
         put(m, p .. ".before", b.before)
@@ -92,10 +101,16 @@ function metrics.metrics(cap)
         if b.result then put(m, p .. ".pass", b.result == "PASS" and 1 or 0) end
       end
     end
-    put_systems(m, cap)
+    put_systems(m, names.system, cap)
     if cap.overall then put(m, "overall", cap.overall == "PASS" and 1 or 0) end
   end
-  return m
+  return m, names
+end
+
+--- metrics.metrics(cap) -> {name = number}: metrics.values' values
+-- (laige.metrics, cap:metrics()).
+function metrics.metrics(cap)
+  return (metrics.values(cap))
 end
 
 return metrics

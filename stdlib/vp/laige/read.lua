@@ -3,7 +3,7 @@
 -- syntax, the warning and error rules, and filling a model table from raw
 -- values whatever the form. See vp.laige for the reading rules.
 local E = require "vp.error"
-local jr = require "vp.laige.jsonread"
+local jr = require "vp.jsonread"
 
 local read = {}
 
@@ -94,7 +94,7 @@ local function text_extra_value(s)
   return s
 end
 
--- JSON values (vp.laige.jsonread) as plain data: null dropped, whole
+-- JSON values (vp.jsonread) as plain data: null dropped, whole
 -- numbers as integers, a bad number token as the text it was.
 local function json_plain(v, depth)
   if v == NULL then return nil end

@@ -104,9 +104,9 @@ function C.analysis(ctx, name)
 end
 
 --- C.get(t, key, ...) -> the value at t[key][...], or nil.
--- The one accessor for analysis results: it treats an absent value, the
--- JSON null some analyses still return for one (a light userdata), NaN and
--- a path through something that is not a table alike: all are nil.
+-- The one accessor for analysis results: it treats an absent value, a JSON
+-- null (a light userdata: a decoded document, a user's result), NaN and a
+-- path through something that is not a table alike: all are nil.
 -- Numbers, strings, booleans and tables come back as they are.
 function C.get(t, ...)
   for i = 1, select("#", ...) do
@@ -156,10 +156,11 @@ C.DEVT = { "devt" }
 C.DLAG = { "dlag" }
 C.DM = { "dm" }
 
---- C.laige_values(ctx) -> the report's flat {name = number} table (vp.laige.metrics).
+--- C.laige_values(ctx) -> the report's {name = number} table and the names
+-- of its systems and budgets (vp.laige.metrics.values).
 function C.laige_values(ctx)
-  if not ctx.laige then ctx.laige = require("vp.laige").metrics(ctx.cap) end
-  return ctx.laige
+  if not ctx.laige then ctx.laige, ctx.laige_names = require("vp.laige.metrics").values(ctx.cap) end
+  return ctx.laige, ctx.laige_names
 end
 
 return C

@@ -1,6 +1,6 @@
 -- vp.metrics.laige: the catalogue's laige report metrics (profile reports:
 -- tick times, counters, world; budget reports: systems, budgets, per-frame
--- lines, the overall result), read from vp.laige.metrics' flat table.
+-- lines, the overall result), read from vp.laige.metrics' values.
 -- Entry fields: see vp.metrics.
 local C = require "vp.metrics.context"
 
@@ -18,20 +18,16 @@ local function laige_get(key)
   end
 end
 
-local function laige_names(prefix, suffix)
+-- The systems or budgets (kind) that have the value `field`, in the byte
+-- order of their metrics' names.
+local function laige_names(kind, field)
   return function(ctx)
-    local out, seen = {}, {}
-    local pat = "^" .. prefix:gsub("%p", "%%%0") .. "(.+)" .. suffix:gsub("%p", "%%%0") .. "$"
-    local keys = {}
-    for k in pairs(C.laige_values(ctx)) do keys[#keys + 1] = k end
-    table.sort(keys)
-    for _, k in ipairs(keys) do
-      local n = k:match(pat)
-      if n and not seen[n] then
-        seen[n] = true
-        out[#out + 1] = n
-      end
+    local values, names = C.laige_values(ctx)
+    local out = {}
+    for _, n in ipairs(names[kind]) do
+      if values[kind .. "." .. n .. "." .. field] ~= nil then out[#out + 1] = n end
     end
+    table.sort(out, function(a, b) return a .. "." .. field < b .. "." .. field end)
     return out
   end
 end
@@ -82,7 +78,7 @@ for _, s in ipairs(SYSTEM) do
   add {
     name = "system.NAME." .. s[1], match = "^system%.(.+)%." .. s[1]:gsub("_", "%%_") .. "$",
     kind = "system", unit = s[2], polarity = s[3], formats = LAIGE,
-    names = laige_names("system.", "." .. s[1]),
+    names = laige_names("system", s[1]),
     doc = "laige system NAME (\"#ID\" when unnamed): " .. s[4],
     get = laige_get("system.NAME." .. s[1]),
   }
@@ -115,7 +111,7 @@ local BUDGET_FIELDS = {
 for _, b in ipairs(BUDGET_FIELDS) do
   add {
     name = "budget.NAME." .. b[1], match = "^budget%.(.+)%." .. b[1] .. "$", kind = "budget",
-    unit = b[2], polarity = b[3], formats = BUDGET, names = laige_names("budget.", "." .. b[1]),
+    unit = b[2], polarity = b[3], formats = BUDGET, names = laige_names("budget", b[1]),
     doc = "budget report block NAME (budget=NAME): " .. b[4],
     get = laige_get("budget.NAME." .. b[1]),
   }

@@ -1,7 +1,10 @@
--- vp.laige.jsonread: a strict JSON reader for the laige profile report, in
--- linear time whatever the input.
+-- vp.jsonread: the JSON reader: strict, with the key order, the duplicate
+-- keys and the offset of every error, in linear time whatever the input.
+-- The laige profile report's reader (vp.laige.json) and vp.json.decode read
+-- with it; detecting a laige JSON report is a scan of its top-level keys in
+-- C (core/registry.c), which sees the file's first bytes before any Lua.
 --
---   local jr = require "vp.laige.jsonread"
+--   local jr = require "vp.jsonread"
 --   local ok, doc = pcall(jr.decode, data, start)  -- start: first byte to read
 --   doc.value            -- the document: tables, strings, numbers, booleans,
 --                        -- jr.null for null, jr.bad(...) objects (below)
@@ -30,9 +33,9 @@ local jr = {}
 jr.MAX_DEPTH = 512
 
 --- jr.null: the value of a JSON null.
-jr.null = setmetatable({}, { __name = "vp.laige.jsonread.null", __tostring = function() return "null" end })
+jr.null = setmetatable({}, { __name = "vp.jsonread.null", __tostring = function() return "null" end })
 
-local Bad = { __name = "vp.laige.jsonread.bad" }
+local Bad = { __name = "vp.jsonread.bad" }
 Bad.__tostring = function(b) return b.token end
 
 --- jr.bad(token) -> a bad-number object; jr.is_bad(v) -> its token or nil.

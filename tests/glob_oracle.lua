@@ -1,15 +1,11 @@
--- vp.find: finding the nodes of a capture's tree by name or path, with a
--- glob or a Lua pattern. The capture does the work (cap:find and
--- cap:find(name, {exact = true}), in C: docs/api.md); this module keeps the old entry
--- points and the definition in Lua: find.compile and find.glob_pattern
--- match names and paths without a capture, the same way.
+-- glob_oracle.lua: the definition, in Lua, of the globs cap:find matches
+-- (bindings/l_vprof.c, in C), which tests/queries_spec.lua holds the C
+-- matcher to on thousands of globs: a second implementation kept as the
+-- tests' reference, not as a module anything else uses.
 --
---   local find = require "vp.find"
---   find.nodes(cap, "Physics*")                 -- cap:find: nodes whose NAME matches
---   find.nodes(cap, "**/NPCs/*/AI_Pathfind")    -- a "/" in it: the PATH
---   find.nodes(cap, "^Lua_", {lua = true})      -- a Lua pattern (string.find)
---   find.named(cap, "AI_Pathfind")              -- cap:find with exact = true: that exact name
---   local m = find.compile("R_Draw*")           -- m(name, path) -> boolean
+--   local oracle = require "glob_oracle"
+--   local m = oracle.compile("R_Draw*")          -- m(name, path [, rel]) -> boolean
+--   print(oracle.glob_pattern("Physics*"))       --> ^Physics[^/]-$
 --
 -- Globs match the whole name (or path): `*` any run of characters except
 -- "/", `**` any run including "/", `?` one character except "/", `[abc]`,
@@ -22,11 +18,10 @@
 -- glob matches that component too, so "Simulate#2" finds the second. Lua
 -- patterns (opts.lua) are searched for anywhere in the name, or in the path
 -- when they contain a "/", unless anchored with ^ and $. opts.on = "name"
--- or "path" overrides the choice. Results keep the capture's pre-order (the
--- engine's sibling order), so they are stable from run to run.
+-- or "path" overrides the choice.
 local E = require "vp.error"
 
-local find = {}
+local oracle = {}
 
 -- Lua's magic characters, escaped where a glob means them literally.
 local function literal(c)
@@ -61,9 +56,9 @@ local function class_pattern(body, neg)
   return "[" .. (neg and "^" or "") .. table.concat(parts) .. "]"
 end
 
---- find.glob_pattern(glob) -> the anchored Lua pattern the glob means.
+--- oracle.glob_pattern(glob) -> the anchored Lua pattern the glob means.
 -- Raises EUSAGE for a class that is not closed.
-function find.glob_pattern(glob)
+function oracle.glob_pattern(glob)
   local out, i, n = { "^" }, 1, #glob
   while i <= n do
     local c = glob:sub(i, i)
@@ -88,7 +83,7 @@ function find.glob_pattern(glob)
       -- the body is never empty: a "]" right after "[" or "[!" belongs to it
       local close = glob:find("]", b + 1, true)
       if not close then
-        E.raise("EUSAGE", "vp.find: '%s': a character class '[' is not closed", glob)
+        E.raise("EUSAGE", "cap:find: '%s': a character class '[' is not closed", glob)
       end
       out[#out + 1] = class_pattern(glob:sub(b, close - 1), neg)
       i = close + 1
@@ -101,24 +96,24 @@ function find.glob_pattern(glob)
   return table.concat(out)
 end
 
---- find.compile(pattern [, opts]) -> matcher(name, path [, rel]) -> boolean.
+--- oracle.compile(pattern [, opts]) -> matcher(name, path [, rel]) -> boolean.
 -- opts.lua: a Lua pattern instead of a glob; opts.on: "name" or "path"
 -- (default: the path when the pattern has a "/"). A name matcher also tries
 -- the node's own path component (the name with its "#2"); `rel` is the
 -- path relative to the root, tried as well by path matchers.
-function find.compile(pattern, opts)
+function oracle.compile(pattern, opts)
   opts = opts or {}
   if type(pattern) ~= "string" or pattern == "" then
-    E.raise("EUSAGE", "vp.find: the pattern must be a non-empty string, not %s", tostring(pattern))
+    E.raise("EUSAGE", "cap:find: the pattern must be a non-empty string, not %s", tostring(pattern))
   end
   local on = opts.on or (pattern:find("/", 1, true) and "path" or "name")
   if on ~= "name" and on ~= "path" then
-    E.raise("EUSAGE", "vp.find: opts.on must be \"name\" or \"path\", not %s", tostring(on))
+    E.raise("EUSAGE", "cap:find: opts.on must be \"name\" or \"path\", not %s", tostring(on))
   end
-  local lua = opts.lua and pattern or find.glob_pattern(pattern)
+  local lua = opts.lua and pattern or oracle.glob_pattern(pattern)
   local ok, err = pcall(string.find, "", lua)
   if not ok then
-    E.raise("EUSAGE", "vp.find: '%s' is not a valid Lua pattern: %s", pattern, (tostring(err):gsub("^.-: ", "")))
+    E.raise("EUSAGE", "cap:find: '%s' is not a valid Lua pattern: %s", pattern, (tostring(err):gsub("^.-: ", "")))
   end
   if on == "name" then
     -- the name, or the node's own path component ("Simulate#2")
@@ -133,17 +128,4 @@ function find.compile(pattern, opts)
   end
 end
 
---- find.nodes(cap, pattern [, opts]) -> {node, ...}: cap:find(pattern,
--- opts): every node the pattern matches, in the capture's pre-order; {}
--- when none does.
-function find.nodes(cap, pattern, opts)
-  return cap:find(pattern, opts)
-end
-
---- find.named(cap, name) -> {node, ...}: cap:find(name, { exact = true }): every node
--- whose name is exactly `name`, wherever it is in the tree, in pre-order.
-function find.named(cap, name)
-  return cap:find(name, { exact = true })
-end
-
-return find
+return oracle

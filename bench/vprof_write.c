@@ -1,10 +1,10 @@
-#include "write/vprof_write.h"
+/* The VProf writer of bench/gen_vprof.c (vprof_write.h). */
+#include "vprof_write.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "write/wbuf.h"
 
 enum { TOK_START = 0, TOK_ADDNODE = 1, TOK_ADDGROUP = 2, TOK_TIMINGS = 3, TOK_END = 4 };
 
@@ -58,15 +58,15 @@ typedef struct wnode {
 } wnode;
 
 struct vp_vprof_writer {
-    vp_wstream file;
+    FILE *f;
+    char *path;
+    uint64_t flushed;   /* bytes handed to the file */
     vp_vprof_wopts opts;
     uint8_t *out;       /* output buffer, OUT_CAP bytes */
     size_t out_len;
-    vp_wbuf peek;       /* for vp_vprof_writer_data */
 
     wnode *nodes;
     size_t nnodes, nodes_cap;
-    int32_t max_id;
     /* Open-addressing map from node ID to slot + 1 (0 = empty). */
     uint32_t *map_slot;
     int32_t *map_id;
@@ -78,15 +78,15 @@ struct vp_vprof_writer {
 
     bytebuf pend_groups, pend_nodes;
     size_t ngroups;
-    uint64_t nframes;
 };
 
 static vp_errcode writer_flush(vp_vprof_writer *w, vp_error *err)
 {
-    vp_errcode rc = vp_wstream_write(&w->file, w->out, w->out_len, err);
-    if (rc == VP_OK)
-        w->out_len = 0;
-    return rc;
+    if (w->out_len && fwrite(w->out, 1, w->out_len, w->f) != w->out_len)
+        return vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", w->path, strerror(errno));
+    w->flushed += w->out_len;
+    w->out_len = 0;
+    return VP_OK;
 }
 
 /* Make room for n contiguous bytes in the output buffer. */
@@ -235,8 +235,6 @@ static int tree_add(vp_vprof_writer *w, int32_t id, uint32_t parent)
         n->next_sibling = w->nodes[parent].first_child;
         w->nodes[parent].first_child = slot;
     }
-    if (slot == 0 || id > w->max_id)
-        w->max_id = id;
     w->order_dirty = 1;
     return 1;
 }
@@ -279,8 +277,8 @@ static void writer_free(vp_vprof_writer *w)
 {
     if (!w)
         return;
+    free(w->path);
     free(w->out);
-    vp_wbuf_free(&w->peek);
     free(w->nodes);
     free(w->map_slot);
     free(w->map_id);
@@ -310,7 +308,15 @@ vp_vprof_writer *vp_vprof_writer_open(const char *path, const vp_vprof_wopts *o,
         return NULL;
     }
     w->opts = *o;
-    if (vp_wstream_open(&w->file, path, err) != VP_OK) {
+    if (!(w->path = strdup(path))) {
+        writer_free(w);
+        vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        return NULL;
+    }
+    if (!(w->f = fopen(path, "wb"))) {
+        int e = errno;
+        vp_fail(err, e == ENOENT ? VP_ENOENT : e == EISDIR ? VP_EISDIR : VP_EIO, UINT64_MAX,
+                "cannot create %s: %s", path, strerror(e));
         writer_free(w);
         return NULL;
     }
@@ -367,30 +373,6 @@ long vp_vprof_writer_slot(const vp_vprof_writer *w, int32_t id)
     return map_get(w, id);
 }
 
-vp_errcode vp_vprof_writer_next_id(const vp_vprof_writer *w, int32_t *id, vp_error *err)
-{
-    if (w->max_id == INT32_MAX)
-        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "no node id left above %ld",
-                       (long)w->max_id);
-    *id = w->max_id + 1;
-    return VP_OK;
-}
-
-size_t vp_vprof_writer_node_count(const vp_vprof_writer *w)
-{
-    return w->nnodes;
-}
-
-size_t vp_vprof_writer_group_count(const vp_vprof_writer *w)
-{
-    return w->ngroups;
-}
-
-uint64_t vp_vprof_writer_frame_count(const vp_vprof_writer *w)
-{
-    return w->nframes;
-}
-
 vp_errcode vp_vprof_writer_frame(vp_vprof_writer *w, int32_t tick, const vp_vprof_wtiming *times,
                                  vp_error *err)
 {
@@ -441,39 +423,16 @@ vp_errcode vp_vprof_writer_frame(vp_vprof_writer *w, int32_t tick, const vp_vpro
     tok = TOK_END;
     if (writer_put(w, &tok, 1, err) != VP_OK)
         return err ? err->code : VP_EIO;
-    w->nframes++;
     return VP_OK;
-}
-
-vp_errcode vp_vprof_writer_raw(vp_vprof_writer *w, const void *bytes, size_t n, vp_error *err)
-{
-    if (writer_put(w, bytes, n, err) != VP_OK)
-        return err ? err->code : VP_EIO;
-    return VP_OK;
-}
-
-uint64_t vp_vprof_writer_tell(const vp_vprof_writer *w)
-{
-    return w->file.flushed + w->out_len;
-}
-
-void vp_vprof_writer_truncate(vp_vprof_writer *w, uint64_t n)
-{
-    vp_wstream_truncate(&w->file, n);
-}
-
-const uint8_t *vp_vprof_writer_data(vp_vprof_writer *w, size_t *len, vp_error *err)
-{
-    /* Closing adds nothing: queued records without a frame are dropped. */
-    if (writer_flush(w, err) != VP_OK)
-        return NULL;
-    return vp_wstream_contents(&w->file, NULL, 0, &w->peek, len, err);
 }
 
 vp_errcode vp_vprof_writer_close(vp_vprof_writer *w, uint64_t *bytes, vp_error *err)
 {
     vp_errcode rc = writer_flush(w, err);
-    rc = vp_wstream_close(&w->file, rc, bytes, err);
+    if (fclose(w->f) != 0 && rc == VP_OK)
+        rc = vp_fail(err, VP_EIO, UINT64_MAX, "cannot write %s: %s", w->path, strerror(errno));
+    if (bytes)
+        *bytes = w->flushed;
     writer_free(w);
     return rc;
 }

@@ -1,7 +1,8 @@
-/* VProf (.vprof) writer, built from specs/vprof-format.md and the VProf
- * section of specs/format-notes.md only: it shares nothing with the reader,
- * so tests that round-trip through both check one reading of the spec
- * against another.
+/* The VProf (.vprof) writer of bench/gen_vprof.c, which writes captures
+ * of a gigabyte and more for `make bench`: vpscript's own writers are Lua
+ * (stdlib/vp/write/vprof.lua), this one is C for speed. Built from
+ * specs/vprof-format.md and the VProf section of specs/format-notes.md
+ * only; tests/c/test_vprof_write.c holds its bytes to the spec.
  *
  * The writer keeps its own copy of the tree, the way the engine's recorder
  * does: a new node is prepended to its parent's child list, and every frame
@@ -59,37 +60,17 @@ vp_errcode vp_vprof_writer_node(vp_vprof_writer *w, int32_t parent_id, const cha
 
 /* Slot of node `id`, or -1 when there is no such node. */
 long vp_vprof_writer_slot(const vp_vprof_writer *w, int32_t id);
-/* An ID no node uses yet: one more than the largest used (error when that
- * overflows int32). */
-vp_errcode vp_vprof_writer_next_id(const vp_vprof_writer *w, int32_t *id, vp_error *err);
-/* Nodes in the tree, root included: the length of a frame's times array. */
-size_t vp_vprof_writer_node_count(const vp_vprof_writer *w);
-size_t vp_vprof_writer_group_count(const vp_vprof_writer *w);
-uint64_t vp_vprof_writer_frame_count(const vp_vprof_writer *w);
 
 /* Write one frame: StartFrame, tick, the queued group and node records,
  * Timings, one timing per node in pre-order, EndOfFrame. `times` is indexed
- * by slot and holds node_count entries; NULL writes zeros everywhere. Fails
+ * by slot and holds an entry per node (the root included); NULL writes zeros everywhere. Fails
  * (writing nothing) when a time does not fit the escape field. */
 vp_errcode vp_vprof_writer_frame(vp_vprof_writer *w, int32_t tick, const vp_vprof_wtiming *times,
                                  vp_error *err);
 
-/* Append bytes as they are (deliberately broken files). */
-vp_errcode vp_vprof_writer_raw(vp_vprof_writer *w, const void *bytes, size_t n, vp_error *err);
-
-/* Bytes written so far (buffered ones included): the current file offset. */
-uint64_t vp_vprof_writer_tell(const vp_vprof_writer *w);
-
-/* Cut the file to n bytes when it is closed (when it is longer). */
-void vp_vprof_writer_truncate(vp_vprof_writer *w, uint64_t n);
-/* The file as closing it now would leave it (cut as asked), read back from
- * the file after handing it what is buffered; the writer stays open. Valid
- * until the next call on w. NULL with err on failure. */
-const uint8_t *vp_vprof_writer_data(vp_vprof_writer *w, size_t *len, vp_error *err);
-
-/* Flush and close the file (applying the cut); queued records not followed
- * by a frame are dropped (they cannot stand outside a frame). Frees w, also
- * on failure. *bytes (may be NULL) receives the file size. */
+/* Flush and close the file; queued records not followed by a frame are
+ * dropped (they cannot stand outside a frame). Frees w, also on failure.
+ * *bytes (may be NULL) receives the file size. */
 vp_errcode vp_vprof_writer_close(vp_vprof_writer *w, uint64_t *bytes, vp_error *err);
 
 /* The 31 default budget groups of the spec's table, in ID order. */
