@@ -31,8 +31,6 @@ local SPEC = {
       help = "a baseline capture or directory of runs (repeat for several); every positional argument is then B" },
     { "--runs", type = "flag",
       help = "B's captures (files and directories) are runs of one build: one comparison, not one per capture" },
-    { "--test", default = compare.DEFAULTS.test, choices = choices(compare.TESTS), metavar = "NAME",
-      help = "per-frame test: batch-means (allows for drift) or mann-whitney (assumes independent frames)" },
     { "--shape", default = compare.DEFAULTS.shape, choices = choices(compare.SHAPES), metavar = "NAME",
       help = "shape test: grid (quantile grid), ks (Kolmogorov-Smirnov) or ad (Anderson-Darling)" },
     { "--evidence", default = compare.DEFAULTS.evidence, choices = choices(compare.EVIDENCE), metavar = "NAME",
@@ -92,7 +90,7 @@ if #a_files == 0 then cli.fail(2, "no capture files in %s", table.concat(a_paths
 -- statistics are computed while it is read; both sides are read together).
 local caps_a, caps_b = cli.open_runs(a_files, opts.baseline_frames or opts.frames, b_files, nil, opts.frames)
 local r = compare.analyze(caps_a, caps_b, { alpha = opts.alpha, nodes = opts.nodes, match = opts.match,
-  test = opts.test, shape = opts.shape, evidence = opts.evidence, pairing = opts.pairing })
+  shape = opts.shape, evidence = opts.evidence, pairing = opts.pairing })
 for _, c in ipairs(caps_a) do c:close() end
 for _, c in ipairs(caps_b) do c:close() end
 for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", require("vp.fmt").visible(w), "\n") end

@@ -103,8 +103,7 @@ describe("vp.gate", function()
     assert.is_false(g.normalised)
     assert.same({ kind = "regress", failed = true, over = true, big = true, significant = true, a = g.baseline,
       b = g.value }, g.checks[1])
-    assert.same({ max_regress_pct = 10, min_effect = 0.2, significant = true, alpha = 0.01, test = "batch-means" },
-      g.limits)
+    assert.same({ max_regress_pct = 10, min_effect = 0.2, significant = true, alpha = 0.01 }, g.limits)
     assert.equal("frames", g.evidence)
     assert.is_true(g.ci.pct_lo > 20 and g.ci.pct_lo < g.change_pct and g.change_pct < g.ci.pct_hi)
     assert.equal("pass", r.results[2].status)
@@ -739,7 +738,7 @@ describe("check.lua", function()
       .. '"baseline":null,"change":null,"change_pct":null,"regress_pct":null,"normalised":false,"evidence":null,'
       .. '"p_value":null,"cannot_tell":null,"ci":null,"limits":{"max":5,"min":null,"max_regress_pct":null,'
       .. '"ci_above":null,'
-      .. '"min_effect":null,"significant":null,"alpha":null,"test":null},"message":"frame_ms%.p99 = '
+      .. '"min_effect":null,"significant":null,"alpha":null},"message":"frame_ms%.p99 = '
     assert.truthy(first.stdout:find(head), first.stdout:sub(1, 600))
     local vjson = require "vp.json"
     assert.same({}, vjson.undeclared(vjson.decode(first.stdout), require("vp.gate").schema))
@@ -897,8 +896,10 @@ describe("check.lua", function()
         assert.is_false(ok)
         assert.matches(want, e.message)
       end
-      bad({ metric = "frame_ms.mean", max = 20, test = "mann-whitney" }, "test only goes with max_regress_pct")
-      bad({ metric = "frame_ms.mean", max_regress_pct = 2, test = "ttest" }, 'test must be "batch%-means" or')
+      bad({ metric = "frame_ms.mean", max = 20, significant = true }, "significant only goes with max_regress_pct")
+      -- 0.2's per-frame Mann-Whitney choice: refused, saying what decides instead
+      bad({ metric = "frame_ms.mean", max_regress_pct = 2, significant = true, test = "mann-whitney" },
+        "unknown field 'test': significant takes the test the pairing chooses")
       bad({ metric = "frames", ci_above = 2 }, "frames has no better direction")
       bad({ metric = "frame_ms.mean", min_effect = 1, max = 3 },
         "min_effect only goes with max_regress_pct or ci_above")
@@ -907,22 +908,17 @@ describe("check.lua", function()
       assert.equal("g: rule 1 (frame_ms.mean): ci_above needs a baseline (--baseline BASE)", e.message)
     end)
 
-    it("significant = true uses the calibrated per-frame test; test = 'mann-whitney' the rank test; "
-      .. "a max the shape test", function()
+    it("significant = true uses the calibrated per-frame test; a max the shape test", function()
       local b, s = assert(vp.open(base)), assert(vp.open(slow))
       local r = gate.evaluate(gate.validate({
         { metric = "group.Physics.mean_ms", max_regress_pct = 10, significant = true },
-        { metric = "group.Physics.mean_ms", max_regress_pct = 10, significant = true, test = "mann-whitney" },
         { metric = "group.Physics.max_ms", max_regress_pct = 10, significant = true },
       }, { baseline = true }), s, b)
       local x = r.results
       assert.equal("frames", x[1].evidence)
-      assert.equal("batch-means", x[1].limits.test)
-      assert.equal("mann-whitney", x[2].limits.test)
-      assert.equal(0, x[2].p_value) -- the rank test on 1,200 frames a side underflows
       assert.is_true(x[1].p_value > 0)
-      assert.equal("shape", x[3].evidence)
-      assert.equal("fail", x[3].status)
+      assert.equal("shape", x[2].evidence)
+      assert.equal("fail", x[2].status)
       assert.same({ "fail", "fail" }, { x[1].status, x[2].status })
       b:close()
       s:close()

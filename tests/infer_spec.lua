@@ -5,7 +5,7 @@
 -- per-frame Mann-Whitney test does not.
 local vp = require "vp"
 local infer = require "vp.infer"
-local mwu = require "vp.mwu"
+local mwu = require "mwu_oracle"
 local stats = require "vp.stats"
 
 local function near(a, b, tol)
@@ -266,5 +266,18 @@ describe("vp.infer", function()
     assert.is_true(fa_batch <= 12, "batch means: " .. fa_batch .. " false alarms in " .. pairs)
     assert.is_true(fa_mwu >= 25, "Mann-Whitney: " .. fa_mwu .. " false alarms in " .. pairs)
     assert.is_true(hits >= 0.95 * pairs, "a 3 % slowdown found " .. hits .. " times in " .. pairs)
+  end)
+end)
+
+describe("vp.infer.holm", function()
+  it("Holm: step-down adjusted p-values in the given order, monotone, capped at 1", function()
+    local adj = infer.holm({ 0.01, 0.04, 0.03, 0.5 })
+    -- sorted 0.01 0.03 0.04 0.5 -> 0.04, 0.09, max(0.09, 0.08) = 0.09, max(0.5, 0.09) = 0.5
+    assert.is_true(math.abs(adj[1] - 0.04) < 1e-15)
+    assert.is_true(math.abs(adj[3] - 0.09) < 1e-15)
+    assert.is_true(math.abs(adj[2] - 0.09) < 1e-15)
+    assert.is_true(math.abs(adj[4] - 0.5) < 1e-15)
+    assert.same({ 0.7 }, infer.holm({ 0.7 }))
+    assert.equal(1, infer.holm({ 0.6, 0.9 })[1])
   end)
 end)

@@ -22,17 +22,15 @@
 -- map `metrics = {<metric> = value}`.
 local E = require "vp.error"
 local metrics = require "vp.metrics"
-local mwu = require "vp.mwu"
 local infer = require "vp.infer"
 local align = require "vp.align"
 local phases = require "vp.phases"
 
 local compare = {}
 
-compare.DEFAULTS = { alpha = 0.01, nodes = 10, match = nil, test = "batch-means", shape = "grid",
+compare.DEFAULTS = { alpha = 0.01, nodes = 10, match = nil, shape = "grid",
   evidence = "auto", pairing = "auto", level = 0.95 }
 
-compare.TESTS = { ["batch-means"] = true, ["mann-whitney"] = true }
 compare.SHAPES = { grid = true, ks = true, ad = true }
 compare.EVIDENCE = { auto = true, runs = true, frames = true }
 compare.PAIRINGS = align.PAIRINGS
@@ -52,7 +50,7 @@ compare.MIN_RUNS = 5
 compare.schema = [[{
   a: {file, format, frames, frame_range: {first, last}, runs, files: []},
   b: {file, format, frames, frame_range: {first, last}, runs, files: []},
-  alpha, level, test, shape_test, correction, evidence,
+  alpha, level, shape_test, correction, evidence,
   pairing: {method, decided, axis, stretches, agreement, why,
             phases_a: [{phase, first, last, frames, typical_ms}],
             phases_b: [{phase, first, last, frames, typical_ms}]},
@@ -104,10 +102,7 @@ calibration):
               (change points of the bin medians), printed with the pairing.
   significant the same test's two-sided p-value, Holm-adjusted over every
               metric tested in one comparison, below --alpha. "evidence"
-              says which test decided: runs or frames. --test
-              mann-whitney uses the per-frame Mann-Whitney U test instead
-              (it assumes independent frames and cries wolf on drifting
-              captures).
+              says which test decided: runs, aligned stretches or frames.
   shape       a test of the whole per-frame distribution (spread, tail,
               stutter) beside the location test: the share of frames
               below the pooled 5, 10, 25, 50, 75, 90, 95 and 99th
@@ -243,8 +238,6 @@ end
 -- agreement, why, phases_a, phases_b}.
 function compare.pair(A, B, params)
   local pairing = (params and params.pairing) or compare.DEFAULTS.pairing
-  -- the Mann-Whitney test compares the frames as independent draws
-  if params and params.test == "mann-whitney" and pairing == "auto" then pairing = "independent" end
   if A.pairing ~= nil then return A.pairing or nil end
   local function none()
     A.pairing, B.pairing = false, false
@@ -334,10 +327,6 @@ local function frames_test(name, A, B, p, normalised)
   local d, dwhy = infer.compare(stat, sa, sb, o)
   if not d then return nil, dwhy end
   d.method = stat.independent and "welch-independent" or "batch-means"
-  if p.test == "mann-whitney" then
-    local t = mwu.test(sa.x or sa.batched(), sb.x or sb.batched())
-    if t then d.p, d.method = t.p, "mann-whitney" end
-  end
   return d
 end
 
@@ -590,7 +579,7 @@ function compare.check_params(p, who)
   if type(p.level) ~= "number" or not (p.level > 0 and p.level < 1) then
     E.raise("EUSAGE", "%s: level must be a number between 0 and 1, got %s", who, tostring(p.level))
   end
-  for key, set in pairs({ test = compare.TESTS, shape = compare.SHAPES, evidence = compare.EVIDENCE,
+  for key, set in pairs({ shape = compare.SHAPES, evidence = compare.EVIDENCE,
     pairing = compare.PAIRINGS }) do
     if not set[p[key]] then
       local l = {}
@@ -618,7 +607,7 @@ local function adjust(items, get, set, alpha)
       at[#ps] = i
     end
   end
-  for k, adj in pairs(mwu.holm(ps)) do set(items[at[k]], adj, adj < alpha) end
+  for k, adj in pairs(infer.holm(ps)) do set(items[at[k]], adj, adj < alpha) end
   return #ps
 end
 
@@ -626,7 +615,7 @@ end
 -- a, b: a capture or a list of captures (runs) each. params (all optional;
 -- defaults in compare.DEFAULTS): alpha, level (of the intervals, 0.95),
 -- nodes, match (a list of Lua patterns: only metrics whose name contains
--- one of them), test ("batch-means" | "mann-whitney"), shape ("grid" |
+-- one of them), shape ("grid" |
 -- "ks" | "ad"), evidence ("auto" | "runs" | "frames"). Raises EUSAGE
 -- (vp.error) for parameters it cannot use, and EINPUT for captures that
 -- cannot be measured or compared (compare.like_with_like).
@@ -778,10 +767,6 @@ function compare.analyze(cap_a, cap_b, params)
     warnings[#warnings + 1] = string.format("%d run%s against %d: runs decide only with 2 or more a side; the "
       .. "per-frame values decide", na, na == 1 and "" or "s", nb)
   end
-  if p.test == "mann-whitney" then
-    warnings[#warnings + 1] = "--test mann-whitney assumes independent frames: on captures that drift it flags "
-      .. "changes that are not there (docs/compare.md)"
-  end
 
   local evidence = (na >= 2 and nb >= 2 and p.evidence ~= "frames") and "runs"
     or (pairing and pairing.method == "aligned" and "aligned") or "frames"
@@ -795,7 +780,7 @@ function compare.analyze(cap_a, cap_b, params)
       frame_range = metrics.frame_range(s.runs[1]), runs = #s.runs, files = files }
   end
   return {
-    a = side(A), b = side(B), alpha = p.alpha, level = p.level, test = p.test, shape_test = p.shape,
+    a = side(A), b = side(B), alpha = p.alpha, level = p.level, shape_test = p.shape,
     correction = "holm", evidence = evidence, pairing = pairing, tests = m, shape_tests = shape_m, summary = summary,
     warnings = warnings, metrics = rows,
     only_in_a = only_in(ia, ib, A.runs[1], matches), only_in_b = only_in(ib, ia, B.runs[1], matches),

@@ -22,7 +22,7 @@
 --    change, change_pct, regress_pct, normalised, evidence, p_value, ci =
 --    {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
 --    limits = {max, min, max_regress_pct, ci_above, min_effect, significant,
---    alpha, test}, message, checks} ]}
+--    alpha}, message, checks} ]}
 -- The capture and the baseline are each one capture or a list of runs
 -- (compare.side): a value is the mean of the runs' values. message explains
 -- a rule that could not be checked ("group.X.mean_ms: not measured: ...");
@@ -45,7 +45,7 @@ local compare = require "vp.compare"
 
 local gate = {}
 
-gate.DEFAULTS = { alpha = 0.01, test = "batch-means", pairing = "auto" }
+gate.DEFAULTS = { alpha = 0.01, pairing = "auto" }
 
 --- The --json document (docs/architecture.md notation).
 gate.schema = [[{
@@ -58,7 +58,7 @@ gate.schema = [[{
   results: [{index, name, metric, unit, status, scope: {phase, first, last}, value, baseline, change,
              change_pct, regress_pct, normalised, evidence, p_value, cannot_tell,
              ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
-             limits: {max, min, max_regress_pct, ci_above, min_effect, significant, alpha, test},
+             limits: {max, min, max_regress_pct, ci_above, min_effect, significant, alpha},
              message}]
 }]]
 
@@ -90,10 +90,6 @@ Each rule checks one metric of the capture:
                        max and min with one run a side: the distribution's
                        shape test). Only for metrics with per-frame values
                        (frame_ms.*, group.*, node.*, lag.*) or with runs.
-  test = "mann-whitney" the per-frame test behind `significant`: the
-                       default "batch-means", or the Mann-Whitney U test
-                       (it assumes independent frames and over-reports on
-                       captures that drift).
   optional = true      a metric this capture cannot give (no such group) is
                        skipped instead of failed.
   format = "vprof"     the rule applies only to captures of that format (or
@@ -121,7 +117,7 @@ format, or an unreadable capture.]]
 --- Rule fields and the type each takes ("format": a format name or a list of them).
 gate.FIELDS = {
   metric = "string", max = "number", min = "number", max_regress_pct = "number", ci_above = "number",
-  min_effect = "number", significant = "boolean", alpha = "number", test = "string", optional = "boolean",
+  min_effect = "number", significant = "boolean", alpha = "number", optional = "boolean",
   name = "string", format = "format", phase = "phase", frames = "frames",
 }
 
@@ -207,6 +203,10 @@ local finite = metrics.finite
 
 local function field(k, v, bad)
   local want = gate.FIELDS[k]
+  if k == "test" then -- 0.2's test = "mann-whitney"
+    bad("unknown field 'test': significant takes the test the pairing chooses (paired stretches, batch means or "
+      .. "the runs: docs/check.md)")
+  end
   if not want then
     local known = {}
     for name in pairs(gate.FIELDS) do known[#known + 1] = name end
@@ -291,12 +291,7 @@ function gate.validate(list, params)
       bad("min_effect only goes with max_regress_pct or ci_above")
     end
     if rule.max_regress_pct == nil then
-      for _, k in ipairs({ "significant", "test" }) do
-        if rule[k] ~= nil then bad("%s only goes with max_regress_pct", k) end
-      end
-    end
-    if rule.test ~= nil and not compare.TESTS[rule.test] then
-      bad("test must be \"batch-means\" or \"mann-whitney\", got \"%s\"", rule.test)
+      if rule.significant ~= nil then bad("significant only goes with max_regress_pct") end
     end
     for _, k in ipairs({ "max_regress_pct", "ci_above" }) do
       if rule[k] ~= nil then
@@ -383,7 +378,7 @@ local function regression(r, vals, S, base, p, res)
     return nil
   end
   local alpha = r.alpha or p.alpha
-  local row, why = compare.metric(base, S, r.metric, bvals, vals, { alpha = alpha, test = r.test or p.test })
+  local row, why = compare.metric(base, S, r.metric, bvals, vals, { alpha = alpha })
   if not row then
     res.status = "fail"
     res.message = string.format("%s: %s", r.metric, tostring(why))
@@ -451,7 +446,7 @@ local function prepare(rules, S, B, p, min_frames)
   for _, r in ipairs(rules) do
     if r.max_regress_pct or r.ci_above then tested[#tested + 1] = r.metric end
   end
-  if #tested > 0 then compare.pair(B, S, { pairing = p.pairing, test = p.test }) end
+  if #tested > 0 then compare.pair(B, S, { pairing = p.pairing }) end
   metrics.prepare_tests(runs, tested)
 end
 
@@ -508,8 +503,7 @@ local function evaluate(r, S, base, p)
   local res = { index = r.index, name = r.label, metric = r.metric, unit = r.entry.unit, normalised = false,
     limits = { max = r.max, min = r.min, max_regress_pct = r.max_regress_pct, ci_above = r.ci_above,
       min_effect = r.min_effect, significant = r.significant,
-      alpha = r.max_regress_pct and r.significant and (r.alpha or p.alpha) or nil,
-      test = r.max_regress_pct and r.significant and (r.test or p.test) or nil } }
+      alpha = r.max_regress_pct and r.significant and (r.alpha or p.alpha) or nil } }
   if r.format and not r.format[cap.format] then
     res.status = "skip"
     res.message = string.format("skipped: the rule is for %s captures", sorted_formats(r.format))
@@ -554,7 +548,7 @@ end
 -- this file). rules: from gate.rules / gate.validate. cap, base: a capture
 -- or a list of captures (runs) each; base is needed by max_regress_pct and
 -- ci_above rules. params: alpha (the default of rules with significant =
--- true, 0.01), test (their default per-frame test, "batch-means"), source
+-- true, 0.01), source
 -- (the rules file's name). Raises EUSAGE when a rule that applies to the
 -- capture's format (no `format` restricting it) names a metric of another
 -- format, and EINPUT when a capture cannot be measured or the baseline is of
@@ -562,8 +556,7 @@ end
 -- or undefined fails (is skipped when optional): never a pass.
 function gate.evaluate(rules, cap, base, params)
   params = params or {}
-  local p = { alpha = params.alpha or gate.DEFAULTS.alpha, test = params.test or gate.DEFAULTS.test,
-    pairing = params.pairing or gate.DEFAULTS.pairing }
+  local p = { alpha = params.alpha or gate.DEFAULTS.alpha, pairing = params.pairing or gate.DEFAULTS.pairing }
   local source = params.source or "rules"
   local S = compare.side(cap)
   local B = base and compare.side(base) or nil

@@ -18,7 +18,7 @@
 -- causes are found the same way whatever the rule.
 --
 -- Performance: on VProf captures everything happens in C: the frame times
--- come from the open pass, detection is cap:hitches (a scan of those
+-- come from the open pass, detection is vp.hitches.core.detect (a scan of those
 -- times), and each hitch's causes are vp.hitches.core.causes, which decodes only the
 -- hitch frame and its window frames. A capture with thousands of hitches
 -- costs little more than one with none. Other captures' frame times are a

@@ -1078,4 +1078,27 @@ function infer.effects(sa, sb, level)
   return out
 end
 
+--- infer.holm(ps) -> adjusted: Holm's step-down adjustment of a table of
+-- p-values (keys kept; entries that are not numbers left out): the k-th
+-- smallest of m is multiplied by m - k + 1, capped at 1 and never below
+-- the one before it (ties in key order). A family of metrics tested at
+-- once keeps its chance of any false alarm at alpha.
+function infer.holm(ps)
+  local idx = {}
+  for k, p in pairs(ps) do
+    if type(p) == "number" then idx[#idx + 1] = k end
+  end
+  table.sort(idx, function(x, y)
+    if ps[x] ~= ps[y] then return ps[x] < ps[y] end
+    return x < y
+  end)
+  local m, out, running = #idx, {}, 0
+  for rank, k in ipairs(idx) do
+    local adj = math.max(running, math.min(1, (m - rank + 1) * ps[k]))
+    running = adj
+    out[k] = adj
+  end
+  return out
+end
+
 return infer

@@ -68,7 +68,7 @@ end
 -- Bare words that are (misspelled) numbers rather than garbage.
 local NUMBER_WORDS = { nan = true, inf = true, infinity = true }
 
-local Raw = { __name = "vp.laige.jsonread.raw" }
+local Raw = { __name = "vp.jsonread.raw" }
 
 --- jr.raw_text(v) -> the JSON text of a value read raw (opts.keep below), or nil.
 function jr.raw_text(v)

@@ -12,7 +12,7 @@
 -- better, or "none" for figures that are neither, like a frame count), a
 -- definition, the formats it applies to, and, where one exists, the
 -- per-frame (or per-sample) distribution it summarises, which vp.compare
--- and vp.gate test for significance (vp.mwu).
+-- and vp.gate test for significance (vp.infer).
 --
 -- This file is the catalogue: lookup, listing, values, distributions and
 -- changes. The entries are defined by family, each in its own module over

@@ -1,5 +1,5 @@
 -- vp.doc.metrics: documentation of the stdlib modules behind compare.lua and
--- check.lua (vp.metrics, vp.compare, vp.gate, vp.infer, vp.mwu, vp.multi, vp.junit).
+-- check.lua (vp.metrics, vp.compare, vp.gate, vp.infer, vp.multi, vp.junit).
 -- Read by vp.doc (the REPL's help() and tools/gen_docs.lua).
 local doc = require "vp.doc"
 
@@ -130,6 +130,10 @@ function infer.effects(sa, sb [, level]) -> {delta, delta_lo, delta_hi, hl, hl_l
 function infer.batch_variance(means [, {r, r_max, r_correct}]) -> {mean, var, df, r, k}
   the variance of a grand mean from its batch means, inflated by the lag-1 autocorrelation
   > print(infer.batch_variance({1, 2, 3, 4, 5}).var)
+function infer.holm(ps) -> adjusted
+  Holm's step-down adjustment of a table of p-values (same keys): a family of metrics tested at once keeps its
+  chance of any false alarm at alpha
+  > print(table.unpack(require("vp.infer").holm({0.01, 0.04, 0.03})))
 field DEFAULTS
   batches 20, min_batch 10, level 0.95, min_tail 10, r_max 0.95, r_correct true
 
@@ -164,26 +168,6 @@ field DEFAULTS
   the parameters' defaults: alpha 0.01, test batch-means
 field DESCRIPTION
   what each rule field does, as check.lua --help prints it
-
-class vp.mwu: Mann-Whitney U test
-  Two-sided Mann-Whitney U test by the normal approximation, with the tie correction and a continuity
-  correction, and Holm's adjustment for a family of tests. Assumes independent values: on frame series that
-  drift it cries wolf (docs/compare.md); compare.lua --test mann-whitney and check rules with test =
-  "mann-whitney" still offer it.
-function mwu.test(a, b) -> {u_a, u_b, z, p, prob_b_greater, ties, ...} | nil, message
-  a and b are Series or lists; prob_b_greater = U_b / (n_a n_b), the chance a value of b exceeds one of a
-  (0.5: no shift); nil and a message when a side is empty
-  > local r = require("vp.mwu").test(cap_a:frame_times(), cap_b:frame_times())
-  > print(r.p, r.prob_b_greater)
-function mwu.holm(ps) -> adjusted
-  Holm step-down adjusted p-values, in the given order
-  > print(table.unpack(require("vp.mwu").holm({0.01, 0.04, 0.03})))
-function mwu.erfc(x) -> number
-  the complementary error function
-  > print(require("vp.mwu").erfc(1))
-function mwu.p_two_sided(z) -> p
-  2 (1 - Phi(|z|))
-  > print(require("vp.mwu").p_two_sided(1.96))
 
 class vp.multi: many files per run
   Lets a script take several files and directories: `local opts, args = require("vp.multi").parse(arg, SPEC)`

@@ -1,10 +1,12 @@
--- vp.mwu: the Mann-Whitney U test (two-sided, normal approximation with
--- tie correction) and the Holm adjustment for several tests at once.
+-- mwu_oracle.lua: the Mann-Whitney U test (two-sided, normal
+-- approximation with tie correction), kept in the tests as the plain
+-- per-frame test that infer_spec shows crying wolf on drifting frames (the
+-- reason vp.compare never uses it); tests/mwu_spec.lua holds it to a
+-- brute-force count of pairs. vp.infer.holm is the Holm adjustment.
 --
---   local mwu = require "vp.mwu"
+--   local mwu = require "mwu_oracle"
 --   local r = mwu.test(cap_a:frame_times(), cap_b:frame_times())
 --   print(r.p, r.prob_b_greater)        -- p-value, P(a frame of B > a frame of A)
---   local adj = mwu.holm({0.001, 0.04, 0.2})   -- family-wise adjusted p-values
 --
 -- Definitions (docs/compare.md states them for users):
 --   ranks       the values of both samples in one ascending order, ranks
@@ -169,30 +171,6 @@ function mwu.test(a, b)
     n_a = na, n_b = nb, u_a = u_a, u_b = u_b, r_b = rb, mean_u = mean_u, sigma = sigma,
     z = z, p = p, prob_b_greater = u_b / (na * nb), ties = ties,
   }
-end
-
---- mwu.holm(ps) -> list of Holm-adjusted p-values, in the order given.
--- Holm's step-down method: with the m p-values ascending, the k-th
--- smallest becomes max over j <= k of min(1, (m - j + 1) p_j). Declaring
--- "adjusted p < alpha" keeps the chance of any false alarm among the m
--- tests at most alpha. nil entries stay nil and do not count in m.
-function mwu.holm(ps)
-  local idx = {}
-  for k, p in pairs(ps) do
-    if type(p) == "number" then idx[#idx + 1] = k end
-  end
-  table.sort(idx, function(x, y)
-    if ps[x] ~= ps[y] then return ps[x] < ps[y] end
-    return x < y
-  end)
-  local m, out, running = #idx, {}, 0
-  for rank, k in ipairs(idx) do
-    local adj = math.min(1, (m - rank + 1) * ps[k])
-    if adj < running then adj = running end
-    running = adj
-    out[k] = adj
-  end
-  return out
 end
 
 return mwu
