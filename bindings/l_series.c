@@ -88,8 +88,8 @@ static int s_get(lua_State *L)
     return 1;
 }
 
-/* s:sum(), s:mean(), ...: one number of the series (NaN when empty, where
- * the function says so). */
+/* s:sum(), s:mean(), ...: one number of the series' numbers (core/series.h:
+ * NaN is skipped). */
 #define SERIES_NUMBER(method, fn)                                                                 \
     static int method(lua_State *L)                                                               \
     {                                                                                             \
@@ -104,20 +104,28 @@ SERIES_NUMBER(s_max, vp_series_max)
 SERIES_NUMBER(s_stddev, vp_series_stddev)
 SERIES_NUMBER(s_median, vp_series_median)
 
-/* s:argmax(), s:argmin(): the 1-based index of the extreme, nil when empty. */
+/* s:argmax(), s:argmin(): the 1-based index of the extreme, nil when there
+ * is no number. */
 #define SERIES_INDEX(method, fn)                                                                  \
     static int method(lua_State *L)                                                               \
     {                                                                                             \
         vp_series *s = vp_l_check_series(L, 1);                                                   \
-        if (!s->n)                                                                                \
+        size_t i = fn(s);                                                                         \
+        if (i >= s->n)                                                                            \
             lua_pushnil(L);                                                                       \
         else                                                                                      \
-            lua_pushinteger(L, (lua_Integer)fn(s) + 1);                                           \
+            lua_pushinteger(L, (lua_Integer)i + 1);                                               \
         return 1;                                                                                 \
     }
 
 SERIES_INDEX(s_argmax, vp_series_argmax)
 SERIES_INDEX(s_argmin, vp_series_argmin)
+
+static int s_count(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)vp_series_numbers(vp_l_check_series(L, 1)));
+    return 1;
+}
 
 static int s_percentile(lua_State *L)
 {
@@ -421,6 +429,7 @@ void vp_l_register_series(lua_State *L)
         {"totable", s_totable}, {"slice", s_slice},       {"where", s_where},
         {"filter", s_filter},   {"count_above", s_count_above}, {"rolling", s_rolling},
         {"histogram", s_histogram}, {"cumsum", s_cumsum}, {"diff", s_diff},
-        {"sort", s_sort},       {"top", s_top},           {NULL, NULL}};
+        {"sort", s_sort},       {"top", s_top},           {"count", s_count},
+        {NULL, NULL}};
     vp_l_class(L, VP_SERIES_T, meta, methods, s_get);
 }

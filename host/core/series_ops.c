@@ -63,25 +63,15 @@ vp_series *vp_series_arith_scalar(const vp_series *a, double x, vp_series_op op,
 
 /* ---- median ------------------------------------------------------------------ */
 
-/* The value of rank r (1-based) in the ascending order with NaN last, from
- * the one percentile definition: p = 100 (r - 1/2) / n lands on rank r
- * whatever the rounding of the rank arithmetic. */
-static double order_stat(vp_series *s, size_t r)
-{
-    return vp_series_percentile(s, 100.0 * ((double)r - 0.5) / (double)s->n);
-}
-
 double vp_series_median(vp_series *s)
 {
-    size_t c = 0;
-    for (size_t i = 0; i < s->n; i++)
-        c += !isnan(s->v[i]);
+    size_t c = vp_series_numbers(s);
     if (!c)
         return NAN;
-    double lo = order_stat(s, (c + 1) / 2);
+    double lo = vp_series_rank(s, (c + 1) / 2);
     if (c % 2)
         return lo;
-    return (lo + order_stat(s, c / 2 + 1)) / 2;
+    return (lo + vp_series_rank(s, c / 2 + 1)) / 2;
 }
 
 /* ---- selections -------------------------------------------------------------- */

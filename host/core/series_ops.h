@@ -6,8 +6,10 @@
  * (refs = 1) or plain numbers. Missing values are NaN, and the rule is:
  *   - element-wise arithmetic and diff propagate NaN (IEEE);
  *   - selections (count, find, filter, top) never select a NaN;
- *   - statistics (median, rolling windows, histogram, cumsum) skip NaN:
- *     they are computed over the numbers, NaN when there is none.
+ *   - statistics (those of core/series.h, median, rolling windows,
+ *     histogram, cumsum) skip NaN wherever it stands: they are computed
+ *     over the numbers, NaN when there is none;
+ *   - sort puts NaN last.
  * Indexes are 0-based here; the Lua binding adds 1. */
 #ifndef VP_SERIES_OPS_H
 #define VP_SERIES_OPS_H
@@ -27,7 +29,7 @@ vp_series *vp_series_arith_scalar(const vp_series *a, double x, vp_series_op op,
 
 /* Median of the numbers (NaN skipped): the middle value, or the mean of the
  * two middle values for an even count; NaN when there is no number. The
- * order statistics come from vp_series_percentile, so the series' selection
+ * order statistics come from vp_series_rank, so the series' selection
  * cache is used and kept. */
 double vp_series_median(vp_series *s);
 

@@ -54,10 +54,11 @@ field version vp.version
 class vp.Series: numeric column
   An immutable column of doubles kept in C (frame times, per-frame node times, samples). Statistics and
   operations run in C over the whole column and return new Series or plain values, so a question about a
-  million frames takes milliseconds. Empty series: mean, min, max, stddev, percentile and median are NaN,
-  argmax and argmin nil, sum 0. NaN is a missing value: arithmetic and diff propagate it,
-  where/filter/count_above/top never select it, median, rolling, histogram and cumsum skip it (min, max, mean
-  and percentile predate the rule: percentile ranks NaN above every number).
+  million frames takes milliseconds. NaN is a missing value, one rule wherever it stands: every statistic
+  (sum, mean, min, max, argmax, argmin, stddev, percentile, median, rolling, histogram, cumsum, windows) is
+  of the numbers and skips it; arithmetic and diff propagate it; where/filter/count_above/top never select
+  it; sort puts it last. With no number (an empty series, or NaN only): mean, min, max, stddev, percentile
+  and median are NaN, argmax and argmin nil, sum 0; `#s` counts every value, s:count() the numbers.
 operator # #s -> integer
   number of values
   > print(#cap:frame_times())
@@ -78,32 +79,36 @@ operator * s * t, s * x, x * s -> Series
 operator / s / t, s / x, x / s -> Series
   element-wise quotient, as + (IEEE: x / 0 is an infinity, 0 / 0 NaN)
   > local fps = 1000 / cap:frame_times()
+method s:count() -> integer
+  how many values are numbers (#s less the NaN)
+  > print(vp.Series{1, 0/0, 3}:count())  --> 2
 method s:sum() -> number
-  sum of the values: exact, then rounded once, so the order of the values does not
-  matter (0 when empty)
+  sum of the numbers: exact, then rounded once, so the order of the values does not matter (0 when there is
+  no number)
   > print(vp.Series{1, 2, 3}:sum())  --> 6.0
 method s:mean() -> number
-  arithmetic mean
+  arithmetic mean of the numbers
   > print(cap:frame_times():mean())
 method s:min() -> number
-  smallest value
+  smallest number
   > print(vp.Series{3, 1, 2}:min())  --> 1.0
 method s:max() -> number
-  largest value
+  largest number
   > print(vp.Series{3, 1, 2}:max())  --> 3.0
+  > print(vp.Series{0/0, 1, 3}:max(), vp.Series{1, 0/0, 3}:max())  --> 3.0  3.0
 method s:argmax() -> integer | nil
-  1-based index of the largest value (the first one on ties)
+  1-based index of the largest number (the first one on ties); nil when there is no number
   > local ft = cap:frame_times()
   > print('slowest frame', ft:argmax(), ft:max())
 method s:argmin() -> integer | nil
-  1-based index of the smallest value (the first one on ties)
+  1-based index of the smallest number (the first one on ties); nil when there is no number
   > print(vp.Series{3, 1, 2}:argmin())  --> 2
 method s:stddev() -> number
-  population standard deviation (divides by n, not n - 1)
+  population standard deviation of the numbers (divides by their count, not count - 1)
   > print(vp.Series{2, 4, 4, 4, 5, 5, 7, 9}:stddev())  --> 2.0
 method s:percentile(p) -> number
-  nearest-rank percentile, p in 0..100: the value at rank ceil(p/100*n) of the ascending order (rank 1 for p =
-  0), the definition laige uses; no interpolation
+  nearest-rank percentile, p in 0..100: the number at rank ceil(p/100*n) of the n numbers (NaN skipped) in
+  ascending order (rank 1 for p = 0), the definition laige uses; no interpolation
   > local ft = cap:frame_times()
   > print(ft:percentile(50), ft:percentile(99))
 method s:median() -> number
