@@ -4,6 +4,7 @@ local cli = require "vp.cli"
 local stats = require "vp.stats"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
+local h = require "helpers"
 
 local function range(a, b)
   local t = {}
@@ -163,18 +164,44 @@ describe("vp.cli.fail", function()
     assert.truthy(e.message:find("/nonexistent/dir/x.vprof", 1, true))
   end)
 
-  it("cli.run returns an analysis's results, passes a vp.error on, and ends with exit 2 on any other error",
+  it("cli.run returns an analysis's results, passes a vp.error on, and any other error as it is (a bug)",
     function()
       assert.same({ 1, nil, 3 }, { cli.run(function(a, b, c) return a, b, c end, 1, nil, 3) })
       local E = require "vp.error"
       local e = raised(cli.run, function() E.raise("EUSAGE", "bad %s", "k") end)
       assert.equal("EUSAGE", e.code)
       assert.equal("bad k", e.message)
-      e = raised(cli.run, function() error("x.dlag: at byte 12: cut short", 0) end)
-      assert.is_true(cli.is_exit(e))
-      assert.equal(2, e.exit)
-      assert.equal("x.dlag: at byte 12: cut short", e.message)
+      e = raised(cli.run, function() error("attempt to index a nil value", 0) end)
+      assert.is_false(cli.is_exit(e))
+      assert.equal("attempt to index a nil value", e)
     end)
+
+  it("a bug inside an analysis a script runs ends with exit 1 and its traceback (issue 26)", function()
+    local dir = h.tmpdir()
+    local script = dir .. "/buggy.lua"
+    h.write_file(script, table.concat({
+      'local cli = require "vp.cli"',
+      'local function analyze_frames(t) return t.missing.field end',
+      'print(cli.run(analyze_frames, {}))',
+    }, "\n"))
+    local r = h.run(script)
+    assert.equal(1, r.code, r.stderr)
+    assert.matches("attempt to index a nil value", r.stderr)
+    assert.matches("stack traceback", r.stderr)
+    assert.matches("buggy.lua:2: in function", r.stderr)
+    -- a data error the bindings raise stays an input error: exit 2, no traceback
+    local cut = dir .. "/cut.vprof"
+    h.write_file(cut, h.read_file("examples/sample.vprof"))
+    h.write_file(script, table.concat({
+      'local cli = require "vp.cli"',
+      'local cap = assert(vp.open(arg[1]))',
+      'io.open(arg[1], "w"):close()',
+      'cli.run(function() return cap:frame(3000):nodes()() end)',
+    }, "\n"))
+    r = h.run(script, cut)
+    assert.equal(2, r.code, r.stderr)
+    assert.is_nil(r.stderr:find("stack traceback", 1, true))
+  end)
 
   it("cli.on_progress makes a progress callback (drawing only on a terminal)", function()
     local cb = cli.on_progress("test")

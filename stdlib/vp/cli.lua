@@ -60,15 +60,12 @@ end
 cli.is_exit = E.is
 
 --- cli.run(f, ...) -> f(...): run an analysis for a script. A vp.error
--- (cli.fail, an analysis's E.raise) goes on as it is; any other error (a
--- reader's message about corrupt data, raised by an iterator) ends the
--- script with exit 2 and that message.
+-- (cli.fail, an analysis's E.raise, the bindings' error about data a read
+-- found broken) ends the script with its exit status; anything else raised
+-- is a bug and goes on untouched, so the host ends with exit 1 and its
+-- traceback.
 function cli.run(f, ...)
-  local res = table.pack(pcall(f, ...))
-  if res[1] then return table.unpack(res, 2, res.n) end
-  local err = res[2]
-  if E.is(err) then error(err, 0) end
-  cli.fail(2, "%s", tostring(err))
+  return f(...)
 end
 
 local common_options = {
