@@ -830,6 +830,27 @@ describe("check.lua", function()
       assert.equal(rf, p.rules)
     end)
 
+    it("a capture that cannot be read is an <error> case, the only one as well as one of two (issue 26)", function()
+      local rf = rules("junit_err.lua", 'return { { metric = "frame_ms.p99", max = 50 } }')
+      local corrupt = dir .. "/corrupt.vprof"
+      h.write_file(corrupt, "VPROF but not a capture at all")
+      for _, files in ipairs({ { corrupt }, { corrupt, base } }) do
+        local out = dir .. "/err" .. #files .. ".xml"
+        os.remove(out)
+        local r = run(rf, table.unpack(files), "--junit", out)
+        assert.equal(2, r.code, r.stderr)
+        local fh = io.open(out, "rb")
+        assert(fh, "no JUnit file with " .. #files .. " capture(s)")
+        local root = parse_xml(fh:read("a"))
+        fh:close()
+        local suite = kids(root, "testsuite")[1]
+        assert.equal(corrupt, suite.attr.name)
+        assert.equal("1", suite.attr.errors)
+        local err = kids(kids(suite, "testcase")[1], "error")[1]
+        assert.truthy(err.attr.message:find(corrupt, 1, true), err.attr.message)
+      end
+    end)
+
     it("names with XML metacharacters, control characters and bytes that are not UTF-8 stay readable", function()
       local odd = "Odd <&>\"' \1\255 group"
       local path = fx.vprof(dir .. "/odd.vprof", { seed = 2, group_name = odd })

@@ -94,23 +94,23 @@ describe("vp.Series operations", function()
 
       -- the statistics of the numbers, wherever the NaN are
       local nums = numbers(a)
-      local sum, lo, hi, imax, imin = 0, NAN, NAN, nil, nil
+      local total, smallest, hi, imax, imin = 0, NAN, NAN, nil, nil
       for p = 1, n do
         local y = a[p]
         if not isnan(y) then
-          sum = sum + y
+          total = total + y
           if imax == nil or y > hi then hi, imax = y, p end
-          if imin == nil or y < lo then lo, imin = y, p end
+          if imin == nil or y < smallest then smallest, imin = y, p end
         end
       end
-      local mean = #nums > 0 and sum / #nums or NAN
+      local mean = #nums > 0 and total / #nums or NAN
       local var = 0
       for _, y in ipairs(nums) do var = var + (y - mean) ^ 2 end
-      assert.is_true(same(sum, s:sum(), 1e-12), "sum")
+      assert.is_true(same(total, s:sum(), 1e-12), "sum")
       assert.is_true(same(mean, s:mean(), 1e-12), "mean")
       assert.is_true(same(#nums > 0 and math.sqrt(var / #nums) or NAN, s:stddev(), 1e-9), "stddev")
       assert.is_true(same(hi, s:max()), "max")
-      assert.is_true(same(lo, s:min()), "min")
+      assert.is_true(same(smallest, s:min()), "min")
       assert.are.equal(imax, s:argmax(), "argmax")
       assert.are.equal(imin, s:argmin(), "argmin")
       local asc = numbers(a)

@@ -4,7 +4,7 @@ local cli = require "vp.cli"
 local stats = require "vp.stats"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
-local h = require "helpers"
+local helpers = require "helpers"
 
 local function range(a, b)
   local t = {}
@@ -177,28 +177,28 @@ describe("vp.cli.fail", function()
     end)
 
   it("a bug inside an analysis a script runs ends with exit 1 and its traceback (issue 26)", function()
-    local dir = h.tmpdir()
+    local dir = helpers.tmpdir()
     local script = dir .. "/buggy.lua"
-    h.write_file(script, table.concat({
+    helpers.write_file(script, table.concat({
       'local cli = require "vp.cli"',
       'local function analyze_frames(t) return t.missing.field end',
       'print(cli.run(analyze_frames, {}))',
     }, "\n"))
-    local r = h.run(script)
+    local r = helpers.run(script)
     assert.equal(1, r.code, r.stderr)
     assert.matches("attempt to index a nil value", r.stderr)
     assert.matches("stack traceback", r.stderr)
     assert.matches("buggy.lua:2: in function", r.stderr)
     -- a data error the bindings raise stays an input error: exit 2, no traceback
     local cut = dir .. "/cut.vprof"
-    h.write_file(cut, h.read_file("examples/sample.vprof"))
-    h.write_file(script, table.concat({
+    helpers.write_file(cut, helpers.read_file("examples/sample.vprof"))
+    helpers.write_file(script, table.concat({
       'local cli = require "vp.cli"',
       'local cap = assert(vp.open(arg[1]))',
       'io.open(arg[1], "w"):close()',
       'cli.run(function() return cap:frame(3000):nodes()() end)',
     }, "\n"))
-    r = h.run(script, cut)
+    r = helpers.run(script, cut)
     assert.equal(2, r.code, r.stderr)
     assert.is_nil(r.stderr:find("stack traceback", 1, true))
   end)
