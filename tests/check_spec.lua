@@ -136,19 +136,47 @@ describe("vp.gate", function()
     hitch:close()
   end)
 
-  it("skips: another format's rule, an optional metric the capture lacks; fails an unmeasured one", function()
+  it("skips: another format's rule, an optional metric the capture cannot give; fails an unmeasured one", function()
+    -- Ropes is one of the default groups, with no node in it
     local r = check({
       { metric = "frame_ms.p99", max = 1, format = { "laige-profile", "laige-budget" } },
-      { metric = "group.Nope.mean_ms", max = 1, optional = true },
-      { metric = "group.Nope.mean_ms", max = 1 },
-      { metric = "group.Nope.mean_ms", max_regress_pct = 1, optional = true },
+      { metric = "group.Ropes.mean_ms", max = 1, optional = true },
+      { metric = "group.Ropes.mean_ms", max = 1 },
+      { metric = "group.Ropes.mean_ms", max_regress_pct = 1, optional = true },
     }, base, base)
     assert.same({ "skip", "skip", "fail", "skip" }, { r.results[1].status, r.results[2].status,
       r.results[3].status, r.results[4].status })
     assert.equal("skipped: the rule is for laige-budget, laige-profile captures", r.results[1].message)
-    assert.equal("group.Nope.mean_ms: not measured: no budget group named 'Nope' with nodes", r.results[3].message)
+    assert.equal("group.Ropes.mean_ms: not measured: no budget group named 'Ropes' with nodes", r.results[3].message)
     assert.is_nil(r.results[3].checks)
     assert.same({ 0, 1, 3 }, { r.passed, r.failed, r.skipped })
+  end)
+
+  it("a group or node no input has is a mistake in the rules, optional or not, with the nearest names (issue 26)",
+    function()
+      for _, rule in ipairs({
+        { metric = "group.Physcs.mean_ms", max = 1 },
+        { metric = "group.Physcs.mean_ms", max = 1, optional = true },
+        { metric = "group.Physcs.mean_ms", max_regress_pct = 1, optional = true },
+      }) do
+        local e = h.raised(check, { { metric = "frame_ms.p99", max = 50 }, rule }, base, rule.max_regress_pct and slow)
+        assert.equal("EUSAGE", e.code)
+        assert.equal("t.lua: rule 2 (group.Physcs.mean_ms): no input has it: no budget group 'Physcs' "
+          .. "(did you mean 'Physics'?)", e.message)
+      end
+      local e = h.raised(check, { { metric = "node.Root/CEngine::Frame/Phisics.self_ms", max = 1 } }, base)
+      assert.equal("EUSAGE", e.code)
+      assert.matches("no node 'Root/CEngine::Frame/Phisics' %(did you mean 'Root/CEngine::Frame/Physics'%?%)$",
+        e.message)
+      -- one side having it is enough: the other side's rule is skipped (optional) or fails
+      local r = check({ { metric = "group.Custom.mean_ms", max_regress_pct = 5, optional = true } }, spiky, base)
+      assert.equal("pass", r.results[1].status)
+    end)
+
+  it("refuses contradictory limits (issue 26)", function()
+    local e = h.raised(gate.validate, { { metric = "frame_ms.mean", max = 20, min = 30 } }, { source = "t.lua" })
+    assert.equal("EUSAGE", e.code)
+    assert.equal("t.lua: rule 1 (frame_ms.mean): min = 30 is above max = 20: no value can pass", e.message)
   end)
 
   it("opens a capture with only the statistics its rules read, and the figures do not change", function()
@@ -187,12 +215,12 @@ describe("vp.gate", function()
   end)
 
   it("rules that cannot be used are EUSAGE errors naming the rule (exit 2)", function()
-    local e = h.raised(gate.validate, { { metric = "frame_ms.p99", max = 20 }, { metric = "frame_ms.p98", max = 20 } },
+    local e = h.raised(gate.validate, { { metric = "frame_ms.p99", max = 20 }, { metric = "frame_ms.maen", max = 20 } },
       { source = "gate.lua" })
     assert.equal("EUSAGE", e.code)
     assert.equal(2, e.exit)
-    assert.equal("gate.lua: rule 2 (frame_ms.p98): unknown metric 'frame_ms.p98' (see docs/metrics-table.md or "
-      .. "metrics.list())", e.message)
+    assert.equal("gate.lua: rule 2 (frame_ms.maen): unknown metric 'frame_ms.maen' (did you mean 'frame_ms.mean'?) "
+      .. "(see docs/metrics-table.md or metrics.list())", e.message)
     e = h.raised(gate.validate, { { metric = "hitches", max_regress_pct = 5 } }, { source = "g" })
     assert.equal("g: rule 1 (hitches): max_regress_pct needs a baseline (--baseline BASE)", e.message)
     e = h.raised(gate.evaluate, gate.validate({ { metric = "hitdiff.rate_pct", max = 1 } }), base, nil,
@@ -556,8 +584,8 @@ describe("check.lua", function()
     end
 
     it("an unknown metric: exit 2 naming the rule", function()
-      expect_2("return { { metric = 'frame_ms.p99', max = 20 }, { metric = 'frame_ms.p98', max = 20 } }",
-        "bad%.lua: rule 2 %(frame_ms%.p98%): unknown metric 'frame_ms%.p98'")
+      expect_2("return { { metric = 'frame_ms.p99', max = 20 }, { metric = 'frame_ms.maen', max = 20 } }",
+        "bad%.lua: rule 2 %(frame_ms%.maen%): unknown metric 'frame_ms%.maen' %(did you mean 'frame_ms%.mean'%?%)")
     end)
 
     it("malformed files and rules: exit 2 with the problem", function()
@@ -612,16 +640,23 @@ describe("check.lua", function()
       assert.equal(0, run(rf, base).code)
     end)
 
-    it("a metric the capture cannot give fails, or is skipped when optional", function()
-      local rf = rules("missing.lua", "return { { metric = 'group.Nope.mean_ms', max = 1 } }")
+    it("a metric the capture cannot give fails, or is skipped when optional; a name no input has is exit 2", function()
+      local rf = rules("missing.lua", "return { { metric = 'group.Ropes.mean_ms', max = 1 } }")
       local doc, r = json(rf, base, "--json")
       assert.equal(3, r.code)
-      assert.equal("group.Nope.mean_ms: not measured: no budget group named 'Nope' with nodes", doc.results[1].message)
-      local opt = rules("optional.lua", "return { { metric = 'group.Nope.mean_ms', max = 1, optional = true } }")
+      assert.equal("group.Ropes.mean_ms: not measured: no budget group named 'Ropes' with nodes",
+        doc.results[1].message)
+      local opt = rules("optional.lua", "return { { metric = 'group.Ropes.mean_ms', max = 1, optional = true } }")
       doc, r = json(opt, base, "--json")
       assert.equal(0, r.code)
       assert.equal("skip", doc.results[1].status)
       assert.equal(1, doc.skipped)
+      local typo = rules("typo.lua", "return { { metric = 'group.World Rendring.mean_ms', max = 8, optional = true } }")
+      for _, extra in ipairs({ {}, { "--strict" } }) do
+        r = run(typo, base, table.unpack(extra))
+        assert.equal(2, r.code, r.stderr)
+        assert.matches("no budget group 'World Rendring' %(did you mean 'World Rendering'%?%)", r.stderr)
+      end
     end)
   end)
 
@@ -726,7 +761,7 @@ describe("check.lua", function()
   it("prints the same bytes every run, keys in the schema's order", function()
     local rf = rules("twice.lua", "return { { metric = 'frame_ms.p99', max = 5 }, "
       .. "{ metric = 'group.Physics.mean_ms', max_regress_pct = 10, significant = true }, "
-      .. "{ metric = 'group.Nope.mean_ms', max = 1, optional = true } }")
+      .. "{ metric = 'group.Ropes.mean_ms', max = 1, optional = true } }")
     local first = run(rf, slow, "--baseline", base, "--json")
     local second = run(rf, slow, "--baseline", base, "--json")
     assert.equal(3, first.code)
@@ -794,7 +829,7 @@ describe("check.lua", function()
           { metric = "frame_ms.p99", max = 5 },
           { metric = "frame_ms.p99", max = 50, name = "p99 & friends <ok> \"quoted\" 'single'" },
           { metric = "group.Physics.mean_ms", max_regress_pct = 10, significant = true },
-          { metric = "group.Nope.mean_ms", max = 1, optional = true },
+          { metric = "group.Ropes.mean_ms", max = 1, optional = true },
         }]])
       local out = dir .. "/report.xml"
       local r = run(rf, slow, "--baseline", base, "--junit", out)

@@ -589,3 +589,26 @@ sys.stdout.write(out.decode().replace("\r\n", "\n"))
   end)
 
 end)
+
+describe("vp.near", function()
+  local near = require "vp.near"
+
+  it("counts edits: insertions, removals, changes and swaps of neighbours", function()
+    assert.same({ 3, 1, 3, 0, 1, 1 }, { near.distance("kitten", "sitting"), near.distance("ab", "ba"),
+      near.distance("", "abc"), near.distance("abc", "abc"), near.distance("xaby", "xbay"),
+      near.distance("Root/A/R_DrawWorld", "Root/A/R_DrawWrld") })
+    assert.is_nil(near.distance("abcdef", "uvwxyz", 2))
+  end)
+
+  it("names the nearest candidates only, nearest first, whatever their order", function()
+    assert.same({ "hitches.lua" }, near.names("hitchs", { "top.lua", "hitdiff.lua", "hitches.lua" }))
+    assert.same({ "World Rendering" }, near.names("World Rendring", { "Physics", "World Rendering", "Sound" }))
+    assert.same({ "Physics", "Physics_Step" }, near.names("physic", { "Physics_Step", "Sound", "Physics" }))
+    assert.same({ "--window" }, near.names("--windw", { "--json", "--wide", "--window", "--factor" }))
+    assert.same({ "frame_ms.p95", "frame_ms.p99" }, near.names("frame_ms.p98",
+      { "frame_ms.mean", "frame_ms.p99", "frame_ms.p95" }))
+    assert.same({}, near.names("zzzz", { "Physics" }))
+    assert.equal(" (did you mean 'a1' or 'a2'?)", near.hint("a3", { "a2", "a1", "bbbbb" }))
+    assert.equal("", near.hint("zzzz", { "Physics" }))
+  end)
+end)

@@ -43,6 +43,7 @@
 local E = require "vp.error"
 local C = require "vp.metrics.context"
 local traces = require "vp.metrics.traces"
+local near = require "vp.near"
 
 local metrics = {}
 
@@ -91,7 +92,51 @@ function metrics.lookup(name)
       if param and param ~= "" and (not x.valid or x.valid(param)) then return x, param end
     end
   end
-  return nil, string.format("unknown metric '%s' (see docs/metrics-table.md or metrics.list())", name)
+  return nil, string.format("unknown metric '%s'%s (see docs/metrics-table.md or metrics.list())", name,
+    metrics.hint(name))
+end
+
+--- metrics.hint(name) -> " (did you mean 'frame_ms.p99'?)" or "": the
+-- catalogue names nearest an unknown metric name (vp.near); for a name of
+-- a pattern's family (group.Physics.mean), the family's names with its
+-- NAME part.
+function metrics.hint(name)
+  local candidates = {}
+  for _, e in ipairs(CATALOGUE) do
+    if e.match then
+      local head, tail = e.name:match("^(%a+%.)%u+(%..*)$")
+      local rest = head and name:sub(1, #head) == head and name:sub(#head + 1)
+      local param = rest and (rest:match("^(.+)%.[^.]*$") or rest)
+      if param and not param:find("^%.") then candidates[#candidates + 1] = head .. param .. tail end
+    else
+      candidates[#candidates + 1] = e.name
+    end
+  end
+  return near.hint(name, candidates)
+end
+
+-- What the NAME part of a pattern metric names, for messages.
+local KIND_WORDS = { group = "budget group", node = "node", system = "system", budget = "budget",
+  measurement = "lag measurement", event = "event group and type", kind = "kind" }
+
+--- metrics.known(cap, name) -> true | false, message: false when name is a
+-- pattern metric (group.NAME.*, node.PATH.*, lag.NAME.*, ...) whose NAME
+-- this capture does not have, with a message naming it and the nearest
+-- names the capture has ("no budget group 'Physic' (did you mean
+-- 'Physics'?)"); true for any other name (a fixed metric, an unknown one,
+-- one of another format: metrics.value says why those have no value).
+function metrics.known(cap, name)
+  local e, param = metrics.lookup(name)
+  if not e or not e.match or not e.names or not metrics.applies(e, cap.format) then return true end
+  local ctx = C.of(cap)
+  if e.has then
+    if e.has(ctx, param) then return true end
+  else
+    for _, n in ipairs(e.names(ctx)) do
+      if n == param then return true end
+    end
+  end
+  return false, string.format("no %s '%s'%s", KIND_WORDS[e.kind] or e.kind, param, near.hint(param, e.names(ctx)))
 end
 
 --- metrics.open_stats(entries [, params]) -> the statistics a VProf capture

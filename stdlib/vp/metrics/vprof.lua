@@ -87,6 +87,12 @@ local function prefetch_group_batches(jobs)
   vp.batches_all(requests)
 end
 
+-- Whether the capture has a group of that name (with nodes or not: one
+-- without is there, and cannot be measured).
+local function has_group(ctx, name)
+  return ctx.cap:group(name) ~= nil
+end
+
 local GROUP_STATS = {
   { "mean_ms", "mean self time per frame" },
   { "p50_ms", "median self time per frame (nearest rank)" },
@@ -97,7 +103,7 @@ local GROUP_STATS = {
 for _, gs in ipairs(GROUP_STATS) do
   add {
     name = "group.NAME." .. gs[1], match = "^group%.(.+)%." .. gs[1]:gsub("_", "%%_") .. "$",
-    kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names,
+    kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names, has = has_group,
     doc = "budget group NAME: " .. gs[2] .. " (the sum of its nodes' self times; 0 in frames "
       .. "where it has none; as budget.lua)",
     get = function(ctx, name) return group_stat(ctx, name, gs[1]) end,
@@ -107,7 +113,7 @@ end
 
 add {
   name = "group.NAME.share_pct", match = "^group%.(.+)%.share%_pct$", kind = "group",
-  unit = "%", polarity = "none", formats = C.VPROF, names = group_names,
+  unit = "%", polarity = "none", formats = C.VPROF, names = group_names, has = has_group,
   doc = "budget group NAME: 100 x its self time summed over all frames / the total frame time "
     .. "(a share: it moves when other groups do, so it has no better direction)",
   get = function(ctx, name) return group_stat(ctx, name, "share_pct") end,
@@ -257,6 +263,7 @@ for _, ns in ipairs(NODE) do
   add {
     name = "node.PATH." .. ns[1], match = "^node%.(.+)%." .. ns[1]:gsub("_", "%%_") .. "$",
     kind = "node", unit = ns[5] or "ms", polarity = "lower", formats = C.VPROF, names = node_paths,
+    has = function(ctx, path) return vprof_node(ctx, path) ~= nil end,
     series_field = field, prefetch = ns[6] and prefetch_node_series or nil,
     doc = "node PATH (\"Root/CEngine::Frame/...\", by path, not name): " .. ns[2],
     get = function(ctx, path)
