@@ -939,6 +939,12 @@ describe("check.lua", function()
       local t = run(rf, slow, "--baseline", base)
       assert.matches("change %(95 %% CI%)", t.stdout)
       assert.matches("%+%d+%.%d %% %(%+%d+%.%d %.%. %+%d+%.%d%)%s+95 %% CI not above %+20 %%%s+FAIL", t.stdout)
+      -- higher is better: the limit in the change column's sign (a fall), not the regression's (issue 26)
+      local fps = t.stdout:match("\n%s*4%s+low_1pct_fps[^\n]*")
+      assert.matches("%-%d+%.%d %% %(%-%d+%.%d %.%. %-%d+%.%d%)%s+95 %% CI not below %-2 %%%s+FAIL$", fps)
+      t = run(rules("fpsreg.lua", "return { { metric = 'low_1pct_fps', max_regress_pct = 50 } }"), slow,
+        "--baseline", base)
+      assert.matches("%-%d+%.%d %% %(%-?%d+%.%d %.%. [-+]?%d+%.%d%)%s+change >= %-50 %%%s+PASS", t.stdout)
     end)
 
     it("a rule that cannot have an interval fails with the reason; validation names misuse", function()

@@ -7,6 +7,7 @@
 --   local doc = render.document(r)     -- r = gate.evaluate(...)
 --   if opts.json then cli.json(doc, gate.schema) else render.emit(doc, opts, rules_path) end
 local fmt = require "vp.fmt"
+local metrics = require "vp.metrics"
 local report = require "vp.report"
 
 local render = {}
@@ -97,18 +98,26 @@ function render.document(r)
   return doc
 end
 
+-- The limits, the regression limits in the sign of the change column: for
+-- a metric where higher is better (FPS) a regression of P % is a change of
+-- -P %, so its limits read "change >= -P %" and "95 % CI not below -P %"
+-- (lower is better: "change <= +P %", "95 % CI not above +P %").
 local function limit_text(l, x)
   local t = {}
   if l.max then t[#t + 1] = "<= " .. show(l.max, x.unit) end
   if l.min then t[#t + 1] = ">= " .. show(l.min, x.unit) end
+  local e, param = metrics.lookup(x.metric)
+  local higher = e and metrics.polarity(e, param) == "higher"
   if l.max_regress_pct then
-    local s = "regress <= " .. fmt.number(l.max_regress_pct, 3) .. " %"
+    local p = fmt.number(l.max_regress_pct, 3)
+    local s = higher and ("change >= -" .. p .. " %") or ("change <= +" .. p .. " %")
     if l.min_effect then s = s .. " (effect >= " .. show(l.min_effect, x.unit) .. ")" end
     if l.significant then s = s .. " (if p < " .. fmt.number(l.alpha, 4) .. ")" end
     t[#t + 1] = s
   end
   if l.ci_above then
-    local s = "95 % CI not above +" .. fmt.number(l.ci_above, 3) .. " %"
+    local p = fmt.number(l.ci_above, 3)
+    local s = higher and ("95 % CI not below -" .. p .. " %") or ("95 % CI not above +" .. p .. " %")
     if l.min_effect and not l.max_regress_pct then s = s .. " (effect >= " .. show(l.min_effect, x.unit) .. ")" end
     t[#t + 1] = s
   end
