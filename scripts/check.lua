@@ -54,17 +54,17 @@ if opts.runs then
   cap_files = multi.expand(table.move(args, 2, #args, 1, {}))
   if #cap_files == 0 then cli.fail(2, "no capture files in %s", table.concat(args, ", ", 2)) end
 end
--- With --junit, a run that ends before its report (a rules file or a
--- capture that cannot be used) still leaves one: an <error> case, as
--- vp.multi's merge writes for each of several captures. The error itself
--- goes on untouched (its exit status, a bug's traceback).
+local rules = gate.rules(rules_path, { baseline = #base_files > 0, runs = #base_files > 1 and #cap_files > 1 })
+-- With --junit, a run whose capture cannot be used still leaves a report:
+-- an <error> case, as vp.multi's merge writes for each of several
+-- captures. The error itself goes on untouched (its exit status, a bug's
+-- traceback).
 local reported = false
 local _ <close> = setmetatable({}, { __close = function(_, err)
   if err ~= nil and opts.junit and not reported then
     junit.write(opts.junit, junit.error_suite(cap_files[1], (E.message(err):match("^[^\n]*"))))
   end
 end })
-local rules = gate.rules(rules_path, { baseline = #base_files > 0, runs = #base_files > 1 and #cap_files > 1 })
 -- The captures and the baseline are read together, each computing the
 -- statistics the rules read (cli.open_runs, gate.open_stats).
 local caps, base = cli.open_runs(cap_files, opts.frames, #base_files > 0 and base_files or nil,
