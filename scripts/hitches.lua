@@ -61,10 +61,12 @@ local SPEC = {
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 local cap = cli.open(path)
-cli.restrict(cap, opts.frames)
+-- --frames: not cli.restrict, so that the frames before the range feed the baselines
+local first, last
+if opts.frames then first, last = cli.resolve_range(opts.frames, cap.frame_count or #cap) end
 local doc, info = hitches.analyze(cap, {
   rule = opts.rule, factor = opts.factor, window = opts.window, min_excess_ms = opts.min_excess_ms,
-  threshold_ms = opts.threshold_ms, causes = opts.causes, file = path,
+  threshold_ms = opts.threshold_ms, causes = opts.causes, file = path, first = first, last = last,
   on_progress = cli.on_progress("hitches: causes"),
 })
 

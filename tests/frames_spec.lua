@@ -23,16 +23,31 @@ describe("--frames", function()
     local all = h.run_json("scripts/hitches.lua", "examples/laige/budget_fail.txt", "--json")
     local part = h.run_json("scripts/hitches.lua", "examples/laige/budget_fail.txt", "--frames", "40:", "--json")
     assert.is_true(#all.hitches > 0)
+    -- the frames before the range feed the baselines: the range's first frames are judged as in the whole
     local want = {}
     for _, x in ipairs(all.hitches) do
-      if x.frame >= 40 + 30 then want[#want + 1] = x.frame end -- a full window inside the range
+      if x.frame >= 40 then want[#want + 1] = x end
     end
-    local got = {}
-    for _, x in ipairs(part.hitches) do
-      assert.is_true(x.frame >= 40, "frame " .. x.frame)
-      if x.frame >= 40 + 30 then got[#got + 1] = x.frame end
+    assert.are.same(want, part.hitches)
+  end)
+
+  it("hitches.lua --frames A:B: the frames before the range feed the baseline window (issue 26)", function()
+    local all = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--json")
+    for _, range in ipairs({ { 3100, 3200 }, { 1195, 1210 }, { 2490, 4000 } }) do
+      local part = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--frames", range[1] .. ":" .. range[2],
+        "--json")
+      local want = {}
+      for _, x in ipairs(all.hitches) do
+        if x.frame >= range[1] and x.frame <= range[2] then want[#want + 1] = x end
+      end
+      assert.is_true(#want > 0)
+      assert.are.same(want, part.hitches) -- frame, baseline and causes as in the whole capture
+      assert.are.same({ first = range[1], last = range[2] }, part.frame_range)
+      assert.are.equal(range[2] - range[1] + 1, part.frames)
     end
-    assert.are.same(want, got)
+    local part = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--frames", "3100:3200", "--json")
+    assert.are.equal(59.272, part.frame_ms.max)
+    assert.is_true(part.stutter_pct > 0)
   end)
 
   it("cap:frame and cap:frames take the file's numbers and raise outside the range held", function()

@@ -60,6 +60,10 @@ Definitions:
                   before the frame (hitch frames included; for an even count,
                   the mean of the two middle values). Frames 2..window use
                   the fewer frames before them; frame 1 has no baseline.
+                  With --frames A:B the frames before A count too, so the
+                  range's first frames are judged as in the whole capture
+                  (the causes' baselines likewise); every other figure is
+                  over A..B only.
   hitch           --rule median (the default): frame time >= --factor x
                   baseline AND frame time - baseline >= --min-excess-ms;
                   frame 1 is never a hitch under this rule. With
@@ -168,12 +172,24 @@ local function frame_range(cap)
   if type(cap.frame_range) == "function" then return cap:frame_range() end
 end
 
--- A list found over the frame times (positions 1..n) with the capture's
--- frame numbers instead: a capture restricted to a range starts past 1.
-local function shift(cap, list)
-  local base = (frame_range(cap) or 1) - 1
-  for _, h in ipairs(list) do h.frame = h.frame + base end
-  return list
+-- A list found over frame times whose position 1 is frame number `first`,
+-- with the frame numbers instead, and only the frames first..last.
+local function numbered(list, first, last)
+  local out = {}
+  for _, h in ipairs(list) do
+    h.frame = h.frame + first - 1
+    if h.frame <= last then out[#out + 1] = h end
+  end
+  return out
+end
+
+-- The hitches of the whole capture's frame numbers that lie in first..last.
+local function within(list, first, last)
+  local out = {}
+  for _, h in ipairs(list) do
+    if h.frame >= first and h.frame <= last then out[#out + 1] = h end
+  end
+  return out
 end
 
 -- The tick of frame i when the capture has random access to frames.
@@ -216,9 +232,9 @@ end
 
 -- stats.low_fps's figure. A VProf capture sums its slowest frames in C
 -- (cap:slowest_sum: the same sum, in the same order) instead of copying
--- every frame time into a Lua list.
-local function low_fps(cap, ft, pct)
-  if cap.format ~= "vprof" then return (stats.low_fps(ft, pct)) end
+-- every frame time into a Lua list; ft a part of its frames is a Series.
+local function low_fps(cap, ft, pct, part)
+  if cap.format ~= "vprof" or part then return (stats.low_fps(ft, pct)) end
   local k = stats.slowest_count(#ft, pct)
   local mean = cap:slowest_sum(k) / k
   if mean <= 0 then return nil end
@@ -255,12 +271,15 @@ local function check_params(p)
     end
   end
   if p.explain ~= nil and type(p.explain) ~= "boolean" then bad("explain", "a boolean") end
+  count("first", 1)
+  count("last", 1)
 end
 
 --- hitches.analyze(cap, params) -> result, info
 -- result (plain data, nil where absent; shaped as hitches.schema): {file,
 -- format, rule, frames, frame_range = {first, last} (the capture's frame
--- numbers of the frames analysed: cap:frame_range()), frame_ms = {mean,
+-- numbers of the frames analysed: params.first..last, by default
+-- cap:frame_range()), frame_ms = {mean,
 -- p50, p95, p99, max} | nil,
 -- low_1pct_fps, low_01pct_fps, stutter_pct, params = {factor, window,
 -- min_excess_ms, threshold_ms}, capframex, unreal, hitches = [ {frame,
@@ -273,7 +292,12 @@ end
 -- (5: listed per hitch), explain (true; false: no causes and no groups are
 -- looked for, each hitch's lists are empty: the metrics read only the list
 -- and stutter), file (the name the result gives when cap.path is unset),
--- on_progress (function(done, total), called while causes are found).
+-- on_progress (function(done, total), called while causes are found),
+-- first and last (the frames analysed, in the capture's frame numbers;
+-- default every frame it holds: the figures are over those frames, and
+-- the median rule's baselines and the causes' windows reach into the
+-- frames before them, as in the whole capture; the CapFrameX and Unreal
+-- rules see the part alone, as those tools would a recording of it).
 -- Raises a vp.error: EINPUT when the capture has no per-frame times or its
 -- reader fails on corrupt data, EUSAGE for a bad parameter (or one the rule
 -- does not take).
@@ -289,20 +313,31 @@ function hitches.analyze(cap, params)
   -- hands over the summary its open pass kept: the same figures without
   -- the column, unless a rule of vp.anchors needs the column). A reader
   -- error while decoding (corrupt data) is input that cannot be analysed.
+  -- params.first..last: a part of the frames the capture holds; the
+  -- figures are the part's, the median rule's baselines and the causes'
+  -- windows reach into the frames before it.
+  local lo, hi = frame_range(cap)
+  local first, last = params.first or lo, params.last or hi
+  if (params.first or params.last) and not (lo and first >= lo and last <= hi and first <= last) then
+    E.raise("EUSAGE", "vp.hitches: params.first..last must be frames within %s, not %s..%s",
+      lo and (lo .. ".." .. hi) or "the capture's (it has none)", tostring(first), tostring(last))
+  end
+  local part = lo ~= nil and (first ~= lo or last ~= hi)
   local is_vprof = cap.format == "vprof"
-  local ft, err
-  if is_vprof and rule == "median" then
+  local whole, ft, err
+  if is_vprof and rule == "median" and not part then
     ft = cap:time_stats()
   elseif type(cap.frame_times) ~= "function" then
     err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
   else
     local ok
-    ok, ft = pcall(cap.frame_times, cap)
+    ok, whole = pcall(cap.frame_times, cap)
     if not ok then
-      ft, err = nil, E.message(ft)
-    elseif ft == nil then
+      whole, err = nil, E.message(whole)
+    elseif whole == nil then
       err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
     end
+    ft = whole and part and whole:slice(first - lo + 1, last - lo + 1) or whole
   end
   if err then E.raise("EINPUT", "%s: %s", tostring(file), err) end
 
@@ -316,8 +351,8 @@ function hitches.analyze(cap, params)
       p95 = stats.defined(ft:percentile(95)), p99 = stats.defined(ft:percentile(99)),
       max = stats.defined(ft:max()),
     }
-    low1 = stats.defined(low_fps(cap, ft, 1))
-    low01 = stats.defined(low_fps(cap, ft, 0.1))
+    low1 = stats.defined(low_fps(cap, ft, 1, part))
+    low01 = stats.defined(low_fps(cap, ft, 0.1, part))
   end
 
   local total_ms = stats.sum(ft)
@@ -330,8 +365,9 @@ function hitches.analyze(cap, params)
     if is_vprof then
       list = cap:hitches({ factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold })
     else
-      list = shift(cap, detect(stats.values(ft), factor, window, min_excess, threshold))
+      list = numbered(detect(stats.values(whole), factor, window, min_excess, threshold), lo or 1, math.huge)
     end
+    if part then list = within(list, first, last) end
     used = { factor = not threshold and factor or nil, window = window,
       min_excess_ms = not threshold and min_excess or nil, threshold_ms = threshold }
     local hitch_ms = 0
@@ -342,7 +378,7 @@ function hitches.analyze(cap, params)
     -- vp.anchors' rules: the list and the figures by the tool's definition
     local p = rule == "capframex" and { factor = params.factor } or { threshold_ms = params.threshold_ms }
     list, figures = anchors.hitch_list(rule, ft, p)
-    list = shift(cap, list)
+    list = numbered(list, first or 1, math.huge)
     used = { factor = figures.factor, window = window, threshold_ms = figures.threshold_ms }
     stutter_pct = rule == "capframex" and figures.stutter_time_pct or figures.hitch_time_pct
   end
@@ -364,7 +400,6 @@ function hitches.analyze(cap, params)
     }
   end
 
-  local first, last = frame_range(cap)
   return {
     file = file,
     format = cap.format,
