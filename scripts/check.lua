@@ -45,6 +45,7 @@ local opts, args = cli.parse(arg, SPEC)
 if opts.runs and opts.shard then cli.fail(2, "--shard splits captures checked one by one; --runs gates them as one") end
 if not opts.runs then opts, args = multi.parse(arg, SPEC) end -- several captures: one check each
 local rules_path = args[1]
+cli.check_order(SPEC, rules_path, args[2])
 local base_files = #opts.baseline > 0 and multi.expand(opts.baseline) or {}
 if #opts.baseline > 0 and #base_files == 0 then
   cli.fail(2, "no capture files in %s", table.concat(opts.baseline, ", "))

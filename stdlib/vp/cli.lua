@@ -346,7 +346,9 @@ function cli.parse(argv, spec)
       name = name or a
       local o = by_name[name]
       if not o then
-        cli.fail(2, "unknown option %s%s", name, hint(spec))
+        local names = {}
+        for known in pairs(by_name) do names[#names + 1] = known end
+        cli.fail(2, "unknown option %s%s%s", name, require("vp.near").hint(name, names), hint(spec))
       end
       local k = key_of(o[1])
       at.options[k] = at.options[k] or {}
@@ -417,6 +419,22 @@ function cli.parse(argv, spec)
   end
   current = { opts = opts, spec = spec }
   return opts, pos, at
+end
+
+--- cli.check_order(spec, first, second): the first two words a script
+-- was given, its first positional (a node, a rules file: never a capture)
+-- and its second (a capture). Fails with exit 2 and the command in the
+-- right order when first is a capture and second is not: the two were
+-- swapped (node.lua CAPTURE NODE, check.lua CAPTURE RULES).
+function cli.check_order(spec, first, second)
+  local vp = require "vp"
+  if not first or not second then return end
+  local format = vp.detect(first)
+  if format and not vp.detect(second) then
+    local p = spec.positional
+    cli.fail(2, "%s is a %s capture and %s is not: %s takes %s first, then %s (did you mean 'vpscript %s %s %s'?)",
+      first, format, second, spec.name, p[1][1], p[2][1], spec.name, second, first)
+  end
 end
 
 --- cli.format_ids() -> list of the format ids vpscript reads (vp.formats()).
@@ -520,6 +538,10 @@ local function opened(path, cap, msg, quiet)
   if not cap then
     msg = tostring(msg or "cannot open")
     if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
+    -- the reader speaks to Lua (vp.open's {format = ...}); on the command line it is --format
+    msg = msg:gsub("pass {format = %.%.%.} to force one", function()
+      return "pass --format NAME to force one: " .. table.concat(cli.format_ids(), ", ")
+    end)
     cli.fail(2, "%s", msg)
   end
   if not quiet or current.opts.strict then

@@ -12,7 +12,8 @@
 -- allowed: a quarter of the name's length, at least 1). A candidate ending
 -- in a suffix the name lacks (".lua") is also compared without it. Only
 -- the nearest (as few edits as the nearest), shorter candidates first,
--- then byte order, so the same question always gets the same answer.
+-- then byte order, so the same question always gets the same answer. A
+-- name of fewer than 3 characters gets none.
 local near = {}
 
 -- Edits between a and b (optimal string alignment), or nil when more than
@@ -67,6 +68,7 @@ end
 -- near name, nearest first, at most n (default 3).
 function near.names(name, candidates, n)
   local want = tostring(name):lower()
+  if #want < 3 then return {} end -- every short name is an edit or two from another
   local limit = math.max(1, #want // 4)
   local scored, seen = {}, {}
   for _, c in ipairs(candidates) do
