@@ -136,7 +136,13 @@ function metrics.known(cap, name)
       if n == param then return true end
     end
   end
-  return false, string.format("no %s '%s'%s", KIND_WORDS[e.kind] or e.kind, param, near.hint(param, e.names(ctx)))
+  local names = e.names(ctx)
+  if e.kind == "node" and not param:find("^Root/") then -- a path from the root's children: answered alike
+    local relative = {}
+    for i, path in ipairs(names) do relative[i] = path:gsub("^Root/", "") end
+    names = relative
+  end
+  return false, string.format("no %s '%s'%s", KIND_WORDS[e.kind] or e.kind, param, near.hint(param, names))
 end
 
 --- metrics.open_stats(entries [, params]) -> the statistics a VProf capture
