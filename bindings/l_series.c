@@ -330,6 +330,51 @@ static int s_diff(lua_State *L)
     return push_new(L, vp_series_diff(vp_l_check_series(L, 1)));
 }
 
+static int s_abs(lua_State *L)
+{
+    return push_new(L, vp_series_abs(vp_l_check_series(L, 1)));
+}
+
+/* s:windows(width [, clock]) -> {{first, last, start, span}, ...}: the
+ * consecutive windows of `width` on the clock (a Series of durations of
+ * the same length; s itself by default: frame times), 1-based positions;
+ * start is the clock where the window begins, span what it covers. */
+static int s_windows(lua_State *L)
+{
+    vp_series *s = vp_l_check_series(L, 1);
+    double width = luaL_checknumber(L, 2);
+    luaL_argcheck(L, width > 0 && width < HUGE_VAL, 2, "width must be a positive number");
+    vp_series *clock = lua_isnoneornil(L, 3) ? s : vp_l_check_series(L, 3);
+    if (clock->n != s->n)
+        return luaL_error(L, "Series lengths differ: %I and %I (the clock needs one duration per value)",
+                          (lua_Integer)s->n, (lua_Integer)clock->n);
+    size_t k = vp_series_windows(clock, width, NULL, 0);
+    size_t *ends = lua_newuserdatauv(L, (k ? k : 1) * sizeof *ends, 0);
+    vp_series_windows(clock, width, ends, k);
+    lua_createtable(L, k > 0x7fffffff ? 0 : (int)k, 0);
+    size_t first = 0;
+    double at = 0;
+    for (size_t w = 0; w < k; w++) {
+        double span = 0;
+        for (size_t i = first; i < ends[w]; i++)
+            if (clock->v[i] > 0)
+                span += clock->v[i];
+        lua_createtable(L, 0, 4);
+        lua_pushinteger(L, (lua_Integer)first + 1);
+        lua_setfield(L, -2, "first");
+        lua_pushinteger(L, (lua_Integer)ends[w]);
+        lua_setfield(L, -2, "last");
+        lua_pushnumber(L, at);
+        lua_setfield(L, -2, "start");
+        lua_pushnumber(L, span);
+        lua_setfield(L, -2, "span");
+        lua_rawseti(L, -2, (lua_Integer)w + 1);
+        at += span;
+        first = ends[w];
+    }
+    return 1;
+}
+
 static int s_sort(lua_State *L)
 {
     return push_new(L, vp_series_sorted(vp_l_check_series(L, 1)));
@@ -430,6 +475,6 @@ void vp_l_register_series(lua_State *L)
         {"filter", s_filter},   {"count_above", s_count_above}, {"rolling", s_rolling},
         {"histogram", s_histogram}, {"cumsum", s_cumsum}, {"diff", s_diff},
         {"sort", s_sort},       {"top", s_top},           {"count", s_count},
-        {NULL, NULL}};
+        {"abs", s_abs},         {"windows", s_windows},   {NULL, NULL}};
     vp_l_class(L, VP_SERIES_T, meta, methods, s_get);
 }

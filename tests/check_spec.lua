@@ -640,6 +640,31 @@ describe("check.lua", function()
       assert.equal(0, run(rf, base).code)
     end)
 
+    it("gates the budget metrics people expect: time over a budget, any percentile, pacing (issue 26)", function()
+      local rf = rules("budget.lua", [[
+        return {
+          { metric = "frames_over_ms.5", max = 50 },
+          { metric = "time_over_ms.16.7", max = 0.001 },
+          { metric = "frame_ms.p90", max = 1000 },
+          { metric = "group.Physics.p99.9_ms", max = 1000 },
+          { metric = "node.Root/CEngine::Frame/Physics.self_p90_ms", max_regress_pct = 1000 },
+          { metric = "hitches_per_min", max = 1000 },
+          { metric = "jitter_ms.p99", max = 1000 },
+        }]])
+      local doc, r = json(rf, slow, "--baseline", base, "--json")
+      assert.equal(3, r.code, r.stderr)
+      local status, vp = {}, require "vp"
+      local cap = vp.open(slow)
+      local metrics = require "vp.metrics"
+      for i, x in ipairs(doc.results) do
+        status[i] = x.status
+        assert.is_true(math.abs(metrics.value(cap, x.metric) - x.value) < 1e-12, x.metric)
+      end
+      cap:close()
+      assert.same({ "fail", "pass", "pass", "pass", "pass", "pass", "pass" }, status)
+      assert.equal(100, doc.results[1].value)
+    end)
+
     it("a metric the capture cannot give fails, or is skipped when optional; a name no input has is exit 2", function()
       local rf = rules("missing.lua", "return { { metric = 'group.Ropes.mean_ms', max = 1 } }")
       local doc, r = json(rf, base, "--json")

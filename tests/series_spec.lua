@@ -269,6 +269,28 @@ describe("vp.Series operations", function()
     assert.are.equal(2, vp.Series { NAN, 1, 3 }:count())
   end)
 
+  it("abs, and windows on a clock: statistics per wall-clock window (issue 26)", function()
+    assert.are.same({ 1.0, 2.0, 0.0 }, vp.Series { -1, 2, -0.0 }:abs():totable())
+    assert.is_true(isnan(vp.Series { NAN }:abs()[1]))
+    -- frame times of 10 ms, one of 35: windows of 30 ms end where the clock reaches 30, 60, 90, ...
+    local ft = vp.Series { 10, 10, 10, 10, 35, 10, 10 }
+    local w = ft:windows(30)
+    assert.are.same({ first = 1, last = 3, start = 0, span = 30 }, w[1])
+    assert.are.same({ first = 4, last = 5, start = 30, span = 45 }, w[2]) -- the 35 ms frame takes 60 and 90
+    assert.are.same({ first = 6, last = 7, start = 75, span = 20 }, w[3]) -- the rest, however short
+    assert.are.equal(3, #w)
+    -- every value in exactly one window, in order
+    local ticks = vp.Series { 1, 1, 1, 1, 1, 1, 1 }
+    local values = vp.Series { 5, 6, 7, 8, 9, 10, 11 }
+    local byclock = values:windows(2, ticks)
+    assert.are.same({ 1, 3, 5, 7 }, { byclock[1].first, byclock[2].first, byclock[3].first, byclock[4].first })
+    assert.are.equal(7, byclock[4].last)
+    assert.are.same({}, vp.Series {}:windows(10))
+    assert.has_error(function() ft:windows(0) end)
+    assert.has_error(function() ft:windows(10, vp.Series { 1 }) end, "Series lengths differ: 7 and 1 "
+      .. "(the clock needs one duration per value)")
+  end)
+
   it("works on a capture's columns and keeps the inputs unchanged", function()
     local cap = assert(vp.open("examples/sample.vprof"))
     local ft = cap:frame_times()

@@ -519,6 +519,36 @@ vp_series *vp_series_diff(const vp_series *s)
     return r;
 }
 
+vp_series *vp_series_abs(const vp_series *s)
+{
+    vp_series *r = series_of(s->n);
+    if (!r)
+        return NULL;
+    for (size_t i = 0; i < s->n; i++)
+        r->v[i] = fabs(s->v[i]);
+    return r;
+}
+
+size_t vp_series_windows(const vp_series *clock, double width, size_t *ends, size_t max)
+{
+    size_t k = 0;
+    double elapsed = 0, edge = width;
+    for (size_t i = 0; i < clock->n; i++) {
+        double d = clock->v[i];
+        if (d > 0) /* NaN and negative durations move no clock */
+            elapsed += d;
+        if (elapsed >= edge || i + 1 == clock->n) {
+            if (ends && k < max)
+                ends[k] = i + 1;
+            k++;
+            /* a value longer than a window ends it alone: the next starts after it */
+            while (edge <= elapsed)
+                edge += width;
+        }
+    }
+    return k;
+}
+
 /* A double's bits as an unsigned key in the same order: negative numbers
  * have every bit flipped, the others only the sign bit. */
 static uint64_t sort_key(double x)

@@ -80,6 +80,17 @@ int vp_series_bin_edges(const vp_series *s, size_t nbins, double *edges);
 vp_series *vp_series_cumsum(const vp_series *s);
 /* s[i + 1] - s[i]: n - 1 values (none for n < 2). NULL on OOM. */
 vp_series *vp_series_diff(const vp_series *s);
+/* |s[i]| (NaN stays NaN). NULL on OOM. */
+vp_series *vp_series_abs(const vp_series *s);
+/* Consecutive windows of `width` (> 0) on the clock the values of `clock`
+ * make (a duration per element, frame times in ms: NaN and negative ones
+ * count 0): window k ends after the first element at which the clock
+ * reaches k x width (a window may hold one element longer than the width
+ * alone, and the clock then skips the edges it passed); the last window
+ * ends with the series, however short. Writes each window's end (the
+ * 0-based index after its last element) to ends[0..max) and returns how
+ * many windows there are, so a call with max = 0 counts them. */
+size_t vp_series_windows(const vp_series *clock, double width, size_t *ends, size_t max);
 /* The values in ascending order, NaN last (the order percentiles use).
  * NULL on OOM. */
 vp_series *vp_series_sorted(const vp_series *s);

@@ -142,6 +142,16 @@ method s:cumsum() -> Series
 method s:diff() -> Series
   differences of neighbours, #s - 1 values: d[i] = s[i + 1] - s[i] (frame i + 1 minus frame i)
   > print(cap:frame_times():diff():max(), "ms: the largest jump")
+method s:abs() -> Series
+  |s[i]| (NaN stays NaN): with diff, the frame-to-frame change of a frame time, however it went
+  > print(cap:frame_times():diff():abs():percentile(99), "ms: p99 frame pacing jitter")
+method s:windows(width [, clock]) -> {{first, last, start, span}, ...}
+  consecutive windows of `width` on a clock (a Series of one duration per value; s itself by default, as for
+  frame times in ms): each window ends with the value at which the clock reaches the next multiple of width
+  (one value longer than width makes a window alone), the last one with the series; first and last are
+  positions (1-based), start the clock where it begins, span what it covers. Statistics per minute:
+  s:slice(w.first, w.last) of each
+  > for _, w in ipairs(cap:frame_times():windows(60000)) do print(w.first, w.last, cap:frame_times():slice(w.first, w.last):percentile(99)) end
 method s:sort() -> Series
   the values in ascending order, NaN last
   > local sorted = cap:frame_times():sort()

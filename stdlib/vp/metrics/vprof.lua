@@ -120,6 +120,21 @@ add {
   dist = group_series, test_prefetch = prefetch_group_batches,
 }
 
+add {
+  name = "group.NAME.pX_ms", match = "^group%.(.+)%.p(%d+%.?%d*)_ms$", arg_of_family = true, quantile_arg = true,
+  valid = function(_, x) return C.percent(x) end,
+  kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names, has = has_group,
+  doc = "budget group NAME: any percentile X of its self time per frame (nearest rank), 0 < X <= 100: "
+    .. "group.Physics.p90_ms, group.Physics.p99.9_ms",
+  get = function(ctx, name, x)
+    local g = vprof_groups(ctx)[name]
+    if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
+    if #g.series == 0 then return nil, "no frames" end
+    return g.series:percentile(tonumber(x))
+  end,
+  dist = group_series, test_prefetch = prefetch_group_batches,
+}
+
 -- Nodes ----------------------------------------------------------------------------------
 
 local NODE_LIST = 2000
@@ -270,6 +285,26 @@ for _, ns in ipairs(NODE) do
       local r = vprof_node(ctx, path)
       if not r then return nil, "no node '" .. path .. "'" end
       return ns[4](ctx, r)
+    end,
+    dist = function(ctx, path) return node_series(ctx, path, field) end,
+  }
+end
+
+-- Any percentile of a node's inclusive or self time per frame.
+for _, np in ipairs({ { "pX_ms", "p", "time_ms", "inclusive" }, { "self_pX_ms", "self_p", "self_ms", "self" } }) do
+  local field = np[3]
+  add {
+    name = "node.PATH." .. np[1], match = "^node%.(.+)%." .. np[2]:gsub("_", "%%_") .. "(%d+%.?%d*)_ms$",
+    arg_of_family = true, quantile_arg = true, valid = function(_, x) return C.percent(x) end,
+    kind = "node", unit = "ms", polarity = "lower", formats = C.VPROF, names = node_paths,
+    has = function(ctx, path) return vprof_node(ctx, path) ~= nil end,
+    series_field = field, prefetch = prefetch_node_series,
+    doc = "node PATH: any percentile X of its " .. np[4] .. " time per frame (nearest rank), 0 < X <= 100: "
+      .. "node.PATH." .. np[2] .. "90_ms, node.PATH." .. np[2] .. "99.9_ms",
+    get = function(ctx, path, x)
+      local r = vprof_node(ctx, path)
+      if not r then return nil, "no node '" .. path .. "'" end
+      return C.series_stat(node_series(ctx, r.node.path, field), "p" .. x)
     end,
     dist = function(ctx, path) return node_series(ctx, path, field) end,
   }
