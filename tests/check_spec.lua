@@ -797,7 +797,8 @@ describe("check.lua", function()
       .. '"pairing":{"method":"%a+",.-},"results":%[{"index":1,'
       .. '"name":"frame_ms%.p99","metric":"frame_ms%.p99","unit":"ms","status":"fail","scope":null,"value":[%d.]+,'
       .. '"baseline":null,"change":null,"change_pct":null,"regress_pct":null,"normalised":false,"evidence":null,'
-      .. '"p_value":null,"cannot_tell":null,"ci":null,"limits":{"max":5,"min":null,"max_regress_pct":null,"ci_above":null,'
+      .. '"p_value":null,"cannot_tell":null,"ci":null,"limits":{"max":5,"min":null,"max_regress_pct":null,'
+      .. '"ci_above":null,'
       .. '"min_effect":null,"significant":null,"alpha":null,"test":null},"message":"frame_ms%.p99 = '
     assert.truthy(first.stdout:find(head), first.stdout:sub(1, 600))
     local vjson = require "vp.json"
