@@ -50,6 +50,44 @@ describe("--frames", function()
     assert.is_true(part.stutter_pct > 0)
   end)
 
+  it("hitches.lua --per DURATION: each wall-clock window's figures, as the Series give them (issue 26)", function()
+    local doc = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--per", "10s", "--json")
+    local cap = h.open_ok("examples/sample.vprof")
+    local ft = cap:frame_times()
+    local want = ft:windows(10000)
+    assert.are.equal(#want, #doc.windows)
+    local hitches = 0
+    for i, w in ipairs(doc.windows) do
+      local part = ft:slice(want[i].first, want[i].last)
+      assert.are.same({ want[i].first, want[i].last, #part }, { w.first, w.last, w.frames })
+      assert.is_true(math.abs(part:percentile(99) - w.p99_ms) < 1e-9)
+      assert.is_true(math.abs(part:max() - w.max_ms) < 1e-9)
+      hitches = hitches + w.hitches
+    end
+    assert.are.equal(#doc.hitches, hitches)
+    cap:close()
+    -- without --per there are none; with --frames the windows start at the range
+    local plain = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--json")
+    assert.are.equal(require("cjson").null, plain.windows)
+    doc = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--per", "1m", "--frames", "1001:3000", "--json")
+    assert.are.equal(1001, doc.windows[1].first)
+    assert.are.equal(3000, doc.windows[#doc.windows].last)
+    local r = h.run("scripts/hitches.lua", "examples/sample.vprof", "--per", "soon")
+    assert.are.equal(2, r.code)
+    assert.matches("%-%-per soon: expected a duration such as 60s", r.stderr)
+  end)
+
+  it("hitches.lua says where to look: hitches by cause, causes lines within the width (issue 26)", function()
+    local r = h.run("scripts/hitches.lua", "examples/sample.vprof", { env = { COLUMNS = "80" } })
+    assert.are.equal(0, r.code, r.stderr)
+    assert.matches("hitches by cause", r.stdout)
+    assert.matches("\n%s+1%s+45%.00%s+3,100%s+World Rendering%s+[^\n]*Shader_Compile\n", r.stdout)
+    for line in r.stdout:gmatch("[^\n]+") do
+      if line:match("^  node ") then assert.is_true(#line <= 80, line) end
+    end
+    assert.matches("\n  node +%+45%.00 ms  self 45%.00 ms  %[World Rendering%]  %.%.%.[^\n]*Shader_Compile\n", r.stdout)
+  end)
+
   it("cap:frame and cap:frames take the file's numbers and raise outside the range held", function()
     local cap = h.open_ok("examples/sample.vprof")
     cap:restrict(1101, 1300)

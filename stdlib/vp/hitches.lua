@@ -38,12 +38,15 @@ hitches.RULES = { "median", "capframex", "unreal" }
 -- groups are sorted by excess_ms, descending. rule: "median", "threshold"
 -- (the median rule with params.threshold_ms: the absolute rule),
 -- "capframex" or "unreal"; capframex and unreal: that rule's figures
--- (vp.anchors), null under the other rules.
+-- (vp.anchors), null under the other rules. windows: with params.per_ms,
+-- the statistics of each consecutive wall-clock window of that length
+-- (vp.Series windows), null without.
 hitches.schema = "{file, format, rule, frames, frame_range: {first, last}, "
   .. "frame_ms: {mean, p50, p95, p99, max}, low_1pct_fps, low_01pct_fps, "
   .. "stutter_pct, params: {factor, window, min_excess_ms, threshold_ms}, capframex: "
   .. anchors.capframex_schema .. ", unreal: " .. anchors.unreal_schema .. ", hitches: [{frame, tick, frame_ms, "
-  .. "baseline_ms, causes: [{node, path, group, self_ms, excess_ms}], groups: [{group, excess_ms}]}]}"
+  .. "baseline_ms, causes: [{node, path, group, self_ms, excess_ms}], groups: [{group, excess_ms}]}], "
+  .. "windows: [{first, last, start_ms, span_ms, frames, mean_ms, p99_ms, max_ms, low_1pct_fps, hitches}]}"
 
 --- Every definition the analysis uses, as hitches.lua's --help prints it.
 hitches.DEFINITIONS = [[
@@ -273,6 +276,26 @@ local function check_params(p)
   if p.explain ~= nil and type(p.explain) ~= "boolean" then bad("explain", "a boolean") end
   count("first", 1)
   count("last", 1)
+  number("per_ms", 0, true)
+end
+
+-- The statistics of each wall-clock window of per_ms over the frame times
+-- col, whose position 1 is frame number `first`; hitches: how many of the
+-- list's frames fall in the window.
+local function windows_of(col, per_ms, first, list)
+  local out = {}
+  local k = 1
+  for i, w in ipairs(col:windows(per_ms)) do
+    local part = col:slice(w.first, w.last)
+    local a, b = first + w.first - 1, first + w.last - 1
+    local hits = 0
+    while list[k] and list[k].frame < a do k = k + 1 end
+    while list[k] and list[k].frame <= b do hits, k = hits + 1, k + 1 end
+    out[i] = { first = a, last = b, start_ms = w.start, span_ms = w.span, frames = #part,
+      mean_ms = stats.defined(part:mean()), p99_ms = stats.defined(part:percentile(99)),
+      max_ms = stats.defined(part:max()), low_1pct_fps = stats.defined((stats.low_fps(part, 1))), hitches = hits }
+  end
+  return out
 end
 
 --- hitches.analyze(cap, params) -> result, info
@@ -293,7 +316,9 @@ end
 -- looked for, each hitch's lists are empty: the metrics read only the list
 -- and stutter), file (the name the result gives when cap.path is unset),
 -- on_progress (function(done, total), called while causes are found),
--- first and last (the frames analysed, in the capture's frame numbers;
+-- per_ms (the statistics of each consecutive window of that much frame
+-- time too: result.windows), first and last (the frames analysed, in the
+-- capture's frame numbers;
 -- default every frame it holds: the figures are over those frames, and
 -- the median rule's baselines and the causes' windows reach into the
 -- frames before them, as in the whole capture; the CapFrameX and Unreal
@@ -392,6 +417,12 @@ function hitches.analyze(cap, params)
     for _, h in ipairs(list) do h.causes, h.groups = {}, {} end
   end
 
+  local windows
+  if params.per_ms and n > 0 then
+    -- the analysed frames' column: ft itself, unless it is the VProf summary
+    windows = windows_of(whole and ft or cap:frame_times(), params.per_ms, first or 1, list)
+  end
+
   local result_hitches = {}
   for i, h in ipairs(list) do
     result_hitches[i] = {
@@ -414,6 +445,7 @@ function hitches.analyze(cap, params)
     capframex = rule == "capframex" and figures or nil,
     unreal = rule == "unreal" and figures or nil,
     hitches = result_hitches,
+    windows = windows,
   }, { total_ms = total_ms }
 end
 
