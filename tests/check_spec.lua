@@ -640,6 +640,21 @@ describe("check.lua", function()
       assert.equal(0, run(rf, base).code)
     end)
 
+    it("a failed hitch rule says where to look: the hitches by first cause (issue 26)", function()
+      local spiky_path = fx.vprof(dir .. "/hitchy.vprof", { seed = 5, hitches = { 300, 600, 900 } })
+      local rf = rules("hitchy.lua", "return { { metric = 'hitches', max = 1 }, { metric = 'hitches', max = 10 } }")
+      local doc, r = json(rf, spiky_path, "--json")
+      assert.equal(3, r.code, r.stderr)
+      assert.same({ { path = "Root/CEngine::Frame/Game", group = "Game", count = 3, worst_frame = 300 } },
+        doc.results[1].hitch_causes)
+      assert.equal("hitches = 3, above the maximum 1 (where to look: 3 hitches caused first by "
+        .. "Root/CEngine::Frame/Game [Game], worst frame 300)", doc.results[1].message)
+      assert.equal(require("cjson").null, doc.results[2].hitch_causes) -- a rule that passed
+      r = run(rf, spiky_path)
+      assert.matches("FAIL rule 1: hitches = 3, above the maximum 1 %(where to look: 3 hitches caused first by "
+        .. "Root/CEngine::Frame/Game %[Game%], worst frame 300%)", r.stdout)
+    end)
+
     it("gates the budget metrics people expect: time over a budget, any percentile, pacing (issue 26)", function()
       local rf = rules("budget.lua", [[
         return {
@@ -799,7 +814,8 @@ describe("check.lua", function()
       .. '"baseline":null,"change":null,"change_pct":null,"regress_pct":null,"normalised":false,"evidence":null,'
       .. '"p_value":null,"cannot_tell":null,"ci":null,"limits":{"max":5,"min":null,"max_regress_pct":null,'
       .. '"ci_above":null,'
-      .. '"min_effect":null,"significant":null,"alpha":null,"test":null},"message":"frame_ms%.p99 = '
+      .. '"min_effect":null,"significant":null,"alpha":null,"test":null},"hitch_causes":null,'
+      .. '"message":"frame_ms%.p99 = '
     assert.truthy(first.stdout:find(head), first.stdout:sub(1, 600))
     local vjson = require "vp.json"
     assert.same({}, vjson.undeclared(vjson.decode(first.stdout), require("vp.gate").schema))

@@ -24,7 +24,9 @@
 --    change, change_pct, regress_pct, normalised, evidence, p_value, ci =
 --    {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
 --    limits = {max, min, max_regress_pct, ci_above, min_effect, significant,
---    alpha, test}, message, checks} ]}
+--    alpha, test}, hitch_causes = [{path, group, count, worst_frame}] (a
+--    failed rule of a metric that counts hitches, VProf: the hitches by
+--    first cause, the 3 largest), message, checks} ]}
 -- The capture and the baseline are each one capture or a list of runs
 -- (compare.side): a value is the mean of the runs' values. message explains
 -- a rule that could not be checked ("group.X.mean_ms: not measured: ...");
@@ -61,6 +63,7 @@ gate.schema = [[{
              change_pct, regress_pct, normalised, evidence, p_value, cannot_tell,
              ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
              limits: {max, min, max_regress_pct, ci_above, min_effect, significant, alpha, test},
+             hitch_causes: [{path, group, count, worst_frame}],
              message}]
 }]]
 
@@ -576,6 +579,24 @@ local function unknown_name(r, S, B)
   return first
 end
 
+-- The metrics that count hitch frames: a rule of one that fails says where
+-- to look.
+local HITCH_METRICS = { hitches = true, hitches_per_min = true, stutter_pct = true }
+
+-- Where a failed hitch rule should send the reader: the capture's hitches
+-- grouped by their first cause (vp.hitches.by_cause), the 3 that caused
+-- the most excess; nil for a capture without causes (not VProf).
+local function hitch_causes(cap)
+  if cap.format ~= "vprof" then return nil end
+  local hitches = require "vp.hitches"
+  local out = {}
+  for i, g in ipairs(hitches.by_cause(hitches.analyze(cap, { causes = 1 }).hitches)) do
+    if i > 3 then break end
+    out[i] = { path = g.path, group = g.group, count = g.count, worst_frame = g.worst_frame }
+  end
+  return out
+end
+
 --- gate.evaluate(rules, cap [, base [, params]]) -> result (see the top of
 -- this file). rules: from gate.rules / gate.validate. cap, base: a capture
 -- or a list of captures (runs) each; base is needed by max_regress_pct and
@@ -650,6 +671,9 @@ function gate.evaluate(rules, cap, base, params)
       results[i] = evaluate(r, S, B, p)
     end
     counts[results[i].status] = counts[results[i].status] + 1
+    if results[i].status == "fail" and HITCH_METRICS[r.metric] and not (r.phase or r.frames) then
+      results[i].hitch_causes = hitch_causes(S.runs[1])
+    end
   end
   for _, sc in ipairs(scopes) do
     for _, side in ipairs({ sc.S, sc.B }) do

@@ -72,6 +72,19 @@ local function interval_text(r, x, c)
     show(x.limits.min_effect, x.unit))
 end
 
+-- " (where to look: 3 hitches caused first by PATH [GROUP], worst frame
+-- 1,200; 1 by ...)" for a failed hitch rule (gate's hitch_causes).
+local function where_to_look(causes)
+  if not causes or #causes == 0 then return "" end
+  local parts = {}
+  for i, c in ipairs(causes) do
+    parts[i] = string.format("%s %s%s%s, worst frame %s", fmt.int(c.count), i == 1 and (c.count == 1 and
+      "hitch caused first by " or "hitches caused first by ") or "by ", c.path or "no node found",
+      c.group and (" [" .. c.group .. "]") or "", fmt.int(c.worst_frame))
+  end
+  return " (where to look: " .. table.concat(parts, "; ") .. ")"
+end
+
 -- The failed checks' explanations, or (none failed) every check's.
 local function message(r, x)
   if x.message then return x.message end
@@ -85,7 +98,7 @@ local function message(r, x)
     all[#all + 1] = t
     if c.failed then failed[#failed + 1] = t end
   end
-  return table.concat(#failed > 0 and failed or all, "; ")
+  return table.concat(#failed > 0 and failed or all, "; ") .. where_to_look(x.hitch_causes)
 end
 
 --- render.document(r) -> the --json document (and what junit.suite reads):
