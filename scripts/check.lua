@@ -43,7 +43,12 @@ local SPEC = {
 
 local opts, args = cli.parse(arg, SPEC)
 if opts.runs and opts.shard then cli.fail(2, "--shard splits captures checked one by one; --runs gates them as one") end
-if not opts.runs then opts, args = multi.parse(arg, SPEC) end -- several captures: one check each
+-- several captures: one check each; a rules file that cannot be used is said once, before any
+if not opts.runs then
+  cli.check_order(SPEC, args[1], args[2])
+  gate.rules(args[1], { baseline = #opts.baseline > 0 })
+  opts, args = multi.parse(arg, SPEC)
+end
 local rules_path = args[1]
 cli.check_order(SPEC, rules_path, args[2])
 local base_files = #opts.baseline > 0 and multi.expand(opts.baseline) or {}

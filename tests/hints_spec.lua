@@ -60,3 +60,32 @@ describe("swapped arguments", function()
     assert.are.equal(0, h.run("scripts/node.lua", "Physics_Step", "examples/sample.vprof").code)
   end)
 end)
+
+describe("--json", function()
+  it("gives an input that cannot be read its error document, alone as among several (issue 26)", function()
+    local dir = h.tmpdir()
+    local bad = dir .. "/bad.vprof"
+    h.write_file(bad, "VPROF junk")
+    local r = h.run("scripts/hitches.lua", bad, "--json")
+    assert.are.equal(2, r.code)
+    local cjson = require "cjson"
+    local one = cjson.decode(r.stdout)
+    assert.are.equal(bad, one.file)
+    assert.are.equal(2, one.exit)
+    assert.matches("VProf version %d+ is not known", one.error)
+    r = h.run("scripts/hitches.lua", bad, "examples/sample.vprof", "--json", "--causes", "0")
+    local lines = {}
+    for line in r.stdout:gmatch("[^\n]+") do lines[#lines + 1] = cjson.decode(line) end
+    assert.are.equal(2, #lines)
+    assert.are.same(one, lines[1]) -- the same document, once
+    assert.are.equal("examples/sample.vprof", lines[2].file)
+    -- a rules file that cannot be used is said once, before any capture
+    local rules = dir .. "/broken.lua"
+    h.write_file(rules, "return {")
+    r = h.run("scripts/check.lua", rules, "examples/sample.vprof", "examples/regress/physics.vprof", "--json")
+    assert.are.equal(2, r.code)
+    assert.are.equal("", r.stdout)
+    local _, said = r.stderr:gsub("broken%.lua:1:", "")
+    assert.are.equal(1, said)
+  end)
+end)

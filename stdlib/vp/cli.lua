@@ -542,6 +542,8 @@ local function opened(path, cap, msg, quiet)
     msg = msg:gsub("pass {format = %.%.%.} to force one", function()
       return "pass --format NAME to force one: " .. table.concat(cli.format_ids(), ", ")
     end)
+    -- --json: the input's document says why, as among several (cli.error_json)
+    if current.opts.json then io.stdout:write(cli.error_json(path, msg, 2)) end
     cli.fail(2, "%s", msg)
   end
   if not quiet or current.opts.strict then
@@ -632,6 +634,15 @@ cli.null = json.null
 --- cli.encode_json(value [, schema]) -> string (json.encode).
 function cli.encode_json(value, schema)
   return json.encode(value, schema)
+end
+
+--- cli.ERROR_SCHEMA: the --json document of an input that cannot be used,
+-- in its place: {"file", "error", "exit"}, one run or several (vp.multi).
+cli.ERROR_SCHEMA = "{file, error, exit}"
+
+--- cli.error_json(file, message, exit) -> that document's line.
+function cli.error_json(file, message, exit)
+  return cli.encode_json({ file = file, error = message, exit = exit }, cli.ERROR_SCHEMA) .. "\n"
 end
 
 --- cli.write_output(path, text): write text to the file path (the script's
