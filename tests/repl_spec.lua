@@ -220,7 +220,7 @@ describe("vp.repl", function()
 
     it("prints a frame against the median frame with its heaviest node, and a group with its self time", function()
       local s = repl.describe(cap:frame(3100))
-      assert.matches("^<frame 3100 tick 51249: 59%.272 ms, %d+ nodes; 4%.%d%d x the median frame %(14%.%d+ ms%); "
+      assert.matches("^<frame 3,100 tick 51,249: 59%.272 ms, %d+ nodes; 4%.%d%d x the median frame %(14%.%d+ ms%); "
         .. "most self time: Root/CEngine::Frame/CL_Render/R_DrawWorld/Shader_Compile 45%.00 ms>$", s)
       assert.matches("^<group 8 Physics %(flags 6%): self 2%.944 ms/frame mean, p99 4%.348, max 34%.04 @ frame 2,500>$",
         repl.describe(cap:group("Physics")))

@@ -308,7 +308,10 @@ DESCRIBE["vp.vprof.frame"] = function(fr)
     if s > top_ms then top, top_ms = n, s end
   end
   if top then extra = extra .. string.format("; most self time: %s %s ms", top.path, ms(top_ms)) end
-  return extend(fr, extra)
+  -- frame numbers and ticks with thousands separators, as every count the REPL prints
+  return (extend(fr, extra):gsub("^<frame (%d+) tick (%-?%d+):", function(no, tick)
+    return string.format("<frame %s tick %s:", int(tonumber(no)), int(tonumber(tick)))
+  end))
 end
 
 DESCRIBE["vp.vprof.group"] = function(g)
