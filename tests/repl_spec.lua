@@ -269,6 +269,17 @@ describe("vp.repl", function()
       assert.are.equal("plain", repl.error_text("plain"))
     end)
 
+    it("names a node's totals apart from its per-frame figures (issue 26)", function()
+      local c = assert(vp.open("examples/sample.vprof"))
+      local want = "-- calls, time_ms and self_ms are totals over the frames asked for (all 4,000 unless a range "
+        .. "was given); the node's line shows them per frame"
+      assert.are.equal(want, repl.totals_hint(c:node_stat(c:node("CEngine::Frame/Swap_Buffers"))))
+      assert.are.equal(want, repl.totals_hint(c:node_stats()))
+      assert.is_nil(repl.totals_hint({ time_ms = 1, self_ms = 1 }))
+      assert.is_nil(repl.totals_hint(c:frame_times()))
+      c:close()
+    end)
+
     it("names what a lookup did not find, and the nearest names, under a nil or an error (issue 26)", function()
       local env = { cap = assert(vp.open("examples/sample.vprof")), cols = { Physics = 1, Sound = 2, [3] = 3 } }
       repl.env = env
@@ -503,7 +514,8 @@ describe("vpscript REPL on a terminal", function()
       P, typed("help('percentile')"), { "expect", "nearest-rank" },
       P, typed("help()"), { "expect", "open captures:" }, { "expect", "groups (" }, { "expect", "with nodes)" },
       { "expect", "documented classes:" },
-      P, typed("cap:group_self_ms().Physic"), { "expect", "-- no key 'Physic' in cap:group_self_ms() (did you mean 'Physics'?)" },
+      P, typed("cap:group_self_ms().Physic"),
+      { "expect", "-- no key 'Physic' in cap:group_self_ms() (did you mean 'Physics'?)" },
       P, BYE, WAIT })
     assert.are.equal(0, r.status)
   end)

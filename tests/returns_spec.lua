@@ -305,6 +305,7 @@ describe("documented functions return what their signature names", function()
         natural_less = { function() return P(require("vp.repl").natural_less, "a2", "a10") end },
         complete = { function() return P(require("vp.repl").complete, "pri", { print = print }) end },
         error_text = { function() return P(require("vp.repl").error_text, "x") end },
+        totals_hint = { function() return P(require("vp.repl").totals_hint, {}) end },
         nil_hint = { function() return P(require("vp.repl").nil_hint, "t.k") end,
           function() return P(require("vp.repl").nil_hint, "nothing to look up") end },
         help_text = { function() return P(require("vp.repl").help_text, "Series") end },

@@ -210,6 +210,8 @@ function repl.show(...)
     local missing = repl.nil_hint(repl.source)
     if missing then io.stdout:write(missing, "\n") end
   end
+  local totals = n == 1 and repl.totals_hint((...))
+  if totals then io.stdout:write(totals, "\n") end
   local hint = repl.cut_hint(cut)
   if hint then io.stdout:write(hint, "\n") end
   io.stdout:flush()
@@ -434,6 +436,20 @@ local function lookup_hint(src, name)
   local found, there = pcall(function() return v[key] end)
   if found and there ~= nil then return nil end
   return string.format("-- no key '%s' in %s%s", key, e, near.hint(key, names_of(v)))
+end
+
+--- repl.totals_hint(v) -> string | nil: under a node's totals (a row of
+-- cap:node_stats or cap:node_stat, or a list of them) the line that names
+-- them apart from the per-frame figures the node's own line shows.
+function repl.totals_hint(v)
+  local row = type(v) == "table" and (rawget(v, "node") ~= nil and v or (type(rawget(v, 1)) == "table" and v[1]))
+  if type(row) ~= "table" or class_of(rawget(row, "node")) ~= "vp.vprof.node" then return nil end
+  local t, sf = rawget(row, "time_ms"), rawget(row, "self_ms")
+  local cap = capture_of(row.node)
+  local n = cap and cap.frame_count
+  if type(t) ~= "number" or type(sf) ~= "number" or not n then return nil end
+  return string.format("-- calls, time_ms and self_ms are totals over the frames asked for (all %s unless a "
+    .. "range was given); the node's line shows them per frame", int(n))
 end
 
 --- repl.nil_hint(src [, name]) -> string | nil: what the REPL says under a

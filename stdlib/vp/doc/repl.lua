@@ -20,6 +20,11 @@ function repl.show(...)
   print values as the REPL does, then a line naming the setting when one was cut, and under a lone nil that a
   lookup of the chunk gave (repl.source) what was missing and the nearest names (repl.nil_hint)
   > require("vp.repl").show({1, 2}, "x")
+function repl.totals_hint(value) -> string | nil
+  the line the REPL prints under a node's totals (a row of cap:node_stats or cap:node_stat, or a list of
+  them): time_ms and self_ms there are totals, where the node's own line shows per-frame figures; nil for
+  anything else
+  > print(require("vp.repl").totals_hint(cap:node_stat(cap.root)))
 function repl.nil_hint(source [, name]) -> string | nil
   "-- no key 'Physic' in cap:group_self_ms() (did you mean 'Physics'?)": the lookup `name` of the chunk source
   (its last one without name), a field (x.k, x["k"]) or a group or node by name (cap:group("..."),
