@@ -25,6 +25,13 @@ describe("did you mean", function()
     fails("unknown option --jsn (did you mean '--json'?)", "scripts/budget.lua", "examples/sample.vprof", "--jsn")
   end)
 
+  it("names the nearest node of node.lua's NODE, by name or by path", function()
+    fails("no node matches 'Physics_Stp' (did you mean 'Physics_Step'?)", "scripts/node.lua", "Physics_Stp",
+      "examples/sample.vprof")
+    fails("no node matches 'Root/CEngine::Frame/CL_Rendr' (did you mean 'Root/CEngine::Frame/CL_Render'?)",
+      "scripts/node.lua", "Root/CEngine::Frame/CL_Rendr", "examples/sample.vprof")
+  end)
+
   it("names the nearest metric, group and node path of a rules file", function()
     local dir = h.tmpdir()
     local function rules(text)

@@ -71,8 +71,14 @@ function node.resolve(cap, query, opts)
   local found = find.nodes(cap, query, { lua = opts.lua })
   if #found == 1 then return found[1] end
   if #found == 0 then
-    E.raise("EUSAGE", "vp.node: no node matches '%s' (a path, an id, or a glob such as 'Physics*' or '**/Name')",
-      query)
+    -- the nearest names and paths (vp.near): a name is answered with names, a path with paths
+    local names, seen = {}, {}
+    for n in cap:nodes() do
+      local key = query:find("/", 1, true) and n.path or n.name
+      if not seen[key] then names[#names + 1], seen[key] = key, true end
+    end
+    E.raise("EUSAGE", "vp.node: no node matches '%s'%s (a path, an id, or a glob such as 'Physics*' or '**/Name')",
+      query, require("vp.near").hint(query, names))
   end
   local paths = {}
   for i = 1, math.min(#found, 10) do paths[i] = "  " .. found[i].path end
