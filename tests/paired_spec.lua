@@ -319,7 +319,8 @@ describe("vp.infer.paired", function()
     end
     for _, c in ipairs({ { 3, 3000, 12, 3000 }, { 4, 3000, 4, 3000 }, { 10, 4000, 2, 2000 }, { 0, 3000, 5, 3000 } }) do
       local t = assert(infer.rate(c[1], c[2], c[3], c[4]))
-      assert.is_true(near(t.p, binom_p(c[3], c[1] + c[3], c[4] / (c[2] + c[4])), 1e-9), "p for " .. table.concat(c, ","))
+      assert.is_true(near(t.p, binom_p(c[3], c[1] + c[3], c[4] / (c[2] + c[4])), 1e-9),
+        "p for " .. table.concat(c, ","))
     end
     -- bursts: a dispersion of 2 halves the evidence
     local plain, burst = infer.rate(3, 3000, 12, 3000), infer.rate(3, 3000, 12, 3000, { dispersion = 2 })

@@ -73,8 +73,8 @@ function node.resolve(cap, query, opts)
   if #found == 0 then
     -- the nearest names and paths (vp.near): a name is answered with names, a path with paths
     local names, seen = {}, {}
-    for n in cap:nodes() do
-      local key = query:find("/", 1, true) and n.path or n.name
+    for x in cap:nodes() do
+      local key = query:find("/", 1, true) and x.path or x.name
       if not seen[key] then names[#names + 1], seen[key] = key, true end
     end
     E.raise("EUSAGE", "vp.node: no node matches '%s'%s (a path, an id, or a glob such as 'Physics*' or '**/Name')",

@@ -151,7 +151,8 @@ method s:windows(width [, clock]) -> {{first, last, start, span}, ...}
   (one value longer than width makes a window alone), the last one with the series; first and last are
   positions (1-based), start the clock where it begins, span what it covers. Statistics per minute:
   s:slice(w.first, w.last) of each
-  > for _, w in ipairs(cap:frame_times():windows(60000)) do print(w.first, w.last, cap:frame_times():slice(w.first, w.last):percentile(99)) end
+  > local ft = cap:frame_times()
+  > for _, w in ipairs(ft:windows(60000)) do print(w.first, w.last, ft:slice(w.first, w.last):percentile(99)) end
 method s:sort() -> Series
   the values in ascending order, NaN last
   > local sorted = cap:frame_times():sort()
