@@ -176,14 +176,10 @@ local function frame_range(cap)
 end
 
 -- A list found over frame times whose position 1 is frame number `first`,
--- with the frame numbers instead, and only the frames first..last.
-local function numbered(list, first, last)
-  local out = {}
-  for _, h in ipairs(list) do
-    h.frame = h.frame + first - 1
-    if h.frame <= last then out[#out + 1] = h end
-  end
-  return out
+-- with the frame numbers instead.
+local function numbered(list, first)
+  for _, h in ipairs(list) do h.frame = h.frame + first - 1 end
+  return list
 end
 
 -- The hitches of the whole capture's frame numbers that lie in first..last.
@@ -318,8 +314,8 @@ end
 -- on_progress (function(done, total), called while causes are found),
 -- per_ms (the statistics of each consecutive window of that much frame
 -- time too: result.windows), first and last (the frames analysed, in the
--- capture's frame numbers;
--- default every frame it holds: the figures are over those frames, and
+-- capture's frame numbers; default every frame it holds: the figures are
+-- over those frames, and
 -- the median rule's baselines and the causes' windows reach into the
 -- frames before them, as in the whole capture; the CapFrameX and Unreal
 -- rules see the part alone, as those tools would a recording of it).
@@ -390,7 +386,7 @@ function hitches.analyze(cap, params)
     if is_vprof then
       list = cap:hitches({ factor = factor, window = window, min_excess_ms = min_excess, threshold_ms = threshold })
     else
-      list = numbered(detect(stats.values(whole), factor, window, min_excess, threshold), lo or 1, math.huge)
+      list = numbered(detect(stats.values(whole), factor, window, min_excess, threshold), lo or 1)
     end
     if part then list = within(list, first, last) end
     used = { factor = not threshold and factor or nil, window = window,
@@ -403,7 +399,7 @@ function hitches.analyze(cap, params)
     -- vp.anchors' rules: the list and the figures by the tool's definition
     local p = rule == "capframex" and { factor = params.factor } or { threshold_ms = params.threshold_ms }
     list, figures = anchors.hitch_list(rule, ft, p)
-    list = numbered(list, first or 1, math.huge)
+    list = numbered(list, first or 1)
     used = { factor = figures.factor, window = window, threshold_ms = figures.threshold_ms }
     stutter_pct = rule == "capframex" and figures.stutter_time_pct or figures.hitch_time_pct
   end
