@@ -135,8 +135,8 @@ static int s_get(lua_State *L)
     return 1;
 }
 
-/* s:sum(), s:mean(), ...: one number of the series (NaN when empty, where
- * the function says so). */
+/* s:sum(), s:mean(), ...: one number of the series' numbers (core/series.h:
+ * NaN is skipped). */
 #define SERIES_NUMBER(method, fn)                                                                 \
     static int method(lua_State *L)                                                               \
     {                                                                                             \
@@ -151,20 +151,28 @@ SERIES_NUMBER(s_max, vp_series_max)
 SERIES_NUMBER(s_stddev, vp_series_stddev)
 SERIES_NUMBER(s_median, vp_series_median)
 
-/* s:argmax(), s:argmin(): the index of the extreme, nil when empty. */
+/* s:argmax(), s:argmin(): the index of the extreme, nil when there is no
+ * number. */
 #define SERIES_INDEX(method, fn)                                                                  \
     static int method(lua_State *L)                                                               \
     {                                                                                             \
         vp_series *s = vp_l_check_series(L, 1);                                                   \
-        if (!s->n)                                                                                \
+        size_t i = fn(s);                                                                         \
+        if (i >= s->n)                                                                            \
             lua_pushnil(L);                                                                       \
         else                                                                                      \
-            lua_pushinteger(L, (lua_Integer)fn(s) + first_of(L, 1));                              \
+            lua_pushinteger(L, (lua_Integer)i + first_of(L, 1));                                  \
         return 1;                                                                                 \
     }
 
 SERIES_INDEX(s_argmax, vp_series_argmax)
 SERIES_INDEX(s_argmin, vp_series_argmin)
+
+static int s_count(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)vp_series_numbers(vp_l_check_series(L, 1)));
+    return 1;
+}
 
 static int s_percentile(lua_State *L)
 {
@@ -375,6 +383,53 @@ static int s_diff(lua_State *L)
     return push_new_at(L, vp_series_diff(vp_l_check_series(L, 1)), first_of(L, 1) + 1);
 }
 
+static int s_abs(lua_State *L)
+{
+    return push_like(L, vp_series_abs(vp_l_check_series(L, 1)));
+}
+
+/* s:windows(width [, clock]) -> {{first, last, start, span}, ...}: the
+ * consecutive windows of `width` on the clock (a Series of durations of
+ * the same length; s itself by default: frame times), first and last
+ * indices (from s.first); start is the clock where the window begins, span
+ * what it covers. */
+static int s_windows(lua_State *L)
+{
+    vp_series *s = vp_l_check_series(L, 1);
+    double width = luaL_checknumber(L, 2);
+    luaL_argcheck(L, width > 0 && width < HUGE_VAL, 2, "width must be a positive number");
+    vp_series *clock = lua_isnoneornil(L, 3) ? s : vp_l_check_series(L, 3);
+    if (clock->n != s->n)
+        return luaL_error(L, "Series lengths differ: %I and %I (the clock needs one duration per value)",
+                          (lua_Integer)s->n, (lua_Integer)clock->n);
+    size_t k = vp_series_windows(clock, width, NULL, 0);
+    size_t *ends = lua_newuserdatauv(L, (k ? k : 1) * sizeof *ends, 0);
+    vp_series_windows(clock, width, ends, k);
+    lua_Integer base = first_of(L, 1);
+    lua_createtable(L, k > 0x7fffffff ? 0 : (int)k, 0);
+    size_t first = 0;
+    double at = 0;
+    for (size_t w = 0; w < k; w++) {
+        double span = 0;
+        for (size_t i = first; i < ends[w]; i++)
+            if (clock->v[i] > 0)
+                span += clock->v[i];
+        lua_createtable(L, 0, 4);
+        lua_pushinteger(L, (lua_Integer)first + base);
+        lua_setfield(L, -2, "first");
+        lua_pushinteger(L, (lua_Integer)ends[w] - 1 + base);
+        lua_setfield(L, -2, "last");
+        lua_pushnumber(L, at);
+        lua_setfield(L, -2, "start");
+        lua_pushnumber(L, span);
+        lua_setfield(L, -2, "span");
+        lua_rawseti(L, -2, (lua_Integer)w + 1);
+        at += span;
+        first = ends[w];
+    }
+    return 1;
+}
+
 static int s_sort(lua_State *L)
 {
     return push_new(L, vp_series_sorted(vp_l_check_series(L, 1)));
@@ -517,6 +572,7 @@ void vp_l_register_series(lua_State *L)
         {"filter", s_filter},   {"count_above", s_count_above}, {"rolling", s_rolling},
         {"histogram", s_histogram}, {"cumsum", s_cumsum}, {"diff", s_diff},
         {"sort", s_sort},       {"top", s_top},           {"hitches", s_hitches},
+        {"count", s_count},     {"abs", s_abs},           {"windows", s_windows},
         {NULL, NULL}};
     vp_l_class(L, VP_SERIES_T, meta, methods, s_get);
 }

@@ -1762,6 +1762,8 @@ static int cap_summary(lua_State *L)
     summary_row(L, &k, "escapes_seen");
     lua_pushboolean(L, m->truncated);
     summary_row(L, &k, "truncated");
+    lua_pushboolean(L, m->corrupt);
+    summary_row(L, &k, "corrupt");
     lua_pushboolean(L, m->zero_timings);
     summary_row(L, &k, "zero_timings");
     return 1;
@@ -1785,7 +1787,7 @@ static int cap_tostring(lua_State *L)
     vp_l_push_count(L, m->node_count);
     lua_pushliteral(L, " nodes, ");
     vp_l_push_count(L, vp_vprof_groups_with_nodes(m));
-    lua_pushstring(L, m->truncated ? " groups, truncated>" : " groups>");
+    lua_pushstring(L, m->truncated ? " groups, truncated>" : m->corrupt ? " groups, corrupt>" : " groups>");
     lua_concat(L, 7);
     return 1;
 }
@@ -1955,6 +1957,7 @@ static void push_capture(lua_State *L, const char *path, vp_vprof *m)
     vp_lcap_set_int(L, cap, "node_count", m->node_count);
     vp_lcap_set_int(L, cap, "group_count", m->group_count);
     vp_lcap_set_bool(L, cap, "truncated", m->truncated);
+    vp_lcap_set_bool(L, cap, "corrupt", m->corrupt);
     vp_lcap_set_bool(L, cap, "zero_timings", m->zero_timings);
     vp_lcap_set_int(L, cap, "escape_width", m->escape_width);
     vp_lcap_set_bool(L, cap, "escapes_seen", m->escapes_seen);

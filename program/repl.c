@@ -178,6 +178,8 @@ static int chunk_incomplete(lua_State *L, int status)
  * CHUNK_INTR). The buffer is tried first as an expression (`return ...`,
  * so its values print), then as statements; it is unfinished while either
  * form ends in <eof>. A leading '=' is the old `=expr` shorthand. */
+static void repl_set_source(const vp_cli_ctx *c, int idx);
+
 static int chunk_read(vp_cli_ctx *c, int tty)
 {
     lua_State *L = c->L;
@@ -193,6 +195,7 @@ static int chunk_read(vp_cli_ctx *c, int tty)
         const char *ret = lua_pushfstring(L, "return %s", buf);
         int status = luaL_loadbuffer(L, ret, strlen(ret), "=repl");
         if (status == LUA_OK) {
+            repl_set_source(c, -3);
             lua_replace(L, -3);
             lua_pop(L, 1);
             return LUA_OK;
@@ -201,6 +204,8 @@ static int chunk_read(vp_cli_ctx *c, int tty)
         lua_pop(L, 2);
         status = luaL_loadbuffer(L, buf, len, "=repl");
         if (status == LUA_OK || !(more || chunk_incomplete(L, status))) {
+            if (status == LUA_OK)
+                repl_set_source(c, -2);
             lua_remove(L, -2);
             return status;
         }
@@ -219,6 +224,22 @@ static int chunk_read(vp_cli_ctx *c, int tty)
         free(line);
         lua_concat(L, 3);
     }
+}
+
+/* vp.repl's `source`: the chunk about to run, so that a nil it shows or an
+ * error it reports can name the lookup that found nothing. */
+static void repl_set_source(const vp_cli_ctx *c, int idx)
+{
+    lua_State *L = c->L;
+    if (c->repl_ref == LUA_NOREF)
+        return;
+    idx = lua_absindex(L, idx);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, c->repl_ref);
+    if (lua_type(L, -1) == LUA_TTABLE) {
+        lua_pushvalue(L, idx);
+        lua_setfield(L, -2, "source");
+    }
+    lua_pop(L, 1);
 }
 
 /* Push field `name` of the vp.repl module when it is a function. */

@@ -317,6 +317,40 @@ static int script_find(const vp_cli_paths *p, const char *name, int use_env, cha
     return script_try_dir(out, n, p->scripts, name, t);
 }
 
+/* " (did you mean 'hitches.lua'?)" for a script name that is not there: the
+ * shipped scripts nearest it (vp.near, the one "did you mean"), pushed on
+ * the stack; "" when none is near or the stdlib cannot say. */
+static void script_hint(lua_State *L, const vp_cli_paths *p, const char *name)
+{
+    int top = lua_gettop(L);
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "vp.near");
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK || lua_getfield(L, -1, "hint") != LUA_TFUNCTION) {
+        lua_settop(L, top);
+        lua_pushliteral(L, "");
+        return;
+    }
+    lua_pushstring(L, name);
+    lua_newtable(L);
+    DIR *d = opendir(p->scripts);
+    struct dirent *e;
+    lua_Integer k = 0;
+    while (d && (e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.' && has_suffix(e->d_name, ".lua")) {
+            lua_pushstring(L, e->d_name);
+            lua_rawseti(L, -2, ++k);
+        }
+    if (d)
+        closedir(d);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK || lua_type(L, -1) != LUA_TSTRING) {
+        lua_settop(L, top);
+        lua_pushliteral(L, "");
+        return;
+    }
+    lua_replace(L, top + 1);
+    lua_settop(L, top + 1);
+}
+
 /* ---- running it ------------------------------------------------------------ */
 
 /* A capture passed where a script belongs deserves a better message than a
@@ -351,10 +385,13 @@ int vp_cli_script_run(vp_cli_ctx *c)
     if (o->script && !o->stdin_script) {
         tried_list t;
         if (!script_find(&c->paths, c->argv[o->script], !o->has_E, path, sizeof path, &t)) {
+            script_hint(L, &c->paths, c->argv[o->script]);
             fprintf(stderr,
-                    "%s: cannot find script '%s' (tried %s%s); "
+                    "%s: cannot find script '%s'%s (tried %s%s); "
                     "'vpscript --list' shows the shipped scripts\n",
-                    PROGNAME, c->argv[o->script], t.text, t.len >= sizeof t.text ? "..." : "");
+                    PROGNAME, c->argv[o->script], lua_tostring(L, -1), t.text,
+                    t.len >= sizeof t.text ? "..." : "");
+            lua_pop(L, 1);
             return EXIT_USAGE;
         }
         fname = path;

@@ -7,6 +7,7 @@
 -- Exit status: 0 every rule passed (or was skipped), 3 a rule failed, 2 a rules file, rule or capture
 -- that cannot be used.
 local cli = require "vp.cli"
+local E = require "vp.error"
 local gate = require "vp.gate"
 local render = require "vp.gate.render"
 local junit = require "vp.junit"
@@ -42,8 +43,14 @@ local SPEC = {
 
 local opts, args = cli.parse(arg, SPEC)
 if opts.runs and opts.shard then cli.fail(2, "--shard splits captures checked one by one; --runs gates them as one") end
-if not opts.runs then opts, args = multi.parse(arg, SPEC) end -- several captures: one check each
+-- several captures: one check each; a rules file that cannot be used is said once, before any
+if not opts.runs then
+  cli.check_order(SPEC, args[1], args[2])
+  gate.rules(args[1], { baseline = #opts.baseline > 0 })
+  opts, args = multi.parse(arg, SPEC)
+end
 local rules_path = args[1]
+cli.check_order(SPEC, rules_path, args[2])
 local base_files = #opts.baseline > 0 and multi.expand(opts.baseline) or {}
 if #opts.baseline > 0 and #base_files == 0 then
   cli.fail(2, "no capture files in %s", table.concat(opts.baseline, ", "))
@@ -54,6 +61,16 @@ if opts.runs then
   if #cap_files == 0 then cli.fail(2, "no capture files in %s", table.concat(args, ", ", 2)) end
 end
 local rules = gate.rules(rules_path, { baseline = #base_files > 0, runs = #base_files > 1 and #cap_files > 1 })
+-- With --junit, a run whose capture cannot be used still leaves a report:
+-- an <error> case, as vp.multi's merge writes for each of several
+-- captures. The error itself goes on untouched (its exit status, a bug's
+-- traceback).
+local reported = false
+local _ <close> = setmetatable({}, { __close = function(_, err)
+  if err ~= nil and opts.junit and not reported then
+    junit.write(opts.junit, junit.error_suite(cap_files[1], (E.message(err):match("^[^\n]*"))))
+  end
+end })
 -- The captures and the baseline are read together, each computing the
 -- statistics the rules read (cli.open_runs, gate.open_stats).
 local caps, base = cli.open_runs(cap_files, opts.frames, #base_files > 0 and base_files or nil,
@@ -64,7 +81,10 @@ for _, c in ipairs(base or {}) do c:close() end
 for _, w in ipairs(r.warnings) do io.stderr:write("vpscript: warning: ", require("vp.fmt").visible(w), "\n") end
 
 local doc = render.document(r)
-if opts.junit then junit.write(opts.junit, junit.suite(doc)) end -- exit 2 naming the file when it fails
+if opts.junit then
+  reported = true
+  junit.write(opts.junit, junit.suite(doc)) -- exit 2 naming the file when it fails
+end
 
 if opts.json then
   cli.json(doc, gate.schema)

@@ -62,5 +62,20 @@ if opts.json then
   cli.json({ file = path, format = cap.format, to = opts.to, output = opts.output, frame_range = range,
     rows = res.rows }, SCHEMA)
 end
+-- A trace many times the capture's size is said (issue 26): a Chrome trace
+-- holds every node of every frame; most viewers slow down long before that.
+do
+  local f = opts.output and io.open(opts.output, "rb") or io.stdout
+  local bytes = f and f:seek("end") -- nil for a pipe or a terminal
+  if f and f ~= io.stdout then f:close() end
+  local size = tonumber(cap.size) or 0
+  if bytes and size > 0 and bytes > 20 * size and bytes > 10 * 1024 * 1024 then
+    local fmt = require "vp.fmt"
+    cli.warn("%s is %s, %d x the capture (%s): %s; --frames A:B exports a stretch", opts.output or "the output",
+      fmt.bytes(bytes), bytes // size, fmt.bytes(size), opts.to == "chrome"
+        and "a Chrome trace holds an event for every node of every frame (--to speedscope is smaller)"
+        or "viewers may be slow to open it")
+  end
+end
 cap:close()
 if base then base:close() end

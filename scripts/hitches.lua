@@ -13,6 +13,8 @@
 --   --threshold-ms X    median: use the engine's absolute rule instead, frame_ms > X;
 --                       unreal: its hitch threshold (default 60)
 --   --causes N          causes (nodes, groups) listed per hitch (default 5)
+--   --per DURATION      also the statistics of each wall-clock window: 60s, 1m, 500ms
+--   --frames A:B        only frames A..B (the frames before A still feed the baselines)
 --   --json, --csv, --help
 --
 -- Definitions: hitches.DEFINITIONS (printed by --help) and docs/metrics.md.
@@ -53,6 +55,9 @@ local SPEC = {
         .. "unreal rule: its hitch threshold (default\1" .. "60)" },
     { "--causes", type = "integer", default = 5, min = 0, metavar = "N",
       help = "nodes and groups listed per hitch" },
+    { "--per", metavar = "DURATION",
+      help = "also the frame time statistics (mean, p99, max, 1 % low) and hitches of each consecutive window "
+        .. "of that much frame time: 60s, 1m, 500ms (--window is the baseline's frames)" },
     cli.FRAMES,
   },
   positional = { { "CAPTURE", help = "a .vprof capture, or a laige budget report" } },
@@ -60,10 +65,27 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path, { frames = opts.frames })
+-- --per: "60s", "1m", "500ms" or "1.5h" as milliseconds
+local per_ms
+if opts.per then
+  local x, unit = opts.per:match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
+  local scale = ({ ms = 1, s = 1000, m = 60000, min = 60000, h = 3600000 })[unit or ""]
+  per_ms = x and scale and tonumber(x) * scale
+  if not per_ms or per_ms <= 0 then
+    cli.fail(2, "--per %s: expected a duration such as 60s, 1m or 500ms (ms, s, m or h)", opts.per)
+  end
+end
+-- --frames: the capture is opened whole and the range handed down, so that
+-- the frames before the range feed the baseline windows
+local cap = cli.open(path)
+local first, last
+if opts.frames then
+  first, last = require("vp").frames_of(opts.frames, cap.frame_count or #cap)
+  if not first then cli.fail(2, "%s: frames out of range: the capture has %d frames", path, cap.frame_count or #cap) end
+end
 local doc, info = hitches.analyze(cap, {
   rule = opts.rule, factor = opts.factor, window = opts.window, min_excess_ms = opts.min_excess_ms,
-  threshold_ms = opts.threshold_ms, causes = opts.causes, file = path,
+  threshold_ms = opts.threshold_ms, causes = opts.causes, file = path, first = first, last = last, per_ms = per_ms,
   on_progress = cli.on_progress("hitches: causes"),
 })
 
@@ -151,22 +173,44 @@ if is_vprof then
 end
 
 -- The text lists what --causes asks for, as the JSON does (only the text:
--- thousands of hitches' lines cost more than the JSON of them).
+-- thousands of hitches' lines cost more than the JSON of them). A line
+-- ends with its node path, cut at the front to the terminal's width.
+local width = report.width(opts)
+local function fit(head, node_path)
+  if width and #head + #node_path > width then node_path = fmt.truncate(node_path, math.max(8, width - #head)) end
+  return head .. node_path
+end
 local detail = { "\ncauses (excess over each one's own baseline)" }
 if is_vprof and opts.causes > 0 and not opts.json and not opts.csv then
   for _, h in ipairs(hitch_list) do
     if #h.causes > 0 or #h.groups > 0 then
-      detail[#detail + 1] = string.format("\nframe %d%s: %s ms, baseline %s ms", h.frame,
-        h.tick and (" (tick " .. h.tick .. ")") or "", fmt.ms(h.frame_ms), fmt.ms(h.baseline_ms))
+      detail[#detail + 1] = string.format("\nframe %s%s: %s ms, baseline %s ms", fmt.int(h.frame),
+        h.tick and (" (tick " .. fmt.int(h.tick) .. ")") or "", fmt.ms(h.frame_ms), fmt.ms(h.baseline_ms))
       for _, g in ipairs(h.groups) do
         detail[#detail + 1] = string.format("  group  %9s ms  %s", "+" .. fmt.ms(g.excess_ms), g.group)
       end
       for _, c in ipairs(h.causes) do
-        detail[#detail + 1] = string.format("  node   %9s ms  %s  [%s]  self %s ms", "+" .. fmt.ms(c.excess_ms),
-          c.path, c.group or "-", fmt.ms(c.self_ms))
+        detail[#detail + 1] = fit(string.format("  node   %9s ms  self %s ms  [%s]  ", "+" .. fmt.ms(c.excess_ms),
+          fmt.ms(c.self_ms), c.group or "-"), c.path)
       end
     end
   end
+end
+
+-- Where to look: the hitches grouped by their first cause (vp.hitches.by_cause).
+local by_cause = {}
+if is_vprof and #hitch_list > 0 and opts.causes > 0 then
+  for i, g in ipairs(hitches.by_cause(hitch_list)) do
+    by_cause[i] = { count = g.count, excess_ms = g.excess_ms, worst_frame = g.worst_frame, group = g.group,
+      path = g.path or "(no cause found)" }
+  end
+end
+
+-- --per: each window's figures.
+local window_rows = {}
+for i, w in ipairs(doc.windows or {}) do
+  window_rows[i] = { index = i, frames_text = fmt.frames(w.frames, w.first, w.last), start = w.start_ms,
+    mean_ms = w.mean_ms, p99_ms = w.p99_ms, max_ms = w.max_ms, low = w.low_1pct_fps, hitches = w.hitches }
 end
 
 local csv_cols = {
@@ -191,6 +235,24 @@ report.emit(opts, {
   sections = {
     { title = string.format("hitch frames (%d)", #hitch_list), columns = columns, rows = rows,
       empty = "no hitch frames", notes = #detail > 1 and detail or nil },
+    #by_cause > 0 and { title = "hitches by cause (the node with the largest excess in each)", rows = by_cause,
+      columns = {
+        { key = "count", title = "hitches", format = fmt.int },
+        { key = "excess_ms", title = "excess ms", format = fmt.ms },
+        { key = "worst_frame", title = "worst frame", format = fmt.int },
+        { key = "group", title = "group", align = "left" },
+        { key = "path", title = "node path", align = "left" },
+      } } or nil,
+    #window_rows > 0 and { title = string.format("per %s of frame time", opts.per), rows = window_rows, columns = {
+      { key = "index", title = "#" },
+      { key = "start", title = "from s", format = function(v) return fmt.fixed(v / 1000, 1) end },
+      { key = "frames_text", title = "frames", align = "right" },
+      { key = "mean_ms", title = "mean ms", format = fmt.ms },
+      { key = "p99_ms", title = "p99 ms", format = fmt.ms },
+      { key = "max_ms", title = "max ms", format = fmt.ms },
+      { key = "low", title = "1 % low fps", format = function(v) return v and fmt.fixed(v, 1) or "-" end },
+      { key = "hitches", title = "hitches", format = fmt.int },
+    } } or nil,
   },
   csv = { columns = csv_cols, rows = rows },
 })

@@ -2,7 +2,8 @@
 --
 -- The engine's vprof_generate_report as a tree: each node under its parent
 -- with its time per frame, self time, calls and share of the frame; nodes
--- below --min-pct of the frame are folded into their parent's line. With
+-- below --min-pct of the frame, and those deeper than --depth, are folded
+-- into their parent's lines, each said as such. With
 -- --by-name, the nodes that share a name are totalled wherever they are
 -- (the engine's summary by name).
 --
@@ -54,7 +55,8 @@ local function blank_if_folded(f) return function(v, row) if row.fold then retur
 local header = {
   { "frames", fmt.frames(doc.frames, doc.first_frame, doc.last_frame) },
   { "frame time", doc.frames > 0 and string.format("%s ms mean", fmt.ms(doc.ms_per_frame)) or "-" },
-  { "folded", string.format("below %s %% of the frame", fmt.number(doc.min_pct)) },
+  { "folded", string.format("below %s %% of the frame%s", fmt.number(doc.min_pct),
+    (doc.depth or 0) > 0 and string.format("; deeper than level %d (--depth)", doc.depth) or "") },
 }
 
 local NUMBERS = {
@@ -75,6 +77,14 @@ local function folded(count, ms, indent, what)
   if count == 1 then what = what:gsub("s$", "") end
   return { fold = true, ms_per_frame = ms, label = string.format("%s(+%d %s below %s %%)", indent, count, what,
     fmt.number(doc.min_pct)) }
+end
+
+-- What --depth left out under a node, whatever its share, and the largest of it.
+local function deeper(r, indent)
+  local big = r.deeper_largest
+  return { fold = true, ms_per_frame = r.deeper_ms_per_frame, label = string.format(
+    "%s(+%d node%s deeper than --depth %d, largest %s %s %%)", indent, r.deeper, r.deeper == 1 and "" or "s",
+    doc.depth, big.path:match("[^/]*$"), fmt.fixed(big.pct_of_frame or 0, 1)) }
 end
 
 if opts.by_name then
@@ -105,7 +115,9 @@ else
   local function flush(depth)
     while #pending > 0 and pending[#pending].depth >= depth do
       local p = table.remove(pending)
-      rows[#rows + 1] = folded(p.collapsed, p.ms, string.rep("  ", p.depth), "nodes")
+      local indent = string.rep("  ", p.depth)
+      if p.deeper > 0 then rows[#rows + 1] = deeper(p, indent) end
+      if p.collapsed > 0 then rows[#rows + 1] = folded(p.collapsed, p.collapsed_ms_per_frame, indent, "nodes") end
     end
   end
   for _, r in ipairs(doc.nodes) do
@@ -114,9 +126,7 @@ else
     for k, v in pairs(r) do row[k] = v end
     row.label = string.rep("  ", r.depth - 1) .. fmt.path_last(r.path)
     rows[#rows + 1] = row
-    if r.collapsed > 0 then
-      pending[#pending + 1] = { depth = r.depth, collapsed = r.collapsed, ms = r.collapsed_ms_per_frame }
-    end
+    if r.collapsed > 0 or r.deeper > 0 then pending[#pending + 1] = r end
   end
   flush(1)
   if doc.collapsed > 0 then rows[#rows + 1] = folded(doc.collapsed, doc.collapsed_ms_per_frame, "", "nodes") end
@@ -131,6 +141,7 @@ else
     csv = { rows = doc.nodes, columns = {
       "path", "name", "depth", "group", "frames", "calls_per_frame", "ms_per_frame", "self_ms_per_frame",
       "pct_of_frame", "self_pct_of_frame", "peak_ms", "peak_frame", "collapsed", "collapsed_ms_per_frame",
+      "deeper", "deeper_ms_per_frame",
     } },
   })
 end

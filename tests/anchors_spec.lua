@@ -310,7 +310,8 @@ describe("hitches --rule", function()
       local per = {}
       local frame
       for line in r.stdout:gmatch("[^\n]+") do
-        frame = line:match("^frame (%d+) %(tick") or frame
+        frame = (line:match("^frame ([%d,]+) %(tick") or frame or ""):gsub(",", "")
+        if frame == "" then frame = nil end
         local kind = line:match("^  (%a+) +%+")
         if frame and kind then
           per[frame] = per[frame] or { group = 0, node = 0 }

@@ -135,19 +135,47 @@ describe("vp.gate", function()
     hitch:close()
   end)
 
-  it("skips: another format's rule, an optional metric the capture lacks; fails an unmeasured one", function()
+  it("skips: another format's rule, an optional metric the capture cannot give; fails an unmeasured one", function()
+    -- Ropes is one of the default groups, with no node in it
     local r = check({
       { metric = "frame_ms.p99", max = 1, format = { "laige-profile", "laige-budget" } },
-      { metric = "group.Nope.mean_ms", max = 1, optional = true },
-      { metric = "group.Nope.mean_ms", max = 1 },
-      { metric = "group.Nope.mean_ms", max_regress_pct = 1, optional = true },
+      { metric = "group.Ropes.mean_ms", max = 1, optional = true },
+      { metric = "group.Ropes.mean_ms", max = 1 },
+      { metric = "group.Ropes.mean_ms", max_regress_pct = 1, optional = true },
     }, base, base)
     assert.same({ "skip", "skip", "fail", "skip" }, { r.results[1].status, r.results[2].status,
       r.results[3].status, r.results[4].status })
     assert.equal("skipped: the rule is for laige-budget, laige-profile captures", r.results[1].message)
-    assert.equal("group.Nope.mean_ms: not measured: no budget group named 'Nope' with nodes", r.results[3].message)
+    assert.equal("group.Ropes.mean_ms: not measured: no budget group named 'Ropes' with nodes", r.results[3].message)
     assert.is_nil(r.results[3].checks)
     assert.same({ 0, 1, 3 }, { r.passed, r.failed, r.skipped })
+  end)
+
+  it("a group or node no input has is a mistake in the rules, optional or not, with the nearest names (issue 26)",
+    function()
+      for _, rule in ipairs({
+        { metric = "group.Physcs.mean_ms", max = 1 },
+        { metric = "group.Physcs.mean_ms", max = 1, optional = true },
+        { metric = "group.Physcs.mean_ms", max_regress_pct = 1, optional = true },
+      }) do
+        local e = h.raised(check, { { metric = "frame_ms.p99", max = 50 }, rule }, base, rule.max_regress_pct and slow)
+        assert.equal("EUSAGE", e.code)
+        assert.equal("t.lua: rule 2 (group.Physcs.mean_ms): no input has it: no budget group 'Physcs' "
+          .. "(did you mean 'Physics'?)", e.message)
+      end
+      local e = h.raised(check, { { metric = "node.Root/CEngine::Frame/Phisics.self_ms", max = 1 } }, base)
+      assert.equal("EUSAGE", e.code)
+      assert.matches("no node 'Root/CEngine::Frame/Phisics' %(did you mean 'Root/CEngine::Frame/Physics'%?%)$",
+        e.message)
+      -- one side having it is enough: the other side's rule is skipped (optional) or fails
+      local r = check({ { metric = "group.Custom.mean_ms", max_regress_pct = 5, optional = true } }, spiky, base)
+      assert.equal("pass", r.results[1].status)
+    end)
+
+  it("refuses contradictory limits (issue 26)", function()
+    local e = h.raised(gate.validate, { { metric = "frame_ms.mean", max = 20, min = 30 } }, { source = "t.lua" })
+    assert.equal("EUSAGE", e.code)
+    assert.equal("t.lua: rule 1 (frame_ms.mean): min = 30 is above max = 20: no value can pass", e.message)
   end)
 
   it("opens a capture with only the statistics its rules read, and the figures do not change", function()
@@ -186,12 +214,12 @@ describe("vp.gate", function()
   end)
 
   it("rules that cannot be used are EUSAGE errors naming the rule (exit 2)", function()
-    local e = h.raised(gate.validate, { { metric = "frame_ms.p99", max = 20 }, { metric = "frame_ms.p98", max = 20 } },
+    local e = h.raised(gate.validate, { { metric = "frame_ms.p99", max = 20 }, { metric = "frame_ms.maen", max = 20 } },
       { source = "gate.lua" })
     assert.equal("EUSAGE", e.code)
     assert.equal(2, e.exit)
-    assert.equal("gate.lua: rule 2 (frame_ms.p98): unknown metric 'frame_ms.p98' (see docs/metrics-table.md or "
-      .. "metrics.list())", e.message)
+    assert.equal("gate.lua: rule 2 (frame_ms.maen): unknown metric 'frame_ms.maen' (did you mean 'frame_ms.mean'?) "
+      .. "(see docs/metrics-table.md or metrics.list())", e.message)
     e = h.raised(gate.validate, { { metric = "hitches", max_regress_pct = 5 } }, { source = "g" })
     assert.equal("g: rule 1 (hitches): max_regress_pct needs a baseline (--baseline BASE)", e.message)
     e = h.raised(gate.evaluate, gate.validate({ { metric = "hitdiff.rate_pct", max = 1 } }), base, nil,
@@ -555,8 +583,8 @@ describe("check.lua", function()
     end
 
     it("an unknown metric: exit 2 naming the rule", function()
-      expect_2("return { { metric = 'frame_ms.p99', max = 20 }, { metric = 'frame_ms.p98', max = 20 } }",
-        "bad%.lua: rule 2 %(frame_ms%.p98%): unknown metric 'frame_ms%.p98'")
+      expect_2("return { { metric = 'frame_ms.p99', max = 20 }, { metric = 'frame_ms.maen', max = 20 } }",
+        "bad%.lua: rule 2 %(frame_ms%.maen%): unknown metric 'frame_ms%.maen' %(did you mean 'frame_ms%.mean'%?%)")
     end)
 
     it("malformed files and rules: exit 2 with the problem", function()
@@ -611,16 +639,63 @@ describe("check.lua", function()
       assert.equal(0, run(rf, base).code)
     end)
 
-    it("a metric the capture cannot give fails, or is skipped when optional", function()
-      local rf = rules("missing.lua", "return { { metric = 'group.Nope.mean_ms', max = 1 } }")
+    it("a failed hitch rule says where to look: the hitches by first cause (issue 26)", function()
+      local spiky_path = fx.vprof(dir .. "/hitchy.vprof", { seed = 5, hitches = { 300, 600, 900 } })
+      local rf = rules("hitchy.lua", "return { { metric = 'hitches', max = 1 }, { metric = 'hitches', max = 10 } }")
+      local doc, r = json(rf, spiky_path, "--json")
+      assert.equal(3, r.code, r.stderr)
+      assert.same({ { path = "Root/CEngine::Frame/Game", group = "Game", count = 3, worst_frame = 300 } },
+        doc.results[1].hitch_causes)
+      assert.equal("hitches = 3, above the maximum 1 (where to look: 3 hitches caused first by "
+        .. "Root/CEngine::Frame/Game [Game], worst frame 300)", doc.results[1].message)
+      assert.equal(require("cjson").null, doc.results[2].hitch_causes) -- a rule that passed
+      r = run(rf, spiky_path)
+      assert.matches("FAIL rule 1: hitches = 3, above the maximum 1 %(where to look: 3 hitches caused first by "
+        .. "Root/CEngine::Frame/Game %[Game%], worst frame 300%)", r.stdout)
+    end)
+
+    it("gates the budget metrics people expect: time over a budget, any percentile, pacing (issue 26)", function()
+      local rf = rules("budget.lua", [[
+        return {
+          { metric = "frames_over_ms.5", max = 50 },
+          { metric = "time_over_ms.16.7", max = 0.001 },
+          { metric = "frame_ms.p90", max = 1000 },
+          { metric = "group.Physics.p99.9_ms", max = 1000 },
+          { metric = "node.Root/CEngine::Frame/Physics.self_p90_ms", max_regress_pct = 1000 },
+          { metric = "hitches_per_min", max = 1000 },
+          { metric = "jitter_ms.p99", max = 1000 },
+        }]])
+      local doc, r = json(rf, slow, "--baseline", base, "--json")
+      assert.equal(3, r.code, r.stderr)
+      local status, vp = {}, require "vp"
+      local cap = vp.open(slow)
+      local metrics = require "vp.metrics"
+      for i, x in ipairs(doc.results) do
+        status[i] = x.status
+        assert.is_true(math.abs(metrics.value(cap, x.metric) - x.value) < 1e-12, x.metric)
+      end
+      cap:close()
+      assert.same({ "fail", "pass", "pass", "pass", "pass", "pass", "pass" }, status)
+      assert.equal(100, doc.results[1].value)
+    end)
+
+    it("a metric the capture cannot give fails, or is skipped when optional; a name no input has is exit 2", function()
+      local rf = rules("missing.lua", "return { { metric = 'group.Ropes.mean_ms', max = 1 } }")
       local doc, r = json(rf, base, "--json")
       assert.equal(3, r.code)
-      assert.equal("group.Nope.mean_ms: not measured: no budget group named 'Nope' with nodes", doc.results[1].message)
-      local opt = rules("optional.lua", "return { { metric = 'group.Nope.mean_ms', max = 1, optional = true } }")
+      assert.equal("group.Ropes.mean_ms: not measured: no budget group named 'Ropes' with nodes",
+        doc.results[1].message)
+      local opt = rules("optional.lua", "return { { metric = 'group.Ropes.mean_ms', max = 1, optional = true } }")
       doc, r = json(opt, base, "--json")
       assert.equal(0, r.code)
       assert.equal("skip", doc.results[1].status)
       assert.equal(1, doc.skipped)
+      local typo = rules("typo.lua", "return { { metric = 'group.World Rendring.mean_ms', max = 8, optional = true } }")
+      for _, extra in ipairs({ {}, { "--strict" } }) do
+        r = run(typo, base, table.unpack(extra))
+        assert.equal(2, r.code, r.stderr)
+        assert.matches("no budget group 'World Rendring' %(did you mean 'World Rendering'%?%)", r.stderr)
+      end
     end)
   end)
 
@@ -725,7 +800,7 @@ describe("check.lua", function()
   it("prints the same bytes every run, keys in the schema's order", function()
     local rf = rules("twice.lua", "return { { metric = 'frame_ms.p99', max = 5 }, "
       .. "{ metric = 'group.Physics.mean_ms', max_regress_pct = 10, significant = true }, "
-      .. "{ metric = 'group.Nope.mean_ms', max = 1, optional = true } }")
+      .. "{ metric = 'group.Ropes.mean_ms', max = 1, optional = true } }")
     local first = run(rf, slow, "--baseline", base, "--json")
     local second = run(rf, slow, "--baseline", base, "--json")
     assert.equal(3, first.code)
@@ -738,7 +813,8 @@ describe("check.lua", function()
       .. '"baseline":null,"change":null,"change_pct":null,"regress_pct":null,"normalised":false,"evidence":null,'
       .. '"p_value":null,"cannot_tell":null,"ci":null,"limits":{"max":5,"min":null,"max_regress_pct":null,'
       .. '"ci_above":null,'
-      .. '"min_effect":null,"significant":null,"alpha":null},"message":"frame_ms%.p99 = '
+      .. '"min_effect":null,"significant":null,"alpha":null},"hitch_causes":null,'
+      .. '"message":"frame_ms%.p99 = '
     assert.truthy(first.stdout:find(head), first.stdout:sub(1, 600))
     local vjson = require "vp.json"
     assert.same({}, vjson.undeclared(vjson.decode(first.stdout), require("vp.gate").schema))
@@ -794,7 +870,7 @@ describe("check.lua", function()
           { metric = "frame_ms.p99", max = 5 },
           { metric = "frame_ms.p99", max = 50, name = "p99 & friends <ok> \"quoted\" 'single'" },
           { metric = "group.Physics.mean_ms", max_regress_pct = 10, significant = true },
-          { metric = "group.Nope.mean_ms", max = 1, optional = true },
+          { metric = "group.Ropes.mean_ms", max = 1, optional = true },
         }]])
       local out = dir .. "/report.xml"
       local r = run(rf, slow, "--baseline", base, "--junit", out)
@@ -828,6 +904,27 @@ describe("check.lua", function()
       for _, x in ipairs(props) do p[x.attr.name] = x.attr.value end
       assert.equal(base, p.baseline)
       assert.equal(rf, p.rules)
+    end)
+
+    it("a capture that cannot be read is an <error> case, the only one as well as one of two (issue 26)", function()
+      local rf = rules("junit_err.lua", 'return { { metric = "frame_ms.p99", max = 50 } }')
+      local corrupt = dir .. "/corrupt.vprof"
+      h.write_file(corrupt, "VPROF but not a capture at all")
+      for _, files in ipairs({ { corrupt }, { corrupt, base } }) do
+        local out = dir .. "/err" .. #files .. ".xml"
+        os.remove(out)
+        local r = run(rf, table.unpack(files), "--junit", out)
+        assert.equal(2, r.code, r.stderr)
+        local fh = io.open(out, "rb")
+        assert(fh, "no JUnit file with " .. #files .. " capture(s)")
+        local root = parse_xml(fh:read("a"))
+        fh:close()
+        local suite = kids(root, "testsuite")[1]
+        assert.equal(corrupt, suite.attr.name)
+        assert.equal("1", suite.attr.errors)
+        local err = kids(kids(suite, "testcase")[1], "error")[1]
+        assert.truthy(err.attr.message:find(corrupt, 1, true), err.attr.message)
+      end
     end)
 
     it("names with XML metacharacters, control characters and bytes that are not UTF-8 stay readable", function()
@@ -883,6 +980,12 @@ describe("check.lua", function()
       local t = run(rf, slow, "--baseline", base)
       assert.matches("change %(95 %% CI%)", t.stdout)
       assert.matches("%+%d+%.%d %% %(%+%d+%.%d %.%. %+%d+%.%d%)%s+95 %% CI not above %+20 %%%s+FAIL", t.stdout)
+      -- higher is better: the limit in the change column's sign (a fall), not the regression's (issue 26)
+      local fps = t.stdout:match("\n%s*4%s+low_1pct_fps[^\n]*")
+      assert.matches("%-%d+%.%d %% %(%-%d+%.%d %.%. %-%d+%.%d%)%s+95 %% CI not below %-2 %%%s+FAIL$", fps)
+      t = run(rules("fpsreg.lua", "return { { metric = 'low_1pct_fps', max_regress_pct = 50 } }"), slow,
+        "--baseline", base)
+      assert.matches("%-%d+%.%d %% %(%-?%d+%.%d %.%. [-+]?%d+%.%d%)%s+change >= %-50 %%%s+PASS", t.stdout)
     end)
 
     it("a rule that cannot have an interval fails with the reason; validation names misuse", function()

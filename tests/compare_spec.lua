@@ -263,7 +263,20 @@ describe("compare.lua", function()
 
   it("prints a readable table, Markdown for a review, and CSV", function()
     local b = fx.vprof(dir .. "/slow2.vprof", { seed = 12, physics_us = 2600 })
+    -- the default text leads with the frame-level verdict and the significant changes (issue 26)
     local t = h.run("scripts/compare.lua", a, b)
+    assert.equal(0, t.code, t.stderr)
+    assert.matches("\n  verdict%s+B is worse: frame_ms%.mean %+%d+%.%d %%", t.stdout)
+    assert.matches("\nframe time\n", t.stdout)
+    assert.matches("\n  frame_ms%.mean%s+[%d.]+%s+[%d.]+%s+%+%d+%.%d %%[^\n]*worse %(significant%)%s+ms\n", t.stdout)
+    assert.matches("\nchanges that matter %(%d+ significant%)\n", t.stdout)
+    assert.matches("\n  group%.Physics%.mean_ms%s[^\n]*worse%s+ms\n", t.stdout)
+    assert.is_nil(t.stdout:find("node.Root/CEngine::Frame/Physics.self_ms", 1, true)) -- a leaf: its mean_ms says it
+    assert.is_nil(t.stdout:find("share_pct", 1, true))
+    assert.matches("other metrics moved without significance: %-%-all lists every metric", t.stdout)
+    assert.is_nil(t.stdout:find("regressions (", 1, true))
+    -- --all lists every metric by section, as before
+    t = h.run("scripts/compare.lua", a, b, "--all")
     assert.equal(0, t.code, t.stderr)
     assert.matches("regressions %(%d+%)", t.stdout)
     -- metric, A, B, change, change %, 95 % CI, p, *, HL shift, delta, shape p
@@ -380,8 +393,37 @@ describe("compare.lua", function()
         assert.is_true(math.abs(r.change_pct or math.huge) >= 0.05, r.metric)
       end
     end
-    local t = h.run("scripts/compare.lua", a, b)
+    local t = h.run("scripts/compare.lua", a, b, "--all")
     assert.is_falsy(t.stdout:match("improvements %(%d+%)\n[^\n]*\n[^\n]*\n[^\n]-%-0%.0 %%"))
+  end)
+end)
+
+describe("vp.compare.render", function()
+  it("lists a change only as an improvement or a regression when its median shift agrees (issue 26)", function()
+    local dir = h.tmpdir()
+    local A = assert(vp.open(fx.vprof(dir .. "/ra.vprof", { seed = 1 })))
+    local B = assert(vp.open(fx.vprof(dir .. "/rb.vprof", { seed = 2 })))
+    local r = require("vp.compare").analyze(A, B, {})
+    local m
+    for _, x in ipairs(r.metrics) do
+      if x.metric == "group.Sound.mean_ms" then m = x end
+    end
+    m.direction, m.polarity = "better", "lower"
+    m.effect = { hl_shift = 0.5, cliffs_delta = 0.1 } -- the median moved the worse way
+    local path = dir .. "/out.txt"
+    local out = io.stdout
+    io.stdout = assert(io.open(path, "w")) -- luacheck: ignore 122
+    local ok, err = pcall(require("vp.compare.render").emit, r, { all = true, limit = 0 })
+    io.stdout:close()
+    io.stdout = out -- luacheck: ignore 122
+    assert(ok, err)
+    local text = h.read_file(path)
+    local improvements = text:match("\nimprovements %(%d+%)\n(.-)\n\n") or ""
+    local mixed = text:match("\nmixed %(the mean and the median shift disagree%) %(%d+%)\n(.-)\n\n") or ""
+    assert.is_nil(improvements:find("group.Sound.mean_ms", 1, true))
+    assert.truthy(mixed:find("group.Sound.mean_ms", 1, true), text)
+    A:close()
+    B:close()
   end)
 end)
 

@@ -208,3 +208,21 @@ describe("export.lua and report.lua on every example", function()
     end
   end)
 end)
+
+describe("export.lua's output size", function()
+  it("warns when the export is many times the capture, and not for a stretch of it (issue 26)", function()
+    local dir = h.tmpdir()
+    local out = dir .. "/big.json"
+    local r = h.run("scripts/export.lua", "examples/sample.vprof", "--to", "chrome", "-o", out)
+    assert.are.equal(0, r.code, r.stderr)
+    assert.matches("^vpscript: warning: " .. out:gsub("%p", "%%%0") .. " is [%d.]+ MiB, %d+ x the capture "
+      .. "%(1%.06 MiB%): a Chrome trace holds an event for every node of every frame", r.stderr)
+    r = h.run("scripts/export.lua", "examples/sample.vprof", "--to", "chrome", "-o", out, "--frames", "1:100")
+    assert.are.equal(0, r.code, r.stderr)
+    assert.are.equal("", r.stderr)
+    -- --strict makes it an error, as every warning
+    r = h.run("scripts/export.lua", "examples/sample.vprof", "--to", "chrome", "-o", out, "--strict")
+    assert.are.equal(2, r.code)
+    os.remove(out)
+  end)
+end)

@@ -58,16 +58,69 @@ describe("--frames", function()
     local all = h.run_json("scripts/hitches.lua", "examples/laige/budget_fail.txt", "--json")
     local part = h.run_json("scripts/hitches.lua", "examples/laige/budget_fail.txt", "--frames", "40:", "--json")
     assert.is_true(#all.hitches > 0)
+    -- the frames before the range feed the baselines: the range's first frames are judged as in the whole
     local want = {}
     for _, x in ipairs(all.hitches) do
-      if x.frame >= 40 + 30 then want[#want + 1] = x.frame end -- a full window inside the range
+      if x.frame >= 40 then want[#want + 1] = x end
     end
-    local got = {}
-    for _, x in ipairs(part.hitches) do
-      assert.is_true(x.frame >= 40, "frame " .. x.frame)
-      if x.frame >= 40 + 30 then got[#got + 1] = x.frame end
+    assert.are.same(want, part.hitches)
+  end)
+
+  it("hitches.lua --frames A:B: the frames before the range feed the baseline window (issue 26)", function()
+    local all = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--json")
+    for _, range in ipairs({ { 3100, 3200 }, { 1195, 1210 }, { 2490, 4000 } }) do
+      local part = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--frames", range[1] .. ":" .. range[2],
+        "--json")
+      local want = {}
+      for _, x in ipairs(all.hitches) do
+        if x.frame >= range[1] and x.frame <= range[2] then want[#want + 1] = x end
+      end
+      assert.is_true(#want > 0)
+      assert.are.same(want, part.hitches) -- frame, baseline and causes as in the whole capture
+      assert.are.same({ first = range[1], last = range[2] }, part.frame_range)
+      assert.are.equal(range[2] - range[1] + 1, part.frames)
     end
-    assert.are.same(want, got)
+    local part = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--frames", "3100:3200", "--json")
+    assert.are.equal(59.272, part.frame_ms.max)
+    assert.is_true(part.stutter_pct > 0)
+  end)
+
+  it("hitches.lua --per DURATION: each wall-clock window's figures, as the Series give them (issue 26)", function()
+    local doc = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--per", "10s", "--json")
+    local cap = h.open_ok("examples/sample.vprof")
+    local ft = cap:frame_times()
+    local want = ft:windows(10000)
+    assert.are.equal(#want, #doc.windows)
+    local hitches = 0
+    for i, w in ipairs(doc.windows) do
+      local part = ft:slice(want[i].first, want[i].last)
+      assert.are.same({ want[i].first, want[i].last, #part }, { w.first, w.last, w.frames })
+      assert.is_true(math.abs(part:percentile(99) - w.p99_ms) < 1e-9)
+      assert.is_true(math.abs(part:max() - w.max_ms) < 1e-9)
+      hitches = hitches + w.hitches
+    end
+    assert.are.equal(#doc.hitches, hitches)
+    cap:close()
+    -- without --per there are none; with --frames the windows start at the range
+    local plain = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--json")
+    assert.are.equal(require("cjson").null, plain.windows)
+    doc = h.run_json("scripts/hitches.lua", "examples/sample.vprof", "--per", "1m", "--frames", "1001:3000", "--json")
+    assert.are.equal(1001, doc.windows[1].first)
+    assert.are.equal(3000, doc.windows[#doc.windows].last)
+    local r = h.run("scripts/hitches.lua", "examples/sample.vprof", "--per", "soon")
+    assert.are.equal(2, r.code)
+    assert.matches("%-%-per soon: expected a duration such as 60s", r.stderr)
+  end)
+
+  it("hitches.lua says where to look: hitches by cause, causes lines within the width (issue 26)", function()
+    local r = h.run("scripts/hitches.lua", "examples/sample.vprof", { env = { COLUMNS = "80" } })
+    assert.are.equal(0, r.code, r.stderr)
+    assert.matches("hitches by cause", r.stdout)
+    assert.matches("\n%s+1%s+45%.00%s+3,100%s+World Rendering%s+[^\n]*Shader_Compile\n", r.stdout)
+    for line in r.stdout:gmatch("[^\n]+") do
+      if line:match("^  node ") then assert.is_true(#line <= 80, line) end
+    end
+    assert.matches("\n  node +%+45%.00 ms  self 45%.00 ms  %[World Rendering%]  %.%.%.[^\n]*Shader_Compile\n", r.stdout)
   end)
 
   it("cap:frame and cap:frames take the file's numbers and raise outside the range held", function()

@@ -221,7 +221,7 @@ describe("vp.repl", function()
 
     it("prints a frame against the median frame with its heaviest node, and a group with its self time", function()
       local s = repl.describe(cap:frame(3100))
-      assert.matches("^<frame 3100 tick 51249: 59%.272 ms, %d+ nodes; 4%.%d%d x the median frame %(14%.%d+ ms%); "
+      assert.matches("^<frame 3,100 tick 51,249: 59%.272 ms, %d+ nodes; 4%.%d%d x the median frame %(14%.%d+ ms%); "
         .. "most self time: Root/CEngine::Frame/CL_Render/R_DrawWorld/Shader_Compile 45%.00 ms>$", s)
       assert.matches("^<group 8 Physics %(flags 6%): self 2%.944 ms/frame mean, p99 4%.348, max 34%.04 @ frame 2,500>$",
         repl.describe(cap:group("Physics")))
@@ -237,12 +237,14 @@ describe("vp.repl", function()
       assert.are.same({ 11, "CEngine::Frame Root" }, { names('cap:node("') })
       assert.are.same({ 11, "Root/" }, { names('cap:node("Root') }) -- typed in full: go down
       assert.are.same({ 26, "CL_Render" }, { names('cap:node("CEngine::Frame/CL_R') })
-      assert.are.same({ 48, 'Shader_Compile"' }, { names('cap:node("CEngine::Frame/CL_Render/R_DrawWorld/Sh') })
+      assert.are.same({ 48, 'Shader_Compile")' }, { names('cap:node("CEngine::Frame/CL_Render/R_DrawWorld/Sh') })
       assert.are.same({ 63, "Simulate Simulate#2" },
         { names("cap:series('CEngine::Frame/_Host_RunFrame_Server/Physics_Step/Sim") })
       assert.are.same({ 28, "S_Update" }, { names('fr:time_ms("CEngine::Frame/S_') })
-      assert.are.same({ 12, 'Physics"' }, { names('t.c:group("Phy') })
-      assert.are.same({ 12, 'Particle/Effect_Rendering"' }, { names('cap:group("Part') })
+      -- a method of one argument gets its call closed too (issue 26)
+      assert.are.same({ 12, 'Physics")' }, { names('t.c:group("Phy') })
+      assert.are.same({ 12, 'Particle/Effect_Rendering")' }, { names('cap:group("Part') })
+      assert.are.same({ 50, 'Shader_Compile"' }, { names('cap:series("CEngine::Frame/CL_Render/R_DrawWorld/Sh') })
       assert.are.same({ 16, "" }, { names('cap:node("Nope/') })
       -- a name wherever the node is: find before any "/"
       assert.are.same({ 11, 'Simulate"' }, { names('cap:find("Sim') })
@@ -266,6 +268,39 @@ describe("vp.repl", function()
       assert.matches("%.%.%. %(5 more%)$", s)
       assert.is_falsy(s:find("[C]: in ?", 1, true))
       assert.are.equal("plain", repl.error_text("plain"))
+    end)
+
+    it("names a node's totals apart from its per-frame figures (issue 26)", function()
+      local c = assert(vp.open("examples/sample.vprof"))
+      local want = "-- calls, time_ms and self_ms are totals over the frames asked for (all 4,000 unless a range "
+        .. "was given); the node's line shows them per frame"
+      assert.are.equal(want, repl.totals_hint(c:totals(c:node("CEngine::Frame/Swap_Buffers"))))
+      assert.are.equal(want, repl.totals_hint(c:totals()))
+      assert.is_nil(repl.totals_hint({ time_ms = 1, self_ms = 1 }))
+      assert.is_nil(repl.totals_hint(c:frame_times()))
+      c:close()
+    end)
+
+    it("names what a lookup did not find, and the nearest names, under a nil or an error (issue 26)", function()
+      local env = { cap = assert(vp.open("examples/sample.vprof")), cols = { Physics = 1, Sound = 2, [3] = 3 } }
+      repl.env = env
+      assert.are.equal("-- no key 'Physic' in cols (did you mean 'Physics'?)", repl.nil_hint("cols.Physic"))
+      assert.are.equal("-- no key 'Physic' in cols (did you mean 'Physics'?)",
+        repl.nil_hint('x = cols["Physic"]:mean()'))
+      assert.are.equal("-- no budget group 'Physic' in cap (did you mean 'Physics'?)",
+        repl.nil_hint('cap:group("Physic")'))
+      assert.are.equal("-- no node 'CEngine::Frame/CL_Rendr' in cap (did you mean 'CEngine::Frame/CL_Render'?)",
+        repl.nil_hint('cap:node("CEngine::Frame/CL_Rendr")'))
+      assert.is_nil(repl.nil_hint("cols.Physics"))
+      repl.source = "cols.Physic:mean()"
+      assert.are.equal("repl:1: attempt to index a nil value (field 'Physic')\n"
+        .. "-- no key 'Physic' in cols (did you mean 'Physics'?)",
+        repl.error_text("repl:1: attempt to index a nil value (field 'Physic')"))
+      repl.source = "c.frame_count"
+      assert.matches("\n%-%- c is nil %(a call that failed%? vp%.open returns nil and the reason",
+        repl.error_text("repl:1: attempt to index a nil value (global 'c')"))
+      env.cap:close()
+      repl.source, repl.env = nil, nil
     end)
   end)
 
@@ -462,8 +497,8 @@ describe("vpscript REPL on a terminal", function()
       P, { "send", 'n = cap:node("CEngine::Frame/_Host_RunFrame_Server/Phys\t' },
       { "expect_line", 'vp> n = cap:node("CEngine::Frame/_Host_RunFrame_Server/Physics_Step' },
       typed('")'), P, typed("n"), { "expect", "group Physics>" },
-      P, { "send", 'g = cap:group("Phy\t' }, { "expect_line", 'vp> g = cap:group("Physics"' },
-      typed(")"), P, typed("g"), { "expect", "<group 8 Physics (flags 6): self 2.944 ms/frame mean" },
+      P, { "send", 'g = cap:group("Phy\t' }, { "expect_line", 'vp> g = cap:group("Physics")' },
+      typed(""), P, typed("g"), { "expect", "<group 8 Physics (flags 6): self 2.944 ms/frame mean" },
       P, typed("{a = {b = {c = {d = 1}}}}"), { "expect", "{ a = { b = { c = {...} } } }" },
       { "expect", "-- nested tables cut at depth 3 ({...}): repl.depth = 5 shows more" },
       P, typed("repl.depth = 5"),
@@ -478,7 +513,10 @@ describe("vpscript REPL on a terminal", function()
     local r = session({ "-i", cap_path }, {
       P, typed("help(cap)"), { "expect", "vp.vprof: " }, { "expect", "methods:" }, { "expect", "frame_times" },
       P, typed("help('percentile')"), { "expect", "nearest-rank" },
-      P, typed("help()"), { "expect", "open captures:" }, { "expect", "documented classes:" },
+      P, typed("help()"), { "expect", "open captures:" }, { "expect", "groups (" }, { "expect", "with nodes)" },
+      { "expect", "documented classes:" },
+      P, typed("cap:group_self_ms().Physic"),
+      { "expect", "-- no key 'Physic' in cap:group_self_ms() (did you mean 'Physics'?)" },
       P, BYE, WAIT })
     assert.are.equal(0, r.status)
   end)

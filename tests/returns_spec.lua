@@ -283,6 +283,79 @@ describe("documented functions return what their signature names", function()
         r8_quantile = { function() return P(require("vp.anchors").r8_quantile, ft, 0.5) end },
         hitch_list = { function() return P(require("vp.anchors").hitch_list, "unreal", ft) end },
       },
+      ["vp.stats"] = (function()
+        local st = require "vp.stats"
+        return {
+          percentile = { function() return P(st.percentile, ft, 99) end,
+            function() return P(st.percentile, {}, 50) end },
+          percentiles = { function() return P(st.percentiles, ft, { 50, 99 }) end },
+          median = { function() return P(st.median, { 1, 2 }) end },
+          mean = { function() return P(st.mean, { 1, 2 }) end },
+          stddev = { function() return P(st.stddev, { 1, 2 }) end },
+          mad = { function() return P(st.mad, { 1, 2, 9 }) end },
+          slowest_count = { function() return P(st.slowest_count, 4000, 1) end },
+          low_fps = { function() return P(st.low_fps, ft, 1) end, function() return P(st.low_fps, {}, 1) end },
+          summary = { function() return P(st.summary, ft) end },
+          defined = { function() return P(st.defined, 0 / 0) end, function() return P(st.defined, 1) end },
+        }
+      end)(),
+      ["vp.fmt"] = (function()
+        local f = require "vp.fmt"
+        return {
+          int = { function() return P(f.int, 51249) end }, ms = { function() return P(f.ms, 1.5) end },
+          fixed = { function() return P(f.fixed, 2.5, 2) end }, number = { function() return P(f.number, 16.7) end },
+          pct = { function() return P(f.pct, 4.2) end }, p_value = { function() return P(f.p_value, 0.01) end },
+          bytes = { function() return P(f.bytes, 1024) end }, duration = { function() return P(f.duration, 850) end },
+          frames = { function() return P(f.frames, 201, 3000, 3200) end },
+          truncate = { function() return P(f.truncate, "abcdef", 4) end },
+          table = { function() return P(f.table, { { a = 1 } }, { { key = "a", title = "A" } }) end },
+          kv = { function() return P(f.kv, { { "a", "1" } }) end },
+        }
+      end)(),
+      ["vp.report"] = (function()
+        local rp = require "vp.report"
+        local model = { title = "t", sections = { { rows = { { n = 1 } }, columns = { { key = "n", title = "n" } } } } }
+        return {
+          emit = { function()
+            local out = io.stdout
+            io.stdout = assert(io.open("/dev/null", "w")) -- luacheck: ignore 122
+            local r = table.pack(pcall(rp.emit, {}, model))
+            io.stdout:close()
+            io.stdout = out -- luacheck: ignore 122
+            assert(r[1], r[2])
+            return table.pack(table.unpack(r, 2, r.n))
+          end },
+          text = { function() return P(rp.text, model) end },
+          width = { function() return P(rp.width, { wide = true }) end, function() return P(rp.width, {}) end },
+          csv = { function() return P(rp.csv, { "n" }, { { n = 1 } }) end },
+        }
+      end)(),
+      ["vp.charts"] = (function()
+        local ch = require "vp.charts"
+        return {
+          frametime = { function() return P(ch.frametime, cap, { width = 50 }) end },
+          node = { function() return P(ch.node, cap, "Root/CEngine::Frame", { width = 50 }) end },
+          group = { function() return P(ch.group, cap, "Physics", { width = 50 }) end },
+          distribution = { function() return P(ch.distribution, cap) end },
+          exceedance = { function() return P(ch.exceedance, cap) end },
+          budget = { function() return P(ch.budget, cap, { width = 50 }) end },
+          sparkline = { function() return P(ch.sparkline, cap, 20) end },
+          targets = { function() return P(ch.targets) end },
+        }
+      end)(),
+      ["vp.svg"] = (function()
+        local sv, ch = require "vp.svg", require "vp.charts"
+        return {
+          frametime = { function() return P(sv.frametime, ch.frametime(cap, { width = 50 })) end },
+          series = { function() return P(sv.series, ch.group(cap, "Physics", { width = 50 })) end },
+          histogram = { function() return P(sv.histogram, ch.distribution(cap)) end },
+          exceedance = { function() return P(sv.exceedance, ch.exceedance(cap)) end },
+          budget = { function() return P(sv.budget, ch.budget(cap, { width = 50 })) end },
+          lines = { function() return P(sv.lines, { { name = "a", points = { { x = 1, y = 2 } } } }) end },
+          bars = { function() return P(sv.bars, { { label = "a", parts = { { name = "x", value = 1 } } } }) end },
+          sparkline = { function() return P(sv.sparkline, { 1, 2, 3 }) end },
+        }
+      end)(),
       ["vp.repl"] = {
         format = { function() return P(require("vp.repl").format, { a = { b = { c = { 1 } } } }) end },
         describe = { function() return P(require("vp.repl").describe, cap) end },
@@ -299,6 +372,9 @@ describe("documented functions return what their signature names", function()
         natural_less = { function() return P(require("vp.repl").natural_less, "a2", "a10") end },
         complete = { function() return P(require("vp.repl").complete, "pri", { print = print }) end },
         error_text = { function() return P(require("vp.repl").error_text, "x") end },
+        totals_hint = { function() return P(require("vp.repl").totals_hint, {}) end },
+        nil_hint = { function() return P(require("vp.repl").nil_hint, "t.k") end,
+          function() return P(require("vp.repl").nil_hint, "nothing to look up") end },
         help_text = { function() return P(require("vp.repl").help_text, "Series") end },
       },
     }

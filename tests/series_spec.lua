@@ -93,6 +93,34 @@ describe("vp.Series operations", function()
       local m = s:median()
       assert.is_true(same(ref_median(a), m), "median")
 
+      -- the statistics of the numbers, wherever the NaN are
+      local nums = numbers(a)
+      local total, smallest, hi, imax, imin = 0, NAN, NAN, nil, nil
+      for p = 1, n do
+        local y = a[p]
+        if not isnan(y) then
+          total = total + y
+          if imax == nil or y > hi then hi, imax = y, p end
+          if imin == nil or y < smallest then smallest, imin = y, p end
+        end
+      end
+      local mean = #nums > 0 and total / #nums or NAN
+      local var = 0
+      for _, y in ipairs(nums) do var = var + (y - mean) ^ 2 end
+      assert.is_true(same(total, s:sum(), 1e-12), "sum")
+      assert.is_true(same(mean, s:mean(), 1e-12), "mean")
+      assert.is_true(same(#nums > 0 and math.sqrt(var / #nums) or NAN, s:stddev(), 1e-9), "stddev")
+      assert.is_true(same(hi, s:max()), "max")
+      assert.is_true(same(smallest, s:min()), "min")
+      assert.are.equal(imax, s:argmax(), "argmax")
+      assert.are.equal(imin, s:argmin(), "argmin")
+      local asc = numbers(a)
+      table.sort(asc)
+      for _, p in ipairs({ 0, 1, 25, 50, 90, 99, 99.9, 100 }) do
+        local want_p = #asc > 0 and asc[math.max(1, math.ceil(p / 100 * #asc))] or NAN
+        assert.is_true(same(want_p, s:percentile(p)), "percentile " .. p)
+      end
+
       -- selections: never a NaN
       for op, f in pairs(CMP) do
         local idx, vals = {}, {}
@@ -213,6 +241,55 @@ describe("vp.Series operations", function()
     assert.is_true(isnan(vp.Series {}:median()))
     assert.is_true(isnan(vp.Series { NAN }:median()))
     assert.are.same({}, vp.Series { 1 }:diff():totable())
+  end)
+
+  it("gives every statistic of the numbers whatever the position of a NaN (issue 26)", function()
+    for _, t in ipairs({ { NAN, 1, 3 }, { 1, NAN, 3 }, { 1, 3, NAN }, { NAN, 3, NAN, 1, NAN } }) do
+      local s = vp.Series(t)
+      local what = table.concat(s:totable(), " ")
+      assert.are.equal(3, s:max(), "max of " .. what)
+      assert.are.equal(1, s:min(), "min of " .. what)
+      assert.are.equal(4, s:sum(), "sum of " .. what)
+      assert.are.equal(2, s:mean(), "mean of " .. what)
+      assert.are.equal(1, s:stddev(), "stddev of " .. what)
+      assert.are.equal(3, s:percentile(99), "p99 of " .. what)
+      assert.are.equal(1, s:percentile(50), "p50 of " .. what)
+      assert.are.equal(3, t[s:argmax()], "argmax of " .. what)
+      assert.are.equal(1, t[s:argmin()], "argmin of " .. what)
+      assert.are.equal(2, s:median(), "median of " .. what)
+    end
+    local none = vp.Series { NAN, NAN }
+    for _, f in ipairs({ "mean", "min", "max", "stddev", "median" }) do
+      assert.is_true(isnan(none[f](none)), f .. " of no number")
+    end
+    assert.is_true(isnan(none:percentile(50)))
+    assert.is_nil(none:argmax())
+    assert.is_nil(none:argmin())
+    assert.are.equal(0, none:sum())
+    assert.are.equal(0, none:count())
+    assert.are.equal(2, vp.Series { NAN, 1, 3 }:count())
+  end)
+
+  it("abs, and windows on a clock: statistics per wall-clock window (issue 26)", function()
+    assert.are.same({ 1.0, 2.0, 0.0 }, vp.Series { -1, 2, -0.0 }:abs():totable())
+    assert.is_true(isnan(vp.Series { NAN }:abs()[1]))
+    -- frame times of 10 ms, one of 35: windows of 30 ms end where the clock reaches 30, 60, 90, ...
+    local ft = vp.Series { 10, 10, 10, 10, 35, 10, 10 }
+    local w = ft:windows(30)
+    assert.are.same({ first = 1, last = 3, start = 0, span = 30 }, w[1])
+    assert.are.same({ first = 4, last = 5, start = 30, span = 45 }, w[2]) -- the 35 ms frame takes 60 and 90
+    assert.are.same({ first = 6, last = 7, start = 75, span = 20 }, w[3]) -- the rest, however short
+    assert.are.equal(3, #w)
+    -- every value in exactly one window, in order
+    local ticks = vp.Series { 1, 1, 1, 1, 1, 1, 1 }
+    local values = vp.Series { 5, 6, 7, 8, 9, 10, 11 }
+    local byclock = values:windows(2, ticks)
+    assert.are.same({ 1, 3, 5, 7 }, { byclock[1].first, byclock[2].first, byclock[3].first, byclock[4].first })
+    assert.are.equal(7, byclock[4].last)
+    assert.are.same({}, vp.Series {}:windows(10))
+    assert.has_error(function() ft:windows(0) end)
+    assert.has_error(function() ft:windows(10, vp.Series { 1 }) end, "Series lengths differ: 7 and 1 "
+      .. "(the clock needs one duration per value)")
   end)
 
   it("works on a capture's columns and keeps the inputs unchanged", function()

@@ -4,6 +4,7 @@ local cli = require "vp.cli"
 local stats = require "vp.stats"
 local fmt = require "vp.fmt"
 local report = require "vp.report"
+local helpers = require "helpers"
 
 local function range(a, b)
   local t = {}
@@ -165,18 +166,44 @@ describe("vp.cli.fail", function()
     assert.truthy(e.message:find("/nonexistent/dir/x.vprof", 1, true))
   end)
 
-  it("cli.run returns an analysis's results, passes a vp.error on, and ends with exit 2 on any other error",
+  it("cli.run returns an analysis's results, passes a vp.error on, and any other error as it is (a bug)",
     function()
       assert.same({ 1, nil, 3 }, { cli.run(function(a, b, c) return a, b, c end, 1, nil, 3) })
       local E = require "vp.error"
       local e = raised(cli.run, function() E.raise("EUSAGE", "bad %s", "k") end)
       assert.equal("EUSAGE", e.code)
       assert.equal("bad k", e.message)
-      e = raised(cli.run, function() error("x.dlag: at byte 12: cut short", 0) end)
-      assert.is_true(cli.is_exit(e))
-      assert.equal(2, e.exit)
-      assert.equal("x.dlag: at byte 12: cut short", e.message)
+      e = raised(cli.run, function() error("attempt to index a nil value", 0) end)
+      assert.is_false(cli.is_exit(e))
+      assert.equal("attempt to index a nil value", e)
     end)
+
+  it("a bug inside an analysis a script runs ends with exit 1 and its traceback (issue 26)", function()
+    local dir = helpers.tmpdir()
+    local script = dir .. "/buggy.lua"
+    helpers.write_file(script, table.concat({
+      'local cli = require "vp.cli"',
+      'local function analyze_frames(t) return t.missing.field end',
+      'print(cli.run(analyze_frames, {}))',
+    }, "\n"))
+    local r = helpers.run(script)
+    assert.equal(1, r.code, r.stderr)
+    assert.matches("attempt to index a nil value", r.stderr)
+    assert.matches("stack traceback", r.stderr)
+    assert.matches("buggy.lua:2: in function", r.stderr)
+    -- a data error the bindings raise stays an input error: exit 2, no traceback
+    local cut = dir .. "/cut.vprof"
+    helpers.write_file(cut, helpers.read_file("examples/sample.vprof"))
+    helpers.write_file(script, table.concat({
+      'local cli = require "vp.cli"',
+      'local cap = assert(vp.open(arg[1]))',
+      'io.open(arg[1], "w"):close()',
+      'cli.run(function() return cap:frame(3000):nodes()() end)',
+    }, "\n"))
+    r = helpers.run(script, cut)
+    assert.equal(2, r.code, r.stderr)
+    assert.is_nil(r.stderr:find("stack traceback", 1, true))
+  end)
 
   it("cli.on_progress makes a progress callback (drawing only on a terminal)", function()
     local cb = cli.on_progress("test")
@@ -555,4 +582,28 @@ sys.stdout.write(out.decode().replace("\r\n", "\n"))
     assert.equal(130, longest(tty))
   end)
 
+end)
+
+describe("vp.near", function()
+  local near = require "vp.near"
+
+  it("counts edits: insertions, removals, changes and swaps of neighbours", function()
+    assert.same({ 3, 1, 3, 0, 1, 1 }, { near.distance("kitten", "sitting"), near.distance("ab", "ba"),
+      near.distance("", "abc"), near.distance("abc", "abc"), near.distance("xaby", "xbay"),
+      near.distance("Root/A/R_DrawWorld", "Root/A/R_DrawWrld") })
+    assert.is_nil(near.distance("abcdef", "uvwxyz", 2))
+  end)
+
+  it("names the nearest candidates only, nearest first, whatever their order", function()
+    assert.same({ "hitches.lua" }, near.names("hitchs", { "top.lua", "hitdiff.lua", "hitches.lua" }))
+    assert.same({ "World Rendering" }, near.names("World Rendring", { "Physics", "World Rendering", "Sound" }))
+    assert.same({ "Physics", "Physics_Step" }, near.names("physic", { "Physics_Step", "Sound", "Physics" }))
+    assert.same({ "--window" }, near.names("--windw", { "--json", "--wide", "--window", "--factor" }))
+    assert.same({ "frame_ms.p95", "frame_ms.p99" }, near.names("frame_ms.p98",
+      { "frame_ms.mean", "frame_ms.p99", "frame_ms.p95" }))
+    assert.same({}, near.names("zzzz", { "Physics" }))
+    assert.equal(" (did you mean 'ab1' or 'ab2'?)", near.hint("ab3", { "ab2", "ab1", "bbbbb" }))
+    assert.same({}, near.names("-x", { "-h" }))
+    assert.equal("", near.hint("zzzz", { "Physics" }))
+  end)
 end)

@@ -331,8 +331,57 @@ describe("vprof", function()
       fails("end.vprof", hdr .. string.pack("<Bi4BBI2B", 0, 1, 3, 1, 0, 7), "EFORMAT",
         "at byte 17: expected Token_EndOfFrame (4) after the timings of 1 nodes in frame 1 "
           .. "(which starts at byte 8), found byte 7")
-      fails("garbage.vprof", hdr .. string.pack("<Bi4BBI2B", 0, 1, 3, 1, 0, 4) .. "xyz", "EFORMAT",
+      -- after a complete frame, damage is kept as truncation is: the strict open refuses it
+      h.refuses(h.write_in(dir, "garbage.vprof", hdr .. string.pack("<Bi4BBI2B", 0, 1, 3, 1, 0, 4) .. "xyz"),
+        { format = "vprof", strict = true }, "EFORMAT",
         "at byte 18: expected Token_StartFrame (0) to begin frame 2, found byte 120 (an unknown token)")
+    end)
+
+    it("keeps the complete frames before damage, as truncation does, and names the offset (issue 26)", function()
+      local frames = {}
+      for i = 1, 40 do frames[i] = { tick = i, [1] = 1000 + i, [2] = 7 } end
+      frames[30].add = { { id = 3, name = "Late", parent = 1 } }
+      frames[30][3] = 2
+      local path = h.vprof(dir .. "/whole.vprof", { nodes = { { id = 1, name = "A" }, { id = 2, name = "B" } },
+        frames = frames })
+      local whole = assert(vp.open(path))
+      local bytes = h.read_file(path)
+      local function damaged(name, at, byte)
+        return h.write_in(dir, name, bytes:sub(1, at) .. string.char(byte) .. bytes:sub(at + 2))
+      end
+      -- a bad token where frame 30 starts; a bad one inside frame 30 (its new node rolled back); the end token of 35
+      local f30, f35 = whole:frame(30).offset, whole:frame(35).offset
+      for _, case in ipairs({
+        { "start.vprof", f30, 9, 29, "expected Token_StartFrame (0) to begin frame 30, found byte 9" },
+        { "inside.vprof", f30 + 5, 7, 29, "in frame 30 (which starts at byte " .. f30 .. "), found byte 7" },
+        { "endtok.vprof", f35 - 1, 9, 33, "expected Token_EndOfFrame (4) after the timings of 4 nodes in frame 34" },
+      }) do
+        local name, at, byte, kept, what = table.unpack(case)
+        local file = damaged(name, at, byte)
+        local cap = assert(vp.open(file))
+        assert.is_true(cap.corrupt, name)
+        assert.is_false(cap.truncated, name)
+        assert.are.equal(kept, cap.frame_count, name)
+        assert.are.equal(kept < 30 and 3 or 4, cap.node_count, name)
+        assert.are.equal(whole:frame_times():slice(1, kept):sum(), cap:frame_times():sum(), name)
+        assert.are.equal(1, #cap.warnings, name)
+        assert.matches(string.format("corrupt at byte %d: ", at), cap.warnings[1], 1, true)
+        assert.matches(what, cap.warnings[1], 1, true)
+        assert.matches(string.format("; the %d complete frames before it are kept", kept), cap.warnings[1], 1, true)
+        -- {strict = true} refuses it, with the same message
+        local none, msg, code = vp.open(file, { strict = true })
+        assert.is_nil(none, name)
+        assert.are.equal("EFORMAT", code)
+        assert.matches(what, msg, 1, true)
+        cap:close()
+        -- a script warns and goes on; --strict makes it exit 2
+        local r = h.run("scripts/hitches.lua", file)
+        assert.are.equal(0, r.code, r.stderr)
+        assert.matches("warning: .*corrupt at byte " .. at, r.stderr)
+        r = h.run("scripts/hitches.lua", file, "--strict")
+        assert.are.equal(2, r.code, r.stderr)
+      end
+      whole:close()
     end)
 
     it("says a file of another format is not a capture", function()

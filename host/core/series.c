@@ -107,40 +107,70 @@ int vp_series_resize(vp_series *s, size_t n)
     return 1;
 }
 
-double vp_series_sum(vp_series *s)
+/* The sum and the count of the numbers, in one pass cached until the
+ * series changes. Appending changes n, so the cache is valid exactly while
+ * sum_n is still n (a new series: 0 and 0); other changes reset sum_n. */
+static void series_totals(vp_series *s)
 {
-    /* Appending changes n, so a cached sum is valid exactly while sum_n is
-     * still n (a new series: 0 and 0); other changes reset sum_n. */
     if (s->sum_n == s->n)
-        return s->sum;
+        return;
     vp_xsum x;
     vp_xsum_init(&x);
+    size_t nums = 0;
     for (size_t i = 0; i < s->n; i++)
-        vp_xsum_add(&x, s->v[i]);
+        if (!isnan(s->v[i])) {
+            vp_xsum_add(&x, s->v[i]);
+            nums++;
+        }
     s->sum = vp_xsum_get(&x);
+    s->nums = nums;
     s->sum_n = s->n;
+}
+
+size_t vp_series_numbers(vp_series *s)
+{
+    series_totals(s);
+    return s->nums;
+}
+
+double vp_series_sum(vp_series *s)
+{
+    series_totals(s);
     return s->sum;
 }
 
 double vp_series_mean(vp_series *s)
 {
-    return s->n ? vp_series_sum(s) / (double)s->n : NAN;
+    series_totals(s);
+    return s->nums ? s->sum / (double)s->nums : NAN;
 }
 
 double vp_series_min(const vp_series *s)
 {
-    return s->n ? s->v[vp_series_argmin(s)] : NAN;
+    size_t i = vp_series_argmin(s);
+    return i < s->n ? s->v[i] : NAN;
 }
 
 double vp_series_max(const vp_series *s)
 {
-    return s->n ? s->v[vp_series_argmax(s)] : NAN;
+    size_t i = vp_series_argmax(s);
+    return i < s->n ? s->v[i] : NAN;
+}
+
+/* The first number's index, or n; a comparison with NaN is false, so the
+ * loops below never pick one. */
+static size_t first_number(const vp_series *s)
+{
+    size_t i = 0;
+    while (i < s->n && isnan(s->v[i]))
+        i++;
+    return i;
 }
 
 size_t vp_series_argmax(const vp_series *s)
 {
-    size_t best = 0;
-    for (size_t i = 1; i < s->n; i++)
+    size_t best = first_number(s);
+    for (size_t i = best + 1; i < s->n; i++)
         if (s->v[i] > s->v[best])
             best = i;
     return best;
@@ -148,8 +178,8 @@ size_t vp_series_argmax(const vp_series *s)
 
 size_t vp_series_argmin(const vp_series *s)
 {
-    size_t best = 0;
-    for (size_t i = 1; i < s->n; i++)
+    size_t best = first_number(s);
+    for (size_t i = best + 1; i < s->n; i++)
         if (s->v[i] < s->v[best])
             best = i;
     return best;
@@ -157,14 +187,15 @@ size_t vp_series_argmin(const vp_series *s)
 
 double vp_series_stddev(vp_series *s)
 {
-    if (!s->n)
-        return NAN;
     double mean = vp_series_mean(s), acc = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        double d = s->v[i] - mean;
-        acc += d * d;
-    }
-    return sqrt(acc / (double)s->n);
+    if (isnan(mean))
+        return NAN;
+    for (size_t i = 0; i < s->n; i++)
+        if (!isnan(s->v[i])) {
+            double d = s->v[i] - mean;
+            acc += d * d;
+        }
+    return sqrt(acc / (double)s->nums);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -237,9 +268,16 @@ static void select_kth(double *v, size_t lo, size_t hi, size_t k)
 
 double vp_series_percentile(vp_series *s, double p)
 {
-    if (!s->n || !(p >= 0 && p <= 100))
+    size_t m = vp_series_numbers(s);
+    if (!m || !(p >= 0 && p <= 100))
         return NAN;
-    size_t rank = (size_t)vp_nearest_rank(p, s->n);
+    return vp_series_rank(s, (size_t)vp_nearest_rank(p, m));
+}
+
+double vp_series_rank(vp_series *s, size_t rank)
+{
+    if (rank < 1 || rank > vp_series_numbers(s))
+        return NAN;
     if (!s->sel) {
         struct vp_series_sel *sel = calloc(1, sizeof *sel);
         if (!sel)

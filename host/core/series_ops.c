@@ -63,25 +63,15 @@ vp_series *vp_series_arith_scalar(const vp_series *a, double x, vp_series_op op,
 
 /* ---- median ------------------------------------------------------------------ */
 
-/* The value of rank r (1-based) in the ascending order with NaN last, from
- * the one percentile definition: p = 100 (r - 1/2) / n lands on rank r
- * whatever the rounding of the rank arithmetic. */
-static double order_stat(vp_series *s, size_t r)
-{
-    return vp_series_percentile(s, 100.0 * ((double)r - 0.5) / (double)s->n);
-}
-
 double vp_series_median(vp_series *s)
 {
-    size_t c = 0;
-    for (size_t i = 0; i < s->n; i++)
-        c += !isnan(s->v[i]);
+    size_t c = vp_series_numbers(s);
     if (!c)
         return NAN;
-    double lo = order_stat(s, (c + 1) / 2);
+    double lo = vp_series_rank(s, (c + 1) / 2);
     if (c % 2)
         return lo;
-    return (lo + order_stat(s, c / 2 + 1)) / 2;
+    return (lo + vp_series_rank(s, c / 2 + 1)) / 2;
 }
 
 /* ---- selections -------------------------------------------------------------- */
@@ -527,6 +517,36 @@ vp_series *vp_series_diff(const vp_series *s)
     for (size_t i = 0; i < n; i++)
         r->v[i] = s->v[i + 1] - s->v[i];
     return r;
+}
+
+vp_series *vp_series_abs(const vp_series *s)
+{
+    vp_series *r = series_of(s->n);
+    if (!r)
+        return NULL;
+    for (size_t i = 0; i < s->n; i++)
+        r->v[i] = fabs(s->v[i]);
+    return r;
+}
+
+size_t vp_series_windows(const vp_series *clock, double width, size_t *ends, size_t max)
+{
+    size_t k = 0;
+    double elapsed = 0, edge = width;
+    for (size_t i = 0; i < clock->n; i++) {
+        double d = clock->v[i];
+        if (d > 0) /* NaN and negative durations move no clock */
+            elapsed += d;
+        if (elapsed >= edge || i + 1 == clock->n) {
+            if (ends && k < max)
+                ends[k] = i + 1;
+            k++;
+            /* a value longer than a window ends it alone: the next starts after it */
+            while (edge <= elapsed)
+                edge += width;
+        }
+    }
+    return k;
 }
 
 /* A double's bits as an unsigned key in the same order: negative numbers

@@ -6,8 +6,10 @@
  * (refs = 1) or plain numbers. Missing values are NaN, and the rule is:
  *   - element-wise arithmetic and diff propagate NaN (IEEE);
  *   - selections (count, find, filter, top) never select a NaN;
- *   - statistics (median, rolling windows, histogram, cumsum) skip NaN:
- *     they are computed over the numbers, NaN when there is none.
+ *   - statistics (those of core/series.h, median, rolling windows,
+ *     histogram, cumsum) skip NaN wherever it stands: they are computed
+ *     over the numbers, NaN when there is none;
+ *   - sort puts NaN last.
  * Indexes are 0-based here; the Lua binding adds 1. */
 #ifndef VP_SERIES_OPS_H
 #define VP_SERIES_OPS_H
@@ -27,7 +29,7 @@ vp_series *vp_series_arith_scalar(const vp_series *a, double x, vp_series_op op,
 
 /* Median of the numbers (NaN skipped): the middle value, or the mean of the
  * two middle values for an even count; NaN when there is no number. The
- * order statistics come from vp_series_percentile, so the series' selection
+ * order statistics come from vp_series_rank, so the series' selection
  * cache is used and kept. */
 double vp_series_median(vp_series *s);
 
@@ -78,6 +80,17 @@ int vp_series_bin_edges(const vp_series *s, size_t nbins, double *edges);
 vp_series *vp_series_cumsum(const vp_series *s);
 /* s[i + 1] - s[i]: n - 1 values (none for n < 2). NULL on OOM. */
 vp_series *vp_series_diff(const vp_series *s);
+/* |s[i]| (NaN stays NaN). NULL on OOM. */
+vp_series *vp_series_abs(const vp_series *s);
+/* Consecutive windows of `width` (> 0) on the clock the values of `clock`
+ * make (a duration per element, frame times in ms: NaN and negative ones
+ * count 0): window k ends after the first element at which the clock
+ * reaches k x width (a window may hold one element longer than the width
+ * alone, and the clock then skips the edges it passed); the last window
+ * ends with the series, however short. Writes each window's end (the
+ * 0-based index after its last element) to ends[0..max) and returns how
+ * many windows there are, so a call with max = 0 counts them. */
+size_t vp_series_windows(const vp_series *clock, double width, size_t *ends, size_t max);
 /* The values in ascending order, NaN last (the order percentiles use).
  * NULL on OOM. */
 vp_series *vp_series_sorted(const vp_series *s);

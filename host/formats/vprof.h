@@ -136,6 +136,7 @@ typedef struct vp_vprof {
     int escape_width;      /* 4 or 8 */
     int escapes_seen;      /* 1 when a time value needed the escape */
     int truncated;
+    int corrupt;           /* bytes broke the format after the frames kept */
     int zero_timings;
     int group_base;        /* 0 or 31: id of the first AddBudgetGroup record */
     int hidden_groups;     /* some group that has nodes is hidden */

@@ -3,7 +3,8 @@
  * (offset, tick, node count, time) and, when asked, accumulates the
  * whole-capture statistics (vprof_stats.c). Run once per
  * escape width that might be the file's; a file that ends inside a frame
- * keeps the frames before it (the rollback). Layout facts:
+ * keeps the frames before it (the rollback), and so does one whose bytes
+ * break the format after a complete frame (damage). Layout facts:
  * ../shared/specs/vprof-format.md, corrected by format-notes.md (escape
  * width 4 or 8, positional group ids starting at 0 or 31, prepended
  * children, frame time from the root's children). */
@@ -16,12 +17,14 @@
 #include "core/sort.h"
 #include "formats/vprof_int.h"
 
-typedef enum { PARSE_CLEAN, PARSE_TRUNC, PARSE_ERROR } parse_status;
+/* PARSE_CORRUPT: bytes that break the format after the frames so far
+ * (err says where and how); like PARSE_TRUNC, the frames before are kept. */
+typedef enum { PARSE_CLEAN, PARSE_TRUNC, PARSE_CORRUPT, PARSE_ERROR } parse_status;
 
 typedef struct attempt {
     vp_vprof *m;
     parse_status status;
-    vp_error err;        /* PARSE_ERROR */
+    vp_error err;        /* PARSE_ERROR, PARSE_CORRUPT */
     char trunc_msg[320]; /* PARSE_TRUNC */
     vprof_decode_stats st;
 } attempt;
@@ -355,7 +358,7 @@ static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opt
             vp_fail(&a->err, VP_EFORMAT, frame_off,
                     "expected Token_StartFrame (0) to begin frame %u%s, found byte %u (%s)", fno,
                     fno > 1 ? "" : " after the 8-byte header", tok, token_name(tok));
-            a->status = PARSE_ERROR;
+            a->status = PARSE_CORRUPT;
             break;
         }
         if ((k = rd_fill(&r, 4, &a->err)) <= 0) {
@@ -482,7 +485,11 @@ static void attempt_run(attempt *a, vp_src *src, int ew, const vp_open_opts *opt
         a->status = PARSE_ERROR;
         break;
     frame_failed:
-        if (a->status == PARSE_TRUNC && !rollback(m, nodes_before, groups_before))
+        /* Bytes that break the format (not a failed allocation or a limit)
+         * end the frames like a cut does. */
+        if (a->status == PARSE_ERROR && a->err.code == VP_EFORMAT)
+            a->status = PARSE_CORRUPT;
+        if (a->status != PARSE_ERROR && !rollback(m, nodes_before, groups_before))
             goto oom;
         break;
     }
@@ -503,7 +510,7 @@ oom:
 /* Which of two readings of the same file makes more sense. */
 static int attempt_better(const attempt *x, const attempt *y)
 {
-    static const int rank[] = {[PARSE_CLEAN] = 2, [PARSE_TRUNC] = 1, [PARSE_ERROR] = 0};
+    static const int rank[] = {[PARSE_CLEAN] = 3, [PARSE_TRUNC] = 2, [PARSE_CORRUPT] = 1, [PARSE_ERROR] = 0};
     if (rank[x->status] != rank[y->status])
         return rank[x->status] > rank[y->status];
     if (x->m->frame_count != y->m->frame_count)
@@ -718,9 +725,14 @@ static vp_errcode open_src(vp_src *src, const vp_open_opts *opts, vp_vprof **out
     }
     vp_vprof *m = a.m;
     vp_errcode rc = VP_OK;
-    if (a.status == PARSE_ERROR) {
+    if (a.status == PARSE_ERROR ||
+        (a.status == PARSE_CORRUPT && (m->frame_count == 0 || (opts && opts->strict)))) {
         *err = a.err;
         rc = err->code;
+    } else if (a.status == PARSE_CORRUPT) {
+        m->corrupt = 1;
+        vp_warn(&m->warnings, "corrupt %s; the %u complete frames before it are kept", a.err.msg,
+                m->frame_count);
     } else if (a.status == PARSE_TRUNC && (m->frame_count == 0 || (opts && opts->strict))) {
         rc = vp_fail(err, VP_ETRUNC, UINT64_MAX, "%s%s", a.trunc_msg,
                      m->frame_count ? "" : "; no frame is complete");

@@ -56,18 +56,12 @@ end
 cli.is_exit = E.is
 
 --- cli.run(f, ...) -> f(...): run an analysis for a script. A vp.error
--- (cli.fail, an analysis's E.raise) and the host's exit objects (Ctrl-C,
--- SIGTERM, a closed pipe) go on as they are; any other error (a
--- reader's message about corrupt data, raised by an iterator) ends the
--- script with exit 2 and that message.
+-- (cli.fail, an analysis's E.raise, the bindings' error about data a read
+-- found broken) ends the script with its exit status; anything else raised
+-- is a bug and goes on untouched, so the host ends with exit 1 and its
+-- traceback.
 function cli.run(f, ...)
-  local res = table.pack(pcall(f, ...))
-  if res[1] then return table.unpack(res, 2, res.n) end
-  local err = res[2]
-  -- a vp.error, and the host's own exit objects ({exit, message}: a signal,
-  -- a closed pipe while a C writer ran), go on as they are
-  if E.is(err) or (type(err) == "table" and math.type(rawget(err, "exit")) == "integer") then error(err, 0) end
-  cli.fail(2, "%s", tostring(err))
+  return f(...)
 end
 
 local common_options = {
@@ -307,7 +301,9 @@ function cli.parse(argv, spec)
       name = name or a
       local o = by_name[name]
       if not o then
-        cli.fail(2, "unknown option %s%s", name, hint(spec))
+        local names = {}
+        for known in pairs(by_name) do names[#names + 1] = known end
+        cli.fail(2, "unknown option %s%s%s", name, require("vp.near").hint(name, names), hint(spec))
       end
       local k = key_of(o[1])
       at.options[k] = at.options[k] or {}
@@ -385,6 +381,22 @@ function cli.parse(argv, spec)
   end
   current = { opts = opts, spec = spec }
   return opts, pos, at
+end
+
+--- cli.check_order(spec, first, second): the first two words a script
+-- was given, its first positional (a node, a rules file: never a capture)
+-- and its second (a capture). Fails with exit 2 and the command in the
+-- right order when first is a capture and second is not: the two were
+-- swapped (node.lua CAPTURE NODE, check.lua CAPTURE RULES).
+function cli.check_order(spec, first, second)
+  local vp = require "vp"
+  if not first or not second then return end
+  local format = vp.detect(first)
+  if format and not vp.detect(second) then
+    local p = spec.positional
+    cli.fail(2, "%s is a %s capture and %s is not: %s takes %s first, then %s (did you mean 'vpscript %s %s %s'?)",
+      first, format, second, spec.name, p[1][1], p[2][1], spec.name, second, first)
+  end
 end
 
 --- cli.format_ids() -> list of the format ids vpscript reads (vp.formats()).
@@ -478,6 +490,12 @@ local function opened(path, cap, msg, quiet, frames)
   if not cap then
     msg = tostring(msg or "cannot open")
     if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
+    -- the reader speaks to Lua (vp.open's {format = ...}); on the command line it is --format
+    msg = msg:gsub("pass {format = %.%.%.} to force one", function()
+      return "pass --format NAME to force one: " .. table.concat(cli.format_ids(), ", ")
+    end)
+    -- --json: the input's document says why, as among several (cli.error_json)
+    if current.opts.json then io.stdout:write(cli.error_json(path, msg, 2)) end
     cli.fail(2, "%s", msg)
   end
   if frames and cap.frame_count == nil then
@@ -576,6 +594,17 @@ cli.null = json.null
 --- cli.encode_json(value [, schema]) -> string (json.encode).
 function cli.encode_json(value, schema)
   return json.encode(value, schema)
+end
+
+--- cli.ERROR_SCHEMA: the --json document of an input that cannot be used,
+-- in its place: {"file", "error", "exit"}, one run or several (vp.multi).
+cli.ERROR_SCHEMA = "{file, error, exit}"
+
+--- cli.error_json(file, message, exit) -> that document's line: the file
+-- exactly, the message as people read it (vp.fmt.visible, as on stderr).
+function cli.error_json(file, message, exit)
+  local doc = { file = file, error = require("vp.fmt").visible(message), exit = exit }
+  return cli.encode_json(doc, cli.ERROR_SCHEMA) .. "\n"
 end
 
 --- cli.write_output(path, text): write text to the file path (the script's

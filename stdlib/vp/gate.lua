@@ -13,7 +13,9 @@
 -- the rules (a malformed file, an unknown metric, a metric of another
 -- format, max_regress_pct without a baseline) are raised as vp.error
 -- objects with code EUSAGE (exit 2), their message naming the file and the
--- rule: "gate.lua: rule 4 (frame_ms.p98): unknown metric 'frame_ms.p98'".
+-- rule: "gate.lua: rule 4 (frame_ms.maen): unknown metric 'frame_ms.maen'
+-- (did you mean 'frame_ms.mean'?)"; a group or node that no input has is
+-- one too (gate.evaluate), optional or not.
 --
 -- gate.evaluate returns plain data (nil for absent, never NaN or infinity):
 --   {file, format, baseline, rules, status = "pass" | "fail", passed, failed,
@@ -22,7 +24,9 @@
 --    change, change_pct, regress_pct, normalised, evidence, p_value, ci =
 --    {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
 --    limits = {max, min, max_regress_pct, ci_above, min_effect, significant,
---    alpha}, message, checks} ]}
+--    alpha}, hitch_causes = [{path, group, count, worst_frame}] (a
+--    failed rule of a metric that counts hitches, VProf: the hitches by
+--    first cause, the 3 largest), message, checks} ]}
 -- The capture and the baseline are each one capture or a list of runs
 -- (compare.side): a value is the mean of the runs' values. message explains
 -- a rule that could not be checked ("group.X.mean_ms: not measured: ...");
@@ -59,6 +63,7 @@ gate.schema = [[{
              change_pct, regress_pct, normalised, evidence, p_value, cannot_tell,
              ci: {level, change_lo, change_hi, pct_lo, pct_hi, impact_lo, impact_hi},
              limits: {max, min, max_regress_pct, ci_above, min_effect, significant, alpha},
+             hitch_causes: [{path, group, count, worst_frame}],
              message}]
 }]]
 
@@ -90,8 +95,11 @@ Each rule checks one metric of the capture:
                        max and min with one run a side: the distribution's
                        shape test). Only for metrics with per-frame values
                        (frame_ms.*, group.*, node.*, lag.*) or with runs.
-  optional = true      a metric this capture cannot give (no such group) is
-                       skipped instead of failed.
+  optional = true      a metric this capture cannot give (a group that has
+                       no nodes in it, no frames) is skipped instead of
+                       failed. A group, node, ... that no input has at
+                       all is a mistake in the rules file: exit 2, with
+                       the nearest names, optional or not.
   format = "vprof"     the rule applies only to captures of that format (or
                        list of formats); others skip it.
   phase = N            the rule is checked on the capture's Nth phase only
@@ -111,8 +119,9 @@ Metric names, units and which way is better: docs/metrics-table.md.
 With several runs (--baseline given several times or a directory, --runs
 for the capture side) a value is the mean of the runs' values.
 Exit status: 0 all rules passed, 3 a rule failed, 2 a malformed rules file
-(the message names the rule), an unknown metric, a metric of another
-format, or an unreadable capture.]]
+(the message names the rule), an unknown metric, a group or node no input
+has, contradictory limits, a metric of another format, or an unreadable
+capture.]]
 
 --- Rule fields and the type each takes ("format": a format name or a list of them).
 gate.FIELDS = {
@@ -286,6 +295,9 @@ function gate.validate(list, params)
     rule.entry, rule.param = e, param
     if rule.max == nil and rule.min == nil and rule.max_regress_pct == nil and rule.ci_above == nil then
       bad("nothing to check: give max, min, max_regress_pct or ci_above")
+    end
+    if rule.max ~= nil and rule.min ~= nil and rule.min > rule.max then
+      bad("min = %s is above max = %s: no value can pass", rule.min, rule.max)
     end
     if rule.max_regress_pct == nil and rule.ci_above == nil and rule.min_effect ~= nil then
       bad("min_effect only goes with max_regress_pct or ci_above")
@@ -544,6 +556,40 @@ local function evaluate(r, S, base, p)
   return res
 end
 
+-- Why no capture of either side has the group, node, ... rule r's metric
+-- names (a typo in the rules file, whatever `optional` says), or nil when
+-- one has it or r does not apply to the side's format.
+local function unknown_name(r, S, B)
+  if r.format and not r.format[S.format] then return nil end
+  local first
+  for _, side in ipairs({ S, B }) do
+    for _, c in ipairs(side.runs) do
+      local ok, why = metrics.known(c, r.metric)
+      if ok then return nil end
+      first = first or why
+    end
+  end
+  return first
+end
+
+-- The metrics that count hitch frames: a rule of one that fails says where
+-- to look.
+local HITCH_METRICS = { hitches = true, hitches_per_min = true, stutter_pct = true }
+
+-- Where a failed hitch rule should send the reader: the capture's hitches
+-- grouped by their first cause (vp.hitches.by_cause), the 3 that caused
+-- the most excess; nil for a capture without causes (not VProf).
+local function hitch_causes(cap)
+  if cap.format ~= "vprof" then return nil end
+  local hitches = require "vp.hitches"
+  local out = {}
+  for i, g in ipairs(hitches.by_cause(hitches.analyze(cap, { causes = 1 }).hitches)) do
+    if i > 3 then break end
+    out[i] = { path = g.path, group = g.group, count = g.count, worst_frame = g.worst_frame }
+  end
+  return out
+end
+
 --- gate.evaluate(rules, cap [, base [, params]]) -> result (see the top of
 -- this file). rules: from gate.rules / gate.validate. cap, base: a capture
 -- or a list of captures (runs) each; base is needed by max_regress_pct and
@@ -580,6 +626,8 @@ function gate.evaluate(rules, cap, base, params)
         .. "restrict the rule with format = \"...\"", source, r.index, r.metric, r.metric,
         tostring(S.format), table.concat(r.entry.formats, ", "))
     end
+    local why = not p.unmeasurable and unknown_name(r, S, B)
+    if why then E.raise("EUSAGE", "%s: rule %d (%s): no input has it: %s", source, r.index, r.metric, why) end
     local k = r.max_regress_pct and "max_regress_pct" or (r.ci_above and "ci_above")
     if k and not B then
       E.raise("EUSAGE", "%s: rule %d (%s): %s needs a baseline (--baseline BASE)", source, r.index, r.metric, k)
@@ -615,6 +663,9 @@ function gate.evaluate(rules, cap, base, params)
       results[i] = evaluate(r, S, B, p)
     end
     counts[results[i].status] = counts[results[i].status] + 1
+    if results[i].status == "fail" and HITCH_METRICS[r.metric] and not (r.phase or r.frames) then
+      results[i].hitch_causes = hitch_causes(S.runs[1])
+    end
   end
   for _, sc in ipairs(scopes) do
     for _, side in ipairs({ sc.S, sc.B }) do

@@ -41,12 +41,15 @@ hitches.RULES = { "median", "capframex", "unreal" }
 -- groups are sorted by excess_ms, descending. rule: "median", "threshold"
 -- (the median rule with params.threshold_ms: the absolute rule),
 -- "capframex" or "unreal"; capframex and unreal: that rule's figures
--- (vp.anchors), null under the other rules.
+-- (vp.anchors), null under the other rules. windows: with params.per_ms,
+-- the statistics of each consecutive wall-clock window of that length
+-- (vp.Series windows), null without.
 hitches.schema = "{file, format, rule, frames, frame_range: {first, last}, "
   .. "frame_ms: {mean, p50, p95, p99, max}, low_1pct_fps, low_01pct_fps, "
   .. "stutter_pct, params: {factor, window, min_excess_ms, threshold_ms}, capframex: "
   .. anchors.capframex_schema .. ", unreal: " .. anchors.unreal_schema .. ", hitches: [{frame, tick, frame_ms, "
-  .. "baseline_ms, causes: [{node, path, group, self_ms, excess_ms}], groups: [{group, excess_ms}]}]}"
+  .. "baseline_ms, causes: [{node, path, group, self_ms, excess_ms}], groups: [{group, excess_ms}]}], "
+  .. "windows: [{first, last, start_ms, span_ms, frames, mean_ms, p99_ms, max_ms, low_1pct_fps, hitches}]}"
 
 --- Every definition the analysis uses, as hitches.lua's --help prints it.
 hitches.DEFINITIONS = [[
@@ -63,6 +66,10 @@ Definitions:
                   before the frame (hitch frames included; for an even count,
                   the mean of the two middle values). Frames 2..window use
                   the fewer frames before them; frame 1 has no baseline.
+                  With --frames A:B the frames before A count too, so the
+                  range's first frames are judged as in the whole capture
+                  (the causes' baselines likewise); every other figure is
+                  over A..B only.
   hitch           --rule median (the default): frame time >= --factor x
                   baseline AND frame time - baseline >= --min-excess-ms;
                   frame 1 is never a hitch under this rule. With
@@ -97,6 +104,16 @@ Definitions:
                   times of the group's nodes in a frame).
 Frame numbers are 1-based positions in the capture (the tick is the game tick).]]
 
+
+
+-- The hitches of the whole capture's frame numbers that lie in first..last.
+local function within(list, first, last)
+  local out = {}
+  for _, h in ipairs(list) do
+    if h.frame >= first and h.frame <= last then out[#out + 1] = h end
+  end
+  return out
+end
 
 -- The tick of frame i when the capture has random access to frames.
 local function tick_of(cap, i)
@@ -137,10 +154,11 @@ local function find_causes(cap, list, window, limit, on_progress)
 end
 
 -- stats.low_fps's figure. A VProf capture sums its slowest frames in C
--- (cap:dist("frame_ms"):top_sum: the same sum, in the same order) instead of copying
--- every frame time into a Lua list.
-local function low_fps(cap, ft, pct)
-  if cap.format ~= "vprof" then return (stats.low_fps(ft, pct)) end
+-- (cap:dist("frame_ms"):top_sum: the same sum, in the same order) instead
+-- of copying every frame time into a Lua list; ft a part of its frames is a
+-- Series.
+local function low_fps(cap, ft, pct, part)
+  if cap.format ~= "vprof" or part then return (stats.low_fps(ft, pct)) end
   local k = stats.slowest_count(#ft, pct)
   local mean = cap:dist("frame_ms"):top_sum(k) / k
   if mean <= 0 then return nil end
@@ -177,12 +195,35 @@ local function check_params(p)
     end
   end
   if p.explain ~= nil and type(p.explain) ~= "boolean" then bad("explain", "a boolean") end
+  count("first", 1)
+  count("last", 1)
+  number("per_ms", 0, true)
+end
+
+-- The statistics of each wall-clock window of per_ms over the frame times
+-- col, whose position 1 is frame number `first`; hitches: how many of the
+-- list's frames fall in the window.
+local function windows_of(col, per_ms, list)
+  local out = {}
+  local k = 1
+  for i, w in ipairs(col:windows(per_ms)) do
+    local part = col:slice(w.first, w.last)
+    local a, b = w.first, w.last
+    local hits = 0
+    while list[k] and list[k].frame < a do k = k + 1 end
+    while list[k] and list[k].frame <= b do hits, k = hits + 1, k + 1 end
+    out[i] = { first = a, last = b, start_ms = w.start, span_ms = w.span, frames = #part,
+      mean_ms = stats.defined(part:mean()), p99_ms = stats.defined(part:percentile(99)),
+      max_ms = stats.defined(part:max()), low_1pct_fps = stats.defined((stats.low_fps(part, 1))), hitches = hits }
+  end
+  return out
 end
 
 --- hitches.analyze(cap, params) -> result, info
 -- result (plain data, nil where absent; shaped as hitches.schema): {file,
 -- format, rule, frames, frame_range = {first, last} (the capture's frame
--- numbers of the frames analysed: cap.first_frame .. cap.last_frame), frame_ms = {mean,
+-- numbers of the frames analysed: params.first..last, by default
+-- cap.first_frame .. cap.last_frame), frame_ms = {mean,
 -- p50, p95, p99, max} | nil,
 -- low_1pct_fps, low_01pct_fps, stutter_pct, params = {factor, window,
 -- min_excess_ms, threshold_ms}, capframex, unreal, hitches = [ {frame,
@@ -195,7 +236,14 @@ end
 -- (5: listed per hitch), explain (true; false: no causes and no groups are
 -- looked for, each hitch's lists are empty: the metrics read only the list
 -- and stutter), file (the name the result gives when cap.path is unset),
--- on_progress (function(done, total), called while causes are found).
+-- on_progress (function(done, total), called while causes are found),
+-- per_ms (the statistics of each consecutive window of that much frame
+-- time too: result.windows), first and last (the frames analysed, in the
+-- capture's frame numbers; default every frame it holds: the figures are
+-- over those frames, and
+-- the median rule's baselines and the causes' windows reach into the
+-- frames before them, as in the whole capture; the CapFrameX and Unreal
+-- rules see the part alone, as those tools would a recording of it).
 -- Raises a vp.error: EINPUT when the capture has no per-frame times or its
 -- reader fails on corrupt data, EUSAGE for a bad parameter (or one the rule
 -- does not take).
@@ -211,20 +259,31 @@ function hitches.analyze(cap, params)
   -- hands over the summary its open pass kept: the same figures without
   -- the column, unless a rule of vp.anchors needs the column). A reader
   -- error while decoding (corrupt data) is input that cannot be analysed.
+  -- params.first..last: a part of the frames the capture holds; the
+  -- figures are the part's, the median rule's baselines and the causes'
+  -- windows reach into the frames before it.
+  local lo, hi = cap.first_frame, cap.last_frame
+  local first, last = params.first or lo, params.last or hi
+  if (params.first or params.last) and not (lo and first >= lo and last <= hi and first <= last) then
+    E.raise("EUSAGE", "vp.hitches: params.first..last must be frames within %s, not %s..%s",
+      lo and (lo .. ".." .. hi) or "the capture's (it has none)", tostring(first), tostring(last))
+  end
+  local part = lo ~= nil and (first ~= lo or last ~= hi)
   local is_vprof = cap.format == "vprof"
-  local ft, err
-  if is_vprof and rule == "median" then
+  local whole, ft, err
+  if is_vprof and rule == "median" and not part then
     ft = cap:dist("frame_ms")
   elseif type(cap.frame_times) ~= "function" then
     err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
   else
     local ok
-    ok, ft = pcall(cap.frame_times, cap)
+    ok, whole = pcall(cap.frame_times, cap)
     if not ok then
-      ft, err = nil, E.message(ft)
-    elseif ft == nil then
+      whole, err = nil, E.message(whole)
+    elseif whole == nil then
       err = "a " .. tostring(cap.format) .. " capture has no per-frame times"
     end
+    ft = whole and part and whole:slice(first, last) or whole
   end
   if err then E.raise("EINPUT", "%s: %s", tostring(file), err) end
 
@@ -238,8 +297,8 @@ function hitches.analyze(cap, params)
       p95 = stats.defined(ft:percentile(95)), p99 = stats.defined(ft:percentile(99)),
       max = stats.defined(ft:max()),
     }
-    low1 = stats.defined(low_fps(cap, ft, 1))
-    low01 = stats.defined(low_fps(cap, ft, 0.1))
+    low1 = stats.defined(low_fps(cap, ft, 1, part))
+    low01 = stats.defined(low_fps(cap, ft, 0.1, part))
   end
 
   local total_ms = stats.sum(ft)
@@ -255,8 +314,9 @@ function hitches.analyze(cap, params)
     if is_vprof then
       list = core.detect(cap, rule_params)
     else
-      list = ft:hitches(rule_params)
+      list = whole:hitches(rule_params) -- indexed by the capture's frame numbers
     end
+    if part then list = within(list, first, last) end
     used = { factor = not threshold and factor or nil, window = window,
       min_excess_ms = not threshold and min_excess or nil, threshold_ms = threshold }
     local hitch_ms = 0
@@ -280,6 +340,12 @@ function hitches.analyze(cap, params)
     for _, h in ipairs(list) do h.causes, h.groups = {}, {} end
   end
 
+  local windows
+  if params.per_ms and n > 0 then
+    -- the analysed frames' column: ft itself, unless it is the VProf summary
+    windows = windows_of(whole and ft or cap:frame_times(), params.per_ms, list)
+  end
+
   local result_hitches = {}
   for i, h in ipairs(list) do
     result_hitches[i] = {
@@ -288,7 +354,6 @@ function hitches.analyze(cap, params)
     }
   end
 
-  local first, last = cap.first_frame, cap.last_frame
   return {
     file = file,
     format = cap.format,
@@ -303,6 +368,7 @@ function hitches.analyze(cap, params)
     capframex = rule == "capframex" and figures or nil,
     unreal = rule == "unreal" and figures or nil,
     hitches = result_hitches,
+    windows = windows,
   }, { total_ms = total_ms }
 end
 

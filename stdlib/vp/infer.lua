@@ -135,14 +135,7 @@ end
 -- A column as a Series without its NaN values (a sensor that read nothing).
 local function column(x)
   if not is_series(x) then x = vp.Series(x) end
-  local sum = x:sum()
-  if sum ~= sum then
-    local kept = {}
-    for _, v in ipairs(x:totable()) do
-      if v == v then kept[#kept + 1] = v end
-    end
-    x = vp.Series(kept)
-  end
+  if x:count() < #x then x = x:filter(function(v) return v == v end) end
   return x
 end
 

@@ -43,6 +43,7 @@
 local E = require "vp.error"
 local C = require "vp.metrics.context"
 local traces = require "vp.metrics.traces"
+local near = require "vp.near"
 
 local metrics = {}
 
@@ -63,7 +64,12 @@ metrics.LAG_LOWER = traces.LAG_LOWER
 -- captures differ in it; prefetch({{ctx, asked = {{param, field}, ...}},
 -- ...}) with series_field: work metrics.compute_all does once for all the
 -- names and captures asked; test_prefetch(jobs): the same for the passes
--- testing a distribution needs (metrics.prepare_tests).
+-- testing a distribution needs (metrics.prepare_tests). A family of any
+-- threshold or percentile (frames_over_ms.X, group.NAME.pX_ms) captures
+-- that X too: get(ctx, param, arg) with arg the X as written; arg_only
+-- when X is all the pattern captures, arg_of_family (never listed by
+-- metrics.available), quantile_arg (its distribution's statistic is the
+-- X-th percentile).
 
 local CATALOGUE = {}
 for _, family in ipairs({ "frames", "vprof", "traces", "laige" }) do
@@ -84,24 +90,80 @@ end
 -- names, and a comparison looks each up many times).
 local FOUND = {}
 
---- metrics.lookup(name) -> entry, param | nil, message
--- The catalogue entry for a metric name (param: the NAME/PATH/KIND part).
+--- metrics.lookup(name) -> entry, param, arg | nil, message
+-- The catalogue entry for a metric name (param: the NAME/PATH/KIND part;
+-- arg: the X of a family of any threshold or percentile, frames_over_ms.X,
+-- group.NAME.pX_ms, as a string).
 function metrics.lookup(name)
   if type(name) ~= "string" or name == "" then return nil, "a metric name must be a non-empty string" end
   local e = FIXED[name]
   if e then return e, nil end
   local hit = FOUND[name]
-  if hit then return hit[1], hit[2] end
+  if hit then return hit[1], hit[2], hit[3] end
   for _, x in ipairs(CATALOGUE) do
     if x.match then
-      local param = name:match(x.match)
-      if param and param ~= "" and (not x.valid or x.valid(param)) then
-        FOUND[name] = { x, param }
-        return x, param
+      local param, arg = name:match(x.match)
+      if x.arg_only then param, arg = nil, param end
+      local matched = x.arg_only and arg ~= nil or (param ~= nil and param ~= "")
+      if matched and (not x.valid or x.valid(param, arg)) then
+        FOUND[name] = { x, param, arg }
+        return x, param, arg
       end
     end
   end
-  return nil, string.format("unknown metric '%s' (see docs/metrics-table.md or metrics.list())", name)
+  return nil, string.format("unknown metric '%s'%s (see docs/metrics-table.md or metrics.list())", name,
+    metrics.hint(name))
+end
+
+--- metrics.hint(name) -> " (did you mean 'frame_ms.p99'?)" or "": the
+-- catalogue names nearest an unknown metric name (vp.near); for a name of
+-- a pattern's family (group.Physics.mean), the family's names with its
+-- NAME part.
+function metrics.hint(name)
+  local candidates = {}
+  for _, e in ipairs(CATALOGUE) do
+    if e.arg_of_family then -- luacheck: ignore 542
+      -- a family of any X: its fixed members are candidates already
+    elseif e.match then
+      local head, tail = e.name:match("^(%a+%.)%u+(%..*)$")
+      local rest = head and name:sub(1, #head) == head and name:sub(#head + 1)
+      local param = rest and (rest:match("^(.+)%.[^.]*$") or rest)
+      if param and not param:find("^%.") then candidates[#candidates + 1] = head .. param .. tail end
+    else
+      candidates[#candidates + 1] = e.name
+    end
+  end
+  return near.hint(name, candidates)
+end
+
+-- What the NAME part of a pattern metric names, for messages.
+local KIND_WORDS = { group = "budget group", node = "node", system = "system", budget = "budget",
+  measurement = "lag measurement", event = "event group and type", kind = "kind" }
+
+--- metrics.known(cap, name) -> true | false, message: false when name is a
+-- pattern metric (group.NAME.*, node.PATH.*, lag.NAME.*, ...) whose NAME
+-- this capture does not have, with a message naming it and the nearest
+-- names the capture has ("no budget group 'Physic' (did you mean
+-- 'Physics'?)"); true for any other name (a fixed metric, an unknown one,
+-- one of another format: metrics.value says why those have no value).
+function metrics.known(cap, name)
+  local e, param = metrics.lookup(name)
+  if not e or not e.match or not e.names or not metrics.applies(e, cap.format) then return true end
+  local ctx = C.of(cap)
+  if e.has then
+    if e.has(ctx, param) then return true end
+  else
+    for _, n in ipairs(e.names(ctx)) do
+      if n == param then return true end
+    end
+  end
+  local names = e.names(ctx)
+  if e.kind == "node" and not param:find("^Root/") then -- a path from the root's children: answered alike
+    local relative = {}
+    for i, path in ipairs(names) do relative[i] = path:gsub("^Root/", "") end
+    names = relative
+  end
+  return false, string.format("no %s '%s'%s", KIND_WORDS[e.kind] or e.kind, param, near.hint(param, names))
 end
 
 --- metrics.open_stats(entries [, params]) -> the statistics a VProf capture
@@ -184,11 +246,11 @@ end
 
 --- metrics.value(cap, name) -> number | nil, why
 function metrics.value(cap, name)
-  local e, param = metrics.lookup(name)
+  local e, param, arg = metrics.lookup(name)
   if not e then return nil, param end
   local bad = check_format(e, cap, name)
   if bad then return nil, bad end
-  local ok, v, why = pcall(e.get, C.of(cap), param)
+  local ok, v, why = pcall(e.get, C.of(cap), param, arg)
   if not ok then return nil, E.message(v) end
   if type(v) ~= "number" or v ~= v then return nil, why or "not measured in this capture" end
   return v
@@ -310,8 +372,9 @@ end
 -- %) or {kind = "count"} (a count of traces), with independent = true
 -- (each trace is its own bullet). nil for a metric without a distribution.
 function metrics.statistic(name)
-  local e = metrics.lookup(name)
+  local e, _, arg = metrics.lookup(name)
   if not e or not e.dist then return nil end
+  if e.quantile_arg then return { kind = "quantile", p = tonumber(arg) / 100 } end
   local last = e.name:match("([^.]+)$")
   if e.name:match("^hitdiff%.") then
     if last == "rate_pct" then return { kind = "mean", scale = 100, independent = true } end
@@ -334,7 +397,7 @@ function metrics.distribution_key(name)
   local e, param = metrics.lookup(name)
   if not e or not e.dist then return nil end
   if e.kind == "node" then
-    local field = e.name:match("self_ms$") and "self" or (e.name:match("calls") and "calls" or "time")
+    local field = ({ self_ms = "self", calls = "calls" })[e.series_field] or "time"
     return "node\0" .. field .. "\0" .. param
   end
   if e.kind then return e.kind .. "\0" .. param end
@@ -356,10 +419,12 @@ function metrics.available(cap, opts)
     if metrics.applies(e, cap.format) and not e.match then out[#out + 1] = { name = e.name } end
   end
   -- Pattern metrics: grouped by entity so that each group, node, ... lists
-  -- all its metrics together.
+  -- all its metrics together; the families of any threshold or percentile
+  -- (arg_of_family) are named, not listed.
   local by_kind, kinds = {}, {}
   for _, e in ipairs(CATALOGUE) do
-    if e.match and metrics.applies(e, cap.format) and not (e.prefetch and opts.series_pass == false) then
+    if e.match and e.names and not e.arg_of_family and metrics.applies(e, cap.format)
+      and not (e.prefetch and opts.series_pass == false) then
       if not by_kind[e.kind] then
         by_kind[e.kind] = { names = e.names, entries = {} }
         kinds[#kinds + 1] = e.kind

@@ -15,7 +15,8 @@
 -- ends the script with the combined exit status; it never returns then:
 --   text    "==> FILE <==" then that file's output, a blank line between files
 --   --json  one JSON document per line (NDJSON), in input order; a file that
---           failed gives {"file": FILE, "error": "<message>", "exit": N}
+--           failed gives {"file": FILE, "error": "<message>", "exit": N}, as
+--           one run with --json does (cli.error_json)
 --   --csv   one table: a `file` column first in every record (a quoted
 --           field may hold newlines), the header line once
 --   stderr  each child's stderr, replayed in input order
@@ -440,9 +441,8 @@ function multi.run(files, opts, spec, at, from, argv)
     if opts.json then
       io.stdout:write(out)
       if out ~= "" and out:sub(-1) ~= "\n" then io.stdout:write("\n") end
-      if results[i].error then
-        io.stdout:write(cli.encode_json({ file = file, error = results[i].error, exit = code }), "\n")
-      end
+      -- a child that could not open its input said so itself (cli.error_json)
+      if results[i].error and out == "" then io.stdout:write(cli.error_json(file, results[i].error, code)) end
     elseif opts.csv then
       local text = csv_prefix(file, out, not csv_header)
       if text ~= "" then csv_header = true end

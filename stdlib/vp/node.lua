@@ -70,8 +70,14 @@ function node.resolve(cap, query, opts)
   local found = cap:find(query, { lua = opts.lua })
   if #found == 1 then return found[1] end
   if #found == 0 then
-    E.raise("EUSAGE", "vp.node: no node matches '%s' (a path, an id, or a glob such as 'Physics*' or '**/Name')",
-      query)
+    -- the nearest names and paths (vp.near): a name is answered with names, a path with paths
+    local names, seen = {}, {}
+    for x in cap:nodes() do
+      local key = query:find("/", 1, true) and x.path or x.name
+      if not seen[key] then names[#names + 1], seen[key] = key, true end
+    end
+    E.raise("EUSAGE", "vp.node: no node matches '%s'%s (a path, an id, or a glob such as 'Physics*' or '**/Name')",
+      query, require("vp.near").hint(query, names))
   end
   local paths = {}
   for i = 1, math.min(#found, 10) do paths[i] = found[i].path end

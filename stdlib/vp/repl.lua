@@ -206,6 +206,12 @@ function repl.show(...)
     if parts[i]:find("\n") then multi = true end
   end
   io.stdout:write(table.concat(parts, multi and "\n" or "\t"), "\n")
+  if n == 1 and (...) == nil then
+    local missing = repl.nil_hint(repl.source)
+    if missing then io.stdout:write(missing, "\n") end
+  end
+  local totals = n == 1 and repl.totals_hint((...))
+  if totals then io.stdout:write(totals, "\n") end
   local hint = repl.cut_hint(cut)
   if hint then io.stdout:write(hint, "\n") end
   io.stdout:flush()
@@ -304,7 +310,10 @@ DESCRIBE["vp.vprof.frame"] = function(fr)
     if s > top_ms then top, top_ms = n, s end
   end
   if top then extra = extra .. string.format("; most self time: %s %s ms", top.path, ms(top_ms)) end
-  return extend(fr, extra)
+  -- frame numbers and ticks with thousands separators, as every count the REPL prints
+  return (extend(fr, extra):gsub("^<frame (%d+) tick (%-?%d+):", function(no, tick)
+    return string.format("<frame %s tick %s:", int(tonumber(no)), int(tonumber(tick)))
+  end))
 end
 
 DESCRIBE["vp.vprof.group"] = function(g)
@@ -332,14 +341,127 @@ function repl.describe(v)
   return safe_tostring(v)
 end
 
+-- lookups that found nothing ----------------------------------------------
+
+--- repl.source: the chunk the REPL runs (set by the vpscript REPL before
+-- each one), which repl.show and repl.error_text read to name a lookup
+-- that found nothing.
+repl.source = nil
+
+-- The expression that ends just before position i of src (a name, fields,
+-- calls, indexes: `cap:group_self_ms()`), or nil.
+local function prefix_before(src, i)
+  local j, depth = i, 0
+  while j >= 1 do
+    local ch = src:sub(j, j)
+    if ch == ")" or ch == "]" then
+      depth = depth + 1
+    elseif ch == "(" or ch == "[" then
+      if depth == 0 then break end
+      depth = depth - 1
+    elseif depth == 0 and not ch:match("[%w_%.:]") then
+      break
+    end
+    j = j - 1
+  end
+  local e = src:sub(j + 1, i):match("^%s*(.-)%s*$")
+  if e == "" or not e:match("^[%a_]") or e:match("[.:]$") then return nil end
+  return e
+end
+
+-- The value of expression e in the REPL's environment, or nil.
+local function value_of(e)
+  local f = load("return " .. e, "=repl", "t", repl.env or _G)
+  if not f then return nil end
+  local ok, v = pcall(f)
+  return ok and v or nil
+end
+
+-- The names a table answers to: its string keys, and the names of the
+-- objects it is keyed by (cap:group_self_ms()'s groups, whose names its
+-- __index takes too).
+local function names_of(v)
+  local out = {}
+  for k in next, v do
+    if type(k) == "string" then
+      out[#out + 1] = k
+    elseif type(k) == "userdata" then
+      local ok, name = pcall(function() return k.name end)
+      if ok and type(name) == "string" then out[#out + 1] = name end
+    end
+  end
+  return out
+end
+
+-- "-- no key 'Physic' in cap:group_self_ms() (did you mean 'Physics'?)" for
+-- the lookup `name` of src (its last one when name is nil): a field
+-- (x.name, x["name"]), a group or node by name (cap:group("..."),
+-- cap:node("...")). nil when src has no such lookup.
+local function lookup_hint(src, name)
+  if type(src) ~= "string" then return nil end
+  local near = require "vp.near"
+  local best
+  for pos, method, arg in src:gmatch("()[:.](%a+)%s*%(%s*[\"']([^\"']*)[\"']%s*%)") do
+    if (method == "group" or method == "node") and (name == nil or arg == name) then best = { pos, method, arg } end
+  end
+  for pos, key in src:gmatch("()%.([%a_][%w_]*)") do
+    if (name == nil or key == name) and not src:sub(pos + 1 + #key):match("^%s*[%(\"'{]")
+      and (not best or pos > best[1]) then
+      best = { pos, nil, key }
+    end
+  end
+  for pos, key in src:gmatch("()%[%s*[\"']([^\"']*)[\"']%s*%]") do
+    if (name == nil or key == name) and (not best or pos > best[1]) then best = { pos, nil, key } end
+  end
+  if not best then return nil end
+  local pos, method, key = best[1], best[2], best[3]
+  local e = prefix_before(src, pos - 1)
+  if not e then return nil end
+  local v = value_of(e)
+  local names
+  if method == "group" then
+    names = {}
+    pcall(function() for g in v:groups() do names[#names + 1] = g.name end end)
+    return string.format("-- no budget group '%s' in %s%s", key, e, near.hint(key, names))
+  elseif method == "node" then
+    names = {}
+    -- a path given from the root's children is answered the same way
+    local relative = not key:find("^Root/") and key ~= "Root"
+    pcall(function()
+      for n in v:nodes() do names[#names + 1] = relative and n.path:gsub("^Root/", "") or n.path end
+    end)
+    return string.format("-- no node '%s' in %s%s", key, e, near.hint(key, names))
+  end
+  if type(v) ~= "table" then return nil end
+  local found, there = pcall(function() return v[key] end)
+  if found and there ~= nil then return nil end
+  return string.format("-- no key '%s' in %s%s", key, e, near.hint(key, names_of(v)))
+end
+
+--- repl.totals_hint(v) -> string | nil: under a node's totals (a row of
+-- cap:totals, or the list of them) the line that names
+-- them apart from the per-frame figures the node's own line shows.
+function repl.totals_hint(v)
+  local row = type(v) == "table" and (rawget(v, "node") ~= nil and v or (type(rawget(v, 1)) == "table" and v[1]))
+  if type(row) ~= "table" or class_of(rawget(row, "node")) ~= "vp.vprof.node" then return nil end
+  local t, sf = rawget(row, "time_ms"), rawget(row, "self_ms")
+  local cap = capture_of(row.node)
+  local n = cap and cap.frame_count
+  if type(t) ~= "number" or type(sf) ~= "number" or not n then return nil end
+  return string.format("-- calls, time_ms and self_ms are totals over the frames asked for (all %s unless a "
+    .. "range was given); the node's line shows them per frame", int(n))
+end
+
+--- repl.nil_hint(src [, name]) -> string | nil: what the REPL says under a
+-- nil it shows, or an "attempt to index a nil value" it reports, when a
+-- lookup in src found nothing: the missing key, group or node and the
+-- nearest names there are (vp.near).
+repl.nil_hint = lookup_hint
+
 -- errors -------------------------------------------------------------------
 
---- repl.error_text(msg) -> string: the message with a short traceback: the
--- interpreter's own frames dropped, at most `max` frames, and none at all
--- when the error was raised directly at the prompt.
-function repl.error_text(msg, max)
-  max = max or 6
-  msg = tostring(msg)
+-- The message with a short traceback (repl.error_text, without the hint).
+local function trace_text(msg, max)
   local head, tb = msg:match("^(.-)\nstack traceback:\n(.*)$")
   if not head then return msg end
   local frames = {}
@@ -356,6 +478,23 @@ function repl.error_text(msg, max)
   for i = 1, math.min(#frames, max) do out[#out + 1] = "  " .. frames[i] end
   if #frames > max then out[#out + 1] = string.format("  ... (%d more)", #frames - max) end
   return table.concat(out, "\n")
+end
+
+--- repl.error_text(msg) -> string: the message with a short traceback: the
+-- interpreter's own frames dropped, at most `max` frames, and none at all
+-- when the error was raised directly at the prompt. Indexing a nil that a
+-- lookup of repl.source gave adds what was missing and the nearest names
+-- (repl.nil_hint); indexing a nil global says it is nil.
+function repl.error_text(msg, max)
+  msg = tostring(msg)
+  local text = trace_text(msg, max or 6)
+  local field = msg:match("attempt to index a nil value %(field '([^']+)'%)")
+  local global = msg:match("attempt to index a nil value %(global '([^']+)'%)")
+  local bare = msg:match("attempt to index a nil value$") or msg:match("attempt to index a nil value\n")
+  local hint = (field or bare) and lookup_hint(repl.source, field)
+    or global and string.format("-- %s is nil (a call that failed? vp.open returns nil and the reason: "
+      .. "print(vp.open(path)) shows it)", global)
+  return hint and (text .. "\n" .. hint) or text
 end
 
 -- completion ---------------------------------------------------------------
@@ -529,6 +668,16 @@ local function method_name(line, q)
   return line:sub(1, q - 2):match(":([%a_][%w_]*)%s*%(%s*$")
 end
 
+-- Methods whose only argument is the string completed: a single
+-- completion closes their call too (cap:group("Physics")).
+local ONE_ARGUMENT = { group = true, node = true }
+
+-- What closes a single completion: the quote before q, and the call's
+-- parenthesis for a method of one argument.
+local function closing(line, q)
+  return line:sub(q - 1, q - 1) .. (ONE_ARGUMENT[method_name(line, q) or ""] and ")" or "")
+end
+
 -- Node paths, one level at a time: "Root" and the root's children at the
 -- top (paths may be given relative to the root), then the children of the
 -- node the text names. A node without children closes the string; one
@@ -543,7 +692,7 @@ local function complete_node(line, q, cap)
     if not found or n == nil then return q + #dir, {} end
     parent = n
   end
-  local quote_char = line:sub(q - 1, q - 1)
+  local quote_char = closing(line, q)
   local out, kids = {}, {}
   local function offer(n)
     local key = require("vp.fmt").path_last(n.path)
@@ -573,14 +722,14 @@ local function complete_node(line, q, cap)
 end
 
 -- The names that start with the text typed from q, sorted; a single one
--- closes the string (the quote before q).
+-- closes the string (and the call: closing).
 local function names_from(line, q, names)
   local text, out = line:sub(q), {}
   for _, name in ipairs(names) do
     if name:sub(1, #text) == text then out[#out + 1] = name end
   end
   table.sort(out, repl.natural_less)
-  if #out == 1 then out[1] = out[1] .. line:sub(q - 1, q - 1) end
+  if #out == 1 then out[1] = out[1] .. closing(line, q) end
   return q, out
 end
 
@@ -780,7 +929,7 @@ local function general_text(env)
   table.sort(caps)
   if #caps > 0 then
     out[#out + 1] = "open captures:"
-    for _, k in ipairs(caps) do out[#out + 1] = string.format("  %-6s %s", k, safe_tostring(env[k])) end
+    for _, k in ipairs(caps) do out[#out + 1] = string.format("  %-6s %s", k, repl.describe(env[k])) end
   end
   out[#out + 1] = "documented classes:"
   for _, c in ipairs(doc.classes()) do
@@ -876,6 +1025,7 @@ function repl.start(env, files)
     io.stdout:write(help_for(env, select("#", ...), (...)), "\n")
   end
   env.repl = repl
+  repl.env = env
   local vp = require "vp"
   local several = #files > 1
   for i, path in ipairs(files) do

@@ -26,11 +26,14 @@ tree.SORT_NAMES = { "time", "engine" }
 --- The shape of the tree result (tree.lua --json). Rows in tree order (each
 -- node after its parent); depth is 1 for the root's children (the root
 -- itself is not a row: its children carry the frame time). collapsed and
--- collapsed_ms_per_frame: the node's children left out (below min_pct or
--- deeper than params.depth) and their inclusive time per frame.
+-- collapsed_ms_per_frame: the node's children left out for being below
+-- min_pct, and their inclusive time per frame; deeper and
+-- deeper_ms_per_frame: those left out for being deeper than params.depth
+-- (however large), deeper_largest the largest of them.
 tree.schema = "{file, frames, first_frame, last_frame, total_ms, ms_per_frame, min_pct, sort, depth, "
   .. "nodes: [{path, name, depth, group, frames, calls_per_frame, ms_per_frame, self_ms_per_frame, "
-  .. "pct_of_frame, self_pct_of_frame, peak_ms, peak_frame, collapsed, collapsed_ms_per_frame}], "
+  .. "pct_of_frame, self_pct_of_frame, peak_ms, peak_frame, collapsed, collapsed_ms_per_frame, "
+  .. "deeper, deeper_ms_per_frame, deeper_largest: {path, ms_per_frame, pct_of_frame}}], "
   .. "collapsed, collapsed_ms_per_frame}"
 
 --- The shape of the by-name result (tree.lua --by-name --json): one row per
@@ -55,8 +58,10 @@ Averages are over all F frames, including those before a node first
 appeared, as the engine's report does.
 Tree: each node under its parent, siblings largest first (--sort engine:
 the engine's order). A node below --min-pct % of the frame is left out with
-everything under it, and so is everything deeper than --depth; its parent's
-line says how many children were left out and their time ("+N below").
+everything under it, and its parent's line says how many children were left
+out and their time ("+N nodes below 0.5 %"). Everything deeper than --depth
+is left out too, whatever its share, and said apart ("+N nodes deeper than
+--depth 3"), with the largest of it.
 By name (--by-name): the nodes that share a name are totalled, wherever
 they are in the tree, as the engine's report does: calls, inclusive and
 self time summed, peak the largest of their peaks. Self time never counts
@@ -141,19 +146,22 @@ local function call_tree(root, children, nframes, total_ms, p)
         return order[a] < order[b]
       end)
     end
-    local hidden, hidden_ms, rows = 0, 0, {}
+    local rows, f = {}, { hidden = 0, hidden_ms = 0, deeper = 0, deeper_ms = 0 }
     for _, c in ipairs(list) do
       local share = pct(c.time_ms, total_ms) or 0
-      if share >= p.min_pct and (p.depth == 0 or depth <= p.depth) then
-        rows[#rows + 1] = c
+      if share < p.min_pct then
+        f.hidden, f.hidden_ms = f.hidden + 1, f.hidden_ms + c.time_ms
+      elseif p.depth ~= 0 and depth > p.depth then
+        f.deeper, f.deeper_ms = f.deeper + 1, f.deeper_ms + c.time_ms
+        if not f.largest or c.time_ms > f.largest.time_ms then f.largest = c end
       else
-        hidden, hidden_ms = hidden + 1, hidden_ms + c.time_ms
+        rows[#rows + 1] = c
       end
     end
-    return rows, hidden, hidden_ms
+    return rows, f
   end
   local function walk(st, depth)
-    local rows, hidden, hidden_ms = visit(st, depth)
+    local rows, f = visit(st, depth)
     local me
     if st ~= root then
       local node = st.node
@@ -162,16 +170,19 @@ local function call_tree(root, children, nframes, total_ms, p)
         frames = st.frames, calls_per_frame = per(st.calls, nframes), ms_per_frame = per(st.time_ms, nframes),
         self_ms_per_frame = per(st.self_ms, nframes), pct_of_frame = pct(st.time_ms, total_ms),
         self_pct_of_frame = pct(st.self_ms, total_ms), peak_ms = st.peak_ms, peak_frame = st.peak_frame,
-        collapsed = hidden, collapsed_ms_per_frame = per(hidden_ms, nframes),
+        collapsed = f.hidden, collapsed_ms_per_frame = per(f.hidden_ms, nframes),
+        deeper = f.deeper, deeper_ms_per_frame = f.deeper > 0 and per(f.deeper_ms, nframes) or nil,
+        deeper_largest = f.largest and { path = f.largest.node.path, ms_per_frame = per(f.largest.time_ms, nframes),
+          pct_of_frame = pct(f.largest.time_ms, total_ms) },
       }
       out[#out + 1] = me
     end
     for _, c in ipairs(rows) do walk(c, depth + 1) end
-    return hidden, hidden_ms
+    return f
   end
   if not root then return out, 0, nil end
-  local hidden, hidden_ms = walk(root, 1)
-  return out, hidden, per(hidden_ms, nframes)
+  local f = walk(root, 1)
+  return out, f.hidden, per(f.hidden_ms, nframes)
 end
 
 --- tree.analyze(cap, params) -> result

@@ -81,9 +81,21 @@ int main(void)
     vp_series_push(z, NAN);
     vp_series_push(z, 2);
     vp_series_push(z, 1);
-    CHECK(vp_series_percentile(z, 50) == 2); /* NaN sorts last */
-    CHECK(isnan(vp_series_percentile(z, 100)));
+    /* NaN is skipped wherever it stands: the statistics of {2, 1} */
+    CHECK(vp_series_percentile(z, 50) == 1);
+    CHECK(vp_series_percentile(z, 100) == 2);
+    CHECK(vp_series_max(z) == 2 && vp_series_min(z) == 1);
+    CHECK_EQ(vp_series_argmax(z), 1);
+    CHECK_EQ(vp_series_argmin(z), 2);
+    CHECK(vp_series_sum(z) == 3 && vp_series_mean(z) == 1.5 && vp_series_stddev(z) == 0.5);
+    CHECK_EQ(vp_series_numbers(z), 2);
     vp_series_unref(z);
+    vp_series *none = vp_series_new(0);
+    vp_series_push(none, NAN);
+    CHECK(isnan(vp_series_max(none)) && isnan(vp_series_mean(none)) && isnan(vp_series_percentile(none, 50)));
+    CHECK_EQ(vp_series_argmax(none), 1); /* n: no number */
+    CHECK(vp_series_sum(none) == 0);
+    vp_series_unref(none);
 
     vp_series *big = vp_series_new(0);
     for (int i = 0; i < 1000000; i++)

@@ -323,13 +323,29 @@ static void test_errors(void)
     CHECK_EQ(err.code, VP_ETRUNC);
     CHECK_STR_CONTAINS(err.msg, "Token_AddBudgetGroup record at byte 13");
 
-    /* Garbage after the last frame. */
+    /* Garbage after the last frame: the frame before it is kept (damage is
+     * kept as a cut is), and a strict open refuses it. */
     f.n = 0;
     header(&f, 0);
     start(&f, 1);
     TIMINGS(&f, 4, {1, 0});
     u8(&f, 0x41);
-    CHECK(open_buf(&f, 0, &err) == NULL);
+    vp_vprof *m = open_buf(&f, 0, &err);
+    CHECK(m != NULL);
+    if (m) {
+        CHECK_EQ(m->frame_count, 1);
+        CHECK_EQ(m->corrupt, 1);
+        CHECK_EQ(m->truncated, 0);
+        int said = 0;
+        for (size_t w = 0; w < m->warnings.count; w++)
+            said += strstr(m->warnings.items[w],
+                           "corrupt at byte 18: expected Token_StartFrame (0) to begin frame 2") != NULL;
+        CHECK_EQ(said, 1);
+        vp_vprof_free(m);
+    }
+    vp_open_opts strict = {.strict = 1};
+    m = NULL;
+    CHECK(vp_vprof_open_mem(f.b, f.n, &strict, &m, &err) == VP_EFORMAT && m == NULL);
     CHECK_STR_CONTAINS(err.msg, "at byte 18: expected Token_StartFrame (0) to begin frame 2");
 }
 

@@ -23,14 +23,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The first byte picks the escape width mode, so forced widths get
      * fuzzed too, and the statistics the open pass computes (none, node
      * totals alone, groups, everything: each takes its own path through
-     * the accumulator), and whether node totals are for some names only;
-     * the rest is the file. */
+     * the accumulator), whether node totals are for some names only, and
+     * whether the open is strict (a cut or damaged file refused, else its
+     * complete frames kept); the rest is the file. */
     if (size < 1)
         return 0;
     static const int widths[] = {0, 4, 8};
     static const unsigned stats[] = {0, VP_VPROF_STATS_NODES, VP_VPROF_STATS_FOLDED, VP_VPROF_STATS_ALL};
     static const char *const names[] = {"a", "A", "Frame", ""};
-    vp_open_opts opts = {.escape_width = widths[data[0] % 3], .stats = stats[(data[0] >> 2) & 3]};
+    vp_open_opts opts = {.escape_width = widths[data[0] % 3], .stats = stats[(data[0] >> 2) & 3],
+                         .strict = (data[0] >> 5) & 1};
     if (data[0] & 16) {
         opts.node_names = names;
         opts.n_node_names = 4;

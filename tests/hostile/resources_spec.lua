@@ -49,7 +49,7 @@ describe("the resource target on every bomb (issue 27) #slow", function()
   setup(function()
     dir = h.tmpdir()
     rules = h.write_file(dir .. "/rules.lua", 'return { { metric = "frame_ms.p99", max = 1e9, optional = true }, '
-      .. '{ metric = "node.A.mean_ms", max = 1e9, optional = true } }')
+      .. '{ metric = "hitches", max = 1e9, optional = true } }')
     laige_rules = h.write_file(dir .. "/laige_rules.lua", 'return { { metric = "counters.ticks", max = 1e9 } }')
   end)
   teardown(function() h.cleanup() end)

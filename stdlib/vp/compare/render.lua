@@ -73,12 +73,118 @@ function render.phases_text(list)
   return string.format("%d phase%s: %s", #parts, #parts == 1 and "" or "s", table.concat(parts, ", "))
 end
 
+-- The section a metric is listed in: its direction, except that a change
+-- whose median shift (Hodges-Lehmann) goes the other way is "mixed", never
+-- an improvement or a regression.
+local function section_of(m)
+  local d, hl = m.direction, m.effect and m.effect.hl_shift
+  if (d == "worse" or d == "better") and hl and hl ~= 0 then
+    local worse_sign = m.polarity == "higher" and -1 or 1
+    if (hl * worse_sign > 0) ~= (d == "worse") then return "mixed" end
+  end
+  return d
+end
+
+-- The frame-level metrics the default text leads with, in this order.
+local FRAME_LEVEL = { "frame_ms.mean", "frame_ms.p50", "frame_ms.p95", "frame_ms.p99", "frame_ms.max",
+  "low_1pct_fps", "low_01pct_fps", "hitches", "stutter_pct" }
+
+-- The verdict of one metric, in words.
+local function verdict_of(m)
+  if m.significant then return (m.direction == "better" and "better" or "worse") .. " (significant)" end
+  if m.cannot_tell then return "cannot tell" end
+  if m.p_adjusted == nil then return m.direction == "same" and "no change" or m.direction .. " (not tested)" end
+  return "no significant change"
+end
+
+-- The frame-level verdict on one line: "worse: frame_ms.mean +10.0 %, ..."
+-- from the significant frame-level changes, else what can be said.
+local function headline_verdict(rows)
+  local worse, better, unsure = {}, {}, 0
+  for _, m in ipairs(rows) do
+    local t = m.metric .. " " .. (m.change_pct and ((m.change_pct > 0 and "+" or "") .. fmt.fixed(m.change_pct, 1)
+      .. " %") or "new")
+    if m.significant and m.direction == "worse" then worse[#worse + 1] = t end
+    if m.significant and m.direction == "better" then better[#better + 1] = t end
+    if m.cannot_tell then unsure = unsure + 1 end
+  end
+  if #worse > 0 then
+    return "B is worse: " .. table.concat(worse, ", ") .. (#better > 0 and ("; better: " .. table.concat(better, ", "))
+      or "")
+  end
+  if #better > 0 then return "B is better: " .. table.concat(better, ", ") end
+  if unsure > 0 then return "cannot tell: " .. require("vp.compare").CANNOT_TELL end
+  return "no significant change in the frame time"
+end
+
+-- compare.lua's default text: the frame-level verdict, then the significant
+-- regressions and improvements of everything else, largest first, a leaf
+-- node's self time (the same numbers as its time) not listed twice.
+local function lead(r, opts, columns, header)
+  local by, frame_rows = {}, {}
+  for _, m in ipairs(r.metrics) do by[m.metric] = m end
+  for _, name in ipairs(FRAME_LEVEL) do
+    local m = by[name]
+    if m then
+      frame_rows[#frame_rows + 1] = setmetatable({ label = label(m), verdict = verdict_of(m) }, { __index = m })
+    end
+  end
+  table.insert(header, 1, { "verdict", headline_verdict(frame_rows) })
+  local frame_level = {}
+  for _, name in ipairs(FRAME_LEVEL) do frame_level[name] = true end
+  local matter, rest = {}, 0
+  for _, m in ipairs(r.metrics) do
+    local node = m.metric:match("^(node%..+)%.self_ms$")
+    local twin = node and by[node .. ".mean_ms"]
+    local leaf_twice = twin and twin.a == m.a and twin.b == m.b
+    local where = section_of(m)
+    if not frame_level[m.metric] and not leaf_twice then
+      -- a share (no better direction) moves when others do: not a change that matters by itself
+      if m.significant and (where == "worse" or where == "better") then
+        matter[#matter + 1] = setmetatable({ label = label(m), verdict = where }, { __index = m })
+      elseif where ~= "same" then
+        rest = rest + 1
+      end
+    end
+  end
+  table.sort(matter, function(x, y)
+    local ax, ay = math.abs(x.impact or x.change_pct or 0), math.abs(y.impact or y.change_pct or 0)
+    if ax ~= ay then return ax > ay end
+    return x.metric < y.metric
+  end)
+  local shown = matter
+  local more = 0
+  if opts.limit ~= 0 and #matter > opts.limit then
+    shown, more = table.move(matter, 1, opts.limit, 1, {}), #matter - opts.limit
+  end
+  local verdict_col = { key = "verdict", title = "verdict", align = "left" }
+  local frame_cols = { columns[1], columns[2], columns[3], columns[5], columns[6], columns[7], verdict_col,
+    columns[#columns] }
+  local matter_cols = { columns[1], columns[2], columns[3], columns[5], columns[6], columns[7], columns[9],
+    verdict_col, columns[#columns] }
+  local notes = {}
+  if more > 0 then notes[#notes + 1] = string.format("  ... %d more significant (--limit 0 lists them)", more) end
+  if rest > 0 then
+    notes[#notes + 1] = string.format("  %d other metrics moved without significance: --all lists every metric",
+      rest)
+  end
+  return {
+    { title = "frame time", columns = frame_cols, rows = frame_rows, empty = "no frame metrics" },
+    { title = string.format("changes that matter (%d significant)", #matter), columns = matter_cols, rows = shown,
+      empty = "none significant", notes = #notes > 0 and notes or nil },
+  }
+end
+
 --- render.emit(r, opts): print r as a table (or Markdown with opts.markdown,
--- CSV with opts.csv); opts.limit rows per section (0 = all), opts.all also
--- lists the unchanged metrics.
+-- CSV with opts.csv). The text leads with the frame-level verdict and the
+-- significant changes (opts.limit rows, 0 = all); opts.all lists every
+-- metric by section instead (regressions, improvements, mixed: the mean
+-- and the median shift disagree, changed, unchanged), as Markdown does
+-- (without the unchanged unless opts.all).
 function render.emit(r, opts)
   local SECTIONS = {
     { key = "worse", title = "regressions" }, { key = "better", title = "improvements" },
+    { key = "mixed", title = "mixed (the mean and the median shift disagree)" },
     { key = "changed", title = "changed (no better direction)" }, { key = "same", title = "unchanged" },
   }
   local function limited(list)
@@ -91,7 +197,7 @@ function render.emit(r, opts)
     if sec.key ~= "same" or opts.all then
       local list = {}
       for _, m in ipairs(r.metrics) do
-        if m.direction == sec.key then list[#list + 1] = setmetatable({ label = label(m) }, { __index = m }) end
+        if section_of(m) == sec.key then list[#list + 1] = setmetatable({ label = label(m) }, { __index = m }) end
       end
       local shown, more = limited(list)
       sections[#sections + 1] = { key = sec.key, title = sec.title, n = #list, shown = shown, more = more }
@@ -186,7 +292,7 @@ function render.emit(r, opts)
     return more > 0 and { string.format("  ... %d more (--limit 0 lists all)", more) } or nil
   end
   local tables = {}
-  for _, sec in ipairs(sections) do
+  for _, sec in ipairs(opts.all and sections or {}) do
     if sec.n > 0 or sec.key == "worse" then
       tables[#tables + 1] = { title = string.format("%s (%d)", sec.title, sec.n), columns = COLUMNS, rows = sec.shown,
         empty = "none", notes = note(sec.more) }
@@ -225,6 +331,9 @@ function render.emit(r, opts)
       require("vp.compare").CANNOT_TELL) }
   end
   for _, w in ipairs(r.warnings) do header[#header + 1] = { "warning", w } end
+  if not opts.all then
+    for i, t in ipairs(lead(r, opts, COLUMNS, header)) do table.insert(tables, i, t) end
+  end
   report.emit(opts, {
     title = "compare: A -> B",
     header = header,

@@ -30,9 +30,10 @@ function metrics.distribution(cap, name) -> Series | nil, why
 function metrics.list() -> {{name, unit, polarity, formats, doc, pattern, distribution, per}, ...}
   the whole catalogue in order (what docs/metrics-table.md shows)
   > for _, e in ipairs(require("vp.metrics").list()) do print(e.name, e.unit, e.polarity) end
-function metrics.lookup(name) -> entry | nil, param | message
+function metrics.lookup(name) -> entry | nil, param | message, arg
   the catalogue entry of a metric name and its param (the NAME part: "Physics" of group.Physics.p99_ms); nil
-  and a message for an unknown name
+  and a message for an unknown name, with the nearest names; arg: the X of a family of any percentile or
+  threshold (group.Physics.p90_ms: "90", frames_over_ms.33.3: "33.3")
   > local e, group = require("vp.metrics").lookup("group.World Rendering.p99_ms")  -- group = "World Rendering"
 function metrics.available(cap [, {series_pass = false}]) -> {{name =, entity =}, ...}
   every metric this capture has (per group, node, system, ...); series_pass = false leaves out node

@@ -17,8 +17,18 @@ function repl.describe(value) -> string
   through __tostring
   > print(require("vp.repl").describe(cap.root))
 function repl.show(...)
-  print values as the REPL does, then a line naming the setting when one was cut
+  print values as the REPL does, then a line naming the setting when one was cut, and under a lone nil that a
+  lookup of the chunk gave (repl.source) what was missing and the nearest names (repl.nil_hint)
   > require("vp.repl").show({1, 2}, "x")
+function repl.totals_hint(value) -> string | nil
+  the line the REPL prints under a node's totals (a row of cap:totals, or the list of them): time_ms and
+  self_ms there are totals, where the node's own line shows per-frame figures; nil for anything else
+  > print(require("vp.repl").totals_hint(cap:totals(cap.root)))
+function repl.nil_hint(source [, name]) -> string | nil
+  "-- no key 'Physic' in cap:group_self_ms() (did you mean 'Physics'?)": the lookup `name` of the chunk source
+  (its last one without name), a field (x.k, x["k"]) or a group or node by name (cap:group("..."),
+  cap:node("...")), when it found nothing; nil otherwise. What cap:* returns is unchanged: the REPL says it
+  > print(require("vp.repl").nil_hint('cap:group("Physic")'))
 function repl.cut_hint(cut) -> string | nil
   the "-- nested tables cut at depth 3 ..." line for format's cut, nil when nothing was cut
   > print(require("vp.repl").cut_hint({depth = true}))
@@ -30,11 +40,15 @@ function repl.complete(line [, env]) -> start, candidates
   each of the candidates replaces line:sub(start)
   > print(require("vp.repl").complete("cap:fr", {cap = cap}))
 function repl.error_text(msg [, max]) -> string
-  an error message with a short traceback (at most max frames, 6), the interpreter's own frames dropped
+  an error message with a short traceback (at most max frames, 6), the interpreter's own frames dropped;
+  indexing a nil that a lookup gave adds repl.nil_hint's line, indexing a nil global says it is nil
   > print(require("vp.repl").error_text(debug.traceback("boom")))
 function repl.help_text([x]) -> string
   what help(x) prints
   > print(require("vp.repl").help_text("Series:median"))
+field source
+  the chunk the REPL runs, set before each one (repl.show and repl.error_text read it)
+  > print(require("vp.repl").source)
 field depth
   how deep nested tables print (default 3); `repl.depth = 5` in the REPL
 field items

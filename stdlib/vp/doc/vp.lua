@@ -63,14 +63,16 @@ field version vp.version
 class vp.Series: numeric column
   An immutable column of doubles kept in C (frame times, per-frame node times, samples). Statistics and
   operations run in C over the whole column and return new Series or plain values, so a question about a
-  million frames takes milliseconds. Empty series: mean, min, max, stddev, percentile and median are NaN,
-  argmax and argmin nil, sum 0. NaN is a missing value: arithmetic and diff propagate it,
-  where/filter/count_above/top never select it, median, rolling, histogram and cumsum skip it (min, max, mean
-  and percentile predate the rule: percentile ranks NaN above every number). A Series is indexed from s.first:
-  a capture's columns by its frame numbers (a capture opened with frames 1001..4000 gives s.first = 1001), so
-  that s[i], s:argmax(), s:where(x) and s:top(k) name frames cap:frame(i) takes; operations that keep the
-  order keep the indices (slice, rolling, cumsum, arithmetic; diff starts one later), values that lost their
-  place (sort, filter, totable) count from 1. Arithmetic pairs equal indices: Series of different frames raise.
+  million frames takes milliseconds. NaN is a missing value, one rule wherever it stands: every statistic
+  (sum, mean, min, max, argmax, argmin, stddev, percentile, median, rolling, histogram, cumsum, windows) is
+  of the numbers and skips it; arithmetic and diff propagate it; where/filter/count_above/top never select
+  it; sort puts it last. With no number (an empty series, or NaN only): mean, min, max, stddev, percentile
+  and median are NaN, argmax and argmin nil, sum 0; `#s` counts every value, s:count() the numbers. A Series
+  is indexed from s.first: a capture's columns by its frame numbers (a capture opened with frames 1001..4000
+  gives s.first = 1001), so that s[i], s:argmax(), s:where(x), s:top(k), s:hitches() and s:windows() name
+  frames cap:frame(i) takes; operations that keep the order keep the indices (slice, rolling, cumsum, abs,
+  arithmetic; diff starts one later), values that lost their place (sort, filter, totable) count from 1.
+  Arithmetic pairs equal indices: Series of different frames raise.
 field first s.first
   the index of the first value (1, or a capture's first frame number)
   > print(cap:frame_times().first)
@@ -97,32 +99,36 @@ operator * s * t, s * x, x * s -> Series
 operator / s / t, s / x, x / s -> Series
   element-wise quotient, as + (IEEE: x / 0 is an infinity, 0 / 0 NaN)
   > local fps = 1000 / cap:frame_times()
+method s:count() -> integer
+  how many values are numbers (#s less the NaN)
+  > print(vp.Series{1, 0/0, 3}:count())  --> 2
 method s:sum() -> number
-  sum of the values: exact, then rounded once, so the order of the values does not
-  matter (0 when empty)
+  sum of the numbers: exact, then rounded once, so the order of the values does not matter (0 when there is
+  no number)
   > print(vp.Series{1, 2, 3}:sum())  --> 6.0
 method s:mean() -> number
-  arithmetic mean
+  arithmetic mean of the numbers
   > print(cap:frame_times():mean())
 method s:min() -> number
-  smallest value
+  smallest number
   > print(vp.Series{3, 1, 2}:min())  --> 1.0
 method s:max() -> number
-  largest value
+  largest number
   > print(vp.Series{3, 1, 2}:max())  --> 3.0
+  > print(vp.Series{0/0, 1, 3}:max(), vp.Series{1, 0/0, 3}:max())  --> 3.0  3.0
 method s:argmax() -> integer | nil
-  1-based index of the largest value (the first one on ties)
+  1-based index of the largest number (the first one on ties); nil when there is no number
   > local ft = cap:frame_times()
   > print('slowest frame', ft:argmax(), ft:max())
 method s:argmin() -> integer | nil
-  1-based index of the smallest value (the first one on ties)
+  1-based index of the smallest number (the first one on ties); nil when there is no number
   > print(vp.Series{3, 1, 2}:argmin())  --> 2
 method s:stddev() -> number
-  population standard deviation (divides by n, not n - 1)
+  population standard deviation of the numbers (divides by their count, not count - 1)
   > print(vp.Series{2, 4, 4, 4, 5, 5, 7, 9}:stddev())  --> 2.0
 method s:percentile(p) -> number
-  nearest-rank percentile, p in 0..100: the value at rank ceil(p/100*n) of the ascending order (rank 1 for p =
-  0), the definition laige uses; no interpolation
+  nearest-rank percentile, p in 0..100: the number at rank ceil(p/100*n) of the n numbers (NaN skipped) in
+  ascending order (rank 1 for p = 0), the definition laige uses; no interpolation
   > local ft = cap:frame_times()
   > print(ft:percentile(50), ft:percentile(99))
 method s:median() -> number
@@ -156,6 +162,17 @@ method s:cumsum() -> Series
 method s:diff() -> Series
   differences of neighbours, #s - 1 values: d[i] = s[i + 1] - s[i] (frame i + 1 minus frame i)
   > print(cap:frame_times():diff():max(), "ms: the largest jump")
+method s:abs() -> Series
+  |s[i]| (NaN stays NaN): with diff, the frame-to-frame change of a frame time, however it went
+  > print(cap:frame_times():diff():abs():percentile(99), "ms: p99 frame pacing jitter")
+method s:windows(width [, clock]) -> {{first, last, start, span}, ...}
+  consecutive windows of `width` on a clock (a Series of one duration per value; s itself by default, as for
+  frame times in ms): each window ends with the value at which the clock reaches the next multiple of width
+  (one value longer than width makes a window alone), the last one with the series; first and last are
+  indices (from s.first, as s[i]), start the clock where it begins, span what it covers. Statistics per minute:
+  s:slice(w.first, w.last) of each
+  > local ft = cap:frame_times()
+  > for _, w in ipairs(ft:windows(60000)) do print(w.first, w.last, ft:slice(w.first, w.last):percentile(99)) end
 method s:sort() -> Series
   the values in ascending order, NaN last
   > local sorted = cap:frame_times():sort()

@@ -38,6 +38,11 @@ field root
 field truncated
   true when the file ended inside a frame; the complete frames are kept
   > if cap.truncated then print(cap.warnings[1]) end
+field corrupt
+  true when bytes broke the format after a complete frame (a bad token, a node naming an unknown parent): the
+  complete frames before the damage are kept, as for truncated, and cap.warnings says where (byte offset) and
+  what; vp.open(path, {strict = true}) and --strict refuse such a file (EFORMAT)
+  > if cap.corrupt then print(cap.warnings[1]) end
 field zero_timings
   true when every node time of every frame is 0 (2013/TF2 captures)
   > print(cap.zero_timings)

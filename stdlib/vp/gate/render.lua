@@ -7,6 +7,7 @@
 --   local doc = render.document(r)     -- r = gate.evaluate(...)
 --   if opts.json then cli.json(doc, gate.schema) else render.emit(doc, opts, rules_path) end
 local fmt = require "vp.fmt"
+local metrics = require "vp.metrics"
 local report = require "vp.report"
 
 local render = {}
@@ -71,6 +72,19 @@ local function interval_text(r, x, c)
     show(x.limits.min_effect, x.unit))
 end
 
+-- " (where to look: 3 hitches caused first by PATH [GROUP], worst frame
+-- 1,200; 1 by ...)" for a failed hitch rule (gate's hitch_causes).
+local function where_to_look(causes)
+  if not causes or #causes == 0 then return "" end
+  local parts = {}
+  for i, c in ipairs(causes) do
+    parts[i] = string.format("%s %s%s%s, worst frame %s", fmt.int(c.count), i == 1 and (c.count == 1 and
+      "hitch caused first by " or "hitches caused first by ") or "by ", c.path or "no node found",
+      c.group and (" [" .. c.group .. "]") or "", fmt.int(c.worst_frame))
+  end
+  return " (where to look: " .. table.concat(parts, "; ") .. ")"
+end
+
 -- The failed checks' explanations, or (none failed) every check's.
 local function message(r, x)
   if x.message then return x.message end
@@ -84,7 +98,7 @@ local function message(r, x)
     all[#all + 1] = t
     if c.failed then failed[#failed + 1] = t end
   end
-  return table.concat(#failed > 0 and failed or all, "; ")
+  return table.concat(#failed > 0 and failed or all, "; ") .. where_to_look(x.hitch_causes)
 end
 
 --- render.document(r) -> the --json document (and what junit.suite reads):
@@ -97,18 +111,26 @@ function render.document(r)
   return doc
 end
 
+-- The limits, the regression limits in the sign of the change column: for
+-- a metric where higher is better (FPS) a regression of P % is a change of
+-- -P %, so its limits read "change >= -P %" and "95 % CI not below -P %"
+-- (lower is better: "change <= +P %", "95 % CI not above +P %").
 local function limit_text(l, x)
   local t = {}
   if l.max then t[#t + 1] = "<= " .. show(l.max, x.unit) end
   if l.min then t[#t + 1] = ">= " .. show(l.min, x.unit) end
+  local e, param = metrics.lookup(x.metric)
+  local higher = e and metrics.polarity(e, param) == "higher"
   if l.max_regress_pct then
-    local s = "regress <= " .. fmt.number(l.max_regress_pct, 3) .. " %"
+    local p = fmt.number(l.max_regress_pct, 3)
+    local s = higher and ("change >= -" .. p .. " %") or ("change <= +" .. p .. " %")
     if l.min_effect then s = s .. " (effect >= " .. show(l.min_effect, x.unit) .. ")" end
     if l.significant then s = s .. " (if p < " .. fmt.number(l.alpha, 4) .. ")" end
     t[#t + 1] = s
   end
   if l.ci_above then
-    local s = "95 % CI not above +" .. fmt.number(l.ci_above, 3) .. " %"
+    local p = fmt.number(l.ci_above, 3)
+    local s = higher and ("95 % CI not below -" .. p .. " %") or ("95 % CI not above +" .. p .. " %")
     if l.min_effect and not l.max_regress_pct then s = s .. " (effect >= " .. show(l.min_effect, x.unit) .. ")" end
     t[#t + 1] = s
   end

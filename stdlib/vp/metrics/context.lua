@@ -36,6 +36,13 @@ function C.frame_times(ctx)
   return ctx.ft or nil
 end
 
+--- C.percent(x) -> true when the string x is a number in (0, 100]: the X
+-- of a pX metric.
+function C.percent(x)
+  local p = tonumber(x)
+  return p ~= nil and p > 0 and p <= 100
+end
+
 --- C.series_stat(s, stat) -> number | nil, why: "mean", "max", "min" or
 -- "pNN" (nearest rank) of a Series.
 function C.series_stat(s, stat)

@@ -70,6 +70,79 @@ for _, stat in ipairs({ "mean", "p50", "p95", "p99", "max" }) do
 end
 
 add {
+  name = "frame_ms.pX", match = "^frame_ms%.p(%d+%.?%d*)$", arg_only = true, arg_of_family = true,
+  quantile_arg = true, valid = function(_, x) return C.percent(x) end,
+  unit = "ms", polarity = "lower", formats = C.FRAMES,
+  doc = "any percentile X of the frame time (nearest rank), 0 < X <= 100: frame_ms.p90, frame_ms.p99.9",
+  get = function(ctx, _, x) return C.series_stat(frame_values(ctx), "p" .. x) end,
+  dist = function(ctx) return frame_values(ctx) end,
+}
+
+-- The frames above x ms and their time, with the count and the total: from
+-- a VProf capture's value counts, else the Series.
+local function over(ctx, x)
+  local s = frame_values(ctx)
+  if not s or #s == 0 then return nil end
+  local frames, time = 0, 0
+  if ctx.format == "vprof" then
+    for v, k in pairs((s:counts())) do
+      if v > x then frames, time = frames + k, time + k * v end
+    end
+  else
+    for i = 1, #s do
+      if s[i] > x then frames, time = frames + 1, time + s[i] end
+    end
+  end
+  return frames, time, #s, s:sum()
+end
+
+add {
+  name = "frames_over_ms.X", match = "^frames_over_ms%.(%d+%.?%d*)$", arg_only = true, arg_of_family = true,
+  valid = function(_, x) return tonumber(x) ~= nil end,
+  unit = "%", polarity = "lower", formats = C.FRAMES,
+  doc = "100 x the frames longer than X ms / all frames: frames_over_ms.16.7, frames_over_ms.33.3 (a budget "
+    .. "of 60 or 30 FPS)",
+  get = function(ctx, _, x)
+    local frames, _, n = over(ctx, tonumber(x))
+    if not frames then return nil, "no frames" end
+    return 100 * frames / n
+  end,
+}
+
+add {
+  name = "time_over_ms.X", match = "^time_over_ms%.(%d+%.?%d*)$", arg_only = true, arg_of_family = true,
+  valid = function(_, x) return tonumber(x) ~= nil end,
+  unit = "%", polarity = "lower", formats = C.FRAMES,
+  doc = "100 x the time spent in frames longer than X ms / the total frame time: time_over_ms.33.3",
+  get = function(ctx, _, x)
+    local _, time, _, total = over(ctx, tonumber(x))
+    if not time then return nil, "no frames" end
+    if total <= 0 then return nil, "the total frame time is 0" end
+    return 100 * time / total
+  end,
+}
+
+-- Frame pacing: |t[i+1] - t[i]| of the frame times, in C.
+local function jitter(ctx)
+  local ft = frame_times(ctx)
+  if not ft or #ft < 2 then return nil end
+  ctx.jitter = ctx.jitter or ft:diff():abs()
+  return ctx.jitter
+end
+
+for _, j in ipairs({ { "mean", "mean" }, { "p99", "99th percentile (nearest rank)" }, { "max", "largest" } }) do
+  add {
+    name = "jitter_ms." .. j[1], unit = "ms", polarity = "lower", formats = C.FRAMES,
+    doc = "frame pacing: the " .. j[2] .. " of |t[i+1] - t[i]|, the change from one frame time to the next",
+    get = function(ctx)
+      local d = jitter(ctx)
+      if not d then return nil, "fewer than 2 frames" end
+      return C.series_stat(d, j[1])
+    end,
+  }
+end
+
+add {
   name = "frame_ms.n", unit = "frames", polarity = "none", formats = C.LAIGE,
   doc = "frames in the report's frame-time window (profile) or per-frame lines (budget)",
   get = function(ctx) return laige_values(ctx)["frame_ms.n"] end,
@@ -113,6 +186,19 @@ add {
     for i, h in ipairs(list) do pos[i] = h.frame - first + 1 end
     table.sort(pos)
     return pos
+  end,
+}
+
+add {
+  name = "hitches_per_min", unit = "1/min", polarity = "lower", formats = C.FRAMES,
+  doc = "hitches (as the hitches metric) per minute of frame time",
+  get = function(ctx)
+    local list, err = C.result(ctx, "hitches", "hitches")
+    if not list then return nil, err end
+    local s = frame_values(ctx)
+    local total = s and s:sum() or 0
+    if total <= 0 then return nil, "no frame time" end
+    return #list / (total / 60000)
   end,
 }
 

@@ -102,6 +102,12 @@ local function prefetch_group_batches(jobs)
   vp.batches_all(requests)
 end
 
+-- Whether the capture has a group of that name (with nodes or not: one
+-- without is there, and cannot be measured).
+local function has_group(ctx, name)
+  return ctx.cap:group(name) ~= nil
+end
+
 local GROUP_STATS = {
   { "mean_ms", "mean self time per frame" },
   { "p50_ms", "median self time per frame (nearest rank)" },
@@ -112,7 +118,7 @@ local GROUP_STATS = {
 for _, gs in ipairs(GROUP_STATS) do
   add {
     name = "group.NAME." .. gs[1], match = "^group%.(.+)%." .. gs[1]:gsub("_", "%%_") .. "$",
-    kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names,
+    kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names, has = has_group,
     doc = "budget group NAME: " .. gs[2] .. " (the sum of its nodes' self times; 0 in frames "
       .. "where it has none; as budget.lua)",
     get = function(ctx, name) return group_stat(ctx, name, gs[1]) end,
@@ -122,10 +128,25 @@ end
 
 add {
   name = "group.NAME.share_pct", match = "^group%.(.+)%.share%_pct$", kind = "group",
-  unit = "%", polarity = "none", formats = C.VPROF, names = group_names,
+  unit = "%", polarity = "none", formats = C.VPROF, names = group_names, has = has_group,
   doc = "budget group NAME: 100 x its self time summed over all frames / the total frame time "
     .. "(a share: it moves when other groups do, so it has no better direction)",
   get = function(ctx, name) return group_stat(ctx, name, "share_pct") end,
+  dist = group_series, test_prefetch = prefetch_group_batches,
+}
+
+add {
+  name = "group.NAME.pX_ms", match = "^group%.(.+)%.p(%d+%.?%d*)_ms$", arg_of_family = true, quantile_arg = true,
+  valid = function(_, x) return C.percent(x) end,
+  kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names, has = has_group,
+  doc = "budget group NAME: any percentile X of its self time per frame (nearest rank), 0 < X <= 100: "
+    .. "group.Physics.p90_ms, group.Physics.p99.9_ms",
+  get = function(ctx, name, x)
+    local g = vprof_groups(ctx)[name]
+    if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
+    if #g.series == 0 then return nil, "no frames" end
+    return g.series:percentile(tonumber(x))
+  end,
   dist = group_series, test_prefetch = prefetch_group_batches,
 }
 
@@ -272,12 +293,33 @@ for _, ns in ipairs(NODE) do
   add {
     name = "node.PATH." .. ns[1], match = "^node%.(.+)%." .. ns[1]:gsub("_", "%%_") .. "$",
     kind = "node", unit = ns[5] or "ms", polarity = "lower", formats = C.VPROF, names = node_paths,
+    has = function(ctx, path) return vprof_node(ctx, path) ~= nil end,
     series_field = field, prefetch = ns[6] and prefetch_node_series or nil,
     doc = "node PATH (\"Root/CEngine::Frame/...\", by path, not name): " .. ns[2],
     get = function(ctx, path)
       local r = vprof_node(ctx, path)
       if not r then return nil, "no node '" .. path .. "'" end
       return ns[4](ctx, r)
+    end,
+    dist = function(ctx, path) return node_series(ctx, path, field) end,
+  }
+end
+
+-- Any percentile of a node's inclusive or self time per frame.
+for _, np in ipairs({ { "pX_ms", "p", "time_ms", "inclusive" }, { "self_pX_ms", "self_p", "self_ms", "self" } }) do
+  local field = np[3]
+  add {
+    name = "node.PATH." .. np[1], match = "^node%.(.+)%." .. np[2]:gsub("_", "%%_") .. "(%d+%.?%d*)_ms$",
+    arg_of_family = true, quantile_arg = true, valid = function(_, x) return C.percent(x) end,
+    kind = "node", unit = "ms", polarity = "lower", formats = C.VPROF, names = node_paths,
+    has = function(ctx, path) return vprof_node(ctx, path) ~= nil end,
+    series_field = field, prefetch = prefetch_node_series,
+    doc = "node PATH: any percentile X of its " .. np[4] .. " time per frame (nearest rank), 0 < X <= 100: "
+      .. "node.PATH." .. np[2] .. "90_ms, node.PATH." .. np[2] .. "99.9_ms",
+    get = function(ctx, path, x)
+      local r = vprof_node(ctx, path)
+      if not r then return nil, "no node '" .. path .. "'" end
+      return C.series_stat(node_series(ctx, r.node.path, field), "p" .. x)
     end,
     dist = function(ctx, path) return node_series(ctx, path, field) end,
   }
