@@ -377,16 +377,18 @@ local function csv_prefix(file, text, first)
 end
 
 -- Stop what still runs of a run and remove its files: SIGTERM to each
--- running child's process group, SIGKILL to those left a second later,
--- each reaped; then the run's directory. Bounded (about 2 s at most), so
--- that it ends within the host's grace time after a stop signal.
+-- running child's process group, SIGKILL to those left 0.4 s later (a
+-- child inside a long C call stops only at its own grace time), each
+-- reaped; then the run's directory. Bounded (well under a second but for
+-- a loaded machine's scheduling), so that it ends within the host's 2 s
+-- grace time after a stop signal.
 local function run_close(run)
   local host = require "vp.host"
   local pids = {}
   for pid in pairs(run.running) do pids[#pids + 1] = pid end
-  for _, sig in ipairs({ "TERM", "KILL" }) do
-    for _, pid in ipairs(pids) do host.kill(pid, sig) end
-    for _ = 1, 100 do
+  for _, step in ipairs({ { "TERM", 40 }, { "KILL", 100 } }) do
+    for _, pid in ipairs(pids) do host.kill(pid, step[1]) end
+    for _ = 1, step[2] do
       if #pids == 0 then break end
       local pid = host.wait(pids, 10)
       for i = #pids, 1, -1 do
