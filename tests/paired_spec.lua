@@ -196,6 +196,29 @@ describe("vp.infer.paired", function()
     local z = infer.ratio_change({ 0, 0, 0, 0 }, { 1, 1, 1, 1 })
     assert.is_false(z.relative)
     assert.equal(1, z.value)
+    -- random (the typical frame): the segments' +5 % and +20 % differ far
+    -- beyond their noise, so a between-segment variance comes in, by
+    -- DerSimonian and Laird: tau2 = (Q - 1) / (W - sum w^2 / W) with the
+    -- segments' variances v_s (w = 1 / v_s) and Q = sum w (est_s - fixed)^2
+    local rnd = infer.ratio_change(va, vb, strata, true)
+    assert.equal(two.value, rnd.value)
+    assert.equal(0, two.tau2)
+    local e1 = r1 - 1 + mean(p1) / m1
+    local e2 = r2 - 1 + mean(p2) / m2
+    -- the segments' shared noise variance: two.var = sum (share^2 v)
+    local w1, w2 = a1 / (a1 + a2), a2 / (a1 + a2)
+    local v1 = two.var / (w1 * w1 + w2 * w2 * #p1 / #p2) -- v_s = sigma2 f / n_s
+    local v2 = v1 * #p1 / #p2
+    local W, fixed = 1 / v1 + 1 / v2, (e1 / v1 + e2 / v2) / (1 / v1 + 1 / v2)
+    local q = (e1 - fixed) ^ 2 / v1 + (e2 - fixed) ^ 2 / v2
+    local tau2 = (q - 1) / (W - (1 / v1 ^ 2 + 1 / v2 ^ 2) / W)
+    assert.is_true(near(rnd.tau2, tau2, 1e-9))
+    assert.is_true(near(rnd.var, two.var + (w1 * w1 + w2 * w2) * tau2, 1e-9))
+    assert.is_true(rnd.df < two.df)
+    -- one segment, or segments that agree: nothing to add
+    local flat = {}
+    for i = 1, 40 do flat[i] = va[i] * 1.05 end
+    assert.is_true(infer.ratio_change(va, flat, strata, true).tau2 < 1e-20)
   end)
 
   it("clip pulls in a lone stretch that stands out, not drift; pool averages neighbours", function()

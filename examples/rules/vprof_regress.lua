@@ -8,6 +8,8 @@
 -- that do not line up are compared as independent samples, and several
 -- runs a side by their run values (docs/compare.md).
 return {
+  -- the typical frame (stretch medians: hitches do not move it) and the mean (they do)
+  { metric = "frame_ms.p50", max_regress_pct = 2, min_effect = 0.2, significant = true },
   { metric = "frame_ms.mean", max_regress_pct = 2, min_effect = 0.2, significant = true },
   { metric = "frame_ms.p99", max_regress_pct = 10, min_effect = 1, significant = true },
   { metric = "low_1pct_fps", max_regress_pct = 10, min_effect = 2 },

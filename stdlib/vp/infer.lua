@@ -630,8 +630,8 @@ local function boot_se(draws_a, draws_b)
   return math.sqrt(ss / (n - 1))
 end
 
---- infer.ratio_change(va, vb [, strata]) -> {value, var, df, r, clipped,
--- strata, relative}: the relative change of B's per-stretch values vb
+--- infer.ratio_change(va, vb [, strata [, random]]) -> {value, var, df, r,
+-- clipped, strata, relative, tau2}: the relative change of B's per-stretch values vb
 -- over A's va (paired lists in time order), R - 1 with R = sum vb / sum
 -- va, and its variance (see the top of this section). strata[i] is the
 -- segment between matched phase boundaries stretch i lies in: R is then
@@ -639,9 +639,10 @@ end
 -- total, so that a change that differs between phases (one group slower,
 -- where that group's share of the frame differs by phase) is not taken
 -- for noise; segments of fewer than 4 stretches join the one before.
+-- random: the segments' ratios also vary between runs (tau2, below).
 -- Without any A value (a group only B has): the absolute change of the
 -- mean, relative = false.
-function infer.ratio_change(va, vb, strata)
+function infer.ratio_change(va, vb, strata, random)
   local k = #va
   local groups, last = {}, nil
   for i = 1, k do
@@ -707,13 +708,43 @@ function infer.ratio_change(va, vb, strata)
   local f = (1 + r) / (1 - r)
   local dof = math.max(1, npooled - #parts)
   local sigma2 = ss / dof
-  local value, var = 0, 0
+  -- each segment's estimate varies by its residuals' noise, v = sigma2 f /
+  -- n. With `random` (the typical frame), segments whose estimates differ
+  -- by more than that (each run's phases a little faster or slower than
+  -- another's) add a between-segment variance tau2, DerSimonian and
+  -- Laird's moment estimate from Cochran's Q, with #parts - 1 degrees of
+  -- freedom of its own: the question is then whether the typical frame
+  -- moved in every phase alike. Without it (means: the total time) a
+  -- change in one phase alone is a change.
+  local within, between, wsum, wq, w2 = 0, 0, 0, 0, 0
+  for _, pt in ipairs(parts) do
+    pt.v = sigma2 * f / pt.n
+    if pt.v > 0 then
+      wsum, wq, w2 = wsum + 1 / pt.v, wq + pt.est / pt.v, w2 + 1 / pt.v ^ 2
+    end
+  end
+  local tau2 = 0
+  if random and #parts >= 2 and wsum > 0 then
+    local fixed, q = wq / wsum, 0
+    for _, pt in ipairs(parts) do
+      if pt.v > 0 then q = q + (pt.est - fixed) ^ 2 / pt.v end
+    end
+    tau2 = math.max(0, (q - (#parts - 1)) / (wsum - w2 / wsum))
+  end
+  local value = 0
   for _, pt in ipairs(parts) do
     value = value + pt.w * pt.est
-    var = var + pt.w * pt.w * sigma2 * f / pt.n
+    within = within + pt.w * pt.w * pt.v
+    between = between + pt.w * pt.w * tau2
   end
-  local df = 2 / (2 / (dof / f) + infer.PAIRED.r_df / ((1 - r * r) * npooled))
-  return { value = value, var = var, df = df, r = r, clipped = clipped, strata = #parts, relative = relative }
+  -- the degrees of freedom of the within part: its own and the fit of r
+  -- (infer.paired_df); of the sum, Satterthwaite's
+  local df_within = 2 / (2 / (dof / f) + infer.PAIRED.r_df / ((1 - r * r) * npooled))
+  local var = within + between
+  local df = df_within
+  if between > 0 then df = var ^ 2 / (within ^ 2 / df_within + between ^ 2 / (#parts - 1)) end
+  return { value = value, var = var, df = df, r = r, clipped = clipped, strata = #parts, relative = relative,
+    tau2 = tau2 }
 end
 
 --- infer.paired(stat, sa, sb [, opts]) -> {a, b, diff, se, df, t, p, lo,
@@ -742,7 +773,7 @@ function infer.paired(stat, sa, sb, opts)
     local scale = (stat.scale or 1) * (kind == "count" and sb.n or 1)
     -- the estimate on the scale of A's own figure (its mean, its median)
     local a_value = typical and nearest(sa, 0.5) or sa.mean
-    local e = infer.ratio_change(va, vb, opts.strata)
+    local e = infer.ratio_change(va, vb, opts.strata, typical)
     out = with_se(e.value * a_value * scale, math.sqrt(e.var) * a_value * scale, e.df, level)
     if not e.relative then out = with_se(e.value * scale, math.sqrt(e.var) * scale, e.df, level) end
     out.clipped, out.r, out.strata = e.clipped, e.r, e.strata
