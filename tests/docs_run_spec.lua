@@ -12,10 +12,9 @@ local D = require "docs_run"
 local function page(lines)
   local dir = h.tmpdir()
   h.write_file(dir .. "/page.md", table.concat(lines, "\n") .. "\n")
-  local tree = dir .. "/tree"
+  local tree, here = dir .. "/tree", require("lfs").currentdir()
   os.execute(("mkdir -p %s && ln -s %s %s/vpscript && ln -s %s %s/examples"):format(h.quote(tree),
-    h.quote(os.getenv("PWD") .. "/vpscript"), h.quote(tree), h.quote(os.getenv("PWD") .. "/examples"),
-    h.quote(tree)))
+    h.quote(here .. "/vpscript"), h.quote(tree), h.quote(here .. "/examples"), h.quote(tree)))
   return dir .. "/page.md", tree
 end
 

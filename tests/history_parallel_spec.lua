@@ -72,7 +72,7 @@ describe("history across hosts with GNU parallel", function()
     h.write_file(dir .. "/vpscript", FLAKY)
     os.execute(string.format("chmod +x %s/ssh %s/vpscript", h.quote(dir), h.quote(dir)))
     local db = dir .. "/history.db"
-    local bin = h.bin():sub(1, 1) == "/" and h.bin() or (os.getenv("PWD") .. "/" .. h.bin():gsub("^%./", ""))
+    local bin = h.bin():sub(1, 1) == "/" and h.bin() or (require("lfs").currentdir() .. "/" .. h.bin():gsub("^%./", ""))
     local function recipe(env)
       local e = { FAKE_HOSTS = dir .. "/hosts", SSH = dir .. "/ssh", HOSTS = "1/h1,1/h2", DB = db, COMMIT = "c1",
         SCENARIO = "bench", VPSCRIPT = dir .. "/vpscript", VPSCRIPT_REAL = bin, MARKS = dir .. "/marks",
@@ -81,7 +81,8 @@ describe("history across hosts with GNU parallel", function()
       local words = {}
       for k, v in pairs(e) do words[#words + 1] = k .. "=" .. h.quote(v) end
       table.sort(words)
-      local cmd = string.format("%s timeout 300 sh examples/ci/history-parallel.sh %s >%s/out 2>&1",
+      -- SHELL unset, as on many CI runners (parallel hands the hosts' jobs to $SHELL)
+      local cmd = string.format("env -u SHELL %s timeout 300 sh examples/ci/history-parallel.sh %s >%s/out 2>&1",
         table.concat(words, " "), h.quote(caps), h.quote(dir))
       local ok, _, code = os.execute(cmd)
       local f = io.open(dir .. "/out")

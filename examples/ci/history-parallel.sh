@@ -30,6 +30,11 @@ for v in COMMIT BRANCH PLATFORM SCENARIO; do
     [ -z "$val" ] || meta="$meta --$(echo "$v" | tr 'A-Z' 'a-z') '$val'"
 done
 cd "$dir"
+# parallel hands each job to the host's shell as named by $SHELL here; a CI
+# runner often has none, and then every job exits 0 having run nothing.
+# The job is POSIX sh.
+SHELL=/bin/sh
+export SHELL
 status=0
 ls -- *.vprof | parallel --ssh "${SSH:-ssh}" --sshlogin "$HOSTS" \
     --transferfile {} --return {.}.ndjson --cleanup \
