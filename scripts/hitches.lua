@@ -55,7 +55,7 @@ local SPEC = {
         .. "unreal rule: its hitch threshold (default\1" .. "60)" },
     { "--causes", type = "integer", default = 5, min = 0, metavar = "N",
       help = "nodes and groups listed per hitch" },
-    { "--per", metavar = "DURATION",
+    { "--per", type = "duration",
       help = "also the frame time statistics (mean, p99, max, 1 % low) and hitches of each consecutive window "
         .. "of that much frame time: 60s, 1m, 500ms (--window is the baseline's frames)" },
     cli.FRAMES,
@@ -65,16 +65,6 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
--- --per: "60s", "1m", "500ms" or "1.5h" as milliseconds
-local per_ms
-if opts.per then
-  local x, unit = opts.per:match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
-  local scale = ({ ms = 1, s = 1000, m = 60000, min = 60000, h = 3600000 })[unit or ""]
-  per_ms = x and scale and tonumber(x) * scale
-  if not per_ms or per_ms <= 0 then
-    cli.fail(2, "--per %s: expected a duration such as 60s, 1m or 500ms (ms, s, m or h)", opts.per)
-  end
-end
 -- --frames: the capture is opened whole and the range handed down, so that
 -- the frames before the range feed the baseline windows
 local cap = cli.open(path)
@@ -85,7 +75,7 @@ if opts.frames then
 end
 local doc, info = hitches.analyze(cap, {
   rule = opts.rule, factor = opts.factor, window = opts.window, min_excess_ms = opts.min_excess_ms,
-  threshold_ms = opts.threshold_ms, causes = opts.causes, file = path, first = first, last = last, per_ms = per_ms,
+  threshold_ms = opts.threshold_ms, causes = opts.causes, file = path, first = first, last = last, per_ms = opts.per,
   on_progress = cli.on_progress("hitches: causes"),
 })
 
@@ -243,16 +233,17 @@ report.emit(opts, {
         { key = "group", title = "group", align = "left" },
         { key = "path", title = "node path", align = "left" },
       } } or nil,
-    #window_rows > 0 and { title = string.format("per %s of frame time", opts.per), rows = window_rows, columns = {
-      { key = "index", title = "#" },
-      { key = "start", title = "from s", format = function(v) return fmt.fixed(v / 1000, 1) end },
-      { key = "frames_text", title = "frames", align = "right" },
-      { key = "mean_ms", title = "mean ms", format = fmt.ms },
-      { key = "p99_ms", title = "p99 ms", format = fmt.ms },
-      { key = "max_ms", title = "max ms", format = fmt.ms },
-      { key = "low", title = "1 % low fps", format = function(v) return v and fmt.fixed(v, 1) or "-" end },
-      { key = "hitches", title = "hitches", format = fmt.int },
-    } } or nil,
+    #window_rows > 0 and { title = string.format("per %s of frame time", fmt.span(opts.per)), rows = window_rows,
+      columns = {
+        { key = "index", title = "#" },
+        { key = "start", title = "from s", format = function(v) return fmt.fixed(v / 1000, 1) end },
+        { key = "frames_text", title = "frames", align = "right" },
+        { key = "mean_ms", title = "mean ms", format = fmt.ms },
+        { key = "p99_ms", title = "p99 ms", format = fmt.ms },
+        { key = "max_ms", title = "max ms", format = fmt.ms },
+        { key = "low", title = "1 % low fps", format = function(v) return v and fmt.fixed(v, 1) or "-" end },
+        { key = "hitches", title = "hitches", format = fmt.int },
+      } } or nil,
   },
   csv = { columns = csv_cols, rows = rows },
 })

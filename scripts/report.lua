@@ -15,6 +15,7 @@
 --   --group NAME      the budget chart's groups at first (repeat; default the 8 largest)
 --   --tree A:B        also keep the call trees of frames A..B (repeat)
 --   --trees N         the hitch frames whose trees are kept (the largest; default 100)
+--   --per DURATION    also the figures of each window of that much frame time (60s, 1m, 500ms)
 --   --json            print the page's data instead (vp.overview.schema)
 --
 -- What it shows: the frame time over the capture (each pixel column's
@@ -53,7 +54,7 @@ frames on the chart; the budget groups over time show the groups picked
 groups and nodes that changed first) and a differential tree of the
 stretches picked (tenths of each run). With scripting off the static
 charts and tables remain: summary; frame time; hitches by cause;
-hitches; budget groups; distribution and its tail (log scale); top nodes
+hitches; with --per, each window of frame time; budget groups; distribution and its tail (log scale); top nodes
 by self time; the comparison; .dw: disagreement kinds per weapon template;
 .dlag: ping and loss over time; laige reports: systems against their
 budgets.]],
@@ -70,6 +71,9 @@ budgets.]],
       help = "a budget group the budget chart shows at first (repeat; default the 8 largest)" },
     { "--tree", type = "range", metavar = "A:B", multi = true,
       help = "also keep the call trees of frames A..B (the capture's frame numbers; repeat)" },
+    { "--per", type = "duration",
+      help = "also a table of each consecutive window of that much frame time (mean, p99, max, 1 % low, "
+        .. "hitches): 60s, 1m, 500ms" },
     { "--trees", type = "integer", default = overview.DEFAULTS.trees, min = 0, metavar = "N",
       help = "how many hitch frames' call trees the page keeps (the largest hitches)" },
   },
@@ -123,7 +127,7 @@ end
 
 local doc = cli.run(overview.analyze, #caps > 1 and caps or cap, { baseline = base, width = opts.width,
   target_fps = #opts.target_fps > 0 and opts.target_fps or nil, groups = #opts.group > 0 and opts.group or nil,
-  tree_frames = tree_frames, trees = opts.trees })
+  tree_frames = tree_frames, trees = opts.trees, per_ms = opts.per })
 if opts.json then
   cli.json(doc, overview.schema)
 else

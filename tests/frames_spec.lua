@@ -109,7 +109,7 @@ describe("--frames", function()
     assert.are.equal(3000, doc.windows[#doc.windows].last)
     local r = h.run("scripts/hitches.lua", "examples/sample.vprof", "--per", "soon")
     assert.are.equal(2, r.code)
-    assert.matches("%-%-per soon: expected a duration such as 60s", r.stderr)
+    assert.matches("%-%-per: bad value 'soon': expected a duration such as 60s", r.stderr)
   end)
 
   it("hitches.lua says where to look: hitches by cause, causes lines within the width (issue 26)", function()

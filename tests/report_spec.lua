@@ -202,6 +202,45 @@ describe("report.lua's data", function()
       assert.is_truthy(r.stdout:find('"frame":150,', 1, true))
     end)
 
+    it("--per: each window of frame time with its figures, in the data and on the page (issue 26)", function()
+      -- the windows worked out here from the frame times: a window ends with the
+      -- frame at which the time summed reaches the next multiple of 1 s
+      local ft = cap:frame_times():totable()
+      local want, first, clock, edge = {}, 1, 0, 1000
+      for i, v in ipairs(ft) do
+        clock = clock + v
+        if clock >= edge or i == #ft then
+          local part = table.move(ft, first, i, 1, {})
+          table.sort(part)
+          want[#want + 1] = { first = first, last = i, p99 = part[math.ceil(0.99 * #part)], max = part[#part] }
+          first = i + 1
+          while edge <= clock do edge = edge + 1000 end
+        end
+      end
+      assert.is_true(#want >= 5)
+      local doc = h.run_json("scripts/report.lua", path, "--per", "1s", "--json")
+      assert.are.equal(1000, doc.per_ms)
+      assert.are.equal(#want, #doc.windows)
+      local hitch_total = 0
+      for i, w in ipairs(doc.windows) do
+        assert.are.same({ want[i].first, want[i].last }, { w.first, w.last })
+        assert.is_true(math.abs(want[i].p99 - w.p99_ms) < 1e-9 and math.abs(want[i].max - w.max_ms) < 1e-9)
+        hitch_total = hitch_total + w.hitches
+      end
+      assert.are.equal(doc.hitch_count, hitch_total)
+      local r = h.run("scripts/report.lua", path, "--per", "1s")
+      assert.are.equal(0, r.code, r.stderr)
+      local section = r.stdout:match('<section id="windows"><h2>Per 1 s of frame time</h2>(.-)</section>')
+      assert.is_truthy(section, "the page has the windows' table")
+      local _, rows = section:gsub("<tr>", "")
+      assert.are.equal(#want + 1, rows) -- the head's row and one a window
+      r = h.run("scripts/report.lua", path)
+      assert.is_falsy(r.stdout:find('id="windows"', 1, true), "no table without --per")
+      r = h.run("scripts/report.lua", path, "--per", "soon")
+      assert.are.equal(2, r.code)
+      assert.matches("%-%-per: bad value 'soon'", r.stderr)
+    end)
+
     it("pages runs against runs: every run on the timeline, node totals by stretch of each side", function()
       local doc = h.run_json("scripts/report.lua", "examples/runs/new", "--runs", "--baseline", "examples/runs/base",
         "--json")

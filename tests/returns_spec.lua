@@ -306,6 +306,7 @@ describe("documented functions return what their signature names", function()
           fixed = { function() return P(f.fixed, 2.5, 2) end }, number = { function() return P(f.number, 16.7) end },
           pct = { function() return P(f.pct, 4.2) end }, p_value = { function() return P(f.p_value, 0.01) end },
           bytes = { function() return P(f.bytes, 1024) end }, duration = { function() return P(f.duration, 850) end },
+          span = { function() return P(f.span, 60000) end },
           frames = { function() return P(f.frames, 201, 3000, 3200) end },
           truncate = { function() return P(f.truncate, "abcdef", 4) end },
           table = { function() return P(f.table, { { a = 1 } }, { { key = "a", title = "A" } }) end },

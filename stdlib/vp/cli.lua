@@ -25,7 +25,9 @@
 -- Option types: "flag" (true when given, else the default or false),
 -- "number", "integer", "string", "range" ("I:J", "I:", ":J" or "I" ->
 -- {first=, last=}; a negative number counts from the end, -1 being the
--- last frame; vp.frames_of is the one rule, vp.open's frames applies it). Extra checks: `choices = {...}`,
+-- last frame; vp.frames_of is the one rule, vp.open's frames applies it),
+-- "duration" ("60s", "1m", "500ms", "1.5h" -> milliseconds, greater than
+-- 0: cli.duration_ms). Extra checks: `choices = {...}`,
 -- `min =`, `max =`, `positive = true`. `--name=value` and `--name value` are
 -- both accepted; `--` ends the options. Option keys in the result drop the
 -- leading dashes and turn "-" into "_" (--min-excess-ms -> opts.min_excess_ms).
@@ -88,6 +90,7 @@ local function metavar_of(o)
   if o.type == "number" then return "X" end
   if o.type == "integer" then return "N" end
   if o.type == "range" then return "I:J" end
+  if o.type == "duration" then return "DURATION" end
   return "VALUE"
 end
 
@@ -227,6 +230,17 @@ function cli.range_of(cap)
   return { first = cap.first_frame, last = cap.last_frame }
 end
 
+--- cli.duration_ms(text) -> ms | nil: a duration such as "60s", "1m",
+-- "500ms" or "1.5h" (units ms, s, m or min, h) in
+-- milliseconds; nil unless it is one and greater than 0.
+function cli.duration_ms(text)
+  local x, unit = tostring(text):match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
+  local scale = ({ ms = 1, s = 1000, m = 60000, min = 60000, h = 3600000 })[unit or ""]
+  local ms = x and scale and tonumber(x) * scale
+  if ms and ms > 0 then return ms end
+  return nil
+end
+
 local function convert(o, raw, spec)
   local name = o[1]
   local function bad(expect)
@@ -247,6 +261,9 @@ local function convert(o, raw, spec)
     local msg
     v, msg = cli.parse_range(raw)
     if not v then bad(msg) end
+  elseif o.type == "duration" then
+    v = cli.duration_ms(raw)
+    if not v then bad("expected a duration such as 60s, 1m or 500ms (ms, s, m or h)") end
   else
     v = raw
   end

@@ -108,6 +108,16 @@ function fmt.duration(ms)
   return string.format("%d h %02d min", total // 3600, (total % 3600) // 60)
 end
 
+--- fmt.span(ms): a window's length in its own unit, as --per takes it:
+-- "500 ms", "10 s", "1 min", "1.5 h".
+function fmt.span(ms)
+  if missing(ms) then return DASH end
+  for _, u in ipairs({ { 3600000, "h" }, { 60000, "min" }, { 1000, "s" } }) do
+    if ms >= u[1] then return fmt.number(ms / u[1]) .. " " .. u[2] end
+  end
+  return fmt.number(ms) .. " ms"
+end
+
 --- fmt.frames(n, first, last): a range of n frames as a script's header shows
 -- it, "4,000 (1..4,000)"; "0" when n is 0.
 function fmt.frames(n, first, last)

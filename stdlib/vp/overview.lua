@@ -30,7 +30,9 @@ local phase_schema = "{phase, first, last, typical_ms}"
 
 --- The shape of the result (report.lua --json).
 overview.schema = "{file, format, frame_range: {first, last}, summary: [{name, value}], rule, targets: [{fps, ms}], "
-  .. "frametime, distribution, exceedance: {frames, min_ms, max_ms, points: [{ms, pct}]}, budget, hitch_count, "
+  .. "frametime, per_ms, windows: [{first, last, start_ms, span_ms, frames, mean_ms, p99_ms, max_ms, "
+  .. "low_1pct_fps, hitches}], distribution, exceedance: {frames, min_ms, max_ms, points: [{ms, pct}]}, budget, "
+  .. "hitch_count, "
   .. "hitches: [{frame, tick, frame_ms, baseline_ms, causes: [{path, group, self_ms, excess_ms}]}], causes: "
   .. hitches.by_cause_schema .. ", top: [{path, group, ms_per_frame, self_ms_per_frame, calls_per_frame, peak_ms, "
   .. "peak_frame}], baseline: {file, frame_range: {first, last}, curve: [], curve_new: [], changed: [{metric, unit, "
@@ -354,8 +356,10 @@ end
 -- whose trees are kept), tree_rows (the most rows, a node of a kept
 -- frame each, the trees may hold: the frames asked for first, then the
 -- slowest, then the largest hitches), detail (budget buckets per chart column),
--- stretches (of each run, for the differential tree), explore (false: no
--- interactive data).
+-- stretches (of each run, for the differential tree), per_ms (the
+-- figures of each consecutive window of that much frame time too:
+-- windows, as hitches.analyze gives them), explore (false: no interactive
+-- data).
 function overview.analyze(cap, params)
   params = params or {}
   local runs = is_list(cap) and cap or { cap }
@@ -369,7 +373,8 @@ function overview.analyze(cap, params)
   end
   local h, ranked
   if has_frames(cap) and #cap:frame_times() > 0 then
-    h = hitches.analyze(cap, { causes = params.causes or D.causes })
+    h = hitches.analyze(cap, { causes = params.causes or D.causes, per_ms = params.per_ms })
+    doc.per_ms, doc.windows = params.per_ms, h.windows
     local marks = {}
     for i, x in ipairs(h.hitches) do marks[i] = x.frame end
     doc.frametime = charts.frametime(cap, { width = width, hitches = marks, target_fps = params.target_fps })

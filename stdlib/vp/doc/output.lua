@@ -68,6 +68,9 @@ function fmt.bytes(n) -> string
 function fmt.duration(ms) -> string
   a duration: "850 ms", "12.3 s", "4 min 05 s"
   > print(require("vp.fmt").duration(cap:frame_times():sum()))
+function fmt.span(ms) -> string
+  a window's length in its own unit, as --per takes it: "500 ms", "10 s", "1 min", "1.5 h"
+  > print(require("vp.fmt").span(60000))
 function fmt.frames(n, first, last) -> string
   a range of frames as the scripts' headers show it: "201 (3,000..3,200)"
   > print(require("vp.fmt").frames(201, 3000, 3200))
