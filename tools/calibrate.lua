@@ -23,31 +23,6 @@
 local infer = require "vp.infer"
 local mwu
 
-local opts = { pairs = 1000, runs_pairs = 300, frames = 3000, seed = 20240601, runs = 5 }
-do
-  local i = 1
-  while arg[i] do
-    local a = arg[i]
-    local key = a:match("^%-%-([%w%-]+)$")
-    if a == "--quick" then
-      opts.pairs, opts.runs_pairs = 200, 100
-    elseif key and arg[i + 1] and tonumber(arg[i + 1]) then
-      key = key:gsub("%-", "_")
-      if opts[key] == nil then
-        io.stderr:write("calibrate: unknown option ", a, "\n")
-        os.exit(2)
-      end
-      opts[key] = math.tointeger(tonumber(arg[i + 1])) or tonumber(arg[i + 1])
-      i = i + 1
-    else
-      io.stderr:write("usage: vpscript tools/calibrate.lua [--pairs N] [--runs-pairs N] [--frames N] [--seed S]",
-        " [--runs N] [--quick]\n")
-      os.exit(a == "--help" and 0 or 2)
-    end
-    i = i + 1
-  end
-end
-
 -- Generator ---------------------------------------------------------------------------
 
 do -- tools/sim.lua sits beside this script, the tests' Mann-Whitney oracle in tests/
@@ -56,6 +31,9 @@ do -- tools/sim.lua sits beside this script, the tests' Mann-Whitney oracle in t
   mwu = require "mwu_oracle"
 end
 local sim = require "sim"
+local opts = sim.options("calibrate", arg, {
+  pairs = 1000, runs_pairs = 300, frames = 3000, seed = 20240601, runs = 5 },
+  { pairs = 200, runs_pairs = 100 })
 local sqrt = math.sqrt
 local DESIGN = sim.DESIGN
 local capture = sim.capture

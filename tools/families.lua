@@ -16,36 +16,15 @@
 -- planted change, when it also moved the planted way.
 local compare = require "vp.compare"
 
-local opts = { pairs = 200, runs_pairs = 40, frames = 3000, seed = 20261201, runs = 5 }
-do
-  local i = 1
-  while arg[i] do
-    local a = arg[i]
-    local key = a:match("^%-%-([%w%-]+)$")
-    if a == "--quick" then
-      opts.pairs, opts.runs_pairs = 50, 12
-    elseif key and arg[i + 1] and tonumber(arg[i + 1]) then
-      key = key:gsub("%-", "_")
-      if opts[key] == nil then
-        io.stderr:write("families: unknown option ", a, "\n")
-        os.exit(2)
-      end
-      opts[key] = math.tointeger(tonumber(arg[i + 1])) or tonumber(arg[i + 1])
-      i = i + 1
-    else
-      io.stderr:write("usage: vpscript tools/families.lua [--pairs N] [--runs-pairs N] [--frames N] [--seed S]",
-        " [--runs N] [--quick]\n")
-      os.exit(a == "--help" and 0 or 2)
-    end
-    i = i + 1
-  end
-end
 
 do -- tools/sim.lua sits beside this script
   local here = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
   package.path = here .. "/?.lua;" .. package.path
 end
 local sim = require "sim"
+local opts = sim.options("families", arg, {
+  pairs = 200, runs_pairs = 40, frames = 3000, seed = 20261201, runs = 5 },
+  { pairs = 50, runs_pairs = 12 })
 
 -- The metrics read, and for each planted change the metric that should
 -- find it and the way it should move ("worse").

@@ -23,6 +23,35 @@ sim.DESIGN = { base = 16, noise = 0.05, spike_p = 0.005, phi = 0.99, drift_sd = 
 local sqrt, log, cos, exp, floor, random = math.sqrt, math.log, math.cos, math.exp, math.floor, math.random
 local TWO_PI = 2 * math.pi
 
+--- sim.options(name, arg, defaults, quick) -> opts: the tools' command
+-- line: --KEY N for each key of defaults (--runs-pairs: runs_pairs), --quick
+-- (the keys of quick set), --help; anything else exits 2 with the usage.
+function sim.options(name, args, defaults, quick)
+  local opts, words = {}, {}
+  for k, v in pairs(defaults) do opts[k] = v end
+  for k in pairs(defaults) do words[#words + 1] = "[--" .. k:gsub("_", "-") .. " N]" end
+  table.sort(words)
+  local i = 1
+  while args[i] do
+    local a = args[i]
+    local key = a:match("^%-%-([%w%-]+)$")
+    key = key and key:gsub("%-", "_")
+    if a == "--quick" then
+      for k, v in pairs(quick) do opts[k] = v end
+    elseif key and defaults[key] ~= nil and args[i + 1] and tonumber(args[i + 1]) then
+      opts[key] = math.tointeger(tonumber(args[i + 1])) or tonumber(args[i + 1])
+      i = i + 1
+    else
+      local unknown = key and defaults[key] == nil and a ~= "--help"
+      io.stderr:write(unknown and (name .. ": unknown option " .. a .. "\n") or "",
+        "usage: vpscript tools/", name, ".lua ", table.concat(words, " "), " [--quick]\n")
+      os.exit(a == "--help" and 0 or 2)
+    end
+    i = i + 1
+  end
+  return opts
+end
+
 --- sim.normal() -> a standard normal draw (Box-Muller).
 function sim.normal()
   local u = random()
