@@ -441,6 +441,40 @@ describe("compare.lua with several runs a side", function()
   end)
   teardown(h.cleanup)
 
+  it("a count of hitches with runs a side: the rate test over every run's hitches (issue 23)", function()
+    -- 3 runs a side, 2 hitch frames in each run of A, 8 in each of B
+    local ha, hb = dir .. "/hitch_a", dir .. "/hitch_b"
+    os.execute("mkdir -p " .. h.quote(ha) .. " " .. h.quote(hb))
+    for i = 1, 3 do
+      fx.vprof(ha .. "/run" .. i .. ".vprof", { seed = 300 + i, frames = 600, hitches = { 150, 450 } })
+      fx.vprof(hb .. "/run" .. i .. ".vprof", { seed = 400 + i, frames = 600,
+        hitches = { 60, 120, 180, 240, 300, 360, 420, 480 } })
+    end
+    local counts = {}
+    for _, d in ipairs({ ha, hb }) do
+      for i = 1, 3 do
+        local doc = h.run_json("scripts/hitches.lua", d .. "/run" .. i .. ".vprof", "--json")
+        counts[#counts + 1] = #doc.hitches
+      end
+    end
+    assert.same({ 2, 2, 2, 8, 8, 8 }, counts)
+    local doc = h.run_json("scripts/compare.lua", ha, hb, "--runs", "--json", "--match", "^hitches$")
+    local m = by_metric(doc).hitches
+    assert.equal("runs", m.evidence)
+    assert.equal("rate-runs", m.method)
+    -- the same counts in every run: no overdispersion, so B's share of the 30
+    -- hitches is binomial(30, 1/2) when the rates are equal; two-sided
+    local function choose(n, k)
+      local c = 1
+      for j = 1, k do c = c * (n - k + j) / j end
+      return c
+    end
+    local upper = 0
+    for k = 24, 30 do upper = upper + choose(30, k) / 2 ^ 30 end
+    assert.is_true(math.abs(m.p_value - 2 * upper) < 1e-9, m.p_value .. " against " .. 2 * upper)
+    assert.is_true(m.significant)
+  end)
+
   it("a directory a side: the runs are the units, Welch's t on their values decides", function()
     local doc = h.run_json("scripts/compare.lua", base_dir, new_dir, "--runs", "--json")
     assert.equal(5, doc.a.runs)

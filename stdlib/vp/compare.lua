@@ -349,31 +349,40 @@ function compare.distribution(A, B, name, params)
 end
 
 -- The rate test of a count of events (hitch frames): the conditional test
--- of vp.infer.rate, with the dispersion of the counts per stretch (the
--- paired stretches, or the batches) allowing for events in bursts.
-local function rate_test(e, A, B, row, p)
+-- of vp.infer.rate on the events of every run of each side, with the
+-- dispersion of the counts per block allowing for events in bursts. The
+-- blocks are the runs when there are several a side (by_runs), else the
+-- capture's stretches (the paired stretches, or the batches).
+local function rate_test(e, A, B, row, p, by_runs)
   local counts, totals, frames = {}, {}, {}
   for i, side in ipairs({ A, B }) do
-    local cap = side.runs[1]
-    local pos, why = metrics.events(cap, row.metric)
-    if not pos then return nil, why end
-    local n = metrics.value(cap, e.per)
-    if not n or n <= 0 then return nil, "no frames" end
-    local cuts = side.cuts or infer.cuts(n, math.max(1, infer.batch_count(n)))
-    local c, b = {}, 1
-    for k = 1, #cuts - 1 do c[k] = 0 end
-    for _, x in ipairs(pos) do
-      while b < #cuts - 1 and x > cuts[b + 1] do b = b + 1 end
-      c[b] = c[b] + 1
+    local c, total, n = {}, 0, 0
+    for r, cap in ipairs(by_runs and side.runs or { side.runs[1] }) do
+      local pos, why = metrics.events(cap, row.metric)
+      if not pos then return nil, why end
+      local frames_r = metrics.value(cap, e.per)
+      if not frames_r or frames_r <= 0 then return nil, "no frames" end
+      if by_runs then
+        c[r] = #pos
+      else
+        local cuts = side.cuts or infer.cuts(frames_r, math.max(1, infer.batch_count(frames_r)))
+        local b = 1
+        for k = 1, #cuts - 1 do c[k] = 0 end
+        for _, x in ipairs(pos) do
+          while b < #cuts - 1 and x > cuts[b + 1] do b = b + 1 end
+          c[b] = c[b] + 1
+        end
+      end
+      total, n = total + #pos, n + frames_r
     end
-    counts[i], totals[i], frames[i] = c, #pos, n
+    counts[i], totals[i], frames[i] = c, total, n
   end
   local t, why = infer.rate(totals[1], frames[1], totals[2], frames[2],
     { dispersion = infer.dispersion(counts), level = p.level })
   if not t then return nil, why end
   local a = row.a
-  local out = { method = "rate", evidence = A.cuts and "aligned" or "frames", p = t.p, diff = row.change,
-    a = row.a, b = row.b }
+  local out = { method = "rate", evidence = by_runs and "runs" or A.cuts and "aligned" or "frames", p = t.p,
+    diff = row.change, a = row.a, b = row.b }
   if a and a ~= 0 and t.lo_pct then
     out.lo = a * t.lo_pct / 100
     out.hi = t.hi_pct and a * t.hi_pct / 100 or math.huge
@@ -445,16 +454,23 @@ function compare.metric(A, B, name, va, vb, params)
     a_raw = finite(d.a_raw), b_raw = finite(d.b_raw), per = d.per,
   }
 
-  -- runs: one value each (per frame when normalised), Welch's t
-  local runs
+  -- runs: one value each (per frame when normalised), Welch's t; a count
+  -- of events, the rate test over every run's events
+  local runs, runs_method
   if #A.runs >= 2 and #B.runs >= 2 then
     local ra, rb = {}, {}
     for i, v in ipairs(va) do ra[i] = d.normalised and v / pa[i] or v end
     for i, v in ipairs(vb) do rb[i] = d.normalised and v / pb[i] or v end
-    local t = infer.runs(ra, rb, p.level)
-    runs = { a = ra, b = rb }
-    if t then
-      runs.p_value, runs.change_lo, runs.change_hi, runs.df = finite(t.p), finite(t.lo), finite(t.hi), finite(t.df)
+    runs, runs_method = { a = ra, b = rb }, "welch-runs"
+    local rt = e.events and rate_test(e, A, B, row, p, true)
+    if rt then
+      runs_method, runs.p_value, runs.change_lo, runs.change_hi = "rate-runs", finite(rt.p), finite(rt.lo),
+        finite(rt.hi)
+    else
+      local t = infer.runs(ra, rb, p.level)
+      if t then
+        runs.p_value, runs.change_lo, runs.change_hi, runs.df = finite(t.p), finite(t.lo), finite(t.hi), finite(t.df)
+      end
     end
   end
   local frames, why
@@ -475,7 +491,7 @@ function compare.metric(A, B, name, va, vb, params)
 
   local use_runs = runs and runs.p_value ~= nil and p.evidence ~= "frames"
   if use_runs then
-    row.evidence, row.method, row.p_value = "runs", "welch-runs", runs.p_value
+    row.evidence, row.method, row.p_value = "runs", runs_method, runs.p_value
     row.ci = interval(row, runs.change_lo, runs.change_hi, p.level)
   elseif frames and p.evidence ~= "runs" then
     row.evidence, row.method, row.p_value = frames.evidence or "frames", frames.method, row.frames.p_value
