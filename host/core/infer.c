@@ -370,7 +370,7 @@ static size_t merge_counts(const double *xv, const uint64_t *xc, size_t xd, cons
 
 vp_batched *vp_batched_new(size_t k)
 {
-    return batched_alloc(k, 64);
+    return batched_alloc(k, 2 * k + 8);
 }
 
 int vp_batched_put(vp_batched *s, size_t b, const double *v, const uint64_t *c, size_t d, double sum)
@@ -391,6 +391,46 @@ int vp_batched_put(vp_batched *s, size_t b, const double *v, const uint64_t *c, 
     x->v = s->vbuf + at;
     x->c = s->cbuf + at;
     s->used += nd;
+    return 1;
+}
+
+/* A finished sample's store holds, besides the live counts, what each put
+ * left behind and the doubling's slack: copy the live ones into a store of
+ * their size (a capture of many groups keeps thousands of small samples). */
+static int batched_compact(vp_batched *s)
+{
+    size_t live = s->all.d;
+    for (size_t b = 0; b < s->k; b++)
+        live += s->batch[b].d;
+    if (live == s->cap)
+        return 1;
+    size_t cap = live ? live : 1;
+    double *v = malloc(cap * sizeof *v);
+    uint64_t *c = malloc(cap * sizeof *c);
+    if (!v || !c) {
+        free(v);
+        free(c);
+        return 1; /* the sample stands as it is */
+    }
+    size_t at = 0;
+    for (size_t b = 0; b <= s->k; b++) {
+        vp_counts *x = b < s->k ? &s->batch[b] : &s->all;
+        if (x->d) {
+            memcpy(v + at, x->v, x->d * sizeof *v);
+            memcpy(c + at, x->c, x->d * sizeof *c);
+        }
+        if (b < s->k)
+            *batch_off(s, b) = at;
+        x->v = v + at;
+        x->c = c + at;
+        at += x->d;
+    }
+    free(s->vbuf);
+    free(s->cbuf);
+    s->vbuf = v;
+    s->cbuf = c;
+    s->used = live;
+    s->cap = cap;
     return 1;
 }
 
@@ -428,7 +468,7 @@ int vp_batched_finish(vp_batched *s)
     free(p);
     s->used += d;
     s->all = (vp_counts){av, ac, d, n, sum};
-    return 1;
+    return batched_compact(s);
 }
 
 vp_batched *vp_batched_of_values(const double *x, const size_t *cuts, size_t k)

@@ -312,6 +312,9 @@ int main(void)
     CHECK(pb->batch[0].d == 4 && pb->batch[0].n == 9 && pb->batch[0].sum == 28 && pb->batch[0].c[2] == 5);
     CHECK(pb->all.d == 4 && pb->all.n == 12 && pb->all.c[0] == 4 && pb->all.v[3] == 9);
     CHECK(vp_counts_at_most(&pb->all, 2.5) == 5 && isnan(vp_counts_rank(&pb->all, 13)));
+    /* finished, the store holds the live counts only: batch 0's 4, batch 1's 2, all's 4 */
+    CHECK(pb->used == 10 && pb->cap == 10);
+    CHECK(pb->batch[1].d == 2 && pb->batch[1].v[1] == 3 && pb->batch[1].c[0] == 2 && pb->all.v[0] == 1);
     vp_batched_free(pb);
     size_t cuts7[4];
     vp_batch_cuts(7, 3, cuts7);
