@@ -128,10 +128,11 @@ end
 local doc = cli.run(overview.analyze, #caps > 1 and caps or cap, { baseline = base, width = opts.width,
   target_fps = #opts.target_fps > 0 and opts.target_fps or nil, groups = #opts.group > 0 and opts.group or nil,
   tree_frames = tree_frames, trees = opts.trees, per_ms = opts.per })
+-- the page is plain data: the captures go before it is made
+for _, c in ipairs(caps) do c:close() end
+for _, c in ipairs(base or {}) do c:close() end
 if opts.json then
   cli.json(doc, overview.schema)
 else
   cli.write_output(opts.output, html.report(doc))
 end
-for _, c in ipairs(caps) do c:close() end
-for _, c in ipairs(base or {}) do c:close() end

@@ -34,9 +34,7 @@ local BOMBS = {
     ["compare.lua --json SELF"] = "every metric of the node and its group names it whole: 111 MB for a 1 MB name "
       .. "(vp.compare, issue 23's code)",
     ["compare.lua SELF"] = "as compare.lua --json" } },
-  { "vprof_many_nodes", 100000, VPROF, node = "n500", over = {
-    ["report.lua"] = "the page's node table holds every node's path and name as Lua strings (vp.overview, issue 28's "
-      .. "code): 97 MB for 100,000 nodes in a 3 MB file, 3 MB over" } },
+  { "vprof_many_nodes", 100000, VPROF, node = "n500" },
   { "vprof_many_groups_used", 20000, VPROF, node = "n7", over = {
     ["compare.lua --json SELF"] = "the batch statistics of every group at once (vp.infer's counts per batch) "
       .. "and 40,000 metric rows: 162 MB for 20,000 groups in a 4 MB file, 56 MB over (issue 23's code)",
