@@ -77,7 +77,7 @@ if opts.per then
 end
 -- --frames: the capture is opened whole and the range handed down, so that
 -- the frames before the range feed the baseline windows
-local cap = cli.open(path)
+local cap = cli.open(path, opts)
 local first, last
 if opts.frames then
   first, last = require("vp").frames_of(opts.frames, cap.frame_count or #cap)
