@@ -141,11 +141,11 @@ end
 -- text before the cursor. `start` is the 1-based position where the word
 -- being completed begins; each candidate replaces line:sub(start).
 -- Completes globals and keywords, `a.b.c` fields and `obj:method` names
--- (through metatables); inside an open string, node paths where a VProf
--- capture or frame method takes a node (cap:node("Root/CE<Tab>,
--- cap:series(", fr:time_ms(", cap:find(" once it holds a "/"), node names
--- where it takes a name (cap:find(" before any "/"),
--- group names in cap:group(", and file names anywhere else.
+-- (through metatables); inside the open string a method takes, what its
+-- documentation says the string names (vp.doc: the member's arg): node
+-- paths (cap:node("Root/CE<Tab>, cap:series(", fr:time_ms(", cap:find("
+-- once it holds a "/"), node names (cap:find(" before any "/") or group
+-- names (cap:group("); file names in any other string.
 function repl.complete(line, env)
   return complete.complete(line, env or _G)
 end

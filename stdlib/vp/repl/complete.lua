@@ -164,16 +164,9 @@ local function resolve_chain(env, chain)
   return obj
 end
 
--- Methods whose first argument is a node (path or id), and the one that
--- takes a group name, by class.
-local NODE_ARG = {
-  ["vp.vprof"] = { node = true, series = true, find = true, dist = true, totals = true },
-  ["vp.vprof.frame"] = { time_ms = true, self_ms = true, calls = true },
-}
-local GROUP_ARG = { ["vp.vprof"] = { group = true } }
-
--- The capture and the kind of name ("node" or "group") a string opened as
--- the first argument of `obj:method(` wants, or nil.
+-- The capture and what a string opened as the first argument of
+-- `obj:method(` names, as the method's documentation says (vp.doc: its
+-- arg, {kind = "path"|"pattern"|"group", alone =}), or nil.
 local function string_argument(line, q, env)
   local chain, method = line:sub(1, q - 2):match("([%a_][%w_%.]*):([%a_][%w_]*)%s*%(%s*$")
   if not chain then return nil end
@@ -182,31 +175,23 @@ local function string_argument(line, q, env)
   if not class then return nil end
   local cap = class == "vp.vprof" and obj or capture_of(obj)
   if not cap then return nil end
-  if NODE_ARG[class] and NODE_ARG[class][method] then return cap, "node" end
-  if GROUP_ARG[class] and GROUP_ARG[class][method] then return cap, "group" end
-  return nil
+  local m = doc.member(class, method)
+  if not (m and m.arg) then return nil end
+  return cap, m.arg
 end
-
--- The method whose string argument opens at q (`cap:find("` -> "find").
-local function method_name(line, q)
-  return line:sub(1, q - 2):match(":([%a_][%w_]*)%s*%(%s*$")
-end
-
--- Methods whose only argument is the string completed: a single
--- completion closes their call too (cap:group("Physics")).
-local ONE_ARGUMENT = { group = true, node = true }
 
 -- What closes a single completion: the quote before q, and the call's
--- parenthesis for a method of one argument.
-local function closing(line, q)
-  return line:sub(q - 1, q - 1) .. (ONE_ARGUMENT[method_name(line, q) or ""] and ")" or "")
+-- parenthesis when the string is the method's only argument (arg.alone:
+-- cap:group("Physics")).
+local function closing(line, q, arg)
+  return line:sub(q - 1, q - 1) .. (arg.alone and ")" or "")
 end
 
 -- Node paths, one level at a time: "Root" and the root's children at the
 -- top (paths may be given relative to the root), then the children of the
 -- node the text names. A node without children closes the string; one
 -- typed in full gets its "/" so the next Tab goes on.
-local function complete_node(line, q, cap)
+local function complete_node(line, q, cap, arg)
   local text = line:sub(q)
   local dir, base = text:match("^(.*/)([^/]*)$")
   if not dir then dir, base = "", text end
@@ -216,7 +201,7 @@ local function complete_node(line, q, cap)
     if not found or n == nil then return q + #dir, {} end
     parent = n
   end
-  local quote_char = closing(line, q)
+  local quote_char = closing(line, q, arg)
   local out, kids = {}, {}
   local function offer(n)
     local key = require("vp.fmt").path_last(n.path)
@@ -247,19 +232,19 @@ end
 
 -- The names that start with the text typed from q, sorted; a single one
 -- closes the string (and the call: closing).
-local function names_from(line, q, names)
+local function names_from(line, q, names, arg)
   local text, out = line:sub(q), {}
   for _, name in ipairs(names) do
     if name:sub(1, #text) == text then out[#out + 1] = name end
   end
   table.sort(out, natural_less)
-  if #out == 1 then out[1] = out[1] .. closing(line, q) end
+  if #out == 1 then out[1] = out[1] .. closing(line, q, arg) end
   return q, out
 end
 
 -- Node names, each once, for a method that finds nodes by name wherever
 -- they are (cap:find(" before any "/").
-local function complete_name(line, q, cap)
+local function complete_name(line, q, cap, arg)
   local names, seen = {}, {}
   pcall(function()
     for n in cap:nodes() do
@@ -269,15 +254,15 @@ local function complete_name(line, q, cap)
       end
     end
   end)
-  return names_from(line, q, names)
+  return names_from(line, q, names, arg)
 end
 
-local function complete_group(line, q, cap)
+local function complete_group(line, q, cap, arg)
   local names = {}
   pcall(function()
     for g in cap:groups() do names[#names + 1] = g.name end
   end)
-  return names_from(line, q, names)
+  return names_from(line, q, names, arg)
 end
 
 --- complete.complete(line, env) -> start, candidates: repl.complete, the
@@ -286,11 +271,13 @@ function complete.complete(line, env)
   local none = #line + 1
   local q = open_string(line)
   if q then
-    local cap, kind = string_argument(line, q, env)
-    if kind == "node" and method_name(line, q) == "find" and not line:find("/", q, true) then kind = "name" end
-    if kind == "node" then return complete_node(line, q, cap) end
-    if kind == "name" then return complete_name(line, q, cap) end
-    if kind == "group" then return complete_group(line, q, cap) end
+    local cap, arg = string_argument(line, q, env)
+    local kind = arg and arg.kind
+    -- a pattern is a node name until it holds a "/", then a path
+    if kind == "pattern" then kind = line:find("/", q, true) and "path" or "name" end
+    if kind == "path" then return complete_node(line, q, cap, arg) end
+    if kind == "name" then return complete_name(line, q, cap, arg) end
+    if kind == "group" then return complete_group(line, q, cap, arg) end
     return complete_file(line, q)
   end
   if q == false then return none, {} end
