@@ -443,7 +443,9 @@ local NO_OPTS = { _spec = {} }
 local function parsed(opts, who)
   if opts == nil then return NO_OPTS end
   if type(opts) ~= "table" or type(opts._spec) ~= "table" then
-    error(who .. ": opts must be what cli.parse returned (or nil), not " .. type(opts), 3)
+    local got = type(opts) == "table" and "a table without _spec" or "a " .. type(opts)
+    local after = who == "cli.warn" and "" or " (vp.open's options come after it)"
+    error(string.format("%s: opts must be what cli.parse returned, or nil%s, not %s", who, after, got), 3)
   end
   return opts
 end
