@@ -36,7 +36,7 @@ local opts, args = cli.parse(arg, {
   positional = { { "WEAPON", help = "a .dw weapon trace" }, { "MOVEMENT", help = "a .dm movement trace" } },
 })
 
-local dw, dm = cli.open(args[1]), cli.open(args[2])
+local dw, dm = cli.open(args[1], opts), cli.open(args[2], opts)
 if dw.format ~= "dw" or dm.format ~= "dm" then
   cli.fail(2, "expected a .dw and a .dm capture, got %s and %s", dw.format, dm.format)
 end

@@ -42,7 +42,7 @@ are nearest-rank. Frames are numbered from 1.]],
                   {"NODE", help = "node path (Root/...) or numeric node id"}},
 })
 
-local cap = cli.open(args[1], { frames = opts.frames })
+local cap = cli.open(args[1], opts, { frames = opts.frames })
 if cap.format ~= "vprof" then
     cli.fail(2, "%s: a VProf capture is needed, this is %s", args[1], tostring(cap.format))
 end

@@ -34,7 +34,7 @@ engine's budget panel draws it. Frames are numbered from 1.]],
     positional = {{"CAPTURE", help = "a .vprof capture"}},
 })
 
-local cap = cli.open(args[1])
+local cap = cli.open(args[1], opts)
 if cap.format ~= "vprof" then
     cli.fail(2, "%s: a VProf capture is needed, this is %s", args[1], tostring(cap.format))
 end

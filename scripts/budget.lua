@@ -43,8 +43,8 @@ local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one ru
 local path = args[1]
 -- What budget.analyze reads, computed while the capture is read (over a
 -- --frames range: by one pass over it, once the capture holds only those).
-local cap = cli.open_as(path, "vprof", { stats = { groups = not opts.fold_hidden, fold_hidden = opts.fold_hidden },
-  frames = opts.frames })
+local cap = cli.open_as(path, opts, "vprof", {
+  stats = { groups = not opts.fold_hidden, fold_hidden = opts.fold_hidden }, frames = opts.frames })
 
 local doc, info = budget.analyze(cap, { fold_hidden = opts.fold_hidden, file = path })
 local n, total_ms = doc.frames, info.total_ms

@@ -51,13 +51,13 @@ if not opts.runs then
 end
 local rules_path = args[1]
 cli.check_order(SPEC, rules_path, args[2])
-local base_files = #opts.baseline > 0 and multi.expand(opts.baseline) or {}
+local base_files = #opts.baseline > 0 and multi.expand(opts.baseline, opts) or {}
 if #opts.baseline > 0 and #base_files == 0 then
   cli.fail(2, "no capture files in %s", table.concat(opts.baseline, ", "))
 end
 local cap_files = { args[2] }
 if opts.runs then
-  cap_files = multi.expand(table.move(args, 2, #args, 1, {}))
+  cap_files = multi.expand(table.move(args, 2, #args, 1, {}), opts)
   if #cap_files == 0 then cli.fail(2, "no capture files in %s", table.concat(args, ", ", 2)) end
 end
 local rules = gate.rules(rules_path, { baseline = #base_files > 0, runs = #base_files > 1 and #cap_files > 1 })
@@ -73,7 +73,7 @@ local _ <close> = setmetatable({}, { __close = function(_, err)
 end })
 -- The captures and the baseline are read together, each computing the
 -- statistics the rules read (cli.open_runs, gate.open_stats).
-local caps, base = cli.open_runs(cap_files, opts.frames, #base_files > 0 and base_files or nil,
+local caps, base = cli.open_runs(cap_files, opts, opts.frames, #base_files > 0 and base_files or nil,
   gate.open_stats(rules), opts.baseline_frames or opts.frames)
 local r = gate.evaluate(rules, caps, base, { alpha = opts.alpha, source = rules_path, pairing = opts.pairing })
 for _, c in ipairs(caps) do c:close() end

@@ -74,7 +74,7 @@ if #a_paths == 0 then
 end
 for i = b_from, #pos do b_paths[#b_paths + 1] = pos[i] end
 if #b_paths == 0 then cli.fail(2, "missing argument B (try 'vpscript compare.lua --help')") end
-local b_files = multi.expand(b_paths)
+local b_files = multi.expand(b_paths, opts)
 if #b_files == 0 then cli.fail(2, "no capture files in %s", table.concat(b_paths, ", ")) end
 if opts.shard and opts.runs then
   cli.fail(2, "--shard splits B captures compared one by one; --runs makes them one side")
@@ -83,12 +83,12 @@ b_files = multi.shard(b_files, opts.shard)
 if not opts.runs and (#b_files > 1 or b_files[1] ~= b_paths[1]) then
   multi.run(b_files, opts, SPEC, at, b_from) -- one comparison per B capture; never returns
 end
-local a_files = multi.expand(a_paths)
+local a_files = multi.expand(a_paths, opts)
 if #a_files == 0 then cli.fail(2, "no capture files in %s", table.concat(a_paths, ", ")) end
 
 -- Every group and node metric is read (cli.open_runs: a VProf capture's
 -- statistics are computed while it is read; both sides are read together).
-local caps_a, caps_b = cli.open_runs(a_files, opts.baseline_frames or opts.frames, b_files, nil, opts.frames)
+local caps_a, caps_b = cli.open_runs(a_files, opts, opts.baseline_frames or opts.frames, b_files, nil, opts.frames)
 local r = compare.analyze(caps_a, caps_b, { alpha = opts.alpha, nodes = opts.nodes, match = opts.match,
   shape = opts.shape, evidence = opts.evidence, pairing = opts.pairing })
 for _, c in ipairs(caps_a) do c:close() end

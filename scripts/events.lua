@@ -43,7 +43,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open_as(path, "devt")
+local cap = cli.open_as(path, opts, "devt")
 
 local doc = cli.run(events.analyze, cap, { file = path })
 

@@ -43,11 +43,11 @@ local opts, args = cli.parse(arg, SPEC)
 if not opts.to then cli.fail(2, "--to FORMAT is required (%s)", table.concat(export.NAMES, ", ")) end
 if opts.json and not opts.output then cli.fail(2, "--json needs -o FILE: the export itself goes to stdout") end
 local path = args[1]
-local cap = cli.open(path, { frames = opts.frames })
+local cap = cli.open(path, opts, { frames = opts.frames })
 local range = cli.range_of(cap)
 local base
 if opts.diff then
-  base = cli.open(opts.diff, { frames = opts.frames })
+  base = cli.open(opts.diff, opts, { frames = opts.frames })
 end
 
 -- -o: a new file renamed into place once whole and checked (vp.output);
@@ -71,7 +71,7 @@ do
   local size = tonumber(cap.size) or 0
   if bytes and size > 0 and bytes > 20 * size and bytes > 10 * 1024 * 1024 then
     local fmt = require "vp.fmt"
-    cli.warn("%s is %s, %d x the capture (%s): %s; --frames A:B exports a stretch", opts.output or "the output",
+    cli.warn(opts, "%s is %s, %d x the capture (%s): %s; --frames A:B exports a stretch", opts.output or "the output",
       fmt.bytes(bytes), bytes // size, fmt.bytes(size), opts.to == "chrome"
         and "a Chrome trace holds an event for every node of every frame (--to speedscope is smaller)"
         or "viewers may be slow to open it")

@@ -109,10 +109,10 @@ end
 local opts, args = cli.parse(table.move(arg, 2, #arg, 1, {}), SPECS[command])
 
 local function captures()
-  local files = multi.shard(multi.expand(args), opts.shard)
+  local files = multi.shard(multi.expand(args, opts), opts.shard)
   local records = {}
   for i, f in ipairs(files) do
-    local cap = cli.open(f, { stats = true })
+    local cap = cli.open(f, opts, { stats = true })
     records[i] = cli.run(history.measure, cap, history.metadata(opts, os.getenv, f), { match = opts.match })
     cap:close()
   end

@@ -67,7 +67,7 @@ local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one ru
 local path = args[1]
 -- --frames: the capture is opened whole and the range handed down, so that
 -- the frames before the range feed the baseline windows
-local cap = cli.open(path)
+local cap = cli.open(path, opts)
 local first, last
 if opts.frames then
   first, last = require("vp").frames_of(opts.frames, cap.frame_count or #cap)

@@ -59,7 +59,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open_as(path, "dw")
+local cap = cli.open_as(path, opts, "dw")
 
 local res = cli.run(hitdiff.analyze, cap, { tolerance = opts.tolerance, max_details = opts.max_details,
   file = path })

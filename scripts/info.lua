@@ -43,7 +43,7 @@ number (durations in ms under keys ending in _ms).]],
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
 -- quiet: the warnings are part of this script's output
-local cap = cli.open(path, opts.format and { format = opts.format } or nil, true)
+local cap = cli.open(path, opts, nil, true)
 
 local doc, rows = info.analyze(cap, { file = path })
 

@@ -65,7 +65,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open_as(path, "dlag")
+local cap = cli.open_as(path, opts, "dlag")
 
 -- fmt.table passes (value, row): keep the row out of fmt.number's decimals.
 local function num(v) return fmt.number(v) end

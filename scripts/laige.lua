@@ -57,7 +57,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open(path) -- laige reports only (SPEC.formats)
+local cap = cli.open(path, opts) -- laige reports only (SPEC.formats)
 local doc = laige.analyze(cap, { sort = opts.sort, file = path })
 
 -- Times in these reports are often microseconds: print them with the

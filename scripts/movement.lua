@@ -57,7 +57,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open_as(path, "dm")
+local cap = cli.open_as(path, opts, "dm")
 
 local doc = cli.run(movement.analyze, cap, {
   bit = opts.bit, min_correction = opts.min_correction, max_gap_ms = opts.max_gap_ms,

@@ -41,7 +41,7 @@ local SPEC = {
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local query, path = args[1], args[2]
 cli.check_order(SPEC, query, path)
-local cap = cli.open_as(path, "vprof", { frames = opts.frames })
+local cap = cli.open_as(path, opts, "vprof", { frames = opts.frames })
 
 local doc = cli.run(node.analyze, cap, { node = query, lua = opts.lua,
   worst = opts.worst, file = path })

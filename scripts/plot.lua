@@ -64,7 +64,7 @@ elseif not named and args[2] then
   cli.fail(2, "unexpected argument '%s': only --chart node and group take a name", args[2])
 end
 if #opts.group > 0 and opts.chart ~= "budget" then cli.fail(2, "--group picks the groups of --chart budget") end
-local cap = cli.open(args[1], { frames = opts.frames })
+local cap = cli.open(args[1], opts, { frames = opts.frames })
 
 local target_fps = #opts.target_fps > 0 and opts.target_fps or nil
 local width = { width = opts.width }
@@ -86,7 +86,7 @@ elseif opts.chart == "budget" then
 elseif named then
   out = svg.series(cli.run(charts[opts.chart], cap, args[2], width), width)
 else
-  local base = cli.open(opts.baseline, { frames = opts.frames })
+  local base = cli.open(opts.baseline, opts, { frames = opts.frames })
   out = svg.percentiles({
     { name = "baseline: " .. opts.baseline:match("[^/]*$"), curve = cli.run(charts.percentiles, base) },
     { name = args[1]:match("[^/]*$"), curve = cli.run(charts.percentiles, cap) },

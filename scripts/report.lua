@@ -86,12 +86,12 @@ budgets.]],
 local MAX_TREES = 1000
 
 local opts, args = cli.parse(arg, SPEC)
-local b_files = multi.expand(args)
+local b_files = multi.expand(args, opts)
 if #b_files == 0 then cli.fail(2, "no capture files in %s", table.concat(args, ", ")) end
 if #b_files > 1 and not opts.runs then
   cli.fail(2, "%d captures: report.lua writes one page (--runs: they are runs of one build)", #b_files)
 end
-local a_files = multi.expand(opts.baseline)
+local a_files = multi.expand(opts.baseline, opts)
 if #opts.baseline > 0 and #a_files == 0 then
   cli.fail(2, "no capture files in %s", table.concat(opts.baseline, ", "))
 end
@@ -99,9 +99,9 @@ end
 -- capture is read; the comparison reads every statistic.
 local caps, base
 if #a_files > 0 then
-  caps, base = cli.open_runs(b_files, opts.frames, a_files)
+  caps, base = cli.open_runs(b_files, opts, opts.frames, a_files)
 else
-  caps = cli.open_runs(b_files, opts.frames, nil, { nodes = true })
+  caps = cli.open_runs(b_files, opts, opts.frames, nil, { nodes = true })
 end
 local cap = caps[1]
 

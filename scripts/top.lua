@@ -47,7 +47,7 @@ local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one ru
 local path = args[1]
 -- Whole-capture node totals are computed while the capture is read (a range
 -- makes its own pass over its frames).
-local cap = cli.open_as(path, "vprof", { stats = { nodes = true }, frames = opts.frames })
+local cap = cli.open_as(path, opts, "vprof", { stats = { nodes = true }, frames = opts.frames })
 
 local doc, info = top.analyze(cap, { sort = opts.sort, limit = opts.limit, file = path })
 local nframes, total_ms, shown = doc.frames, doc.total_ms, doc.nodes

@@ -43,7 +43,7 @@ local SPEC = {
 
 local opts, args = require("vp.multi").parse(arg, SPEC) -- several files: one run each, see vp.multi
 local path = args[1]
-local cap = cli.open_as(path, "vprof", { frames = opts.frames })
+local cap = cli.open_as(path, opts, "vprof", { frames = opts.frames })
 
 local doc = cli.run(tree.analyze, cap, { min_pct = opts.min_pct, depth = opts.depth,
   sort = opts.sort, by_name = opts.by_name, file = path })

@@ -153,6 +153,42 @@ function k.new{a =} -> k
     assert.are.equal("${NOPE}: no such text", err("class k: ${NOPE}\n"))
   end)
 
+  it("reads a member's arg (@ arg KIND [alone]), which only a function or method has", function()
+    local list = doc.parse([[
+class k: a title
+method k:node(path) -> node
+  a node
+  > print(k:node("a/b"))
+  @ arg path alone
+method k:find(pattern) -> list
+  @ arg pattern
+  nodes a glob matches
+]])
+    assert.are.same({ name = "node", kind = "method", sig = "k:node(path) -> node", doc = "a node",
+      example = 'print(k:node("a/b"))', arg = { kind = "path", alone = true } }, list[1].members[1])
+    assert.are.same({ kind = "pattern" }, list[1].members[2].arg)
+    assert.are.same({}, doc.validate(list, "x"))
+    local function err(text)
+      local ok, e = pcall(doc.parse, text)
+      assert.is_false(ok)
+      return e
+    end
+    assert.are.equal("line 3: expected '@ arg path|pattern|group [alone]'",
+      err("class k: t\nmethod k:m(x)\n  @ arg file\n"))
+    assert.are.equal("line 3: expected '@ arg path|pattern|group [alone]'",
+      err("class k: t\nmethod k:m(x)\n  @ arg path twice\n"))
+    assert.are.equal("line 3: only a function or method has an arg", err("class k: t\nfield f\n  @ arg path\n"))
+    local function problems(m)
+      return doc.validate({ { class = "k", title = "t", members = { m } } }, "x")
+    end
+    assert.matches("`arg` must be", problems({ name = "m", kind = "method", sig = "k:m()", doc = "d",
+      arg = { kind = "file" } })[1])
+    assert.matches("`arg` must be", problems({ name = "m", kind = "method", sig = "k:m()", doc = "d",
+      arg = { kind = "path", alone = 1 } })[1])
+    assert.matches("only a function or method", problems({ name = "f", kind = "field", doc = "d",
+      arg = { kind = "path" } })[1])
+  end)
+
   it("renders every class and every member as Markdown", function()
     local md = doc.markdown()
     for _, c in ipairs(doc.classes()) do

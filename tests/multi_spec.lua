@@ -356,10 +356,10 @@ describe("vp.multi", function()
       end)
 
       it("a script that reads every format takes every capture; a file named explicitly is still an error", function()
-        local files, skipped = multi.expand({ tree }, { name = "x.lua" })
+        local files, skipped = multi.expand({ tree }, nil, { name = "x.lua" })
         assert.equal(8, #files)
         assert.equal(0, skipped.count)
-        files, skipped = multi.expand({ tree }, { name = "x.lua", formats = { "dw", "laige-profile" } })
+        files, skipped = multi.expand({ tree }, nil, { name = "x.lua", formats = { "dw", "laige-profile" } })
         local rel = {}
         for i, f in ipairs(files) do rel[i] = f:sub(#tree + 2) end
         assert.same({ "sub/profile.txt", "sub/report.json", "sub/t.dw" }, rel)
@@ -378,7 +378,7 @@ describe("vp.multi", function()
         -- no "counters": detection cannot tell it, the forced reader can read it
         h.write_file(d .. "/forced.json", '{"version": 1, "systems": []}\n')
         h.write_file(d .. "/other.txt", h.read_file("examples/laige/budget_pass.txt"))
-        local files = multi.expand({ d }, nil, "laige-profile")
+        local files = multi.expand({ d }, nil, nil, "laige-profile")
         assert.same({ d .. "/detected.json", d .. "/forced.json" }, files)
         local r = h.run("scripts/info.lua", d, "--format", "laige-profile", "--json")
         assert.equal(0, r.code, r.stderr)

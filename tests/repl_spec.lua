@@ -254,6 +254,38 @@ describe("vp.repl", function()
       -- anywhere else a string still completes file names
       assert.are.same({ 14, "examples/" }, { names('x = vp.open("exa') })
     end)
+
+    it("completes the string of every method whose documentation names its arg, and only those", function()
+      local doc = require "vp.doc"
+      local env = { cap = cap, fr = cap:frame(3) }
+      local var = { ["vp.vprof"] = "cap", ["vp.vprof.frame"] = "fr" }
+      local want = {
+        path = { 'CEngine::Frame/CL_R', "CL_Render" },
+        pattern = { "Sim", "Simulate" },
+        group = { "Phy", "Physics" },
+      }
+      local seen = {}
+      for class, v in pairs(var) do
+        for _, m in ipairs(doc.class(class).members) do
+          if m.kind == "method" then
+            local typed = m.arg and want[m.arg.kind][1] or "exa"
+            local start, list = repl.complete(v .. ":" .. m.name .. '("' .. typed, env)
+            if m.arg then
+              seen[m.arg.kind] = true
+              local close = m.arg.alone and ")" or ""
+              -- a path's last level does not close the string: CL_Render has children
+              local got = m.arg.kind == "path" and want.path[2] or (want[m.arg.kind][2] .. '"' .. close)
+              assert.are.same({ got }, list, class .. ":" .. m.name)
+            else
+              -- a method the docs give no arg completes file names, as any other string
+              assert.are.same({ "examples/" }, list, class .. ":" .. m.name)
+            end
+            assert.is_number(start)
+          end
+        end
+      end
+      assert.are.same({ path = true, pattern = true, group = true }, seen)
+    end)
   end)
 
   describe("error_text", function()

@@ -536,6 +536,70 @@ describe("the options every script takes: --format, --strict, --wide", function(
     end
   end)
 
+  it("cli.open, cli.open_as, cli.open_runs and cli.warn read the opts they are given, never the last parse", function()
+    -- what a call writes on stdout and stderr, and the error it raised (nil when none)
+    local function run(f, ...)
+      local out, err = io.tmpfile(), io.tmpfile()
+      local real_out, real_err = io.stdout, io.stderr
+      io.stdout, io.stderr = out, err -- luacheck: ignore
+      local ok, e = pcall(f, ...)
+      io.stdout, io.stderr = real_out, real_err -- luacheck: ignore
+      out:seek("set")
+      err:seek("set")
+      local printed = { stdout = out:read("a"), stderr = err:read("a") }
+      out:close()
+      err:close()
+      if ok then e = nil end
+      return e, printed
+    end
+    local missing = dir .. "/missing.vprof"
+    local a = cli.parse({ "--strict", "--json", "x" }, { name = "a.lua", formats = { "dw" }, positional = { { "C" } } })
+    local b = cli.parse({ "x" }, { name = "b.lua", positional = { { "C" } } })
+    local c = cli.parse({ "--format", "dw", "x" }, { name = "c.lua", positional = { { "C" } } })
+    assert.equal("b.lua", b._spec.name)
+    -- a's spec (its formats, its name) and --strict, though b and c were parsed after it
+    local e = run(cli.open, "examples/sample.vprof", a)
+    assert.equal("examples/sample.vprof: a vprof capture: a.lua reads dw (--format NAME forces a reader)", e.message)
+    e = run(cli.open_as, "examples/sample.dw", a, "vprof")
+    assert.equal("examples/sample.dw: a.lua reads VProf captures; this is a dw capture", e.message)
+    e = run(cli.warn, a, "odd %s", "thing")
+    assert.equal("odd thing (--strict: a warning is an error)", e.message)
+    -- a's --json writes the input's document; b's does not
+    local printed
+    e, printed = run(cli.open, missing, a)
+    assert.equal(2, e.exit)
+    assert.equal(missing, require("cjson").decode(printed.stdout).file)
+    e, printed = run(cli.open, missing, b)
+    assert.equal(2, e.exit)
+    assert.equal("", printed.stdout)
+    -- b: every format, no --strict, no --format
+    e, printed = run(cli.warn, b, "odd %s", "thing")
+    assert.is_nil(e)
+    assert.equal("vpscript: warning: odd thing\n", printed.stderr)
+    assert.equal("vprof", cli.open("examples/sample.vprof", b).format)
+    assert.equal("dw", cli.open_as("examples/sample.dw", b, "dw").format)
+    -- c's --format is c's alone
+    e = run(cli.open, "examples/sample.vprof", c)
+    assert.equal(2, e.exit)
+    assert.equal("vprof", cli.open_runs({ "examples/sample.vprof" }, b)[1].format)
+    e = run(cli.open_runs, { "examples/sample.vprof" }, c)
+    assert.equal(2, e.exit)
+    -- no parse at all: the defaults
+    e, printed = run(cli.warn, nil, "plain")
+    assert.is_nil(e)
+    assert.equal("vpscript: warning: plain\n", printed.stderr)
+    assert.equal("dw", cli.open("examples/sample.dw").format)
+    e, printed = run(cli.open, missing)
+    assert.equal(2, e.exit)
+    assert.equal("", printed.stdout)
+    -- vp.open's options in the place of the parsed opts are a bug, said at once
+    e = run(cli.open, "examples/sample.vprof", { frames = { first = 1, last = 2 } })
+    assert.is_false(cli.is_exit(e))
+    assert.matches("cli.open: opts must be what cli.parse returned", e)
+    e = run(cli.warn, "odd %s", "thing")
+    assert.matches("cli.warn: opts must be what cli.parse returned", e)
+  end)
+
   it("text tables fit COLUMNS or the terminal; --wide and a pipe never cut", function()
     local function longest(out)
       local n = 0

@@ -9,7 +9,7 @@
 --     positional = { {"CAPTURE", help = "capture file"} },
 --     schema = hitches.schema,     -- the --json document's shape, printed by --help
 --   })
---   local cap = cli.open(args[1])
+--   local cap = cli.open(args[1], opts)
 --   local result = cli.run(hitches.analyze, cap, params)  -- plain data
 --   if opts.json then cli.json(result, hitches.schema) end
 --
@@ -21,6 +21,12 @@
 -- only the captures the script reads. An option whose value is a file the
 -- script writes says `output = true`: cli.parse checks, before any work,
 -- that the file can be written.
+--
+-- The opts cli.parse returns carry what the later calls need: cli.open,
+-- cli.open_as, cli.open_runs and cli.warn take them (--format, --strict,
+-- --json, and opts._spec, the spec they were parsed with: its name and
+-- formats). nil stands for a script that parsed nothing: no --strict, no
+-- --json, every format.
 --
 -- Option types: "flag" (true when given, else the default or false),
 -- "number", "integer", "string", "range" ("I:J", "I:", ":J" or "I" ->
@@ -75,10 +81,6 @@ local common_options = {
   { "--wide", type = "flag", help = "never cut text columns to the terminal's width" },
   { "--help", short = "-h", type = "flag", help = "show this help and exit" },
 }
-
--- What the last cli.parse gave: cli.open reads --format, --strict and the
--- spec's formats from it, so that scripts need not pass them along.
-local current = { opts = {}, spec = {} }
 
 local function key_of(name)
   return (name:gsub("^%-+", ""):gsub("%-", "_"))
@@ -279,6 +281,9 @@ end
 
 --- cli.parse(arg, spec) -> opts, positional, at
 -- arg: the script's `arg` table (arg[1..n] are used) or any list of strings.
+-- opts: every option's value by key, and opts._spec the spec itself (no
+-- option's key starts with "_"), for cli.open, cli.open_as, cli.open_runs
+-- and cli.warn.
 -- at: where in arg each word was: at[j] the index of positional[j],
 -- at.dashdash the "--" that ended the options (or nil), at.options[key] the
 -- indices of the words that named that option (vp.multi passes the
@@ -396,7 +401,7 @@ function cli.parse(argv, spec)
   if #pos > max then
     cli.fail(2, "unexpected argument '%s'%s", pos[max + 1], hint(spec))
   end
-  current = { opts = opts, spec = spec }
+  opts._spec = spec
   return opts, pos, at
 end
 
@@ -450,13 +455,26 @@ function cli.check_output(path, inputs)
   return require("vp.output").check(path, inputs)
 end
 
---- cli.warn(fmt, ...): print "vpscript: warning: <message>" on stderr (the
--- message E.format(fmt, ...): string arguments shown with visible
--- escapes); with --strict, end the script with exit 2 and the message
--- instead.
-function cli.warn(fmt, ...)
+-- The parsed opts a cli call was given (cli.parse's, or nil: the defaults).
+local NO_OPTS = { _spec = {} }
+local function parsed(opts, who)
+  if opts == nil then return NO_OPTS end
+  if type(opts) ~= "table" or type(opts._spec) ~= "table" then
+    local got = type(opts) == "table" and "a table without _spec" or "a " .. type(opts)
+    local after = who == "cli.warn" and "" or " (vp.open's options come after it)"
+    error(string.format("%s: opts must be what cli.parse returned, or nil%s, not %s", who, after, got), 3)
+  end
+  return opts
+end
+
+--- cli.warn(opts, fmt, ...): print "vpscript: warning: <message>" on
+-- stderr (the message E.format(fmt, ...): string arguments shown with
+-- visible escapes); with --strict (opts, cli.parse's), end the script with
+-- exit 2 and the message instead.
+function cli.warn(opts, fmt, ...)
+  opts = parsed(opts, "cli.warn")
   local msg = E.format(fmt, ...)
-  if current.opts.strict then
+  if opts.strict then
     cli.fail(2, "%s (--strict: a warning is an error)", msg)
   end
   io.stderr:write("vpscript: warning: ", msg, "\n")
@@ -465,16 +483,16 @@ end
 local open_progress -- below, with cli.progress
 
 -- The options cli.open gives vp.open for path: the format forced by
--- --format (opts.format wins), after refusing a capture of a format the
--- script does not read.
-local function open_opts(path, opts)
+-- --format (vp.open's own format wins), after refusing a capture of a
+-- format the script does not read (opts._spec).
+local function open_opts(path, opts, vp_opts)
   local vp = require "vp"
-  local spec = current.spec
-  local format = opts and opts.format or current.opts.format
-  if format and not (opts and opts.format) then
+  local spec = opts._spec
+  local format = vp_opts and vp_opts.format or opts.format
+  if format and not (vp_opts and vp_opts.format) then
     local o = { format = format }
-    for k, v in pairs(opts or {}) do o[k] = v end
-    opts = o
+    for k, v in pairs(vp_opts or {}) do o[k] = v end
+    vp_opts = o
   end
   if spec.formats and not format then
     local detected = vp.detect(path)
@@ -483,7 +501,7 @@ local function open_opts(path, opts)
         spec.name or "this script", table.concat(spec.formats, ", "))
     end
   end
-  return opts
+  return vp_opts
 end
 
 -- open(opts) with a progress line for `what` on a terminal (unless opts
@@ -502,8 +520,8 @@ local function with_progress(what, opts, open)
 end
 
 -- The capture vp.open gave for path, or fail with exit 2 and its message;
--- its warnings said (cli.open).
-local function opened(path, cap, msg, quiet, frames)
+-- its warnings said (cli.open; opts: --json, --strict).
+local function opened(opts, path, cap, msg, quiet, frames)
   if not cap then
     msg = tostring(msg or "cannot open")
     if msg:sub(1, #path) ~= path then msg = path .. ": " .. msg end
@@ -512,33 +530,36 @@ local function opened(path, cap, msg, quiet, frames)
       return "pass --format NAME to force one: " .. table.concat(cli.format_ids(), ", ")
     end)
     -- --json: the input's document says why, as among several (cli.error_json)
-    if current.opts.json then io.stdout:write(cli.error_json(path, msg, 2)) end
+    if opts.json then io.stdout:write(cli.error_json(path, msg, 2)) end
     cli.fail(2, "%s", msg)
   end
   if frames and cap.frame_count == nil then
     cli.fail(2, "%s: --frames: a %s capture has no frames to choose", path, tostring(cap.format))
   end
-  if not quiet or current.opts.strict then
+  if not quiet or opts.strict then
     for _, w in ipairs(cap.warnings or {}) do
       w = tostring(w)
       if w:sub(1, #path) ~= path then w = path .. ": " .. w end
-      cli.warn("%s", w)
+      cli.warn(opts, "%s", w)
     end
   end
   return cap
 end
 
---- cli.open(path [, opts [, quiet]]) -> cap: vp.open or fail with exit 2 and
--- the reader's message. The format is opts.format, else --format, else
+--- cli.open(path, opts [, vp_opts [, quiet]]) -> cap: vp.open(path,
+-- vp_opts) or fail with exit 2 and the reader's message (--json: with
+-- cli.error_json's document on stdout). opts: cli.parse's (nil: the
+-- defaults). The format is vp_opts.format, else --format, else
 -- detected; a capture of a format the script does not read (the spec's
 -- `formats`) is refused before it is read. Warnings go to stderr as
 -- "vpscript: warning: <path>: ..." (cli.warn: --strict makes the first an
 -- error) unless `quiet` (for a script that prints cap.warnings itself;
 -- --strict still fails on them).
-function cli.open(path, opts, quiet)
+function cli.open(path, opts, vp_opts, quiet)
   local vp = require "vp"
-  local cap, msg = with_progress(path, open_opts(path, opts), function(o) return vp.open(path, o) end)
-  return opened(path, cap, msg, quiet, opts and opts.frames)
+  opts = parsed(opts, "cli.open")
+  local cap, msg = with_progress(path, open_opts(path, opts, vp_opts), function(o) return vp.open(path, o) end)
+  return opened(opts, path, cap, msg, quiet, vp_opts and vp_opts.frames)
 end
 
 -- What a script that reads one format calls its captures (cli.open_as).
@@ -547,30 +568,32 @@ local CAPTURES = {
   dm = ".dm movement traces", dw = ".dw weapon traces",
 }
 
---- cli.open_as(path, format [, opts]) -> cap: cli.open(path, opts), then
--- fail with exit 2 unless the capture is of that format ("PATH: node.lua
--- reads VProf captures; this is a dm capture"): the one capture of a
--- script that reads one format.
-function cli.open_as(path, format, opts)
-  local cap = cli.open(path, opts)
+--- cli.open_as(path, opts, format [, vp_opts]) -> cap: cli.open(path,
+-- opts, vp_opts), then fail with exit 2 unless the capture is of that
+-- format ("PATH: node.lua reads VProf captures; this is a dm capture"):
+-- the one capture of a script that reads one format.
+function cli.open_as(path, opts, format, vp_opts)
+  opts = parsed(opts, "cli.open_as")
+  local cap = cli.open(path, opts, vp_opts)
   if cap.format ~= format then
-    cli.fail(2, "%s: %s reads %s; this is a %s capture", path, current.spec.name or "this script",
+    cli.fail(2, "%s: %s reads %s; this is a %s capture", path, opts._spec.name or "this script",
       CAPTURES[format] or (format .. " captures"), tostring(cap.format))
   end
   return cap
 end
 
---- cli.open_runs(files, r [, others [, stats [, r_others]]]) -> caps [,
--- other_caps]: every file opened (cli.open) with the --frames range r
--- (vp.open's frames; the other side's r_others, default r): the runs a
--- comparison or a gate reads, and the other side's (others: a baseline,
--- the B side; may be nil) read together, VProf captures on threads of
--- their own (vp.open_all). Without a range, a VProf capture computes its
--- statistics while it is read: `stats` (vp.open's option; default true,
--- every one; other formats ignore it); a range makes one pass over its
--- frames. The first file that cannot be opened, in order, fails as
--- cli.open would.
-function cli.open_runs(files, r, others, stats, r_others)
+--- cli.open_runs(files, opts, r [, others [, stats [, r_others]]]) -> caps
+-- [, other_caps]: every file opened (cli.open; opts: cli.parse's) with the
+-- --frames range r (vp.open's frames; the other side's r_others, default
+-- r): the runs a comparison or a gate reads, and the other side's
+-- (others: a baseline, the B side; may be nil) read together, VProf
+-- captures on threads of their own (vp.open_all). Without a range, a VProf
+-- capture computes its statistics while it is read: `stats` (vp.open's
+-- option; default true, every one; other formats ignore it); a range makes
+-- one pass over its frames. The first file that cannot be opened, in
+-- order, fails as cli.open would.
+function cli.open_runs(files, opts, r, others, stats, r_others)
+  opts = parsed(opts, "cli.open_runs")
   if r_others == nil then r_others = r end
   local vp = require "vp"
   if stats == nil then stats = true end
@@ -583,12 +606,12 @@ function cli.open_runs(files, r, others, stats, r_others)
   end
   local caps = {}
   for _, g in ipairs(groups) do
-    local opts = { stats = stats, frames = g.frames }
-    for _, f in ipairs(g.paths) do opts = open_opts(f, opts) end
+    local vp_opts = { stats = stats, frames = g.frames }
+    for _, f in ipairs(g.paths) do vp_opts = open_opts(f, opts, vp_opts) end
     local what = #g.paths == 1 and g.paths[1] or string.format("%d captures", #g.paths)
-    local got, failed = with_progress(what, opts, function(o) return vp.open_all(g.paths, o) end)
+    local got, failed = with_progress(what, vp_opts, function(o) return vp.open_all(g.paths, o) end)
     for i, f in ipairs(g.paths) do
-      caps[#caps + 1] = opened(f, got[i] or nil, failed[i] and failed[i].message, nil, g.frames)
+      caps[#caps + 1] = opened(opts, f, got[i] or nil, failed[i] and failed[i].message, nil, g.frames)
     end
   end
   local sides = { table.move(caps, 1, #files, 1, {}), table.move(caps, #files + 1, #caps, 1, {}) }

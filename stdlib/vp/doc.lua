@@ -12,6 +12,11 @@
 -- kind is "function" (module functions), "method", "field" or "operator"
 -- (#s, s[i]). The REPL's help() and the API reference in docs/api.md
 -- (tools/gen_docs.lua) both read this table, so they cannot drift apart.
+-- A function or method whose first argument may be a string that names
+-- something in a capture says what, for the REPL's Tab completion: arg =
+-- {kind = "path" (a node path), "pattern" (a node name, or a path once it
+-- holds a "/") or "group" (a group name), alone = true when it is the
+-- only argument (a single completion closes the call)}.
 -- The modules write it in a notation, doc.parse's (below), rather than as
 -- table constructors: one entry is its signature and its prose.
 --
@@ -25,6 +30,9 @@ local doc = {}
 
 local KINDS = { ["function"] = true, method = true, field = true, operator = true }
 doc.KINDS = KINDS
+
+-- What a member's string argument may name (its `arg`).
+local ARG_KINDS = { path = true, pattern = true, group = true }
 
 -- The notation -----------------------------------------------------------------
 
@@ -64,6 +72,9 @@ end
 --     number of events in the group
 --   method g:events() -> iterator         method SIG, function SIG: the
 --     the group's events in file order    name is the one SIG calls
+--   method cap:node(path) -> node
+--     a node by its path
+--     @ arg path alone                    its arg (@ arg KIND [alone])
 --
 -- A line at the margin starts a class or a member; the indented lines under
 -- it are its prose, joined by one space, then its example's lines; blank
@@ -103,7 +114,15 @@ function doc.parse(text, vars)
   local function body(line)
     if not entry then fail("an indented line before the first class") end
     local code = line:match("^%s*> ?(.*)$")
-    if code then
+    local attribute = line:match("^%s*@%s*(.-)%s*$")
+    if attribute then
+      local kind, alone = attribute:match("^arg%s+(%a+)%s*(%a*)$")
+      if not ARG_KINDS[kind] or (alone ~= "" and alone ~= "alone") then
+        fail("expected '@ arg path|pattern|group [alone]'")
+      end
+      if entry.kind ~= "method" and entry.kind ~= "function" then fail("only a function or method has an arg") end
+      entry.arg = { kind = kind, alone = alone == "alone" or nil }
+    elseif code then
       if entry.members then fail("a class has no example") end
       entry.example = entry.example and (entry.example .. "\n" .. code) or code
     elseif entry.example then
@@ -245,6 +264,11 @@ local function member_problem(cname, m, mi)
     return ("%s: a %s needs `sig`"):format(label, m.kind)
   elseif m.example ~= nil and type(m.example) ~= "string" then
     return label .. ": `example` must be a string"
+  elseif m.arg ~= nil and (type(m.arg) ~= "table" or not ARG_KINDS[m.arg.kind]
+      or (m.arg.alone ~= nil and m.arg.alone ~= true)) then
+    return label .. ": `arg` must be {kind = \"path\"|\"pattern\"|\"group\" [, alone = true]}"
+  elseif m.arg ~= nil and m.kind ~= "method" and m.kind ~= "function" then
+    return label .. ": only a function or method has an `arg`"
   end
   return nil
 end

@@ -159,13 +159,14 @@ function multi.wanted(path)
   return multi.classify(path) ~= nil
 end
 
---- multi.expand(paths [, reads [, forced]]) -> files, skipped: files as
--- given, directories walked (recursively, sorted, hidden entries left out)
--- for the captures the script reads (multi.classify). skipped: {count =,
--- seen =, formats = {format = count}} over the captures the walks left
--- out. A directory that cannot be listed is a warning (vp.cli's cli.warn)
--- and the walk goes on.
-function multi.expand(paths, reads, forced)
+--- multi.expand(paths [, opts [, reads [, forced]]]) -> files, skipped:
+-- files as given, directories walked (recursively, sorted, hidden entries
+-- left out) for the captures the script reads (multi.classify). skipped:
+-- {count =, seen =, formats = {format = count}} over the captures the
+-- walks left out. A directory that cannot be listed is a warning
+-- (cli.warn with opts, cli.parse's: --strict makes it an error) and the
+-- walk goes on.
+function multi.expand(paths, opts, reads, forced)
   local lfs = lfs_or_nil()
   local out, seen_dirs = {}, {}
   local skipped = { count = 0, seen = 0, formats = {} }
@@ -185,7 +186,7 @@ function multi.expand(paths, reads, forced)
     end
     if not ok then
       local why = tostring(iter):gsub("^cannot open [^:]*: ", "")
-      cli.warn("%s: cannot list the directory (%s): skipped", dir, why)
+      cli.warn(opts, "%s: cannot list the directory (%s): skipped", dir, why)
       return
     end
     table.sort(names)
@@ -548,7 +549,7 @@ function multi.parse(argv, spec)
   for i = k, #pos do given[#given + 1] = pos[i] end
   if #given == 1 and not is_dir(given[1]) and not opts.shard then return opts, pos end
   if #given == 0 then return opts, pos end -- an optional files argument left out
-  local files, skipped = multi.expand(given, spec, opts.format)
+  local files, skipped = multi.expand(given, opts, spec, opts.format)
   if opts.shard then
     files = multi.shard(files, opts.shard)
     if #files == 1 and not is_dir(files[1]) then

@@ -179,10 +179,11 @@ function multi.parse(arg, spec) -> opts, positional
   cli.parse plus --jobs and a repeatable capture argument (the positional with files = true, else the last);
   runs every file and ends the script when there are several
   > local opts, args = require("vp.multi").parse(arg, SPEC)
-function multi.expand(paths [, reads [, forced]]) -> files, skipped
+function multi.expand(paths [, opts [, reads [, forced]]]) -> files, skipped
   files as given, directories walked (sorted, hidden entries skipped) for the captures the script reads
-  (reads: a script spec with formats, or nil for every format; forced: a --format id); skipped = {count, seen,
-  formats = {format = count}} over the captures the walks left out
+  (opts: cli.parse's, whose --strict makes a directory that cannot be listed an error; reads: a script spec
+  with formats, or nil for every format; forced: a --format id); skipped = {count, seen, formats = {format =
+  count}} over the captures the walks left out
   > for _, f in ipairs(require("vp.multi").expand({"captures/"})) do print(f) end
 function multi.shard(files, spec) -> files
   part I of N of a file list (spec "I/N", the --shard option; nil: all): the k-th file is in part (k - 1) % N + 1;

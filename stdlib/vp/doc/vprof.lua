@@ -75,6 +75,7 @@ method cap:nodes() -> iterator
 method cap:node(id | path) -> node | nil
   a node by its id or path ("Root/CEngine::Frame/...", or relative to the root)
   > local n = cap:node("Root/CEngine::Frame")
+  @ arg path alone
 method cap:find(pattern [, {lua = true, on = "name"|"path", exact = true}]) -> {node, ...}
   every node a glob matches, in pre-order ({} when none): * any run within one level, ** across levels, ? one
   character, [abc] [a-z] [!abc] a class, \x x itself; matched against the whole name (or the node's own path
@@ -83,12 +84,14 @@ method cap:find(pattern [, {lua = true, on = "name"|"path", exact = true}]) -> {
   stars; with exact, every node whose name is exactly pattern (no glob), wherever it is in the tree
   > for _, n in ipairs(cap:find("Physics*")) do print(n.path) end
   > for _, n in ipairs(cap:find("Simulate", {exact = true})) do print(n.path) end
+  @ arg pattern
 method cap:groups() -> iterator
   every budget group in id order
   > for g in cap:groups() do print(g.id, g.name) end
 method cap:group(id | name) -> group | nil
   a budget group by id or name
   > print(cap:group("Physics").flags)
+  @ arg group alone
 method cap:frame_times() -> Series
   frame time (ms) of every frame, indexed by frame number (s.first = cap.first_frame)
   > print(cap:frame_times():percentile(99))
@@ -97,6 +100,7 @@ method cap:series(node | {node, ...} [, "time_ms"|"self_ms"|"calls"]) -> Series 
   number; given a list of nodes, a list of Series from the same single C pass. Their figures without the
   column: cap:dist; their value counts over stretches of frames: vp.batches_all
   > local s = cap:series("Root/CEngine::Frame", "self_ms")
+  @ arg path
 method cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}
   self time (ms) per frame of every group that has nodes, as columns (one pass, frames x groups of memory,
   kept); fold_hidden counts hidden groups towards the nearest visible ancestor's group. The table also answers
@@ -111,6 +115,7 @@ method cap:dist(q [, field | opts]) -> dist | {dist, ...} | {[group] = dist}
   reads
   > print(cap:dist("frame_ms"):percentile(99), cap:dist("frame_ms"):sum())
   > for g, d in pairs(cap:dist("groups")) do print(g.name, d:mean(), d:percentile(99)) end
+  @ arg path
 method cap:totals([node] [, i [, j]] [, {sort =, limit =}]) -> list [, count] | row
   node totals over frames i..j (default all): {node, frames, calls, time_ms, self_ms, peak_ms, peak_self_ms,
   peak_frame} summed over the range, every node in pre-order (the whole capture: the statistics of the open
@@ -119,6 +124,7 @@ method cap:totals([node] [, i [, j]] [, {sort =, limit =}]) -> list [, count] | 
   path), the first limit (0 = all), and how many there are. Given a node (or its path): that node's row
   > local top, n = cap:totals(nil, nil, {sort = "self", limit = 10})
   > print(cap:totals("Root/CEngine::Frame").calls)
+  @ arg path
 method cap:summary() -> {{name=, value=}, ...}
   the rows info.lua prints
   > for _, r in ipairs(cap:summary()) do print(r.name, r.value) end
@@ -146,12 +152,15 @@ field node_count
 method fr:time_ms(node) -> number
   inclusive time of a node (node, id or path); 0 if absent
   > print(fr:time_ms("Root/CEngine::Frame"))
+  @ arg path
 method fr:self_ms(node) -> number
   self time of a node; 0 if absent
   > print(fr:self_ms(cap.root))
+  @ arg path
 method fr:calls(node) -> integer
   calls of a node in this frame; 0 if absent
   > print(fr:calls(n))
+  @ arg path
 method fr:nodes() -> iterator of node, time_ms, calls
   the frame's nodes in pre-order
   > for n, ms, calls in fr:nodes() do print(n.path, ms, calls) end
