@@ -89,11 +89,13 @@ $(ASAN)/vpscript: $(patsubst %.c,$(ASAN)/%.o,$(CLI_SRC)) $(call lib_objs,$(ASAN)
 
 # C tests link the sanitized objects make asan builds anyway (compiling the
 # host layer again for each test took minutes of CI); the VProf writer's
-# test links the benchmark's writer, its only user.
+# test links the benchmark's writer, and so does the test of several
+# captures at once, which writes its captures with it.
 $(B)/ctest/%: tests/c/%.c $(patsubst %.c,$(ASAN)/%.o,$(HOST_SRC))
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(DEPFLAGS) -Ibench -o $@ $< $(filter %.o,$^) -lm
 $(B)/ctest/test_vprof_write: $(ASAN)/bench/vprof_write.o
+$(B)/ctest/test_vprof_jobs: $(ASAN)/bench/vprof_write.o
 
 # The library built once with the fuzzers' instrumentation, for every harness.
 .PRECIOUS: $(B)/fuzzobj/%.o

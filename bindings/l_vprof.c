@@ -1,12 +1,9 @@
 /* The VProf model in Lua: captures, frames, nodes and groups. */
 #include <math.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "core/jobs.h"
 #include "core/sort.h"
 #include "formats/vprof.h"
 #include "l_common.h"
@@ -795,83 +792,67 @@ static void group_batches_keep(lua_State *L, int cap_idx, vp_vprof *m, vp_batche
     lua_pop(L, 1);
 }
 
-/* One cap:series(nodes, field, {batches = cuts [, groups = true]}), split
- * so that several captures' passes can run at once (vp.batches_all): its
- * arguments are read on the calling thread (what it allocates stays on the
- * Lua stack), the pass runs on any thread (it touches its model only), and
- * the results go to Lua on the calling thread. */
+/* One cap:series(nodes, field, {batches = cuts [, groups = true]}) of
+ * vp.batches_all: its arguments are read into the host's request (what it
+ * allocates stays on the Lua stack), vp_vprof_batches_all runs the passes,
+ * and the results go to Lua. The Lua side of a request: */
 typedef struct {
-    vp_vprof *m;
-    int cap;       /* stack index of the capture */
-    int many;      /* a list of nodes (else one node, one result) */
-    uint32_t *nodes;
-    uint32_t count;
-    vp_vprof_field field;
-    size_t *cuts, k;
-    vp_batched **out, **gout; /* gout: every group's too, unless cached */
-    int key;                  /* stack index of gout's cache key */
-    vp_errcode rc;
-    vp_error err;
-} batch_req;
+    int cap;  /* stack index of the capture */
+    int many; /* a list of nodes (else one node, one result) */
+    int key;  /* stack index of gout's cache key */
+} batch_lua;
 
 /* Read a request: the capture at cap, the node or list at nodes, the
  * options at opts ({batches = cuts [, groups]}). Raises what cap:series
  * raises. */
-static void batch_prepare(lua_State *L, batch_req *r, int cap, int nodes, vp_vprof_field field, int opts)
+static void batch_prepare(lua_State *L, vp_vprof_batch_req *r, batch_lua *lr, int cap, int nodes,
+                          vp_vprof_field field, int opts)
 {
     memset(r, 0, sizeof *r);
+    memset(lr, 0, sizeof *lr);
     r->m = check_cap(L, cap);
-    r->cap = cap;
+    lr->cap = cap;
     r->field = field;
-    r->many = lua_type(L, nodes) == LUA_TTABLE;
+    lr->many = lua_type(L, nodes) == LUA_TTABLE;
     lua_getfield(L, opts, "batches");
-    r->cuts = vp_l_check_cuts(L, lua_gettop(L), &r->k);
-    luaL_argcheck(L, r->cuts[r->k] == r->m->frame_count, opts, "batches: the last cut must be the frame count");
-    lua_Integer count = r->many ? luaL_len(L, nodes) : 1;
+    size_t *cuts = vp_l_check_cuts(L, lua_gettop(L), &r->k);
+    r->cuts = cuts;
+    luaL_argcheck(L, cuts[r->k] == r->m->frame_count, opts, "batches: the last cut must be the frame count");
+    lua_Integer count = lr->many ? luaL_len(L, nodes) : 1;
     luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, nodes, "too many nodes");
     r->count = (uint32_t)count;
-    r->nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
+    uint32_t *ids = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
+    r->nodes = ids;
     r->out = lua_newuserdatauv(L, (size_t)count * sizeof *r->out + 1, 0);
     memset(r->out, 0, (size_t)count * sizeof *r->out);
     for (lua_Integer i = 1; i <= count; i++) {
-        if (r->many) {
+        if (lr->many) {
             lua_rawgeti(L, nodes, i);
-            r->nodes[i - 1] = node_lookup(L, lua_gettop(L), cap, r->m);
-            if (r->nodes[i - 1] == VP_VPROF_NO_NODE)
+            ids[i - 1] = node_lookup(L, lua_gettop(L), cap, r->m);
+            if (ids[i - 1] == VP_VPROF_NO_NODE)
                 luaL_error(L, "cap:series: node %d of the list: no node %s in this capture", (int)i,
                            luaL_tolstring(L, -1, NULL));
             lua_pop(L, 1);
         } else {
-            r->nodes[i - 1] = check_node_arg(L, nodes, cap, r->m);
+            ids[i - 1] = check_node_arg(L, nodes, cap, r->m);
         }
     }
     if (vp_l_opt_bool(L, opts, "groups", 0)) {
         if (group_batches_cached(L, cap, 0, r->cuts, r->k)) {
             lua_pop(L, 1);
         } else {
-            r->key = lua_gettop(L);
+            lr->key = lua_gettop(L);
             r->gout = lua_newuserdatauv(L, (size_t)r->m->group_count * sizeof *r->gout + 1, 0);
         }
     }
 }
 
-static void batch_run(batch_req *r)
-{
-    if (!r->count && !r->gout) { /* the groups' already kept: nothing to read */
-        r->rc = VP_OK;
-        return;
-    }
-    r->rc = r->gout ? vp_vprof_node_group_batches(r->m, r->nodes, r->count, r->field, 0, r->cuts, r->k, r->out,
-                                                  r->gout, &r->err)
-                    : vp_vprof_node_batches(r->m, r->nodes, r->count, r->field, r->cuts, r->k, r->out, &r->err);
-}
-
 /* A finished request's results to Lua: push what cap:series returns (the
  * list, or the one node's), the groups' kept in the capture's cache. */
-static void batch_finish(lua_State *L, batch_req *r)
+static void batch_finish(lua_State *L, vp_vprof_batch_req *r, const batch_lua *lr)
 {
     if (r->gout) {
-        group_batches_keep(L, r->cap, r->m, r->gout, r->key);
+        group_batches_keep(L, lr->cap, r->m, r->gout, lr->key);
         lua_pop(L, 1);
     }
     /* each handed to Lua at once: vp_l_push_batched owns it */
@@ -881,40 +862,15 @@ static void batch_finish(lua_State *L, batch_req *r)
         r->out[i] = NULL;
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
-    if (!r->many) {
+    if (!lr->many) {
         lua_rawgeti(L, -1, 1);
         lua_remove(L, -2);
     }
 }
 
-/* A request that will not reach Lua: free what its pass made. */
-static void batch_drop(batch_req *r)
-{
-    for (uint32_t i = 0; r->rc == VP_OK && i < r->count; i++)
-        vp_batched_free(r->out[i]);
-    for (uint32_t g = 0; r->rc == VP_OK && r->gout && g < r->m->group_count; g++)
-        vp_batched_free(r->gout[g]);
-}
-
-/* vp.batches_all: the requests grouped by model, each model's run in turn
- * on one thread (a model's file window is its own). */
-typedef struct {
-    batch_req *req;
-    size_t n;
-    vp_vprof **models; /* distinct, in order of first request */
-} batch_jobs;
-
-static void batch_job(void *ctx, size_t j)
-{
-    batch_jobs *bj = ctx;
-    for (size_t i = 0; i < bj->n; i++)
-        if (bj->req[i].m == bj->models[j])
-            batch_run(&bj->req[i]);
-}
-
 /* vp.batches_all({{cap, nodes, field, {batches = cuts [, groups]}}, ...})
  * -> {result, ...}: what each cap:series call would return, the captures'
- * passes at once on threads of their own. */
+ * passes at once on threads of their own (vp_vprof_batches_all). */
 int vp_l_batches_all(lua_State *L)
 {
     static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
@@ -922,11 +878,8 @@ int vp_l_batches_all(lua_State *L)
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_Integer n = luaL_len(L, 1);
     luaL_argcheck(L, n >= 0 && n < (lua_Integer)1 << 20, 1, "too many requests");
-    batch_jobs bj = {0};
-    bj.n = (size_t)n;
-    bj.req = lua_newuserdatauv(L, (size_t)n * sizeof *bj.req + 1, 0);
-    bj.models = lua_newuserdatauv(L, (size_t)n * sizeof *bj.models + 1, 0);
-    size_t nm = 0;
+    vp_vprof_batch_req *req = lua_newuserdatauv(L, (size_t)n * sizeof *req + 1, 0);
+    batch_lua *lreq = lua_newuserdatauv(L, (size_t)n * sizeof *lreq + 1, 0);
     for (lua_Integer i = 1; i <= n; i++) {
         luaL_checkstack(L, 16, "vp.batches_all: too many requests");
         if (lua_rawgeti(L, 1, i) != LUA_TTABLE)
@@ -937,25 +890,15 @@ int vp_l_batches_all(lua_State *L)
         lua_rawgeti(L, t, 3);
         lua_rawgeti(L, t, 4);
         luaL_checktype(L, t + 4, LUA_TTABLE);
-        batch_req *r = &bj.req[i - 1];
-        batch_prepare(L, r, t + 1, t + 2, field_ids[luaL_checkoption(L, t + 3, NULL, fields)], t + 4);
-        size_t j = 0;
-        while (j < nm && bj.models[j] != r->m)
-            j++;
-        if (j == nm)
-            bj.models[nm++] = r->m;
+        vp_vprof_field field = field_ids[luaL_checkoption(L, t + 3, NULL, fields)];
+        batch_prepare(L, &req[i - 1], &lreq[i - 1], t + 1, t + 2, field, t + 4);
     }
-    vp_run_jobs(nm, vp_processors(), batch_job, NULL, &bj);
-    for (size_t i = 0; i < bj.n; i++) {
-        if (bj.req[i].rc != VP_OK) {
-            for (size_t o = 0; o < bj.n; o++)
-                batch_drop(&bj.req[o]);
-            return vp_lcap_raise(L, bj.req[i].cap, &bj.req[i].err);
-        }
-    }
+    size_t bad = vp_vprof_batches_all(req, (size_t)n);
+    if (bad < (size_t)n)
+        return vp_lcap_raise(L, lreq[bad].cap, &req[bad].err);
     lua_createtable(L, (int)n, 0);
-    for (size_t i = 0; i < bj.n; i++) {
-        batch_finish(L, &bj.req[i]);
+    for (size_t i = 0; i < (size_t)n; i++) {
+        batch_finish(L, &req[i], &lreq[i]);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     return 1;
@@ -1993,79 +1936,29 @@ int vp_l_open_vprof(lua_State *L, const char *path, int opts)
 
 /* ---- several at once (vp.open_all) --------------------------------------- */
 
-/* One capture of vp_l_open_vprof_all: its open runs on a thread of its own
- * (no Lua there), reporting its bytes done through atomics that the calling
- * thread sums for opts.progress. */
-typedef struct {
-    const char *path;
-    vp_open_opts o;
-    vp_vprof *m;
-    vp_errcode rc;
-    vp_error err;
-    uint64_t size; /* the file's, when the opens began */
-    _Atomic uint64_t done;
-} open_job;
-
-typedef struct {
-    open_job *job;
-    size_t n;
-    uint64_t total; /* the files' sizes when the opens began */
-    lprogress lp;
-} open_jobs;
-
-static void job_progress(void *ud, uint64_t done, uint64_t total)
-{
-    (void)total;
-    atomic_store_explicit(&((open_job *)ud)->done, done, memory_order_relaxed);
-}
-
-static void job_open(void *ctx, size_t i)
-{
-    open_job *j = &((open_jobs *)ctx)->job[i];
-    j->rc = vp_vprof_open(j->path, &j->o, &j->m, &j->err);
-    atomic_store_explicit(&j->done, j->size, memory_order_relaxed); /* read, or given up */
-}
-
-static void jobs_progress(void *ctx)
-{
-    open_jobs *js = ctx;
-    uint64_t done = 0;
-    for (size_t i = 0; i < js->n; i++)
-        done += atomic_load_explicit(&js->job[i].done, memory_order_relaxed);
-    progress_call(&js->lp, done < js->total ? done : js->total, js->total);
-}
-
+/* The opens run at once on threads of their own (vp_vprof_open_all, no Lua
+ * there); opts.progress is called here, on the calling thread, with the
+ * files' bytes summed. */
 void vp_l_open_vprof_all(lua_State *L, const char *const *paths, const lua_Integer *slots, size_t n,
                          int opts, int caps, int failures)
 {
-    open_jobs js = {0};
-    js.n = n;
-    js.job = lua_newuserdatauv(L, n * sizeof *js.job + 1, 0);
+    vp_vprof_opened *res = lua_newuserdatauv(L, n * sizeof *res + 1, 0);
     vp_open_opts o;
     open_opts(L, opts, &o);
-    for (size_t i = 0; i < n; i++) {
-        open_job *j = &js.job[i];
-        memset(j, 0, sizeof *j);
-        j->path = paths[i];
-        j->o = o;
-        j->o.progress = job_progress;
-        j->o.progress_ud = j;
-        atomic_init(&j->done, 0);
-        struct stat st;
-        if (stat(paths[i], &st) == 0 && st.st_size > 0)
-            j->size = (uint64_t)st.st_size;
-        js.total += j->size;
+    lprogress lp = {L, progress_fn(L, opts), 0};
+    if (lp.fn) {
+        o.progress = progress_call;
+        o.progress_ud = &lp;
     }
-    js.lp = (lprogress){L, progress_fn(L, opts), 0};
-    vp_run_jobs(n, vp_processors(), job_open, js.lp.fn ? jobs_progress : NULL, &js);
+    vp_vprof_open_all(paths, n, &o, res);
     /* Every model goes to Lua (or is freed) before anything can raise. */
     for (size_t i = 0; i < n; i++) {
-        open_job *j = &js.job[i];
-        if (js.lp.failed) {
+        vp_vprof_opened *j = &res[i];
+        if (lp.failed) {
             vp_vprof_free(j->m);
         } else if (j->rc == VP_OK) {
-            push_capture(L, j->path, j->m);
-            int bad = restrict_to(L, lua_gettop(L), opts, j->m, j->path);
+            push_capture(L, paths[i], j->m);
+            int bad = restrict_to(L, lua_gettop(L), opts, j->m, paths[i]);
             if (bad) {
                 lua_pushboolean(L, 0);
                 lua_rawseti(L, caps, slots[i]);
@@ -2082,12 +1975,12 @@ void vp_l_open_vprof_all(lua_State *L, const char *const *paths, const lua_Integ
         } else {
             lua_pushboolean(L, 0);
             lua_rawseti(L, caps, slots[i]);
-            vp_l_fail(L, j->path, &j->err);
+            vp_l_fail(L, paths[i], &j->err);
             vp_l_fail_table(L);
             lua_rawseti(L, failures, slots[i]);
         }
     }
-    if (js.lp.failed)
+    if (lp.failed)
         lua_error(L);
 }
 

@@ -412,6 +412,54 @@ int vp_vprof_tick_range(const vp_vprof *m, int32_t *lo, int32_t *hi);
  * VP_VPROF_NO_NODE. */
 uint32_t vp_vprof_group_by_name(const vp_vprof *m, const char *name);
 
+/* ---- several captures at once (vprof_jobs.c) -------------------------------
+ * The readers and passes of several models on threads of their own
+ * (core/jobs.h, up to the processors online): a model's passes touch that
+ * model and its file only, so different models' run at once. The bindings
+ * call these from the Lua thread and never run threads themselves. */
+
+/* One request of vp_vprof_batches_all: vp_vprof_node_batches of the count
+ * nodes (node indices) into out[i] (count entries), or, when gout is not
+ * NULL, vp_vprof_node_group_batches (fold 0) into out and gout (group_count
+ * entries). A request with no nodes and no gout reads nothing (VP_OK). rc
+ * and err receive the pass's outcome. */
+typedef struct vp_vprof_batch_req {
+    vp_vprof *m;
+    const uint32_t *nodes;
+    uint32_t count;
+    vp_vprof_field field;
+    const size_t *cuts; /* k + 1 of them: cuts[k] = m->frame_count */
+    size_t k;
+    vp_batched **out, **gout;
+    vp_errcode rc;
+    vp_error err;
+} vp_vprof_batch_req;
+
+/* Run the n requests: each model's (in order of their first request) in
+ * turn on one thread (a model's file window is its own), the models at
+ * once. Returns n when every request succeeded; else the index of the
+ * first that failed (its rc and err say why), with every request's
+ * results freed and their out and gout entries NULL, so that the caller
+ * reports one error and holds nothing. */
+size_t vp_vprof_batches_all(vp_vprof_batch_req *req, size_t n);
+
+/* One capture of vp_vprof_open_all: what vp_vprof_open gives. */
+typedef struct vp_vprof_opened {
+    vp_vprof *m; /* NULL when the open failed */
+    vp_errcode rc;
+    vp_error err;
+} vp_vprof_opened;
+
+/* vp_vprof_open(paths[i], opts, ...) into out[i] for every i < n, each open
+ * on a thread of its own. opts (NULL: the defaults) is every open's, but
+ * for its progress: opts->progress, unless NULL, is called on the calling
+ * thread only, about every 50 ms and once when every open has returned,
+ * with the bytes read of all the files and the sum of their sizes when the
+ * opens began (done <= total). When this run's own memory cannot be had,
+ * every open fails with VP_ENOMEM. */
+void vp_vprof_open_all(const char *const *paths, size_t n, const vp_open_opts *opts,
+                       vp_vprof_opened *out);
+
 /* ---- hitches (vprof_hitches.c) ------------------------------------------------ */
 
 /* The hitch frames by `rule` (core/hitch.h: hitches.lua's definitions) over
