@@ -8,6 +8,7 @@
  * restricted capture's column names (s[i], s:argmax(), s:where(x),
  * s:top(k)) are the frames cap:frame(i) takes. s:totable() is a plain
  * list from 1; operations that keep the order keep the numbering. */
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -20,12 +21,24 @@ typedef struct {
     lua_Integer first; /* the index of s->v[0] */
 } lseries;
 
+/* A Series' values live outside Lua's heap, so the collector, which paces
+ * itself by what Lua allocates, would let thousands of garbage slices of a
+ * long column pile up (each a few bytes to it): bytes newly held by a
+ * Series count as that much allocation (a collector step of that debt). */
+static void gc_debt(lua_State *L, size_t bytes)
+{
+    if (bytes >= 64 * 1024)
+        lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 < INT_MAX ? bytes / 1024 : INT_MAX));
+}
+
 void vp_l_push_series_at(lua_State *L, vp_series *s, lua_Integer first)
 {
     lseries *u = lua_newuserdatauv(L, sizeof *u, 0);
     u->s = s;
     u->first = first;
     luaL_setmetatable(L, VP_SERIES_T);
+    if (s->refs == 1) /* this Series alone holds them */
+        gc_debt(L, s->cap * sizeof *s->v);
 }
 
 void vp_l_push_series(lua_State *L, vp_series *s)
@@ -149,7 +162,23 @@ SERIES_NUMBER(s_mean, vp_series_mean)
 SERIES_NUMBER(s_min, vp_series_min)
 SERIES_NUMBER(s_max, vp_series_max)
 SERIES_NUMBER(s_stddev, vp_series_stddev)
-SERIES_NUMBER(s_median, vp_series_median)
+
+/* A percentile sorts a copy of the values, kept with the Series (its
+ * selection cache): that copy counts as allocation too. */
+static void sel_debt(lua_State *L, const vp_series *s, int had)
+{
+    if (!had && s->sel)
+        gc_debt(L, s->n * sizeof *s->v);
+}
+
+static int s_median(lua_State *L)
+{
+    vp_series *s = vp_l_check_series(L, 1);
+    int had = s->sel != NULL;
+    lua_pushnumber(L, vp_series_median(s));
+    sel_debt(L, s, had);
+    return 1;
+}
 
 /* s:argmax(), s:argmin(): the index of the extreme, nil when there is no
  * number. */
@@ -179,7 +208,9 @@ static int s_percentile(lua_State *L)
     vp_series *s = vp_l_check_series(L, 1);
     double p = luaL_checknumber(L, 2);
     luaL_argcheck(L, p >= 0 && p <= 100, 2, "percentile must be in 0..100");
+    int had = s->sel != NULL;
     lua_pushnumber(L, vp_series_percentile(s, p));
+    sel_debt(L, s, had);
     return 1;
 }
 

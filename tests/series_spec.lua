@@ -351,3 +351,18 @@ describe("vp.Series hitches", function()
     assert.is_true(#vp.Series({ 10, 10, 50, 10 }):hitches({ factor = 2.5, window = 30, min_excess_ms = 5 }) == 1)
   end)
 end)
+
+describe("a Series' memory and the collector #slow #resource", function()
+  it("garbage slices and sorted copies of a long column are collected as they pile up", function()
+    local measure = require "hostile.measure"
+    -- 200 slices of an 8 MB column (1.6 GB of values made in all), each
+    -- asked for its median (a sorted copy as large): with nothing else
+    -- allocated, the collector runs only if the values count towards it
+    local code = "local t = {} for i = 1, 1000000 do t[i] = i % 977 end local s = vp.Series(t) t = nil "
+      .. "local m = 0 for _ = 1, 200 do m = m + s:slice(1, #s):median() end print(m)"
+    local r = measure.run({ "-e", code })
+    assert.are.equal(0, r.code, r.stderr)
+    assert.are.equal(200 * 488, tonumber(r.stdout:match("^(%S+)")))
+    assert.is_true(r.rss_mb < 200, string.format("peak RSS %.0f MB", r.rss_mb))
+  end)
+end)
