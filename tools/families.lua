@@ -23,7 +23,7 @@ do -- tools/sim.lua sits beside this script
 end
 local sim = require "sim"
 local opts = sim.options("families", arg, {
-  pairs = 200, runs_pairs = 40, frames = 3000, seed = 20261201, runs = 5 },
+  pairs = 200, runs_pairs = 200, frames = 3000, seed = 20261201, runs = 5 },
   { pairs = 50, runs_pairs = 12 })
 
 -- The metrics read, and for each planted change the metric that should
