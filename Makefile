@@ -247,7 +247,7 @@ bench-huge: all $(BENCH_BIN)
 # planted change: first on pairs of whole captures shaped like real ones
 # (drift and spikes, a scripted benchmark, free play, runs: tools/families.lua),
 # then each method on simulated drifting frame times (tools/calibrate.lua);
-# docs/compare.md shows both tables. A benchmark, not a test: about ten
+# docs/compare.md shows both tables. A benchmark, not a test: about fifteen
 # minutes; CALIBRATE_ARGS=--quick for a rougher one.
 CALIBRATE_ARGS ?=
 calibrate: all
