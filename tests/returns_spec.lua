@@ -183,6 +183,65 @@ local function cli_calls(P, dir)
   }
 end
 
+-- The calls of the modules that write what a script shows (vp.doc.pages).
+local function pages_calls(P, cap, dir)
+  local export, overview, html = require "vp.export", require "vp.overview", require "vp.html"
+  local cmp, gate = require "vp.compare", require "vp.gate"
+  local crender, grender, hrender = require "vp.compare.render", require "vp.gate.render", require "vp.history.render"
+  local history, store = require "vp.history", require "vp.history.store"
+  local lean = overview.analyze(cap, { explore = false, width = 50 })
+  local r = cmp.analyze(cap, cap)
+  local g = grender.document(gate.evaluate(gate.validate({ { metric = "frame_ms.p99", max = 20 } }), cap))
+  local db = store.open(dir .. "/render.db")
+  history.add(db, { history.measure(cap, history.metadata({ time = "2024-01-01" }, {}, cap.path),
+    { match = { "^frames$" } }) })
+  local changes, trend = history.changes(db), history.trend(db)
+  changes.store, trend.store = db.name, db.name
+  return {
+    ["vp.export"] = {
+      write = { function()
+        local f = assert(io.open(dir .. "/export.csv", "w"))
+        local out = P(export.write, cap, "csv", f)
+        f:close()
+        return out
+      end },
+      targets_of = { function() return P(export.targets_of, "dm") end },
+      buffer = { function() return P(export.buffer, io.stdout) end },
+    },
+    ["vp.overview"] = { analyze = { function() return P(overview.analyze, cap, { width = 50 }) end } },
+    ["vp.html"] = {
+      report = { function() return P(html.report, lean) end },
+      page = { function() return P(html.page, "t", "m", { { id = "a", title = "A", body = "" } }) end },
+      table = { function() return P(html.table, { { key = "n", title = "n" } }, { { n = 1 } }) end },
+      esc = { function() return P(html.esc, "a < b") end },
+      pack = { function() return P(html.pack, { 0, 1, 300 }) end },
+      live = { function() return P(html.live, overview.analyze(cap, { width = 50 })) end,
+        function() return P(html.live, lean) end },
+    },
+    ["vp.compare.render"] = {
+      document = { function() return P(crender.document, r) end },
+      emit = { function() return muted("stdout", crender.emit, r, { limit = 10 }) end },
+      phases_text = { function() return P(crender.phases_text, r.pairing.phases_a) end },
+    },
+    ["vp.gate.render"] = {
+      document = { function()
+        return P(grender.document, gate.evaluate(gate.validate({ { metric = "frame_ms.p99", max = 20 } }), cap))
+      end },
+      emit = { function() return muted("stdout", grender.emit, g, {}, "rules.lua") end },
+    },
+    ["vp.history.render"] = {
+      changes_model = { function() return P(hrender.changes_model, changes, history.schema) end },
+      changes_rows = { function() return P(hrender.changes_rows, changes) end },
+      junit = { function() return P(hrender.junit, changes) end },
+      trend_model = { function() return P(hrender.trend_model, trend, history.trend_schema, 0) end },
+      trend_svg = { function() return P(hrender.trend_svg, trend) end },
+      trend_html = { function() return P(hrender.trend_html, trend) end },
+      series_name = { function() return P(hrender.series_name, trend.series[1]) end },
+      sparkline = { function() return P(hrender.sparkline, { 1, 3, 2 }) end },
+    },
+  }
+end
+
 describe("documented functions return what their signature names", function()
   local dir, caps = nil, {}
   setup(function()
@@ -216,6 +275,7 @@ describe("documented functions return what their signature names", function()
     local function P(f, ...) return table.pack(f(...)) end
     local cli = cli_calls(P, dir)
     cli = { cli = cli["vp.cli"], error = cli["vp.error"], output = cli["vp.output"] }
+    local pages = pages_calls(P, cap, dir)
     local suite = require("vp.junit").suite({ file = "a.vprof", results = {} })
     require("vp.junit").write(tmp .. ".1.xml", suite)
     return {
@@ -244,6 +304,9 @@ describe("documented functions return what their signature names", function()
       },
       ["vp.history"] = history_calls(P, cap, dir),
       ["vp.cli"] = cli.cli, ["vp.error"] = cli.error, ["vp.output"] = cli.output,
+      ["vp.export"] = pages["vp.export"], ["vp.overview"] = pages["vp.overview"], ["vp.html"] = pages["vp.html"],
+      ["vp.compare.render"] = pages["vp.compare.render"], ["vp.gate.render"] = pages["vp.gate.render"],
+      ["vp.history.render"] = pages["vp.history.render"],
       ["vp.history.store"] = {
         open = { function() return P(require("vp.history.store").open, dir .. "/store.db") end },
         kind = { function() return P(require("vp.history.store").kind, "sqlite:x.db") end },
