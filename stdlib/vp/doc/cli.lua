@@ -14,11 +14,12 @@ class vp.cli: a script's command line, captures, warnings and exit
   "flag" (true when given, else the default or false), "number", "integer", "string" (the default), "range" ("I:J",
   "I:", ":J" or "I" -> {first, last}, negative counting from the end) and "duration" ("60s", "1m", "500ms", "1.5h"
   -> ms); choices checks any value, min, max and positive a number's, multi = true collects every use in a list,
-  output = true marks a file the script writes (checked before any work). Every script also takes --json, --csv, --format NAME,
-  --strict, --wide and -h/--help unless it declares them. The opts cli.parse returns are what cli.open,
+  output = true marks a file the script writes (checked before any work). Every script also takes --json, --csv,
+  --format NAME, --strict, --wide and -h/--help unless it declares them. The opts cli.parse returns are what cli.open,
   cli.open_as, cli.open_runs and cli.warn take (nil: the defaults, no --strict, every format). Fatal errors are
   vp.error objects: the host prints "vpscript: MESSAGE" on stderr and exits with their status (1 script error, 2
-  usage or unreadable input, 3 gate failed). In the examples cli is require "vp.cli" and cap a capture.
+  usage or unreadable input, 3 gate failed). In the examples cli is require "vp.cli" and cap a
+  capture.
 function cli.parse(arg, spec) -> opts, positional, at
   opts: every option's value by key ("--min-excess-ms" -> opts.min_excess_ms) and opts._spec the spec; positional:
   the other words in order; at: where in arg each word was (at[j], at.dashdash, at.options[key]); a bad option or
