@@ -94,6 +94,154 @@ local function history_calls(P, cap, dir)
   }
 end
 
+-- f(...) with io.stdout or io.stderr (`stream`) sent to /dev/null: what a
+-- function prints is not the spec's; its return values, packed.
+local function muted(stream, f, ...)
+  local saved = io[stream]
+  io[stream] = assert(io.open("/dev/null", "w")) -- luacheck: ignore 122
+  local r = table.pack(pcall(f, ...))
+  io[stream]:close()
+  io[stream] = saved -- luacheck: ignore 122
+  assert(r[1], r[2])
+  return table.pack(table.unpack(r, 2, r.n))
+end
+
+-- A function documented to raise a vp.error and never return (cli.fail,
+-- E.raise): called, it raises one; it returns no value (its signature names
+-- none).
+local function raises(f, ...)
+  local ok, e = pcall(f, ...)
+  assert(not ok and require("vp.error").is(e), "expected a vp.error, got " .. tostring(e))
+  return table.pack()
+end
+
+-- vp.cli's, vp.error's and vp.output's calls.
+local function cli_calls(P, dir)
+  local cli, E, output = require "vp.cli", require "vp.error", require "vp.output"
+  local spec = { name = "x.lua", options = { cli.FRAMES }, positional = { { "CAPTURE" } } }
+  local opts = cli.parse({ "examples/sample.vprof" }, spec)
+  local vprof, dm = "examples/sample.vprof", "examples/sample.dm"
+  return {
+    ["vp.cli"] = {
+      parse = { function() return P(cli.parse, { "--frames", "1:10", vprof }, spec) end },
+      help = { function() return P(cli.help, spec) end },
+      options = { function() return P(cli.options, spec) end },
+      open = { function() return P(cli.open, vprof, opts, nil, true) end },
+      open_as = { function() return P(cli.open_as, dm, nil, "dm") end },
+      open_runs = { function() return P(cli.open_runs, { vprof }, opts) end,
+        function() return P(cli.open_runs, { vprof }, opts, nil, { vprof }) end },
+      warn = { function() return muted("stderr", cli.warn, opts, "a %s", "warning") end },
+      fail = { function() return raises(cli.fail, 2, "bad %s", "input") end },
+      exit = { function() return raises(cli.exit, 0) end },
+      is_exit = { function() return P(cli.is_exit, E.new("EINPUT")) end },
+      run = { function() return P(cli.run, function(x) return x end, 1) end },
+      json = { function() return muted("stdout", cli.json, { a = 1 }, "{a}") end },
+      encode_json = { function() return P(cli.encode_json, { a = 1 }) end },
+      decode_json = { function() return P(cli.decode_json, "[1]") end },
+      array = { function() return P(cli.array, {}) end },
+      error_json = { function() return P(cli.error_json, "a.vprof", "why", 2) end },
+      write_output = { function() return P(cli.write_output, dir .. "/cli.out", "text") end,
+        function() return muted("stdout", cli.write_output, nil, "") end },
+      check_output = { function() return P(cli.check_output, dir .. "/cli.out") end,
+        function() return P(cli.check_output, dir) end },
+      check_order = { function() return P(cli.check_order, spec, "Physics", vprof) end },
+      parse_range = { function() return P(cli.parse_range, "1:10") end,
+        function() return P(cli.parse_range, "x") end },
+      duration_ms = { function() return P(cli.duration_ms, "1m") end },
+      range_of = { function() return P(cli.range_of, cli.open(vprof, opts, nil, true)) end },
+      format_ids = { function() return P(cli.format_ids) end },
+      reads = { function() return P(cli.reads, spec, "vprof") end },
+      lfs = { function() return P(cli.lfs) end },
+      terminal = { function() return P(cli.terminal, "stdout") end },
+      progress = { function() return P(cli.progress, "x", 10) end },
+      on_progress = { function() return P(cli.on_progress, "x") end },
+    },
+    ["vp.error"] = {
+      new = { function() return P(E.new, "EINPUT", "why") end },
+      raise = { function() return raises(E.raise, "EUSAGE", "bad %s", "x") end },
+      is = { function() return P(E.is, {}) end },
+      message = { function() return P(E.message, E.new("EIO", "why")) end },
+      format = { function() return P(E.format, "%s", "a\nb") end },
+      exit_code = { function() return P(E.exit_code, "EGATE") end },
+      code_of = { function() return P(E.code_of, 3) end },
+      check_format = { function() return P(E.check_format, { format = "dm" }, "dm", "x") end,
+        function() return raises(E.check_format, { format = "dm" }, "vprof", "x") end },
+      check_number = { function() return P(E.check_number, 1, "k", "x") end,
+        function() return raises(E.check_number, -1, "k", "x") end },
+      check_count = { function() return P(E.check_count, 1, "k", "x") end,
+        function() return raises(E.check_count, 0.5, "k", "x") end },
+    },
+    ["vp.output"] = {
+      check = { function() return P(output.check, dir .. "/o.txt") end, function() return P(output.check, dir) end },
+      open = { function()
+        local r = P(output.open, dir .. "/o.txt", "-o")
+        r[1]:abort()
+        return r
+      end },
+      write = { function() return P(output.write, dir .. "/o.txt", "text", "-o") end },
+    },
+  }
+end
+
+-- The calls of the modules that write what a script shows (vp.doc.pages).
+local function pages_calls(P, cap, dir)
+  local export, overview, html = require "vp.export", require "vp.overview", require "vp.html"
+  local cmp, gate = require "vp.compare", require "vp.gate"
+  local crender, grender, hrender = require "vp.compare.render", require "vp.gate.render", require "vp.history.render"
+  local history, store = require "vp.history", require "vp.history.store"
+  local lean = overview.analyze(cap, { explore = false, width = 50 })
+  local r = cmp.analyze(cap, cap)
+  local g = grender.document(gate.evaluate(gate.validate({ { metric = "frame_ms.p99", max = 20 } }), cap))
+  local db = store.open(dir .. "/render.db")
+  history.add(db, { history.measure(cap, history.metadata({ time = "2024-01-01" }, {}, cap.path),
+    { match = { "^frames$" } }) })
+  local changes, trend = history.changes(db), history.trend(db)
+  changes.store, trend.store = db.name, db.name
+  return {
+    ["vp.export"] = {
+      write = { function()
+        local f = assert(io.open(dir .. "/export.csv", "w"))
+        local out = P(export.write, cap, "csv", f)
+        f:close()
+        return out
+      end },
+      targets_of = { function() return P(export.targets_of, "dm") end },
+      buffer = { function() return P(export.buffer, io.stdout) end },
+    },
+    ["vp.overview"] = { analyze = { function() return P(overview.analyze, cap, { width = 50 }) end } },
+    ["vp.html"] = {
+      report = { function() return P(html.report, lean) end },
+      page = { function() return P(html.page, "t", "m", { { id = "a", title = "A", body = "" } }) end },
+      table = { function() return P(html.table, { { key = "n", title = "n" } }, { { n = 1 } }) end },
+      esc = { function() return P(html.esc, "a < b") end },
+      pack = { function() return P(html.pack, { 0, 1, 300 }) end },
+      live = { function() return P(html.live, overview.analyze(cap, { width = 50 })) end,
+        function() return P(html.live, lean) end },
+    },
+    ["vp.compare.render"] = {
+      document = { function() return P(crender.document, r) end },
+      emit = { function() return muted("stdout", crender.emit, r, { limit = 10 }) end },
+      phases_text = { function() return P(crender.phases_text, r.pairing.phases_a) end },
+    },
+    ["vp.gate.render"] = {
+      document = { function()
+        return P(grender.document, gate.evaluate(gate.validate({ { metric = "frame_ms.p99", max = 20 } }), cap))
+      end },
+      emit = { function() return muted("stdout", grender.emit, g, {}, "rules.lua") end },
+    },
+    ["vp.history.render"] = {
+      changes_model = { function() return P(hrender.changes_model, changes, history.schema) end },
+      changes_rows = { function() return P(hrender.changes_rows, changes) end },
+      junit = { function() return P(hrender.junit, changes) end },
+      trend_model = { function() return P(hrender.trend_model, trend, history.trend_schema, 0) end },
+      trend_svg = { function() return P(hrender.trend_svg, trend) end },
+      trend_html = { function() return P(hrender.trend_html, trend) end },
+      series_name = { function() return P(hrender.series_name, trend.series[1]) end },
+      sparkline = { function() return P(hrender.sparkline, { 1, 3, 2 }) end },
+    },
+  }
+end
+
 describe("documented functions return what their signature names", function()
   local dir, caps = nil, {}
   setup(function()
@@ -125,6 +273,9 @@ describe("documented functions return what their signature names", function()
     end
     local m, tmp = require "vp.metrics", dir .. "/out"
     local function P(f, ...) return table.pack(f(...)) end
+    local cli = cli_calls(P, dir)
+    cli = { cli = cli["vp.cli"], error = cli["vp.error"], output = cli["vp.output"] }
+    local pages = pages_calls(P, cap, dir)
     local suite = require("vp.junit").suite({ file = "a.vprof", results = {} })
     require("vp.junit").write(tmp .. ".1.xml", suite)
     return {
@@ -152,6 +303,10 @@ describe("documented functions return what their signature names", function()
         best_split = { function() return P(require("vp.changepoint").best_split, { 1, 1, 1, 2, 2, 2 }, 1, 6, 2) end },
       },
       ["vp.history"] = history_calls(P, cap, dir),
+      ["vp.cli"] = cli.cli, ["vp.error"] = cli.error, ["vp.output"] = cli.output,
+      ["vp.export"] = pages["vp.export"], ["vp.overview"] = pages["vp.overview"], ["vp.html"] = pages["vp.html"],
+      ["vp.compare.render"] = pages["vp.compare.render"], ["vp.gate.render"] = pages["vp.gate.render"],
+      ["vp.history.render"] = pages["vp.history.render"],
       ["vp.history.store"] = {
         open = { function() return P(require("vp.history.store").open, dir .. "/store.db") end },
         kind = { function() return P(require("vp.history.store").kind, "sqlite:x.db") end },

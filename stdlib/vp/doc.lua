@@ -191,7 +191,7 @@ end
 -- Module files known to exist, for when lfs is missing and the directory
 -- cannot be listed (a spec checks it names every file in stdlib/vp/doc/).
 local KNOWN = { "vp", "vprof", "vprof_writer", "devt", "dlag", "dm", "dw", "laige", "metrics", "analyses", "queries",
-  "repl", "history", "output" }
+  "repl", "history", "output", "cli", "pages" }
 doc.KNOWN = KNOWN
 
 local function here()
