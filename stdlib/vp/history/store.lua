@@ -197,10 +197,23 @@ function store.open(url)
   conn:autocommit(true)
   if kind == "sqlite" then
     self:rows("PRAGMA busy_timeout = 60000")
-    local mode = self:rows("PRAGMA journal_mode = WAL")
-    if not (mode[1] and tostring(mode[1][1]):lower() == "wal") then
-      self:fail("cannot use a write-ahead log", mode[1] and mode[1][1])
+    -- Switching to WAL takes the file alone, and SQLite answers "locked" at
+    -- once, without the busy timeout, while another job holds it (two jobs
+    -- creating one store): tried again every 50 ms for as long as the busy
+    -- timeout, until this connection or another has switched.
+    local function wal()
+      local done, r = pcall(self.rows, self, "PRAGMA journal_mode = WAL")
+      if done then return r[1] and tostring(r[1][1]):lower() end
+      return nil, r
     end
+    local m, why = wal()
+    for _ = 1, 1200 do
+      if not (why and E.message(why):find("locked", 1, true)) then break end
+      require("vp.host").wait({}, 50) -- no process to wait for: 50 ms
+      m, why = wal()
+    end
+    if why then error(why, 0) end
+    if m ~= "wal" then self:fail("cannot use a write-ahead log", m) end
     self:exec("PRAGMA foreign_keys = ON")
   else
     self:exec("SET client_min_messages = warning")
