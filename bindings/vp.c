@@ -5,6 +5,7 @@
 #include "core/registry.h"
 #include "core/sha256.h"
 #include "l_common.h"
+#include "l_dist.h"
 #include "l_formats.h"
 
 #ifndef VP_VERSION
@@ -223,6 +224,7 @@ int luaopen_vp(lua_State *L)
         {"detect", vp_detect_l}, {"Series", vp_l_series_new},
         {"sha256", vp_sha256_l}, {"sha256_file", vp_sha256_file_l}, {NULL, NULL}};
     vp_l_register_series(L);
+    vp_l_register_dist(L);
     vp_l_register_vprof(L);
     vp_l_register_devt(L);
     vp_l_register_dlag(L);

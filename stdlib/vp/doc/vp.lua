@@ -194,6 +194,62 @@ method s:slice(i [, j]) -> Series
   empty when i > j), which keeps them: its first is i
   > local first100 = cap:frame_times():slice(1, 100)
 
+class vp.Dist: per-frame quantity, summarised
+  A per-frame quantity summarised: exact counts of its values in integer units (a VProf capture's 4 us, or
+  calls) with the first minimum and maximum and their frames. It answers what a Series of the values would,
+  by the same method names and with the same numbers (the exact sum, first minimum and maximum, nearest-rank
+  percentiles from exact counts), in memory proportional to the distinct values instead of the frames; the
+  column itself only when asked for (series, totable, d[i]). cap:dist makes them: a VProf group's self time,
+  the frame times, a node's time, self time or calls. Keeps its capture alive.
+operator # #d -> integer
+  number of frames
+  > print(#d)
+operator [i] d[i] -> number
+  frame i's value: builds the columns (series)
+  > print(d[1])
+method d:sum() -> number
+  sum of the values (exact, rounded once, as Series:sum)
+  > print(d:sum())
+method d:mean() -> number
+  sum / n (NaN when empty)
+  > print(d:mean())
+method d:min() -> number
+  smallest value (NaN when empty)
+  > print(d:min())
+method d:max() -> number
+  largest value (NaN when empty)
+  > print(d:max())
+method d:argmin() -> integer | nil
+  the frame of the first smallest value, numbered as the capture's columns (from its first frame)
+  > print(d:argmin())
+method d:argmax() -> integer | nil
+  the frame of the first largest value, numbered as argmin
+  > print(d:argmax())
+method d:percentile(p) -> number
+  nearest-rank percentile, p in 0..100: the value at rank ceil(p/100*n), exactly Series:percentile's
+  > print(d:percentile(99))
+method d:stddev() -> number
+  population standard deviation over the counts (may differ from a Series' in the last bits: the squares are
+  added by value, not in frame order)
+  > print(d:stddev())
+method d:counts() -> {[value] = count}, n
+  each distinct value and how often it came, and n, the number of values
+  > local c, n = d:counts()
+method d:series() -> Series
+  the column itself (one pass for every group, kept)
+  > print(d:series():totable()[1])
+method d:totable() -> {number, ...}
+  the values in frame order (builds the column)
+  > print(#d:totable())
+method d:batches(cuts) -> vp.infer.batched
+  the value counts of each stretch of consecutive frames [cuts[i], cuts[i + 1]) (cuts ascending from 0 to #d),
+  what vp.infer's batch means, quantiles and order statistics read: one pass over the frames, no column
+  > local b = d:batches({0, #d // 2, #d})
+method d:top_sum(k) -> number
+  of the frame times' summary (cap:dist("frame_ms")): the sum (ms) of the k slowest frame times, those above
+  the k-th largest in frame order, then that one for the rest (the sum the low-FPS figures divide by k)
+  > print(1000 / (cap:dist("frame_ms"):top_sum(40) / 40))
+
 class vp.writer: what every capture writer has
   vp.writer(format, path [, opts]) returns a writer of class vp.<format>.writer (vp.vprof.writer,
   vp.devt.writer, vp.dlag.writer, vp.dm.writer, vp.dw.writer): these members and its format's own. The writers
