@@ -5,10 +5,13 @@
  * it (the same double: VProf's ms are units x (4 / 1000.0) both ways). */
 #include <math.h>
 #include <stdalign.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "core/infer.h"
 #include "l_common.h"
 #include "l_dist.h"
+#include "l_formats.h"
 
 #define DATA_OFFSET ((sizeof(vp_ldist) + alignof(max_align_t) - 1) / alignof(max_align_t) * alignof(max_align_t))
 
@@ -25,14 +28,6 @@ vp_ldist *vp_l_dist_new(lua_State *L, const vp_ldist_src *src, double scale, siz
 void *vp_l_dist_data(vp_ldist *d)
 {
     return (char *)d + DATA_OFFSET;
-}
-
-vp_ldist *vp_l_check_dist(lua_State *L, int idx, const vp_ldist_src *src)
-{
-    vp_ldist *d = luaL_checkudata(L, idx, VP_DIST_T);
-    if (src && d->src != src)
-        luaL_argerror(L, idx, "a dist of another source");
-    return d;
 }
 
 /* The dist at 1 and its stream (*first: the number of position 0). */
@@ -164,7 +159,7 @@ static int d_top_sum(lua_State *L)
     vp_stream *s;
     vp_ldist *d = check(L, &s, NULL);
     if (!d->src->top_sum)
-        return luaL_argerror(L, 1, "top_sum: not of this dist");
+        return luaL_argerror(L, 1, "top_sum: of a capture's frame times");
     return d->src->top_sum(L, 1, d);
 }
 
@@ -206,6 +201,82 @@ static int d_gc(lua_State *L)
     vp_ldist *d = luaL_checkudata(L, 1, VP_DIST_T);
     vp_stream_free(&d->own);
     return 0;
+}
+
+/* ---- vp.Dist(series | list [, unit]): a dist of a column's values ----------
+ * Its source is the Series itself (the parent): the column, d[i] and the
+ * batches are the Series'. It holds values that are whole multiples >= 0 of
+ * the unit only, so that units x unit gives back each value bit for bit. */
+
+typedef struct {
+    lua_Integer first; /* the Series' first index */
+} lcol;
+
+static vp_stream *col_stream(lua_State *L, int idx, vp_ldist *d, lua_Integer *first)
+{
+    (void)L;
+    (void)idx;
+    *first = ((lcol *)vp_l_dist_data(d))->first;
+    return &d->own;
+}
+
+static int col_series(lua_State *L, int idx, vp_ldist *d)
+{
+    (void)d;
+    vp_lchild_pushcap(L, idx);
+    return 1;
+}
+
+static int col_batches(lua_State *L, int idx, vp_ldist *d)
+{
+    (void)d;
+    size_t k, *cuts = vp_l_check_cuts(L, idx + 1, &k);
+    vp_lchild_pushcap(L, idx);
+    const vp_series *s = vp_l_check_series(L, -1);
+    luaL_argcheck(L, cuts[k] == s->n, idx + 1, "the last cut must be #d");
+    vp_l_push_batched(L, vp_batched_of_values(s->v, cuts, k));
+    return 1;
+}
+
+static void col_tostring(lua_State *L, int idx, vp_ldist *d, uint64_t n, double mean)
+{
+    (void)idx;
+    char buf[96];
+    snprintf(buf, sizeof buf, "<Dist n=%llu mean=%.4g unit=%.4g>", (unsigned long long)n, mean, d->scale);
+    lua_pushstring(L, buf);
+}
+
+static const vp_ldist_src col_src = {col_stream, col_series, col_batches, NULL, col_tostring};
+
+int vp_l_dist_of(lua_State *L)
+{
+    lua_settop(L, 2);
+    double unit = luaL_optnumber(L, 2, 1.0);
+    luaL_argcheck(L, isfinite(unit) && unit > 0, 2, "the unit must be a finite number > 0");
+    if (!luaL_testudata(L, 1, VP_SERIES_T)) {
+        luaL_checktype(L, 1, LUA_TTABLE);
+        lua_pushcfunction(L, vp_l_series_new);
+        lua_pushvalue(L, 1);
+        lua_call(L, 1, 1);
+        lua_replace(L, 1);
+    }
+    const vp_series *s = vp_l_check_series(L, 1);
+    lua_getfield(L, 1, "first");
+    lua_Integer first = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    vp_ldist *d = vp_l_dist_new(L, &col_src, unit, sizeof(lcol), 1);
+    ((lcol *)vp_l_dist_data(d))->first = first;
+    for (size_t i = 0; i < s->n; i++) {
+        double x = s->v[i], u = nearbyint(x / unit);
+        if (isnan(x))
+            return luaL_error(L, "vp.Dist: value %I is NaN: a dist counts numbers only", (lua_Integer)i + first);
+        if (!(u >= 0 && u < 9007199254740992.0 && u * unit == x && !signbit(x)))
+            return luaL_error(L, "vp.Dist: value %I (%s) is not a whole multiple >= 0 of the unit %s",
+                              (lua_Integer)i + first, lua_pushfstring(L, "%f", x), lua_pushfstring(L, "%f", unit));
+        if (!vp_stream_add(&d->own, (uint64_t)u, 1))
+            return luaL_error(L, "out of memory");
+    }
+    return 1;
 }
 
 void vp_l_register_dist(lua_State *L)

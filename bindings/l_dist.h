@@ -7,8 +7,9 @@
  * argmax, percentile, stddev, counts. What needs the source of the values
  * (a capture) comes through a vp_ldist_src the format binding gives: where
  * the stream is, the column, the batches, top_sum and the tostring text.
- * The dist's user value 1 is its parent (a capture, as a child's: the
- * capture lives while the dist does); the source checks it is open. */
+ * The dist's user value 1 is its parent, which lives while the dist does:
+ * a capture, as a child's (the source checks it is open), or the Series of
+ * vp.Dist(series, unit), the one source l_dist.c has itself. */
 #ifndef VP_L_DIST_H
 #define VP_L_DIST_H
 
@@ -55,8 +56,11 @@ vp_ldist *vp_l_dist_new(lua_State *L, const vp_ldist_src *src, double scale, siz
                         int parent_idx);
 /* The source's part of d. */
 void *vp_l_dist_data(vp_ldist *d);
-/* Check arg idx is a dist of source src (NULL: of any); returns it. */
-vp_ldist *vp_l_check_dist(lua_State *L, int idx, const vp_ldist_src *src);
+
+/* vp.Dist(series | list [, unit]): a dist of the values of a Series (or of
+ * a list, made a Series first), each a whole multiple >= 0 of unit (1 by
+ * default), which raises otherwise; the Series is its column. */
+int vp_l_dist_of(lua_State *L);
 
 /* Register the class (luaopen_vp). */
 void vp_l_register_dist(lua_State *L);
