@@ -7,13 +7,13 @@
 #include "core/sort.h"
 #include "formats/vprof.h"
 #include "l_common.h"
+#include "l_dist.h"
 #include "l_formats.h"
 
 #define CAP_T "vp.vprof"
 #define NODE_T "vp.vprof.node"
 #define GROUP_T "vp.vprof.group"
 #define FRAME_T "vp.vprof.frame"
-#define DIST_T "vp.vprof.dist"
 
 typedef struct {
     uint32_t idx;
@@ -29,11 +29,10 @@ typedef struct {
     vp_vprof_fdata fd; /* arrays follow the struct in the same userdata */
 } lframe;
 
-/* A per-frame quantity summarised (vp.vprof.dist): the statistics a Series
- * of it would give, from the value counts a pass kept; the column itself
- * only when asked for (series, totable, [i]). A group's self time (the
- * model's statistics), the frame times (the open pass's), or a node's time,
- * self time or calls (cap:series with {summary = true}: the dist owns it). */
+/* The VProf part of a vp.Dist (l_dist.h: the statistics are generic; this
+ * says which stream, and builds the column and the batches): a group's self
+ * time (the model's statistics), the frame times (the open pass's), or a
+ * node's time, self time or calls (the dist's own stream holds it). */
 enum { DIST_GROUP, DIST_FRAME, DIST_NODE };
 typedef struct {
     int kind;
@@ -42,7 +41,6 @@ typedef struct {
     int field;      /* a node's: vp_vprof_field */
     int ranged;     /* frame times of some frames only: own holds them */
     uint32_t base;  /* the model's index of the first frame summarised */
-    vp_stream own;  /* a node's summary, or a range's frame times */
 } ldist;
 
 static vp_vprof *check_cap(lua_State *L, int idx)
@@ -743,8 +741,6 @@ static int cap_frame_times(lua_State *L)
     return 1;
 }
 
-static ldist *dist_new(lua_State *L, int kind, uint32_t index);
-
 /* The cache key of every group's batches for fold and the cuts. When the
  * capture's cache holds them: pushes that table and returns 1; else pushes
  * the key and returns 0. */
@@ -1052,131 +1048,48 @@ static int cap_group_self_ms(lua_State *L)
     return 1;
 }
 
-static ldist *check_dist(lua_State *L, int idx, vp_vprof **m, vp_stream **s)
+/* ---- dists: the VProf source of vp.Dist ------------------------------------ */
+
+/* The source's part of a dist (l_dist.h): which quantity of the capture. */
+static const vp_ldist_src vprof_dist_src;
+
+static ldist *dist_part(vp_ldist *d)
 {
-    ldist *d = vp_lchild_check(L, idx, DIST_T, (void **)m);
+    return vp_l_dist_data(d);
+}
+
+/* The capture of the dist at idx (raises when closed) and its source part. */
+static ldist *check_dist(lua_State *L, int idx, vp_vprof **m)
+{
+    vp_ldist *d = vp_lchild_check(L, idx, VP_DIST_T, (void **)m);
+    return dist_part(d);
+}
+
+/* The stream: a group's, re-found in the model (which owns it) on each
+ * call; the frame times' of the open pass; else the dist's own. */
+static vp_stream *dist_stream(lua_State *L, int idx, vp_ldist *dd, lua_Integer *first)
+{
+    vp_vprof *m;
+    ldist *d = check_dist(L, idx, &m);
+    vp_stream *s;
     switch (d->kind) {
-    case DIST_FRAME: *s = d->ranged ? &d->own : &(*m)->frame_stream; break;
-    case DIST_NODE: *s = &d->own; break;
-    default: *s = vp_vprof_group_stream(*m, d->index, d->fold); break;
+    case DIST_FRAME: s = d->ranged ? &dd->own : &m->frame_stream; break;
+    case DIST_NODE: s = &dd->own; break;
+    default: s = vp_vprof_group_stream(m, d->index, d->fold); break;
     }
-    if (!*s)
+    if (!s)
         luaL_error(L, "the statistics of this group are gone");
-    return d;
-}
-
-/* A value of the summary as the column would hold it. */
-static double dist_value(const ldist *d, uint64_t v)
-{
-    return d->kind == DIST_NODE && d->field == VP_VPROF_CALLS ? (double)v : vp_vprof_ms(v);
-}
-
-static double dist_scale(const ldist *d)
-{
-    return d->kind == DIST_NODE && d->field == VP_VPROF_CALLS ? 1.0 : VP_VPROF_US_PER_UNIT / 1000.0;
-}
-
-static int dist_len(lua_State *L)
-{
-    vp_vprof *m;
-    vp_stream *s;
-    check_dist(L, 1, &m, &s);
-    lua_pushinteger(L, (lua_Integer)vp_stream_n(s));
-    return 1;
-}
-
-static int dist_sum(lua_State *L)
-{
-    vp_vprof *m;
-    vp_stream *s;
-    ldist *d = check_dist(L, 1, &m, &s);
-    lua_pushnumber(L, vp_stream_sum(s, dist_scale(d)));
-    return 1;
-}
-
-static int dist_mean(lua_State *L)
-{
-    vp_vprof *m;
-    vp_stream *s;
-    ldist *d = check_dist(L, 1, &m, &s);
-    uint64_t n = vp_stream_n(s);
-    lua_pushnumber(L, n ? vp_stream_sum(s, dist_scale(d)) / (double)n : NAN);
-    return 1;
-}
-
-static int dist_extreme(lua_State *L, int max, int arg)
-{
-    vp_vprof *m;
-    vp_stream *s;
-    ldist *d = check_dist(L, 1, &m, &s);
-    if (!vp_stream_n(s)) {
-        if (arg)
-            lua_pushnil(L);
-        else
-            lua_pushnumber(L, NAN);
-    } else if (arg) {
-        lua_pushinteger(L, frame_no(m, d->base + (uint32_t)(max ? s->argmax : s->argmin)));
-    } else {
-        lua_pushnumber(L, dist_value(d, max ? s->max : s->min));
-    }
-    return 1;
-}
-
-static int dist_min(lua_State *L) { return dist_extreme(L, 0, 0); }
-static int dist_max(lua_State *L) { return dist_extreme(L, 1, 0); }
-static int dist_argmin(lua_State *L) { return dist_extreme(L, 0, 1); }
-static int dist_argmax(lua_State *L) { return dist_extreme(L, 1, 1); }
-
-static int dist_percentile(lua_State *L)
-{
-    vp_vprof *m;
-    vp_stream *s;
-    ldist *d = check_dist(L, 1, &m, &s);
-    double p = luaL_checknumber(L, 2);
-    luaL_argcheck(L, p >= 0 && p <= 100, 2, "percentile must be in 0..100");
-    int ok;
-    uint64_t v = vp_stream_percentile(s, p, &ok);
-    lua_pushnumber(L, ok ? dist_value(d, v) : NAN);
-    return 1;
-}
-
-static int dist_stddev(lua_State *L)
-{
-    vp_vprof *m;
-    vp_stream *s;
-    ldist *d = check_dist(L, 1, &m, &s);
-    lua_pushnumber(L, vp_stream_stddev(s, dist_scale(d)));
-    return 1;
-}
-
-/* d:counts() -> {[ms] = count}, n: the distinct values and how often each
- * came (what rank tests need). */
-static int dist_counts(lua_State *L)
-{
-    vp_vprof *m;
-    vp_stream *s;
-    ldist *d = check_dist(L, 1, &m, &s);
-    uint32_t k;
-    const vp_hist_slot *v = vp_hist_sorted(&s->h, &k);
-    if (!v && vp_stream_n(s))
-        return luaL_error(L, "out of memory");
-    lua_createtable(L, 0, (int)k);
-    for (uint32_t i = 0; i < k; i++) {
-        lua_pushnumber(L, dist_value(d, v[i].value));
-        lua_pushinteger(L, (lua_Integer)(v[i].count - (i ? v[i - 1].count : 0)));
-        lua_rawset(L, -3);
-    }
-    lua_pushinteger(L, (lua_Integer)vp_stream_n(s));
-    return 2;
+    *first = frame_no(m, d->base);
+    return s;
 }
 
 /* d:series() -> the column (one pass for every group, kept). */
-static int dist_series(lua_State *L)
+static int dist_series(lua_State *L, int idx, vp_ldist *dd)
 {
     vp_vprof *m;
-    vp_stream *s;
-    ldist *d = check_dist(L, 1, &m, &s);
-    luaL_argcheck(L, !d->ranged, 1, "the frame times of a range: use cap:frame_times():slice(i, j)");
+    ldist *d = check_dist(L, idx, &m);
+    (void)dd;
+    luaL_argcheck(L, !d->ranged, idx, "the frame times of a range: use cap:frame_times():slice(i, j)");
     if (d->kind == DIST_FRAME) {
         vp_series *ft = vp_vprof_frame_series(m);
         if (!ft)
@@ -1184,7 +1097,7 @@ static int dist_series(lua_State *L)
         vp_l_push_series_at(L, ft, first_frame_no(m));
         return 1;
     }
-    vp_lchild_pushcap(L, 1);
+    vp_lchild_pushcap(L, idx);
     int cap = lua_gettop(L);
     if (d->kind == DIST_NODE) {
         vp_series *col = vp_series_new(m->frame_count);
@@ -1216,25 +1129,24 @@ static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold,
     group_batches_keep(L, cap_idx, m, out, key);
 }
 
-/* d:batches(cuts) -> vp.infer.batched: the summary's value counts over the
- * segments of cuts ({0, ..., #d}), for vp.infer (no column is built). */
-static int dist_batches(lua_State *L)
+/* d:batches(cuts): from one pass over the frame records or the frames. */
+static int dist_batches(lua_State *L, int idx, vp_ldist *dd)
 {
     vp_vprof *m;
-    vp_stream *s;
-    ldist *d = check_dist(L, 1, &m, &s);
-    luaL_argcheck(L, !d->ranged, 1, "the frame times of a range have no batches: open the capture with those frames");
-    size_t k, *cuts = vp_l_check_cuts(L, 2, &k);
-    luaL_argcheck(L, cuts[k] == m->frame_count, 2, "the last cut must be the frame count");
+    ldist *d = check_dist(L, idx, &m);
+    (void)dd;
+    luaL_argcheck(L, !d->ranged, idx, "the frame times of a range have no batches: open the capture with those frames");
+    size_t k, *cuts = vp_l_check_cuts(L, idx + 1, &k);
+    luaL_argcheck(L, cuts[k] == m->frame_count, idx + 1, "the last cut must be the frame count");
     vp_error err;
     if (d->kind == DIST_FRAME) {
         vp_batched *b;
         if (vp_vprof_frame_batches(m, cuts, k, &b, &err) != VP_OK)
-            vp_lcap_raise(L, 1, &err);
+            vp_lcap_raise(L, idx, &err);
         vp_l_push_batched(L, b);
         return 1;
     }
-    vp_lchild_pushcap(L, 1);
+    vp_lchild_pushcap(L, idx);
     int cap = lua_gettop(L);
     if (d->kind == DIST_NODE) {
         vp_batched *b;
@@ -1248,42 +1160,29 @@ static int dist_batches(lua_State *L)
     return 1;
 }
 
-static int dist_gc(lua_State *L)
-{
-    ldist *d = luaL_checkudata(L, 1, DIST_T);
-    vp_stream_free(&d->own);
-    return 0;
-}
-
-static int dist_totable(lua_State *L)
-{
-    dist_series(L);
-    lua_getfield(L, -1, "totable");
-    lua_insert(L, -2);
-    lua_call(L, 1, 1);
-    return 1;
-}
-
-static int dist_get(lua_State *L)
-{
-    if (lua_type(L, 2) != LUA_TNUMBER) {
-        lua_pushnil(L);
-        return 1;
-    }
-    lua_settop(L, 2);
-    dist_series(L);
-    lua_pushvalue(L, 2);
-    lua_gettable(L, -2);
-    return 1;
-}
-
-static int dist_tostring(lua_State *L)
+/* d:top_sum(k) -> the sum (ms) of the k largest values of the frame times'
+ * summary (the slowest k frames). */
+static int dist_top_sum(lua_State *L, int idx, vp_ldist *dd)
 {
     vp_vprof *m;
-    vp_stream *s;
-    ldist *d = check_dist(L, 1, &m, &s);
-    uint64_t n = vp_stream_n(s);
-    double mean = n ? vp_stream_sum(s, dist_scale(d)) / (double)n : 0.0;
+    ldist *d = check_dist(L, idx, &m);
+    (void)dd;
+    luaL_argcheck(L, d->kind == DIST_FRAME && !d->ranged, idx, "top_sum: of a capture's frame times");
+    lua_Integer k = luaL_checkinteger(L, idx + 1);
+    luaL_argcheck(L, k >= 1 && k <= (lua_Integer)m->frame_count, idx + 1, "k must be in 1..frames");
+    int ok;
+    double sum = vp_vprof_slowest_sum(m, (uint32_t)k, &ok);
+    if (!ok)
+        return luaL_error(L, "out of memory");
+    lua_pushnumber(L, sum);
+    return 1;
+}
+
+static void dist_tostring(lua_State *L, int idx, vp_ldist *dd, uint64_t n, double mean)
+{
+    vp_vprof *m;
+    ldist *d = check_dist(L, idx, &m);
+    (void)dd;
     static const char *const fields[] = {"time_ms", "self_ms", "calls"};
     if (d->kind == DIST_FRAME)
         lua_pushfstring(L, "<vprof dist: frame time, %d frames, mean %f ms>", (int)n, mean);
@@ -1294,17 +1193,22 @@ static int dist_tostring(lua_State *L)
         lua_pushfstring(L, "<vprof dist: %s self time%s, %d frames, mean %f ms>",
                         vp_vprof_name(m, m->groups[d->index].name),
                         d->fold ? " (hidden folded)" : "", (int)n, mean);
-    return 1;
 }
 
-/* A new dist of the capture at index 1. */
-static ldist *dist_new(lua_State *L, int kind, uint32_t index)
+static const vp_ldist_src vprof_dist_src = {dist_stream, dist_series, dist_batches, dist_top_sum,
+                                            dist_tostring};
+
+/* A new dist of the capture at index 1: ms per unit, or calls as they are. */
+static ldist *dist_new(lua_State *L, int kind, uint32_t index, int field, vp_stream **own)
 {
-    ldist *d = vp_lchild_new(L, sizeof *d, DIST_T, 1);
-    memset(d, 0, sizeof *d);
+    double scale = kind == DIST_NODE && field == VP_VPROF_CALLS ? 1.0 : VP_VPROF_US_PER_UNIT / 1000.0;
+    vp_ldist *dd = vp_l_dist_new(L, &vprof_dist_src, scale, sizeof(ldist), 1);
+    ldist *d = dist_part(dd);
     d->kind = kind;
     d->index = index;
-    vp_stream_init(&d->own);
+    d->field = field;
+    if (own)
+        *own = &dd->own;
     return d;
 }
 
@@ -1319,7 +1223,7 @@ static void push_group_dists(lua_State *L, vp_vprof *m, int fold_arg)
         if (!vp_vprof_group_stream(m, g, fold))
             continue;
         push_group(L, 1, g);
-        dist_new(L, DIST_GROUP, g)->fold = fold;
+        dist_new(L, DIST_GROUP, g, 0, NULL)->fold = fold;
         lua_rawset(L, -3);
     }
     answer_by_group_name(L, 1);
@@ -1329,12 +1233,13 @@ static void push_group_dists(lua_State *L, vp_vprof *m, int fold_arg)
  * pass's summary for every frame, else a summary of the range's own. */
 static void push_frame_dist(lua_State *L, vp_vprof *m, uint32_t first, uint32_t last, int any)
 {
-    ldist *d = dist_new(L, DIST_FRAME, 0);
+    vp_stream *own;
+    ldist *d = dist_new(L, DIST_FRAME, 0, 0, &own);
     if (any && (first != 0 || last + 1 != m->frame_count)) {
         d->ranged = 1;
         d->base = first;
         for (uint32_t fi = first; fi <= last; fi++)
-            if (!vp_stream_add(&d->own, m->frames[fi].units, 1))
+            if (!vp_stream_add(own, m->frames[fi].units, 1))
                 luaL_error(L, "out of memory");
     } else if (!any && m->frame_count) {
         d->ranged = 1; /* the empty range */
@@ -1367,9 +1272,7 @@ static int push_node_dists(lua_State *L, vp_vprof *m)
         } else {
             nodes[k - 1] = check_node_arg(L, 2, 1, m);
         }
-        ldist *d = dist_new(L, DIST_NODE, nodes[k - 1]);
-        d->field = field;
-        streams[k - 1] = &d->own;
+        dist_new(L, DIST_NODE, nodes[k - 1], (int)field, &streams[k - 1]);
         lua_rawseti(L, results, k);
     }
     vp_error err;
@@ -1380,7 +1283,7 @@ static int push_node_dists(lua_State *L, vp_vprof *m)
     return 1;
 }
 
-/* cap:dist(q [, field | opts]) -> vp.vprof.dist (or a list, or a table):
+/* cap:dist(q [, field | opts]) -> vp.Dist (or a list, or a table):
  * a per-frame quantity summarised, the statistics a Series of it gives
  * without keeping the column:
  *   "frame_ms" [, {first =, last =}]  the frame times (of frames first..last)
@@ -1418,24 +1321,6 @@ static int cap_dist(lua_State *L)
         return 1;
     }
     return push_node_dists(L, m);
-}
-
-/* d:top_sum(k) -> the sum (ms) of the k largest values of the frame times'
- * summary (the slowest k frames). */
-static int dist_top_sum(lua_State *L)
-{
-    vp_vprof *m;
-    vp_stream *st;
-    ldist *d = check_dist(L, 1, &m, &st);
-    luaL_argcheck(L, d->kind == DIST_FRAME && !d->ranged, 1, "top_sum: of a capture's frame times");
-    lua_Integer k = luaL_checkinteger(L, 2);
-    luaL_argcheck(L, k >= 1 && k <= (lua_Integer)m->frame_count, 2, "k must be in 1..frames");
-    int ok;
-    double sum = vp_vprof_slowest_sum(m, (uint32_t)k, &ok);
-    if (!ok)
-        return luaL_error(L, "out of memory");
-    lua_pushnumber(L, sum);
-    return 1;
 }
 
 /* ---- node totals ------------------------------------------------------------ */
@@ -2016,16 +1901,6 @@ void vp_l_register_vprof(lua_State *L)
 
     static const luaL_Reg group_meta[] = {{"__tostring", group_tostring}, {NULL, NULL}};
     vp_l_class(L, GROUP_T, group_meta, NULL, group_get);
-
-    static const luaL_Reg dist_meta[] = {
-        {"__tostring", dist_tostring}, {"__len", dist_len}, {"__gc", dist_gc}, {NULL, NULL}};
-    static const luaL_Reg dist_methods[] = {
-        {"sum", dist_sum},       {"mean", dist_mean},     {"min", dist_min},
-        {"max", dist_max},       {"argmin", dist_argmin}, {"argmax", dist_argmax},
-        {"percentile", dist_percentile}, {"stddev", dist_stddev}, {"counts", dist_counts},
-        {"series", dist_series}, {"totable", dist_totable}, {"batches", dist_batches},
-        {"top_sum", dist_top_sum}, {NULL, NULL}};
-    vp_l_class(L, DIST_T, dist_meta, dist_methods, dist_get);
 }
 
 int vp_l_open_hitches(lua_State *L)

@@ -5,6 +5,7 @@
 #include "core/registry.h"
 #include "core/sha256.h"
 #include "l_common.h"
+#include "l_dist.h"
 #include "l_formats.h"
 
 #ifndef VP_VERSION
@@ -220,9 +221,10 @@ int luaopen_vp(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"open", vp_open},       {"open_all", vp_open_all}, {"batches_all", vp_l_batches_all}, {"frames_of", vp_l_frames_of}, {"writer", vp_writer},   {"formats", vp_formats_l},
-        {"detect", vp_detect_l}, {"Series", vp_l_series_new},
+        {"detect", vp_detect_l}, {"Series", vp_l_series_new}, {"Dist", vp_l_dist_of},
         {"sha256", vp_sha256_l}, {"sha256_file", vp_sha256_file_l}, {NULL, NULL}};
     vp_l_register_series(L);
+    vp_l_register_dist(L);
     vp_l_register_vprof(L);
     vp_l_register_devt(L);
     vp_l_register_dlag(L);

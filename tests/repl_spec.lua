@@ -89,8 +89,8 @@ describe("vp.repl", function()
     it("completes table fields along a chain", function()
       assert.are.same({ 5, "alpha alps" }, { names("tbl.al") })
       assert.are.same({ 10, "gamma" }, { names("tbl.beta.g") })
-      assert.are.same({ 4, "Series batches_all detect formats frames_of open open_all sha256 sha256_file version "
-        .. "writer" },
+      assert.are.same({ 4, "Dist Series batches_all detect formats frames_of open open_all sha256 sha256_file "
+        .. "version writer" },
         { names("vp.") })
       assert.are.same({ 9, "" }, { names("nosuch.x") })
     end)

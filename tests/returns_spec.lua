@@ -294,6 +294,8 @@ describe("documented functions return what their signature names", function()
         formats = { function() return P(vp.formats) end },
         writer = { function() return P(vp.writer, "vprof", dir .. "/w.vprof") end },
         Series = { function() return P(vp.Series, { 1, 2 }) end },
+        Dist = { function() return P(vp.Dist, { 1, 2 }) end,
+          function() return P(vp.Dist, vp.Series { 0.004, 0.008 }, 0.004) end },
         sha256 = { function() return P(vp.sha256, "abc") end },
         sha256_file = { function() return P(vp.sha256_file, "examples/sample.dm") end,
           function() return P(vp.sha256_file, dir .. "/missing.vprof") end },

@@ -352,6 +352,74 @@ describe("vp.Series hitches", function()
   end)
 end)
 
+describe("vp.Dist of a column", function()
+  -- Whole multiples of a unit, ties and an empty column: every figure the
+  -- two share is the Series', bit for bit (stddev to its last bits).
+  it("answers what the Series answers, by the same names", function()
+    for round = 1, 40 do
+      local unit = ({ 1, 0.004, 0.25, 3 })[round % 4 + 1]
+      local n = round == 1 and 0 or math.random(1, 300)
+      local t = {}
+      for i = 1, n do t[i] = math.random(0, round % 3 == 0 and 5 or 5000) * unit end
+      local first = math.random(1, 1000)
+      local s = vp.Series(t, first)
+      local d = vp.Dist(s, unit)
+      assert.are.equal("vp.Dist", getmetatable(d).__name)
+      assert.are.equal(#s, #d)
+      for _, m in ipairs({ "sum", "mean", "min", "max", "argmin", "argmax" }) do
+        assert.is_true(same(s[m](s), d[m](d)), m .. ": " .. tostring(s[m](s)) .. " vs " .. tostring(d[m](d)))
+      end
+      assert.is_true(same(s:stddev(), d:stddev(), 1e-12), "stddev")
+      for _, p in ipairs({ 0, 1, 25, 50, 90, 99, 99.9, 100 }) do
+        assert.is_true(same(s:percentile(p), d:percentile(p)), "percentile " .. p)
+      end
+      local c, total = d:counts()
+      assert.are.equal(n, total)
+      local want = {}
+      for _, v in ipairs(t) do want[v] = (want[v] or 0) + 1 end
+      assert.are.same(want, c)
+      assert.are.equal(s, d:series())
+      assert_list(t, d:totable(), 0, "totable")
+      if n > 0 then assert.are.equal(s[first], d[first]) end
+      assert.is_nil(d[first + n])
+      local cuts = { 0, n // 2, n }
+      assert.are.same(require("vp.infer.core").batched(s, cuts):counts(), d:batches(cuts):counts())
+    end
+    local d = vp.Dist { 3, 1, 2, 3 }
+    assert.are.equal(1, d:argmax())
+    assert.are.equal(2, d:argmin())
+    assert.are.equal("<Dist n=4 mean=2.25 unit=1>", tostring(d))
+  end)
+
+  it("holds whole multiples >= 0 of its unit only, and has no top_sum", function()
+    local why = "is not a whole multiple >= 0 of the unit 1.0"
+    assert.has_error(function() vp.Dist({ 1, 0.5 }) end, "vp.Dist: value 2 (0.5) " .. why)
+    assert.has_error(function() vp.Dist({ -1 }) end, "vp.Dist: value 1 (-1.0) " .. why)
+    assert.has_error(function() vp.Dist({ -0.0 }) end)
+    assert.has_error(function() vp.Dist({ 1, NAN }) end, "vp.Dist: value 2 is NaN: a dist counts numbers only")
+    assert.has_error(function() vp.Dist({ 0.003 }, 0.002) end)
+    assert.has_error(function() vp.Dist({ 1 }, 0) end)
+    assert.has_error(function() vp.Dist({ 1 }, NAN) end)
+    assert.has_error(function() vp.Dist(5) end)
+    assert.has_error(function() vp.Dist({ "x" }) end)
+    assert.has_error(function() vp.Dist({ 1 }):top_sum(1) end)
+    assert.has_error(function() vp.Dist({ 1, 2 }):batches({ 0, 1 }) end)
+  end)
+
+  it("of a capture's frame times is that capture's frame-time dist", function()
+    local cap = assert(vp.open("examples/sample.vprof"))
+    local a, s = cap:dist("frame_ms"), cap:frame_times()
+    local b = vp.Dist(s, 4 / 1000)
+    for _, m in ipairs({ "sum", "mean", "min", "max", "argmin", "argmax", "stddev" }) do
+      assert.are.equal(a[m](a), b[m](b), m)
+    end
+    for _, p in ipairs({ 0, 50, 99, 100 }) do assert.are.equal(a:percentile(p), b:percentile(p)) end
+    assert.are.same((a:counts()), (b:counts()))
+    assert.are.same(a:batches({ 0, 2000, #s }):counts(), b:batches({ 0, 2000, #s }):counts())
+    cap:close()
+  end)
+end)
+
 describe("a Series' memory and the collector #slow #resource", function()
   it("garbage slices and sorted copies of a long column are collected as they pile up", function()
     local measure = require "hostile.measure"

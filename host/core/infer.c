@@ -483,7 +483,8 @@ vp_batched *vp_batched_of_values(const double *x, const size_t *cuts, size_t k)
     vp_batched *s = batched_alloc(k, 2 * n);
     if (!s)
         return NULL;
-    memcpy(s->vbuf, x, n * sizeof *x);
+    if (n) /* an empty column may have no array at all */
+        memcpy(s->vbuf, x, n * sizeof *x);
     for (size_t b = 0; b < k; b++) {
         size_t len = cuts[b + 1] - cuts[b];
         double *v = s->vbuf + cuts[b], sum = 0;

@@ -98,6 +98,14 @@ int main(void)
     CHECK(close_rel(vp_normal_quantile(1e-10), -6.361340902404056, 1e-12));
     CHECK(close_rel(vp_normal_cdf(vp_normal_quantile(0.3)), 0.3, 1e-14));
 
+    /* an empty column, which may have no array at all, cut once: an empty sample */
+    {
+        size_t none[] = {0, 0};
+        vp_batched *b0 = vp_batched_of_values(NULL, none, 1);
+        CHECK(b0 && b0->all.n == 0 && b0->all.d == 0);
+        vp_batched_free(b0);
+    }
+
     /* Kolmogorov: the 5 % and 1 % critical values, and both series meet */
     CHECK(close_rel(vp_kolmogorov_q(1.3580986393225505), 0.05, 1e-9));
     CHECK(close_rel(vp_kolmogorov_q(1.6276236115189), 0.01, 1e-9));

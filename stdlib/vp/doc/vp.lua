@@ -51,6 +51,12 @@ function vp.Series(list | series [, first]) -> Series
   Series (its indices, or from first)
   > local s = vp.Series{3, 1, 2}
   > print(s:mean(), s:max())  --> 2.0  3.0
+function vp.Dist(series | list [, unit]) -> Dist
+  the values of a Series (or of a list of numbers, made a Series) summarised as a vp.Dist, for values that are
+  whole multiples >= 0 of unit (1 by default; a VProf capture's ms are multiples of 0.004): anything else, NaN
+  included, raises. The Series is its column (d:series(), d[i], d:batches(cuts)); it has no top_sum
+  > local d = vp.Dist{3, 1, 2, 3}
+  > print(d:percentile(50), d:argmax())  --> 2.0  1
 function vp.frames_of(frames, n) -> first, last | nil
   the rule every --frames range follows (vp.open's frames): frames = {first, last} or {first =, last =},
   either may be nil (from the first, to the last), a negative number counts from the end (-1 the last);
@@ -193,6 +199,64 @@ method s:slice(i [, j]) -> Series
   a new Series of the values at indices i..j (inclusive; j defaults to s.last; clamped to s.first..s.last,
   empty when i > j), which keeps them: its first is i
   > local first100 = cap:frame_times():slice(1, 100)
+
+class vp.Dist: per-frame quantity, summarised
+  A per-frame quantity summarised: exact counts of its values in integer units (a VProf capture's 4 us, or
+  calls) with the first minimum and maximum and their frames. It answers what a Series of the values would,
+  by the same method names and with the same numbers (the exact sum, first minimum and maximum, nearest-rank
+  percentiles from exact counts), in memory proportional to the distinct values instead of the frames; the
+  column itself only when asked for (series, totable, d[i]). cap:dist makes them: a VProf group's self time,
+  the frame times, a node's time, self time or calls; a dist keeps its capture alive. vp.Dist(series, unit)
+  makes one of a column's values.
+operator # #d -> integer
+  number of frames
+  > print(#d)
+operator [i] d[i] -> number
+  frame i's value: builds the columns (series)
+  > print(d[1])
+method d:sum() -> number
+  sum of the values (exact, rounded once, as Series:sum)
+  > print(d:sum())
+method d:mean() -> number
+  sum / n (NaN when empty)
+  > print(d:mean())
+method d:min() -> number
+  smallest value (NaN when empty)
+  > print(d:min())
+method d:max() -> number
+  largest value (NaN when empty)
+  > print(d:max())
+method d:argmin() -> integer | nil
+  the frame of the first smallest value, numbered as the capture's columns (from its first frame)
+  > print(d:argmin())
+method d:argmax() -> integer | nil
+  the frame of the first largest value, numbered as argmin
+  > print(d:argmax())
+method d:percentile(p) -> number
+  nearest-rank percentile, p in 0..100: the value at rank ceil(p/100*n), exactly Series:percentile's
+  > print(d:percentile(99))
+method d:stddev() -> number
+  population standard deviation over the counts (may differ from a Series' in the last bits: the squares are
+  added by value, not in frame order)
+  > print(d:stddev())
+method d:counts() -> {[value] = count}, n
+  each distinct value and how often it came, and n, the number of values
+  > local c, n = d:counts()
+method d:series() -> Series
+  the column itself (of a capture's: one pass for every group, kept; of vp.Dist(s): s)
+  > print(d:series():totable()[1])
+method d:totable() -> {number, ...}
+  the values in frame order (builds the column)
+  > print(#d:totable())
+method d:batches(cuts) -> vp.infer.batched
+  the value counts of each stretch of consecutive frames [cuts[i], cuts[i + 1]) (cuts ascending from 0 to #d),
+  what vp.infer's batch means, quantiles and order statistics read: one pass over the frames, no column
+  > local b = d:batches({0, #d // 2, #d})
+method d:top_sum(k) -> number
+  of the frame times' summary (cap:dist("frame_ms")) only, others raise: the sum (ms) of the k slowest frame
+  times, those above the k-th largest in frame order, then that one for the rest (the sum the low-FPS figures
+  divide by k)
+  > print(1000 / (cap:dist("frame_ms"):top_sum(40) / 40))
 
 class vp.writer: what every capture writer has
   vp.writer(format, path [, opts]) returns a writer of class vp.<format>.writer (vp.vprof.writer,

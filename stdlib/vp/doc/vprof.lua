@@ -107,7 +107,7 @@ method cap:group_self_ms([{fold_hidden = true}]) -> {[group] = Series}
   by group name (cap:group_self_ms().Physics). For statistics, cap:dist("groups") needs no column
   > print(cap:group_self_ms().Physics:count_above(4))
 method cap:dist(q [, field | opts]) -> dist | {dist, ...} | {[group] = dist}
-  a per-frame quantity summarised (vp.vprof.dist): the figures its Series would give (exact value counts, the
+  a per-frame quantity summarised (a vp.Dist): the figures its Series would give (exact value counts, the
   exact sum, the first minimum and maximum) without keeping the column. q is "frame_ms" (the frame times, the
   open pass's summary; {first =, last =}: of those frames only), a node or a list of nodes with a field
   ("time_ms" by default, "self_ms", "calls": one pass for the list) or "groups" ({fold_hidden = true}
@@ -210,61 +210,6 @@ field index
 method n:children() -> iterator
   the node's children in the engine's order
   > for c in cap.root:children() do print(c.name) end
-
-class vp.vprof.dist: VProf group self time per frame, summarised
-  A per-frame quantity summarised (cap:dist): a group's self time, the frame times, a node's time, self time
-  or calls. It answers what a Series of the values would,
-  with the same numbers (the exact sum, first minimum and maximum, nearest-rank percentiles from exact
-  counts of the 4 us values), in memory proportional to the distinct values instead of the frames. Keeps its
-  capture alive.
-operator # #d -> integer
-  number of frames
-  > print(#d)
-operator [i] d[i] -> number
-  frame i's value: builds the columns (series)
-  > print(d[1])
-method d:sum() -> number
-  sum of the values (exact, rounded once, as Series:sum)
-  > print(d:sum())
-method d:mean() -> number
-  sum / n (NaN when empty)
-  > print(d:mean())
-method d:min() -> number
-  smallest value (NaN when empty)
-  > print(d:min())
-method d:max() -> number
-  largest value (NaN when empty)
-  > print(d:max())
-method d:argmin() -> integer | nil
-  the first frame (1-based) of the smallest value
-  > print(d:argmin())
-method d:argmax() -> integer | nil
-  the first frame (1-based) of the largest value
-  > print(d:argmax())
-method d:percentile(p) -> number
-  nearest-rank percentile, p in 0..100: the value at rank ceil(p/100*n), exactly Series:percentile's
-  > print(d:percentile(99))
-method d:stddev() -> number
-  population standard deviation over the counts (may differ from a Series' in the last bits: the squares are
-  added by value, not in frame order)
-  > print(d:stddev())
-method d:counts() -> {[value] = count}, n
-  each distinct value and how often it came, and n, the number of values
-  > local c, n = d:counts()
-method d:series() -> Series
-  the column itself (one pass for every group, kept)
-  > print(d:series():totable()[1])
-method d:totable() -> {number, ...}
-  the values in frame order (builds the column)
-  > print(#d:totable())
-method d:batches(cuts) -> vp.infer.batched
-  the value counts of each stretch of consecutive frames [cuts[i], cuts[i + 1]) (cuts ascending from 0 to #d),
-  what vp.infer's batch means, quantiles and order statistics read: one pass over the frames, no column
-  > local b = d:batches({0, #d // 2, #d})
-method d:top_sum(k) -> number
-  of the frame times' summary (cap:dist("frame_ms")): the sum (ms) of the k slowest frame times, those above
-  the k-th largest in frame order, then that one for the rest (the sum the low-FPS figures divide by k)
-  > print(1000 / (cap:dist("frame_ms"):top_sum(40) / 40))
 
 class vp.vprof.group: VProf budget group
   A budget group. Ids are positions in the file's group records, from 0 or from 31 (then 0..30 are the
