@@ -101,9 +101,22 @@ static void test_batches_all(vp_vprof *m1, vp_vprof *m2)
     vp_error err;
     vp_batched *a1[2] = {0}, *a2[1] = {0}, *a3[3] = {0};
     vp_batched **ag2 = calloc(m2->group_count + 1, sizeof *ag2);
-    CHECK_EQ(vp_vprof_node_batches(m1, n1, 2, VP_VPROF_TIME_MS, cuts1, 3, a1, &err), VP_OK);
-    CHECK_EQ(vp_vprof_node_group_batches(m2, n2, 1, VP_VPROF_SELF_MS, 0, cuts2, 2, a2, ag2, &err), VP_OK);
-    CHECK_EQ(vp_vprof_node_batches(m1, n3, 3, VP_VPROF_CALLS, cuts1, 3, a3, &err), VP_OK);
+    /* The same batches from vp_vprof_measure called here. */
+    vp_vprof_quantity q1[2], q2[64], q3[3];
+    for (size_t i = 0; i < 2; i++)
+        q1[i] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = n1[i], .field = VP_VPROF_TIME_MS,
+                                    .batches = &a1[i]};
+    for (size_t i = 0; i < 3; i++)
+        q3[i] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = n3[i], .field = VP_VPROF_CALLS,
+                                    .batches = &a3[i]};
+    CHECK(m2->group_count < 63);
+    q2[0] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = n2[0], .field = VP_VPROF_SELF_MS, .batches = &a2[0]};
+    for (uint32_t g = 0; g < m2->group_count && g < 63; g++)
+        q2[1 + g] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g,
+                                        .batches = vp_vprof_group_stream(m2, g, 0) ? &ag2[g] : NULL};
+    CHECK_EQ(vp_vprof_measure(m1, q1, 2, cuts1, 3, &err), VP_OK);
+    CHECK_EQ(vp_vprof_measure(m2, q2, 1 + m2->group_count, cuts2, 2, &err), VP_OK);
+    CHECK_EQ(vp_vprof_measure(m1, q3, 3, cuts1, 3, &err), VP_OK);
     for (size_t i = 0; i < 2; i++)
         CHECK(o1[i] && batched_equal(o1[i], a1[i]));
     CHECK(o2[0] && batched_equal(o2[0], a2[0]));
