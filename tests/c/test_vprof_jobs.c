@@ -147,6 +147,75 @@ static void test_batches_all(vp_vprof *m1, vp_vprof *m2)
     free(ag2);
 }
 
+/* vp_vprof_measure: every kind of quantity with every sink in one pass.
+ * Each column equals the one a pass for that quantity alone gives, its
+ * batches those of the column itself (vp_batched_of_values), its summary
+ * the column's count and maximum; the frame times' column is the model's.
+ * Cuts that do not fit and an index out of range are refused, with no
+ * batches left behind. */
+static void test_measure(vp_vprof *m)
+{
+    enum { NQ = 16 };
+    size_t cuts[4];
+    vp_batch_cuts(m->frame_count, 3, cuts);
+    vp_vprof_quantity q[NQ];
+    vp_stream sum[NQ];
+    vp_batched *b[NQ];
+    size_t nq = 0;
+    q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_FRAME};
+    for (uint32_t v = 0; v < 4 && v < m->node_count; v++)
+        for (int f = 0; f < 3; f++)
+            q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = v, .field = (vp_vprof_field)f};
+    for (uint32_t g = 0; g < m->group_count && nq < NQ; g++)
+        if (m->groups[g].has_nodes)
+            q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g, .fold = (int)(nq & 1)};
+    CHECK(nq > 13);
+    for (size_t i = 0; i < nq; i++) {
+        vp_stream_init(&sum[i]);
+        q[i].column = vp_series_new(0);
+        q[i].summary = &sum[i];
+        q[i].batches = &b[i];
+    }
+    vp_error err;
+    CHECK_EQ(vp_vprof_measure(m, q, nq, cuts, 3, &err), VP_OK);
+    vp_series *ft = vp_vprof_frame_series(m);
+    CHECK(ft && ft->n == q[0].column->n && memcmp(ft->v, q[0].column->v, ft->n * sizeof *ft->v) == 0);
+    vp_series_unref(ft);
+    for (size_t i = 0; i < nq; i++) {
+        vp_series *col = q[i].column;
+        CHECK_EQ(col->n, m->frame_count);
+        /* alone, a column only */
+        vp_vprof_quantity one = q[i];
+        one.summary = NULL;
+        one.batches = NULL;
+        one.column = vp_series_new(0);
+        CHECK_EQ(vp_vprof_measure(m, &one, 1, NULL, 0, &err), VP_OK);
+        CHECK(one.column->n == col->n && memcmp(one.column->v, col->v, col->n * sizeof *col->v) == 0);
+        vp_series_unref(one.column);
+        vp_batched *ref = vp_batched_of_values(col->v, cuts, 3);
+        CHECK(b[i] && batched_equal(b[i], ref));
+        vp_batched_free(ref);
+        double scale = q[i].kind == VP_VPROF_Q_NODE && q[i].field == VP_VPROF_CALLS ? 1.0 : 0.004;
+        double mx = 0;
+        for (size_t f = 0; f < col->n; f++)
+            mx = col->v[f] > mx ? col->v[f] : mx;
+        CHECK_EQ(vp_stream_n(&sum[i]), m->frame_count);
+        CHECK((double)sum[i].max * scale == mx);
+        vp_batched_free(b[i]);
+    }
+    size_t bad[2] = {0, m->frame_count - 1};
+    CHECK_EQ(vp_vprof_measure(m, q, nq, bad, 1, &err), VP_ELIMIT);
+    for (size_t i = 0; i < nq; i++)
+        CHECK(b[i] == NULL);
+    q[1].index = m->node_count;
+    CHECK_EQ(vp_vprof_measure(m, q, nq, cuts, 3, &err), VP_ELIMIT);
+    for (size_t i = 0; i < nq; i++) {
+        CHECK(b[i] == NULL);
+        vp_series_unref(q[i].column);
+        vp_stream_free(&sum[i]);
+    }
+}
+
 /* A request that fails (cuts short of the frame count): its index back,
  * its error, and every other request's results freed (ASan: no leak). */
 static void test_batches_all_failure(vp_vprof *m1, vp_vprof *m2)
@@ -246,6 +315,8 @@ int main(void)
         if (m1 && m2) {
             test_batches_all(m1, m2);
             test_batches_all_failure(m1, m2);
+            test_measure(m1);
+            test_measure(m2);
         }
         vp_vprof_free(m1);
         vp_vprof_free(m2);
