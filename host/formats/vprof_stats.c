@@ -436,6 +436,25 @@ int vprof_acc_end(vprof_acc *a, vp_vprof *m, uint32_t frames)
 
 /* ---- statistics on demand ---------------------------------------------------------- */
 
+/* The accumulator's pass (a begun): frames [first, end) decoded whole (calls
+ * as `want` says), added, and the totals finished. */
+static vp_errcode acc_pass(vprof_acc *a, vp_vprof *m, uint32_t first, uint32_t end, unsigned want,
+                           vp_error *err)
+{
+    vprof_scratch s = {0};
+    vp_errcode rc = VP_OK;
+    for (uint32_t fi = first; fi < end && rc == VP_OK; fi++) {
+        const vp_vprof_epoch *ep;
+        if ((rc = vp_vprof_frame_next(m, fi, &s, want, UINT32_MAX, &ep, err)) == VP_OK &&
+            !vprof_acc_frame(a, m, ep, fi, s.units, s.self, s.calls))
+            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    }
+    if (rc == VP_OK && !vprof_acc_end(a, m, end - first))
+        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_vprof_scratch_free(&s);
+    return rc;
+}
+
 vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err)
 {
     if (!m->fold_differs && (m->stats.have & VP_VPROF_STATS_GROUPS))
@@ -449,29 +468,13 @@ vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err)
     if (!m->fold_differs)
         missing &= ~VP_VPROF_STATS_FOLDED;
     vprof_acc a;
-    vprof_scratch s = {0};
-    vp_errcode rc = VP_OK;
-    if (!vprof_acc_begin(&a, m, missing, NULL, 0)) {
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        goto done;
-    }
     unsigned want = VPROF_WANT_SELF | ((missing & VP_VPROF_STATS_NODES) ? VPROF_WANT_CALLS : 0);
-    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
-        const vp_vprof_epoch *ep;
-        if ((rc = vp_vprof_frame_next(m, fi, &s, want, UINT32_MAX, &ep, err)) != VP_OK)
-            goto done;
-        if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
-            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-            goto done;
-        }
-    }
-    if (!vprof_acc_end(&a, m, m->frame_count))
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-done:
+    vp_errcode rc = vprof_acc_begin(&a, m, missing, NULL, 0)
+                        ? acc_pass(&a, m, 0, m->frame_count, want, err)
+                        : vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     if (rc != VP_OK)
         vprof_stats_drop(m, missing);
     vprof_acc_free(&a);
-    vp_vprof_scratch_free(&s);
     if (rc == VP_OK && !m->fold_differs)
         m->stats.have |= VP_VPROF_STATS_FOLDED;
     return rc;
@@ -513,26 +516,10 @@ vp_errcode vp_vprof_node_stats(vp_vprof *m, uint32_t first, uint32_t last,
         return rc;
     }
     vprof_acc a;
-    vprof_scratch s = {0};
-    vp_errcode rc = VP_OK;
-    if (!vprof_acc_begin(&a, m, VP_VPROF_STATS_NODES, out, first)) {
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        goto done;
-    }
-    for (uint32_t fi = first; fi <= last; fi++) {
-        const vp_vprof_epoch *ep;
-        if ((rc = vp_vprof_frame_next(m, fi, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, UINT32_MAX,
-                                      &ep, err)) != VP_OK)
-            goto done;
-        if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
-            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-            goto done;
-        }
-    }
-    vprof_acc_end(&a, m, last - first + 1);
-done:
+    vp_errcode rc = vprof_acc_begin(&a, m, VP_VPROF_STATS_NODES, out, first)
+                        ? acc_pass(&a, m, first, last + 1, VPROF_WANT_CALLS | VPROF_WANT_SELF, err)
+                        : vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     vprof_acc_free(&a);
-    vp_vprof_scratch_free(&s);
     return rc;
 }
 
