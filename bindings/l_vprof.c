@@ -918,7 +918,7 @@ static int cap_series(lua_State *L)
     /* The node list and the results live in Lua values, so an error frees
      * them. */
     uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
-    vp_series **out = lua_newuserdatauv(L, (size_t)count * sizeof *out + 1, 0);
+    vp_vprof_quantity *q = lua_newuserdatauv(L, (size_t)count * sizeof *q + 1, 0);
     lua_createtable(L, (int)count, 0);
     int results = lua_gettop(L);
     for (lua_Integer k = 1; k <= count; k++) {
@@ -932,14 +932,15 @@ static int cap_series(lua_State *L)
         } else {
             nodes[k - 1] = check_node_arg(L, 2, 1, m);
         }
-        out[k - 1] = vp_series_new(m->frame_count);
-        if (!out[k - 1])
+        q[k - 1] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = nodes[k - 1], .field = field,
+                                       .column = vp_series_new(m->frame_count)};
+        if (!q[k - 1].column)
             return luaL_error(L, "out of memory");
-        vp_l_push_series_at(L, out[k - 1], first_frame_no(m));
+        vp_l_push_series_at(L, q[k - 1].column, first_frame_no(m));
         lua_rawseti(L, results, k);
     }
     vp_error err;
-    if (vp_vprof_node_series(m, nodes, (uint32_t)count, field, out, &err) != VP_OK)
+    if (vp_vprof_measure(m, q, (size_t)count, NULL, 0, &err) != VP_OK)
         vp_lcap_raise(L, 1, &err);
     if (!many)
         lua_rawgeti(L, results, 1);
@@ -970,20 +971,20 @@ static void push_group_columns(lua_State *L, int cap_idx, vp_vprof *m, int fold)
     need_stats(L, m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS);
     lua_createtable(L, 0, 16);
     int t = lua_gettop(L);
-    vp_series **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
+    vp_vprof_quantity *q = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *q + 1, 0);
     for (uint32_t g = 0; g < m->group_count; g++) {
-        out[g] = NULL;
+        q[g] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g, .fold = fold};
         if (!vp_vprof_group_stream(m, g, fold))
             continue;
-        out[g] = vp_series_new(m->frame_count);
-        if (!out[g])
+        q[g].column = vp_series_new(m->frame_count);
+        if (!q[g].column)
             luaL_error(L, "out of memory");
         /* Handed to Lua at once so an error cannot leak it. */
-        vp_l_push_series_at(L, out[g], first_frame_no(m));
+        vp_l_push_series_at(L, q[g].column, first_frame_no(m));
         lua_rawseti(L, t, (lua_Integer)g);
     }
     vp_error err;
-    if (vp_vprof_group_series(m, fold, out, &err) != VP_OK)
+    if (vp_vprof_measure(m, q, m->group_count, NULL, 0, &err) != VP_OK)
         vp_lcap_raise(L, cap_idx, &err);
     lua_settop(L, t);
     lua_pushvalue(L, -1);
@@ -1105,7 +1106,9 @@ static int dist_series(lua_State *L, int idx, vp_ldist *dd)
             return luaL_error(L, "out of memory");
         vp_l_push_series_at(L, col, first_frame_no(m));
         vp_error err;
-        if (vp_vprof_node_series(m, &d->index, 1, (vp_vprof_field)d->field, &col, &err) != VP_OK)
+        vp_vprof_quantity q = {.kind = VP_VPROF_Q_NODE, .index = d->index, .field = (vp_vprof_field)d->field,
+                               .column = col};
+        if (vp_vprof_measure(m, &q, 1, NULL, 0, &err) != VP_OK)
             vp_lcap_raise(L, cap, &err);
         return 1;
     }
@@ -1123,9 +1126,17 @@ static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold,
         return;
     int key = lua_gettop(L);
     vp_batched **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
+    vp_vprof_quantity *q = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *q + 1, 0);
+    need_stats(L, m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS);
+    for (uint32_t g = 0; g < m->group_count; g++) { /* the groups with a summary */
+        out[g] = NULL;
+        q[g] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g, .fold = fold,
+                                   .batches = vp_vprof_group_stream(m, g, fold) ? &out[g] : NULL};
+    }
     vp_error err;
-    if (vp_vprof_group_batches(m, fold, cuts, k, out, &err) != VP_OK)
+    if (vp_vprof_measure(m, q, m->group_count, cuts, k, &err) != VP_OK)
         vp_lcap_raise(L, cap_idx, &err);
+    lua_pop(L, 1);
     group_batches_keep(L, cap_idx, m, out, key);
 }
 
@@ -1141,7 +1152,8 @@ static int dist_batches(lua_State *L, int idx, vp_ldist *dd)
     vp_error err;
     if (d->kind == DIST_FRAME) {
         vp_batched *b;
-        if (vp_vprof_frame_batches(m, cuts, k, &b, &err) != VP_OK)
+        vp_vprof_quantity q = {.kind = VP_VPROF_Q_FRAME, .batches = &b};
+        if (vp_vprof_measure(m, &q, 1, cuts, k, &err) != VP_OK)
             vp_lcap_raise(L, idx, &err);
         vp_l_push_batched(L, b);
         return 1;
@@ -1150,7 +1162,9 @@ static int dist_batches(lua_State *L, int idx, vp_ldist *dd)
     int cap = lua_gettop(L);
     if (d->kind == DIST_NODE) {
         vp_batched *b;
-        if (vp_vprof_node_batches(m, &d->index, 1, (vp_vprof_field)d->field, cuts, k, &b, &err) != VP_OK)
+        vp_vprof_quantity q = {.kind = VP_VPROF_Q_NODE, .index = d->index, .field = (vp_vprof_field)d->field,
+                               .batches = &b};
+        if (vp_vprof_measure(m, &q, 1, cuts, k, &err) != VP_OK)
             vp_lcap_raise(L, cap, &err);
         vp_l_push_batched(L, b);
         return 1;
@@ -1258,7 +1272,7 @@ static int push_node_dists(lua_State *L, vp_vprof *m)
     luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
     lua_settop(L, 3);
     uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
-    vp_stream **streams = lua_newuserdatauv(L, (size_t)count * sizeof *streams + 1, 0);
+    vp_vprof_quantity *q = lua_newuserdatauv(L, (size_t)count * sizeof *q + 1, 0);
     lua_createtable(L, (int)count, 0);
     int results = lua_gettop(L);
     for (lua_Integer k = 1; k <= count; k++) {
@@ -1272,11 +1286,14 @@ static int push_node_dists(lua_State *L, vp_vprof *m)
         } else {
             nodes[k - 1] = check_node_arg(L, 2, 1, m);
         }
-        dist_new(L, DIST_NODE, nodes[k - 1], (int)field, &streams[k - 1]);
+        vp_stream *own;
+        dist_new(L, DIST_NODE, nodes[k - 1], (int)field, &own);
+        q[k - 1] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = nodes[k - 1], .field = field,
+                                       .summary = own};
         lua_rawseti(L, results, k);
     }
     vp_error err;
-    if (vp_vprof_node_streams(m, nodes, (uint32_t)count, field, streams, &err) != VP_OK)
+    if (vp_vprof_measure(m, q, (size_t)count, NULL, 0, &err) != VP_OK)
         vp_lcap_raise(L, 1, &err);
     if (!many)
         lua_rawgeti(L, results, 1);

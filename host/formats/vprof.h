@@ -337,14 +337,48 @@ vp_stream *vp_vprof_group_stream(vp_vprof *m, uint32_t g, int fold);
 vp_errcode vp_vprof_node_stats(vp_vprof *m, uint32_t first, uint32_t last,
                                vp_vprof_node_stat *out, vp_error *err);
 
-/* What vp_vprof_node_series reads of each node. */
+/* ---- measuring per-frame quantities (vprof_stats.c) -------------------------
+ * One pass over every frame computes the quantities asked for and feeds
+ * each frame's value of each into that quantity's sinks. */
+
+/* What a node quantity reads of the node. */
 typedef enum { VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS } vp_vprof_field;
 
-/* One pass over every frame appending, for each of the count nodes (node
- * indices), the field's value in that frame to out[k]: ms for times, 0 in
- * the frames before the node exists. */
-vp_errcode vp_vprof_node_series(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                vp_vprof_field field, vp_series *const *out, vp_error *err);
+typedef enum {
+    VP_VPROF_Q_FRAME, /* the frame time */
+    VP_VPROF_Q_NODE,  /* node `index`'s field: 0 in the frames before it exists */
+    VP_VPROF_Q_GROUP  /* group `index`'s self time, hidden groups folded when
+                       * `fold` (a capture without them: the same figures) */
+} vp_vprof_qkind;
+
+/* A quantity and its sinks. A sink left NULL is not fed; a quantity with
+ * none costs nothing. Values are in ms for times and counts for calls in
+ * the column and the batches, in 4 us units (counts for calls) in the
+ * summary. */
+typedef struct vp_vprof_quantity {
+    vp_vprof_qkind kind;
+    uint32_t index;       /* node or group index; unused for the frame time */
+    vp_vprof_field field; /* VP_VPROF_Q_NODE only */
+    int fold;             /* VP_VPROF_Q_GROUP only */
+    vp_series *column;    /* each frame's value appended */
+    vp_stream *summary;   /* (initialised) each frame's value added */
+    vp_batched **batches; /* not NULL: *batches receives a new sample (the
+                           * caller frees it) of the value counts over the
+                           * segments [cuts[b], cuts[b + 1]) (b < k; cuts
+                           * ascending from 0 to frame_count), each segment's
+                           * sum added in frame order as a column's batch
+                           * sum is (core/infer.h); NULL when the call fails */
+} vp_vprof_quantity;
+
+/* One pass over every frame for the nq quantities (cuts and k are read
+ * only when some quantity asks for batches). ELIMIT for a node or group
+ * index out of range or cuts that do not fit, ENOMEM, or the reading's
+ * errors; on failure no batches are left, and columns and summaries hold
+ * what was added before it. Frames are decoded only as far as the
+ * quantities need: not at all for the frame time, up to the last node
+ * asked for for times and calls, whole for self times. */
+vp_errcode vp_vprof_measure(vp_vprof *m, vp_vprof_quantity *q, size_t nq, const size_t *cuts,
+                            size_t k, vp_error *err);
 
 /* What vp_vprof_node_order sorts by (top.lua's orders): inclusive time,
  * self time, ms per call (none when never called), peak, peak over the
@@ -364,46 +398,9 @@ typedef enum {
 int vp_vprof_node_order(vp_vprof *m, const vp_vprof_node_stat *st, uint32_t nframes,
                         vp_vprof_node_key key, uint32_t *out, uint32_t *count);
 
-/* The same pass summarising instead of keeping the columns: *out[k]
- * (initialised) gets each frame's value of node k, in 4 us units for times
- * (scale: ms per unit) and as a count for calls (scale 1). */
-vp_errcode vp_vprof_node_streams(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                 vp_vprof_field field, vp_stream *const *out, vp_error *err);
-
 /* 1 when some group that has nodes is hidden (BUDGETFLAG_HIDDEN), so that
  * folding changes anything. */
 int vp_vprof_has_hidden_groups(const vp_vprof *m);
-/* One pass over every frame appending to out[g] (group_count entries; NULL
- * for a group to skip) the group's self time in ms, with hidden groups
- * folded when `fold`: the columns themselves, for callers that ask for
- * them (frames x groups of memory). */
-vp_errcode vp_vprof_group_series(vp_vprof *m, int fold, vp_series *const *out, vp_error *err);
-
-/* ---- batches (vprof_stats.c) ------------------------------------------------
- * A per-frame quantity's value counts over consecutive stretches of frames,
- * the segments [cuts[b], cuts[b + 1]) (b < k; cuts ascending from 0 to
- * frame_count), as a sample's batches for the comparison statistics
- * (core/infer.h): no column is built. Values are in ms (calls as counts),
- * as a column of them holds them; each segment's sum is added in frame
- * order as the column's batch sum is. *out (or each out[i]) is a new
- * vp_batched the caller frees. */
-vp_errcode vp_vprof_frame_batches(vp_vprof *m, const size_t *cuts, size_t k, vp_batched **out,
-                                  vp_error *err);
-/* One pass for count nodes (node indices): out[i] for nodes[i]. */
-vp_errcode vp_vprof_node_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                 vp_vprof_field field, const size_t *cuts, size_t k,
-                                 vp_batched **out, vp_error *err);
-/* The nodes' batches (out[i]) and every group's (gout, as
- * vp_vprof_group_batches gives them) from one pass over the frames. */
-vp_errcode vp_vprof_node_group_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                       vp_vprof_field field, int fold, const size_t *cuts, size_t k,
-                                       vp_batched **out, vp_batched **gout, vp_error *err);
-/* Every group's self time (fold: hidden groups folded): out has group_count
- * entries, NULL for a group no node counts towards. One pass over the
- * frames. */
-vp_errcode vp_vprof_group_batches(vp_vprof *m, int fold, const size_t *cuts, size_t k,
-                                  vp_batched **out, vp_error *err);
-
 /* The groups with at least one node. */
 uint32_t vp_vprof_groups_with_nodes(const vp_vprof *m);
 /* The lowest and highest tick of the frames; 0 when there are no frames. */
@@ -418,11 +415,12 @@ uint32_t vp_vprof_group_by_name(const vp_vprof *m, const char *name);
  * model and its file only, so different models' run at once. The bindings
  * call these from the Lua thread and never run threads themselves. */
 
-/* One request of vp_vprof_batches_all: vp_vprof_node_batches of the count
- * nodes (node indices) into out[i] (count entries), or, when gout is not
- * NULL, vp_vprof_node_group_batches (fold 0) into out and gout (group_count
- * entries). A request with no nodes and no gout reads nothing (VP_OK). rc
- * and err receive the pass's outcome. */
+/* One request of vp_vprof_batches_all: one vp_vprof_measure pass giving
+ * the batches of the count nodes' field (node indices) into out[i] (count
+ * entries) and, when gout is not NULL, of every group's self time (hidden
+ * groups not folded) into gout (group_count entries; NULL for a group no
+ * node counts towards). A request with no nodes and no gout reads nothing
+ * (VP_OK). rc and err receive the pass's outcome. */
 typedef struct vp_vprof_batch_req {
     vp_vprof *m;
     const uint32_t *nodes;

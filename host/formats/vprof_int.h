@@ -12,8 +12,8 @@
  *                   the node for one, finding nodes by glob or name
  *   vprof_frames.c  decoding frames again: one frame, or a range in order
  *   vprof_stats.c   whole-capture statistics (the accumulator the open pass
- *                   and the statistics pass share), per-node totals and
- *                   series over a range, group columns
+ *                   and the statistics pass share), per-node totals over
+ *                   a range, the measuring pass (vp_vprof_measure)
  *   vprof_hitches.c hitch detection and each hitch's causes */
 #ifndef VP_VPROF_INT_H
 #define VP_VPROF_INT_H

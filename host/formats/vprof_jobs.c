@@ -19,10 +19,33 @@ static void batch_run(vp_vprof_batch_req *r)
         r->rc = VP_OK;
         return;
     }
-    r->rc = r->gout ? vp_vprof_node_group_batches(r->m, r->nodes, r->count, r->field, 0, r->cuts, r->k,
-                                                  r->out, r->gout, &r->err)
-                    : vp_vprof_node_batches(r->m, r->nodes, r->count, r->field, r->cuts, r->k, r->out,
-                                            &r->err);
+    vp_vprof *m = r->m;
+    uint32_t ng = r->gout ? m->group_count : 0;
+    for (uint32_t g = 0; g < ng; g++)
+        r->gout[g] = NULL;
+    /* The groups' samples are for those with a summary: some node counts
+     * towards them. */
+    if (r->gout && (r->rc = vp_vprof_stats_need(m, VP_VPROF_STATS_GROUPS, &r->err)) != VP_OK) {
+        for (uint32_t i = 0; i < r->count; i++)
+            r->out[i] = NULL;
+        return;
+    }
+    vp_vprof_quantity *q = calloc((size_t)r->count + ng + 1, sizeof *q);
+    if (!q) {
+        for (uint32_t i = 0; i < r->count; i++)
+            r->out[i] = NULL;
+        r->rc = vp_fail(&r->err, VP_ENOMEM, UINT64_MAX, "out of memory");
+        return;
+    }
+    for (uint32_t i = 0; i < r->count; i++)
+        q[i] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = r->nodes[i], .field = r->field,
+                                   .batches = &r->out[i]};
+    for (uint32_t g = 0; g < ng; g++)
+        q[r->count + g] = (vp_vprof_quantity){
+            .kind = VP_VPROF_Q_GROUP, .index = g,
+            .batches = vp_vprof_group_stream(m, g, 0) ? &r->gout[g] : NULL};
+    r->rc = vp_vprof_measure(m, q, (size_t)r->count + ng, r->cuts, r->k, &r->err);
+    free(q);
 }
 
 /* The requests grouped by model: job j runs every request of models[j],

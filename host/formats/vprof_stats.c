@@ -1,8 +1,9 @@
 /* Statistics over the frames: the whole-capture accumulator the open pass
  * and the statistics pass share (per-group self-time summaries, folded or
- * not, and per-node totals), the same totals over a range, per-node and
- * per-group columns for callers that ask for them, and the summary figures
- * read off the model. The bindings only hand the results to Lua. */
+ * not, and per-node totals), the same totals over a range, the one pass
+ * that measures per-frame quantities (the frame time, a node's field, a
+ * group's self time) into their sinks (columns, summaries, batches), and
+ * the summary figures read off the model. The bindings only hand the results to Lua. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -435,6 +436,25 @@ int vprof_acc_end(vprof_acc *a, vp_vprof *m, uint32_t frames)
 
 /* ---- statistics on demand ---------------------------------------------------------- */
 
+/* The accumulator's pass (a begun): frames [first, end) decoded whole (calls
+ * as `want` says), added, and the totals finished. */
+static vp_errcode acc_pass(vprof_acc *a, vp_vprof *m, uint32_t first, uint32_t end, unsigned want,
+                           vp_error *err)
+{
+    vprof_scratch s = {0};
+    vp_errcode rc = VP_OK;
+    for (uint32_t fi = first; fi < end && rc == VP_OK; fi++) {
+        const vp_vprof_epoch *ep;
+        if ((rc = vp_vprof_frame_next(m, fi, &s, want, UINT32_MAX, &ep, err)) == VP_OK &&
+            !vprof_acc_frame(a, m, ep, fi, s.units, s.self, s.calls))
+            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    }
+    if (rc == VP_OK && !vprof_acc_end(a, m, end - first))
+        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    vp_vprof_scratch_free(&s);
+    return rc;
+}
+
 vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err)
 {
     if (!m->fold_differs && (m->stats.have & VP_VPROF_STATS_GROUPS))
@@ -448,29 +468,13 @@ vp_errcode vp_vprof_stats_need(vp_vprof *m, unsigned what, vp_error *err)
     if (!m->fold_differs)
         missing &= ~VP_VPROF_STATS_FOLDED;
     vprof_acc a;
-    vprof_scratch s = {0};
-    vp_errcode rc = VP_OK;
-    if (!vprof_acc_begin(&a, m, missing, NULL, 0)) {
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        goto done;
-    }
     unsigned want = VPROF_WANT_SELF | ((missing & VP_VPROF_STATS_NODES) ? VPROF_WANT_CALLS : 0);
-    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
-        const vp_vprof_epoch *ep;
-        if ((rc = vp_vprof_frame_next(m, fi, &s, want, UINT32_MAX, &ep, err)) != VP_OK)
-            goto done;
-        if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
-            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-            goto done;
-        }
-    }
-    if (!vprof_acc_end(&a, m, m->frame_count))
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-done:
+    vp_errcode rc = vprof_acc_begin(&a, m, missing, NULL, 0)
+                        ? acc_pass(&a, m, 0, m->frame_count, want, err)
+                        : vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     if (rc != VP_OK)
         vprof_stats_drop(m, missing);
     vprof_acc_free(&a);
-    vp_vprof_scratch_free(&s);
     if (rc == VP_OK && !m->fold_differs)
         m->stats.have |= VP_VPROF_STATS_FOLDED;
     return rc;
@@ -512,133 +516,11 @@ vp_errcode vp_vprof_node_stats(vp_vprof *m, uint32_t first, uint32_t last,
         return rc;
     }
     vprof_acc a;
-    vprof_scratch s = {0};
-    vp_errcode rc = VP_OK;
-    if (!vprof_acc_begin(&a, m, VP_VPROF_STATS_NODES, out, first)) {
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        goto done;
-    }
-    for (uint32_t fi = first; fi <= last; fi++) {
-        const vp_vprof_epoch *ep;
-        if ((rc = vp_vprof_frame_next(m, fi, &s, VPROF_WANT_CALLS | VPROF_WANT_SELF, UINT32_MAX,
-                                      &ep, err)) != VP_OK)
-            goto done;
-        if (!vprof_acc_frame(&a, m, ep, fi, s.units, s.self, s.calls)) {
-            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-            goto done;
-        }
-    }
-    vprof_acc_end(&a, m, last - first + 1);
-done:
+    vp_errcode rc = vprof_acc_begin(&a, m, VP_VPROF_STATS_NODES, out, first)
+                        ? acc_pass(&a, m, first, last + 1, VPROF_WANT_CALLS | VPROF_WANT_SELF, err)
+                        : vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
     vprof_acc_free(&a);
-    vp_vprof_scratch_free(&s);
     return rc;
-}
-
-/* One pass filling a series (or a summary) per requested node: each node's
- * position is looked up again only when the tree grows (a new epoch). */
-typedef struct {
-    vp_series *const *out; /* columns, or NULL and: */
-    vp_stream *const *streams; /* summaries */
-    const uint32_t *nodes;
-    uint32_t *pos;   /* per requested node: position in the epoch, or NO_NODE */
-    uint32_t *posof; /* node -> position in the epoch */
-    uint32_t count;
-    vp_vprof_field field;
-    uint32_t ep_n;
-} series_pass;
-
-/* A new epoch: each requested node's position, and how many records the
- * field needs read (self times need every record; a time or a call count
- * only those up to the last node asked for). */
-static void series_epoch(series_pass *sp, const vp_vprof_epoch *ep, uint32_t *upto)
-{
-    sp->ep_n = ep->n;
-    for (uint32_t pos = 0; pos < ep->n; pos++)
-        sp->posof[ep->order[pos]] = pos;
-    *upto = 0;
-    for (uint32_t k = 0; k < sp->count; k++) {
-        sp->pos[k] = sp->nodes[k] < ep->n ? sp->posof[sp->nodes[k]] : VP_VPROF_NO_NODE;
-        if (sp->pos[k] != VP_VPROF_NO_NODE && sp->pos[k] + 1 > *upto)
-            *upto = sp->pos[k] + 1;
-    }
-    if (sp->field == VP_VPROF_SELF_MS)
-        *upto = ep->n;
-}
-
-static int series_frame(series_pass *sp, const vprof_scratch *s)
-{
-    for (uint32_t k = 0; k < sp->count; k++) {
-        uint32_t pos = sp->pos[k];
-        uint64_t v = 0;
-        if (pos != VP_VPROF_NO_NODE)
-            v = sp->field == VP_VPROF_CALLS ? s->calls[pos]
-                : sp->field == VP_VPROF_SELF_MS ? s->self[pos] : s->units[pos];
-        int ok;
-        if (sp->streams)
-            ok = vp_stream_add(sp->streams[k], v, 1);
-        else
-            ok = vp_series_push_fast(sp->out[k],
-                                     sp->field == VP_VPROF_CALLS ? (double)v : vp_vprof_ms(v));
-        if (!ok)
-            return 0;
-    }
-    return 1;
-}
-
-static vp_errcode series_run(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                             vp_vprof_field field, vp_series *const *out,
-                             vp_stream *const *streams, vp_error *err)
-{
-    if (!m->frame_count || !count)
-        return VP_OK;
-    uint32_t *pos = malloc((size_t)count * sizeof *pos);
-    uint32_t *posof = malloc((size_t)m->node_count * sizeof *posof);
-    vprof_scratch s = {0};
-    vp_errcode rc = VP_OK;
-    if (!pos || !posof) {
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-        goto done;
-    }
-    series_pass sp = {out, streams, nodes, pos, posof, count, field, UINT32_MAX};
-    unsigned want = field == VP_VPROF_CALLS    ? VPROF_WANT_CALLS
-                    : field == VP_VPROF_SELF_MS ? VPROF_WANT_SELF
-                                                : 0;
-    uint32_t upto = 0;
-    for (uint32_t fi = 0; fi < m->frame_count; fi++) {
-        uint32_t n = m->frames[fi].n;
-        const vp_vprof_epoch *ep;
-        if (n != sp.ep_n) {
-            if (!(ep = vp_vprof_epoch_for(m, n))) {
-                rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-                goto done;
-            }
-            series_epoch(&sp, ep, &upto);
-        }
-        if ((rc = vp_vprof_frame_next(m, fi, &s, want, upto, &ep, err)) != VP_OK)
-            goto done;
-        if (!series_frame(&sp, &s)) {
-            rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-            goto done;
-        }
-    }
-done:
-    free(pos);
-    free(posof);
-    vp_vprof_scratch_free(&s);
-    return rc;
-}
-
-vp_errcode vp_vprof_node_series(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                vp_vprof_field field, vp_series *const *out, vp_error *err)
-{
-    return series_run(m, nodes, count, field, out, NULL, err);
-}
-
-vp_errcode vp_vprof_node_streams(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                 vp_vprof_field field, vp_stream *const *out, vp_error *err)
-{
-    return series_run(m, nodes, count, field, NULL, out, err);
 }
 
 typedef struct order_ctx {
@@ -708,73 +590,42 @@ int vp_vprof_has_hidden_groups(const vp_vprof *m)
     return 0;
 }
 
-typedef struct {
-    const vp_vprof *m;
-    int fold;
-    uint64_t *acc; /* per group */
-    vp_series *const *out;
-    int oom;
-} group_pass;
+/* ---- measuring: one pass, each quantity into its sinks ------------------------------- */
 
-static int group_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint64_t *units,
-                    const uint64_t *self, const uint32_t *calls)
-{
-    group_pass *gp = ud;
-    (void)fi;
-    (void)units;
-    (void)calls;
-    const uint32_t *to = gp->fold ? ep->vis : ep->group;
-    memset(gp->acc, 0, (size_t)gp->m->group_count * sizeof *gp->acc);
-    for (uint32_t pos = 0; pos < ep->n; pos++)
-        gp->acc[to[pos]] += self[pos];
-    for (uint32_t g = 0; g < gp->m->group_count; g++)
-        if (gp->out[g] && !vp_series_push(gp->out[g], vp_vprof_ms(gp->acc[g]))) {
-            gp->oom = 1;
-            return 1;
-        }
-    return 0;
-}
+/* Where a quantity's value of a frame comes from. */
+enum { SRC_FRAME, SRC_UNITS, SRC_SELF, SRC_CALLS, SRC_GROUP, SRC_FOLDED };
 
-vp_errcode vp_vprof_group_series(vp_vprof *m, int fold, vp_series *const *out, vp_error *err)
-{
-    if (!m->frame_count)
-        return VP_OK;
-    uint64_t *acc = malloc(((size_t)m->group_count + 1) * sizeof *acc);
-    if (!acc)
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    group_pass gp = {m, fold && m->fold_differs, acc, out, 0};
-    vp_errcode rc = vp_vprof_pass(m, 0, m->frame_count - 1, group_cb, &gp, err);
-    free(acc);
-    if (rc == VP_OK && gp.oom)
-        rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    return rc;
-}
+/* A quantity being measured (one with some sink): its source, and its batch
+ * sample being filled, segment after segment. */
+typedef struct mq {
+    const vp_vprof_quantity *q;
+    uint8_t src;
+    uint32_t pos;  /* nodes: position in the frame's epoch, NO_NODE before the
+                    * node exists; groups: the group index */
+    double scale;  /* the value of a unit: ms, or 1 for calls */
+    vp_batched *b; /* the sample (q->batches asked for), else NULL */
+    vp_hist h;     /* the segment's value counts (units) */
+    double sum;    /* and its sum, added in frame order as a column's batch
+                    * sum is */
+} mq;
 
-/* ---- batches ------------------------------------------------------------------------ */
-
-/* One quantity's segment being filled: its value counts and its sum, added
- * in frame order as a column's batch sum is. */
-typedef struct seg_acc {
-    vp_hist h;
-    double sum;
-} seg_acc;
-
-/* The quantities of a pass, segment after segment, into their samples. */
-typedef struct batcher {
+typedef struct measure {
+    vp_vprof *m;
+    mq *q;
+    size_t n;
     const size_t *cuts;
     size_t k, b;      /* segments, the one being filled */
-    uint32_t count;   /* quantities */
-    double scale;     /* the value of a unit (ms, or 1 for calls) */
-    seg_acc *acc;     /* count of them */
-    vp_batched **out; /* count of them; NULL: a quantity skipped */
-    double *v;        /* scratch for a flush */
+    uint32_t *posof;  /* node -> position in the epoch */
+    uint64_t *gsum, *fsum; /* per group: the frame's self time, plain and folded */
+    uint32_t ep_n;
+    double *v;        /* scratch for a segment's flush */
     uint64_t *c;
     size_t room;
-} batcher;
+} measure;
 
 static int cuts_fit(const vp_vprof *m, const size_t *cuts, size_t k)
 {
-    if (!k || cuts[0] != 0 || cuts[k] != m->frame_count)
+    if (!cuts || !k || cuts[0] != 0 || cuts[k] != m->frame_count)
         return 0;
     for (size_t b = 0; b < k; b++)
         if (cuts[b + 1] < cuts[b])
@@ -782,258 +633,219 @@ static int cuts_fit(const vp_vprof *m, const size_t *cuts, size_t k)
     return 1;
 }
 
-static void batcher_free(batcher *bt, int keep)
+/* Every group's self time in a frame, into acc (group_count entries): the
+ * self times by position summed by the group each position counts towards
+ * (to: the epoch's group, or vis for hidden groups folded). */
+static void group_self(const vp_vprof *m, const vp_vprof_epoch *ep, const uint64_t *self,
+                       const uint32_t *to, uint64_t *acc)
 {
-    for (uint32_t i = 0; bt->acc && i < bt->count; i++)
-        vp_hist_free(&bt->acc[i].h);
-    for (uint32_t i = 0; !keep && bt->out && i < bt->count; i++) {
-        vp_batched_free(bt->out[i]);
-        bt->out[i] = NULL;
-    }
-    free(bt->acc);
-    free(bt->v);
-    free(bt->c);
-    bt->acc = NULL;
-    bt->v = NULL;
-    bt->c = NULL;
-}
-
-/* out[i] that are not NULL on entry (any non-NULL marker) get a sample. */
-static int batcher_begin(batcher *bt, const size_t *cuts, size_t k, uint32_t count, double scale,
-                         vp_batched **out)
-{
-    memset(bt, 0, sizeof *bt);
-    bt->cuts = cuts;
-    bt->k = k;
-    bt->count = count;
-    bt->scale = scale;
-    bt->out = out;
-    bt->acc = calloc(count ? count : 1, sizeof *bt->acc);
-    if (!bt->acc)
-        return 0;
-    for (uint32_t i = 0; i < count; i++)
-        if (out[i] && !(out[i] = vp_batched_new(k))) {
-            batcher_free(bt, 0);
-            return 0;
-        }
-    return 1;
-}
-
-/* The counts of h (units) and sum into batch b of s. */
-static int put_hist(batcher *bt, vp_batched *s, size_t b, vp_hist *h, double sum)
-{
-    uint32_t d;
-    const vp_hist_slot *sl = vp_hist_sorted(h, &d);
-    if (!sl && h->n)
-        return 0;
-    if (d > bt->room) {
-        free(bt->v);
-        free(bt->c);
-        bt->v = malloc((size_t)d * sizeof *bt->v);
-        bt->c = malloc((size_t)d * sizeof *bt->c);
-        bt->room = bt->v && bt->c ? d : 0;
-        if (!bt->room)
-            return 0;
-    }
-    for (uint32_t i = 0; i < d; i++) {
-        bt->v[i] = (double)sl[i].value * bt->scale;
-        bt->c[i] = sl[i].count - (i ? sl[i - 1].count : 0);
-    }
-    return vp_batched_put(s, b, bt->v, bt->c, d, sum);
-}
-
-static int batcher_flush(batcher *bt)
-{
-    for (uint32_t i = 0; i < bt->count; i++) {
-        if (!bt->out[i])
-            continue;
-        seg_acc *a = &bt->acc[i];
-        if (!put_hist(bt, bt->out[i], bt->b, &a->h, a->sum))
-            return 0;
-        vp_hist_free(&a->h);
-        a->sum = 0;
-    }
-    bt->b++;
-    return 1;
-}
-
-/* Before frame fi: close the segments that end there. */
-static int batcher_at(batcher *bt, size_t fi)
-{
-    while (bt->b < bt->k && bt->cuts[bt->b + 1] <= fi)
-        if (!batcher_flush(bt))
-            return 0;
-    return 1;
-}
-
-static inline int batcher_add(batcher *bt, uint32_t i, uint64_t v)
-{
-    seg_acc *a = &bt->acc[i];
-    a->sum += (double)v * bt->scale;
-    return vp_hist_add(&a->h, v, 1);
-}
-
-static int batcher_end(batcher *bt)
-{
-    if (!batcher_at(bt, SIZE_MAX))
-        return 0;
-    for (uint32_t i = 0; i < bt->count; i++)
-        if (bt->out[i] && !vp_batched_finish(bt->out[i]))
-            return 0;
-    return 1;
-}
-
-vp_errcode vp_vprof_frame_batches(vp_vprof *m, const size_t *cuts, size_t k, vp_batched **out,
-                                  vp_error *err)
-{
-    *out = NULL;
-    if (!cuts_fit(m, cuts, k))
-        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
-    batcher bt;
-    vp_batched *mark = (vp_batched *)m; /* any non-NULL: want it */
-    if (!batcher_begin(&bt, cuts, k, 1, MS_PER_UNIT, &mark))
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    for (uint32_t fi = 0; fi < m->frame_count; fi++)
-        if (!batcher_at(&bt, fi) || !batcher_add(&bt, 0, m->frames[fi].units))
-            goto oom;
-    if (!batcher_end(&bt))
-        goto oom;
-    batcher_free(&bt, 1);
-    *out = mark;
-    return VP_OK;
-oom:
-    batcher_free(&bt, 0);
-    return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-}
-
-/* Every group's self time in a frame, into acc (group_count entries). */
-static void group_sums(const vp_vprof *m, const vp_vprof_epoch *ep, const uint64_t *self, int fold,
-                       uint64_t *acc)
-{
-    const uint32_t *to = fold ? ep->vis : ep->group;
     memset(acc, 0, (size_t)m->group_count * sizeof *acc);
     for (uint32_t pos = 0; pos < ep->n; pos++)
         acc[to[pos]] += self[pos];
 }
 
-/* The groups the samples are for: those with a summary (some node counts
- * towards them). */
-static vp_errcode group_marks(vp_vprof *m, int fold, vp_batched **out, vp_error *err)
+/* A new epoch: each node quantity's position, and how many records are to
+ * be read (a time or a call count needs those up to the last node asked
+ * for; self times need every record, vp_vprof_frame_decode reads them). */
+static uint32_t measure_epoch(measure *ms, const vp_vprof_epoch *ep)
 {
-    vp_errcode rc = vp_vprof_stats_need(m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS, err);
-    for (uint32_t g = 0; g < m->group_count; g++)
-        out[g] = rc == VP_OK && vp_vprof_group_stream(m, g, fold) ? (vp_batched *)m : NULL;
-    return rc;
+    ms->ep_n = ep->n;
+    for (uint32_t pos = 0; pos < ep->n; pos++)
+        ms->posof[ep->order[pos]] = pos;
+    uint32_t upto = 0;
+    for (size_t i = 0; i < ms->n; i++) {
+        mq *x = &ms->q[i];
+        if (x->src != SRC_UNITS && x->src != SRC_SELF && x->src != SRC_CALLS)
+            continue;
+        x->pos = x->q->index < ep->n ? ms->posof[x->q->index] : VP_VPROF_NO_NODE;
+        if (x->pos != VP_VPROF_NO_NODE && x->pos + 1 > upto)
+            upto = x->pos + 1;
+    }
+    return upto;
 }
 
-/* The nodes' batches, and with gout (not NULL) every group's in the same
- * pass (each frame then decoded whole, for the self times). */
-static vp_errcode nodes_pass(vp_vprof *m, const uint32_t *nodes, uint32_t count, vp_vprof_field field,
-                             int fold, const size_t *cuts, size_t k, vp_batched **out,
-                             vp_batched **gout, vp_error *err)
+/* The counts of h (units) and sum into batch b of s. */
+static int put_hist(measure *ms, vp_batched *s, size_t b, vp_hist *h, double sum, double scale)
 {
-    for (uint32_t i = 0; i < count; i++)
-        out[i] = (vp_batched *)m;
-    if (gout)
-        memset(gout, 0, (size_t)m->group_count * sizeof *gout);
-    if (!cuts_fit(m, cuts, k)) {
-        memset(out, 0, (size_t)count * sizeof *out);
-        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
+    uint32_t d;
+    const vp_hist_slot *sl = vp_hist_sorted(h, &d);
+    if (!sl && h->n)
+        return 0;
+    if (d > ms->room) {
+        free(ms->v);
+        free(ms->c);
+        ms->v = malloc((size_t)d * sizeof *ms->v);
+        ms->c = malloc((size_t)d * sizeof *ms->c);
+        ms->room = ms->v && ms->c ? d : 0;
+        if (!ms->room)
+            return 0;
     }
-    vp_errcode rc = gout ? group_marks(m, fold, gout, err) : VP_OK;
-    if (rc != VP_OK) {
-        memset(out, 0, (size_t)count * sizeof *out);
+    for (uint32_t i = 0; i < d; i++) {
+        ms->v[i] = (double)sl[i].value * scale;
+        ms->c[i] = sl[i].count - (i ? sl[i - 1].count : 0);
+    }
+    return vp_batched_put(s, b, ms->v, ms->c, d, sum);
+}
+
+/* Before frame fi: close the segments that end there. */
+static int segments_at(measure *ms, size_t fi)
+{
+    while (ms->b < ms->k && ms->cuts[ms->b + 1] <= fi) {
+        for (size_t i = 0; i < ms->n; i++) {
+            mq *x = &ms->q[i];
+            if (!x->b)
+                continue;
+            if (!put_hist(ms, x->b, ms->b, &x->h, x->sum, x->scale))
+                return 0;
+            vp_hist_free(&x->h);
+            x->sum = 0;
+        }
+        ms->b++;
+    }
+    return 1;
+}
+
+/* One frame's value of each quantity into its sinks. */
+static int measure_frame(measure *ms, uint32_t fi, const vprof_scratch *s)
+{
+    for (size_t i = 0; i < ms->n; i++) {
+        mq *x = &ms->q[i];
+        uint64_t v;
+        switch (x->src) {
+        case SRC_FRAME: v = ms->m->frames[fi].units; break;
+        case SRC_UNITS: v = x->pos == VP_VPROF_NO_NODE ? 0 : s->units[x->pos]; break;
+        case SRC_SELF: v = x->pos == VP_VPROF_NO_NODE ? 0 : s->self[x->pos]; break;
+        case SRC_CALLS: v = x->pos == VP_VPROF_NO_NODE ? 0 : s->calls[x->pos]; break;
+        case SRC_GROUP: v = ms->gsum[x->pos]; break;
+        default: v = ms->fsum[x->pos]; break;
+        }
+        const vp_vprof_quantity *q = x->q;
+        if (q->column && !vp_series_push_fast(q->column, (double)v * x->scale))
+            return 0;
+        if (q->summary && !vp_stream_add(q->summary, v, 1))
+            return 0;
+        if (x->b) {
+            x->sum += (double)v * x->scale;
+            if (!vp_hist_add(&x->h, v, 1))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static vp_errcode check_quantities(const vp_vprof *m, const vp_vprof_quantity *q, size_t nq,
+                                   vp_error *err)
+{
+    for (size_t i = 0; i < nq; i++) {
+        if (q[i].kind == VP_VPROF_Q_NODE && q[i].index >= m->node_count)
+            return vp_fail(err, VP_ELIMIT, UINT64_MAX, "measure: no node %u", q[i].index);
+        if (q[i].kind == VP_VPROF_Q_GROUP && q[i].index >= m->group_count)
+            return vp_fail(err, VP_ELIMIT, UINT64_MAX, "measure: no group %u", q[i].index);
+        if (q[i].kind != VP_VPROF_Q_FRAME && q[i].kind != VP_VPROF_Q_NODE &&
+            q[i].kind != VP_VPROF_Q_GROUP)
+            return vp_fail(err, VP_ELIMIT, UINT64_MAX, "measure: no such quantity");
+    }
+    return VP_OK;
+}
+
+vp_errcode vp_vprof_measure(vp_vprof *m, vp_vprof_quantity *q, size_t nq, const size_t *cuts,
+                            size_t k, vp_error *err)
+{
+    int batches = 0;
+    for (size_t i = 0; i < nq; i++)
+        if (q[i].batches) {
+            *q[i].batches = NULL;
+            batches = 1;
+        }
+    vp_errcode rc = check_quantities(m, q, nq, err);
+    if (rc != VP_OK)
         return rc;
-    }
-    batcher bt, gb;
-    memset(&gb, 0, sizeof gb);
-    if (!batcher_begin(&bt, cuts, k, count, field == VP_VPROF_CALLS ? 1.0 : MS_PER_UNIT, out)) {
-        memset(out, 0, (size_t)count * sizeof *out);
-        if (gout)
-            memset(gout, 0, (size_t)m->group_count * sizeof *gout);
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    }
-    if (gout && !batcher_begin(&gb, cuts, k, m->group_count, MS_PER_UNIT, gout)) {
-        memset(gout, 0, (size_t)m->group_count * sizeof *gout);
-        batcher_free(&bt, 0);
-        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
-    }
-    uint32_t *pos = malloc(((size_t)count + 1) * sizeof *pos);
-    uint32_t *posof = malloc(((size_t)m->node_count + 1) * sizeof *posof);
-    uint64_t *acc = gout ? malloc(((size_t)m->group_count + 1) * sizeof *acc) : NULL;
+    if (batches && !cuts_fit(m, cuts, k))
+        return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
+    measure ms = {.m = m, .cuts = cuts, .k = batches ? k : 0, .ep_n = UINT32_MAX};
     vprof_scratch s = {0};
-    if (!pos || !posof || (gout && !acc))
+    ms.q = calloc(nq + 1, sizeof *ms.q);
+    if (!ms.q)
         goto oom;
-    series_pass sp = {NULL, NULL, nodes, pos, posof, count, field, UINT32_MAX};
-    unsigned want = field == VP_VPROF_CALLS    ? VPROF_WANT_CALLS
-                    : field == VP_VPROF_SELF_MS ? VPROF_WANT_SELF
-                                                : 0;
-    if (gout)
-        want |= VPROF_WANT_SELF;
+    unsigned want = 0;
+    int decode = 0, plain = 0, folded = 0;
+    for (size_t i = 0; i < nq; i++) {
+        if (!q[i].column && !q[i].summary && !q[i].batches)
+            continue; /* nothing asked of it */
+        mq *x = &ms.q[ms.n++];
+        x->q = &q[i];
+        x->scale = MS_PER_UNIT;
+        x->pos = q[i].index;
+        if (q[i].kind == VP_VPROF_Q_FRAME) {
+            x->src = SRC_FRAME;
+        } else if (q[i].kind == VP_VPROF_Q_GROUP) {
+            x->src = q[i].fold && m->fold_differs ? SRC_FOLDED : SRC_GROUP;
+            plain |= x->src == SRC_GROUP;
+            folded |= x->src == SRC_FOLDED;
+            want |= VPROF_WANT_SELF;
+        } else if (q[i].field == VP_VPROF_CALLS) {
+            x->src = SRC_CALLS;
+            x->scale = 1.0;
+            want |= VPROF_WANT_CALLS;
+        } else {
+            x->src = q[i].field == VP_VPROF_SELF_MS ? SRC_SELF : SRC_UNITS;
+            want |= x->src == SRC_SELF ? VPROF_WANT_SELF : 0;
+        }
+        decode |= x->src != SRC_FRAME;
+        if (q[i].batches && !(x->b = vp_batched_new(k)))
+            goto oom;
+    }
+    ms.posof = malloc(((size_t)m->node_count + 1) * sizeof *ms.posof);
+    if (plain)
+        ms.gsum = malloc(((size_t)m->group_count + 1) * sizeof *ms.gsum);
+    if (folded)
+        ms.fsum = malloc(((size_t)m->group_count + 1) * sizeof *ms.fsum);
+    if (!ms.posof || (plain && !ms.gsum) || (folded && !ms.fsum))
+        goto oom;
     uint32_t upto = 0;
     for (uint32_t fi = 0; fi < m->frame_count; fi++) {
-        const vp_vprof_epoch *ep;
-        if (m->frames[fi].n != sp.ep_n) {
-            if (!(ep = vp_vprof_epoch_for(m, m->frames[fi].n)))
-                goto oom;
-            series_epoch(&sp, ep, &upto);
-            if (gout)
-                upto = UINT32_MAX;
-        }
-        if ((rc = vp_vprof_frame_next(m, fi, &s, want, upto, &ep, err)) != VP_OK)
-            goto done;
-        if (!batcher_at(&bt, fi) || (gout && !batcher_at(&gb, fi)))
-            goto oom;
-        for (uint32_t i = 0; i < count; i++) {
-            uint32_t p = pos[i];
-            uint64_t v = p == VP_VPROF_NO_NODE ? 0
-                         : field == VP_VPROF_CALLS ? s.calls[p]
-                         : field == VP_VPROF_SELF_MS ? s.self[p] : s.units[p];
-            if (!batcher_add(&bt, i, v))
-                goto oom;
-        }
-        if (gout) {
-            group_sums(m, ep, s.self, fold, acc);
-            for (uint32_t g = 0; g < m->group_count; g++)
-                if (gout[g] && !batcher_add(&gb, g, acc[g]))
+        if (decode) {
+            const vp_vprof_epoch *ep;
+            if (m->frames[fi].n != ms.ep_n) {
+                if (!(ep = vp_vprof_epoch_for(m, m->frames[fi].n)))
                     goto oom;
+                upto = measure_epoch(&ms, ep);
+            }
+            if ((rc = vp_vprof_frame_next(m, fi, &s, want, upto, &ep, err)) != VP_OK)
+                goto done;
+            if (plain)
+                group_self(m, ep, s.self, ep->group, ms.gsum);
+            if (folded)
+                group_self(m, ep, s.self, ep->vis, ms.fsum);
         }
+        if (!segments_at(&ms, fi) || !measure_frame(&ms, fi, &s))
+            goto oom;
     }
-    if (!batcher_end(&bt) || (gout && !batcher_end(&gb)))
+    if (!segments_at(&ms, SIZE_MAX))
         goto oom;
+    for (size_t i = 0; i < ms.n; i++)
+        if (ms.q[i].b && !vp_batched_finish(ms.q[i].b))
+            goto oom;
     goto done;
 oom:
     rc = vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
 done:
-    batcher_free(&bt, rc == VP_OK);
-    if (gout)
-        batcher_free(&gb, rc == VP_OK);
-    free(pos);
-    free(posof);
-    free(acc);
+    for (size_t i = 0; i < ms.n; i++) {
+        mq *x = &ms.q[i];
+        vp_hist_free(&x->h);
+        if (rc == VP_OK && x->b)
+            *x->q->batches = x->b;
+        else
+            vp_batched_free(x->b);
+    }
+    free(ms.q);
+    free(ms.posof);
+    free(ms.gsum);
+    free(ms.fsum);
+    free(ms.v);
+    free(ms.c);
     vp_vprof_scratch_free(&s);
     return rc;
-}
-
-vp_errcode vp_vprof_node_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                 vp_vprof_field field, const size_t *cuts, size_t k,
-                                 vp_batched **out, vp_error *err)
-{
-    return nodes_pass(m, nodes, count, field, 0, cuts, k, out, NULL, err);
-}
-
-vp_errcode vp_vprof_node_group_batches(vp_vprof *m, const uint32_t *nodes, uint32_t count,
-                                       vp_vprof_field field, int fold, const size_t *cuts, size_t k,
-                                       vp_batched **out, vp_batched **gout, vp_error *err)
-{
-    return nodes_pass(m, nodes, count, field, fold && m->fold_differs, cuts, k, out, gout, err);
-}
-
-vp_errcode vp_vprof_group_batches(vp_vprof *m, int fold, const size_t *cuts, size_t k,
-                                  vp_batched **out, vp_error *err)
-{
-    vp_batched *no_nodes[1];
-    return nodes_pass(m, NULL, 0, VP_VPROF_TIME_MS, fold && m->fold_differs, cuts, k, no_nodes, out, err);
 }
 
 /* ---- figures read off the model ------------------------------------------------------- */

@@ -187,11 +187,10 @@ static void test_tree_and_times(void)
         CHECK_EQ(sg->max * 4, 9000); /* B + C in frame 2 */
         CHECK_EQ(sg->argmax, 1);
     }
-    vp_series *cols[64] = {0};
-    cols[phys] = vp_series_new(0);
-    CHECK_EQ(vp_vprof_group_series(m, 0, cols, &err), VP_OK);
-    CHECK(cols[phys]->n == 2 && cols[phys]->v[0] == 6.0 && cols[phys]->v[1] == 3.0);
-    vp_series_unref(cols[phys]);
+    vp_vprof_quantity gq = {.kind = VP_VPROF_Q_GROUP, .index = phys, .column = vp_series_new(0)};
+    CHECK_EQ(vp_vprof_measure(m, &gq, 1, NULL, 0, &err), VP_OK);
+    CHECK(gq.column->n == 2 && gq.column->v[0] == 6.0 && gq.column->v[1] == 3.0);
+    vp_series_unref(gq.column);
     CHECK(strcmp(vp_vprof_name(m, m->groups[phys].name), "Physics") == 0);
 
     char path[64];
@@ -439,8 +438,9 @@ static void test_stats(void)
     CHECK_EQ(st[a].time, 0);
 
     vp_series *ser[2] = {vp_series_new(0), vp_series_new(0)};
-    uint32_t nodes[2] = {h, a};
-    CHECK_EQ(vp_vprof_node_series(m, nodes, 2, VP_VPROF_SELF_MS, ser, &err), VP_OK);
+    vp_vprof_quantity nq[2] = {{.kind = VP_VPROF_Q_NODE, .index = h, .field = VP_VPROF_SELF_MS, .column = ser[0]},
+                               {.kind = VP_VPROF_Q_NODE, .index = a, .field = VP_VPROF_SELF_MS, .column = ser[1]}};
+    CHECK_EQ(vp_vprof_measure(m, nq, 2, NULL, 0, &err), VP_OK);
     CHECK_EQ(ser[0]->n, 2);
     CHECK(ser[0]->v[0] == 4.0 && ser[0]->v[1] == 2.0);
     CHECK(ser[1]->v[0] == 6.0 && ser[1]->v[1] == 6.0);
@@ -449,19 +449,18 @@ static void test_stats(void)
 
     CHECK_EQ(vp_vprof_has_hidden_groups(m), 1);
     CHECK_EQ(vp_vprof_visible_group(m, h), phys);
-    vp_series **out = calloc(m->group_count, sizeof *out);
-    out[phys] = vp_series_new(0);
-    out[hid] = vp_series_new(0);
-    CHECK_EQ(vp_vprof_group_series(m, 1, out, &err), VP_OK);
-    CHECK(out[phys]->v[0] == 10.0 && out[phys]->v[1] == 8.0);
-    CHECK(out[hid]->n == 2 && out[hid]->v[0] == 0.0); /* nothing counts towards it folded */
-    vp_series_unref(out[hid]);
-    out[hid] = vp_series_new(0);
-    CHECK_EQ(vp_vprof_group_series(m, 0, out, &err), VP_OK);
-    CHECK(out[hid]->v[0] == 4.0); /* unfolded */
-    vp_series_unref(out[phys]);
-    vp_series_unref(out[hid]);
-    free(out);
+    vp_vprof_quantity gq[2] = {{.kind = VP_VPROF_Q_GROUP, .index = phys, .fold = 1, .column = vp_series_new(0)},
+                               {.kind = VP_VPROF_Q_GROUP, .index = hid, .fold = 1, .column = vp_series_new(0)}};
+    CHECK_EQ(vp_vprof_measure(m, gq, 2, NULL, 0, &err), VP_OK);
+    CHECK(gq[0].column->v[0] == 10.0 && gq[0].column->v[1] == 8.0);
+    CHECK(gq[1].column->n == 2 && gq[1].column->v[0] == 0.0); /* nothing counts towards it folded */
+    vp_series_unref(gq[1].column);
+    gq[1].column = vp_series_new(0);
+    gq[1].fold = 0;
+    CHECK_EQ(vp_vprof_measure(m, &gq[1], 1, NULL, 0, &err), VP_OK);
+    CHECK(gq[1].column->v[0] == 4.0); /* unfolded */
+    vp_series_unref(gq[0].column);
+    vp_series_unref(gq[1].column);
     /* The same folded and unfolded figures summarised by the statistics pass. */
     CHECK_EQ(vp_vprof_stats_need(m, VP_VPROF_STATS_ALL, &err), VP_OK);
     vp_stream *fp = vp_vprof_group_stream(m, phys, 1), *up = vp_vprof_group_stream(m, phys, 0);

@@ -101,9 +101,22 @@ static void test_batches_all(vp_vprof *m1, vp_vprof *m2)
     vp_error err;
     vp_batched *a1[2] = {0}, *a2[1] = {0}, *a3[3] = {0};
     vp_batched **ag2 = calloc(m2->group_count + 1, sizeof *ag2);
-    CHECK_EQ(vp_vprof_node_batches(m1, n1, 2, VP_VPROF_TIME_MS, cuts1, 3, a1, &err), VP_OK);
-    CHECK_EQ(vp_vprof_node_group_batches(m2, n2, 1, VP_VPROF_SELF_MS, 0, cuts2, 2, a2, ag2, &err), VP_OK);
-    CHECK_EQ(vp_vprof_node_batches(m1, n3, 3, VP_VPROF_CALLS, cuts1, 3, a3, &err), VP_OK);
+    /* The same batches from vp_vprof_measure called here. */
+    vp_vprof_quantity q1[2], q2[64], q3[3];
+    for (size_t i = 0; i < 2; i++)
+        q1[i] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = n1[i], .field = VP_VPROF_TIME_MS,
+                                    .batches = &a1[i]};
+    for (size_t i = 0; i < 3; i++)
+        q3[i] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = n3[i], .field = VP_VPROF_CALLS,
+                                    .batches = &a3[i]};
+    CHECK(m2->group_count < 63);
+    q2[0] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = n2[0], .field = VP_VPROF_SELF_MS, .batches = &a2[0]};
+    for (uint32_t g = 0; g < m2->group_count && g < 63; g++)
+        q2[1 + g] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g,
+                                        .batches = vp_vprof_group_stream(m2, g, 0) ? &ag2[g] : NULL};
+    CHECK_EQ(vp_vprof_measure(m1, q1, 2, cuts1, 3, &err), VP_OK);
+    CHECK_EQ(vp_vprof_measure(m2, q2, 1 + m2->group_count, cuts2, 2, &err), VP_OK);
+    CHECK_EQ(vp_vprof_measure(m1, q3, 3, cuts1, 3, &err), VP_OK);
     for (size_t i = 0; i < 2; i++)
         CHECK(o1[i] && batched_equal(o1[i], a1[i]));
     CHECK(o2[0] && batched_equal(o2[0], a2[0]));
@@ -132,6 +145,75 @@ static void test_batches_all(vp_vprof *m1, vp_vprof *m2)
     }
     free(g2);
     free(ag2);
+}
+
+/* vp_vprof_measure: every kind of quantity with every sink in one pass.
+ * Each column equals the one a pass for that quantity alone gives, its
+ * batches those of the column itself (vp_batched_of_values), its summary
+ * the column's count and maximum; the frame times' column is the model's.
+ * Cuts that do not fit and an index out of range are refused, with no
+ * batches left behind. */
+static void test_measure(vp_vprof *m)
+{
+    enum { NQ = 16 };
+    size_t cuts[4];
+    vp_batch_cuts(m->frame_count, 3, cuts);
+    vp_vprof_quantity q[NQ];
+    vp_stream sum[NQ];
+    vp_batched *b[NQ];
+    size_t nq = 0;
+    q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_FRAME};
+    for (uint32_t v = 0; v < 4 && v < m->node_count; v++)
+        for (int f = 0; f < 3; f++)
+            q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = v, .field = (vp_vprof_field)f};
+    for (uint32_t g = 0; g < m->group_count && nq < NQ; g++)
+        if (m->groups[g].has_nodes)
+            q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g, .fold = (int)(nq & 1)};
+    CHECK(nq > 13);
+    for (size_t i = 0; i < nq; i++) {
+        vp_stream_init(&sum[i]);
+        q[i].column = vp_series_new(0);
+        q[i].summary = &sum[i];
+        q[i].batches = &b[i];
+    }
+    vp_error err;
+    CHECK_EQ(vp_vprof_measure(m, q, nq, cuts, 3, &err), VP_OK);
+    vp_series *ft = vp_vprof_frame_series(m);
+    CHECK(ft && ft->n == q[0].column->n && memcmp(ft->v, q[0].column->v, ft->n * sizeof *ft->v) == 0);
+    vp_series_unref(ft);
+    for (size_t i = 0; i < nq; i++) {
+        vp_series *col = q[i].column;
+        CHECK_EQ(col->n, m->frame_count);
+        /* alone, a column only */
+        vp_vprof_quantity one = q[i];
+        one.summary = NULL;
+        one.batches = NULL;
+        one.column = vp_series_new(0);
+        CHECK_EQ(vp_vprof_measure(m, &one, 1, NULL, 0, &err), VP_OK);
+        CHECK(one.column->n == col->n && memcmp(one.column->v, col->v, col->n * sizeof *col->v) == 0);
+        vp_series_unref(one.column);
+        vp_batched *ref = vp_batched_of_values(col->v, cuts, 3);
+        CHECK(b[i] && batched_equal(b[i], ref));
+        vp_batched_free(ref);
+        double scale = q[i].kind == VP_VPROF_Q_NODE && q[i].field == VP_VPROF_CALLS ? 1.0 : 0.004;
+        double mx = 0;
+        for (size_t f = 0; f < col->n; f++)
+            mx = col->v[f] > mx ? col->v[f] : mx;
+        CHECK_EQ(vp_stream_n(&sum[i]), m->frame_count);
+        CHECK((double)sum[i].max * scale == mx);
+        vp_batched_free(b[i]);
+    }
+    size_t bad[2] = {0, m->frame_count - 1};
+    CHECK_EQ(vp_vprof_measure(m, q, nq, bad, 1, &err), VP_ELIMIT);
+    for (size_t i = 0; i < nq; i++)
+        CHECK(b[i] == NULL);
+    q[1].index = m->node_count;
+    CHECK_EQ(vp_vprof_measure(m, q, nq, cuts, 3, &err), VP_ELIMIT);
+    for (size_t i = 0; i < nq; i++) {
+        CHECK(b[i] == NULL);
+        vp_series_unref(q[i].column);
+        vp_stream_free(&sum[i]);
+    }
 }
 
 /* A request that fails (cuts short of the frame count): its index back,
@@ -233,6 +315,8 @@ int main(void)
         if (m1 && m2) {
             test_batches_all(m1, m2);
             test_batches_all_failure(m1, m2);
+            test_measure(m1);
+            test_measure(m2);
         }
         vp_vprof_free(m1);
         vp_vprof_free(m2);

@@ -18,6 +18,46 @@ static int count_cb(void *ud, uint32_t fi, const vp_vprof_epoch *ep, const uint6
     return 0;
 }
 
+/* One measuring pass with every kind of quantity and sink: the frame time,
+ * a few nodes' fields (the last, a node index one past the end, refused),
+ * the first groups folded or not; batches over two segments (or cuts that
+ * do not fit, when the mode byte says so). */
+static void measure(vp_vprof *m, uint8_t mode)
+{
+    enum { NQ = 8 };
+    vp_vprof_quantity q[NQ];
+    vp_series *col[NQ];
+    vp_stream sum[NQ];
+    vp_batched *b[NQ];
+    size_t cuts[3] = {0, m->frame_count / 2, (mode & 64) ? m->frame_count + 1 : m->frame_count};
+    for (size_t i = 0; i < NQ; i++) {
+        col[i] = vp_series_new(0);
+        vp_stream_init(&sum[i]);
+        uint32_t idx = (uint32_t)i * 7;
+        q[i] = (vp_vprof_quantity){.kind = i == 0 ? VP_VPROF_Q_FRAME : i < 5 ? VP_VPROF_Q_NODE : VP_VPROF_Q_GROUP,
+                                   .index = i < 5 ? (m->node_count ? idx % m->node_count : 0)
+                                                  : (m->group_count ? idx % m->group_count : 0),
+                                   .field = (vp_vprof_field)(i % 3), .fold = (int)(i & 1),
+                                   .column = col[i], .summary = &sum[i], .batches = &b[i]};
+    }
+    vp_error err;
+    vp_vprof_measure(m, q, NQ, cuts, 2, &err);
+    for (size_t i = 0; i < NQ; i++)
+        vp_batched_free(b[i]);
+    if (mode & 128) { /* a node out of range: refused, nothing left */
+        q[1].index = m->node_count;
+        if (vp_vprof_measure(m, q, NQ, cuts, 2, &err) == VP_OK)
+            abort();
+        for (size_t i = 0; i < NQ; i++)
+            if (b[i])
+                abort();
+    }
+    for (size_t i = 0; i < NQ; i++) {
+        vp_series_unref(col[i]);
+        vp_stream_free(&sum[i]);
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     /* The first byte picks the escape width mode, so forced widths get
@@ -58,6 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         acc += t ? t->time + t->self + t->calls : 0;
     }
     vp_vprof_stats_need(m, VP_VPROF_STATS_ALL, &err);
+    measure(m, data[0]);
     vp_hitch_rule rule = {2.5, 5, 0, data[0] & 1, 1 + data[0] % 40};
     vp_hitch *hs;
     uint32_t nh;
