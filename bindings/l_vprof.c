@@ -128,6 +128,43 @@ static uint32_t check_node_arg(lua_State *L, int arg, int cap_idx, vp_vprof *m)
     return idx;
 }
 
+/* The names of a node's per-frame fields, and the field the argument at
+ * idx names ("time_ms" when absent, or none allowed: def NULL). */
+static const char *const FIELD_NAMES[] = {"time_ms", "self_ms", "calls", NULL};
+
+static vp_vprof_field check_field(lua_State *L, int idx, const char *def)
+{
+    static const vp_vprof_field ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
+    return ids[luaL_checkoption(L, idx, def, FIELD_NAMES)];
+}
+
+/* The node, or list of nodes, at idx (nodes of the capture at cap_idx) as
+ * ids in a userdata pushed on top, so that an error frees it; *count of
+ * them, *many when idx is a list. `who` names the call when a name of the
+ * list matches no node. */
+static uint32_t *check_nodes(lua_State *L, int idx, int cap_idx, vp_vprof *m, const char *who, uint32_t *count,
+                             int *many)
+{
+    *many = lua_type(L, idx) == LUA_TTABLE;
+    lua_Integer n = *many ? luaL_len(L, idx) : 1;
+    luaL_argcheck(L, n >= 0 && n < (lua_Integer)1 << 24, idx, "too many nodes");
+    uint32_t *ids = lua_newuserdatauv(L, (size_t)n * sizeof *ids + 1, 0);
+    for (lua_Integer i = 1; i <= n; i++) {
+        if (*many) {
+            lua_rawgeti(L, idx, i);
+            ids[i - 1] = node_lookup(L, lua_gettop(L), cap_idx, m);
+            if (ids[i - 1] == VP_VPROF_NO_NODE)
+                luaL_error(L, "%s: node %d of the list: no node %s in this capture", who, (int)i,
+                           luaL_tolstring(L, -1, NULL));
+            lua_pop(L, 1);
+        } else {
+            ids[i - 1] = check_node_arg(L, idx, cap_idx, m);
+        }
+    }
+    *count = (uint32_t)n;
+    return ids;
+}
+
 /* Frame numbers as Lua sees them: the file's, 1-based (a capture
  * restricted to a range, cap:restrict, holds frames frame_base + 1 ..
  * frame_base + frame_count), and the model's 0-based index of one. */
@@ -809,30 +846,13 @@ static void batch_prepare(lua_State *L, vp_vprof_batch_req *r, batch_lua *lr, in
     r->m = check_cap(L, cap);
     lr->cap = cap;
     r->field = field;
-    lr->many = lua_type(L, nodes) == LUA_TTABLE;
     lua_getfield(L, opts, "batches");
     size_t *cuts = vp_l_check_cuts(L, lua_gettop(L), &r->k);
     r->cuts = cuts;
     luaL_argcheck(L, cuts[r->k] == r->m->frame_count, opts, "batches: the last cut must be the frame count");
-    lua_Integer count = lr->many ? luaL_len(L, nodes) : 1;
-    luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, nodes, "too many nodes");
-    r->count = (uint32_t)count;
-    uint32_t *ids = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
-    r->nodes = ids;
-    r->out = lua_newuserdatauv(L, (size_t)count * sizeof *r->out + 1, 0);
-    memset(r->out, 0, (size_t)count * sizeof *r->out);
-    for (lua_Integer i = 1; i <= count; i++) {
-        if (lr->many) {
-            lua_rawgeti(L, nodes, i);
-            ids[i - 1] = node_lookup(L, lua_gettop(L), cap, r->m);
-            if (ids[i - 1] == VP_VPROF_NO_NODE)
-                luaL_error(L, "cap:series: node %d of the list: no node %s in this capture", (int)i,
-                           luaL_tolstring(L, -1, NULL));
-            lua_pop(L, 1);
-        } else {
-            ids[i - 1] = check_node_arg(L, nodes, cap, r->m);
-        }
-    }
+    r->nodes = check_nodes(L, nodes, cap, r->m, "cap:series", &r->count, &lr->many);
+    r->out = lua_newuserdatauv(L, (size_t)r->count * sizeof *r->out + 1, 0);
+    memset(r->out, 0, (size_t)r->count * sizeof *r->out);
     if (vp_l_opt_bool(L, opts, "groups", 0)) {
         if (group_batches_cached(L, cap, 0, r->cuts, r->k)) {
             lua_pop(L, 1);
@@ -869,8 +889,6 @@ static void batch_finish(lua_State *L, vp_vprof_batch_req *r, const batch_lua *l
  * passes at once on threads of their own (vp_vprof_batches_all). */
 int vp_l_batches_all(lua_State *L)
 {
-    static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
-    static const vp_vprof_field field_ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
     luaL_checktype(L, 1, LUA_TTABLE);
     lua_Integer n = luaL_len(L, 1);
     luaL_argcheck(L, n >= 0 && n < (lua_Integer)1 << 20, 1, "too many requests");
@@ -886,7 +904,7 @@ int vp_l_batches_all(lua_State *L)
         lua_rawgeti(L, t, 3);
         lua_rawgeti(L, t, 4);
         luaL_checktype(L, t + 4, LUA_TTABLE);
-        vp_vprof_field field = field_ids[luaL_checkoption(L, t + 3, NULL, fields)];
+        vp_vprof_field field = check_field(L, t + 3, NULL);
         batch_prepare(L, &req[i - 1], &lreq[i - 1], t + 1, t + 2, field, t + 4);
     }
     size_t bad = vp_vprof_batches_all(req, (size_t)n);
@@ -907,37 +925,24 @@ int vp_l_batches_all(lua_State *L)
 static int cap_series(lua_State *L)
 {
     vp_vprof *m = check_cap(L, 1);
-    static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
-    static const vp_vprof_field field_ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
-    vp_vprof_field field = field_ids[luaL_checkoption(L, 3, "time_ms", fields)];
+    vp_vprof_field field = check_field(L, 3, "time_ms");
     luaL_argcheck(L, lua_isnoneornil(L, 4), 4, "no options: a summary is cap:dist, batches vp.batches_all");
-    int many = lua_type(L, 2) == LUA_TTABLE;
-    lua_Integer count = many ? luaL_len(L, 2) : 1;
-    luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
     lua_settop(L, 3);
     /* The node list and the results live in Lua values, so an error frees
      * them. */
-    uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
+    uint32_t count;
+    int many;
+    uint32_t *nodes = check_nodes(L, 2, 1, m, "cap:series", &count, &many);
     vp_vprof_quantity *q = lua_newuserdatauv(L, (size_t)count * sizeof *q + 1, 0);
     lua_createtable(L, (int)count, 0);
     int results = lua_gettop(L);
-    for (lua_Integer k = 1; k <= count; k++) {
-        if (many) {
-            lua_rawgeti(L, 2, k);
-            nodes[k - 1] = node_lookup(L, lua_gettop(L), 1, m);
-            if (nodes[k - 1] == VP_VPROF_NO_NODE)
-                return luaL_error(L, "cap:series: node %d of the list: no node %s in this capture",
-                                  (int)k, luaL_tolstring(L, -1, NULL));
-            lua_pop(L, 1);
-        } else {
-            nodes[k - 1] = check_node_arg(L, 2, 1, m);
-        }
-        q[k - 1] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = nodes[k - 1], .field = field,
-                                       .column = vp_series_new(m->frame_count)};
-        if (!q[k - 1].column)
+    for (uint32_t k = 0; k < count; k++) {
+        q[k] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = nodes[k], .field = field,
+                                   .column = vp_series_new(m->frame_count)};
+        if (!q[k].column)
             return luaL_error(L, "out of memory");
-        vp_l_push_series_at(L, q[k - 1].column, first_frame_no(m));
-        lua_rawseti(L, results, k);
+        vp_l_push_series_at(L, q[k].column, first_frame_no(m));
+        lua_rawseti(L, results, (lua_Integer)k + 1);
     }
     vp_error err;
     if (vp_vprof_measure(m, q, (size_t)count, NULL, 0, &err) != VP_OK)
@@ -1197,12 +1202,11 @@ static void dist_tostring(lua_State *L, int idx, vp_ldist *dd, uint64_t n, doubl
     vp_vprof *m;
     ldist *d = check_dist(L, idx, &m);
     (void)dd;
-    static const char *const fields[] = {"time_ms", "self_ms", "calls"};
     if (d->kind == DIST_FRAME)
         lua_pushfstring(L, "<vprof dist: frame time, %d frames, mean %f ms>", (int)n, mean);
     else if (d->kind == DIST_NODE)
         lua_pushfstring(L, "<vprof dist: node %s %s, %d frames, mean %f>",
-                        vp_vprof_name(m, m->nodes[d->index].name), fields[d->field], (int)n, mean);
+                        vp_vprof_name(m, m->nodes[d->index].name), FIELD_NAMES[d->field], (int)n, mean);
     else
         lua_pushfstring(L, "<vprof dist: %s self time%s, %d frames, mean %f ms>",
                         vp_vprof_name(m, m->groups[d->index].name),
@@ -1264,33 +1268,19 @@ static void push_frame_dist(lua_State *L, vp_vprof *m, uint32_t first, uint32_t 
  * node (or list of nodes) at index 2, the field at 3; a dist, or a list. */
 static int push_node_dists(lua_State *L, vp_vprof *m)
 {
-    static const char *const fields[] = {"time_ms", "self_ms", "calls", NULL};
-    static const vp_vprof_field field_ids[] = {VP_VPROF_TIME_MS, VP_VPROF_SELF_MS, VP_VPROF_CALLS};
-    vp_vprof_field field = field_ids[luaL_checkoption(L, 3, "time_ms", fields)];
-    int many = lua_type(L, 2) == LUA_TTABLE && !luaL_testudata(L, 2, NODE_T);
-    lua_Integer count = many ? luaL_len(L, 2) : 1;
-    luaL_argcheck(L, count >= 0 && count < (lua_Integer)1 << 24, 2, "too many nodes");
+    vp_vprof_field field = check_field(L, 3, "time_ms");
     lua_settop(L, 3);
-    uint32_t *nodes = lua_newuserdatauv(L, (size_t)count * sizeof(uint32_t) + 1, 0);
+    uint32_t count;
+    int many;
+    uint32_t *nodes = check_nodes(L, 2, 1, m, "cap:dist", &count, &many);
     vp_vprof_quantity *q = lua_newuserdatauv(L, (size_t)count * sizeof *q + 1, 0);
     lua_createtable(L, (int)count, 0);
     int results = lua_gettop(L);
-    for (lua_Integer k = 1; k <= count; k++) {
-        if (many) {
-            lua_rawgeti(L, 2, k);
-            nodes[k - 1] = node_lookup(L, lua_gettop(L), 1, m);
-            if (nodes[k - 1] == VP_VPROF_NO_NODE)
-                return luaL_error(L, "cap:dist: node %d of the list: no node %s in this capture", (int)k,
-                                  luaL_tolstring(L, -1, NULL));
-            lua_pop(L, 1);
-        } else {
-            nodes[k - 1] = check_node_arg(L, 2, 1, m);
-        }
+    for (uint32_t k = 0; k < count; k++) {
         vp_stream *own;
-        dist_new(L, DIST_NODE, nodes[k - 1], (int)field, &own);
-        q[k - 1] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = nodes[k - 1], .field = field,
-                                       .summary = own};
-        lua_rawseti(L, results, k);
+        dist_new(L, DIST_NODE, nodes[k], (int)field, &own);
+        q[k] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = nodes[k], .field = field, .summary = own};
+        lua_rawseti(L, results, (lua_Integer)k + 1);
     }
     vp_error err;
     if (vp_vprof_measure(m, q, (size_t)count, NULL, 0, &err) != VP_OK)
