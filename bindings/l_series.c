@@ -27,7 +27,8 @@ typedef struct {
  * Series count as that much allocation (a collector step of that debt). */
 static void gc_debt(lua_State *L, size_t bytes)
 {
-    if (bytes >= 64 * 1024)
+    /* a step runs even a collector the script stopped: leave that one be */
+    if (bytes >= 64 * 1024 && lua_gc(L, LUA_GCISRUNNING))
         lua_gc(L, LUA_GCSTEP, (int)(bytes / 1024 < INT_MAX ? bytes / 1024 : INT_MAX));
 }
 

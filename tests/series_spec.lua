@@ -420,6 +420,21 @@ describe("vp.Dist of a column", function()
   end)
 end)
 
+describe("a Series' memory and the collector", function()
+  it("a collector the script stopped stays stopped", function()
+    local collected = false
+    collectgarbage("stop")
+    setmetatable({}, { __gc = function() collected = true end }) -- garbage at once
+    local t = {}
+    for i = 1, 100000 do t[i] = i end
+    for _ = 1, 20 do vp.Series(t):slice(1, 100000):median() end
+    local running = collectgarbage("isrunning")
+    collectgarbage("restart")
+    assert.is_false(running)
+    assert.is_false(collected, "a Series made the stopped collector run")
+  end)
+end)
+
 describe("a Series' memory and the collector #slow #resource", function()
   it("garbage slices and sorted copies of a long column are collected as they pile up", function()
     local measure = require "hostile.measure"
