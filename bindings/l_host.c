@@ -9,6 +9,7 @@
  *                       track = t}])   -- t[pid] = true before it returns
  *       -> pid | nil, message          -- a process group of its own
  *   host.wait(pids, timeout_ms) -> pid, status | nil
+ *   host.sleep(ms)             -- 0 to 3600000 ms (a signal ends it early)
  *   host.kill(pid, "TERM" | "KILL" | "INT" | "HUP")   -- its process group
  *   host.tmpdir() -> path | nil, message  -- private (0700), in TMPDIR or /tmp
  *   host.isatty(stream)        -- stream: "stdin", "stdout" or "stderr"
@@ -153,6 +154,15 @@ static int host_wait(lua_State *L)
     return 2;
 }
 
+static int host_sleep(lua_State *L)
+{
+    lua_Integer ms = luaL_checkinteger(L, 1);
+    luaL_argcheck(L, ms >= 0 && ms <= 3600000, 1, "0 to 3600000 ms");
+    int code;
+    vp_proc_wait(NULL, 0, (int)ms, &code); /* no process: the wait is the sleep */
+    return 0;
+}
+
 static int host_kill(lua_State *L)
 {
     static const char *const names[] = {"TERM", "KILL", "INT", "HUP", NULL};
@@ -212,6 +222,7 @@ int luaopen_vp_host(lua_State *L)
     static const luaL_Reg fns[] = {{"sandbox", vp_l_sandbox},
                                    {"spawn", host_spawn},
                                    {"wait", host_wait},
+                                   {"sleep", host_sleep},
                                    {"kill", host_kill},
                                    {"tmpdir", host_tmpdir},
                                    {"isatty", host_isatty},

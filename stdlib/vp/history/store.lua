@@ -209,7 +209,7 @@ function store.open(url)
     local m, why = wal()
     for _ = 1, 1200 do
       if not (why and E.message(why):find("locked", 1, true)) then break end
-      require("vp.host").wait({}, 50) -- no process to wait for: 50 ms
+      require("vp.host").sleep(50)
       m, why = wal()
     end
     if why then error(why, 0) end
