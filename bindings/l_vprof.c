@@ -853,13 +853,31 @@ static void batch_prepare(lua_State *L, vp_vprof_batch_req *r, batch_lua *lr, in
     r->nodes = check_nodes(L, nodes, cap, r->m, "cap:series", &r->count, &lr->many);
     r->out = lua_newuserdatauv(L, (size_t)r->count * sizeof *r->out + 1, 0);
     memset(r->out, 0, (size_t)r->count * sizeof *r->out);
-    if (vp_l_opt_bool(L, opts, "groups", 0)) {
-        if (group_batches_cached(L, cap, 0, r->cuts, r->k)) {
+    /* groups = true (every group) or a list of this capture's groups */
+    int gt = lua_getfield(L, opts, "groups");
+    int list = gt == LUA_TTABLE;
+    int want = list || lua_toboolean(L, -1);
+    if (want && group_batches_cached(L, cap, 0, r->cuts, r->k)) {
+        lua_pop(L, 2);
+        return;
+    }
+    if (want) {
+        lr->key = lua_gettop(L);
+        r->gout = lua_newuserdatauv(L, (size_t)r->m->group_count * sizeof *r->gout + 1, 0);
+    }
+    if (list) {
+        uint8_t *w = lua_newuserdatauv(L, (size_t)r->m->group_count + 1, 0);
+        memset(w, 0, (size_t)r->m->group_count + 1);
+        lua_Integer n = luaL_len(L, lr->key - 1);
+        for (lua_Integer i = 1; i <= n; i++) {
+            lua_rawgeti(L, lr->key - 1, i);
+            vp_vprof *gm;
+            lgroup *g = vp_lchild_check(L, -1, GROUP_T, (void **)&gm);
+            luaL_argcheck(L, gm == r->m, opts, "groups: a group of another capture");
+            w[g->gi] = 1;
             lua_pop(L, 1);
-        } else {
-            lr->key = lua_gettop(L);
-            r->gout = lua_newuserdatauv(L, (size_t)r->m->group_count * sizeof *r->gout + 1, 0);
         }
+        r->gwant = w;
     }
 }
 
@@ -1124,7 +1142,8 @@ static int dist_series(lua_State *L, int idx, vp_ldist *dd)
 
 /* Every group's batches for the cuts, kept in the capture's cache while the
  * same cuts are asked for (the groups of one pass): {[group index] =
- * vp.infer.batched}, pushed. */
+ * vp.infer.batched}, pushed. A vp.batches_all request for some groups
+ * leaves the others out; dist_batches fills them in. */
 static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold, const size_t *cuts, size_t k)
 {
     if (group_batches_cached(L, cap_idx, fold, cuts, k))
@@ -1174,8 +1193,19 @@ static int dist_batches(lua_State *L, int idx, vp_ldist *dd)
         vp_l_push_batched(L, b);
         return 1;
     }
-    push_group_batches(L, cap, m, d->fold && m->fold_differs, cuts, k);
-    lua_rawgeti(L, -1, (lua_Integer)d->index);
+    int fold = d->fold && m->fold_differs;
+    push_group_batches(L, cap, m, fold, cuts, k);
+    if (lua_rawgeti(L, -1, (lua_Integer)d->index) == LUA_TNIL && vp_vprof_group_stream(m, d->index, fold)) {
+        /* a group the pass that made them was not asked for: its own pass, kept with them */
+        lua_pop(L, 1);
+        vp_batched *b;
+        vp_vprof_quantity q = {.kind = VP_VPROF_Q_GROUP, .index = d->index, .fold = fold, .batches = &b};
+        if (vp_vprof_measure(m, &q, 1, cuts, k, &err) != VP_OK)
+            vp_lcap_raise(L, cap, &err);
+        vp_l_push_batched(L, b);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, (lua_Integer)d->index);
+    }
     return 1;
 }
 

@@ -137,6 +137,23 @@ describe("vp.batches_all", function()
     assert.same({}, vp.batches_all({}))
   end)
 
+  it("makes the batches of the groups listed, and a group left out gives its own on demand", function()
+    local a, fresh = assert(vp.open(SAMPLE)), assert(vp.open(SAMPLE))
+    local cuts = infer.cuts(#a, 9)
+    local asked, other = a:group("Physics"), a:group("Shadow_Rendering")
+    assert.truthy(asked and other)
+    vp.batches_all({ { a, {}, "self_ms", { batches = cuts, groups = { asked } } } })
+    local dists, want = a:dist("groups"), fresh:dist("groups")
+    for _, name in ipairs({ "Physics", "Shadow_Rendering" }) do
+      local got = dists[a:group(name)]:batches(cuts)
+      assert.same(plain(want[fresh:group(name)]:batches(cuts)), plain(got))
+      assert.equal(got, dists[a:group(name)]:batches(cuts)) -- kept, not made again
+    end
+    assert.has_error(function()
+      vp.batches_all({ { a, {}, "self_ms", { batches = infer.cuts(#a, 4), groups = { fresh:group("Physics") } } } })
+    end)
+  end)
+
   it("raises what cap:series raises, naming the request's capture", function()
     local a, b = assert(vp.open(RUN1)), assert(vp.open(RUN2))
     local cuts = infer.cuts(#a, 4)

@@ -417,9 +417,10 @@ uint32_t vp_vprof_group_by_name(const vp_vprof *m, const char *name);
 
 /* One request of vp_vprof_batches_all: one vp_vprof_measure pass giving
  * the batches of the count nodes' field (node indices) into out[i] (count
- * entries) and, when gout is not NULL, of every group's self time (hidden
- * groups not folded) into gout (group_count entries; NULL for a group no
- * node counts towards). A request with no nodes and no gout reads nothing
+ * entries) and, when gout is not NULL, of the groups' self time (hidden
+ * groups not folded) into gout (group_count entries): every group's, or,
+ * when gwant is not NULL, those with gwant[g] set (group_count entries); NULL
+ * for a group not asked for or that no node counts towards. A request with no nodes and no gout reads nothing
  * (VP_OK). rc and err receive the pass's outcome. */
 typedef struct vp_vprof_batch_req {
     vp_vprof *m;
@@ -429,6 +430,7 @@ typedef struct vp_vprof_batch_req {
     const size_t *cuts; /* k + 1 of them: cuts[k] = m->frame_count */
     size_t k;
     vp_batched **out, **gout;
+    const uint8_t *gwant;
     vp_errcode rc;
     vp_error err;
 } vp_vprof_batch_req;

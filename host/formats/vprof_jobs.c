@@ -43,7 +43,7 @@ static void batch_run(vp_vprof_batch_req *r)
     for (uint32_t g = 0; g < ng; g++)
         q[r->count + g] = (vp_vprof_quantity){
             .kind = VP_VPROF_Q_GROUP, .index = g,
-            .batches = vp_vprof_group_stream(m, g, 0) ? &r->gout[g] : NULL};
+            .batches = (!r->gwant || r->gwant[g]) && vp_vprof_group_stream(m, g, 0) ? &r->gout[g] : NULL};
     r->rc = vp_vprof_measure(m, q, (size_t)r->count + ng, r->cuts, r->k, &r->err);
     free(q);
 }

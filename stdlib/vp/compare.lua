@@ -682,16 +682,15 @@ function compare.analyze(cap_a, cap_b, params)
     end
     return out
   end
-  local tested_nodes
+  local tested_nodes, extra
   if A.format == "vprof" and B.format == "vprof" then
-    local extra
     extra, tested_nodes = moved_nodes(common, means(va), means(vb), p.nodes, matches)
-    compute(extra)
     for _, name in ipairs(extra) do common[#common + 1] = name end
   end
-  -- the tests' passes not made with the tested nodes' (groups, when no node
-  -- is tested), both sides at once
+  -- the tests' passes (the tested nodes' and the groups' batches: one pass
+  -- a capture), both sides at once, then the tested nodes' percentiles
   metrics.prepare_tests(runs, common)
+  if extra then compute(extra) end
 
   -- Rows, with the per-distribution shape tests and effect sizes
   local rows, dists, dist_of = {}, {}, {}

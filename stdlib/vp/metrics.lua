@@ -438,8 +438,9 @@ function metrics.available(cap, opts)
     local ok, params = pcall(k.names, ctx)
     if ok and params then
       for _, param in ipairs(params) do
+        local entity = kind .. ":" .. param -- one string for all its metrics (a name can be 1 MB)
         for _, e in ipairs(k.entries) do
-          out[#out + 1] = { name = metrics.entry_name(e, param), entity = kind .. ":" .. param }
+          out[#out + 1] = { name = metrics.entry_name(e, param), entity = entity }
         end
       end
     end

@@ -6,7 +6,8 @@
 -- statistics come from vp.budget, as budget.lua's. Their distributions, which
 -- vp.compare and vp.gate test by batches of consecutive frames, are those
 -- summaries too: vp.infer asks them for each batch's value counts
--- (dist:batches: every group at once, one pass over the frames). Node
+-- (dist:batches), made for the groups asked in one pass with the nodes
+-- asked (the entries' test_prefetch: prefetch_batches). Node
 -- totals are the reader's whole-capture statistics (cap:totals: one pass
 -- for every node, the open pass when the capture was opened with {stats =
 -- ...}); node percentiles and distributions are value counts over batches
@@ -88,67 +89,11 @@ local function cuts_of(ctx)
   return ctx.cuts or infer.cuts(n, math.max(1, infer.batch_count(n)))
 end
 
--- Every group's value counts over the batches vp.infer will ask for, of
--- the captures about to be tested ({ctx, asked} jobs, as the node
--- prefetch's): the captures' passes at once, each on a thread of its own,
--- kept by each capture for its group summaries' dist:batches.
-local function prefetch_group_batches(jobs)
-  local requests = {}
-  for _, job in ipairs(jobs) do
-    if job.ctx.will_test then
-      requests[#requests + 1] = { job.ctx.cap, {}, "self_ms", { batches = cuts_of(job.ctx), groups = true } }
-    end
-  end
-  vp.batches_all(requests)
-end
-
 -- Whether the capture has a group of that name (with nodes or not: one
 -- without is there, and cannot be measured).
 local function has_group(ctx, name)
   return ctx.cap:group(name) ~= nil
 end
-
-local GROUP_STATS = {
-  { "mean_ms", "mean self time per frame" },
-  { "p50_ms", "median self time per frame (nearest rank)" },
-  { "p95_ms", "95th percentile self time per frame (nearest rank)" },
-  { "p99_ms", "99th percentile self time per frame (nearest rank)" },
-  { "max_ms", "largest self time in one frame" },
-}
-for _, gs in ipairs(GROUP_STATS) do
-  add {
-    name = "group.NAME." .. gs[1], match = "^group%.(.+)%." .. gs[1]:gsub("_", "%%_") .. "$",
-    kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names, has = has_group,
-    doc = "budget group NAME: " .. gs[2] .. " (the sum of its nodes' self times; 0 in frames "
-      .. "where it has none; as budget.lua)",
-    get = function(ctx, name) return group_stat(ctx, name, gs[1]) end,
-    dist = group_series, test_prefetch = prefetch_group_batches,
-  }
-end
-
-add {
-  name = "group.NAME.share_pct", match = "^group%.(.+)%.share%_pct$", kind = "group",
-  unit = "%", polarity = "none", formats = C.VPROF, names = group_names, has = has_group,
-  doc = "budget group NAME: 100 x its self time summed over all frames / the total frame time "
-    .. "(a share: it moves when other groups do, so it has no better direction)",
-  get = function(ctx, name) return group_stat(ctx, name, "share_pct") end,
-  dist = group_series, test_prefetch = prefetch_group_batches,
-}
-
-add {
-  name = "group.NAME.pX_ms", match = "^group%.(.+)%.p(%d+%.?%d*)_ms$", arg_of_family = true, quantile_arg = true,
-  valid = function(_, x) return C.percent(x) end,
-  kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names, has = has_group,
-  doc = "budget group NAME: any percentile X of its self time per frame (nearest rank), 0 < X <= 100: "
-    .. "group.Physics.p90_ms, group.Physics.p99.9_ms",
-  get = function(ctx, name, x)
-    local g = vprof_groups(ctx)[name]
-    if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
-    if #g.series == 0 then return nil, "no frames" end
-    return g.series:percentile(tonumber(x))
-  end,
-  dist = group_series, test_prefetch = prefetch_group_batches,
-}
 
 -- Nodes ----------------------------------------------------------------------------------
 
@@ -230,28 +175,41 @@ end
 
 -- The batches that the metrics asked of each capture ({ctx, asked =
 -- {{param, field}, ...}} in jobs) need, over the cuts vp.infer will ask
--- for: one C pass per capture and field (cap:series with a list of nodes)
--- instead of one per node, the captures' passes at once (vp.batches_all).
--- Unknown nodes are left for metrics.value to report.
-local function prefetch_node_series(jobs)
+-- for: nodes' fields (param a path, field the entry's series_field) and,
+-- when the capture's distributions are going to be tested
+-- (metrics.will_test), groups' self time (param a group name, no field).
+-- One C pass per capture and field (cap:series with a list of nodes, the
+-- asked groups with the first) instead of one per node or group, the
+-- captures' passes at once (vp.batches_all). Unknown nodes and groups are
+-- left for metrics.value to report.
+local function prefetch_batches(jobs)
   local requests, made = {}, {}
   for _, job in ipairs(jobs) do
     local ctx = job.ctx
     local cuts = cuts_of(ctx)
     local key = table.concat(cuts, ",")
-    local want, fields = {}, {}
+    local want, fields, groups = {}, {}, {}
     for _, x in ipairs(job.asked) do
-      local src = node_series(ctx, x.param, x.field)
-      if src and not src.made[key] and not want[src] then
-        want[src] = true
-        C.add_to(fields, x.field, src)
+      if x.field then
+        local src = node_series(ctx, x.param, x.field)
+        if src and not src.made[key] and not want[src] then
+          want[src] = true
+          C.add_to(fields, x.field, src)
+        end
+      elseif ctx.will_test then
+        local g = vprof_groups(ctx)[x.param]
+        if g and not want[g] then
+          want[g] = true
+          groups[#groups + 1] = g.group
+        end
       end
     end
+    if #fields == 0 and #groups > 0 then fields[1] = "self_ms"; fields.self_ms = {} end
     for f, field in ipairs(fields) do
       local list, nodes = fields[field], {}
       for i, src in ipairs(list) do nodes[i] = src.node end
-      -- every group's too (once), when the distributions are going to be tested
-      requests[#requests + 1] = { ctx.cap, nodes, field, { batches = cuts, groups = ctx.will_test and f == 1 } }
+      local g = f == 1 and #groups > 0 and groups
+      requests[#requests + 1] = { ctx.cap, nodes, field, { batches = cuts, groups = g } }
       made[#requests] = { list = list, key = key }
     end
   end
@@ -259,6 +217,52 @@ local function prefetch_node_series(jobs)
     for j, src in ipairs(made[i].list) do src.made[made[i].key] = batches[j] end
   end
 end
+
+-- Budget-group metrics
+
+local GROUP_STATS = {
+  { "mean_ms", "mean self time per frame" },
+  { "p50_ms", "median self time per frame (nearest rank)" },
+  { "p95_ms", "95th percentile self time per frame (nearest rank)" },
+  { "p99_ms", "99th percentile self time per frame (nearest rank)" },
+  { "max_ms", "largest self time in one frame" },
+}
+for _, gs in ipairs(GROUP_STATS) do
+  add {
+    name = "group.NAME." .. gs[1], match = "^group%.(.+)%." .. gs[1]:gsub("_", "%%_") .. "$",
+    kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names, has = has_group,
+    doc = "budget group NAME: " .. gs[2] .. " (the sum of its nodes' self times; 0 in frames "
+      .. "where it has none; as budget.lua)",
+    get = function(ctx, name) return group_stat(ctx, name, gs[1]) end,
+    dist = group_series, test_prefetch = prefetch_batches,
+  }
+end
+
+add {
+  name = "group.NAME.share_pct", match = "^group%.(.+)%.share%_pct$", kind = "group",
+  unit = "%", polarity = "none", formats = C.VPROF, names = group_names, has = has_group,
+  doc = "budget group NAME: 100 x its self time summed over all frames / the total frame time "
+    .. "(a share: it moves when other groups do, so it has no better direction)",
+  get = function(ctx, name) return group_stat(ctx, name, "share_pct") end,
+  dist = group_series, test_prefetch = prefetch_batches,
+}
+
+add {
+  name = "group.NAME.pX_ms", match = "^group%.(.+)%.p(%d+%.?%d*)_ms$", arg_of_family = true, quantile_arg = true,
+  valid = function(_, x) return C.percent(x) end,
+  kind = "group", unit = "ms", polarity = "lower", formats = C.VPROF, names = group_names, has = has_group,
+  doc = "budget group NAME: any percentile X of its self time per frame (nearest rank), 0 < X <= 100: "
+    .. "group.Physics.p90_ms, group.Physics.p99.9_ms",
+  get = function(ctx, name, x)
+    local g = vprof_groups(ctx)[name]
+    if not g then return nil, "no budget group named '" .. name .. "' with nodes" end
+    if #g.series == 0 then return nil, "no frames" end
+    return g.series:percentile(tonumber(x))
+  end,
+  dist = group_series, test_prefetch = prefetch_batches,
+}
+
+-- Node metrics
 
 local function per_frame(ctx, r, key)
   local n = ctx.cap.frame_count
@@ -294,7 +298,8 @@ for _, ns in ipairs(NODE) do
     name = "node.PATH." .. ns[1], match = "^node%.(.+)%." .. ns[1]:gsub("_", "%%_") .. "$",
     kind = "node", unit = ns[5] or "ms", polarity = "lower", formats = C.VPROF, names = node_paths,
     has = function(ctx, path) return vprof_node(ctx, path) ~= nil end,
-    series_field = field, prefetch = ns[6] and prefetch_node_series or nil,
+    series_field = field, prefetch = ns[6] and prefetch_batches or nil,
+    test_prefetch = ns[6] and prefetch_batches or nil,
     doc = "node PATH (\"Root/CEngine::Frame/...\", by path, not name): " .. ns[2],
     get = function(ctx, path)
       local r = vprof_node(ctx, path)
@@ -313,7 +318,7 @@ for _, np in ipairs({ { "pX_ms", "p", "time_ms", "inclusive" }, { "self_pX_ms", 
     arg_of_family = true, quantile_arg = true, valid = function(_, x) return C.percent(x) end,
     kind = "node", unit = "ms", polarity = "lower", formats = C.VPROF, names = node_paths,
     has = function(ctx, path) return vprof_node(ctx, path) ~= nil end,
-    series_field = field, prefetch = prefetch_node_series,
+    series_field = field, prefetch = prefetch_batches, test_prefetch = prefetch_batches,
     doc = "node PATH: any percentile X of its " .. np[4] .. " time per frame (nearest rank), 0 < X <= 100: "
       .. "node.PATH." .. np[2] .. "90_ms, node.PATH." .. np[2] .. "99.9_ms",
     get = function(ctx, path, x)
