@@ -783,10 +783,15 @@ static int cap_frame_times(lua_State *L)
  * the key and returns 0. */
 static int group_batches_cached(lua_State *L, int cap_idx, int fold, const size_t *cuts, size_t k)
 {
+    luaL_Buffer buf; /* a string per cut on the stack would overflow it */
+    luaL_buffinit(L, &buf);
     lua_pushfstring(L, "%d", fold);
-    for (size_t b = 1; b <= k; b++)
+    luaL_addvalue(&buf);
+    for (size_t b = 1; b <= k; b++) {
         lua_pushfstring(L, ",%I", (lua_Integer)cuts[b]);
-    lua_concat(L, (int)k + 1);
+        luaL_addvalue(&buf);
+    }
+    luaL_pushresult(&buf);
     int key = lua_gettop(L);
     vp_lcap_cache(L, cap_idx);
     int hit = lua_getfield(L, -1, "group_batches") == LUA_TTABLE;

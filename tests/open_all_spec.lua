@@ -154,6 +154,16 @@ describe("vp.batches_all", function()
     end)
   end)
 
+  it("keeps the groups' batches of many stretches (a key of 1,000 cuts)", function()
+    local a, fresh = assert(vp.open(SAMPLE)), assert(vp.open(SAMPLE))
+    local cuts = infer.cuts(#a, 1000)
+    local requests = {}
+    for i = 1, 8 do requests[i] = { a, { a.root }, "time_ms", { batches = cuts, groups = i == 1 or { a:group("Physics") } } } end
+    vp.batches_all(requests)
+    local got = a:dist("groups")[a:group("Physics")]:batches(cuts)
+    assert.same(plain(fresh:dist("groups")[fresh:group("Physics")]:batches(cuts)), plain(got))
+  end)
+
   it("raises what cap:series raises, naming the request's capture", function()
     local a, b = assert(vp.open(RUN1)), assert(vp.open(RUN2))
     local cuts = infer.cuts(#a, 4)

@@ -21,10 +21,11 @@ function vp.open_all(paths [, opts]) -> caps, failures
   > print(#caps, caps[1].frame_count, next(failures))  --> 2 3000 nil
 function vp.batches_all(requests) -> {result, ...}
   VProf nodes' value counts over stretches of frames, for vp.infer, several captures at once: each request is
-  {cap, nodes, field, {batches = cuts [, groups = true]}} and gives a list of vp.infer.batched, one a node
-  (the stretches [cuts[i], cuts[i + 1]) of the capture's frames; groups also makes every group's in the same
-  pass, kept for their d:batches); each capture's passes run on a thread of its own (vp.compare's tested nodes
-  on both sides)
+  {cap, nodes, field, {batches = cuts [, groups = true | {group, ...}]}} and gives a list of
+  vp.infer.batched, one a node (the stretches [cuts[i], cuts[i + 1]) of the capture's frames; groups also
+  makes every group's, or those listed, in the same pass, kept for their d:batches: a group left out makes
+  its own when asked); each capture's passes run on a thread of its own (vp.compare's tested nodes and
+  groups on both sides)
   > local a = vp.open("examples/runs/base/run1.vprof")
   > local r = vp.batches_all({{a, {a.root}, "time_ms", {batches = {0, 1500, 3000}}}})
   > print(#r[1], r[1][1]:percentile(50))
