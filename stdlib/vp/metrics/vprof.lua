@@ -204,7 +204,7 @@ local function prefetch_batches(jobs)
         end
       end
     end
-    if #fields == 0 and #groups > 0 then fields[1] = "self_ms"; fields.self_ms = {} end
+    if #fields == 0 and #groups > 0 then C.add_to(fields, "self_ms", nil) end -- the groups alone
     for f, field in ipairs(fields) do
       local list, nodes = fields[field], {}
       for i, src in ipairs(list) do nodes[i] = src.node end
