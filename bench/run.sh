@@ -30,12 +30,16 @@
 #             arithmetic of budget.lua's question done the plain way (the
 #             tree kept, self times, each group's per-frame sum counted)
 #   open      vpscript bench/open_only.lua FILE: vp.open alone (the one pass)
+#   open+stats  vpscript bench/open_only.lua FILE --stats: the open pass with
+#             every statistic compare.lua reads of a capture
 #   hitches   vpscript scripts/hitches.lua FILE --json (with causes)
 #   budget    vpscript scripts/budget.lua FILE --json
 #   top       vpscript scripts/top.lua FILE --json
 #   compare   vpscript scripts/compare.lua FILE FILE --json (the capture against itself)
 #   check     vpscript scripts/check.lua examples/rules/vprof.lua FILE --json
 #             (exit 3, a failed rule, counts as a run: it is the gate's answer)
+#   check-baseline  vpscript scripts/check.lua examples/rules/vprof_regress.lua
+#             --baseline FILE FILE --json (the regression rules, tested)
 #   export-T  vpscript scripts/export.lua FILE --to T -o /dev/null
 #   report    vpscript scripts/report.lua FILE -o build/bench/wide-report.html
 # "x floor" is wall time over the floor's, "cpu x" CPU time over the floor's;
@@ -154,6 +158,8 @@ bench() {
             "$B/floor_groups" "$file" ;;
         open) run "$shape" open 0 "vpscript bench/open_only.lua FILE (vp.open alone)" \
             ./vpscript bench/open_only.lua "$file" ;;
+        open-stats) run "$shape" open+stats 0 "vpscript bench/open_only.lua FILE --stats (compare's read)" \
+            ./vpscript bench/open_only.lua "$file" --stats ;;
         compare) run "$shape" compare 0 "vpscript scripts/compare.lua FILE FILE --json" \
             ./vpscript scripts/compare.lua "$file" "$file" --json ;;
         export-*) run "$shape" "$s" 0 "vpscript scripts/export.lua FILE --to ${s#export-} -o /dev/null" \
@@ -163,6 +169,9 @@ bench() {
         report-targets) report_targets "$shape" ;;
         check) run "$shape" check 3 "vpscript scripts/check.lua examples/rules/vprof.lua FILE --json" \
             ./vpscript scripts/check.lua examples/rules/vprof.lua "$file" --json ;;
+        check-baseline) run "$shape" check-baseline 3 \
+            "vpscript scripts/check.lua examples/rules/vprof_regress.lua --baseline FILE FILE --json" \
+            ./vpscript scripts/check.lua examples/rules/vprof_regress.lua --baseline "$file" "$file" --json ;;
         *) run "$shape" "$s" 0 "vpscript scripts/$s.lua FILE --json" ./vpscript "scripts/$s.lua" "$file" --json ;;
         esac
     done
@@ -173,10 +182,10 @@ for shape in "$@"; do
     case $shape in
     wide)
         # shellcheck disable=SC2086
-        bench wide ${BENCH_WIDE:-300000 1000 4999} floor-groups open hitches budget top compare check ;;
+        bench wide ${BENCH_WIDE:-300000 1000 4999} floor-groups open open-stats hitches budget top compare check check-baseline ;;
     long)
         # shellcheck disable=SC2086
-        bench long ${BENCH_LONG:-732000 117 500} floor-groups open hitches budget top compare check ;;
+        bench long ${BENCH_LONG:-732000 117 500} floor-groups open open-stats hitches budget top compare check check-baseline ;;
     exports)
         # shellcheck disable=SC2086
         bench wide ${BENCH_WIDE:-300000 1000 4999} export-folded export-csv export-presentmon report \
