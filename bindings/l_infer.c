@@ -348,29 +348,58 @@ static int i_percentiles(lua_State *L)
     return 1;
 }
 
-/* infer.boot(b, weights, "quantile" | "tail_mean", param) -> list: the
- * statistic of each weighting of b's batches (vp_batched_boot); weights a
- * list of reps x #batches whole numbers, weighting after weighting. */
+#define WEIGHTS_T "vp.infer.weights"
+
+/* Weightings of batches, packed once for many infer.boot calls. */
+typedef struct {
+    size_t m;
+    double w[];
+} weights;
+
+/* infer.weights(list) -> the list packed for infer.boot (whole numbers >= 0). */
+static int i_weights(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_Integer m = luaL_len(L, 1);
+    luaL_argcheck(L, m > 0 && (lua_Unsigned)m < ((size_t)1 << 40) / sizeof(double), 1, "no weights");
+    weights *ws = lua_newuserdatauv(L, sizeof *ws + (size_t)m * sizeof(double), 0);
+    ws->m = (size_t)m;
+    for (lua_Integer i = 1; i <= m; i++) {
+        lua_rawgeti(L, 1, i);
+        ws->w[i - 1] = lua_tonumber(L, -1);
+        lua_pop(L, 1);
+        luaL_argcheck(L, ws->w[i - 1] >= 0 && ws->w[i - 1] == floor(ws->w[i - 1]), 1,
+                      "weights are whole numbers >= 0");
+    }
+    luaL_newmetatable(L, WEIGHTS_T); /* made on first use, as the batches' */
+    lua_setmetatable(L, -2);
+    return 1;
+}
+
+/* infer.boot(b, weights, "quantile" | "tail_mean" | "sum" [, param]) ->
+ * list: the statistic of each weighting of b's batches (vp_batched_boot);
+ * weights a list of reps x #batches whole numbers, weighting after
+ * weighting, or that list packed by infer.weights. */
 static int i_boot(lua_State *L)
 {
-    static const char *const stats[] = {"quantile", "tail_mean", NULL};
+    static const char *const stats[] = {"quantile", "tail_mean", "sum", NULL};
+    static const vp_boot_stat as[] = {VP_BOOT_QUANTILE, VP_BOOT_TAIL_MEAN, VP_BOOT_SUM};
     const vp_batched *b = check_batched(L, 1);
-    luaL_checktype(L, 2, LUA_TTABLE);
     int stat = luaL_checkoption(L, 3, NULL, stats);
-    double param = luaL_checknumber(L, 4);
+    double param = luaL_optnumber(L, 4, 0);
     luaL_argcheck(L, param >= 0 && param <= 100, 4, "a percentage in 0..100");
-    lua_Integer m = luaL_len(L, 2);
-    luaL_argcheck(L, b->k > 0 && m > 0 && (size_t)m % b->k == 0, 2, "a whole number of weightings of the batches");
-    size_t reps = (size_t)m / b->k;
-    double *w = lua_newuserdatauv(L, (size_t)m * sizeof *w, 0);
-    for (lua_Integer i = 1; i <= m; i++) {
-        lua_rawgeti(L, 2, i);
-        w[i - 1] = lua_tonumber(L, -1);
-        lua_pop(L, 1);
-        luaL_argcheck(L, w[i - 1] >= 0 && w[i - 1] == floor(w[i - 1]), 2, "weights are whole numbers >= 0");
+    lua_settop(L, 4);
+    const weights *ws = luaL_testudata(L, 2, WEIGHTS_T);
+    if (!ws) {
+        lua_pushcfunction(L, i_weights);
+        lua_pushvalue(L, 2);
+        lua_call(L, 1, 1);
+        ws = lua_touserdata(L, -1);
     }
+    luaL_argcheck(L, b->k > 0 && ws->m % b->k == 0, 2, "a whole number of weightings of the batches");
+    size_t reps = ws->m / b->k;
     double *out = lua_newuserdatauv(L, reps * sizeof *out, 0);
-    if (!vp_batched_boot(b, w, reps, stat == 0 ? VP_BOOT_QUANTILE : VP_BOOT_TAIL_MEAN, param, out))
+    if (!vp_batched_boot(b, ws->w, reps, as[stat], param, out))
         return luaL_error(L, "out of memory");
     push_list(L, out, reps);
     return 1;
@@ -522,6 +551,7 @@ int vp_l_open_infer(lua_State *L)
         {"join", i_join},
         {"means", i_means},
         {"boot", i_boot},
+        {"weights", i_weights},
         {"percentiles", i_percentiles},
         {"dominance", i_dominance},
         {"rank", i_rank},

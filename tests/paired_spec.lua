@@ -328,6 +328,36 @@ describe("vp.infer.paired", function()
     assert.is_true(near(d.df, 30 / 3 - 1, 1e-12))
   end)
 
+  it("share: the paired block bootstrap of sum(group) / sum(frame), recomputed from the weighted lists", function()
+    local fa, fb, cuts = pair(0.02, 31)
+    local ga, gb = {}, {}
+    for i, v in ipairs(fa) do ga[i] = math.floor(v * (0.2 + 0.05 * math.sin(i / 40)) * 250 + 0.5) / 250 end
+    for i, v in ipairs(fb) do gb[i] = math.floor(v * (0.23 + 0.05 * math.sin(i / 40)) * 250 + 0.5) / 250 end
+    local function sample(x) return infer.sample(vp.Series(x), { cuts = cuts }) end
+    local d = assert(infer.paired({ kind = "share" }, sample(ga), sample(gb),
+      { den_a = sample(fa), den_b = sample(fb) }))
+    local function sum(l)
+      local s = 0
+      for _, v in ipairs(l) do s = s + v end
+      return s
+    end
+    assert.is_true(near(d.a, 100 * sum(ga) / sum(fa), 1e-9))
+    assert.is_true(near(d.b, 100 * sum(gb) / sum(fb), 1e-9))
+    local w, block = infer.block_weights(30)
+    local parts = { stretches(ga, cuts), stretches(fa, cuts), stretches(gb, cuts), stretches(fb, cuts) }
+    local function share(g, f, base) return 100 * sum(weighted(g, w, base)) / sum(weighted(f, w, base)) end
+    local diffs, total = {}, 0
+    for r = 0, infer.PAIRED.reps - 1 do
+      diffs[r + 1] = share(parts[3], parts[4], r * 30) - share(parts[1], parts[2], r * 30)
+      total = total + diffs[r + 1]
+    end
+    local ss = 0
+    for _, v in ipairs(diffs) do ss = ss + (v - total / #diffs) ^ 2 end
+    assert.is_true(near(d.se, math.sqrt(ss / (#diffs - 1)), 1e-9))
+    assert.is_true(near(d.df, 30 / block - 1, 1e-12))
+    assert.is_true(d.lo < d.b - d.a and d.b - d.a < d.hi)
+  end)
+
   it("rate: the conditional binomial test, summed term by term", function()
     local function binom_p(x, m, p)
       local function pmf(k)

@@ -690,6 +690,19 @@ static double boot_rank(const vp_batched *s, const boot_prefix *p, const double 
 int vp_batched_boot(const vp_batched *s, const double *w, size_t reps, vp_boot_stat stat, double param,
                     double *out)
 {
+    if (stat == VP_BOOT_SUM) {
+        for (size_t r = 0; r < reps; r++) {
+            const double *wr = w + r * s->k;
+            double n = 0, sum = 0;
+            for (size_t b = 0; b < s->k; b++)
+                if (wr[b] > 0) {
+                    n += wr[b] * (double)s->batch[b].n;
+                    sum += wr[b] * s->batch[b].sum;
+                }
+            out[r] = n < 1 ? NAN : sum;
+        }
+        return 1;
+    }
     boot_prefix p;
     if (!boot_prefix_make(s, &p))
         return 0;

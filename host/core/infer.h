@@ -148,7 +148,7 @@ int vp_batched_means(const vp_batched *s, vp_batch_map map, double c, double *ou
 int vp_batched_percentiles(const vp_batched *s, double p, double *out);
 
 /* What vp_batched_boot computes of each weighting of the batches. */
-typedef enum { VP_BOOT_QUANTILE, VP_BOOT_TAIL_MEAN } vp_boot_stat;
+typedef enum { VP_BOOT_QUANTILE, VP_BOOT_TAIL_MEAN, VP_BOOT_SUM } vp_boot_stat;
 
 /* The statistic of the values of s's batches drawn with weights, for each
  * of reps weightings: batch b counts w[r * k + b] times in weighting r
@@ -156,8 +156,9 @@ typedef enum { VP_BOOT_QUANTILE, VP_BOOT_TAIL_MEAN } vp_boot_stat;
  * VP_BOOT_QUANTILE: the nearest-rank percentile `param` (0..100) of the
  * weighted values; VP_BOOT_TAIL_MEAN: the mean of the slowest max(1,
  * floor(N param / 100)) of them (N the weighted count; ties at the
- * threshold counted as needed), the "param % low" frame time. NaN for a
- * weighting without values. O(reps k log(d) log(all.d)) after one pass
+ * threshold counted as needed), the "param % low" frame time; VP_BOOT_SUM:
+ * the weighted sum of the batches' sums (param unused; O(reps k)). NaN for
+ * a weighting without values. O(reps k log(d) log(all.d)) after one pass
  * over the counts; 0 (nothing written) when out of memory. */
 int vp_batched_boot(const vp_batched *s, const double *w, size_t reps, vp_boot_stat stat, double param,
                     double *out);

@@ -558,18 +558,25 @@ function infer.clip(d, c)
   return out, clipped
 end
 
---- infer.block_weights(k [, reps]) -> weights, block: the paired block
--- bootstrap's draws of k stretches: reps (infer.PAIRED.reps) weightings
--- one after the other, each how often stretch 1..k is drawn when
--- ceil(k / block) circular blocks of block = max(1, round(k^(1/3)))
+--- infer.block_weights(k [, reps]) -> weights, block, packed: the paired
+-- block bootstrap's draws of k stretches: reps (infer.PAIRED.reps)
+-- weightings one after the other, each how often stretch 1..k is drawn
+-- when ceil(k / block) circular blocks of block = max(1, round(k^(1/3)))
 -- stretches start at places drawn uniformly (xorshift32 from
--- infer.PAIRED.seed), the last block cut to make k in all.
+-- infer.PAIRED.seed), the last block cut to make k in all; packed: the
+-- same for C.boot (C.weights). The last draws asked for are kept (one
+-- comparison asks for one k), the others while something holds them.
 local weight_cache = setmetatable({}, { __mode = "v" })
+local weights_kept = {} -- [1]: the last draws asked for
 function infer.block_weights(k, reps)
   reps = reps or infer.PAIRED.reps
   local key = k .. ":" .. reps
-  local hit = weight_cache[key]
-  if hit then return hit.w, hit.block end
+  local hit = weights_kept[1]
+  if not (hit and hit.key == key) then hit = weight_cache[key] end
+  if hit then
+    weights_kept[1] = hit
+    return hit.w, hit.block, hit.packed
+  end
   local block = math.max(1, math.floor(k ^ (1 / 3) + 0.5))
   local state = infer.PAIRED.seed
   local function rand()
@@ -592,8 +599,9 @@ function infer.block_weights(k, reps)
       drawn = drawn + block
     end
   end
-  weight_cache[key] = { w = w, block = block }
-  return w, block
+  hit = { key = key, w = w, block = block, packed = C.weights(w) }
+  weight_cache[key], weights_kept[1] = hit, hit
+  return w, block, hit.packed
 end
 
 -- {diff, se, df, t, p, lo, hi, level} for a change `diff` with standard
@@ -819,7 +827,7 @@ function infer.paired(stat, sa, sb, opts)
       se = crit > 0 and half / crit or 0 }
     out.lo, out.hi = out.diff - half, out.diff + half
   elseif kind == "low_fps" or kind == "share" then
-    local w, block = infer.block_weights(k)
+    local _, block, packed = infer.block_weights(k)
     local df = math.max(1, k / block - 1)
     local min_tail = infer.DEFAULTS.min_tail
     local a, b, da, db
@@ -840,7 +848,7 @@ function infer.paired(stat, sa, sb, opts)
         for i, v in ipairs(list) do list[i] = v > 0 and 1000 / v or 0 / 0 end
         return list
       end
-      da, db = fps(C.boot(ba, w, "tail_mean", stat.pct)), fps(C.boot(bb, w, "tail_mean", stat.pct))
+      da, db = fps(C.boot(ba, packed, "tail_mean", stat.pct)), fps(C.boot(bb, packed, "tail_mean", stat.pct))
     else
       local dena, denb = opts.den_a, opts.den_b
       if not (dena and denb) then return nil, "no frames times to divide by" end
@@ -848,22 +856,9 @@ function infer.paired(stat, sa, sb, opts)
       if not (dena.sum > 0 and denb.sum > 0) then return nil, "the denominator is 0" end
       -- each draw's share: its stretches' group time over their frame time
       local function shares(num, den)
-        local g, f = C.means(num.batched(), "value"), C.means(den.batched(), "value")
-        local cuts = num.opts.cuts
-        for i = 1, k do
-          local len = cuts[i + 1] - cuts[i]
-          g[i], f[i] = g[i] * len, f[i] * len
-        end
-        local out_s = {}
-        for r = 0, #w // k - 1 do
-          local sg, sf = 0, 0
-          for i = 1, k do
-            local x = w[r * k + i]
-            if x > 0 then sg, sf = sg + x * g[i], sf + x * f[i] end
-          end
-          out_s[r + 1] = sf > 0 and 100 * sg / sf or 0 / 0
-        end
-        return out_s
+        local g, f = C.boot(num.batched(), packed, "sum"), C.boot(den.batched(), packed, "sum")
+        for r, sf in ipairs(f) do g[r] = sf > 0 and 100 * g[r] / sf or 0 / 0 end
+        return g
       end
       a, b = 100 * sa.sum / dena.sum, 100 * sb.sum / denb.sum
       da, db = shares(sa, dena), shares(sb, denb)
