@@ -158,7 +158,9 @@ describe("vp.batches_all", function()
     local a, fresh = assert(vp.open(SAMPLE)), assert(vp.open(SAMPLE))
     local cuts = infer.cuts(#a, 1000)
     local requests = {}
-    for i = 1, 8 do requests[i] = { a, { a.root }, "time_ms", { batches = cuts, groups = i == 1 or { a:group("Physics") } } } end
+    for i = 1, 8 do
+      requests[i] = { a, { a.root }, "time_ms", { batches = cuts, groups = i == 1 or { a:group("Physics") } } }
+    end
     vp.batches_all(requests)
     local got = a:dist("groups")[a:group("Physics")]:batches(cuts)
     assert.same(plain(fresh:dist("groups")[fresh:group("Physics")]:batches(cuts)), plain(got))
