@@ -1201,15 +1201,30 @@ static int dist_batches(lua_State *L, int idx, vp_ldist *dd)
     int fold = d->fold && m->fold_differs;
     push_group_batches(L, cap, m, fold, cuts, k);
     if (lua_rawgeti(L, -1, (lua_Integer)d->index) == LUA_TNIL && vp_vprof_group_stream(m, d->index, fold)) {
-        /* a group the pass that made them was not asked for: its own pass, kept with them */
+        /* a group the pass that made them was not asked for: one more pass
+         * for every group left out, kept with them */
         lua_pop(L, 1);
-        vp_batched *b;
-        vp_vprof_quantity q = {.kind = VP_VPROF_Q_GROUP, .index = d->index, .fold = fold, .batches = &b};
-        if (vp_vprof_measure(m, &q, 1, cuts, k, &err) != VP_OK)
+        int t = lua_gettop(L);
+        vp_batched **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
+        vp_vprof_quantity *q = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *q + 1, 0);
+        for (uint32_t g = 0; g < m->group_count; g++) {
+            out[g] = NULL;
+            int missing = lua_rawgeti(L, t, (lua_Integer)g) == LUA_TNIL;
+            lua_pop(L, 1);
+            q[g] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g, .fold = fold,
+                                       .batches = missing && vp_vprof_group_stream(m, g, fold) ? &out[g] : NULL};
+        }
+        if (vp_vprof_measure(m, q, m->group_count, cuts, k, &err) != VP_OK)
             vp_lcap_raise(L, cap, &err);
-        vp_l_push_batched(L, b);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, -3, (lua_Integer)d->index);
+        for (uint32_t g = 0; g < m->group_count; g++) {
+            if (!out[g])
+                continue;
+            vp_l_push_batched(L, out[g]); /* Lua owns each at once */
+            out[g] = NULL;
+            lua_rawseti(L, t, (lua_Integer)g);
+        }
+        lua_settop(L, t);
+        lua_rawgeti(L, t, (lua_Integer)d->index);
     }
     return 1;
 }

@@ -419,9 +419,10 @@ uint32_t vp_vprof_group_by_name(const vp_vprof *m, const char *name);
  * the batches of the count nodes' field (node indices) into out[i] (count
  * entries) and, when gout is not NULL, of the groups' self time (hidden
  * groups not folded) into gout (group_count entries): every group's, or,
- * when gwant is not NULL, those with gwant[g] set (group_count entries); NULL
- * for a group not asked for or that no node counts towards. A request with no nodes and no gout reads nothing
- * (VP_OK). rc and err receive the pass's outcome. */
+ * when gwant is not NULL, those with gwant[g] set (group_count entries);
+ * NULL for a group not asked for or that no node counts towards. A request
+ * with no nodes and no gout reads nothing (VP_OK). rc and err receive the
+ * pass's outcome. */
 typedef struct vp_vprof_batch_req {
     vp_vprof *m;
     const uint32_t *nodes;
