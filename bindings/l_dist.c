@@ -132,36 +132,31 @@ static int d_counts(lua_State *L)
     return 2;
 }
 
-/* d:series() -> the column, from the source. */
-static int d_series(lua_State *L)
+/* d:series(), d:batches(cuts) and d:top_sum(k): what the source gives
+ * (which = the vp_ldist_src member), or an error saying it has none. */
+enum { SRC_SERIES, SRC_BATCHES, SRC_TOP_SUM };
+
+static int by_source(lua_State *L, int which, const char *none)
 {
     vp_stream *s;
     vp_ldist *d = check(L, &s, NULL);
-    if (!d->src->series)
-        return luaL_argerror(L, 1, "this dist has no column");
-    return d->src->series(L, 1, d);
+    int (*fn)(lua_State *, int, vp_ldist *) = which == SRC_SERIES    ? d->src->series
+                                              : which == SRC_BATCHES ? d->src->batches
+                                                                     : d->src->top_sum;
+    if (!fn)
+        return luaL_argerror(L, 1, none);
+    return fn(L, 1, d);
 }
+
+/* d:series() -> the column, from the source. */
+static int d_series(lua_State *L) { return by_source(L, SRC_SERIES, "this dist has no column"); }
 
 /* d:batches(cuts) -> vp.infer.batched: the value counts over the segments
  * of cuts ({0, ..., #d}), for vp.infer (no column is built). */
-static int d_batches(lua_State *L)
-{
-    vp_stream *s;
-    vp_ldist *d = check(L, &s, NULL);
-    if (!d->src->batches)
-        return luaL_argerror(L, 1, "this dist has no batches");
-    return d->src->batches(L, 1, d);
-}
+static int d_batches(lua_State *L) { return by_source(L, SRC_BATCHES, "this dist has no batches"); }
 
 /* d:top_sum(k) -> the sum of the k largest values (the slowest k frames). */
-static int d_top_sum(lua_State *L)
-{
-    vp_stream *s;
-    vp_ldist *d = check(L, &s, NULL);
-    if (!d->src->top_sum)
-        return luaL_argerror(L, 1, "top_sum: of a capture's frame times");
-    return d->src->top_sum(L, 1, d);
-}
+static int d_top_sum(lua_State *L) { return by_source(L, SRC_TOP_SUM, "top_sum: of a capture's frame times"); }
 
 static int d_totable(lua_State *L)
 {
