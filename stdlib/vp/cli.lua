@@ -219,6 +219,13 @@ cli.OUTPUT = { "--output", short = "-o", metavar = "FILE", output = true, help =
 --- cli.TARGET_FPS: the --target-fps option of the scripts that draw frame
 -- time (plot.lua, report.lua): the target lines (vp.charts.targets;
 -- repeatable, default 60 and 30 fps).
+--- cli.PER: --per DURATION, the frame time statistics (mean, p99, max,
+-- 1 % low) and hitches of each consecutive window of that much frame time
+-- (hitches.lua, report.lua: vp.hitches' windows).
+cli.PER = { "--per", type = "duration",
+  help = "also the frame time statistics (mean, p99, max, 1 % low) and hitches of each consecutive window of "
+    .. "that much frame time: 60s, 1m, 500ms" }
+
 cli.TARGET_FPS = { "--target-fps", type = "number", positive = true, multi = true, metavar = "FPS",
   help = "a target frame rate drawn as a line at 1000 / FPS ms on frame-time charts (repeat for several; "
     .. "default 60 and 30: 16.7 and 33.3 ms)" }
@@ -237,7 +244,7 @@ end
 -- milliseconds; nil unless it is one and greater than 0.
 function cli.duration_ms(text)
   local x, unit = tostring(text):match("^%s*(%d+%.?%d*)%s*(%a*)%s*$")
-  local scale = ({ ms = 1, s = 1000, m = 60000, min = 60000, h = 3600000 })[unit or ""]
+  local scale = ({ ms = 1, s = 1000, m = 60000, min = 60000, h = 3600000 })[unit]
   local ms = x and scale and tonumber(x) * scale
   if ms and ms > 0 then return ms end
   return nil
@@ -265,7 +272,7 @@ local function convert(o, raw, spec)
     if not v then bad(msg) end
   elseif o.type == "duration" then
     v = cli.duration_ms(raw)
-    if not v then bad("expected a duration such as 60s, 1m or 500ms (ms, s, m or h)") end
+    if not v then bad("expected a duration such as 60s, 1m or 500ms (ms, s, m or min, h)") end
   else
     v = raw
   end

@@ -44,12 +44,16 @@ hitches.RULES = { "median", "capframex", "unreal" }
 -- (vp.anchors), null under the other rules. windows: with params.per_ms,
 -- the statistics of each consecutive wall-clock window of that length
 -- (vp.Series windows), null without.
+--- The shape of one window's statistics (hitches.windows), as both
+-- hitches.lua --json and report.lua --json carry them.
+hitches.windows_schema = "[{first, last, start_ms, span_ms, frames, mean_ms, p99_ms, max_ms, low_1pct_fps, hitches}]"
+
 hitches.schema = "{file, format, rule, frames, frame_range: {first, last}, "
   .. "frame_ms: {mean, p50, p95, p99, max}, low_1pct_fps, low_01pct_fps, "
   .. "stutter_pct, params: {factor, window, min_excess_ms, threshold_ms}, capframex: "
   .. anchors.capframex_schema .. ", unreal: " .. anchors.unreal_schema .. ", hitches: [{frame, tick, frame_ms, "
   .. "baseline_ms, causes: [{node, path, group, self_ms, excess_ms}], groups: [{group, excess_ms}]}], "
-  .. "windows: [{first, last, start_ms, span_ms, frames, mean_ms, p99_ms, max_ms, low_1pct_fps, hitches}]}"
+  .. "windows: " .. hitches.windows_schema .. "}"
 
 --- Every definition the analysis uses, as hitches.lua's --help prints it.
 hitches.DEFINITIONS = [[

@@ -30,8 +30,8 @@ local phase_schema = "{phase, first, last, typical_ms}"
 
 --- The shape of the result (report.lua --json).
 overview.schema = "{file, format, frame_range: {first, last}, summary: [{name, value}], rule, targets: [{fps, ms}], "
-  .. "frametime, per_ms, windows: [{first, last, start_ms, span_ms, frames, mean_ms, p99_ms, max_ms, "
-  .. "low_1pct_fps, hitches}], distribution, exceedance: {frames, min_ms, max_ms, points: [{ms, pct}]}, budget, "
+  .. "frametime, per_ms, windows: " .. hitches.windows_schema .. ", distribution, "
+  .. "exceedance: {frames, min_ms, max_ms, points: [{ms, pct}]}, budget, "
   .. "hitch_count, "
   .. "hitches: [{frame, tick, frame_ms, baseline_ms, causes: [{path, group, self_ms, excess_ms}]}], causes: "
   .. hitches.by_cause_schema .. ", top: [{path, group, ms_per_frame, self_ms_per_frame, calls_per_frame, peak_ms, "
