@@ -348,41 +348,16 @@ function compare.distribution(A, B, name, params)
   return { shape = shape, effects = infer.effects(sa, sb, p.level) }
 end
 
--- The rate test of a count of events (hitch frames): the conditional test
--- of vp.infer.rate on the events of every run of each side, with the
--- dispersion of the counts per block allowing for events in bursts. The
--- blocks are the runs when there are several a side (by_runs), else the
--- capture's stretches (the paired stretches, or the batches).
-local function rate_test(e, A, B, row, p, by_runs)
-  local counts, totals, frames = {}, {}, {}
-  for i, side in ipairs({ A, B }) do
-    local c, total, n = {}, 0, 0
-    for r, cap in ipairs(by_runs and side.runs or { side.runs[1] }) do
-      local pos, why = metrics.events(cap, row.metric)
-      if not pos then return nil, why end
-      local frames_r = metrics.value(cap, e.per)
-      if not frames_r or frames_r <= 0 then return nil, "no frames" end
-      if by_runs then
-        c[r] = #pos
-      else
-        local cuts = side.cuts or infer.cuts(frames_r, math.max(1, infer.batch_count(frames_r)))
-        local b = 1
-        for k = 1, #cuts - 1 do c[k] = 0 end
-        for _, x in ipairs(pos) do
-          while b < #cuts - 1 and x > cuts[b + 1] do b = b + 1 end
-          c[b] = c[b] + 1
-        end
-      end
-      total, n = total + #pos, n + frames_r
-    end
-    counts[i], totals[i], frames[i] = c, total, n
-  end
+-- The rate test of a count of events (hitch frames) as a row's evidence:
+-- the conditional test of vp.infer.rate on totals[i] events in frames[i]
+-- frames of side i, the dispersion of the counts per block (counts[i],
+-- lists) allowing for events in bursts; nil, why.
+local function rate_row(row, totals, frames, counts, p, evidence)
   local t, why = infer.rate(totals[1], frames[1], totals[2], frames[2],
     { dispersion = infer.dispersion(counts), level = p.level })
   if not t then return nil, why end
   local a = row.a
-  local out = { method = "rate", evidence = by_runs and "runs" or A.cuts and "aligned" or "frames", p = t.p,
-    diff = row.change, a = row.a, b = row.b }
+  local out = { method = "rate", evidence = evidence, p = t.p, diff = row.change, a = row.a, b = row.b }
   if a and a ~= 0 and t.lo_pct then
     out.lo = a * t.lo_pct / 100
     out.hi = t.hi_pct and a * t.hi_pct / 100 or math.huge
@@ -390,14 +365,40 @@ local function rate_test(e, A, B, row, p, by_runs)
   return out
 end
 
+-- The rate test of one capture a side: the blocks are the capture's
+-- stretches (the paired stretches, or the batches).
+local function rate_test(e, A, B, row, p)
+  local counts, totals, frames = {}, {}, {}
+  for i, side in ipairs({ A, B }) do
+    local cap = side.runs[1]
+    local pos, why = metrics.events(cap, row.metric)
+    if not pos then return nil, why end
+    local n = metrics.value(cap, e.per)
+    if not n or n <= 0 then return nil, "no frames" end
+    local cuts = side.cuts or infer.cuts(n, math.max(1, infer.batch_count(n)))
+    local c, b = {}, 1
+    for k = 1, #cuts - 1 do c[k] = 0 end
+    for _, x in ipairs(pos) do
+      while b < #cuts - 1 and x > cuts[b + 1] do b = b + 1 end
+      c[b] = c[b] + 1
+    end
+    counts[i], totals[i], frames[i] = c, #pos, n
+  end
+  return rate_row(row, totals, frames, counts, p, A.cuts and "aligned" or "frames")
+end
+
 -- One metric --------------------------------------------------------------------------
 
+local function sum_of(list)
+  local s = 0
+  for _, v in ipairs(list) do s = s + v end
+  return s
+end
+
 local function mean_of(list)
-  local s, n = 0, 0
-  for _, v in ipairs(list) do
-    s, n = s + v, n + 1
-  end
-  return n > 0 and s / n or nil
+  local n = 0
+  for _ in ipairs(list) do n = n + 1 end
+  return n > 0 and sum_of(list) / n or nil
 end
 
 -- The interval of change % (and of impact) from that of the change.
@@ -462,7 +463,9 @@ function compare.metric(A, B, name, va, vb, params)
     for i, v in ipairs(va) do ra[i] = d.normalised and v / pa[i] or v end
     for i, v in ipairs(vb) do rb[i] = d.normalised and v / pb[i] or v end
     runs, runs_method = { a = ra, b = rb }, "welch-runs"
-    local rt = e.events and rate_test(e, A, B, row, p, true)
+    -- a count: the runs are the blocks, each run's count its value
+    local rt = e.events and pa and pb and p.evidence ~= "frames"
+      and rate_row(row, { sum_of(va), sum_of(vb) }, { sum_of(pa), sum_of(pb) }, { va, vb }, p, "runs")
     if rt then
       runs_method, runs.p_value, runs.change_lo, runs.change_hi = "rate-runs", finite(rt.p), finite(rt.lo),
         finite(rt.hi)

@@ -565,18 +565,13 @@ end
 -- stretches start at places drawn uniformly (xorshift32 from
 -- infer.PAIRED.seed), the last block cut to make k in all; packed: the
 -- same for C.boot (C.weights). The last draws asked for are kept (one
--- comparison asks for one k), the others while something holds them.
-local weight_cache = setmetatable({}, { __mode = "v" })
-local weights_kept = {} -- [1]: the last draws asked for
+-- comparison asks for one k).
+local weights_kept -- {key, w, block, packed}
 function infer.block_weights(k, reps)
   reps = reps or infer.PAIRED.reps
   local key = k .. ":" .. reps
-  local hit = weights_kept[1]
-  if not (hit and hit.key == key) then hit = weight_cache[key] end
-  if hit then
-    weights_kept[1] = hit
-    return hit.w, hit.block, hit.packed
-  end
+  local hit = weights_kept
+  if hit and hit.key == key then return hit.w, hit.block, hit.packed end
   local block = math.max(1, math.floor(k ^ (1 / 3) + 0.5))
   local state = infer.PAIRED.seed
   local function rand()
@@ -599,9 +594,8 @@ function infer.block_weights(k, reps)
       drawn = drawn + block
     end
   end
-  hit = { key = key, w = w, block = block, packed = C.weights(w) }
-  weight_cache[key], weights_kept[1] = hit, hit
-  return w, block, hit.packed
+  weights_kept = { key = key, w = w, block = block, packed = C.weights(w) }
+  return w, block, weights_kept.packed
 end
 
 -- {diff, se, df, t, p, lo, hi, level} for a change `diff` with standard
