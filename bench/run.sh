@@ -30,7 +30,7 @@
 #             arithmetic of budget.lua's question done the plain way (the
 #             tree kept, self times, each group's per-frame sum counted)
 #   open      vpscript bench/open_only.lua FILE: vp.open alone (the one pass)
-#   open+stats  vpscript bench/open_only.lua FILE --stats: the open pass with
+#   open-stats  vpscript bench/open_only.lua FILE --stats: the open pass with
 #             every statistic compare.lua reads of a capture
 #   hitches   vpscript scripts/hitches.lua FILE --json (with causes)
 #   budget    vpscript scripts/budget.lua FILE --json
@@ -39,7 +39,8 @@
 #   check     vpscript scripts/check.lua examples/rules/vprof.lua FILE --json
 #             (exit 3, a failed rule, counts as a run: it is the gate's answer)
 #   check-baseline  vpscript scripts/check.lua examples/rules/vprof_regress.lua
-#             --baseline FILE FILE --json (the regression rules, tested)
+#             --baseline FILE FILE --json (the regression rules, tested; the
+#             capture against itself must pass: exit 3 is FAILED)
 #   export-T  vpscript scripts/export.lua FILE --to T -o /dev/null
 #   report    vpscript scripts/report.lua FILE -o build/bench/wide-report.html
 # "x floor" is wall time over the floor's, "cpu x" CPU time over the floor's;
@@ -169,7 +170,7 @@ bench() {
         report-targets) report_targets "$shape" ;;
         check) run "$shape" check 3 "vpscript scripts/check.lua examples/rules/vprof.lua FILE --json" \
             ./vpscript scripts/check.lua examples/rules/vprof.lua "$file" --json ;;
-        check-baseline) run "$shape" check-baseline 3 \
+        check-baseline) run "$shape" check-baseline 0 \
             "vpscript scripts/check.lua examples/rules/vprof_regress.lua --baseline FILE FILE --json" \
             ./vpscript scripts/check.lua examples/rules/vprof_regress.lua --baseline "$file" "$file" --json ;;
         *) run "$shape" "$s" 0 "vpscript scripts/$s.lua FILE --json" ./vpscript "scripts/$s.lua" "$file" --json ;;

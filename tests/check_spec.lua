@@ -360,9 +360,9 @@ describe("vp.gate", function()
     -- point 9 (a 95-byte file of 100,000 references to one rule took 25 s
     -- and 233 MB; a 60-byte one made 63 MB of error text).
     it("what it returns and what it says are bounded: rules, values, strings, messages, the file's size", function()
-      -- under ASan (make asan sets ASAN_OPTIONS) code runs 2-5x slower: 5 s
-      -- there still tells bounded work from the 25 s these took unbounded
-      local cpu_limit = os.getenv("ASAN_OPTIONS") and 5 or 1
+      -- under the sanitizers code runs 2-5x slower: 5 s there still tells
+      -- bounded work from the 25 s these took unbounded
+      local cpu_limit = require("hostile.measure").sanitized and 5 or 1
       local function quick(text, pattern, limits)
         local t = os.clock()
         local e = refused(text, pattern, limits)

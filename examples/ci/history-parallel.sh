@@ -30,13 +30,11 @@ for v in COMMIT BRANCH PLATFORM SCENARIO; do
     [ -z "$val" ] || meta="$meta --$(echo "$v" | tr 'A-Z' 'a-z') '$val'"
 done
 cd "$dir"
-# parallel hands each job to the host's shell as named by $SHELL here; a CI
-# runner often has none, and then every job exits 0 having run nothing.
-# The job is POSIX sh.
-SHELL=/bin/sh
-export SHELL
+# parallel hands each job to the shell that $SHELL names here unless
+# PARALLEL_SHELL names one; a CI runner often has no $SHELL, and then every
+# job exits 0 having run nothing. The job is POSIX sh.
 status=0
-ls -- *.vprof | parallel --ssh "${SSH:-ssh}" --sshlogin "$HOSTS" \
+ls -- *.vprof | PARALLEL_SHELL=/bin/sh parallel --ssh "${SSH:-ssh}" --sshlogin "$HOSTS" \
     --transferfile {} --return {.}.ndjson --cleanup \
     --joblog jobs.log --resume-failed --retries 3 \
     "$VPSCRIPT history.lua points $meta ${POINTS_OPTS:-} {} >{.}.ndjson.part && mv {.}.ndjson.part {.}.ndjson ||

@@ -266,16 +266,18 @@ function metrics.compute(cap, names)
 end
 
 -- The jobs of each prefetch (entry field `field`: "prefetch" or
--- "test_prefetch") that names ask of caps: prefetch -> {{ctx, asked}, ...},
--- a capture's only where it asks for more than `least` names.
-local function prefetch_jobs(caps, names, field, least)
+-- "test_prefetch", else `other`) that names ask of caps: prefetch ->
+-- {{ctx, asked}, ...}, a capture's only where it asks for more than
+-- `least` names.
+local function prefetch_jobs(caps, names, field, least, other)
   local passes = {}
   for _, cap in ipairs(caps) do
     local mine = {}
     for _, name in ipairs(names) do
       local e, param = metrics.lookup(name)
-      if e and e[field] and metrics.applies(e, cap.format) then
-        C.add_to(mine, e[field], { param = param, field = e.series_field })
+      local fn = e and (e[field] or other and e[other])
+      if fn and metrics.applies(e, cap.format) then
+        C.add_to(mine, fn, { param = param, field = e.series_field })
       end
     end
     for _, prefetch in ipairs(mine) do
@@ -287,11 +289,12 @@ end
 
 --- metrics.prepare_tests(caps, names): the per-frame passes that testing
 -- these metrics' distributions on these captures (marked by
--- metrics.will_test) will need, made now and at once (VProf: every group's
--- value counts over batches, each capture's pass on a thread of its own).
--- A pass that fails here is left for the test to make and report.
+-- metrics.will_test) will need, and the values' own passes (an entry's
+-- prefetch), made now and at once (VProf: the named nodes' and groups'
+-- value counts over batches, one pass a capture, each on a thread of its
+-- own). A pass that fails here is left for the test to make and report.
 function metrics.prepare_tests(caps, names)
-  local passes = prefetch_jobs(caps, names, "test_prefetch", 0)
+  local passes = prefetch_jobs(caps, names, "test_prefetch", 0, "prefetch")
   for _, prefetch in ipairs(passes) do pcall(prefetch, passes[prefetch]) end
 end
 
@@ -357,8 +360,8 @@ end
 
 --- metrics.will_test(cap) -> nothing: this capture's distributions are
 -- going to be tested (vp.compare, vp.gate with a baseline), so the pass
--- that makes its nodes' value counts over batches (VProf) makes every
--- group's in the same pass instead of one more pass later.
+-- that metrics.prepare_tests makes (VProf) makes the named groups' value
+-- counts over batches with the nodes', instead of one more pass later.
 function metrics.will_test(cap)
   C.of(cap).will_test = true
 end

@@ -12,7 +12,8 @@
 -- for every node, the open pass when the capture was opened with {stats =
 -- ...}); node percentiles and distributions are value counts over batches
 -- from one more C pass for all the nodes asked together (cap:series with a
--- list of nodes and {batches = cuts}: the entries' `prefetch`), over the
+-- list of nodes and {batches = cuts}: the entries' `prefetch`, which
+-- metrics.prepare_tests runs with the groups'), over the
 -- batches vp.infer will ask for (the capture's own, or those metrics.cuts
 -- set for a run of several). No column, and nothing iterates frames x nodes
 -- in Lua.
@@ -299,7 +300,6 @@ for _, ns in ipairs(NODE) do
     kind = "node", unit = ns[5] or "ms", polarity = "lower", formats = C.VPROF, names = node_paths,
     has = function(ctx, path) return vprof_node(ctx, path) ~= nil end,
     series_field = field, prefetch = ns[6] and prefetch_batches or nil,
-    test_prefetch = ns[6] and prefetch_batches or nil,
     doc = "node PATH (\"Root/CEngine::Frame/...\", by path, not name): " .. ns[2],
     get = function(ctx, path)
       local r = vprof_node(ctx, path)
@@ -318,7 +318,7 @@ for _, np in ipairs({ { "pX_ms", "p", "time_ms", "inclusive" }, { "self_pX_ms", 
     arg_of_family = true, quantile_arg = true, valid = function(_, x) return C.percent(x) end,
     kind = "node", unit = "ms", polarity = "lower", formats = C.VPROF, names = node_paths,
     has = function(ctx, path) return vprof_node(ctx, path) ~= nil end,
-    series_field = field, prefetch = prefetch_batches, test_prefetch = prefetch_batches,
+    series_field = field, prefetch = prefetch_batches,
     doc = "node PATH: any percentile X of its " .. np[4] .. " time per frame (nearest rank), 0 < X <= 100: "
       .. "node.PATH." .. np[2] .. "90_ms, node.PATH." .. np[2] .. "99.9_ms",
     get = function(ctx, path, x)
