@@ -11,11 +11,6 @@ local complete = {}
 local is_ident, natural_less = format.is_ident, format.natural_less
 local class_of, capture_of = describe.class_of, describe.capture_of
 
-local function lfs_module()
-  local ok, lfs = pcall(require, "lfs")
-  return ok and type(lfs) == "table" and lfs or nil
-end
-
 -- Where an unterminated short string starts (the index after its quote), or
 -- false when the cursor sits in a comment or a long string.
 local function open_string(line)
@@ -54,7 +49,7 @@ local function complete_file(line, q)
   local text = line:sub(q)
   local dir, base = text:match("^(.*/)([^/]*)$")
   if not dir then dir, base = "", text end
-  local lfs = lfs_module()
+  local lfs = require("vp.cli").lfs()
   if not lfs then return q + #dir, {} end
   local real = dir == "" and "." or dir
   if real:sub(1, 2) == "~/" then real = (os.getenv("HOME") or "~") .. real:sub(2) end
