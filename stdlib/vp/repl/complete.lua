@@ -144,8 +144,10 @@ local function global_names(env)
   return out
 end
 
--- The value a chain of names ("cap", "caps.a", "x.fr") stands for in env.
-local function resolve_chain(env, chain)
+--- complete.resolve_chain(env, chain) -> the value a chain of names ("cap",
+-- "caps.a", "x.fr") stands for in env, or nil; every step goes through
+-- complete.safe_index, so a value whose __index raises gives nil.
+function complete.resolve_chain(env, chain)
   local obj
   for name in chain:gmatch("[^.]+") do
     if obj == nil and env then
@@ -158,6 +160,8 @@ local function resolve_chain(env, chain)
   end
   return obj
 end
+
+local resolve_chain = complete.resolve_chain
 
 -- The capture and what a string opened as the first argument of
 -- `obj:method(` names, as the method's documentation says (vp.doc: its
