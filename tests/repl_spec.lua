@@ -269,7 +269,8 @@ describe("vp.repl", function()
         for _, m in ipairs(doc.class(class).members) do
           if m.kind == "method" then
             local typed = m.arg and want[m.arg.kind][1] or "exa"
-            local start, list = repl.complete(v .. ":" .. m.name .. '("' .. typed, env)
+            local prefix = v .. ":" .. m.name .. '("'
+            local start, list = repl.complete(prefix .. typed, env)
             if m.arg then
               seen[m.arg.kind] = true
               local close = m.arg.alone and ")" or ""
@@ -280,7 +281,8 @@ describe("vp.repl", function()
               -- a method the docs give no arg completes file names, as any other string
               assert.are.same({ "examples/" }, list, class .. ":" .. m.name)
             end
-            assert.is_number(start)
+            -- the word completed starts after the quote, or after a path's last "/"
+            assert.are.equal(#prefix + (typed:match("^.*/()") or 1), start, class .. ":" .. m.name)
           end
         end
       end

@@ -474,15 +474,7 @@ describe("documented functions return what their signature names", function()
         local rp = require "vp.report"
         local model = { title = "t", sections = { { rows = { { n = 1 } }, columns = { { key = "n", title = "n" } } } } }
         return {
-          emit = { function()
-            local out = io.stdout
-            io.stdout = assert(io.open("/dev/null", "w")) -- luacheck: ignore 122
-            local r = table.pack(pcall(rp.emit, {}, model))
-            io.stdout:close()
-            io.stdout = out -- luacheck: ignore 122
-            assert(r[1], r[2])
-            return table.pack(table.unpack(r, 2, r.n))
-          end },
+          emit = { function() return muted("stdout", rp.emit, {}, model) end },
           text = { function() return P(rp.text, model) end },
           width = { function() return P(rp.width, { wide = true }) end, function() return P(rp.width, {}) end },
           csv = { function() return P(rp.csv, { "n" }, { { n = 1 } }) end },
@@ -517,15 +509,7 @@ describe("documented functions return what their signature names", function()
       ["vp.repl"] = {
         format = { function() return P(require("vp.repl").format, { a = { b = { c = { 1 } } } }) end },
         describe = { function() return P(require("vp.repl").describe, cap) end },
-        show = { function()
-          local out = io.stdout
-          io.stdout = assert(io.open("/dev/null", "w")) -- luacheck: ignore 122
-          local r = table.pack(pcall(require("vp.repl").show, 42))
-          io.stdout:close()
-          io.stdout = out -- luacheck: ignore 122
-          assert(r[1], r[2])
-          return table.pack(table.unpack(r, 2, r.n))
-        end },
+        show = { function() return muted("stdout", require("vp.repl").show, 42) end },
         cut_hint = { function() return P(require("vp.repl").cut_hint, { depth = true }) end },
         natural_less = { function() return P(require("vp.repl").natural_less, "a2", "a10") end },
         complete = { function() return P(require("vp.repl").complete, "pri", { print = print }) end },

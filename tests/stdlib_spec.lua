@@ -673,12 +673,15 @@ describe("vp.near", function()
 end)
 
 describe("vp.host.sleep", function()
-  it("sleeps that long, within bounds", function()
-    local measure = require "hostile.measure"
-    local r = measure.run({ "-e", 'require("vp.host").sleep(300) print("done")' })
-    assert.are.equal(0, r.code, r.stderr)
-    assert.are.equal("done\n", r.stdout)
-    assert.is_true(r.wall >= 0.3 and r.wall < 10, tostring(r.wall))
+  it("sleeps at least that long, within bounds", function()
+    -- A lower bound only (a loaded machine may sleep longer), in whole
+    -- seconds of os.time: 1000 ms asleep moves it on by at least 1, wherever
+    -- in its second the sleep began. No GNU time, no wall-time ceiling.
+    local t0 = os.time()
+    require("vp.host").sleep(1000)
+    local slept = os.time() - t0
+    assert.is_true(slept >= 1, tostring(slept))
+    require("vp.host").sleep(0)
     assert.has_error(function() require("vp.host").sleep(-1) end)
     assert.has_error(function() require("vp.host").sleep(3600001) end)
   end)

@@ -152,22 +152,9 @@ end
 
 -- help ---------------------------------------------------------------------
 
---- repl.class_text(class [, value]) -> string: a class's members with their
--- one-line descriptions; with `value`, methods its metatable has that the
--- documentation lacks are listed too.
-repl.class_text = help.class_text
-
---- repl.member_text(class, member) -> string: one member with its example.
-repl.member_text = help.member_text
-
 --- repl.help_text([x]) -> string: what help(x) prints (names resolve in _G).
 function repl.help_text(...)
   return help.text(_G, settings(), select("#", ...), (...))
-end
-
---- repl.help([x]): print help; the REPL installs it as the global `help`.
-function repl.help(...)
-  io.stdout:write(repl.help_text(...), "\n")
 end
 
 -- start --------------------------------------------------------------------

@@ -11,11 +11,6 @@ local complete = {}
 local is_ident, natural_less = format.is_ident, format.natural_less
 local class_of, capture_of = describe.class_of, describe.capture_of
 
-local function lfs_module()
-  local ok, lfs = pcall(require, "lfs")
-  return ok and type(lfs) == "table" and lfs or nil
-end
-
 -- Where an unterminated short string starts (the index after its quote), or
 -- false when the cursor sits in a comment or a long string.
 local function open_string(line)
@@ -54,7 +49,7 @@ local function complete_file(line, q)
   local text = line:sub(q)
   local dir, base = text:match("^(.*/)([^/]*)$")
   if not dir then dir, base = "", text end
-  local lfs = lfs_module()
+  local lfs = require("vp.cli").lfs()
   if not lfs then return q + #dir, {} end
   local real = dir == "" and "." or dir
   if real:sub(1, 2) == "~/" then real = (os.getenv("HOME") or "~") .. real:sub(2) end
@@ -149,8 +144,10 @@ local function global_names(env)
   return out
 end
 
--- The value a chain of names ("cap", "caps.a", "x.fr") stands for in env.
-local function resolve_chain(env, chain)
+--- complete.resolve_chain(env, chain) -> the value a chain of names ("cap",
+-- "caps.a", "x.fr") stands for in env, or nil; every step goes through
+-- complete.safe_index, so a value whose __index raises gives nil.
+function complete.resolve_chain(env, chain)
   local obj
   for name in chain:gmatch("[^.]+") do
     if obj == nil and env then
@@ -163,6 +160,8 @@ local function resolve_chain(env, chain)
   end
   return obj
 end
+
+local resolve_chain = complete.resolve_chain
 
 -- The capture and what a string opened as the first argument of
 -- `obj:method(` names, as the method's documentation says (vp.doc: its

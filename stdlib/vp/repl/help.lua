@@ -10,7 +10,7 @@ local complete = require "vp.repl.complete"
 local help = {}
 
 local safe_tostring, function_text, key_less = describe.tostring, format.function_text, format.key_less
-local member_names, safe_index = complete.member_names, complete.safe_index
+local member_names, safe_index, resolve_chain = complete.member_names, complete.safe_index, complete.resolve_chain
 
 local function wrap(text, width, indent)
   return indent .. require("vp.fmt").wrap(text, width, indent)
@@ -176,10 +176,8 @@ local function string_text(s, env, settings)
   end
   -- "cap:frames", "cap.root.name": a member of a live value.
   local head, sep, last = s:match("^([%a_][%w_%.]*)([.:])([%a_][%w_]*)$")
-  local obj
   if head then
-    obj = env[head:match("^[^.]+")]
-    for part in head:gmatch("%.([%a_][%w_]*)") do obj = safe_index(obj, part) end
+    local obj = resolve_chain(env, head)
     local class = obj ~= nil and doc.of(obj)
     local m = class and class.index[last]
     if m then return help.member_text(class, m) end
@@ -187,8 +185,9 @@ local function string_text(s, env, settings)
       local v = safe_index(obj, last)
       if v ~= nil then return value_text(v, settings) end
     end
-  elseif s:match("^[%a_][%w_]*$") and env[s] ~= nil then
-    return value_text(env[s], settings)
+  elseif s:match("^[%a_][%w_]*$") then
+    local v = resolve_chain(env, s)
+    if v ~= nil then return value_text(v, settings) end
   end
   return string.format('no documentation for "%s" (help() lists the documented classes)', s)
 end
