@@ -356,23 +356,31 @@ typedef struct {
     double w[];
 } weights;
 
-/* infer.weights(list) -> the list packed for infer.boot (whole numbers >= 0). */
-static int i_weights(lua_State *L)
+/* The list of weights at idx packed as infer.weights packs it, pushed; an
+ * argument error names idx. */
+static const weights *pack_weights(lua_State *L, int idx)
 {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    lua_Integer m = luaL_len(L, 1);
-    luaL_argcheck(L, m > 0 && (lua_Unsigned)m < ((size_t)1 << 40) / sizeof(double), 1, "no weights");
+    luaL_checktype(L, idx, LUA_TTABLE);
+    lua_Integer m = luaL_len(L, idx);
+    luaL_argcheck(L, m > 0 && (lua_Unsigned)m < ((size_t)1 << 40) / sizeof(double), idx, "no weights");
     weights *ws = lua_newuserdatauv(L, sizeof *ws + (size_t)m * sizeof(double), 0);
     ws->m = (size_t)m;
     for (lua_Integer i = 1; i <= m; i++) {
-        lua_rawgeti(L, 1, i);
+        lua_rawgeti(L, idx, i);
         ws->w[i - 1] = lua_tonumber(L, -1);
         lua_pop(L, 1);
-        luaL_argcheck(L, ws->w[i - 1] >= 0 && ws->w[i - 1] == floor(ws->w[i - 1]), 1,
+        luaL_argcheck(L, ws->w[i - 1] >= 0 && ws->w[i - 1] == floor(ws->w[i - 1]), idx,
                       "weights are whole numbers >= 0");
     }
     luaL_newmetatable(L, WEIGHTS_T); /* made on first use, as the batches' */
     lua_setmetatable(L, -2);
+    return ws;
+}
+
+/* infer.weights(list) -> the list packed for infer.boot (whole numbers >= 0). */
+static int i_weights(lua_State *L)
+{
+    pack_weights(L, 1);
     return 1;
 }
 
@@ -390,12 +398,8 @@ static int i_boot(lua_State *L)
     luaL_argcheck(L, param >= 0 && param <= 100, 4, "a percentage in 0..100");
     lua_settop(L, 4);
     const weights *ws = luaL_testudata(L, 2, WEIGHTS_T);
-    if (!ws) {
-        lua_pushcfunction(L, i_weights);
-        lua_pushvalue(L, 2);
-        lua_call(L, 1, 1);
-        ws = lua_touserdata(L, -1);
-    }
+    if (!ws)
+        ws = pack_weights(L, 2);
     luaL_argcheck(L, b->k > 0 && ws->m % b->k == 0, 2, "a whole number of weightings of the batches");
     size_t reps = ws->m / b->k;
     double *out = lua_newuserdatauv(L, reps * sizeof *out, 0);

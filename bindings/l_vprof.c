@@ -778,9 +778,9 @@ static int cap_frame_times(lua_State *L)
     return 1;
 }
 
-/* The cache key of every group's batches for fold and the cuts. When the
- * capture's cache holds them: pushes that table and returns 1; else pushes
- * the key and returns 0. */
+/* The cache key of groups' batches for fold and the cuts, pushed, then the
+ * capture's cached table of them when it has that key (returns 1), else
+ * nil (returns 0). */
 static int group_batches_cached(lua_State *L, int cap_idx, int fold, const size_t *cuts, size_t k)
 {
     luaL_Buffer buf; /* a string per cut on the stack would overflow it */
@@ -800,34 +800,43 @@ static int group_batches_cached(lua_State *L, int cap_idx, int fold, const size_
         hit = lua_rawequal(L, -1, key);
         lua_pop(L, 1);
     }
-    if (hit) {
-        lua_replace(L, key);
-        lua_settop(L, key);
-        return 1;
-    }
-    lua_settop(L, key);
-    return 0;
+    if (!hit)
+        lua_pushnil(L);
+    lua_replace(L, key + 1);
+    lua_settop(L, key + 1);
+    return hit;
 }
 
-/* out[g] (group_count of them; NULL for a group without nodes) handed to
- * Lua as a table kept in the capture's cache under the key at key_idx, and
- * pushed. */
+/* out[g] (group_count of them; NULL for a group without nodes or not asked
+ * for) handed to Lua into the capture's cached table when its key is the
+ * one at key_idx (the groups it holds already kept), else into a new table
+ * kept under that key in place of the old one; the table pushed. */
 static void group_batches_keep(lua_State *L, int cap_idx, vp_vprof *m, vp_batched **out, int key_idx)
 {
-    lua_createtable(L, 0, 16);
+    key_idx = lua_absindex(L, key_idx);
+    vp_lcap_cache(L, cap_idx);
+    int same = lua_getfield(L, -1, "group_batches") == LUA_TTABLE;
+    if (same) {
+        lua_getfield(L, -1, "key");
+        same = lua_rawequal(L, -1, key_idx);
+        lua_pop(L, 1);
+    }
+    if (!same) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 16);
+        lua_pushvalue(L, key_idx);
+        lua_setfield(L, -2, "key");
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, "group_batches");
+    }
+    lua_remove(L, -2);
     for (uint32_t g = 0; g < m->group_count; g++) {
         if (!out[g])
             continue;
-        vp_l_push_batched(L, out[g]);
+        vp_l_push_batched(L, out[g]); /* Lua owns each at once */
         out[g] = NULL;
         lua_rawseti(L, -2, (lua_Integer)g);
     }
-    lua_pushvalue(L, key_idx);
-    lua_setfield(L, -2, "key");
-    vp_lcap_cache(L, cap_idx);
-    lua_pushvalue(L, -2);
-    lua_setfield(L, -2, "group_batches");
-    lua_pop(L, 1);
 }
 
 /* One cap:series(nodes, field, {batches = cuts [, groups = true]}) of
@@ -858,32 +867,43 @@ static void batch_prepare(lua_State *L, vp_vprof_batch_req *r, batch_lua *lr, in
     r->nodes = check_nodes(L, nodes, cap, r->m, "cap:series", &r->count, &lr->many);
     r->out = lua_newuserdatauv(L, (size_t)r->count * sizeof *r->out + 1, 0);
     memset(r->out, 0, (size_t)r->count * sizeof *r->out);
-    /* groups = true (every group) or a list of this capture's groups */
+    /* groups = true (every group) or a list of this capture's groups, read
+     * (and a foreign group refused) whatever the cache holds */
     int gt = lua_getfield(L, opts, "groups");
-    int list = gt == LUA_TTABLE;
-    int want = list || lua_toboolean(L, -1);
-    if (want && group_batches_cached(L, cap, 0, r->cuts, r->k)) {
-        lua_pop(L, 2);
+    int groups = lua_gettop(L);
+    if (gt != LUA_TTABLE && !lua_toboolean(L, groups))
         return;
-    }
-    if (want) {
-        lr->key = lua_gettop(L);
-        r->gout = lua_newuserdatauv(L, (size_t)r->m->group_count * sizeof *r->gout + 1, 0);
-    }
-    if (list) {
-        uint8_t *w = lua_newuserdatauv(L, (size_t)r->m->group_count + 1, 0);
-        memset(w, 0, (size_t)r->m->group_count + 1);
-        lua_Integer n = luaL_len(L, lr->key - 1);
+    uint32_t ng = r->m->group_count;
+    uint8_t *w = lua_newuserdatauv(L, (size_t)ng + 1, 0);
+    memset(w, gt != LUA_TTABLE, (size_t)ng + 1);
+    if (gt == LUA_TTABLE) {
+        lua_Integer n = luaL_len(L, groups);
         for (lua_Integer i = 1; i <= n; i++) {
-            lua_rawgeti(L, lr->key - 1, i);
+            lua_rawgeti(L, groups, i);
             vp_vprof *gm;
             lgroup *g = vp_lchild_check(L, -1, GROUP_T, (void **)&gm);
             luaL_argcheck(L, gm == r->m, opts, "groups: a group of another capture");
             w[g->gi] = 1;
             lua_pop(L, 1);
         }
-        r->gwant = w;
     }
+    /* only the wanted groups that have nodes and that the cache for these
+     * cuts lacks; none of them: no groups measured */
+    int cached = group_batches_cached(L, cap, 0, r->cuts, r->k);
+    lr->key = lua_gettop(L) - 1;
+    int any = 0;
+    for (uint32_t g = 0; g < ng; g++) {
+        if (w[g] && cached) {
+            w[g] = lua_rawgeti(L, lr->key + 1, (lua_Integer)g) == LUA_TNIL;
+            lua_pop(L, 1);
+        }
+        w[g] = w[g] && r->m->groups[g].has_nodes;
+        any |= w[g];
+    }
+    if (!any)
+        return;
+    r->gout = lua_newuserdatauv(L, (size_t)ng * sizeof *r->gout + 1, 0);
+    r->gwant = w;
 }
 
 /* A finished request's results to Lua: push what cap:series returns (the
@@ -918,7 +938,7 @@ int vp_l_batches_all(lua_State *L)
     vp_vprof_batch_req *req = lua_newuserdatauv(L, (size_t)n * sizeof *req + 1, 0);
     batch_lua *lreq = lua_newuserdatauv(L, (size_t)n * sizeof *lreq + 1, 0);
     for (lua_Integer i = 1; i <= n; i++) {
-        luaL_checkstack(L, 16, "vp.batches_all: too many requests");
+        luaL_checkstack(L, 24, "vp.batches_all: too many requests");
         if (lua_rawgeti(L, 1, i) != LUA_TTABLE)
             return luaL_error(L, "vp.batches_all: request %d must be {cap, nodes, field, opts}", (int)i);
         int t = lua_gettop(L);
@@ -1145,28 +1165,41 @@ static int dist_series(lua_State *L, int idx, vp_ldist *dd)
     return 1;
 }
 
-/* Every group's batches for the cuts, kept in the capture's cache while the
- * same cuts are asked for (the groups of one pass): {[group index] =
- * vp.infer.batched}, pushed. A vp.batches_all request for some groups
- * leaves the others out; dist_batches fills them in. */
+/* Every group's batches for fold and the cuts, kept in the capture's cache
+ * while the same cuts are asked for: {[group index] = vp.infer.batched}
+ * (the groups with a summary), pushed. The groups the cached table lacks
+ * (a vp.batches_all request for some groups leaves the others out) are
+ * measured, in one pass, and kept with the others. */
 static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold, const size_t *cuts, size_t k)
 {
-    if (group_batches_cached(L, cap_idx, fold, cuts, k))
-        return;
-    int key = lua_gettop(L);
-    vp_batched **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
-    vp_vprof_quantity *q = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *q + 1, 0);
+    int cached = group_batches_cached(L, cap_idx, fold, cuts, k);
+    int key = lua_gettop(L) - 1;
     need_stats(L, m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS);
-    for (uint32_t g = 0; g < m->group_count; g++) { /* the groups with a summary */
-        out[g] = NULL;
-        q[g] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g, .fold = fold,
-                                   .batches = vp_vprof_group_stream(m, g, fold) ? &out[g] : NULL};
+    uint8_t *want = NULL;
+    if (cached) {
+        want = lua_newuserdatauv(L, (size_t)m->group_count + 1, 0);
+        int any = 0;
+        for (uint32_t g = 0; g < m->group_count; g++) {
+            want[g] = 0;
+            if (vp_vprof_group_stream(m, g, fold)) {
+                want[g] = lua_rawgeti(L, key + 1, (lua_Integer)g) == LUA_TNIL;
+                lua_pop(L, 1);
+            }
+            any |= want[g];
+        }
+        if (!any) {
+            lua_settop(L, key + 1);
+            lua_remove(L, key);
+            return;
+        }
     }
+    vp_batched **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
     vp_error err;
-    if (vp_vprof_measure(m, q, m->group_count, cuts, k, &err) != VP_OK)
+    if (vp_vprof_group_batches(m, fold, want, cuts, k, out, NULL, 0, &err) != VP_OK)
         vp_lcap_raise(L, cap_idx, &err);
-    lua_pop(L, 1);
     group_batches_keep(L, cap_idx, m, out, key);
+    lua_replace(L, key);
+    lua_settop(L, key);
 }
 
 /* d:batches(cuts): from one pass over the frame records or the frames. */
@@ -1198,34 +1231,8 @@ static int dist_batches(lua_State *L, int idx, vp_ldist *dd)
         vp_l_push_batched(L, b);
         return 1;
     }
-    int fold = d->fold && m->fold_differs;
-    push_group_batches(L, cap, m, fold, cuts, k);
-    if (lua_rawgeti(L, -1, (lua_Integer)d->index) == LUA_TNIL && vp_vprof_group_stream(m, d->index, fold)) {
-        /* a group the pass that made them was not asked for: one more pass
-         * for every group left out, kept with them */
-        lua_pop(L, 1);
-        int t = lua_gettop(L);
-        vp_batched **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
-        vp_vprof_quantity *q = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *q + 1, 0);
-        for (uint32_t g = 0; g < m->group_count; g++) {
-            out[g] = NULL;
-            int missing = lua_rawgeti(L, t, (lua_Integer)g) == LUA_TNIL;
-            lua_pop(L, 1);
-            q[g] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g, .fold = fold,
-                                       .batches = missing && vp_vprof_group_stream(m, g, fold) ? &out[g] : NULL};
-        }
-        if (vp_vprof_measure(m, q, m->group_count, cuts, k, &err) != VP_OK)
-            vp_lcap_raise(L, cap, &err);
-        for (uint32_t g = 0; g < m->group_count; g++) {
-            if (!out[g])
-                continue;
-            vp_l_push_batched(L, out[g]); /* Lua owns each at once */
-            out[g] = NULL;
-            lua_rawseti(L, t, (lua_Integer)g);
-        }
-        lua_settop(L, t);
-        lua_rawgeti(L, t, (lua_Integer)d->index);
-    }
+    push_group_batches(L, cap, m, d->fold && m->fold_differs, cuts, k);
+    lua_rawgeti(L, -1, (lua_Integer)d->index);
     return 1;
 }
 

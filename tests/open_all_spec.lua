@@ -152,6 +152,32 @@ describe("vp.batches_all", function()
     assert.has_error(function()
       vp.batches_all({ { a, {}, "self_ms", { batches = infer.cuts(#a, 4), groups = { fresh:group("Physics") } } } })
     end)
+    -- the cuts cached: the group list is still read, and refused
+    local ok, err = pcall(vp.batches_all,
+      { { a, {}, "self_ms", { batches = cuts, groups = { fresh:group("Physics") } } } })
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("a group of another capture", 1, true))
+  end)
+
+  it("keeps the groups of two requests with different group lists on the same cuts", function()
+    local a, fresh = assert(vp.open(SAMPLE)), assert(vp.open(SAMPLE))
+    local cuts = infer.cuts(#a, 9)
+    -- the groups the capture's cache holds for these cuts (its internals)
+    local function held()
+      local t, n = debug.getuservalue(a, 2).group_batches, 0
+      for key in pairs(t) do n = n + (key ~= "key" and 1 or 0) end
+      return n
+    end
+    vp.batches_all({ { a, {}, "self_ms", { batches = cuts, groups = { a:group("Physics") } } } })
+    assert.equal(1, held())
+    vp.batches_all({ { a, {}, "self_ms", { batches = cuts, groups = { a:group("Shadow_Rendering") } } } })
+    assert.equal(2, held())
+    vp.batches_all({ { a, {}, "self_ms", { batches = cuts, groups = { a:group("Physics") } } } })
+    assert.equal(2, held())
+    local dists, want = a:dist("groups"), fresh:dist("groups")
+    for _, name in ipairs({ "Physics", "Shadow_Rendering" }) do
+      assert.same(plain(want[fresh:group(name)]:batches(cuts)), plain(dists[a:group(name)]:batches(cuts)))
+    end
   end)
 
   it("keeps the groups' batches of many stretches (a key of 1,000 cuts)", function()

@@ -376,9 +376,21 @@ typedef struct vp_vprof_quantity {
  * errors; on failure no batches are left, and columns and summaries hold
  * what was added before it. Frames are decoded only as far as the
  * quantities need: not at all for the frame time, up to the last node
- * asked for for times and calls, whole for self times. */
+ * asked for for times and calls, whole for self times; not read at all
+ * when no quantity has a sink. */
 vp_errcode vp_vprof_measure(vp_vprof *m, vp_vprof_quantity *q, size_t nq, const size_t *cuts,
                             size_t k, vp_error *err);
+
+/* The batches of groups' self time (fold: hidden groups folded) over the
+ * cuts, as vp_vprof_measure's: into out[g] (group_count entries) for every
+ * group g with a summary (vp_vprof_group_stream; the statistics are made
+ * first when missing) that want asks for (want[g] set; want NULL: all),
+ * NULL for the others. The nextra quantities of extra are measured in the
+ * same pass (copied; their sinks fed). On failure every out[g] and extra
+ * batches are NULL. */
+vp_errcode vp_vprof_group_batches(vp_vprof *m, int fold, const uint8_t *want, const size_t *cuts, size_t k,
+                                  vp_batched **out, const vp_vprof_quantity *extra, size_t nextra,
+                                  vp_error *err);
 
 /* What vp_vprof_node_order sorts by (top.lua's orders): inclusive time,
  * self time, ms per call (none when never called), peak, peak over the

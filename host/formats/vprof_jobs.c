@@ -15,36 +15,21 @@
 
 static void batch_run(vp_vprof_batch_req *r)
 {
-    if (!r->count && !r->gout) { /* nothing to read */
-        r->rc = VP_OK;
-        return;
-    }
-    vp_vprof *m = r->m;
-    uint32_t ng = r->gout ? m->group_count : 0;
-    for (uint32_t g = 0; g < ng; g++)
+    for (uint32_t i = 0; i < r->count; i++)
+        r->out[i] = NULL;
+    for (uint32_t g = 0; r->gout && g < r->m->group_count; g++)
         r->gout[g] = NULL;
-    /* The groups' samples are for those with a summary: some node counts
-     * towards them. */
-    if (r->gout && (r->rc = vp_vprof_stats_need(m, VP_VPROF_STATS_GROUPS, &r->err)) != VP_OK) {
-        for (uint32_t i = 0; i < r->count; i++)
-            r->out[i] = NULL;
-        return;
-    }
-    vp_vprof_quantity *q = calloc((size_t)r->count + ng + 1, sizeof *q);
+    vp_vprof_quantity *q = calloc((size_t)r->count + 1, sizeof *q);
     if (!q) {
-        for (uint32_t i = 0; i < r->count; i++)
-            r->out[i] = NULL;
         r->rc = vp_fail(&r->err, VP_ENOMEM, UINT64_MAX, "out of memory");
         return;
     }
     for (uint32_t i = 0; i < r->count; i++)
         q[i] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = r->nodes[i], .field = r->field,
                                    .batches = &r->out[i]};
-    for (uint32_t g = 0; g < ng; g++)
-        q[r->count + g] = (vp_vprof_quantity){
-            .kind = VP_VPROF_Q_GROUP, .index = g,
-            .batches = (!r->gwant || r->gwant[g]) && vp_vprof_group_stream(m, g, 0) ? &r->gout[g] : NULL};
-    r->rc = vp_vprof_measure(m, q, (size_t)r->count + ng, r->cuts, r->k, &r->err);
+    /* the nodes and the groups in one pass; nothing asked reads nothing */
+    r->rc = r->gout ? vp_vprof_group_batches(r->m, 0, r->gwant, r->cuts, r->k, r->gout, q, r->count, &r->err)
+                    : vp_vprof_measure(r->m, q, r->count, r->cuts, r->k, &r->err);
     free(q);
 }
 
@@ -67,11 +52,13 @@ static void batch_job(void *ctx, size_t j)
 /* What a request's pass made, freed (a failed pass leaves nothing). */
 static void batch_drop(vp_vprof_batch_req *r)
 {
-    for (uint32_t i = 0; r->rc == VP_OK && i < r->count; i++) {
+    if (r->rc != VP_OK)
+        return;
+    for (uint32_t i = 0; i < r->count; i++) {
         vp_batched_free(r->out[i]);
         r->out[i] = NULL;
     }
-    for (uint32_t g = 0; r->rc == VP_OK && r->gout && g < r->m->group_count; g++) {
+    for (uint32_t g = 0; r->gout && g < r->m->group_count; g++) {
         vp_batched_free(r->gout[g]);
         r->gout[g] = NULL;
     }

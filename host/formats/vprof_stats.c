@@ -751,17 +751,21 @@ static vp_errcode check_quantities(const vp_vprof *m, const vp_vprof_quantity *q
 vp_errcode vp_vprof_measure(vp_vprof *m, vp_vprof_quantity *q, size_t nq, const size_t *cuts,
                             size_t k, vp_error *err)
 {
-    int batches = 0;
-    for (size_t i = 0; i < nq; i++)
+    int batches = 0, sinks = 0;
+    for (size_t i = 0; i < nq; i++) {
         if (q[i].batches) {
             *q[i].batches = NULL;
             batches = 1;
         }
+        sinks |= q[i].column || q[i].summary || q[i].batches;
+    }
     vp_errcode rc = check_quantities(m, q, nq, err);
     if (rc != VP_OK)
         return rc;
     if (batches && !cuts_fit(m, cuts, k))
         return vp_fail(err, VP_ELIMIT, UINT64_MAX, "batches: the cuts must ascend from 0 to the frame count");
+    if (!sinks)
+        return VP_OK; /* nothing asked: no frame read */
     measure ms = {.m = m, .cuts = cuts, .k = batches ? k : 0, .ep_n = UINT32_MAX};
     vprof_scratch s = {0};
     ms.q = calloc(nq + 1, sizeof *ms.q);
@@ -845,6 +849,34 @@ done:
     free(ms.v);
     free(ms.c);
     vp_vprof_scratch_free(&s);
+    return rc;
+}
+
+vp_errcode vp_vprof_group_batches(vp_vprof *m, int fold, const uint8_t *want, const size_t *cuts, size_t k,
+                                  vp_batched **out, const vp_vprof_quantity *extra, size_t nextra,
+                                  vp_error *err)
+{
+    for (uint32_t g = 0; g < m->group_count; g++)
+        out[g] = NULL;
+    for (size_t i = 0; i < nextra; i++)
+        if (extra[i].batches)
+            *extra[i].batches = NULL;
+    /* the groups' batches are for those with a summary: some node counts
+     * towards them */
+    vp_errcode rc = vp_vprof_stats_need(m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS, err);
+    if (rc != VP_OK)
+        return rc;
+    vp_vprof_quantity *q = malloc((nextra + m->group_count + 1) * sizeof *q);
+    if (!q)
+        return vp_fail(err, VP_ENOMEM, UINT64_MAX, "out of memory");
+    if (nextra)
+        memcpy(q, extra, nextra * sizeof *q);
+    for (uint32_t g = 0; g < m->group_count; g++)
+        q[nextra + g] = (vp_vprof_quantity){
+            .kind = VP_VPROF_Q_GROUP, .index = g, .fold = fold,
+            .batches = (!want || want[g]) && vp_vprof_group_stream(m, g, fold) ? &out[g] : NULL};
+    rc = vp_vprof_measure(m, q, nextra + m->group_count, cuts, k, err);
+    free(q);
     return rc;
 }
 

@@ -3,7 +3,8 @@
  * distribution where they have closed forms (Cauchy for df = 1, df = 2),
  * t and normal quantiles from the tables, Kolmogorov's critical values,
  * pairwise-difference order statistics, dominance and the KS statistic by
- * counting every pair on random samples with many ties. */
+ * counting every pair on random samples with many ties, and the weighted
+ * batch sums of the bootstrap by hand. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -327,6 +328,16 @@ int main(void)
     size_t cuts7[4];
     vp_batch_cuts(7, 3, cuts7);
     CHECK(cuts7[0] == 0 && cuts7[1] == 3 && cuts7[2] == 5 && cuts7[3] == 7);
+
+    /* VP_BOOT_SUM: each weighting's sum of the batch sums (3, 3 and 19)
+     * times their weights; a weighting of nothing has no sum */
+    double xs3[] = {1, 2, 3, 4, 5, 10};
+    size_t cuts3[] = {0, 2, 3, 6};
+    vp_batched *bs = vp_batched_of_values(xs3, cuts3, 3);
+    double w3[] = {1, 1, 1, 0, 3, 0, 1, 0, 2, 0, 0, 0}, sums[4] = {0};
+    CHECK(bs && vp_batched_boot(bs, w3, 4, VP_BOOT_SUM, 0, sums));
+    CHECK(sums[0] == 25 && sums[1] == 9 && sums[2] == 41 && isnan(sums[3]));
+    vp_batched_free(bs);
 
     double one[] = {1};
     CHECK(isnan(vp_pair_diff_kth(one, 1, one, 1, 2)));
