@@ -1167,13 +1167,24 @@ static int dist_series(lua_State *L, int idx, vp_ldist *dd)
 
 /* Every group's batches for fold and the cuts, kept in the capture's cache
  * while the same cuts are asked for: {[group index] = vp.infer.batched}
- * (the groups with a summary), pushed. The groups the cached table lacks
- * (a vp.batches_all request for some groups leaves the others out) are
- * measured, in one pass, and kept with the others. */
-static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold, const size_t *cuts, size_t k)
+ * (the groups with a summary), pushed, holding group `need`. When the
+ * cached table lacks it (a vp.batches_all request for some groups leaves
+ * the others out), the groups it lacks are measured, in one pass, and
+ * kept with the others; when it holds it, nothing is measured, so that
+ * the groups a comparison tests never cost a pass for the rest. */
+static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold, const size_t *cuts, size_t k,
+                               uint32_t need)
 {
     int cached = group_batches_cached(L, cap_idx, fold, cuts, k);
     int key = lua_gettop(L) - 1;
+    if (cached) {
+        int have = lua_rawgeti(L, key + 1, (lua_Integer)need) != LUA_TNIL;
+        lua_pop(L, 1);
+        if (have) {
+            lua_remove(L, key);
+            return;
+        }
+    }
     need_stats(L, m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS);
     uint8_t *want = NULL;
     if (cached) {
@@ -1231,7 +1242,7 @@ static int dist_batches(lua_State *L, int idx, vp_ldist *dd)
         vp_l_push_batched(L, b);
         return 1;
     }
-    push_group_batches(L, cap, m, d->fold && m->fold_differs, cuts, k);
+    push_group_batches(L, cap, m, d->fold && m->fold_differs, cuts, k, d->index);
     lua_rawgeti(L, -1, (lua_Integer)d->index);
     return 1;
 }
