@@ -1,8 +1,10 @@
 /* Several captures at once (vp_vprof_batches_all, vp_vprof_open_all): what
  * the threads give equals what each capture gives alone, a failure frees
- * everything, and the summed progress reaches the files' sizes. Captures
- * written with the benchmark's writer (bench/vprof_write.h). */
+ * everything, and the summed progress reaches the files' sizes; and the
+ * measuring pass those threads run against values worked out by hand.
+ * Captures written with the benchmark's writer (bench/vprof_write.h). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -216,6 +218,126 @@ static void test_measure(vp_vprof *m)
     }
 }
 
+/* vp_vprof_measure against values worked out here from what was written:
+ * a capture whose tree grows after frame 40 (a new epoch: D under C, E in
+ * a hidden group under A), every node's time, self time and calls, every
+ * group's self time plain and folded (E's hidden group folds into A's
+ * Render), and their batches over cuts that straddle the epoch change.
+ * Self time is a node's time less its children's, at least 0; a node
+ * counts 0 in the frames before it exists. */
+enum { RF = 90, RN = 6, RG = 4 }; /* frames; nodes with the root; groups with Unaccounted */
+
+static uint64_t ref_units(uint32_t f, int slot)
+{
+    static const uint64_t base[RN] = {0, 30, 9, 11, 4, 6};
+    return base[slot] + (uint64_t)((f * (3 + (uint32_t)slot)) % 7);
+}
+
+static void test_measure_reference(void)
+{
+    char path[] = "/tmp/vp_test_jobs4_XXXXXX";
+    if (!check_tmpfile(path, NULL, 0))
+        return;
+    vp_vprof_wopts o;
+    vp_vprof_wopts_init(&o);
+    vp_error err;
+    vp_vprof_writer *w = vp_vprof_writer_open(path, &o, &err);
+    CHECK(w != NULL);
+    if (!w)
+        return;
+    /* slots: 1 A (Render, under the root), 2 B (Logic, under A), 3 C (Logic,
+     * under the root); from frame 40: 4 D (Render, under C), 5 E (Hidden,
+     * under A). Groups by the written ID: 0 Unaccounted, 1 Render, 2 Logic,
+     * 3 Hidden. */
+    static const int parent[RN] = {-1, 0, 1, 0, 3, 1}, group[RN] = {0, 1, 2, 2, 1, 3};
+    static const int folded[RG] = {0, 1, 2, 1};
+    int32_t gid[RG];
+    CHECK_EQ(vp_vprof_writer_group(w, "Unaccounted", 0, &gid[0], &err), VP_OK);
+    CHECK_EQ(vp_vprof_writer_group(w, "Render", 0, &gid[1], &err), VP_OK);
+    CHECK_EQ(vp_vprof_writer_group(w, "Logic", 0, &gid[2], &err), VP_OK);
+    CHECK_EQ(vp_vprof_writer_group(w, "Hidden", VP_BUDGETFLAG_HIDDEN, &gid[3], &err), VP_OK);
+    static const char *const name[RN] = {"Root", "A", "B", "C", "D", "E"};
+    /* ref[q][f]: the values by hand, in 4 us units (calls as counts) */
+    static uint64_t t[RN][RF], self[RN][RF], calls[RN][RF], gs[2][RG][RF];
+    memset(gs, 0, sizeof gs);
+    for (uint32_t f = 0; f < RF; f++) {
+        int live = f < 40 ? 4 : RN;
+        if (f == 0 || f == 40)
+            for (int k = f ? 4 : 1; k < live; k++)
+                CHECK_EQ(vp_vprof_writer_node(w, parent[k], name[k], gid[group[k]], k, NULL, &err), VP_OK);
+        for (int k = live - 1; k >= 0; k--) { /* children have higher slots */
+            uint64_t kids = 0;
+            for (int c = k + 1; c < live; c++)
+                kids += parent[c] == k ? t[c][f] : 0;
+            /* a node's own time on top of its children's, or short of it (self 0) */
+            t[k][f] = k == 0 || f % 11 != 5 ? kids + ref_units(f, k) : kids / 2;
+            self[k][f] = t[k][f] > kids ? t[k][f] - kids : 0;
+            calls[k][f] = k ? 1 + (f + (uint32_t)k) % 3 : 1;
+        }
+        vp_vprof_wtiming tm[RN];
+        for (int k = 0; k < RN; k++) {
+            if (k >= live)
+                t[k][f] = self[k][f] = calls[k][f] = 0;
+            tm[k] = (vp_vprof_wtiming){4 * t[k][f], (uint32_t)calls[k][f]};
+            gs[0][group[k]][f] += self[k][f];
+            gs[1][folded[group[k]]][f] += self[k][f];
+        }
+        CHECK_EQ(vp_vprof_writer_frame(w, (int32_t)f, tm, &err), VP_OK);
+    }
+    CHECK_EQ(vp_vprof_writer_close(w, NULL, &err), VP_OK);
+    vp_vprof *m = open_path(path);
+    unlink(path);
+    if (!m)
+        return;
+    CHECK_EQ(m->frame_count, RF);
+    enum { NQ = 3 * RN + 2 * RG };
+    vp_vprof_quantity q[NQ];
+    const uint64_t *want[NQ];
+    vp_batched *b[NQ];
+    size_t nq = 0;
+    for (int k = 0; k < RN; k++) {
+        uint32_t v = k ? vp_vprof_node_by_id(m, k) : 0;
+        CHECK(v < m->node_count);
+        for (int fld = 0; fld < 3; fld++) {
+            want[nq] = fld == 0 ? t[k] : fld == 1 ? self[k] : calls[k];
+            q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = v, .field = (vp_vprof_field)fld};
+        }
+    }
+    static const char *const gname[RG] = {"Unaccounted", "Render", "Logic", "Hidden"};
+    for (int fold = 0; fold < 2; fold++)
+        for (int g = 0; g < RG; g++) {
+            uint32_t gi = vp_vprof_group_by_name(m, gname[g]);
+            CHECK(gi < m->group_count);
+            want[nq] = gs[fold][g];
+            q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = gi, .fold = fold};
+        }
+    size_t cuts[4] = {0, 25, 61, RF}; /* the middle stretch holds both epochs */
+    for (size_t i = 0; i < nq; i++) {
+        q[i].column = vp_series_new(0);
+        q[i].batches = &b[i];
+    }
+    CHECK_EQ(vp_vprof_measure(m, q, nq, cuts, 3, &err), VP_OK);
+    for (size_t i = 0; i < nq; i++) {
+        int is_calls = q[i].kind == VP_VPROF_Q_NODE && q[i].field == VP_VPROF_CALLS;
+        double scale = is_calls ? 1.0 : 0.004, v[RF];
+        size_t bad = 0;
+        CHECK_EQ(q[i].column->n, RF);
+        for (uint32_t f = 0; f < RF; f++) {
+            v[f] = (double)want[i][f] * scale;
+            bad += q[i].column->n == RF && q[i].column->v[f] != v[f];
+        }
+        if (bad)
+            fprintf(stderr, "test_measure_reference: quantity %zu: %zu frames differ\n", i, bad);
+        CHECK_EQ(bad, 0);
+        vp_batched *r = vp_batched_of_values(v, cuts, 3);
+        CHECK(b[i] && r && batched_equal(b[i], r));
+        vp_batched_free(r);
+        vp_batched_free(b[i]);
+        vp_series_unref(q[i].column);
+    }
+    vp_vprof_free(m);
+}
+
 /* A request that fails (cuts short of the frame count): its index back,
  * its error, and every other request's results freed (ASan: no leak). */
 static void test_batches_all_failure(vp_vprof *m1, vp_vprof *m2)
@@ -322,6 +444,7 @@ int main(void)
         vp_vprof_free(m2);
         test_open_all(p1, junk);
     }
+    test_measure_reference();
     unlink(p1);
     unlink(p2);
     unlink(junk);
