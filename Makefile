@@ -209,11 +209,13 @@ lint: all
 	sh tools/check_layers.sh
 	$(MAKE) --no-print-directory -s $(B)/clang-check
 
-# The code must compile warning-free under clang as well as gcc.
-$(B)/clang-check: $(LIB_SRC) $(CLI_SRC) $(HDRS)
+# The code must compile warning-free under clang as well as gcc: the
+# program, its C tests and the benchmark's C (the fuzzers are clang's own).
+CLANG_CHECKED := $(LIB_SRC) $(CLI_SRC) $(wildcard tests/c/*.c) $(wildcard bench/*.c)
+$(B)/clang-check: $(CLANG_CHECKED) $(HDRS) $(wildcard tests/c/*.h bench/*.h)
 	@mkdir -p $(B)
-	@for f in $(LIB_SRC) $(CLI_SRC); do \
-	    $(CLANG) -std=c11 $(WARN) -D_DEFAULT_SOURCE -fsyntax-only -Ihost $(LUA_INC) $$f || exit 1; done
+	@for f in $(CLANG_CHECKED); do \
+	    $(CLANG) -std=c11 $(WARN) -D_DEFAULT_SOURCE -fsyntax-only -Ihost -Ibench $(LUA_INC) $$f || exit 1; done
 	@touch $@
 
 # The generator links its C writer only; the floor links nothing of ours.

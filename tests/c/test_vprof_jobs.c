@@ -169,8 +169,10 @@ static void test_measure(vp_vprof *m)
         for (int f = 0; f < 3; f++)
             q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_NODE, .index = v, .field = (vp_vprof_field)f};
     for (uint32_t g = 0; g < m->group_count && nq < NQ; g++)
-        if (m->groups[g].has_nodes)
-            q[nq++] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g, .fold = (int)(nq & 1)};
+        if (m->groups[g].has_nodes) {
+            q[nq] = (vp_vprof_quantity){.kind = VP_VPROF_Q_GROUP, .index = g, .fold = (int)(nq & 1)};
+            nq++;
+        }
     CHECK(nq > 13);
     for (size_t i = 0; i < nq; i++) {
         vp_stream_init(&sum[i]);
