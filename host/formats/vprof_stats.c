@@ -602,6 +602,8 @@ typedef struct mq {
     uint8_t src;
     uint32_t pos;  /* nodes: position in the frame's epoch, NO_NODE before the
                     * node exists; groups: the group index */
+    uint32_t gs, ge; /* groups: the run [gs, ge) of by_group[src] holding the
+                      * epoch's positions that count towards the group */
     double scale;  /* the value of a unit: ms, or 1 for calls */
     vp_batched *b; /* the sample (q->batches asked for), else NULL */
     vp_hist h;     /* the segment's value counts (units) */
@@ -616,7 +618,10 @@ typedef struct measure {
     const size_t *cuts;
     size_t k, b;      /* segments, the one being filled */
     uint32_t *posof;  /* node -> position in the epoch */
-    uint64_t *gsum, *fsum; /* per group: the frame's self time, plain and folded */
+    /* The epoch's positions ordered by the group they count towards, plain
+     * (ep->group) and folded (ep->vis), and where each group's run starts:
+     * a group's self time is then a sum over its run, in a register. */
+    uint32_t *by_group[2], *gstart[2];
     uint32_t ep_n;
     double *v;        /* scratch for a segment's flush */
     uint64_t *c;
@@ -633,15 +638,22 @@ static int cuts_fit(const vp_vprof *m, const size_t *cuts, size_t k)
     return 1;
 }
 
-/* Every group's self time in a frame, into acc (group_count entries): the
- * self times by position summed by the group each position counts towards
- * (to: the epoch's group, or vis for hidden groups folded). */
-static void group_self(const vp_vprof *m, const vp_vprof_epoch *ep, const uint64_t *self,
-                       const uint32_t *to, uint64_t *acc)
+/* The positions of an epoch of n ordered by their group (by: ep->group or
+ * ep->vis) into pos, each group's run starting at start[g] (group_count + 1
+ * entries): a counting sort. */
+static void positions_by_group(uint32_t groups, const uint32_t *by, uint32_t n, uint32_t *pos,
+                               uint32_t *start)
 {
-    memset(acc, 0, (size_t)m->group_count * sizeof *acc);
-    for (uint32_t pos = 0; pos < ep->n; pos++)
-        acc[to[pos]] += self[pos];
+    memset(start, 0, ((size_t)groups + 1) * sizeof *start);
+    for (uint32_t p = 0; p < n; p++)
+        start[by[p] + 1]++;
+    for (uint32_t g = 0; g < groups; g++)
+        start[g + 1] += start[g];
+    for (uint32_t p = 0; p < n; p++)
+        pos[start[by[p]]++] = p;
+    for (uint32_t g = groups; g > 0; g--) /* each run's start again */
+        start[g] = start[g - 1];
+    start[0] = 0;
 }
 
 /* A new epoch: each node quantity's position, and how many records are to
@@ -652,9 +664,19 @@ static uint32_t measure_epoch(measure *ms, const vp_vprof_epoch *ep)
     ms->ep_n = ep->n;
     for (uint32_t pos = 0; pos < ep->n; pos++)
         ms->posof[ep->order[pos]] = pos;
+    for (int f = 0; f < 2; f++)
+        if (ms->by_group[f])
+            positions_by_group(ms->m->group_count, f ? ep->vis : ep->group, ep->n, ms->by_group[f],
+                               ms->gstart[f]);
     uint32_t upto = 0;
     for (size_t i = 0; i < ms->n; i++) {
         mq *x = &ms->q[i];
+        if (x->src == SRC_GROUP || x->src == SRC_FOLDED) {
+            const uint32_t *st = ms->gstart[x->src == SRC_FOLDED];
+            x->gs = st[x->pos];
+            x->ge = st[x->pos + 1];
+            continue;
+        }
         if (x->src != SRC_UNITS && x->src != SRC_SELF && x->src != SRC_CALLS)
             continue;
         x->pos = x->q->index < ep->n ? ms->posof[x->q->index] : VP_VPROF_NO_NODE;
@@ -716,8 +738,13 @@ static int measure_frame(measure *ms, uint32_t fi, const vprof_scratch *s)
         case SRC_UNITS: v = x->pos == VP_VPROF_NO_NODE ? 0 : s->units[x->pos]; break;
         case SRC_SELF: v = x->pos == VP_VPROF_NO_NODE ? 0 : s->self[x->pos]; break;
         case SRC_CALLS: v = x->pos == VP_VPROF_NO_NODE ? 0 : s->calls[x->pos]; break;
-        case SRC_GROUP: v = ms->gsum[x->pos]; break;
-        default: v = ms->fsum[x->pos]; break;
+        default: { /* a group's self time: the sum over its positions */
+            const uint32_t *bp = ms->by_group[x->src == SRC_FOLDED];
+            v = 0;
+            for (uint32_t j = x->gs; j < x->ge; j++)
+                v += s->self[bp[j]];
+            break;
+        }
         }
         const vp_vprof_quantity *q = x->q;
         if (q->column && !vp_series_push_fast(q->column, (double)v * x->scale))
@@ -800,12 +827,16 @@ vp_errcode vp_vprof_measure(vp_vprof *m, vp_vprof_quantity *q, size_t nq, const 
             goto oom;
     }
     ms.posof = malloc(((size_t)m->node_count + 1) * sizeof *ms.posof);
-    if (plain)
-        ms.gsum = malloc(((size_t)m->group_count + 1) * sizeof *ms.gsum);
-    if (folded)
-        ms.fsum = malloc(((size_t)m->group_count + 1) * sizeof *ms.fsum);
-    if (!ms.posof || (plain && !ms.gsum) || (folded && !ms.fsum))
+    if (!ms.posof)
         goto oom;
+    for (int f = 0; f < 2; f++) {
+        if (!(f ? folded : plain))
+            continue;
+        ms.by_group[f] = malloc(((size_t)m->node_count + 1) * sizeof *ms.by_group[f]);
+        ms.gstart[f] = malloc(((size_t)m->group_count + 2) * sizeof *ms.gstart[f]);
+        if (!ms.by_group[f] || !ms.gstart[f])
+            goto oom;
+    }
     uint32_t upto = 0;
     for (uint32_t fi = 0; fi < m->frame_count; fi++) {
         if (decode) {
@@ -817,10 +848,6 @@ vp_errcode vp_vprof_measure(vp_vprof *m, vp_vprof_quantity *q, size_t nq, const 
             }
             if ((rc = vp_vprof_frame_next(m, fi, &s, want, upto, &ep, err)) != VP_OK)
                 goto done;
-            if (plain)
-                group_self(m, ep, s.self, ep->group, ms.gsum);
-            if (folded)
-                group_self(m, ep, s.self, ep->vis, ms.fsum);
         }
         if (!segments_at(&ms, fi) || !measure_frame(&ms, fi, &s))
             goto oom;
@@ -844,8 +871,10 @@ done:
     }
     free(ms.q);
     free(ms.posof);
-    free(ms.gsum);
-    free(ms.fsum);
+    for (int f = 0; f < 2; f++) {
+        free(ms.by_group[f]);
+        free(ms.gstart[f]);
+    }
     free(ms.v);
     free(ms.c);
     vp_vprof_scratch_free(&s);
