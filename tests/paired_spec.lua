@@ -468,3 +468,22 @@ describe("vp.align and the verdicts on benchmark-shaped captures", function()
     assert.is_true(gi.ci.pct_hi - gi.ci.pct_lo > 4 * (g.ci.pct_hi - g.ci.pct_lo))
   end)
 end)
+
+describe("tools/sim.lua's command line (sim.options, by vp.cli.parse)", function()
+  it("--quick sets what the command line leaves unset; --help lists the keys; others exit 2", function()
+    local o = sim.options("t", { "--quick", "--pairs", "7" }, { pairs = 1, runs_pairs = 2, frames = 3 },
+      { pairs = 50, runs_pairs = 12 })
+    assert.same({ 7, 12, 3 }, { o.pairs, o.runs_pairs, o.frames })
+    assert.is_nil(o.json) -- the common options are not the tools'
+    local help = h.run("tools/families.lua", "--help")
+    assert.equal(0, help.code)
+    for _, w in ipairs({ "--runs-pairs N", "--quick", "(default 200)" }) do
+      assert.truthy(help.stdout:find(w, 1, true), w)
+    end
+    for _, bad in ipairs({ { "--json" }, { "--pairs", "x" }, { "--frames" } }) do
+      local r = h.run("tools/calibrate.lua", table.unpack(bad))
+      assert.equal(2, r.code, table.concat(bad, " "))
+      assert.truthy(r.stderr:find("tools/calibrate.lua --help", 1, true), r.stderr)
+    end
+  end)
+end)

@@ -14,6 +14,8 @@
 -- with probability spike_p. Draws come from math.random (seed it).
 local vp = require "vp"
 
+local cli = require "vp.cli"
+
 local sim = {}
 
 --- The calibration's design: 16 ms frames, 5 % noise, 0.5 % spikes, drift
@@ -23,31 +25,29 @@ sim.DESIGN = { base = 16, noise = 0.05, spike_p = 0.005, phi = 0.99, drift_sd = 
 local sqrt, log, cos, exp, floor, random = math.sqrt, math.log, math.cos, math.exp, math.floor, math.random
 local TWO_PI = 2 * math.pi
 
---- sim.options(name, arg, defaults, quick) -> opts: the tools' command
--- line: --KEY N for each key of defaults (--runs-pairs: runs_pairs), --quick
--- (the keys of quick set), --help; anything else exits 2 with the usage.
-function sim.options(name, args, defaults, quick)
-  local opts, words = {}, {}
-  for k, v in pairs(defaults) do opts[k] = v end
-  for k in pairs(defaults) do words[#words + 1] = "[--" .. k:gsub("_", "-") .. " N]" end
-  table.sort(words)
-  local i = 1
-  while args[i] do
-    local a = args[i]
-    local key = a:match("^%-%-([%w%-]+)$")
-    key = key and key:gsub("%-", "_")
-    if a == "--quick" then
-      for k, v in pairs(quick) do opts[k] = v end
-    elseif key and defaults[key] ~= nil and args[i + 1] and tonumber(args[i + 1]) then
-      opts[key] = math.tointeger(tonumber(args[i + 1])) or tonumber(args[i + 1])
-      i = i + 1
-    else
-      local unknown = key and defaults[key] == nil and a ~= "--help"
-      io.stderr:write(unknown and (name .. ": unknown option " .. a .. "\n") or "",
-        "usage: vpscript tools/", name, ".lua ", table.concat(words, " "), " [--quick]\n")
-      os.exit(a == "--help" and 0 or 2)
+--- sim.options(name, arg, defaults, quick, help) -> opts: the tools' command
+-- line (vp.cli.parse, with --help and no other common option): --KEY N for
+-- each key of defaults (--runs-pairs: runs_pairs; help[key] says what it
+-- is) and --quick, which sets the keys of quick that the command line
+-- leaves unset. A word it does not know exits 2 with the usage.
+function sim.options(name, args, defaults, quick, help)
+  local keys, options = {}, {}
+  for k in pairs(defaults) do keys[#keys + 1] = k end
+  table.sort(keys)
+  for i, k in ipairs(keys) do
+    local v = defaults[k]
+    options[i] = { "--" .. k:gsub("_", "-"), type = math.type(v) == "integer" and "integer" or "number",
+      default = v, help = help and help[k] }
+  end
+  local quick_keys = {}
+  for k, v in pairs(quick) do quick_keys[#quick_keys + 1] = "--" .. k:gsub("_", "-") .. " " .. tostring(v) end
+  table.sort(quick_keys)
+  options[#options + 1] = { "--quick", type = "flag", help = "a quicker run: " .. table.concat(quick_keys, ", ") }
+  local opts, _, at = cli.parse(args, { name = "tools/" .. name .. ".lua", options = options, common = false })
+  if opts.quick then
+    for k, v in pairs(quick) do
+      if not at.options[k] then opts[k] = v end
     end
-    i = i + 1
   end
   return opts
 end

@@ -107,7 +107,7 @@ local function all_options(spec)
     seen[o[1]] = true
   end
   for _, o in ipairs(common_options) do
-    if not seen[o[1]] then list[#list + 1] = o end
+    if not seen[o[1]] and (spec.common ~= false or o[1] == "--help") then list[#list + 1] = o end
   end
   return list
 end
@@ -295,6 +295,10 @@ end
 -- at.dashdash the "--" that ended the options (or nil), at.options[key] the
 -- indices of the words that named that option (vp.multi passes the
 -- original words on to each file's run).
+-- spec: {name, usage, summary, description, positional, options, schema,
+-- formats}; common = false leaves out the common options (--json, --csv,
+-- --format, --strict, --wide) but --help, for a command that renders none
+-- of them (the tools).
 function cli.parse(argv, spec)
   argv = argv or {}
   local options = all_options(spec)
