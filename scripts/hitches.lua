@@ -195,11 +195,7 @@ if is_vprof and #hitch_list > 0 and opts.causes > 0 then
 end
 
 -- --per: each window's figures.
-local window_rows = {}
-for i, w in ipairs(doc.windows or {}) do
-  window_rows[i] = { index = i, frames_text = fmt.frames(w.frames, w.first, w.last), start = w.start_ms,
-    mean_ms = w.mean_ms, p99_ms = w.p99_ms, max_ms = w.max_ms, low = w.low_1pct_fps, hitches = w.hitches }
-end
+local window_rows, window_columns = require("vp.hitches.render").windows(doc.windows)
 
 local csv_cols = {
   "frame", "tick", "frame_ms", "baseline_ms", "excess_ms",
@@ -232,16 +228,7 @@ report.emit(opts, {
         { key = "path", title = "node path", align = "left" },
       } } or nil,
     #window_rows > 0 and { title = string.format("per %s of frame time", fmt.span(opts.per)), rows = window_rows,
-      columns = {
-        { key = "index", title = "#" },
-        { key = "start", title = "from s", format = function(v) return fmt.fixed(v / 1000, 1) end },
-        { key = "frames_text", title = "frames", align = "right" },
-        { key = "mean_ms", title = "mean ms", format = fmt.ms },
-        { key = "p99_ms", title = "p99 ms", format = fmt.ms },
-        { key = "max_ms", title = "max ms", format = fmt.ms },
-        { key = "low", title = "1 % low fps", format = function(v) return fmt.fixed(v, 1) end },
-        { key = "hitches", title = "hitches", format = fmt.int },
-      } } or nil,
+      columns = window_columns } or nil,
   },
   csv = { columns = csv_cols, rows = rows },
 })

@@ -413,21 +413,8 @@ function html.report(d, opts)
       function(r) return live and string.format('data-frame="%d"', r.frame) or nil end))
   end
   if d.windows then
-    local rows = {}
-    for i, w in ipairs(d.windows) do
-      rows[i] = { index = i, start_s = w.start_ms / 1000, frames = fmt.frames(w.frames, w.first, w.last),
-        mean_ms = w.mean_ms, p99_ms = w.p99_ms, max_ms = w.max_ms, low_1pct_fps = w.low_1pct_fps,
-        hitches = w.hitches }
-    end
-    add("windows", string.format("Per %s of frame time", fmt.span(d.per_ms)), html.table({
-      { key = "index", title = "#", num = true },
-      { key = "start_s", title = "from s", format = function(v) return fmt.fixed(v, 1) end, num = true },
-      { key = "frames", title = "frames", num = true },
-      { key = "mean_ms", title = "mean ms", format = ms, num = true },
-      { key = "p99_ms", title = "p99 ms", format = ms, num = true },
-      { key = "max_ms", title = "max ms", format = ms, num = true },
-      { key = "low_1pct_fps", title = "1 % low fps", format = function(v) return fmt.fixed(v, 1) end, num = true },
-      { key = "hitches", title = "hitches", num = true } }, rows))
+    local rows, columns = require("vp.hitches.render").windows(d.windows)
+    add("windows", string.format("Per %s of frame time", fmt.span(d.per_ms)), html.table(columns, rows))
   end
   if d.budget and #d.budget.groups > 0 then
     add("budget", "Budget groups", static_div(svg.budget(d.budget)) .. (live and live_div("budget") or ""))

@@ -1,7 +1,9 @@
 -- vp.doc.pages: documentation of the modules that turn results into what
 -- a script writes: vp.export (other tools' formats), vp.overview and
 -- vp.html (report.lua's page), and the renderers of compare.lua, check.lua
--- and history.lua (vp.compare.render, vp.gate.render, vp.history.render).
+-- and history.lua (vp.compare.render, vp.gate.render, vp.history.render),
+-- and the --per windows' table of hitches.lua and report.lua
+-- (vp.hitches.render).
 -- Their entry points: what each takes and returns. Read by vp.doc (the
 -- REPL's help() and tools/gen_docs.lua).
 local doc = require "vp.doc"
@@ -114,6 +116,16 @@ function render.emit(doc, opts, rules_path)
   > local gate = require "vp.gate"
   > local r = gate.evaluate(gate.validate({{metric = "frame_ms.p99", max = 20}}), cap)
   > require("vp.gate.render").emit(require("vp.gate.render").document(r), {}, "rules.lua")
+
+class vp.hitches.render: the --per windows as one table
+  The figures of each window of frame time (hitches.analyze with per_ms) as rows and columns that hitches.lua's text
+  (vp.report) and report.lua's page (vp.html.table) both show. Presentation only: every figure comes from
+  vp.hitches.
+function render.windows(windows) -> rows, columns
+  one row a window, numbered from 1, its frames as text and its start in seconds; the columns to show them
+  > local doc = require("vp.hitches").analyze(cap, {per_ms = 10000})
+  > local rows = require("vp.hitches.render").windows(doc.windows)
+  > print(#rows, rows[2].frames)  --> 6  700 (735..1,434)
 
 class vp.history.render: history.lua's tables, JUnit, SVG and HTML
   What history.lua prints and writes from vp.history's results (history.changes, history.trend): the changes as a
