@@ -849,8 +849,18 @@ function infer.paired(stat, sa, sb, opts)
       if dena.k ~= k or denb.k ~= k then return nil, "the frame times were not cut into the same stretches" end
       if not (dena.sum > 0 and denb.sum > 0) then return nil, "the denominator is 0" end
       -- each draw's share: its stretches' group time over their frame time
+      -- (the frame time's draws are every group's denominator: made once a
+      -- sample and draws)
+      local function den_sums(den)
+        local kept = den.boot_sums
+        if not (kept and kept.packed == packed) then
+          kept = { packed = packed, sums = C.boot(den.batched(), packed, "sum") }
+          den.boot_sums = kept
+        end
+        return kept.sums
+      end
       local function shares(num, den)
-        local g, f = C.boot(num.batched(), packed, "sum"), C.boot(den.batched(), packed, "sum")
+        local g, f = C.boot(num.batched(), packed, "sum"), den_sums(den)
         for r, sf in ipairs(f) do g[r] = sf > 0 and 100 * g[r] / sf or 0 / 0 end
         return g
       end
