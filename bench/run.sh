@@ -41,6 +41,8 @@
 #   check-baseline  vpscript scripts/check.lua examples/rules/vprof_regress.lua
 #             --baseline FILE FILE --json (the regression rules, tested; the
 #             capture against itself must pass: exit 3 is FAILED)
+#   targets   after compare and check-baseline: that row against the
+#             verdicts' targets (verdict_targets below)
 #   export-T  vpscript scripts/export.lua FILE --to T -o /dev/null
 #   report    vpscript scripts/report.lua FILE -o build/bench/wide-report.html
 # "x floor" is wall time over the floor's, "cpu x" CPU time over the floor's;
@@ -98,6 +100,8 @@ run() {
     # The exit status is the last field; a line "Command exited with ..." may precede it.
     if ! awk -v ok="$okcode" '$1 ~ /^[0-9.]+$/ && ($5 == 0 || $5 == ok) { n++ } END { exit n == 0 }' "$out"; then
         printf '%-17s %8s %8s %12s %7s %8s %8s  %s (see %s)\n' "$name" FAILED - - - - - "$desc" "$err"
+        wall=""
+        rss=""
         return
     fi
     set -- $(awk 'BEGIN { n = 0; m = 0 } $1 ~ /^[0-9.]+$/ { w[n] = $1; c[n] = $2 + $3; if ($4 > m) m = $4; n++ }
@@ -113,6 +117,7 @@ run() {
     rss=$3
     gbs=$(awk -v b="$bytes" -v s="$wall" 'BEGIN { if (s > 0) printf "%.2f", b / s / 1e9; else print "inf" }')
     if [ "$name" = floor ]; then floor_s=$wall; floor_cpu=$cpu; fi
+    if [ "$name" = open+stats ]; then read_s=$wall; fi
     ratio=$(awk -v s="$wall" -v f="${floor_s:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
     cratio=$(awk -v s="$cpu" -v f="${floor_cpu:-0}" 'BEGIN { if (f > 0) printf "%.2f", s / f; else print "-" }')
     printf '%-17s %8s %8s %12s %7s %8s %8s  %s\n' "$name" "$wall" "$cpu" "$rss" "$gbs" "$ratio" "$cratio" "$desc"
@@ -134,6 +139,25 @@ report_targets() {
     fi
 }
 
+# verdict_targets: the row before (compare.lua or check --baseline, a
+# capture against itself) against the verdicts' targets: peak RSS under
+# 100 MB, and at most 3 x the open+stats row, the read of one capture with
+# every statistic a comparison takes. The ratio to the floor is printed for
+# the record: the budget arithmetic alone (floor+groups) costs 2.1 to 2.9 x
+# the floor and that read 4.3 to 4.9 x, so 3 x the floor cannot be held
+# (BENCHMARKS.md, "What a comparison cannot do without").
+verdict_targets() {
+    if [ -z "$wall" ]; then
+        printf '%-17s %s\n' targets "not measured: the run failed"
+        return
+    fi
+    awk -v w="$wall" -v r="$rss" -v f="${floor_s:-0}" -v o="${read_s:-0}" 'BEGIN {
+        xr = o > 0 ? w / o : -1
+        printf "%-17s %.2f x its read (open+stats; <= 3: %s), peak RSS %s MB (< 100 MB: %s), %.1f x the floor\n",
+            "targets", xr, (xr >= 0 && xr <= 3 ? "ok" : "OVER"), r, (r < 100 ? "ok" : "OVER"),
+            (f > 0 ? w / f : 0) }'
+}
+
 # bench SHAPE FRAMES NODES SPIKE SCRIPTS...: one table.
 bench() {
     shape=$1
@@ -145,6 +169,7 @@ bench() {
     cat "$file" >/dev/null
     floor_s=""
     floor_cpu=""
+    read_s=""
     echo
     printf 'bench %s: %s, %s bytes, %s; load %s; median of %s runs\n' "$shape" "$file" "$bytes" \
         "$(uname -m) $(nproc 2>/dev/null || echo '?') cpu" \
@@ -162,7 +187,8 @@ bench() {
         open-stats) run "$shape" open+stats 0 "vpscript bench/open_only.lua FILE --stats (compare's read)" \
             ./vpscript bench/open_only.lua "$file" --stats ;;
         compare) run "$shape" compare 0 "vpscript scripts/compare.lua FILE FILE --json" \
-            ./vpscript scripts/compare.lua "$file" "$file" --json ;;
+            ./vpscript scripts/compare.lua "$file" "$file" --json
+            verdict_targets ;;
         export-*) run "$shape" "$s" 0 "vpscript scripts/export.lua FILE --to ${s#export-} -o /dev/null" \
             ./vpscript scripts/export.lua "$file" --to "${s#export-}" -o /dev/null ;;
         report) run "$shape" report 0 "vpscript scripts/report.lua FILE -o $B/$shape-report.html" \
@@ -172,7 +198,8 @@ bench() {
             ./vpscript scripts/check.lua examples/rules/vprof.lua "$file" --json ;;
         check-baseline) run "$shape" check-baseline 0 \
             "vpscript scripts/check.lua examples/rules/vprof_regress.lua --baseline FILE FILE --json" \
-            ./vpscript scripts/check.lua examples/rules/vprof_regress.lua --baseline "$file" "$file" --json ;;
+            ./vpscript scripts/check.lua examples/rules/vprof_regress.lua --baseline "$file" "$file" --json
+            verdict_targets ;;
         *) run "$shape" "$s" 0 "vpscript scripts/$s.lua FILE --json" ./vpscript "scripts/$s.lua" "$file" --json ;;
         esac
     done
