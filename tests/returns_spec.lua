@@ -223,6 +223,11 @@ local function pages_calls(P, cap, dir)
       emit = { function() return muted("stdout", crender.emit, r, { limit = 10 }) end },
       phases_text = { function() return P(crender.phases_text, r.pairing.phases_a) end },
     },
+    ["vp.hitches.render"] = {
+      windows = { function()
+        return P(require("vp.hitches.render").windows, require("vp.hitches").analyze(cap, { per_ms = 10000 }).windows)
+      end },
+    },
     ["vp.gate.render"] = {
       document = { function()
         return P(grender.document, gate.evaluate(gate.validate({ { metric = "frame_ms.p99", max = 20 } }), cap))
@@ -308,7 +313,7 @@ describe("documented functions return what their signature names", function()
       ["vp.cli"] = cli.cli, ["vp.error"] = cli.error, ["vp.output"] = cli.output,
       ["vp.export"] = pages["vp.export"], ["vp.overview"] = pages["vp.overview"], ["vp.html"] = pages["vp.html"],
       ["vp.compare.render"] = pages["vp.compare.render"], ["vp.gate.render"] = pages["vp.gate.render"],
-      ["vp.history.render"] = pages["vp.history.render"],
+      ["vp.history.render"] = pages["vp.history.render"], ["vp.hitches.render"] = pages["vp.hitches.render"],
       ["vp.history.store"] = {
         open = { function() return P(require("vp.history.store").open, dir .. "/store.db") end },
         kind = { function() return P(require("vp.history.store").kind, "sqlite:x.db") end },
