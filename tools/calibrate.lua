@@ -33,9 +33,8 @@ end
 local sim = require "sim"
 local opts = sim.options("calibrate", arg, {
   pairs = 1000, runs_pairs = 300, frames = 3000, seed = 20240601, runs = 5 },
-  { pairs = 200, runs_pairs = 100 }, {
-  pairs = "pairs of one capture a side per scenario", runs_pairs = "pairs of --runs runs a side",
-  frames = "frames a capture", seed = "the random seed (the same seed, the same table)", runs = "runs a side" })
+  { pairs = 200, runs_pairs = 100 },
+  { pairs = "pairs of one capture a side per scenario" })
 local sqrt = math.sqrt
 local DESIGN = sim.DESIGN
 local capture = sim.capture

@@ -24,9 +24,8 @@ end
 local sim = require "sim"
 local opts = sim.options("families", arg, {
   pairs = 200, runs_pairs = 200, frames = 3000, seed = 20261201, runs = 5 },
-  { pairs = 50, runs_pairs = 12 }, {
-  pairs = "pairs of one capture a side per family and change", runs_pairs = "pairs of --runs runs a side",
-  frames = "frames a capture", seed = "the random seed (the same seed, the same table)", runs = "runs a side" })
+  { pairs = 50, runs_pairs = 12 },
+  { pairs = "pairs of one capture a side per family and change" })
 
 -- The metrics read, and for each planted change the metric that should
 -- find it and the way it should move ("worse").

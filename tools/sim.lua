@@ -25,11 +25,16 @@ sim.DESIGN = { base = 16, noise = 0.05, spike_p = 0.005, phi = 0.99, drift_sd = 
 local sqrt, log, cos, exp, floor, random = math.sqrt, math.log, math.cos, math.exp, math.floor, math.random
 local TWO_PI = 2 * math.pi
 
+-- What the tools' common keys mean (sim.options' help, unless a tool says).
+local OPTION_HELP = { runs_pairs = "pairs of --runs runs a side", frames = "frames a capture",
+  seed = "the random seed (the same seed, the same table)", runs = "runs a side" }
+
 --- sim.options(name, arg, defaults, quick, help) -> opts: the tools' command
 -- line (vp.cli.parse, with --help and no other common option): --KEY N for
 -- each key of defaults (--runs-pairs: runs_pairs; help[key] says what it
--- is) and --quick, which sets the keys of quick that the command line
--- leaves unset. A word it does not know exits 2 with the usage.
+-- is, where the tools' common meaning does not) and --quick, which sets the
+-- keys of quick that the command line leaves unset. A word it does not know
+-- exits 2 with the usage.
 function sim.options(name, args, defaults, quick, help)
   local keys, options = {}, {}
   for k in pairs(defaults) do keys[#keys + 1] = k end
@@ -37,7 +42,7 @@ function sim.options(name, args, defaults, quick, help)
   for i, k in ipairs(keys) do
     local v = defaults[k]
     options[i] = { "--" .. k:gsub("_", "-"), type = math.type(v) == "integer" and "integer" or "number",
-      default = v, help = help and help[k] }
+      default = v, help = help and help[k] or OPTION_HELP[k] }
   end
   local quick_keys = {}
   for k, v in pairs(quick) do quick_keys[#quick_keys + 1] = "--" .. k:gsub("_", "-") .. " " .. tostring(v) end
