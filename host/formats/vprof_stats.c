@@ -166,11 +166,29 @@ static int stream_start(vp_stream **slot, uint32_t fi)
     return 1;
 }
 
+/* The positions 0 .. n - 1 ordered by their key (by[pos], mapped through
+ * map when it is not NULL; keys < nkeys) into pos, key x's run starting at
+ * start[x] (nkeys + 1 entries): a counting sort, stable. */
+static void positions_by_key(uint32_t nkeys, const uint32_t *by, const uint32_t *map, uint32_t n,
+                             uint32_t *pos, uint32_t *start)
+{
+    memset(start, 0, ((size_t)nkeys + 1) * sizeof *start);
+    for (uint32_t p = 0; p < n; p++)
+        start[(map ? map[by[p]] : by[p]) + 1]++;
+    for (uint32_t x = 0; x < nkeys; x++)
+        start[x + 1] += start[x];
+    for (uint32_t p = 0; p < n; p++)
+        pos[start[map ? map[by[p]] : by[p]]++] = p;
+    for (uint32_t x = nkeys; x > 0; x--) /* each run's start again */
+        start[x] = start[x - 1];
+    start[0] = 0;
+}
+
 /* The groups of an epoch's positions (by[pos]) and each one's positions.
  * Nodes are only ever added, so the set of groups only grows (a folded
  * group can change with a group's flags, and then the folded figures are
- * recomputed anyway: fold_changed). `slot` is start[] used as group ->
- * index scratch before it holds the runs. */
+ * recomputed anyway: fold_changed). scratch (group_count entries) maps
+ * a group to its index in active while the runs are made. */
 static int gsets_build(struct vprof_gsets *g, const uint32_t *by, uint32_t n, vp_stream **streams,
                        uint32_t fi, uint32_t *scratch)
 {
@@ -183,23 +201,10 @@ static int gsets_build(struct vprof_gsets *g, const uint32_t *by, uint32_t n, vp
             g->active[g->n++] = x;
         }
     }
-    /* scratch: group -> its index in active; counts per index, then runs. */
-    for (uint32_t k = 0; k < g->n; k++) {
-        scratch[g->active[k]] = k;
-        g->start[k] = 0;
-    }
-    g->start[g->n] = 0;
-    for (uint32_t pos = 0; pos < n; pos++)
-        g->start[scratch[by[pos]] + 1]++;
+    /* scratch: group -> its index in active, the key the runs are in */
     for (uint32_t k = 0; k < g->n; k++)
-        g->start[k + 1] += g->start[k];
-    for (uint32_t pos = 0; pos < n; pos++) {
-        uint32_t k = scratch[by[pos]];
-        g->pos[g->start[k]++] = pos;
-    }
-    for (uint32_t k = g->n; k > 0; k--) /* each run's start again */
-        g->start[k] = g->start[k - 1];
-    g->start[0] = 0;
+        scratch[g->active[k]] = k;
+    positions_by_key(g->n, by, scratch, n, g->pos, g->start);
     return 1;
 }
 
@@ -638,24 +643,6 @@ static int cuts_fit(const vp_vprof *m, const size_t *cuts, size_t k)
     return 1;
 }
 
-/* The positions of an epoch of n ordered by their group (by: ep->group or
- * ep->vis) into pos, each group's run starting at start[g] (group_count + 1
- * entries): a counting sort. */
-static void positions_by_group(uint32_t groups, const uint32_t *by, uint32_t n, uint32_t *pos,
-                               uint32_t *start)
-{
-    memset(start, 0, ((size_t)groups + 1) * sizeof *start);
-    for (uint32_t p = 0; p < n; p++)
-        start[by[p] + 1]++;
-    for (uint32_t g = 0; g < groups; g++)
-        start[g + 1] += start[g];
-    for (uint32_t p = 0; p < n; p++)
-        pos[start[by[p]]++] = p;
-    for (uint32_t g = groups; g > 0; g--) /* each run's start again */
-        start[g] = start[g - 1];
-    start[0] = 0;
-}
-
 /* A new epoch: each node quantity's position, and how many records are to
  * be read (a time or a call count needs those up to the last node asked
  * for; self times need every record, vp_vprof_frame_decode reads them). */
@@ -666,8 +653,8 @@ static uint32_t measure_epoch(measure *ms, const vp_vprof_epoch *ep)
         ms->posof[ep->order[pos]] = pos;
     for (int f = 0; f < 2; f++)
         if (ms->by_group[f])
-            positions_by_group(ms->m->group_count, f ? ep->vis : ep->group, ep->n, ms->by_group[f],
-                               ms->gstart[f]);
+            positions_by_key(ms->m->group_count, f ? ep->vis : ep->group, NULL, ep->n, ms->by_group[f],
+                             ms->gstart[f]);
     uint32_t upto = 0;
     for (size_t i = 0; i < ms->n; i++) {
         mq *x = &ms->q[i];
@@ -833,7 +820,7 @@ vp_errcode vp_vprof_measure(vp_vprof *m, vp_vprof_quantity *q, size_t nq, const 
         if (!(f ? folded : plain))
             continue;
         ms.by_group[f] = malloc(((size_t)m->node_count + 1) * sizeof *ms.by_group[f]);
-        ms.gstart[f] = malloc(((size_t)m->group_count + 2) * sizeof *ms.gstart[f]);
+        ms.gstart[f] = malloc(((size_t)m->group_count + 1) * sizeof *ms.gstart[f]);
         if (!ms.by_group[f] || !ms.gstart[f])
             goto oom;
     }
