@@ -778,6 +778,32 @@ static int cap_frame_times(lua_State *L)
     return 1;
 }
 
+/* The capture's cache pushed, then its group_batches entry: 1 when that is
+ * a table made for the key at key_idx. */
+static int group_batches_lookup(lua_State *L, int cap_idx, int key_idx)
+{
+    vp_lcap_cache(L, cap_idx);
+    int hit = lua_getfield(L, -1, "group_batches") == LUA_TTABLE;
+    if (hit) {
+        lua_getfield(L, -1, "key");
+        hit = lua_rawequal(L, -1, key_idx);
+        lua_pop(L, 1);
+    }
+    return hit;
+}
+
+/* Clear want[g] (ng entries) for each group the cached table at idx holds:
+ * what is left is what a pass has to measure. */
+static void without_cached(lua_State *L, int idx, uint8_t *want, uint32_t ng)
+{
+    for (uint32_t g = 0; g < ng; g++) {
+        if (!want[g])
+            continue;
+        want[g] = lua_rawgeti(L, idx, (lua_Integer)g) == LUA_TNIL;
+        lua_pop(L, 1);
+    }
+}
+
 /* The cache key of groups' batches for fold and the cuts, pushed, then the
  * capture's cached table of them when it has that key (returns 1), else
  * nil (returns 0). */
@@ -793,13 +819,7 @@ static int group_batches_cached(lua_State *L, int cap_idx, int fold, const size_
     }
     luaL_pushresult(&buf);
     int key = lua_gettop(L);
-    vp_lcap_cache(L, cap_idx);
-    int hit = lua_getfield(L, -1, "group_batches") == LUA_TTABLE;
-    if (hit) {
-        lua_getfield(L, -1, "key");
-        hit = lua_rawequal(L, -1, key);
-        lua_pop(L, 1);
-    }
+    int hit = group_batches_lookup(L, cap_idx, key);
     if (!hit)
         lua_pushnil(L);
     lua_replace(L, key + 1);
@@ -814,14 +834,7 @@ static int group_batches_cached(lua_State *L, int cap_idx, int fold, const size_
 static void group_batches_keep(lua_State *L, int cap_idx, vp_vprof *m, vp_batched **out, int key_idx)
 {
     key_idx = lua_absindex(L, key_idx);
-    vp_lcap_cache(L, cap_idx);
-    int same = lua_getfield(L, -1, "group_batches") == LUA_TTABLE;
-    if (same) {
-        lua_getfield(L, -1, "key");
-        same = lua_rawequal(L, -1, key_idx);
-        lua_pop(L, 1);
-    }
-    if (!same) {
+    if (!group_batches_lookup(L, cap_idx, key_idx)) {
         lua_pop(L, 1);
         lua_createtable(L, 0, 16);
         lua_pushvalue(L, key_idx);
@@ -891,12 +904,10 @@ static void batch_prepare(lua_State *L, vp_vprof_batch_req *r, batch_lua *lr, in
      * cuts lacks; none of them: no groups measured */
     int cached = group_batches_cached(L, cap, 0, r->cuts, r->k);
     lr->key = lua_gettop(L) - 1;
+    if (cached)
+        without_cached(L, lr->key + 1, w, ng);
     int any = 0;
     for (uint32_t g = 0; g < ng; g++) {
-        if (w[g] && cached) {
-            w[g] = lua_rawgeti(L, lr->key + 1, (lua_Integer)g) == LUA_TNIL;
-            lua_pop(L, 1);
-        }
         w[g] = w[g] && r->m->groups[g].has_nodes;
         any |= w[g];
     }
@@ -1185,24 +1196,13 @@ static void push_group_batches(lua_State *L, int cap_idx, vp_vprof *m, int fold,
             return;
         }
     }
-    need_stats(L, m, fold ? VP_VPROF_STATS_FOLDED : VP_VPROF_STATS_GROUPS);
+    /* the groups the cached table lacks (all, without one); a pass with
+     * none of them to measure reads nothing */
     uint8_t *want = NULL;
     if (cached) {
         want = lua_newuserdatauv(L, (size_t)m->group_count + 1, 0);
-        int any = 0;
-        for (uint32_t g = 0; g < m->group_count; g++) {
-            want[g] = 0;
-            if (vp_vprof_group_stream(m, g, fold)) {
-                want[g] = lua_rawgeti(L, key + 1, (lua_Integer)g) == LUA_TNIL;
-                lua_pop(L, 1);
-            }
-            any |= want[g];
-        }
-        if (!any) {
-            lua_settop(L, key + 1);
-            lua_remove(L, key);
-            return;
-        }
+        memset(want, 1, (size_t)m->group_count + 1);
+        without_cached(L, key + 1, want, m->group_count);
     }
     vp_batched **out = lua_newuserdatauv(L, (size_t)m->group_count * sizeof *out + 1, 0);
     vp_error err;
