@@ -13,20 +13,29 @@
 #include "formats/vprof.h"
 #include "vprof_write.h"
 
-/* A capture of `frames` frames: two groups, a root and three nodes whose
- * times vary with the frame and with `seed`. 0 when it could not be
- * written. */
-static int write_capture(char *path, uint32_t frames, unsigned seed)
+/* A writer of a new temporary file at path (a mkstemp template), with the
+ * default options; NULL (a failed check) when it could not be made. */
+static vp_vprof_writer *new_writer(char *path)
 {
     if (!check_tmpfile(path, NULL, 0))
-        return 0;
+        return NULL;
     vp_vprof_wopts o;
     vp_vprof_wopts_init(&o);
     vp_error err;
     vp_vprof_writer *w = vp_vprof_writer_open(path, &o, &err);
     CHECK(w != NULL);
+    return w;
+}
+
+/* A capture of `frames` frames: two groups, a root and three nodes whose
+ * times vary with the frame and with `seed`. 0 when it could not be
+ * written. */
+static int write_capture(char *path, uint32_t frames, unsigned seed)
+{
+    vp_vprof_writer *w = new_writer(path);
     if (!w)
         return 0;
+    vp_error err;
     int32_t g0 = 0, g1 = 0;
     CHECK_EQ(vp_vprof_writer_group(w, "Render", 0, &g0, &err), VP_OK);
     CHECK_EQ(vp_vprof_writer_group(w, "Logic", 0, &g1, &err), VP_OK);
@@ -238,15 +247,10 @@ static uint64_t ref_units(uint32_t f, int slot)
 static void test_measure_reference(void)
 {
     char path[] = "/tmp/vp_test_jobs4_XXXXXX";
-    if (!check_tmpfile(path, NULL, 0))
-        return;
-    vp_vprof_wopts o;
-    vp_vprof_wopts_init(&o);
-    vp_error err;
-    vp_vprof_writer *w = vp_vprof_writer_open(path, &o, &err);
-    CHECK(w != NULL);
+    vp_vprof_writer *w = new_writer(path);
     if (!w)
         return;
+    vp_error err;
     /* slots: 1 A (Render, under the root), 2 B (Logic, under A), 3 C (Logic,
      * under the root); from frame 40: 4 D (Render, under C), 5 E (Hidden,
      * under A). Groups by the written ID: 0 Unaccounted, 1 Render, 2 Logic,
