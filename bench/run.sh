@@ -30,7 +30,7 @@
 #             arithmetic of budget.lua's question done the plain way (the
 #             tree kept, self times, each group's per-frame sum counted)
 #   open      vpscript bench/open_only.lua FILE: vp.open alone (the one pass)
-#   open-stats  vpscript bench/open_only.lua FILE --stats: the open pass with
+#   open+stats  vpscript bench/open_only.lua FILE --stats: the open pass with
 #             every statistic compare.lua reads of a capture
 #   hitches   vpscript scripts/hitches.lua FILE --json (with causes)
 #   budget    vpscript scripts/budget.lua FILE --json
@@ -143,8 +143,8 @@ report_targets() {
 # capture against itself) against the verdicts' targets: peak RSS under
 # 100 MB, and at most 3 x the open+stats row, the read of one capture with
 # every statistic a comparison takes. The ratio to the floor is printed for
-# the record: the budget arithmetic alone (floor+groups) costs 2.1 to 2.9 x
-# the floor and that read 4.3 to 4.9 x, so 3 x the floor cannot be held
+# the record: the budget arithmetic alone (floor+groups) costs 2.1 to 3.2 x
+# the floor and that read 4.3 to 6.2 x, so 3 x the floor cannot be held
 # (BENCHMARKS.md, "What a comparison cannot do without").
 verdict_targets() {
     if [ -z "$wall" ]; then

@@ -216,9 +216,6 @@ cli.BASELINE_FRAMES = { "--baseline-frames", type = "range", metavar = "A:B",
 -- cli.parse checks the file can be written, cli.write_output writes it.
 cli.OUTPUT = { "--output", short = "-o", metavar = "FILE", output = true, help = "write to FILE instead of stdout" }
 
---- cli.TARGET_FPS: the --target-fps option of the scripts that draw frame
--- time (plot.lua, report.lua): the target lines (vp.charts.targets;
--- repeatable, default 60 and 30 fps).
 --- cli.PER: --per DURATION, the frame time statistics (mean, p99, max,
 -- 1 % low) and hitches of each consecutive window of that much frame time
 -- (hitches.lua, report.lua: vp.hitches' windows).
@@ -226,6 +223,9 @@ cli.PER = { "--per", type = "duration",
   help = "also the frame time statistics (mean, p99, max, 1 % low) and hitches of each consecutive window of "
     .. "that much frame time: 60s, 1m, 500ms" }
 
+--- cli.TARGET_FPS: the --target-fps option of the scripts that draw frame
+-- time (plot.lua, report.lua): the target lines (vp.charts.targets;
+-- repeatable, default 60 and 30 fps).
 cli.TARGET_FPS = { "--target-fps", type = "number", positive = true, multi = true, metavar = "FPS",
   help = "a target frame rate drawn as a line at 1000 / FPS ms on frame-time charts (repeat for several; "
     .. "default 60 and 30: 16.7 and 33.3 ms)" }

@@ -395,10 +395,10 @@ local function sum_of(list)
   return s
 end
 
-local function mean_of(list)
-  local n = 0
-  for _ in ipairs(list) do n = n + 1 end
-  return n > 0 and sum_of(list) / n or nil
+local function mean_of(list) -- of the values up to the first nil, as sum_of
+  local s, n = 0, 0
+  for _, v in ipairs(list) do s, n = s + v, n + 1 end
+  return n > 0 and s / n or nil
 end
 
 -- The interval of change % (and of impact) from that of the change.
